@@ -1,0 +1,17 @@
+/* benchsite: umbrella header. */
+#ifndef BENCHSITE_BENCHSITE_H
+#define BENCHSITE_BENCHSITE_H
+
+#include "benchsite/bootstrap.h"
+#include "benchsite/compare.h"
+#include "benchsite/error.h"
+#include "benchsite/json.h"
+#include "benchsite/log.h"
+#include "benchsite/manifest.h"
+#include "benchsite/markdown.h"
+#include "benchsite/output.h"
+#include "benchsite/quantile.h"
+#include "benchsite/rng.h"
+#include "benchsite/tune.h"
+
+#endif

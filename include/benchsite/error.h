@@ -1,0 +1,64 @@
+/* benchsite: status codes and the error record every fallible call fills. */
+#ifndef BENCHSITE_ERROR_H
+#define BENCHSITE_ERROR_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* X(name, message). BS_OK is 0; every other code is an error. */
+#define BS_STATUS_MAP(X)                                                       \
+  X(OK, "success")                                                             \
+  X(EINPUT, "bad input")                                                       \
+  X(EUSAGE, "bad usage")                                                       \
+  X(EMISMATCH, "mismatched pairs")                                             \
+  X(ELIMIT, "limit exceeded")                                                  \
+  X(ENOMEM, "out of memory")                                                   \
+  X(EIO, "input/output error")                                                 \
+  X(EPLOT, "chart rendering failed")                                           \
+  X(EINTERNAL, "internal error")
+
+typedef enum bs_status {
+#define BS_STATUS_ENUM(name, msg) BS_##name,
+  BS_STATUS_MAP(BS_STATUS_ENUM)
+#undef BS_STATUS_ENUM
+      BS_STATUS_COUNT
+} bs_status;
+
+/* Where and why a call failed. Plain storage: filling it never allocates.
+ * `line` and `column` are 1-based; 0 means "not known". */
+typedef struct bs_error {
+  bs_status status;
+  char path[512];
+  long line;
+  long column;
+  char message[768];
+} bs_error;
+
+/* Returns a static description of `status` ("bad input"); never NULL. */
+const char *bs_strerror(bs_status status);
+
+/* Resets `err` to BS_OK with empty fields. NULL is allowed (no-op). */
+void bs_error_clear(bs_error *err);
+
+/* Records an error and returns `status`, so callers can write
+ * `return bs_error_set(err, BS_EINPUT, path, line, "...", ...)`.
+ * `err` may be NULL (the status is still returned); `path` may be NULL.
+ * The message is printf-formatted and truncated to fit. */
+bs_status bs_error_set(bs_error *err, bs_status status, const char *path,
+                       long line, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+
+/* Writes "path:line: message" (or "path: message", or "message") into
+ * buf (always NUL-terminated when n > 0). Returns the full length. */
+size_t bs_error_format(const bs_error *err, char *buf, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

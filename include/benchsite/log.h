@@ -1,0 +1,95 @@
+/* benchsite: the observation log (SPEC §1.1), read with libcsv. */
+#ifndef BENCHSITE_LOG_H
+#define BENCHSITE_LOG_H
+
+#include "benchsite/error.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum bs_phase {
+  BS_PHASE_CONFIRM = 0,
+  BS_PHASE_CALIBRATION = 1
+} bs_phase;
+
+/* One observation: a timed batch. Strings live in the log's arena and stay
+ * valid until bs_log_free(); they are never NULL. */
+typedef struct bs_row {
+  const char *benchmark;
+  const char *dataset; /* "" when the column is absent or empty */
+  const char *impl;
+  const char *file; /* the path the row was read from */
+  long line;        /* 1-based line where the record starts */
+  double scale;     /* meaningful only when has_scale */
+  double per_call_us;
+  uint64_t run;        /* 0 when absent */
+  uint64_t iterations; /* 0 when absent */
+  int64_t block;       /* -1 when absent (allowed for calibration rows) */
+  bs_phase phase;
+  int has_scale;
+} bs_row;
+
+/* A case is (benchmark, dataset). `rows` indexes bs_log_rows(), in the
+ * order the rows were read (measurement order). */
+typedef struct bs_case {
+  const char *benchmark;
+  const char *dataset;
+  const size_t *rows;
+  size_t nrows;
+  int has_scale;
+  double scale;
+} bs_case;
+
+/* A header column the reader did not know (reported by `check`). */
+typedef struct bs_log_column {
+  const char *file;
+  const char *name;
+  size_t index; /* 1-based column number */
+} bs_log_column;
+
+/* Caps that turn hostile input into an error instead of unbounded
+ * allocation. Zero fields mean "use the default". */
+typedef struct bs_log_limits {
+  size_t max_field_bytes; /* default 4096 */
+  size_t max_columns;     /* default 256 */
+  size_t max_rows;        /* total over all files, default 50 000 000 */
+} bs_log_limits;
+
+typedef struct bs_log bs_log;
+
+/* Returns an empty log, or NULL when out of memory. */
+bs_log *bs_log_new(void);
+/* Frees the log and every string it handed out. NULL is a no-op. */
+void bs_log_free(bs_log *log);
+/* Replaces the limits (zero fields keep the defaults). */
+void bs_log_set_limits(bs_log *log, const bs_log_limits *limits);
+
+/* Appends the observations of one CSV file. Several files concatenate into
+ * one log; validation (SPEC §1.1) covers the whole log, so a duplicate or a
+ * scale conflict across files is found too. On error nothing of this file
+ * is kept, `err` names "file:line: column NAME: ..." and BS_EINPUT (bad
+ * content), BS_ELIMIT (a cap was hit) or BS_EIO (unreadable) is returned. */
+bs_status bs_log_read_file(bs_log *log, const char *path, bs_error *err);
+/* The same for bytes in memory; `name` is used in messages. */
+bs_status bs_log_read_buffer(bs_log *log, const char *name, const char *data,
+                             size_t len, bs_error *err);
+
+size_t bs_log_count(const bs_log *log);
+/* All rows in read order; valid until the next read or bs_log_free(). */
+const bs_row *bs_log_rows(const bs_log *log);
+
+/* Cases sorted by benchmark, then dataset (byte order). */
+size_t bs_log_case_count(const bs_log *log);
+const bs_case *bs_log_case(const bs_log *log, size_t i);
+
+size_t bs_log_unknown_count(const bs_log *log);
+const bs_log_column *bs_log_unknown(const bs_log *log, size_t i);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

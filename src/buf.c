@@ -1,0 +1,93 @@
+#include "buf.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void bs__buf_init(bs__buf *b, size_t limit) {
+  b->data = NULL;
+  b->len = 0;
+  b->cap = 0;
+  b->limit = limit ? limit : BS__BUF_DEFAULT_LIMIT;
+}
+
+void bs__buf_release(bs__buf *b) {
+  free(b->data);
+  b->data = NULL;
+  b->len = b->cap = 0;
+}
+
+void bs__buf_reset(bs__buf *b) {
+  b->len = 0;
+  if (b->data)
+    b->data[0] = '\0';
+}
+
+static bs_status reserve(bs__buf *b, size_t extra) {
+  if (extra > b->limit - b->len)
+    return BS_ELIMIT;
+  size_t need = b->len + extra + 1;
+  if (need <= b->cap)
+    return BS_OK;
+  size_t cap = b->cap ? b->cap : 256;
+  while (cap < need)
+    cap = cap > SIZE_MAX / 2 ? need : cap * 2;
+  char *p = realloc(b->data, cap);
+  if (!p)
+    return BS_ENOMEM;
+  b->data = p;
+  b->cap = cap;
+  return BS_OK;
+}
+
+bs_status bs__buf_append(bs__buf *b, const void *p, size_t n) {
+  bs_status st = reserve(b, n);
+  if (st)
+    return st;
+  if (n)
+    memcpy(b->data + b->len, p, n);
+  b->len += n;
+  b->data[b->len] = '\0';
+  return BS_OK;
+}
+
+bs_status bs__buf_puts(bs__buf *b, const char *s) {
+  return bs__buf_append(b, s, strlen(s));
+}
+
+bs_status bs__buf_putc(bs__buf *b, char c) { return bs__buf_append(b, &c, 1); }
+
+bs_status bs__buf_vprintf(bs__buf *b, const char *fmt, va_list ap) {
+  va_list ap2;
+  va_copy(ap2, ap);
+  int n = vsnprintf(NULL, 0, fmt, ap2);
+  va_end(ap2);
+  if (n < 0)
+    return BS_EINTERNAL;
+  bs_status st = reserve(b, (size_t)n);
+  if (st)
+    return st;
+  vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+  b->len += (size_t)n;
+  return BS_OK;
+}
+
+bs_status bs__buf_printf(bs__buf *b, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  bs_status st = bs__buf_vprintf(b, fmt, ap);
+  va_end(ap);
+  return st;
+}
+
+char *bs__buf_detach(bs__buf *b, size_t *len) {
+  if (!b->data && reserve(b, 0) != BS_OK)
+    return NULL;
+  char *p = b->data;
+  if (len)
+    *len = b->len;
+  b->data = NULL;
+  b->len = b->cap = 0;
+  return p;
+}

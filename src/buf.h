@@ -1,0 +1,34 @@
+/* Growable byte buffer with a size cap (after curl's dynbuf). Private. */
+#ifndef BENCHSITE_BUF_H
+#define BENCHSITE_BUF_H
+
+#include "benchsite/error.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+
+typedef struct bs__buf {
+  char *data; /* NUL-terminated when non-NULL */
+  size_t len;
+  size_t cap;
+  size_t limit; /* maximum len; appends beyond it fail with BS_ELIMIT */
+} bs__buf;
+
+#define BS__BUF_DEFAULT_LIMIT ((size_t)1 << 30)
+
+void bs__buf_init(bs__buf *b, size_t limit);
+void bs__buf_release(bs__buf *b);
+void bs__buf_reset(bs__buf *b);
+bs_status bs__buf_append(bs__buf *b, const void *p, size_t n);
+bs_status bs__buf_puts(bs__buf *b, const char *s);
+bs_status bs__buf_putc(bs__buf *b, char c);
+bs_status bs__buf_printf(bs__buf *b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+bs_status bs__buf_vprintf(bs__buf *b, const char *fmt, va_list ap);
+/* Gives the storage to the caller (free() it); the buffer is emptied. */
+char *bs__buf_detach(bs__buf *b, size_t *len);
+
+#endif

@@ -1,0 +1,294 @@
+#include "cli.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int cli_usage_error(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("benchsite: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+  return CLI_BAD_INPUT;
+}
+
+static int find_opt(const cli_args *a, const char *name, size_t len) {
+  for (size_t i = 0; i < a->nopts; i++) {
+    if (strlen(a->opts[i].name) == len && !strncmp(a->opts[i].name, name, len))
+      return (int)i;
+  }
+  return -1;
+}
+
+int cli_parse(int argc, char **argv, const cli_opt *opts, size_t nopts,
+              cli_args *a) {
+  memset(a, 0, sizeof *a);
+  a->opts = opts;
+  a->nopts = nopts < CLI_MAX_OPTS ? nopts : CLI_MAX_OPTS;
+  a->positional = calloc((size_t)(argc > 0 ? argc : 1), sizeof(char *));
+  if (!a->positional)
+    return cli_usage_error("out of memory");
+  int only_positional = 0;
+  for (int i = 1; i < argc; i++) {
+    const char *arg = argv[i];
+    if (only_positional || arg[0] != '-' || !strcmp(arg, "-")) {
+      a->positional[a->npos++] = arg;
+      continue;
+    }
+    if (!strcmp(arg, "--")) {
+      only_positional = 1;
+      continue;
+    }
+    if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+      a->help = 1;
+      continue;
+    }
+    if (arg[1] != '-')
+      return cli_usage_error("%s: unknown option \"%s\" (see %s --help)",
+                             argv[0], arg, argv[0]);
+    const char *name = arg + 2;
+    const char *eq = strchr(name, '=');
+    size_t len = eq ? (size_t)(eq - name) : strlen(name);
+    int k = find_opt(a, name, len);
+    if (k < 0)
+      return cli_usage_error("%s: unknown option \"--%.*s\" (see %s --help)",
+                             argv[0], (int)len, name, argv[0]);
+    const cli_opt *o = &opts[k];
+    const char *value = NULL;
+    if (o->takes_value) {
+      if (eq)
+        value = eq + 1;
+      else if (i + 1 < argc)
+        value = argv[++i];
+      else
+        return cli_usage_error("%s: option --%s needs a value", argv[0],
+                               o->name);
+    } else if (eq) {
+      return cli_usage_error("%s: option --%s takes no value", argv[0],
+                             o->name);
+    }
+    if (a->nvalues[k] && !o->repeatable)
+      return cli_usage_error("%s: option --%s given twice", argv[0], o->name);
+    if (a->nvalues[k] >= CLI_MAX_VALUES)
+      return cli_usage_error("%s: option --%s given too often", argv[0],
+                             o->name);
+    a->values[k][a->nvalues[k]++] = value ? value : "";
+  }
+  return 0;
+}
+
+void cli_args_free(cli_args *a) {
+  free(a->positional);
+  a->positional = NULL;
+}
+
+const char *cli_get(const cli_args *a, const char *name) {
+  int k = find_opt(a, name, strlen(name));
+  if (k < 0 || a->nvalues[k] == 0)
+    return NULL;
+  return a->values[k][a->nvalues[k] - 1];
+}
+
+int cli_flag(const cli_args *a, const char *name) {
+  return cli_get(a, name) != NULL;
+}
+
+size_t cli_getall(const cli_args *a, const char *name,
+                  const char *const **values) {
+  int k = find_opt(a, name, strlen(name));
+  if (k < 0) {
+    *values = NULL;
+    return 0;
+  }
+  *values = a->values[k];
+  return a->nvalues[k];
+}
+
+static int exit_for(bs_status st, int io_is_input) {
+  switch (st) {
+  case BS_OK:
+    return CLI_OK;
+  case BS_EINPUT:
+  case BS_EUSAGE:
+  case BS_EMISMATCH:
+  case BS_ELIMIT:
+    return CLI_BAD_INPUT;
+  case BS_EIO:
+    return io_is_input ? CLI_BAD_INPUT : CLI_FAILURE;
+  default:
+    return CLI_FAILURE;
+  }
+}
+
+int cli_report(const bs_error *err) {
+  char msg[2048];
+  bs_error_format(err, msg, sizeof msg);
+  fprintf(stderr, "benchsite: %s\n", msg);
+  return exit_for(err->status, 0);
+}
+
+int cli_report_input(const bs_error *err) {
+  char msg[2048];
+  bs_error_format(err, msg, sizeof msg);
+  fprintf(stderr, "benchsite: %s\n", msg);
+  return exit_for(err->status, 1);
+}
+
+int cli_parse_u64(const char *opt, const char *s, unsigned long long *out) {
+  char *end = NULL;
+  if (!*s || *s < '0' || *s > '9')
+    return cli_usage_error("--%s: \"%s\" is not a non-negative integer", opt,
+                           s);
+  errno = 0;
+  unsigned long long v = strtoull(s, &end, 10);
+  if (*end || errno == ERANGE)
+    return cli_usage_error("--%s: \"%s\" is not a non-negative integer", opt,
+                           s);
+  *out = v;
+  return 0;
+}
+
+int cli_parse_double(const char *opt, const char *s, double *out) {
+  char *end = NULL;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (!*s || *end || errno == ERANGE || !isfinite(v))
+    return cli_usage_error("--%s: \"%s\" is not a number", opt, s);
+  *out = v;
+  return 0;
+}
+
+int cli_load_logs(const cli_args *a, bs_log **out) {
+  *out = NULL;
+  if (a->npos == 0)
+    return cli_usage_error("no observation log given");
+  bs_log *log = bs_log_new();
+  if (!log)
+    return cli_usage_error("out of memory");
+  for (size_t i = 0; i < a->npos; i++) {
+    bs_error err;
+    bs_error_clear(&err);
+    if (bs_log_read_file(log, a->positional[i], &err)) {
+      bs_log_free(log);
+      return cli_report_input(&err);
+    }
+  }
+  *out = log;
+  return 0;
+}
+
+int cli_load_manifests(const cli_args *a, bs_manifest **out, size_t *n) {
+  const char *const *paths;
+  size_t np = cli_getall(a, "manifest", &paths);
+  *n = 0;
+  for (size_t i = 0; i < np; i++) {
+    bs_error err;
+    bs_error_clear(&err);
+    bs_manifest *m = bs_manifest_new();
+    if (!m) {
+      cli_free_manifests(out, *n);
+      *n = 0;
+      return cli_usage_error("out of memory");
+    }
+    if (bs_manifest_read_file(m, paths[i], &err)) {
+      bs_manifest_free(m);
+      cli_free_manifests(out, *n);
+      *n = 0;
+      return cli_report_input(&err);
+    }
+    out[(*n)++] = m;
+  }
+  return 0;
+}
+
+void cli_free_manifests(bs_manifest **m, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    bs_manifest_free(m[i]);
+}
+
+static int write_all(int fd, const char *p, size_t len) {
+  while (len > 0) {
+    ssize_t w = write(fd, p, len);
+    if (w < 0) {
+      if (errno == EINTR)
+        continue;
+      return -1;
+    }
+    p += w;
+    len -= (size_t)w;
+  }
+  return 0;
+}
+
+int cli_outputs_commit(cli_output *outs, size_t n) {
+  char **tmp = calloc(n ? n : 1, sizeof *tmp);
+  int rc = CLI_OK;
+  size_t i;
+  if (!tmp) {
+    rc = cli_usage_error("out of memory");
+    rc = CLI_FAILURE;
+    goto done;
+  }
+  for (i = 0; i < n; i++) {
+    size_t plen = strlen(outs[i].path);
+    tmp[i] = malloc(plen + 32);
+    if (!tmp[i]) {
+      fprintf(stderr, "benchsite: out of memory\n");
+      rc = CLI_FAILURE;
+      goto done;
+    }
+    snprintf(tmp[i], plen + 32, "%s.%ld.tmp", outs[i].path, (long)getpid());
+    int fd = open(tmp[i], O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0) {
+      fprintf(stderr, "benchsite: %s: cannot create file: %s\n", outs[i].path,
+              strerror(errno));
+      free(tmp[i]);
+      tmp[i] = NULL;
+      rc = CLI_FAILURE;
+      goto done;
+    }
+    if (write_all(fd, outs[i].data, outs[i].len) || fsync(fd)) {
+      fprintf(stderr, "benchsite: %s: cannot write file: %s\n", outs[i].path,
+              strerror(errno));
+      close(fd);
+      rc = CLI_FAILURE;
+      goto done;
+    }
+    if (close(fd)) {
+      fprintf(stderr, "benchsite: %s: cannot write file: %s\n", outs[i].path,
+              strerror(errno));
+      rc = CLI_FAILURE;
+      goto done;
+    }
+  }
+  for (i = 0; i < n; i++) {
+    if (rename(tmp[i], outs[i].path)) {
+      fprintf(stderr, "benchsite: %s: cannot rename into place: %s\n",
+              outs[i].path, strerror(errno));
+      rc = CLI_FAILURE;
+      goto done;
+    }
+    free(tmp[i]);
+    tmp[i] = NULL;
+  }
+done:
+  for (i = 0; tmp && i < n; i++) {
+    if (tmp[i]) {
+      unlink(tmp[i]);
+      free(tmp[i]);
+    }
+  }
+  free(tmp);
+  for (i = 0; i < n; i++) {
+    free(outs[i].data);
+    outs[i].data = NULL;
+  }
+  return rc;
+}

@@ -1,0 +1,190 @@
+/* benchsite compare: paired verdicts and the regression gate. */
+#include "cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage[] =
+    "usage: benchsite compare LOG... [--manifest M]... --baseline B "
+    "--candidate C\n"
+    "                         [--mode confirmatory|hotspot] [--threshold "
+    "PCT]\n"
+    "                         [--level PCT] [--seed N] [--noise NOISE.json]\n"
+    "                         [--json F] [--markdown F]\n"
+    "\n"
+    "Pairs baseline and candidate rows by (run, block) in every case, and\n"
+    "bootstraps the median paired difference d = candidate - baseline.\n"
+    "\n"
+    "  --baseline B, --candidate C  impl ids (default: the manifest's\n"
+    "                     baseline and candidate keys)\n"
+    "  --manifest M       environment manifest (key,value CSV); give it more\n"
+    "                     than once to check runs are comparable\n"
+    "  --mode MODE        confirmatory (default: the gate; delta 3 %, 10000\n"
+    "                     resamples, 95 %, none of them settable) or hotspot\n"
+    "                     (exploratory; 2000 resamples)\n"
+    "  --threshold PCT    hotspot only: practical threshold delta (default 3)\n"
+    "  --level PCT        hotspot only: confidence level in percent, 50 < c <\n"
+    "                     100 (default 95)\n"
+    "  --seed N           bootstrap seed (default 0)\n"
+    "  --noise FILE       JSON from 'benchsite noise': mark cases whose "
+    "|delta|\n"
+    "                     is within that case's paired noise floor\n"
+    "  --json F           write benchsite.compare/1 JSON to F\n"
+    "  --markdown F       write a pull-request comment to F\n"
+    "\n"
+    "Without --json/--markdown a table is printed on stdout.\n"
+    "Exit status: 0 no significant regression, 1 significant regression\n"
+    "(confirmatory mode), 2 bad input or usage, 3 failure.\n";
+
+static const cli_opt opts[] = {
+    {"manifest", 1, 1}, {"baseline", 1, 0},  {"candidate", 1, 0},
+    {"mode", 1, 0},     {"threshold", 1, 0}, {"level", 1, 0},
+    {"seed", 1, 0},     {"noise", 1, 0},     {"json", 1, 0},
+    {"markdown", 1, 0}, {"html", 1, 0},
+};
+
+int cli_cmd_compare(int argc, char **argv) {
+  cli_args a;
+  bs_log *log = NULL;
+  bs_manifest *mf[CLI_MAX_VALUES];
+  size_t nmf = 0;
+  bs_compare_result *res = NULL;
+  cli_output outs[2];
+  size_t nouts = 0;
+  bs_error err;
+  bs_error_clear(&err);
+  int rc = cli_parse(argc, argv, opts, sizeof opts / sizeof opts[0], &a);
+  if (rc)
+    goto done;
+  if (a.help) {
+    fputs(usage, stdout);
+    goto done;
+  }
+  if (cli_get(&a, "html")) {
+    rc = cli_usage_error("compare: --html is not available yet; use "
+                         "'benchsite report'");
+    goto done;
+  }
+
+  bs_compare_options o;
+  const char *mode = cli_get(&a, "mode");
+  if (!mode || !strcmp(mode, "confirmatory")) {
+    bs_compare_options_init(&o, BS_MODE_CONFIRMATORY);
+    if (cli_get(&a, "threshold") || cli_get(&a, "level")) {
+      rc = cli_usage_error(
+          "compare: --%s belongs to hotspot mode; the confirmatory gate "
+          "fixes the threshold at 3 %% and the level at 95 %%",
+          cli_get(&a, "threshold") ? "threshold" : "level");
+      goto done;
+    }
+  } else if (!strcmp(mode, "hotspot")) {
+    bs_compare_options_init(&o, BS_MODE_HOTSPOT);
+  } else {
+    rc = cli_usage_error("compare: --mode \"%s\" is not confirmatory or "
+                         "hotspot",
+                         mode);
+    goto done;
+  }
+  const char *s;
+  if ((s = cli_get(&a, "threshold")) &&
+      (rc = cli_parse_double("threshold", s, &o.threshold_pct)))
+    goto done;
+  if ((s = cli_get(&a, "level")) &&
+      (rc = cli_parse_double("level", s, &o.level_pct)))
+    goto done;
+  if ((s = cli_get(&a, "seed"))) {
+    unsigned long long seed;
+    if ((rc = cli_parse_u64("seed", s, &seed)))
+      goto done;
+    o.seed = (uint64_t)seed;
+  }
+  if (bs_compare_options_check(&o, &err)) {
+    rc = cli_report(&err);
+    goto done;
+  }
+
+  if ((rc = cli_load_manifests(&a, mf, &nmf)))
+    goto done;
+  const bs_manifest *env = nmf ? mf[0] : NULL;
+  for (size_t i = 0; i < nmf; i++) {
+    if (bs_manifest_require_native(mf[i], &err)) {
+      rc = cli_report_input(&err);
+      goto done;
+    }
+  }
+  const char *baseline = cli_get(&a, "baseline");
+  const char *candidate = cli_get(&a, "candidate");
+  if (!baseline)
+    baseline = bs_manifest_get(env, "baseline");
+  if (!candidate)
+    candidate = bs_manifest_get(env, "candidate");
+  if (!baseline || !candidate) {
+    rc = cli_usage_error("compare: name the %s with --%s or the manifest's "
+                         "\"%s\" key",
+                         baseline ? "candidate" : "baseline",
+                         baseline ? "candidate" : "baseline",
+                         baseline ? "candidate" : "baseline");
+    goto done;
+  }
+  if ((rc = cli_load_logs(&a, &log)))
+    goto done;
+  if (bs_compare_run(log, baseline, candidate, &o, &res, &err)) {
+    rc = cli_report(&err);
+    goto done;
+  }
+  if (bs_compare_check_environment(res, (const bs_manifest *const *)mf, nmf)) {
+    rc = cli_usage_error("out of memory");
+    rc = CLI_FAILURE;
+    goto done;
+  }
+  if ((s = cli_get(&a, "noise")) && (rc = cli_apply_noise_file(s, res)))
+    goto done;
+
+  const char *json = cli_get(&a, "json");
+  const char *md = cli_get(&a, "markdown");
+  if (json) {
+    outs[nouts].path = json;
+    if (bs_json_compare(res, env, &outs[nouts].data, &outs[nouts].len, &err)) {
+      rc = cli_report(&err);
+      goto done;
+    }
+    nouts++;
+  }
+  if (md) {
+    outs[nouts].path = md;
+    if (bs_markdown_compare(res, env, &outs[nouts].data, &outs[nouts].len,
+                            &err)) {
+      rc = cli_report(&err);
+      goto done;
+    }
+    nouts++;
+  }
+  if (nouts) {
+    rc = cli_outputs_commit(outs, nouts);
+    nouts = 0;
+    if (rc)
+      goto done;
+  } else {
+    char *text;
+    size_t len;
+    if (bs_text_compare(res, &text, &len, &err)) {
+      rc = cli_report(&err);
+      goto done;
+    }
+    fwrite(text, 1, len, stdout);
+    free(text);
+  }
+  rc = (o.mode == BS_MODE_CONFIRMATORY && res->regressions > 0) ? CLI_REGRESSION
+                                                                : CLI_OK;
+done:
+  for (size_t i = 0; i < nouts; i++)
+    free(outs[i].data);
+  bs_compare_result_free(res);
+  bs_log_free(log);
+  cli_free_manifests(mf, nmf);
+  cli_args_free(&a);
+  if (fflush(stdout) != 0 && rc == CLI_OK)
+    rc = CLI_FAILURE;
+  return rc;
+}

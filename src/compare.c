@@ -1,0 +1,384 @@
+#include "benchsite/compare.h"
+
+#include "benchsite/bootstrap.h"
+#include "benchsite/quantile.h"
+#include "strlist.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *bs_verdict_name(bs_verdict v) {
+  switch (v) {
+  case BS_VERDICT_FASTER:
+    return "faster";
+  case BS_VERDICT_SLOWER:
+    return "slower";
+  case BS_VERDICT_EQUIVALENT:
+    break;
+  }
+  return "equivalent";
+}
+
+const char *bs_mode_name(bs_mode m) {
+  return m == BS_MODE_HOTSPOT ? "hotspot" : "confirmatory";
+}
+
+void bs_compare_options_init(bs_compare_options *o, bs_mode mode) {
+  memset(o, 0, sizeof *o);
+  o->mode = mode;
+  o->threshold_pct = BS_GATE_THRESHOLD_PCT;
+  o->level_pct = BS_GATE_LEVEL_PCT;
+  o->resamples =
+      mode == BS_MODE_HOTSPOT ? BS_HOTSPOT_RESAMPLES : BS_GATE_RESAMPLES;
+  o->seed = 0;
+}
+
+bs_status bs_compare_options_check(const bs_compare_options *o, bs_error *err) {
+  bs_status st = bs_bootstrap_check_level(o->level_pct, err);
+  if (st)
+    return st;
+  if (!(isfinite(o->threshold_pct) && o->threshold_pct > 0))
+    return bs_error_set(err, BS_EUSAGE, NULL, 0,
+                        "threshold must be a positive percentage");
+  if (o->resamples < 1)
+    return bs_error_set(err, BS_EUSAGE, NULL, 0,
+                        "the number of resamples must be at least 1");
+  if (o->mode == BS_MODE_CONFIRMATORY &&
+      (o->threshold_pct != BS_GATE_THRESHOLD_PCT ||
+       o->level_pct != BS_GATE_LEVEL_PCT || o->resamples != BS_GATE_RESAMPLES))
+    return bs_error_set(err, BS_EUSAGE, NULL, 0,
+                        "confirmatory mode fixes the threshold at 3 %%, the "
+                        "level at 95 %% and 10000 resamples; use --mode "
+                        "hotspot to change them");
+  return BS_OK;
+}
+
+/* One confirm row of one impl, keyed for pairing. */
+typedef struct keyed {
+  uint64_t run;
+  int64_t block;
+  const bs_row *row;
+} keyed;
+
+static int cmp_keyed(const void *a, const void *b) {
+  const keyed *x = a, *y = b;
+  if (x->run != y->run)
+    return x->run < y->run ? -1 : 1;
+  return (x->block > y->block) - (x->block < y->block);
+}
+
+static void case_free(bs_case_compare *c) {
+  free(c->baseline);
+  free(c->candidate);
+  free(c->delta);
+  free(c->runs);
+  free(c->block_ids);
+  free(c->thetas);
+  bs__strlist_free(c->warnings, c->nwarnings);
+}
+
+void bs_compare_result_free(bs_compare_result *r) {
+  if (!r)
+    return;
+  for (size_t i = 0; i < r->ncases; i++)
+    case_free(&r->cases[i]);
+  free(r->cases);
+  free(r->one_sided);
+  bs__strlist_free(r->warnings, r->nwarnings);
+  free(r->baseline);
+  free(r->candidate);
+  free(r);
+}
+
+static char *dupstr(const char *s) {
+  size_t n = strlen(s) + 1;
+  char *p = malloc(n);
+  if (p)
+    memcpy(p, s, n);
+  return p;
+}
+
+/* Appends "impl run R block B (file:line)" entries for unpaired rows. */
+static void describe_unpaired(char *msg, size_t cap, size_t *used,
+                              const keyed *k, size_t *listed) {
+  if (*listed >= 8) {
+    (*listed)++;
+    return;
+  }
+  int n =
+      snprintf(msg + *used, cap - *used, "%s%s run %llu block %lld (%s:%ld)",
+               *listed ? ", " : "", k->row->impl, (unsigned long long)k->run,
+               (long long)k->block, k->row->file, k->row->line);
+  if (n > 0 && (size_t)n < cap - *used)
+    *used += (size_t)n;
+  (*listed)++;
+}
+
+/* Pairs B and C rows of one case. Returns BS_OK with *m pairs, or
+ * BS_EMISMATCH with the unpaired rows described in err. */
+static bs_status pair_case(const bs_case_compare *cc, keyed *kb, size_t nb,
+                           keyed *kc, size_t nc, bs_case_compare *out,
+                           bs_error *err) {
+  qsort(kb, nb, sizeof *kb, cmp_keyed);
+  qsort(kc, nc, sizeof *kc, cmp_keyed);
+  size_t i = 0, j = 0, m = 0;
+  const keyed *first = NULL;
+  char list[600];
+  size_t used = 0, listed = 0;
+  list[0] = '\0';
+  while (i < nb || j < nc) {
+    int c;
+    if (i == nb)
+      c = 1;
+    else if (j == nc)
+      c = -1;
+    else
+      c = cmp_keyed(&kb[i], &kc[j]);
+    if (c == 0) {
+      kb[m] = kb[i];
+      kc[m] = kc[j];
+      m++;
+      i++;
+      j++;
+      continue;
+    }
+    const keyed *lone = c < 0 ? &kb[i++] : &kc[j++];
+    if (!first)
+      first = lone;
+    describe_unpaired(list, sizeof list, &used, lone, &listed);
+  }
+  if (first) {
+    char label[256];
+    bs__case_label(label, sizeof label, cc->benchmark, cc->dataset);
+    return bs_error_set(
+        err, BS_EMISMATCH, first->row->file, first->row->line,
+        "mismatched pairs in case %s: %zu row%s without a partner: %s%s", label,
+        listed, listed == 1 ? "" : "s", list, listed > 8 ? ", ..." : "");
+  }
+  out->blocks = m;
+  out->baseline = malloc(m * sizeof(double));
+  out->candidate = malloc(m * sizeof(double));
+  out->delta = malloc(m * sizeof(double));
+  out->runs = malloc(m * sizeof(uint64_t));
+  out->block_ids = malloc(m * sizeof(int64_t));
+  if (!out->baseline || !out->candidate || !out->delta || !out->runs ||
+      !out->block_ids)
+    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+  for (size_t k = 0; k < m; k++) {
+    out->baseline[k] = kb[k].row->per_call_us;
+    out->candidate[k] = kc[k].row->per_call_us;
+    out->delta[k] = out->candidate[k] - out->baseline[k];
+    out->runs[k] = kb[k].run;
+    out->block_ids[k] = kb[k].block;
+  }
+  return BS_OK;
+}
+
+/* Point estimates, interval, verdict and gate for a paired case. */
+static bs_status analyse_case(bs_case_compare *c, const bs_compare_options *o,
+                              bs_error *err) {
+  size_t m = c->blocks;
+  c->median_baseline_us = bs_median(c->baseline, m);
+  c->median_candidate_us = bs_median(c->candidate, m);
+  c->median_delta_us = bs_median(c->delta, m);
+  if (isnan(c->median_baseline_us) || isnan(c->median_delta_us))
+    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+  c->delta_pct = 100.0 * c->median_delta_us / c->median_baseline_us;
+  c->speedup =
+      c->median_baseline_us / (c->median_baseline_us + c->median_delta_us);
+  if (o->keep_bootstrap) {
+    c->thetas = malloc((size_t)o->resamples * sizeof(double));
+    if (!c->thetas)
+      return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+  }
+  bs_status st =
+      bs_bootstrap_median_ci(c->delta, m, o->resamples, o->level_pct, o->seed,
+                             &c->ci_low_us, &c->ci_high_us, c->thetas, err);
+  if (st)
+    return st;
+  if (c->delta_pct <= -o->threshold_pct)
+    c->verdict = BS_VERDICT_FASTER;
+  else if (c->delta_pct >= o->threshold_pct)
+    c->verdict = BS_VERDICT_SLOWER;
+  else
+    c->verdict = BS_VERDICT_EQUIVALENT;
+  c->significant_regression =
+      c->delta_pct >= o->threshold_pct && c->ci_low_us > 0;
+  c->outliers = bs_tukey_outliers(c->delta, m);
+
+  if (m < BS_MIN_RELIABLE_PAIRS &&
+      bs__strlist_addf(&c->warnings, &c->nwarnings,
+                       "only %zu pair%s: with fewer than %d the interval is "
+                       "unreliable",
+                       m, m == 1 ? "" : "s", BS_MIN_RELIABLE_PAIRS))
+    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+  if (c->outliers &&
+      bs__strlist_addf(&c->warnings, &c->nwarnings,
+                       "%zu of %zu paired differences lie outside the Tukey "
+                       "fences (kept; the median is robust to them)",
+                       c->outliers, m))
+    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+  return BS_OK;
+}
+
+bs_status bs_compare_run(const bs_log *log, const char *baseline,
+                         const char *candidate, const bs_compare_options *opt,
+                         bs_compare_result **out, bs_error *err) {
+  *out = NULL;
+  bs_status st = bs_compare_options_check(opt, err);
+  if (st)
+    return st;
+  if (!strcmp(baseline, candidate))
+    return bs_error_set(err, BS_EUSAGE, NULL, 0,
+                        "baseline and candidate are both \"%s\"", baseline);
+
+  bs_compare_result *r = calloc(1, sizeof *r);
+  size_t ncase = bs_log_case_count(log);
+  keyed *kb = NULL, *kc = NULL;
+  if (!r)
+    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+  r->options = *opt;
+  r->baseline = dupstr(baseline);
+  r->candidate = dupstr(candidate);
+  r->cases = calloc(ncase ? ncase : 1, sizeof *r->cases);
+  r->one_sided = calloc(ncase ? ncase : 1, sizeof *r->one_sided);
+  if (!r->baseline || !r->candidate || !r->cases || !r->one_sided) {
+    st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    goto fail;
+  }
+
+  const bs_row *rows = bs_log_rows(log);
+  for (size_t ci = 0; ci < ncase; ci++) {
+    const bs_case *lc = bs_log_case(log, ci);
+    size_t nb = 0, nc = 0;
+    free(kb);
+    free(kc);
+    kb = malloc((lc->nrows ? lc->nrows : 1) * sizeof *kb);
+    kc = malloc((lc->nrows ? lc->nrows : 1) * sizeof *kc);
+    if (!kb || !kc) {
+      st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+      goto fail;
+    }
+    for (size_t k = 0; k < lc->nrows; k++) {
+      const bs_row *row = &rows[lc->rows[k]];
+      if (row->phase != BS_PHASE_CONFIRM)
+        continue;
+      keyed key = {row->run, row->block, row};
+      if (!strcmp(row->impl, baseline))
+        kb[nb++] = key;
+      else if (!strcmp(row->impl, candidate))
+        kc[nc++] = key;
+    }
+    if (nb == 0 && nc == 0)
+      continue;
+    if (nb == 0 || nc == 0) {
+      bs_one_sided *os = &r->one_sided[r->n_one_sided++];
+      os->benchmark = lc->benchmark;
+      os->dataset = lc->dataset;
+      os->present = nb ? baseline : candidate;
+      char label[256];
+      bs__case_label(label, sizeof label, lc->benchmark, lc->dataset);
+      if (bs__strlist_addf(&r->warnings, &r->nwarnings,
+                           "case %s has rows only for %s \"%s\" (%s "
+                           "benchmark?); left out of the comparison",
+                           label, nb ? "baseline" : "candidate",
+                           nb ? baseline : candidate, nb ? "removed" : "new")) {
+        st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+        goto fail;
+      }
+      continue;
+    }
+    bs_case_compare *c = &r->cases[r->ncases++];
+    c->benchmark = lc->benchmark;
+    c->dataset = lc->dataset;
+    st = pair_case(c, kb, nb, kc, nc, c, err);
+    if (st)
+      goto fail;
+    st = analyse_case(c, opt, err);
+    if (st)
+      goto fail;
+    if (c->significant_regression)
+      r->regressions++;
+  }
+  if (r->ncases == 0) {
+    st = bs_error_set(err, BS_EUSAGE, NULL, 0,
+                      "no case has confirm rows of both \"%s\" and \"%s\"",
+                      baseline, candidate);
+    goto fail;
+  }
+  free(kb);
+  free(kc);
+  *out = r;
+  return BS_OK;
+fail:
+  free(kb);
+  free(kc);
+  bs_compare_result_free(r);
+  return st;
+}
+
+bs_status bs_compare_check_environment(bs_compare_result *r,
+                                       const bs_manifest *const *manifests,
+                                       size_t n) {
+  if (n == 0)
+    return bs__strlist_addf(&r->warnings, &r->nwarnings,
+                            "no environment manifest: nobody can later tell "
+                            "whether this run is comparable");
+  const bs_manifest *first = manifests[0];
+  char missing[256] = "";
+  size_t used = 0;
+  for (size_t k = 0; k < BS_MANIFEST_NCOMPARABILITY; k++) {
+    const char *key = bs_manifest_comparability_keys[k];
+    if (!bs_manifest_get(first, key)) {
+      int w = snprintf(missing + used, sizeof missing - used, "%s%s",
+                       used ? ", " : "", key);
+      if (w > 0 && (size_t)w < sizeof missing - used)
+        used += (size_t)w;
+    }
+  }
+  if (used && bs__strlist_addf(&r->warnings, &r->nwarnings,
+                               "manifest %s lacks comparability keys: %s",
+                               bs_manifest_path(first), missing))
+    return BS_ENOMEM;
+  for (size_t i = 1; i < n; i++) {
+    const char *diff[BS_MANIFEST_NCOMPARABILITY];
+    size_t nd = 0;
+    if (bs_manifest_comparable(first, manifests[i], diff, &nd))
+      continue;
+    char keys[256] = "";
+    size_t ku = 0;
+    for (size_t k = 0; k < nd; k++) {
+      const char *va = bs_manifest_get(first, diff[k]);
+      const char *vb = bs_manifest_get(manifests[i], diff[k]);
+      int w = snprintf(keys + ku, sizeof keys - ku, "%s%s (\"%s\" vs \"%s\")",
+                       ku ? ", " : "", diff[k], va ? va : "missing",
+                       vb ? vb : "missing");
+      if (w > 0 && (size_t)w < sizeof keys - ku)
+        ku += (size_t)w;
+    }
+    if (bs__strlist_addf(&r->warnings, &r->nwarnings,
+                         "manifests %s and %s are not comparable: %s",
+                         bs_manifest_path(first),
+                         bs_manifest_path(manifests[i]), keys))
+      return BS_ENOMEM;
+  }
+  return BS_OK;
+}
+
+void bs_compare_apply_noise(bs_compare_result *r,
+                            int (*lookup)(void *ctx, const char *benchmark,
+                                          const char *dataset,
+                                          double *floor_pct),
+                            void *ctx) {
+  for (size_t i = 0; i < r->ncases; i++) {
+    bs_case_compare *c = &r->cases[i];
+    double f;
+    if (lookup(ctx, c->benchmark, c->dataset, &f)) {
+      c->has_noise_floor = 1;
+      c->noise_floor_pct = f;
+      c->within_noise = fabs(c->delta_pct) <= f;
+    }
+  }
+}

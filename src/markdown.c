@@ -1,0 +1,468 @@
+#include "benchsite/markdown.h"
+
+#include "buf.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+char *bs_format_time_us(double us, char *buf, size_t n) {
+  double a = fabs(us);
+  if (!isfinite(us))
+    snprintf(buf, n, "n/a");
+  else if (a == 0)
+    snprintf(buf, n, "0 µs");
+  else if (a < 1.0)
+    snprintf(buf, n, "%.4g ns", us * 1e3);
+  else if (a < 1e3)
+    snprintf(buf, n, "%.4g µs", us);
+  else if (a < 1e6)
+    snprintf(buf, n, "%.4g ms", us / 1e3);
+  else
+    snprintf(buf, n, "%.4g s", us / 1e6);
+  return buf;
+}
+
+/* Signed time: a leading '+' for positive values. */
+static char *signed_time(double us, char *buf, size_t n) {
+  if (us > 0 && n > 1) {
+    buf[0] = '+';
+    bs_format_time_us(us, buf + 1, n - 1);
+  } else {
+    bs_format_time_us(us, buf, n);
+  }
+  return buf;
+}
+
+/* Markdown-escapes untrusted text: every ASCII punctuation character gets a
+ * backslash (no markup, links, HTML or @mentions), '<' and '>' become
+ * entities, line breaks and other control bytes become spaces. */
+static bs_status md_text(bs__buf *b, const char *s) {
+  bs_status st = BS_OK;
+  for (const unsigned char *p = (const unsigned char *)s; !st && *p; p++) {
+    if (*p == '<')
+      st = bs__buf_puts(b, "&lt;");
+    else if (*p == '>')
+      st = bs__buf_puts(b, "&gt;");
+    else if (*p == '&')
+      st = bs__buf_puts(b, "&amp;");
+    else if (*p < 0x20 || *p == 0x7f)
+      st = bs__buf_putc(b, ' ');
+    else if (strchr("\\`*_{}[]()#+-.!|@~=:\"'$%^;,/?", *p))
+      st = bs__buf_printf(b, "\\%c", *p);
+    else
+      st = bs__buf_putc(b, (char)*p);
+  }
+  return st;
+}
+
+static bs_status md_case(bs__buf *b, const char *bench, const char *dataset) {
+  bs_status st = md_text(b, bench);
+  if (!st && dataset[0]) {
+    st = bs__buf_puts(b, " \\[");
+    if (!st)
+      st = md_text(b, dataset);
+    if (!st)
+      st = bs__buf_puts(b, "\\]");
+  }
+  return st;
+}
+
+static const char *marker(const bs_case_compare *c) {
+  if (c->significant_regression)
+    return "❌ significant regression";
+  switch (c->verdict) {
+  case BS_VERDICT_SLOWER:
+    return "▲ slower (not significant)";
+  case BS_VERDICT_FASTER:
+    return "▼ faster";
+  case BS_VERDICT_EQUIVALENT:
+    break;
+  }
+  return "≈ equivalent";
+}
+
+static bs_status md_row(bs__buf *b, const bs_case_compare *c) {
+  char t1[48], t2[48], t3[48], t4[48];
+  bs_status st = bs__buf_puts(b, "| ");
+  if (!st)
+    st = md_case(b, c->benchmark, c->dataset);
+  if (!st)
+    st =
+        bs__buf_printf(b, " | %s | %s | %+.2f %% | %s … %s | %s%s |\n",
+                       bs_format_time_us(c->median_baseline_us, t1, sizeof t1),
+                       bs_format_time_us(c->median_candidate_us, t2, sizeof t2),
+                       c->delta_pct, signed_time(c->ci_low_us, t3, sizeof t3),
+                       signed_time(c->ci_high_us, t4, sizeof t4), marker(c),
+                       c->within_noise ? " · within noise" : "");
+  return st;
+}
+
+bs_status bs_markdown_compare(const bs_compare_result *r,
+                              const bs_manifest *env, char **out, size_t *len,
+                              bs_error *err) {
+  bs__buf b;
+  bs__buf_init(&b, 0);
+  const bs_compare_options *o = &r->options;
+  bs_status st = bs__buf_puts(&b, "### benchsite: ");
+  if (!st)
+    st = md_text(&b, r->candidate);
+  if (!st)
+    st = bs__buf_puts(&b, " vs ");
+  if (!st)
+    st = md_text(&b, r->baseline);
+  if (!st)
+    st = bs__buf_printf(&b, " — %s\n\n",
+                        r->regressions == 0   ? "no significant regression"
+                        : r->regressions == 1 ? "**1 significant regression**"
+                                              : "**significant regressions**");
+  if (!st && r->regressions > 1)
+    st = bs__buf_printf(&b, "%zu of %zu cases regressed significantly.\n\n",
+                        r->regressions, r->ncases);
+  if (!st)
+    st = bs__buf_puts(&b, "| case | ");
+  if (!st)
+    st = md_text(&b, r->baseline);
+  if (!st)
+    st = bs__buf_puts(&b, " (baseline) | ");
+  if (!st)
+    st = md_text(&b, r->candidate);
+  if (!st)
+    st = bs__buf_printf(&b,
+                        " (candidate) | Δ%% | %g %% interval of med(d) | "
+                        "verdict |\n|---|---:|---:|---:|---|---|\n",
+                        o->level_pct);
+  /* Regressions first, then the rest, each in case order. */
+  for (int pass = 0; pass < 2 && !st; pass++) {
+    for (size_t i = 0; i < r->ncases && !st; i++) {
+      const bs_case_compare *c = &r->cases[i];
+      if ((pass == 0) == (c->significant_regression != 0))
+        st = md_row(&b, c);
+    }
+  }
+  if (!st)
+    st = bs__buf_printf(
+        &b,
+        "\n<sub>%s mode: δ = %g %%, %llu bootstrap resamples of the median "
+        "paired difference d = candidate − baseline per block, %g %% "
+        "percentile interval, seed %llu. A significant regression needs "
+        "Δ%% ≥ δ and an interval entirely above zero.</sub>\n",
+        bs_mode_name(o->mode), o->threshold_pct,
+        (unsigned long long)o->resamples, o->level_pct,
+        (unsigned long long)o->seed);
+
+  size_t nw = r->nwarnings;
+  for (size_t i = 0; i < r->ncases; i++)
+    nw += r->cases[i].nwarnings;
+  if (!st && nw) {
+    st = bs__buf_puts(&b, "\n**Warnings**\n\n");
+    for (size_t i = 0; i < r->nwarnings && !st; i++) {
+      st = bs__buf_puts(&b, "- ");
+      if (!st)
+        st = md_text(&b, r->warnings[i]);
+      if (!st)
+        st = bs__buf_putc(&b, '\n');
+    }
+    for (size_t i = 0; i < r->ncases && !st; i++) {
+      const bs_case_compare *c = &r->cases[i];
+      for (size_t k = 0; k < c->nwarnings && !st; k++) {
+        st = bs__buf_puts(&b, "- ");
+        if (!st)
+          st = md_case(&b, c->benchmark, c->dataset);
+        if (!st)
+          st = bs__buf_puts(&b, ": ");
+        if (!st)
+          st = md_text(&b, c->warnings[k]);
+        if (!st)
+          st = bs__buf_putc(&b, '\n');
+      }
+    }
+  }
+
+  int any_floor = 0;
+  for (size_t i = 0; i < r->ncases; i++)
+    any_floor |= r->cases[i].has_noise_floor;
+  if (!st && any_floor) {
+    st = bs__buf_puts(&b, "\n**Noise floor** (A/A validation, 90th "
+                          "percentile of |Δ%| between identical code)\n\n"
+                          "| case | noise floor | |Δ%| | reading |\n"
+                          "|---|---:|---:|---|\n");
+    for (size_t i = 0; i < r->ncases && !st; i++) {
+      const bs_case_compare *c = &r->cases[i];
+      if (!c->has_noise_floor)
+        continue;
+      st = bs__buf_puts(&b, "| ");
+      if (!st)
+        st = md_case(&b, c->benchmark, c->dataset);
+      if (!st)
+        st = bs__buf_printf(&b, " | %.2f %% | %.2f %% | %s |\n",
+                            c->noise_floor_pct, fabs(c->delta_pct),
+                            c->within_noise ? "within noise"
+                                            : "clears the floor");
+    }
+  }
+  if (!st && env && bs_manifest_count(env)) {
+    st = bs__buf_puts(&b, "\n<details><summary>Environment</summary>\n\n"
+                          "| key | value |\n|---|---|\n");
+    for (size_t i = 0; i < bs_manifest_count(env) && !st; i++) {
+      st = bs__buf_puts(&b, "| ");
+      if (!st)
+        st = md_text(&b, bs_manifest_key(env, i));
+      if (!st)
+        st = bs__buf_puts(&b, " | ");
+      if (!st)
+        st = md_text(&b, bs_manifest_value(env, i));
+      if (!st)
+        st = bs__buf_puts(&b, " |\n");
+    }
+    if (!st)
+      st = bs__buf_puts(&b, "\n</details>\n");
+  }
+  if (st) {
+    bs__buf_release(&b);
+    return bs_error_set(err, st, NULL, 0, "cannot render Markdown: %s",
+                        bs_strerror(st));
+  }
+  *out = bs__buf_detach(&b, len);
+  return *out ? BS_OK : bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+}
+
+bs_status bs_markdown_tune(const bs_tune_result *r, char **out, size_t *len,
+                           bs_error *err) {
+  bs__buf b;
+  bs__buf_init(&b, 0);
+  char t[48];
+  bs_status st = bs__buf_puts(&b, "### benchsite: fastest implementation per "
+                                  "case\n\n| case | scale | best | "
+                                  "median per call | others |\n"
+                                  "|---|---:|---|---:|---|\n");
+  for (size_t i = 0; i < r->ncases && !st; i++) {
+    const bs_tune_case *c = &r->cases[i];
+    double best = 0;
+    st = bs__buf_puts(&b, "| ");
+    if (!st)
+      st = md_case(&b, c->benchmark, c->dataset);
+    if (!st)
+      st = c->has_scale ? bs__buf_printf(&b, " | %g | ", c->scale)
+                        : bs__buf_puts(&b, " | | ");
+    if (!st)
+      st = md_text(&b, c->best);
+    for (size_t u = 0; u < c->nmedians; u++)
+      if (c->medians[u].impl == c->best)
+        best = c->medians[u].median_us;
+    if (!st)
+      st = bs__buf_printf(&b, " | %s | ", bs_format_time_us(best, t, sizeof t));
+    for (size_t u = 0, k = 0; u < c->nmedians && !st; u++) {
+      if (c->medians[u].impl == c->best)
+        continue;
+      st = bs__buf_puts(&b, k++ ? ", " : "");
+      if (!st)
+        st = md_text(&b, c->medians[u].impl);
+      if (!st)
+        st = bs__buf_printf(&b, " ×%.2f", c->medians[u].median_us / best);
+    }
+    if (!st)
+      st = bs__buf_puts(&b, " |\n");
+  }
+  if (!st && r->ncrossovers) {
+    st =
+        bs__buf_puts(&b, "\n**Crossovers** (log-log interpolation)\n\n"
+                         "| benchmark | a | b | scale |\n|---|---|---|---:|\n");
+    for (size_t i = 0; i < r->ncrossovers && !st; i++) {
+      const bs_crossover *c = &r->crossovers[i];
+      st = bs__buf_puts(&b, "| ");
+      if (!st)
+        st = md_text(&b, c->benchmark);
+      if (!st)
+        st = bs__buf_puts(&b, " | ");
+      if (!st)
+        st = md_text(&b, c->a);
+      if (!st)
+        st = bs__buf_puts(&b, " | ");
+      if (!st)
+        st = md_text(&b, c->b);
+      if (!st)
+        st = bs__buf_printf(&b, " | %.4g |\n", c->scale);
+    }
+  }
+  if (st) {
+    bs__buf_release(&b);
+    return bs_error_set(err, st, NULL, 0, "cannot render Markdown: %s",
+                        bs_strerror(st));
+  }
+  *out = bs__buf_detach(&b, len);
+  return *out ? BS_OK : bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+}
+
+/* Display width of UTF-8 text: code points, control bytes dropped. */
+static size_t text_width(const char *s) {
+  size_t w = 0;
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+    if ((*p & 0xC0) != 0x80 && *p >= 0x20)
+      w++;
+  return w;
+}
+
+/* Appends a cell padded to `width`; left- or right-aligned. Control bytes
+ * (a newline in a hostile name) are shown as spaces. */
+static bs_status cell(bs__buf *b, const char *s, size_t width, int right) {
+  size_t w = text_width(s);
+  bs_status st = BS_OK;
+  for (size_t i = w; right && i < width && !st; i++)
+    st = bs__buf_putc(b, ' ');
+  for (const unsigned char *p = (const unsigned char *)s; *p && !st; p++)
+    st = bs__buf_putc(b, *p < 0x20 ? ' ' : (char)*p);
+  for (size_t i = w; !right && i < width && !st; i++)
+    st = bs__buf_putc(b, ' ');
+  return st;
+}
+
+#define TEXT_COLS 6
+
+bs_status bs_text_compare(const bs_compare_result *r, char **out, size_t *len,
+                          bs_error *err) {
+  size_t n = r->ncases + 1;
+  char(*cells)[TEXT_COLS][160] = calloc(n, sizeof *cells);
+  bs__buf b;
+  bs__buf_init(&b, 0);
+  bs_status st = BS_ENOMEM;
+  if (!cells)
+    goto done;
+  snprintf(cells[0][0], 160, "case");
+  snprintf(cells[0][1], 160, "%s", r->baseline);
+  snprintf(cells[0][2], 160, "%s", r->candidate);
+  snprintf(cells[0][3], 160, "delta");
+  snprintf(cells[0][4], 160, "%g%% interval of med(d)", r->options.level_pct);
+  snprintf(cells[0][5], 160, "verdict");
+  for (size_t i = 0; i < r->ncases; i++) {
+    const bs_case_compare *c = &r->cases[i];
+    char t1[48], t2[48];
+    if (c->dataset[0])
+      snprintf(cells[i + 1][0], 160, "%s [%s]", c->benchmark, c->dataset);
+    else
+      snprintf(cells[i + 1][0], 160, "%s", c->benchmark);
+    bs_format_time_us(c->median_baseline_us, cells[i + 1][1], 160);
+    bs_format_time_us(c->median_candidate_us, cells[i + 1][2], 160);
+    snprintf(cells[i + 1][3], 160, "%+.2f%%", c->delta_pct);
+    snprintf(cells[i + 1][4], 160, "[%s, %s]",
+             signed_time(c->ci_low_us, t1, sizeof t1),
+             signed_time(c->ci_high_us, t2, sizeof t2));
+    snprintf(cells[i + 1][5], 160, "%s%s",
+             c->significant_regression ? "REGRESSION"
+                                       : bs_verdict_name(c->verdict),
+             c->within_noise ? " (within noise)" : "");
+  }
+  size_t width[TEXT_COLS] = {0};
+  for (size_t i = 0; i < n; i++)
+    for (size_t k = 0; k < TEXT_COLS; k++)
+      if (text_width(cells[i][k]) > width[k])
+        width[k] = text_width(cells[i][k]);
+  st = BS_OK;
+  for (size_t i = 0; i < n && !st; i++) {
+    for (size_t k = 0; k < TEXT_COLS && !st; k++) {
+      st = cell(&b, cells[i][k], k + 1 == TEXT_COLS ? 0 : width[k],
+                k >= 1 && k <= 3);
+      if (!st && k + 1 < TEXT_COLS)
+        st = bs__buf_puts(&b, "  ");
+    }
+    if (!st)
+      st = bs__buf_putc(&b, '\n');
+  }
+  if (!st)
+    st = bs__buf_printf(&b,
+                        "\n%zu case%s, %zu significant regression%s (%s: "
+                        "delta %g%%, %llu resamples, seed %llu)\n",
+                        r->ncases, r->ncases == 1 ? "" : "s", r->regressions,
+                        r->regressions == 1 ? "" : "s",
+                        bs_mode_name(r->options.mode), r->options.threshold_pct,
+                        (unsigned long long)r->options.resamples,
+                        (unsigned long long)r->options.seed);
+  for (size_t i = 0; i < r->nwarnings && !st; i++)
+    st = bs__buf_printf(&b, "warning: %s\n", r->warnings[i]);
+  for (size_t i = 0; i < r->ncases && !st; i++)
+    for (size_t k = 0; k < r->cases[i].nwarnings && !st; k++)
+      st = bs__buf_printf(&b, "warning: %s: %s\n", cells[i + 1][0],
+                          r->cases[i].warnings[k]);
+done:
+  free(cells);
+  if (st) {
+    bs__buf_release(&b);
+    return bs_error_set(err, st, NULL, 0, "cannot render the table: %s",
+                        bs_strerror(st));
+  }
+  *out = bs__buf_detach(&b, len);
+  return *out ? BS_OK : bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+}
+
+bs_status bs_text_tune(const bs_tune_result *r, char **out, size_t *len,
+                       bs_error *err) {
+  bs__buf b;
+  bs__buf_init(&b, 0);
+  bs_status st = BS_OK;
+  size_t w0 = 4;
+  char label[200], t[48];
+  for (size_t i = 0; i < r->ncases; i++) {
+    const bs_tune_case *c = &r->cases[i];
+    snprintf(label, sizeof label, c->dataset[0] ? "%s [%s]" : "%s",
+             c->benchmark, c->dataset);
+    if (text_width(label) > w0)
+      w0 = text_width(label);
+  }
+  st = cell(&b, "case", w0, 0);
+  if (!st)
+    st = bs__buf_puts(&b, "  best  (median per call; others as ratio)\n");
+  for (size_t i = 0; i < r->ncases && !st; i++) {
+    const bs_tune_case *c = &r->cases[i];
+    snprintf(label, sizeof label, c->dataset[0] ? "%s [%s]" : "%s",
+             c->benchmark, c->dataset);
+    double best = 0;
+    for (size_t u = 0; u < c->nmedians; u++)
+      if (c->medians[u].impl == c->best)
+        best = c->medians[u].median_us;
+    st = cell(&b, label, w0, 0);
+    if (!st)
+      st = bs__buf_puts(&b, "  ");
+    if (!st)
+      st = cell(&b, c->best, 0, 0);
+    if (!st)
+      st = bs__buf_printf(&b, " (%s)", bs_format_time_us(best, t, sizeof t));
+    for (size_t u = 0; u < c->nmedians && !st; u++) {
+      if (c->medians[u].impl == c->best)
+        continue;
+      st = bs__buf_puts(&b, "  ");
+      if (!st)
+        st = cell(&b, c->medians[u].impl, 0, 0);
+      if (!st)
+        st = bs__buf_printf(&b, " x%.2f", c->medians[u].median_us / best);
+    }
+    if (!st)
+      st = bs__buf_putc(&b, '\n');
+  }
+  for (size_t i = 0; i < r->ncrossovers && !st; i++) {
+    const bs_crossover *c = &r->crossovers[i];
+    st = bs__buf_puts(&b, i ? "" : "\ncrossovers:\n");
+    if (!st)
+      st = bs__buf_puts(&b, "  ");
+    if (!st)
+      st = cell(&b, c->benchmark, 0, 0);
+    if (!st)
+      st = bs__buf_puts(&b, ": ");
+    if (!st)
+      st = cell(&b, c->a, 0, 0);
+    if (!st)
+      st = bs__buf_puts(&b, " / ");
+    if (!st)
+      st = cell(&b, c->b, 0, 0);
+    if (!st)
+      st = bs__buf_printf(&b, " cross at scale %.4g (between %g and %g)\n",
+                          c->scale, c->scale_low, c->scale_high);
+  }
+  if (st) {
+    bs__buf_release(&b);
+    return bs_error_set(err, st, NULL, 0, "cannot render the table: %s",
+                        bs_strerror(st));
+  }
+  *out = bs__buf_detach(&b, len);
+  return *out ? BS_OK : bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+}

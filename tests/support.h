@@ -1,0 +1,33 @@
+/* Shared helpers for the Criterion tests: run the CLI, temp dirs, files. */
+#ifndef BENCHSITE_TEST_SUPPORT_H
+#define BENCHSITE_TEST_SUPPORT_H
+
+#include <stddef.h>
+
+typedef struct ts_run {
+  int status; /* exit status, or 128 + signal */
+  char *out;  /* captured stdout (malloc'd, NUL-terminated) */
+  char *err;  /* captured stderr */
+} ts_run;
+
+/* Runs BENCHSITE_BIN with argv (NULL-terminated, without argv[0]) in
+ * directory `cwd` (NULL = current). Never uses a shell. */
+ts_run ts_cli(const char *cwd, const char *const *args);
+void ts_run_free(ts_run *r);
+
+/* A fresh empty directory under BENCHSITE_TEST_TMP; returns a malloc'd
+ * path. `tag` names it for debugging. */
+char *ts_tmpdir(const char *tag);
+/* Path join into a malloc'd string. */
+char *ts_path(const char *dir, const char *name);
+/* Writes a file (whole). Returns 0 on success. */
+int ts_write(const char *path, const char *text);
+/* Reads a whole file (malloc'd) or NULL. */
+char *ts_read(const char *path, size_t *len);
+int ts_exists(const char *path);
+/* Number of entries in a directory (excluding . and ..), -1 on error. */
+int ts_count_entries(const char *dir);
+/* Path of a fixture in tests/data (malloc'd). */
+char *ts_data(const char *name);
+
+#endif
