@@ -2,6 +2,7 @@
 
 #include "benchsite/quantile.h"
 #include "benchsite/rng.h"
+#include "fastdiv.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -21,43 +22,6 @@ bs_status bs_bootstrap_check_level(double level_pct, bs_error *err) {
                         level_pct);
   return BS_OK;
 }
-
-/* Remainder by an invariant divisor without a hardware divide (Lemire,
- * Kaser & Kurz, "Faster remainder by direct computation", 2019): with
- * M = ceil(2^128 / d), a % d is the high word of (M*a mod 2^128) * d. Exact
- * for every 64-bit a and d, so draws stay identical to `draw() % m`. */
-#if defined(__SIZEOF_INT128__)
-__extension__ typedef unsigned __int128 u128;
-typedef struct fastmod {
-  u128 M;
-  uint64_t d;
-} fastmod;
-
-static fastmod fastmod_init(uint64_t d) {
-  fastmod f;
-  f.d = d;
-  f.M = ((u128)-1) / d + 1;
-  return f;
-}
-
-static inline uint64_t fastmod_apply(const fastmod *f, uint64_t a) {
-  u128 low = f->M * a;
-  u128 bottom = ((low & UINT64_MAX) * f->d) >> 64;
-  u128 top = (low >> 64) * f->d;
-  return (uint64_t)((bottom + top) >> 64);
-}
-#else
-typedef struct fastmod {
-  uint64_t d;
-} fastmod;
-static fastmod fastmod_init(uint64_t d) {
-  fastmod f = {d};
-  return f;
-}
-static inline uint64_t fastmod_apply(const fastmod *f, uint64_t a) {
-  return a % f->d;
-}
-#endif
 
 typedef struct ranked {
   double v;
@@ -126,6 +90,130 @@ static double select_quantile(double *t, size_t n, double f) {
   return a + (h - fl) * (b - a);
 }
 
+/* Small samples (m <= 127, the usual 10-40 blocks): byte counters packed
+ * in 64-bit words. One multiply by 0x0101..01 turns a word of counts into
+ * its prefix sums, and a borrow-free subtraction marks the bytes whose
+ * cumulative count is <= a position, so the walk costs a few operations
+ * per 8 ranks. Identical results to the plain walk. */
+#define SWAR_MAX_M 127
+#define SWAR_ONES UINT64_C(0x0101010101010101)
+#define SWAR_HIGHS UINT64_C(0x8080808080808080)
+
+static int little_endian(void) {
+  const uint16_t one = 1;
+  unsigned char first;
+  memcpy(&first, &one, 1);
+  return first == 1;
+}
+
+/* One resample's draws, counted per rank into byte counters. The divisor
+ * kind (power of two, 64- or 65-bit magic) is a compile-time constant in
+ * each instance, so the inner loop carries no branches. */
+#define SWAR_DRAW(kind, idx)                                                   \
+  do {                                                                         \
+    uint64_t n_ = bs_rng_next(&g), q_;                                         \
+    if ((kind) == 0) {                                                         \
+      q_ = n_ >> dv.shift;                                                     \
+    } else {                                                                   \
+      uint64_t h_ = (uint64_t)(((bs__u128)dv.magic * n_) >> 64);               \
+      q_ = (kind) == 2 ? (((n_ - h_) >> 1) + h_) >> dv.shift : h_ >> dv.shift; \
+    }                                                                          \
+    (idx) = n_ - q_ * dv.d;                                                    \
+  } while (0)
+
+static void swar_medians(const size_t *rank, size_t m, size_t R, size_t lo,
+                         size_t hi, const bs__fastdiv *div, bs_rng *rng,
+                         uint32_t *hist) {
+  /* Local copies: byte stores may alias anything reached through a
+   * pointer, which would put a store-to-load round trip into the
+   * generator's dependency chain. */
+  bs_rng g = *rng;
+  const bs__fastdiv dv = *div;
+  const int kind = dv.pow2 ? 0 : dv.add ? 2 : 1;
+  /* Counters are bumped with whole-word adds (word index and the byte's
+   * unit per original index): a word read after byte stores to it could
+   * not be forwarded from the store buffer and would stall every resample.
+   */
+  uint64_t words[(SWAR_MAX_M + 7) / 8];
+  uint64_t unit[SWAR_MAX_M];
+  unsigned char word_of[SWAR_MAX_M];
+  size_t nw = (m + 7) / 8;
+  for (size_t i = 0; i < m; i++) {
+    word_of[i] = (unsigned char)(rank[i] / 8);
+    unit[i] = (uint64_t)1 << (8 * (rank[i] % 8));
+  }
+  /* Per byte 0x80 + pos; minus a prefix sum p <= 127 it keeps its
+   * high bit exactly when p <= pos. */
+  const uint64_t mlo = (uint64_t)lo * SWAR_ONES + SWAR_HIGHS;
+  const uint64_t mhi = (uint64_t)hi * SWAR_ONES + SWAR_HIGHS;
+  for (size_t r = 0; r < R; r++) {
+    for (size_t w = 0; w < nw; w++)
+      words[w] = 0;
+    uint64_t idx;
+    if (kind == 0) {
+      for (size_t k = 0; k < m; k++) {
+        SWAR_DRAW(0, idx);
+        words[word_of[idx]] += unit[idx];
+      }
+    } else if (kind == 1) {
+      for (size_t k = 0; k < m; k++) {
+        SWAR_DRAW(1, idx);
+        words[word_of[idx]] += unit[idx];
+      }
+    } else {
+      for (size_t k = 0; k < m; k++) {
+        SWAR_DRAW(2, idx);
+        words[word_of[idx]] += unit[idx];
+      }
+    }
+    uint64_t base = 0, jlo = 0, jhi = 0;
+    for (size_t w = 0; w < nw; w++) {
+      uint64_t p = (words[w] + base) * SWAR_ONES;
+      jlo += ((((mlo - p) & SWAR_HIGHS) >> 7) * SWAR_ONES) >> 56;
+      jhi += ((((mhi - p) & SWAR_HIGHS) >> 7) * SWAR_ONES) >> 56;
+      base = p >> 56;
+    }
+    hist[jlo * m + jhi]++;
+  }
+  *rng = g;
+}
+
+/* A distinct resample median and how often it occurred. */
+typedef struct bin {
+  double v;
+  uint32_t n;
+} bin;
+
+static int cmp_bin(const void *a, const void *b) {
+  double x = ((const bin *)a)->v, y = ((const bin *)b)->v;
+  return (x > y) - (x < y);
+}
+
+/* The k-th smallest (0-based) theta* from bins sorted by value. */
+static double bin_order_stat(const bin *bins, size_t nb, size_t k) {
+  size_t cum = 0;
+  for (size_t i = 0; i < nb; i++) {
+    cum += bins[i].n;
+    if (k < cum)
+      return bins[i].v;
+  }
+  return bins[nb - 1].v;
+}
+
+/* Type-7 quantile over the binned theta*, the same expression as
+ * bs_quantile_sorted applied to the expanded sorted array. */
+static double bin_quantile(const bin *bins, size_t nb, size_t R, double f) {
+  double h = f * (double)(R - 1);
+  double fl = floor(h);
+  size_t lo = (size_t)fl;
+  size_t hi = (size_t)ceil(h);
+  if (hi >= R)
+    hi = R - 1;
+  double a = bin_order_stat(bins, nb, lo);
+  double b = bin_order_stat(bins, nb, hi);
+  return a + (h - fl) * (b - a);
+}
+
 bs_status bs_bootstrap_median_ci(const double *x, size_t m, uint64_t resamples,
                                  double level_pct, uint64_t seed, double *low,
                                  double *high, double *thetas, bs_error *err) {
@@ -146,8 +234,10 @@ bs_status bs_bootstrap_median_ci(const double *x, size_t m, uint64_t resamples,
   double *sorted = malloc(m * sizeof *sorted);
   size_t *rank = malloc(m * sizeof *rank);
   uint32_t *counts = calloc(m, sizeof *counts);
-  double *t = thetas ? thetas : malloc(R * sizeof *t);
-  if (!order || !sorted || !rank || !counts || !t) {
+  uint32_t *hist = NULL;
+  bin *bins = NULL;
+  double *t = NULL;
+  if (!order || !sorted || !rank || !counts) {
     st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
     goto fail;
   }
@@ -171,32 +261,74 @@ bs_status bs_bootstrap_median_ci(const double *x, size_t m, uint64_t resamples,
   double frac = h - fl;
   size_t lo = (size_t)fl;
   size_t hi = (size_t)ceil(h);
-  fastmod fm = fastmod_init((uint64_t)m);
+  bs__fastdiv div = bs__fastdiv_init((uint64_t)m);
   bs_rng rng;
   bs_rng_seed(&rng, seed);
 
-  for (size_t r = 0; r < R; r++) {
-    memset(counts, 0, m * sizeof *counts);
-    for (size_t k = 0; k < m; k++)
-      counts[rank[fastmod_apply(&fm, bs_rng_next(&rng))]]++;
-    size_t cum = 0, j = 0;
-    while (cum + counts[j] <= lo)
-      cum += counts[j++];
-    size_t jlo = j;
-    while (cum + counts[j] <= hi)
-      cum += counts[j++];
-    double a = sorted[jlo], b = sorted[j];
-    t[r] = a + frac * (b - a);
-  }
-
   double alpha = (100.0 - level_pct) / 200.0;
-  if (thetas) {
-    bs_sort_doubles(t, R);
-    *low = bs_quantile_sorted(t, R, alpha);
-    *high = bs_quantile_sorted(t, R, 1.0 - alpha);
+  if (m <= SWAR_MAX_M && little_endian()) {
+    /* A resample median is fixed by the pair of ranks it averages, so
+     * theta* is kept as a histogram over (rank lo, rank hi): the interval
+     * needs two order statistics of a few hundred distinct values, not a
+     * sort or a selection over R doubles. */
+    hist = calloc(m * m, sizeof *hist);
+    bins = malloc(m * m * sizeof *bins);
+    if (!hist || !bins) {
+      st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+      goto fail;
+    }
+    swar_medians(rank, m, R, lo, hi, &div, &rng, hist);
+    size_t nb = 0;
+    for (size_t jl = 0; jl < m; jl++) {
+      for (size_t jh = jl; jh < m; jh++) {
+        uint32_t n = hist[jl * m + jh];
+        if (!n)
+          continue;
+        double a = sorted[jl], b = sorted[jh];
+        bins[nb].v = a + frac * (b - a);
+        bins[nb].n = n;
+        nb++;
+      }
+    }
+    qsort(bins, nb, sizeof *bins, cmp_bin);
+    *low = bin_quantile(bins, nb, R, alpha);
+    *high = bin_quantile(bins, nb, R, 1.0 - alpha);
+    if (thetas) {
+      size_t k = 0;
+      for (size_t i = 0; i < nb; i++)
+        for (uint32_t c = 0; c < bins[i].n; c++)
+          thetas[k++] = bins[i].v;
+    }
   } else {
-    *low = select_quantile(t, R, alpha);
-    *high = select_quantile(t, R, 1.0 - alpha);
+    t = thetas ? thetas : malloc(R * sizeof *t);
+    if (!t) {
+      st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+      goto fail;
+    }
+    for (size_t r = 0; r < R; r++) {
+      memset(counts, 0, m * sizeof *counts);
+      for (size_t k = 0; k < m; k++)
+        counts[rank[bs__fastdiv_mod(&div, bs_rng_next(&rng))]]++;
+      /* Branch-free walk: the first rank whose cumulative count passes a
+       * position is the number of ranks whose cumulative count does not.
+       * Mispredicted exits would flush the generator's dependency chain. */
+      size_t cum = 0, jlo = 0, jhi = 0;
+      for (size_t j = 0; j < m; j++) {
+        cum += counts[j];
+        jlo += cum <= lo;
+        jhi += cum <= hi;
+      }
+      double a = sorted[jlo], b = sorted[jhi];
+      t[r] = a + frac * (b - a);
+    }
+    if (thetas) {
+      bs_sort_doubles(t, R);
+      *low = bs_quantile_sorted(t, R, alpha);
+      *high = bs_quantile_sorted(t, R, 1.0 - alpha);
+    } else {
+      *low = select_quantile(t, R, alpha);
+      *high = select_quantile(t, R, 1.0 - alpha);
+    }
   }
   st = BS_OK;
 fail:
@@ -204,6 +336,8 @@ fail:
   free(sorted);
   free(rank);
   free(counts);
+  free(hist);
+  free(bins);
   if (t != thetas)
     free(t);
   return st;
