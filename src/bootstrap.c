@@ -3,6 +3,7 @@
 #include "benchsite/quantile.h"
 #include "benchsite/rng.h"
 #include "fastdiv.h"
+#include "xorshift_jump.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -106,76 +107,118 @@ static int little_endian(void) {
   return first == 1;
 }
 
-/* One resample's draws, counted per rank into byte counters. The divisor
- * kind (power of two, 64- or 65-bit magic) is a compile-time constant in
- * each instance, so the inner loop carries no branches. */
-#define SWAR_DRAW(kind, idx)                                                   \
-  do {                                                                         \
-    uint64_t n_ = bs_rng_next(&g), q_;                                         \
-    if ((kind) == 0) {                                                         \
-      q_ = n_ >> dv.shift;                                                     \
-    } else {                                                                   \
-      uint64_t h_ = (uint64_t)(((bs__u128)dv.magic * n_) >> 64);               \
-      q_ = (kind) == 2 ? (((n_ - h_) >> 1) + h_) >> dv.shift : h_ >> dv.shift; \
-    }                                                                          \
-    (idx) = n_ - q_ * dv.d;                                                    \
-  } while (0)
+/* Jumps a generator n draws ahead: the transition is linear over GF(2),
+ * so A^n is the product of the precomputed A^(2^k) for the set bits of n. */
+static uint64_t jump_ahead(uint64_t s, uint64_t n) {
+  for (unsigned k = 0; n; k++, n >>= 1) {
+    if (!(n & 1))
+      continue;
+    uint64_t r = 0;
+    for (unsigned j = 0; j < 64; j++)
+      r ^= bs__xorshift_pow2[k][j] & (0 - ((s >> j) & 1));
+    s = r;
+  }
+  return s;
+}
 
-static void swar_medians(const size_t *rank, size_t m, size_t R, size_t lo,
-                         size_t hi, const bs__fastdiv *div, bs_rng *rng,
-                         uint32_t *hist) {
-  /* Local copies: byte stores may alias anything reached through a
-   * pointer, which would put a store-to-load round trip into the
-   * generator's dependency chain. */
-  bs_rng g = *rng;
-  const bs__fastdiv dv = *div;
-  const int kind = dv.pow2 ? 0 : dv.add ? 2 : 1;
-  /* Counters are bumped with whole-word adds (word index and the byte's
-   * unit per original index): a word read after byte stores to it could
-   * not be forwarded from the store buffer and would stall every resample.
-   */
-  uint64_t words[(SWAR_MAX_M + 7) / 8];
+/* x % d for the divisor kinds of bs__fastdiv; `kind` is a literal at each
+ * call site, so the inlined code carries no branch. */
+static inline uint64_t mod_kind(const bs__fastdiv *dv, int kind, uint64_t n) {
+  uint64_t q;
+  if (kind == 0) {
+    q = n >> dv->shift;
+  } else {
+    uint64_t h = (uint64_t)(((bs__u128)dv->magic * n) >> 64);
+    q = kind == 2 ? (((n - h) >> 1) + h) >> dv->shift : h >> dv->shift;
+  }
+  return n - q * dv->d;
+}
+
+/* Context of the small-sample path. */
+typedef struct swar {
+  size_t m, nw;
+  uint64_t mlo, mhi; /* per byte 0x80 + position (see finish) */
+  bs__fastdiv dv;
   uint64_t unit[SWAR_MAX_M];
   unsigned char word_of[SWAR_MAX_M];
-  size_t nw = (m + 7) / 8;
+  uint32_t *hist;
+} swar;
+
+/* Rank pair of the median of one resample from its packed counts: one
+ * multiply by 0x0101..01 turns a word of byte counters into prefix sums;
+ * 0x80 + pos - p keeps its high bit exactly when p <= pos (p <= 127, so no
+ * byte borrows), and the marked bytes are summed by another multiply. */
+static inline void finish(const swar *c, const uint64_t *w) {
+  uint64_t base = 0, jlo = 0, jhi = 0;
+  for (size_t i = 0; i < c->nw; i++) {
+    uint64_t p = (w[i] + base) * SWAR_ONES;
+    jlo += ((((c->mlo - p) & SWAR_HIGHS) >> 7) * SWAR_ONES) >> 56;
+    jhi += ((((c->mhi - p) & SWAR_HIGHS) >> 7) * SWAR_ONES) >> 56;
+    base = p >> 56;
+  }
+  c->hist[jlo * c->m + jhi]++;
+}
+
+/* Two resamples at once, from two generators: the second starts where the
+ * first half of all draws ends (a jump ahead), so together they make the
+ * same draws as one generator, and the out-of-order core overlaps the
+ * two dependency chains of xorshift. Counters are bumped with whole-word
+ * adds: a word read after byte stores could not be forwarded from the
+ * store buffer. Locals, not pointers, hold the state so that no store can
+ * alias it. */
+static inline void swar_run(const swar *c, int kind, uint64_t sa, uint64_t sb,
+                            size_t pairs, size_t extra_b) {
+  bs_rng ga = {sa}, gb = {sb};
+  const bs__fastdiv dv = c->dv;
+  const size_t m = c->m, nw = c->nw;
+  uint64_t wa[(SWAR_MAX_M + 7) / 8], wb[(SWAR_MAX_M + 7) / 8];
+  for (size_t r = 0; r < pairs; r++) {
+    for (size_t i = 0; i < nw; i++)
+      wa[i] = wb[i] = 0;
+    for (size_t k = 0; k < m; k++) {
+      uint64_t ia = mod_kind(&dv, kind, bs_rng_next(&ga));
+      uint64_t ib = mod_kind(&dv, kind, bs_rng_next(&gb));
+      wa[c->word_of[ia]] += c->unit[ia];
+      wb[c->word_of[ib]] += c->unit[ib];
+    }
+    finish(c, wa);
+    finish(c, wb);
+  }
+  for (size_t r = 0; r < extra_b; r++) {
+    for (size_t i = 0; i < nw; i++)
+      wb[i] = 0;
+    for (size_t k = 0; k < m; k++) {
+      uint64_t ib = mod_kind(&dv, kind, bs_rng_next(&gb));
+      wb[c->word_of[ib]] += c->unit[ib];
+    }
+    finish(c, wb);
+  }
+}
+
+/* Histogram of the rank pairs of all R resample medians (m <= 127). */
+static void swar_medians(const size_t *rank, size_t m, size_t R, size_t lo,
+                         size_t hi, const bs__fastdiv *div, uint64_t state,
+                         uint32_t *hist) {
+  swar c;
+  c.m = m;
+  c.nw = (m + 7) / 8;
+  c.mlo = (uint64_t)lo * SWAR_ONES + SWAR_HIGHS;
+  c.mhi = (uint64_t)hi * SWAR_ONES + SWAR_HIGHS;
+  c.dv = *div;
+  c.hist = hist;
   for (size_t i = 0; i < m; i++) {
-    word_of[i] = (unsigned char)(rank[i] / 8);
-    unit[i] = (uint64_t)1 << (8 * (rank[i] % 8));
+    c.word_of[i] = (unsigned char)(rank[i] / 8);
+    c.unit[i] = (uint64_t)1 << (8 * (rank[i] % 8));
   }
-  /* Per byte 0x80 + pos; minus a prefix sum p <= 127 it keeps its
-   * high bit exactly when p <= pos. */
-  const uint64_t mlo = (uint64_t)lo * SWAR_ONES + SWAR_HIGHS;
-  const uint64_t mhi = (uint64_t)hi * SWAR_ONES + SWAR_HIGHS;
-  for (size_t r = 0; r < R; r++) {
-    for (size_t w = 0; w < nw; w++)
-      words[w] = 0;
-    uint64_t idx;
-    if (kind == 0) {
-      for (size_t k = 0; k < m; k++) {
-        SWAR_DRAW(0, idx);
-        words[word_of[idx]] += unit[idx];
-      }
-    } else if (kind == 1) {
-      for (size_t k = 0; k < m; k++) {
-        SWAR_DRAW(1, idx);
-        words[word_of[idx]] += unit[idx];
-      }
-    } else {
-      for (size_t k = 0; k < m; k++) {
-        SWAR_DRAW(2, idx);
-        words[word_of[idx]] += unit[idx];
-      }
-    }
-    uint64_t base = 0, jlo = 0, jhi = 0;
-    for (size_t w = 0; w < nw; w++) {
-      uint64_t p = (words[w] + base) * SWAR_ONES;
-      jlo += ((((mlo - p) & SWAR_HIGHS) >> 7) * SWAR_ONES) >> 56;
-      jhi += ((((mhi - p) & SWAR_HIGHS) >> 7) * SWAR_ONES) >> 56;
-      base = p >> 56;
-    }
-    hist[jlo * m + jhi]++;
-  }
-  *rng = g;
+  size_t half = R / 2;
+  uint64_t sb = jump_ahead(state, (uint64_t)half * (uint64_t)m);
+  size_t extra = R - 2 * half;
+  if (c.dv.pow2)
+    swar_run(&c, 0, state, sb, half, extra);
+  else if (!c.dv.add)
+    swar_run(&c, 1, state, sb, half, extra);
+  else
+    swar_run(&c, 2, state, sb, half, extra);
 }
 
 /* A distinct resample median and how often it occurred. */
@@ -277,7 +320,7 @@ bs_status bs_bootstrap_median_ci(const double *x, size_t m, uint64_t resamples,
       st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
       goto fail;
     }
-    swar_medians(rank, m, R, lo, hi, &div, &rng, hist);
+    swar_medians(rank, m, R, lo, hi, &div, rng.s, hist);
     size_t nb = 0;
     for (size_t jl = 0; jl < m; jl++) {
       for (size_t jh = jl; jh < m; jh++) {

@@ -190,6 +190,27 @@ Test(bootstrap, rank_counting_is_bit_identical_to_sorting_each_resample) {
   free(th2);
 }
 
+Test(bootstrap, split_generators_make_the_same_draws_for_any_r) {
+  /* Small samples run two generators, the second jumped ahead by half the
+   * draws; odd and tiny R exercise the hand-over. */
+  const double d[] = {0.5, -1, 2, 2, 3.25, 0, 7, -2, 1, 1, 4};
+  const size_t Rs[] = {1, 2, 3, 4, 7, 1000, 1001};
+  for (size_t i = 0; i < sizeof Rs / sizeof Rs[0]; i++) {
+    size_t R = Rs[i];
+    double *th = malloc(R * sizeof *th), *th2 = malloc(R * sizeof *th2);
+    double lo, hi, lo2, hi2;
+    naive_ci(d, 11, R, 90.0, 31 + R, &lo, &hi, th);
+    cr_assert_eq(bs_bootstrap_median_ci(d, 11, R, 90.0, 31 + R, &lo2, &hi2,
+                                        th2, NULL),
+                 BS_OK);
+    cr_expect_eq(memcmp(th, th2, R * sizeof *th), 0, "R=%zu", R);
+    cr_expect_eq(lo, lo2, "R=%zu", R);
+    cr_expect_eq(hi, hi2, "R=%zu", R);
+    free(th);
+    free(th2);
+  }
+}
+
 Test(bootstrap, large_m_uses_exact_remainders) {
   /* m well above 2^16 and not a power of two exercises the fast
    * remainder across the whole 64-bit range of draws. */
