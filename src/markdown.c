@@ -228,17 +228,44 @@ bs_status bs_markdown_compare(const bs_compare_result *r,
   return *out ? BS_OK : bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
 }
 
+/* Human order for tuning tables: by benchmark, then scale (when both
+ * cases have one), then dataset; the JSON keeps byte order. */
+static int cmp_tune_case(const void *a, const void *b) {
+  const bs_tune_case *x = *(const bs_tune_case *const *)a;
+  const bs_tune_case *y = *(const bs_tune_case *const *)b;
+  int c = strcmp(x->benchmark, y->benchmark);
+  if (c)
+    return c;
+  if (x->has_scale && y->has_scale && x->scale != y->scale)
+    return x->scale < y->scale ? -1 : 1;
+  return strcmp(x->dataset, y->dataset);
+}
+
+static const bs_tune_case **human_order(const bs_tune_result *r) {
+  const bs_tune_case **order =
+      malloc((r->ncases ? r->ncases : 1) * sizeof *order);
+  if (!order)
+    return NULL;
+  for (size_t i = 0; i < r->ncases; i++)
+    order[i] = &r->cases[i];
+  qsort(order, r->ncases, sizeof *order, cmp_tune_case);
+  return order;
+}
+
 bs_status bs_markdown_tune(const bs_tune_result *r, char **out, size_t *len,
                            bs_error *err) {
   bs__buf b;
   bs__buf_init(&b, 0);
   char t[48];
+  const bs_tune_case **order = human_order(r);
+  if (!order)
+    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
   bs_status st = bs__buf_puts(&b, "### benchsite: fastest implementation per "
                                   "case\n\n| case | scale | best | "
                                   "median per call | others |\n"
                                   "|---|---:|---|---:|---|\n");
   for (size_t i = 0; i < r->ncases && !st; i++) {
-    const bs_tune_case *c = &r->cases[i];
+    const bs_tune_case *c = order[i];
     double best = 0;
     st = bs__buf_puts(&b, "| ");
     if (!st)
@@ -286,6 +313,7 @@ bs_status bs_markdown_tune(const bs_tune_result *r, char **out, size_t *len,
         st = bs__buf_printf(&b, " | %.4g |\n", c->scale);
     }
   }
+  free(order);
   if (st) {
     bs__buf_release(&b);
     return bs_error_set(err, st, NULL, 0, "cannot render Markdown: %s",
@@ -399,6 +427,9 @@ bs_status bs_text_tune(const bs_tune_result *r, char **out, size_t *len,
                        bs_error *err) {
   bs__buf b;
   bs__buf_init(&b, 0);
+  const bs_tune_case **order = human_order(r);
+  if (!order)
+    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
   bs_status st = BS_OK;
   size_t w0 = 4;
   char label[200], t[48];
@@ -413,7 +444,7 @@ bs_status bs_text_tune(const bs_tune_result *r, char **out, size_t *len,
   if (!st)
     st = bs__buf_puts(&b, "  best  (median per call; others as ratio)\n");
   for (size_t i = 0; i < r->ncases && !st; i++) {
-    const bs_tune_case *c = &r->cases[i];
+    const bs_tune_case *c = order[i];
     snprintf(label, sizeof label, c->dataset[0] ? "%s [%s]" : "%s",
              c->benchmark, c->dataset);
     double best = 0;
@@ -458,6 +489,7 @@ bs_status bs_text_tune(const bs_tune_result *r, char **out, size_t *len,
       st = bs__buf_printf(&b, " cross at scale %.4g (between %g and %g)\n",
                           c->scale, c->scale_low, c->scale_high);
   }
+  free(order);
   if (st) {
     bs__buf_release(&b);
     return bs_error_set(err, st, NULL, 0, "cannot render the table: %s",

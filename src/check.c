@@ -1,0 +1,448 @@
+#include "benchsite/check.h"
+
+#include "strlist.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *bs_check_kind_name(bs_check_kind k) {
+  switch (k) {
+  case BS_CHECK_UNKNOWN_COLUMN:
+    return "unknown-column";
+  case BS_CHECK_CALIBRATION:
+    return "calibration";
+  case BS_CHECK_BATCH_SIZE:
+    return "batch-size";
+  case BS_CHECK_MISSING_IMPL:
+    return "missing-impl";
+  case BS_CHECK_ROTATION:
+    break;
+  }
+  return "rotation";
+}
+
+void bs_check_options_init(bs_check_options *o) {
+  o->target_us = BS_CHECK_T_DEVELOPMENT_US;
+  o->n_max = BS_CHECK_DEFAULT_NMAX;
+}
+
+bs_status bs_check_protocol_target(const char *protocol, double *target_us,
+                                   bs_error *err) {
+  if (!protocol || !strcmp(protocol, "Development")) {
+    *target_us = BS_CHECK_T_DEVELOPMENT_US;
+    return BS_OK;
+  }
+  if (!strcmp(protocol, "RegressionGate")) {
+    *target_us = BS_CHECK_T_REGRESSION_GATE_US;
+    return BS_OK;
+  }
+  return bs_error_set(err, BS_EINPUT, NULL, 0,
+                      "protocol \"%s\" is not Development or RegressionGate",
+                      protocol);
+}
+
+void bs_check_result_free(bs_check_result *r) {
+  if (!r)
+    return;
+  for (size_t i = 0; i < r->nfindings; i++)
+    free(r->findings[i].message);
+  free(r->findings);
+  free(r);
+}
+
+typedef struct checker {
+  bs_check_result *r;
+  size_t cap;
+  const bs_check_options *o;
+  bs_status status;
+} checker;
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 5, 6)))
+#endif
+static void
+add(checker *c, bs_check_kind kind, const char *file, long line,
+    const char *fmt, ...) {
+  if (c->status)
+    return;
+  va_list ap;
+  va_start(ap, fmt);
+  int len = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  if (len < 0) {
+    c->status = BS_EINTERNAL;
+    return;
+  }
+  char *msg = malloc((size_t)len + 1);
+  if (!msg) {
+    c->status = BS_ENOMEM;
+    return;
+  }
+  va_start(ap, fmt);
+  vsnprintf(msg, (size_t)len + 1, fmt, ap);
+  va_end(ap);
+  bs_check_result *r = c->r;
+  if (r->nfindings == c->cap) {
+    size_t cap = c->cap ? c->cap * 2 : 16;
+    bs_finding *f = realloc(r->findings, cap * sizeof *f);
+    if (!f) {
+      free(msg);
+      c->status = BS_ENOMEM;
+      return;
+    }
+    r->findings = f;
+    c->cap = cap;
+  }
+  bs_finding *f = &r->findings[r->nfindings++];
+  f->kind = kind;
+  f->file = file;
+  f->line = line;
+  f->message = msg;
+}
+
+/* One row of a case, keyed for grouping. `pos` is the read order. */
+typedef struct item {
+  uint64_t run;
+  const char *impl;
+  int64_t block;
+  size_t pos;
+  const bs_row *row;
+} item;
+
+static int cmp_run_impl(const void *a, const void *b) {
+  const item *x = a, *y = b;
+  if (x->run != y->run)
+    return x->run < y->run ? -1 : 1;
+  int c = strcmp(x->impl, y->impl);
+  if (c)
+    return c;
+  return (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+static int cmp_block(const void *a, const void *b) {
+  const item *x = a, *y = b;
+  if (x->block != y->block)
+    return x->block < y->block ? -1 : 1;
+  return (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+/* The next batch size by the rule of SPEC §2.6, computed the way the
+ * runner does (t = n * per_call_us as read back from the log). */
+static uint64_t next_batch(uint64_t n, double t, const bs_check_options *o) {
+  double want = ceil((double)n * o->target_us / t);
+  uint64_t next = n + 1;
+  if (want >= (double)o->n_max)
+    return o->n_max;
+  if (want > (double)next)
+    next = (uint64_t)want;
+  return next < o->n_max ? next : o->n_max;
+}
+
+/* Checks the calibration rows cal[0..n-1] of one (case, run, impl) in
+ * measurement order, and the confirm rows conf[0..m-1] against the last
+ * step. */
+static void check_impl(checker *c, const char *label, const item *cal, size_t n,
+                       const item *conf, size_t m) {
+  const bs_check_options *o = c->o;
+  for (size_t k = 0; k < n; k++) {
+    const bs_row *row = cal[k].row;
+    if (row->iterations == 0) {
+      add(c, BS_CHECK_CALIBRATION, row->file, row->line,
+          "case %s, run %llu, impl %s: calibration row without iterations; "
+          "the calibration rule cannot be checked",
+          label, (unsigned long long)row->run, row->impl);
+      return;
+    }
+  }
+  for (size_t k = 0; k < n; k++) {
+    const bs_row *row = cal[k].row;
+    uint64_t nk = row->iterations;
+    double t = (double)nk * row->per_call_us;
+    int more = t < o->target_us && nk < o->n_max;
+    if (k + 1 < n) {
+      const bs_row *nx = cal[k + 1].row;
+      if (!more) {
+        add(c, BS_CHECK_CALIBRATION, nx->file, nx->line,
+            "case %s, run %llu, impl %s: calibration continues after n = "
+            "%llu (%s:%ld) took %.6g µs; the rule stops once the batch time "
+            "reaches T = %g µs or n reaches n_max = %llu",
+            label, (unsigned long long)row->run, row->impl,
+            (unsigned long long)nk, row->file, row->line, t, o->target_us,
+            (unsigned long long)o->n_max);
+        continue;
+      }
+      uint64_t want = next_batch(nk, t, o);
+      if (nx->iterations != want)
+        add(c, BS_CHECK_CALIBRATION, nx->file, nx->line,
+            "case %s, run %llu, impl %s: calibration step n = %llu breaks "
+            "the rule: after n = %llu took %.6g µs (T = %g µs) the next n "
+            "is min(n_max, max(n + 1, ceil(n T / t))) = %llu",
+            label, (unsigned long long)row->run, row->impl,
+            (unsigned long long)nx->iterations, (unsigned long long)nk, t,
+            o->target_us, (unsigned long long)want);
+    } else if (more) {
+      add(c, BS_CHECK_CALIBRATION, row->file, row->line,
+          "case %s, run %llu, impl %s: calibration stops at n = %llu with a "
+          "batch time of %.6g µs, below T = %g µs; the rule continues to "
+          "n = %llu",
+          label, (unsigned long long)row->run, row->impl,
+          (unsigned long long)nk, t, o->target_us,
+          (unsigned long long)next_batch(nk, t, o));
+    }
+  }
+  if (n == 0)
+    return;
+  uint64_t last = cal[n - 1].row->iterations;
+  const bs_row *first_bad = NULL;
+  size_t bad = 0;
+  for (size_t j = 0; j < m; j++) {
+    const bs_row *row = conf[j].row;
+    if (row->iterations && row->iterations != last) {
+      if (!first_bad)
+        first_bad = row;
+      bad++;
+    }
+  }
+  if (first_bad) {
+    char more[96] = "";
+    if (bad > 1)
+      snprintf(more, sizeof more, " (and %zu more confirm row%s)", bad - 1,
+               bad == 2 ? "" : "s");
+    add(c, BS_CHECK_BATCH_SIZE, first_bad->file, first_bad->line,
+        "case %s, run %llu, impl %s: confirm batch of %llu iterations "
+        "differs from the last calibration step n = %llu (%s:%ld)%s",
+        label, (unsigned long long)first_bad->run, first_bad->impl,
+        (unsigned long long)first_bad->iterations, (unsigned long long)last,
+        cal[n - 1].row->file, cal[n - 1].row->line, more);
+  }
+}
+
+static int has_impl(const char *const *set, size_t n, const char *impl) {
+  for (size_t i = 0; i < n; i++)
+    if (!strcmp(set[i], impl))
+      return 1;
+  return 0;
+}
+
+/* Blocks and rotation of one run: conf[0..m-1] are its confirm rows.
+ * impls[0..k-1] are the impls of the whole case. */
+static void check_blocks(checker *c, const char *label, item *conf, size_t m,
+                         const char *const *impls, size_t k,
+                         const char **scratch, size_t *firsts) {
+  if (m == 0)
+    return;
+  uint64_t run = conf[0].run;
+  /* The earliest row of the run, to anchor run-level findings. */
+  size_t earliest = 0;
+  for (size_t j = 1; j < m; j++)
+    if (conf[j].pos < conf[earliest].pos)
+      earliest = j;
+  const bs_row *anchor = conf[earliest].row;
+  size_t run_k = 0; /* impls present in this run */
+  for (size_t j = 0; j < m; j++)
+    if (!has_impl(scratch, run_k, conf[j].impl))
+      scratch[run_k++] = conf[j].impl;
+  for (size_t i = 0; i < k; i++) {
+    if (!has_impl(scratch, run_k, impls[i]))
+      add(c, BS_CHECK_MISSING_IMPL, anchor->file, anchor->line,
+          "case %s, run %llu: no confirm rows of impl %s, which other runs "
+          "of the case have",
+          label, (unsigned long long)run, impls[i]);
+  }
+
+  qsort(conf, m, sizeof *conf, cmp_block);
+  size_t nblocks = 0;
+  for (size_t j = 0; j < m; j++)
+    if (j == 0 || conf[j].block != conf[j - 1].block)
+      nblocks++;
+  size_t cycles = run_k >= 2 ? nblocks / run_k : 0;
+  size_t counted = cycles * run_k, bi = 0;
+  for (size_t i = 0; i < run_k; i++)
+    firsts[i] = 0;
+  for (size_t j = 0; j < m;) {
+    size_t e = j + 1;
+    while (e < m && conf[e].block == conf[j].block)
+      e++;
+    /* Within a block sorted by read order, conf[j] ran first. */
+    char missing[256] = "";
+    size_t used = 0, nmissing = 0;
+    for (size_t i = 0; i < run_k; i++) {
+      int found = 0;
+      for (size_t t = j; t < e && !found; t++)
+        found = !strcmp(conf[t].impl, scratch[i]);
+      if (!found) {
+        int w = snprintf(missing + used, sizeof missing - used, "%s%s",
+                         nmissing ? ", " : "", scratch[i]);
+        if (w > 0 && (size_t)w < sizeof missing - used)
+          used += (size_t)w;
+        nmissing++;
+      }
+    }
+    if (nmissing)
+      add(c, BS_CHECK_MISSING_IMPL, conf[j].row->file, conf[j].row->line,
+          "case %s, run %llu, block %lld: missing impl%s %s", label,
+          (unsigned long long)run, (long long)conf[j].block,
+          nmissing == 1 ? "" : "s", missing);
+    if (bi < counted) {
+      for (size_t i = 0; i < run_k; i++)
+        if (!strcmp(scratch[i], conf[j].impl))
+          firsts[i]++;
+    }
+    bi++;
+    j = e;
+  }
+  if (cycles == 0)
+    return;
+  size_t hi = 0, lo = 0;
+  for (size_t i = 1; i < run_k; i++) {
+    if (firsts[i] > firsts[hi])
+      hi = i;
+    if (firsts[i] < firsts[lo])
+      lo = i;
+  }
+  if (firsts[hi] > firsts[lo])
+    add(c, BS_CHECK_ROTATION, anchor->file, anchor->line,
+        "case %s, run %llu: impl %s runs first in %zu of the %zu blocks of "
+        "%zu whole rotation cycle%s, impl %s in %zu (a rotation (j + o) mod "
+        "%zu gives each impl %zu)",
+        label, (unsigned long long)run, scratch[hi], firsts[hi], counted,
+        cycles, cycles == 1 ? "" : "s", scratch[lo], firsts[lo], run_k, cycles);
+}
+
+static int cmp_finding(const void *a, const void *b) {
+  const bs_finding *x = a, *y = b;
+  int c = strcmp(x->file, y->file);
+  if (c)
+    return c;
+  if (x->line != y->line)
+    return x->line < y->line ? -1 : 1;
+  /* Discovery order, kept in `kind`'s slot below by the caller. */
+  return 0;
+}
+
+typedef struct ordered {
+  bs_finding f;
+  size_t seq;
+} ordered;
+
+static int cmp_ordered(const void *a, const void *b) {
+  const ordered *x = a, *y = b;
+  int c = cmp_finding(&x->f, &y->f);
+  if (c)
+    return c;
+  return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+static bs_status sort_findings(bs_check_result *r) {
+  if (r->nfindings < 2)
+    return BS_OK;
+  ordered *o = malloc(r->nfindings * sizeof *o);
+  if (!o)
+    return BS_ENOMEM;
+  for (size_t i = 0; i < r->nfindings; i++) {
+    o[i].f = r->findings[i];
+    o[i].seq = i;
+  }
+  qsort(o, r->nfindings, sizeof *o, cmp_ordered);
+  for (size_t i = 0; i < r->nfindings; i++)
+    r->findings[i] = o[i].f;
+  free(o);
+  return BS_OK;
+}
+
+bs_status bs_check_run(const bs_log *log, const bs_check_options *opt,
+                       bs_check_result **out, bs_error *err) {
+  *out = NULL;
+  if (!(isfinite(opt->target_us) && opt->target_us > 0) || opt->n_max < 1)
+    return bs_error_set(err, BS_EUSAGE, NULL, 0,
+                        "check needs a positive target batch time and "
+                        "n_max >= 1");
+  checker c;
+  memset(&c, 0, sizeof c);
+  c.o = opt;
+  c.r = calloc(1, sizeof *c.r);
+  item *items = NULL, *conf = NULL;
+  const char **impls = NULL, **scratch = NULL;
+  size_t *firsts = NULL;
+  if (!c.r)
+    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+  c.r->rows = bs_log_count(log);
+  c.r->cases = bs_log_case_count(log);
+
+  for (size_t i = 0; i < bs_log_unknown_count(log); i++) {
+    const bs_log_column *col = bs_log_unknown(log, i);
+    add(&c, BS_CHECK_UNKNOWN_COLUMN, col->file, 1,
+        "unknown column \"%s\" (column %zu) is ignored", col->name, col->index);
+  }
+
+  const bs_row *rows = bs_log_rows(log);
+  for (size_t ci = 0; ci < bs_log_case_count(log) && !c.status; ci++) {
+    const bs_case *lc = bs_log_case(log, ci);
+    char label[256];
+    bs__case_label(label, sizeof label, lc->benchmark, lc->dataset);
+    size_t n = lc->nrows ? lc->nrows : 1;
+    free(items);
+    free(conf);
+    free(impls);
+    free(scratch);
+    free(firsts);
+    items = malloc(n * sizeof *items);
+    conf = malloc(n * sizeof *conf);
+    impls = malloc(n * sizeof *impls);
+    scratch = malloc(n * sizeof *scratch);
+    firsts = malloc(n * sizeof *firsts);
+    if (!items || !conf || !impls || !scratch || !firsts) {
+      c.status = BS_ENOMEM;
+      break;
+    }
+    size_t nimpls = 0;
+    for (size_t k = 0; k < lc->nrows; k++) {
+      const bs_row *row = &rows[lc->rows[k]];
+      item it = {row->run, row->impl, row->block, k, row};
+      items[k] = it;
+      if (row->phase == BS_PHASE_CONFIRM && !has_impl(impls, nimpls, row->impl))
+        impls[nimpls++] = row->impl;
+    }
+    qsort(items, lc->nrows, sizeof *items, cmp_run_impl);
+    for (size_t r0 = 0; r0 < lc->nrows && !c.status;) {
+      size_t r1 = r0;
+      while (r1 < lc->nrows && items[r1].run == items[r0].run)
+        r1++;
+      size_t nconf = 0;
+      for (size_t g0 = r0; g0 < r1;) {
+        size_t g1 = g0;
+        while (g1 < r1 && !strcmp(items[g1].impl, items[g0].impl))
+          g1++;
+        /* Split the impl's rows, in read order, by phase: calibration rows
+         * go to the front of [g0, g1) through a scratch copy. */
+        size_t ncal = 0, nc0 = nconf;
+        for (size_t t = g0; t < g1; t++) {
+          if (items[t].row->phase == BS_PHASE_CALIBRATION)
+            items[g0 + ncal++] = items[t];
+          else
+            conf[nconf++] = items[t];
+        }
+        check_impl(&c, label, items + g0, ncal, conf + nc0, nconf - nc0);
+        g0 = g1;
+      }
+      check_blocks(&c, label, conf, nconf, impls, nimpls, scratch, firsts);
+      r0 = r1;
+    }
+  }
+  free(items);
+  free(conf);
+  free(impls);
+  free(scratch);
+  free(firsts);
+  if (!c.status)
+    c.status = sort_findings(c.r);
+  if (c.status) {
+    bs_check_result_free(c.r);
+    return bs_error_set(err, c.status, NULL, 0, "%s", bs_strerror(c.status));
+  }
+  *out = c.r;
+  return BS_OK;
+}

@@ -1,0 +1,116 @@
+/* benchsite check: lint observation logs — format, calibration, rotation. */
+#include "cli.h"
+
+#include "benchsite/check.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static const char usage[] =
+    "usage: benchsite check LOG... [--manifest M]\n"
+    "\n"
+    "Lints observation logs. Input that breaks the log format (SPEC 1.1:\n"
+    "missing columns, bad numbers, duplicate rows, ...) is reported as\n"
+    "file:line, one error per file, with exit status 2. A readable log is\n"
+    "then checked for:\n"
+    "  unknown-column  header columns the reader ignores\n"
+    "  calibration     calibration steps that break\n"
+    "                  n' = min(n_max, max(n + 1, ceil(n T / t))) while\n"
+    "                  t < T and n < n_max (T from the manifest's protocol:\n"
+    "                  Development 5 ms, the default, RegressionGate 10 ms;\n"
+    "                  n_max = 10^8)\n"
+    "  batch-size      confirm batches that differ from the last calibration\n"
+    "                  step\n"
+    "  missing-impl    blocks (or runs) missing an impl of the case\n"
+    "  rotation        an impl that runs first in more blocks than another\n"
+    "                  over whole rotation cycles\n"
+    "Findings are printed as file:line: message.\n"
+    "\n"
+    "Exit status: 0 clean, 1 findings, 2 unreadable or invalid input.\n";
+
+static const cli_opt opts[] = {{"manifest", 1, 1}};
+
+/* Log text on a terminal: control bytes (escape sequences) become '?'. */
+static void put_plain(const char *s) {
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+    putchar(*p < 0x20 || *p == 0x7f ? '?' : *p);
+}
+
+int cli_cmd_check(int argc, char **argv) {
+  cli_args a;
+  bs_log *log = NULL;
+  bs_manifest *mf[CLI_MAX_VALUES];
+  size_t nmf = 0;
+  bs_check_result *res = NULL;
+  bs_error err;
+  bs_error_clear(&err);
+  int rc = cli_parse(argc, argv, opts, sizeof opts / sizeof opts[0], &a);
+  if (rc)
+    goto done;
+  if (a.help) {
+    fputs(usage, stdout);
+    goto done;
+  }
+  if (a.npos == 0) {
+    rc = cli_usage_error("check: no observation log given");
+    goto done;
+  }
+  if ((rc = cli_load_manifests(&a, mf, &nmf)))
+    goto done;
+  bs_check_options o;
+  bs_check_options_init(&o);
+  const char *protocol = nmf ? bs_manifest_get(mf[0], "protocol") : NULL;
+  if (bs_check_protocol_target(protocol, &o.target_us, &err)) {
+    fprintf(stderr, "benchsite: %s: %s\n", bs_manifest_path(mf[0]),
+            err.message);
+    rc = CLI_BAD_INPUT;
+    goto done;
+  }
+
+  /* Each file on its own first, so that every broken file is named; then
+   * all together for the checks that span files (duplicates, scale). */
+  for (size_t i = 0; i < a.npos; i++) {
+    bs_log *one = bs_log_new();
+    if (!one) {
+      rc = CLI_FAILURE;
+      fputs("benchsite: out of memory\n", stderr);
+      goto done;
+    }
+    bs_error_clear(&err);
+    if (bs_log_read_file(one, a.positional[i], &err)) {
+      int r = cli_report_input(&err);
+      if (r > rc)
+        rc = r;
+    }
+    bs_log_free(one);
+  }
+  if (rc)
+    goto done;
+  if ((rc = cli_load_logs(&a, &log)))
+    goto done;
+  if (bs_check_run(log, &o, &res, &err)) {
+    rc = cli_report(&err);
+    goto done;
+  }
+  for (size_t i = 0; i < res->nfindings; i++) {
+    const bs_finding *f = &res->findings[i];
+    put_plain(f->file);
+    printf(":%ld: %s: ", f->line, bs_check_kind_name(f->kind));
+    put_plain(f->message);
+    putchar('\n');
+  }
+  printf("%zu finding%s in %zu row%s of %zu case%s (calibration checked "
+         "against T = %g ms, protocol %s)\n",
+         res->nfindings, res->nfindings == 1 ? "" : "s", res->rows,
+         res->rows == 1 ? "" : "s", res->cases, res->cases == 1 ? "" : "s",
+         o.target_us / 1000.0, protocol ? protocol : "Development (default)");
+  rc = res->nfindings ? CLI_REGRESSION : CLI_OK;
+done:
+  bs_check_result_free(res);
+  bs_log_free(log);
+  cli_free_manifests(mf, nmf);
+  cli_args_free(&a);
+  if (fflush(stdout) != 0 && rc == CLI_OK)
+    rc = CLI_FAILURE;
+  return rc;
+}

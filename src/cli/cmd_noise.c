@@ -1,0 +1,228 @@
+/* benchsite noise: A/A validation — the noise floor of a setup. Also the
+ * reader behind `compare --noise`. */
+#include "cli.h"
+
+#include "benchsite/noise.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage[] =
+    "usage: benchsite noise LOG... [--manifest M] --a A --b B\n"
+    "                       [--resamples R] [--level L] [--seed N]\n"
+    "                       [--block-length L|auto] [--json F] "
+    "[--markdown F]\n"
+    "\n"
+    "A/A validation: A and B are the same code under two impl ids, so every\n"
+    "difference found between them is noise the setup invents on its own.\n"
+    "Each `run` of a case is one experiment; at least 2 runs are needed.\n"
+    "Reports the noise floor (90th percentile of the per-run differences),\n"
+    "what the regression gate says about identical code, tie-split\n"
+    "bootstrap confidences, drift and autocorrelation.\n"
+    "\n"
+    "  --a A, --b B       the two impl ids (default: the manifest's aa_a and\n"
+    "                     aa_b keys)\n"
+    "  --manifest M       environment manifest (key,value CSV)\n"
+    "  --resamples R      bootstrap resamples per confidence (default 10000)\n"
+    "  --level L          confidence level for false signals, a fraction in\n"
+    "                     (0.5, 1) (default 0.95)\n"
+    "  --seed N           bootstrap seed (default 0); run k uses N+2k and\n"
+    "                     N+2k+1\n"
+    "  --block-length L   moving block bootstrap of each series with blocks\n"
+    "                     of L samples, or 'auto' (round(cbrt(n))); for\n"
+    "                     autocorrelated series (above ~0.2)\n"
+    "  --json F           write benchsite.noise/1 JSON to F (the input of\n"
+    "                     'compare --noise')\n"
+    "  --markdown F       write a Markdown summary to F\n"
+    "\n"
+    "Without --json/--markdown a report is printed on stdout.\n"
+    "Exit status: 0 success, 2 bad input or usage, 3 failure.\n";
+
+static const cli_opt opts[] = {
+    {"manifest", 1, 1},     {"a", 1, 0},     {"b", 1, 0},
+    {"resamples", 1, 0},    {"level", 1, 0}, {"seed", 1, 0},
+    {"block-length", 1, 0}, {"json", 1, 0},  {"markdown", 1, 0},
+    {"html", 1, 0},
+};
+
+/* Parses the options that shape the statistics. */
+static int parse_options(const cli_args *a, bs_noise_options *o) {
+  const char *s;
+  int rc;
+  bs_noise_options_init(o);
+  if ((s = cli_get(a, "resamples"))) {
+    unsigned long long v;
+    if ((rc = cli_parse_u64("resamples", s, &v)))
+      return rc;
+    if (v < 1)
+      return cli_usage_error("noise: --resamples must be at least 1");
+    o->resamples = (uint64_t)v;
+  }
+  if ((s = cli_get(a, "level"))) {
+    if ((rc = cli_parse_double("level", s, &o->level)))
+      return rc;
+    if (o->level > 1.0 && o->level < 100.0)
+      return cli_usage_error("noise: --level %s: the A/A level is a fraction "
+                             "in (0.5, 1), not a percentage; did you mean "
+                             "%g?",
+                             s, o->level / 100.0);
+    if (!(o->level > 0.5 && o->level < 1.0))
+      return cli_usage_error("noise: --level %s is outside (0.5, 1); give a "
+                             "fraction such as 0.95",
+                             s);
+  }
+  if ((s = cli_get(a, "seed"))) {
+    unsigned long long v;
+    if ((rc = cli_parse_u64("seed", s, &v)))
+      return rc;
+    o->seed = (uint64_t)v;
+  }
+  if ((s = cli_get(a, "block-length"))) {
+    if (!strcmp(s, "auto")) {
+      o->block_mode = BS_BLOCK_AUTO;
+    } else {
+      unsigned long long v;
+      if (!*s || strspn(s, "0123456789") != strlen(s))
+        return cli_usage_error("noise: --block-length \"%s\" is not a "
+                               "positive integer or auto",
+                               s);
+      if ((rc = cli_parse_u64("block-length", s, &v)))
+        return rc;
+      if (v < 1 || v > SIZE_MAX)
+        return cli_usage_error("noise: --block-length must be at least 1 "
+                               "(or auto)");
+      o->block_mode = BS_BLOCK_FIXED;
+      o->block_length = (size_t)v;
+    }
+  }
+  bs_error err;
+  bs_error_clear(&err);
+  if (bs_noise_options_check(o, &err))
+    return cli_report(&err);
+  return 0;
+}
+
+int cli_cmd_noise(int argc, char **argv) {
+  cli_args a;
+  bs_log *log = NULL;
+  bs_manifest *mf[CLI_MAX_VALUES];
+  size_t nmf = 0;
+  bs_noise_result *res = NULL;
+  cli_output outs[2];
+  size_t nouts = 0;
+  bs_error err;
+  bs_error_clear(&err);
+  int rc = cli_parse(argc, argv, opts, sizeof opts / sizeof opts[0], &a);
+  if (rc)
+    goto done;
+  if (a.help) {
+    fputs(usage, stdout);
+    goto done;
+  }
+  if (cli_get(&a, "html")) {
+    rc = cli_usage_error("noise: --html is not available yet; use "
+                         "'benchsite report'");
+    goto done;
+  }
+  bs_noise_options o;
+  if ((rc = parse_options(&a, &o)))
+    goto done;
+  if ((rc = cli_load_manifests(&a, mf, &nmf)))
+    goto done;
+  const bs_manifest *env = nmf ? mf[0] : NULL;
+  for (size_t i = 0; i < nmf; i++) {
+    if (bs_manifest_require_native(mf[i], &err)) {
+      rc = cli_report_input(&err);
+      goto done;
+    }
+  }
+  const char *ida = cli_get(&a, "a");
+  const char *idb = cli_get(&a, "b");
+  if (!ida)
+    ida = bs_manifest_get(env, "aa_a");
+  if (!idb)
+    idb = bs_manifest_get(env, "aa_b");
+  if (!ida || !idb) {
+    rc = cli_usage_error("noise: name %s with --%s or the manifest's "
+                         "\"%s\" key",
+                         ida ? "B" : "A", ida ? "b" : "a",
+                         ida ? "aa_b" : "aa_a");
+    goto done;
+  }
+  if ((rc = cli_load_logs(&a, &log)))
+    goto done;
+  if (bs_noise_run(log, ida, idb, &o, &res, &err)) {
+    rc = cli_report(&err);
+    goto done;
+  }
+
+  const char *json = cli_get(&a, "json");
+  const char *md = cli_get(&a, "markdown");
+  if (json) {
+    outs[nouts].path = json;
+    if (bs_json_noise(res, &outs[nouts].data, &outs[nouts].len, &err)) {
+      rc = cli_report(&err);
+      goto done;
+    }
+    nouts++;
+  }
+  if (md) {
+    outs[nouts].path = md;
+    if (bs_markdown_noise(res, &outs[nouts].data, &outs[nouts].len, &err)) {
+      rc = cli_report(&err);
+      goto done;
+    }
+    nouts++;
+  }
+  if (nouts) {
+    rc = cli_outputs_commit(outs, nouts);
+    nouts = 0;
+  } else {
+    char *text;
+    size_t len;
+    if (bs_text_noise(res, &text, &len, &err)) {
+      rc = cli_report(&err);
+      goto done;
+    }
+    fwrite(text, 1, len, stdout);
+    free(text);
+  }
+done:
+  for (size_t i = 0; i < nouts; i++)
+    free(outs[i].data);
+  bs_noise_result_free(res);
+  bs_log_free(log);
+  cli_free_manifests(mf, nmf);
+  cli_args_free(&a);
+  if (fflush(stdout) != 0 && rc == CLI_OK)
+    rc = CLI_FAILURE;
+  return rc;
+}
+
+/* Noise files are small; anything larger is not one. */
+#define NOISE_FILE_LIMIT ((size_t)64 << 20)
+
+int cli_apply_noise_file(const char *path, bs_compare_result *r) {
+  bs_error err;
+  bs_error_clear(&err);
+  char *text = NULL;
+  size_t len = 0;
+  bs_noise_floors *floors = NULL;
+  if (bs_read_file(path, NOISE_FILE_LIMIT, &text, &len, &err))
+    return cli_report_input(&err);
+  bs_status st = bs_noise_floors_parse(path, text, len, &floors, &err);
+  free(text);
+  if (st)
+    return cli_report_input(&err);
+  bs_compare_apply_noise(r, bs_noise_floors_lookup, floors);
+  size_t missing = 0;
+  for (size_t i = 0; i < r->ncases; i++)
+    missing += !r->cases[i].has_noise_floor;
+  if (missing)
+    fprintf(stderr,
+            "benchsite: warning: %s: no noise floor for %zu of %zu case%s\n",
+            path, missing, r->ncases, r->ncases == 1 ? "" : "s");
+  bs_noise_floors_free(floors);
+  return 0;
+}

@@ -1,0 +1,505 @@
+#include "jsonread.h"
+
+#include "buf.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct jparser {
+  const char *name;
+  const unsigned char *p; /* cursor */
+  const unsigned char *start;
+  const unsigned char *end;
+  long line;
+  const unsigned char *line_start;
+  bs_error *err;
+  bs_status status;
+} jparser;
+
+static long column(const jparser *j) {
+  /* Columns count code points, as an editor shows them. */
+  long col = 1;
+  for (const unsigned char *q = j->line_start; q < j->p && q < j->end; q++) {
+    if ((*q & 0xC0) != 0x80)
+      col++;
+  }
+  return col;
+}
+
+static bs_status fail(jparser *j, const char *what) {
+  if (!j->status)
+    j->status = bs_error_set(j->err, BS_EINPUT, j->name, j->line,
+                             "invalid JSON at column %ld: %s", column(j), what);
+  return j->status;
+}
+
+static bs_status nomem(jparser *j) {
+  if (!j->status)
+    j->status = bs_error_set(j->err, BS_ENOMEM, NULL, 0, "out of memory");
+  return j->status;
+}
+
+static void skip_ws(jparser *j) {
+  while (j->p < j->end) {
+    unsigned char c = *j->p;
+    if (c == '\n') {
+      j->line++;
+      j->p++;
+      j->line_start = j->p;
+    } else if (c == ' ' || c == '\t' || c == '\r') {
+      j->p++;
+    } else {
+      break;
+    }
+  }
+}
+
+static int literal(jparser *j, const char *word) {
+  size_t n = strlen(word);
+  if ((size_t)(j->end - j->p) < n || memcmp(j->p, word, n) != 0)
+    return 0;
+  j->p += n;
+  return 1;
+}
+
+static int hexval(unsigned char c) {
+  if (c >= '0' && c <= '9')
+    return c - '0';
+  if (c >= 'a' && c <= 'f')
+    return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F')
+    return c - 'A' + 10;
+  return -1;
+}
+
+static int read_hex4(jparser *j, unsigned *out) {
+  if (j->end - j->p < 4)
+    return -1;
+  unsigned v = 0;
+  for (int i = 0; i < 4; i++) {
+    int h = hexval(j->p[i]);
+    if (h < 0)
+      return -1;
+    v = v * 16 + (unsigned)h;
+  }
+  j->p += 4;
+  *out = v;
+  return 0;
+}
+
+static bs_status put_utf8(bs__buf *b, unsigned cp) {
+  char s[4];
+  size_t n;
+  if (cp < 0x80) {
+    s[0] = (char)cp;
+    n = 1;
+  } else if (cp < 0x800) {
+    s[0] = (char)(0xC0 | (cp >> 6));
+    s[1] = (char)(0x80 | (cp & 0x3F));
+    n = 2;
+  } else if (cp < 0x10000) {
+    s[0] = (char)(0xE0 | (cp >> 12));
+    s[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+    s[2] = (char)(0x80 | (cp & 0x3F));
+    n = 3;
+  } else {
+    s[0] = (char)(0xF0 | (cp >> 18));
+    s[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+    s[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+    s[3] = (char)(0x80 | (cp & 0x3F));
+    n = 4;
+  }
+  return bs__buf_append(b, s, n);
+}
+
+/* Length of the valid UTF-8 sequence at p (RFC 3629: no overlongs, no
+ * surrogates, at most U+10FFFF), or 0. */
+static size_t utf8_seq(const unsigned char *p, const unsigned char *end) {
+  unsigned char c = p[0];
+  size_t n;
+  unsigned cp;
+  if (c < 0x80)
+    return 1;
+  if (c >= 0xC2 && c <= 0xDF) {
+    n = 2;
+    cp = c & 0x1Fu;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    n = 3;
+    cp = c & 0x0Fu;
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    n = 4;
+    cp = c & 0x07u;
+  } else {
+    return 0;
+  }
+  if ((size_t)(end - p) < n)
+    return 0;
+  for (size_t i = 1; i < n; i++) {
+    if ((p[i] & 0xC0) != 0x80)
+      return 0;
+    cp = (cp << 6) | (p[i] & 0x3Fu);
+  }
+  if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
+      (cp >= 0xD800 && cp <= 0xDFFF))
+    return 0;
+  return n;
+}
+
+/* Parses a string at the opening quote into a malloc'd NUL-terminated
+ * copy. */
+static bs_status parse_string(jparser *j, char **out, size_t *len) {
+  bs__buf b;
+  bs__buf_init(&b, 0);
+  j->p++; /* opening quote */
+  bs_status st = bs__buf_append(&b, "", 0);
+  while (!st) {
+    if (j->p >= j->end) {
+      st = fail(j, "unterminated string");
+      break;
+    }
+    unsigned char c = *j->p;
+    if (c == '"') {
+      j->p++;
+      break;
+    }
+    if (c < 0x20) {
+      st = fail(j, "control character in a string (escape it)");
+      break;
+    }
+    if (c == '\\') {
+      j->p++;
+      if (j->p >= j->end) {
+        st = fail(j, "unterminated string");
+        break;
+      }
+      unsigned char e = *j->p++;
+      const char *simple = NULL;
+      switch (e) {
+      case '"':
+        simple = "\"";
+        break;
+      case '\\':
+        simple = "\\";
+        break;
+      case '/':
+        simple = "/";
+        break;
+      case 'b':
+        simple = "\b";
+        break;
+      case 'f':
+        simple = "\f";
+        break;
+      case 'n':
+        simple = "\n";
+        break;
+      case 'r':
+        simple = "\r";
+        break;
+      case 't':
+        simple = "\t";
+        break;
+      case 'u': {
+        unsigned cp, lo;
+        if (read_hex4(j, &cp)) {
+          st = fail(j, "\\u needs four hex digits");
+          break;
+        }
+        if (cp >= 0xDC00 && cp <= 0xDFFF) {
+          st = fail(j, "unpaired low surrogate in \\u escape");
+          break;
+        }
+        if (cp >= 0xD800 && cp <= 0xDBFF) {
+          if (j->end - j->p < 2 || j->p[0] != '\\' || j->p[1] != 'u') {
+            st = fail(j, "unpaired high surrogate in \\u escape");
+            break;
+          }
+          j->p += 2;
+          if (read_hex4(j, &lo) || lo < 0xDC00 || lo > 0xDFFF) {
+            st = fail(j, "unpaired high surrogate in \\u escape");
+            break;
+          }
+          cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+        }
+        if (cp == 0) {
+          st = fail(j, "\\u0000 is not allowed in a string");
+          break;
+        }
+        st = put_utf8(&b, cp);
+        if (st)
+          nomem(j);
+        break;
+      }
+      default:
+        st = fail(j, "unknown escape in a string");
+        break;
+      }
+      if (!st && simple && bs__buf_puts(&b, simple))
+        st = nomem(j);
+      continue;
+    }
+    size_t n = utf8_seq(j->p, j->end);
+    if (n == 0) {
+      st = fail(j, "invalid UTF-8 in a string");
+      break;
+    }
+    if (bs__buf_append(&b, j->p, n))
+      st = nomem(j);
+    j->p += n;
+  }
+  if (st) {
+    bs__buf_release(&b);
+    return st;
+  }
+  *out = bs__buf_detach(&b, len);
+  return *out ? BS_OK : nomem(j);
+}
+
+static bs_status parse_number(jparser *j, double *out) {
+  const unsigned char *s = j->p, *q = j->p;
+  if (q < j->end && *q == '-')
+    q++;
+  if (q >= j->end || *q < '0' || *q > '9')
+    return fail(j, "expected a value");
+  if (*q == '0') {
+    q++;
+    if (q < j->end && *q >= '0' && *q <= '9')
+      return fail(j, "leading zeros are not allowed in a number");
+  } else {
+    while (q < j->end && *q >= '0' && *q <= '9')
+      q++;
+  }
+  if (q < j->end && *q == '.') {
+    q++;
+    if (q >= j->end || *q < '0' || *q > '9')
+      return fail(j, "a digit must follow the decimal point");
+    while (q < j->end && *q >= '0' && *q <= '9')
+      q++;
+  }
+  if (q < j->end && (*q == 'e' || *q == 'E')) {
+    q++;
+    if (q < j->end && (*q == '+' || *q == '-'))
+      q++;
+    if (q >= j->end || *q < '0' || *q > '9')
+      return fail(j, "a digit must follow the exponent");
+    while (q < j->end && *q >= '0' && *q <= '9')
+      q++;
+  }
+  char tmp[512];
+  size_t n = (size_t)(q - s);
+  if (n >= sizeof tmp)
+    return fail(j, "number too long");
+  memcpy(tmp, s, n);
+  tmp[n] = '\0';
+  errno = 0;
+  char *end = NULL;
+  double v = strtod(tmp, &end);
+  if (end != tmp + n)
+    return fail(j, "bad number");
+  if (!isfinite(v) || (errno == ERANGE && (v == HUGE_VAL || v == -HUGE_VAL)))
+    return fail(j, "number out of range");
+  j->p = q;
+  *out = v;
+  return BS_OK;
+}
+
+static bs_status parse_value(jparser *j, bs__jvalue *v, int depth);
+
+static bs_status grow(jparser *j, bs__jvalue *v, size_t *cap, int keys) {
+  if (v->n < *cap)
+    return BS_OK;
+  size_t nc = *cap ? *cap * 2 : 8;
+  bs__jvalue *items = realloc(v->items, nc * sizeof *items);
+  if (!items)
+    return nomem(j);
+  v->items = items;
+  if (keys) {
+    char **k = realloc(v->keys, nc * sizeof *k);
+    if (!k)
+      return nomem(j);
+    v->keys = k;
+  }
+  *cap = nc;
+  return BS_OK;
+}
+
+static bs_status parse_array(jparser *j, bs__jvalue *v, int depth) {
+  size_t cap = 0;
+  v->type = BS__JARRAY;
+  j->p++;
+  skip_ws(j);
+  if (j->p < j->end && *j->p == ']') {
+    j->p++;
+    return BS_OK;
+  }
+  for (;;) {
+    if (grow(j, v, &cap, 0))
+      return j->status;
+    bs__jvalue *item = &v->items[v->n];
+    memset(item, 0, sizeof *item);
+    v->n++;
+    skip_ws(j);
+    if (parse_value(j, item, depth + 1))
+      return j->status;
+    skip_ws(j);
+    if (j->p < j->end && *j->p == ',') {
+      j->p++;
+      skip_ws(j);
+      if (j->p < j->end && *j->p == ']')
+        return fail(j, "trailing comma in an array");
+      continue;
+    }
+    if (j->p < j->end && *j->p == ']') {
+      j->p++;
+      return BS_OK;
+    }
+    return fail(j, "expected ',' or ']' in an array");
+  }
+}
+
+static bs_status parse_object(jparser *j, bs__jvalue *v, int depth) {
+  size_t cap = 0;
+  v->type = BS__JOBJECT;
+  j->p++;
+  skip_ws(j);
+  if (j->p < j->end && *j->p == '}') {
+    j->p++;
+    return BS_OK;
+  }
+  for (;;) {
+    skip_ws(j);
+    if (j->p >= j->end || *j->p != '"')
+      return fail(j, "expected a string key in an object");
+    if (grow(j, v, &cap, 1))
+      return j->status;
+    char *key;
+    size_t klen;
+    if (parse_string(j, &key, &klen))
+      return j->status;
+    for (size_t i = 0; i < v->n; i++) {
+      if (!strcmp(v->keys[i], key)) {
+        free(key);
+        return fail(j, "duplicate key in an object");
+      }
+    }
+    bs__jvalue *item = &v->items[v->n];
+    memset(item, 0, sizeof *item);
+    v->keys[v->n] = key;
+    v->n++;
+    skip_ws(j);
+    if (j->p >= j->end || *j->p != ':')
+      return fail(j, "expected ':' after a key");
+    j->p++;
+    skip_ws(j);
+    if (parse_value(j, item, depth + 1))
+      return j->status;
+    skip_ws(j);
+    if (j->p < j->end && *j->p == ',') {
+      j->p++;
+      skip_ws(j);
+      if (j->p < j->end && *j->p == '}')
+        return fail(j, "trailing comma in an object");
+      continue;
+    }
+    if (j->p < j->end && *j->p == '}') {
+      j->p++;
+      return BS_OK;
+    }
+    return fail(j, "expected ',' or '}' in an object");
+  }
+}
+
+static bs_status parse_value(jparser *j, bs__jvalue *v, int depth) {
+  if (depth > BS__JSON_MAX_DEPTH)
+    return fail(j, "nested too deeply");
+  v->line = j->line;
+  if (j->p >= j->end)
+    return fail(j, "unexpected end of input");
+  switch (*j->p) {
+  case '{':
+    return parse_object(j, v, depth);
+  case '[':
+    return parse_array(j, v, depth);
+  case '"':
+    v->type = BS__JSTRING;
+    return parse_string(j, &v->string, &v->len);
+  case 't':
+  case 'f':
+  case 'n':
+    if (literal(j, "true")) {
+      v->type = BS__JBOOL;
+      v->boolean = 1;
+    } else if (literal(j, "false")) {
+      v->type = BS__JBOOL;
+      v->boolean = 0;
+    } else if (literal(j, "null")) {
+      v->type = BS__JNULL;
+    } else {
+      return fail(j, "expected a value");
+    }
+    return BS_OK;
+  default:
+    v->type = BS__JNUMBER;
+    return parse_number(j, &v->number);
+  }
+}
+
+static void release(bs__jvalue *v) {
+  free(v->string);
+  for (size_t i = 0; i < v->n; i++) {
+    release(&v->items[i]);
+    if (v->keys)
+      free(v->keys[i]);
+  }
+  free(v->items);
+  free(v->keys);
+}
+
+void bs__json_free(bs__jvalue *v) {
+  if (!v)
+    return;
+  release(v);
+  free(v);
+}
+
+bs_status bs__json_parse(const char *name, const char *text, size_t len,
+                         bs__jvalue **out, bs_error *err) {
+  *out = NULL;
+  jparser j;
+  j.name = name;
+  j.start = j.p = j.line_start = (const unsigned char *)text;
+  j.end = j.p + len;
+  j.line = 1;
+  j.err = err;
+  j.status = BS_OK;
+  bs__jvalue *v = calloc(1, sizeof *v);
+  if (!v)
+    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+  /* A UTF-8 byte order mark is not JSON (RFC 8259 §8.1 lets a parser
+   * ignore it; strict means refusing it). */
+  skip_ws(&j);
+  if (!parse_value(&j, v, 0)) {
+    skip_ws(&j);
+    if (j.p != j.end)
+      fail(&j, "unexpected text after the JSON value");
+  }
+  if (j.status) {
+    bs__json_free(v);
+    return j.status;
+  }
+  *out = v;
+  return BS_OK;
+}
+
+const bs__jvalue *bs__json_member(const bs__jvalue *v, const char *key) {
+  if (!v || v->type != BS__JOBJECT)
+    return NULL;
+  for (size_t i = 0; i < v->n; i++) {
+    if (!strcmp(v->keys[i], key))
+      return &v->items[i];
+  }
+  return NULL;
+}

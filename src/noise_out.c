@@ -1,0 +1,809 @@
+/* Renderers for the A/A validation (JSON, Markdown, terminal text) and the
+ * reader of a noise JSON for `compare --noise`. */
+#include "benchsite/noise.h"
+
+#include "benchsite/compare.h"
+#include "buf.h"
+#include "jsonread.h"
+#include "jsonw.h"
+#include "strlist.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* --- JSON -------------------------------------------------------------- */
+
+static bs_status number_array(bs__buf *b, const double *v, size_t n) {
+  bs_status st = bs__buf_putc(b, '[');
+  for (size_t i = 0; !st && i < n; i++) {
+    if (i)
+      st = bs__buf_puts(b, ", ");
+    if (!st)
+      st = bs__json_number(b, v[i]);
+  }
+  return st ? st : bs__buf_putc(b, ']');
+}
+
+static bs_status drift_object(bs__buf *b, int has, const bs_drift *d) {
+  if (!has)
+    return bs__buf_puts(b, "null");
+  bs_status st = bs__buf_puts(b, "{\"rho\": ");
+  if (!st)
+    st = bs__json_number(b, d->rho);
+  if (!st)
+    st = bs__buf_puts(b, ", \"z\": ");
+  if (!st)
+    st = bs__json_number(b, d->z);
+  if (!st)
+    st = bs__buf_puts(b, ", \"p\": ");
+  if (!st)
+    st = bs__json_number(b, d->p);
+  if (!st)
+    st = bs__buf_puts(b, ", \"drifted\": ");
+  if (!st)
+    st = bs__json_bool(b, d->drifted);
+  if (!st)
+    st = bs__buf_puts(b, ", \"first\": ");
+  if (!st)
+    st = bs__json_number(b, d->first);
+  if (!st)
+    st = bs__buf_puts(b, ", \"second\": ");
+  if (!st)
+    st = bs__json_number(b, d->second);
+  if (!st)
+    st = bs__buf_puts(b, ", \"relative_shift\": ");
+  if (!st)
+    st = bs__json_number(b, d->relative_shift);
+  return st ? st : bs__buf_putc(b, '}');
+}
+
+static bs_status experiment_json(bs__buf *b, const bs_noise_experiment *e,
+                                 int blocks) {
+  bs_status st = bs__buf_puts(b, "        {");
+#define KEY(first, name) (st ? st : (st = bs__json_key(b, 10, first, name)))
+#define NUM(name, v)                                                           \
+  do {                                                                         \
+    KEY(0, name);                                                              \
+    if (!st)                                                                   \
+      st = bs__json_number(b, v);                                              \
+  } while (0)
+#define U64(name, v)                                                           \
+  do {                                                                         \
+    KEY(0, name);                                                              \
+    if (!st)                                                                   \
+      st = bs__json_u64(b, v);                                                 \
+  } while (0)
+  KEY(1, "run");
+  if (!st)
+    st = bs__json_u64(b, e->run);
+  U64("samples_a", e->na);
+  U64("samples_b", e->nb);
+  NUM("median_a_us", e->median_a_us);
+  NUM("median_b_us", e->median_b_us);
+  NUM("delta", e->delta);
+  U64("seed_ab", e->seed_ab);
+  U64("seed_ba", e->seed_ba);
+  if (blocks) {
+    U64("block_length_a", e->block_length_a);
+    U64("block_length_b", e->block_length_b);
+  }
+  NUM("conf_ab", e->conf_ab);
+  NUM("conf_ba", e->conf_ba);
+  NUM("confidence", e->confidence);
+  NUM("tie", e->tie);
+  KEY(0, "drift_a");
+  if (!st)
+    st = drift_object(b, e->has_drift_a, &e->drift_a);
+  KEY(0, "drift_b");
+  if (!st)
+    st = drift_object(b, e->has_drift_b, &e->drift_b);
+  KEY(0, "drifted");
+  if (!st)
+    st = bs__json_bool(b, e->drifted);
+  NUM("lag1_a", e->lag1_a);
+  NUM("lag1_b", e->lag1_b);
+  NUM("median_delta_us", e->median_delta_us);
+  NUM("paired_delta_pct", e->paired_delta_pct);
+  NUM("ci_low_us", e->ci_low_us);
+  NUM("ci_high_us", e->ci_high_us);
+  KEY(0, "significant_regression");
+  if (!st)
+    st = bs__json_bool(b, e->significant_regression);
+#undef KEY
+#undef NUM
+#undef U64
+  return st ? st : bs__buf_puts(b, "\n        }");
+}
+
+static bs_status case_json(bs__buf *b, const bs_noise_case *c, int blocks) {
+  bs_status st = bs__buf_puts(b, "    {");
+#define KEY(first, name) (st ? st : (st = bs__json_key(b, 6, first, name)))
+  KEY(1, "benchmark");
+  if (!st)
+    st = bs__json_string(b, c->benchmark);
+  KEY(0, "dataset");
+  if (!st)
+    st = bs__json_string(b, c->dataset);
+  KEY(0, "runs");
+  if (!st)
+    st = bs__json_u64(b, c->runs);
+  static const char *const names[] = {
+      "noise_floor",       "max_observed_noise", "typical_noise",
+      "mean_confidence",   "median_confidence",  "tie_rate",
+      "false_signal_rate", "drift_rate",         "median_drift_shift",
+      "autocorrelation"};
+  const double values[] = {c->noise_floor,        c->max_observed_noise,
+                           c->typical_noise,      c->mean_confidence,
+                           c->median_confidence,  c->tie_rate,
+                           c->false_signal_rate,  c->drift_rate,
+                           c->median_drift_shift, c->autocorrelation};
+  for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
+    KEY(0, names[i]);
+    if (!st)
+      st = bs__json_number(b, values[i]);
+  }
+  KEY(0, "deltas");
+  if (!st)
+    st = number_array(b, c->deltas, c->runs);
+  KEY(0, "confidences");
+  if (!st)
+    st = number_array(b, c->confidences, c->runs);
+  KEY(0, "paired_deltas_pct");
+  if (!st)
+    st = number_array(b, c->paired_deltas_pct, c->runs);
+  KEY(0, "paired_noise_floor_pct");
+  if (!st)
+    st = bs__json_number(b, c->paired_noise_floor_pct);
+  KEY(0, "false_regression_rate");
+  if (!st)
+    st = bs__json_number(b, c->false_regression_rate);
+  KEY(0, "gate_resolves");
+  if (!st)
+    st = bs__json_bool(b, c->gate_resolves);
+  KEY(0, "experiments");
+  if (!st)
+    st = bs__buf_putc(b, '[');
+  for (size_t k = 0; !st && k < c->runs; k++) {
+    st = bs__buf_puts(b, k ? ",\n" : "\n");
+    if (!st)
+      st = experiment_json(b, &c->experiments[k], blocks);
+  }
+  if (!st)
+    st = bs__buf_puts(b, c->runs ? "\n      ]" : "]");
+#undef KEY
+  return st ? st : bs__buf_puts(b, "\n    }");
+}
+
+bs_status bs_json_noise(const bs_noise_result *r, char **out, size_t *len,
+                        bs_error *err) {
+  bs__buf b;
+  bs__buf_init(&b, 0);
+  const bs_noise_options *o = &r->options;
+  int blocks = o->block_mode != BS_BLOCK_NONE;
+  bs_status st = bs__buf_putc(&b, '{');
+#define KEY(first, name) (st ? st : (st = bs__json_key(&b, 2, first, name)))
+  KEY(1, "schema");
+  if (!st)
+    st = bs__json_string(&b, "benchsite.noise/1");
+  KEY(0, "a");
+  if (!st)
+    st = bs__json_string(&b, r->a);
+  KEY(0, "b");
+  if (!st)
+    st = bs__json_string(&b, r->b);
+  KEY(0, "resamples");
+  if (!st)
+    st = bs__json_u64(&b, o->resamples);
+  KEY(0, "level");
+  if (!st)
+    st = bs__json_number(&b, o->level);
+  KEY(0, "seed");
+  if (!st)
+    st = bs__json_u64(&b, o->seed);
+  if (blocks) {
+    KEY(0, "block_length");
+    if (!st)
+      st = o->block_mode == BS_BLOCK_AUTO ? bs__json_string(&b, "auto")
+                                          : bs__json_u64(&b, o->block_length);
+  }
+  KEY(0, "cases");
+  if (!st)
+    st = bs__buf_putc(&b, '[');
+  for (size_t i = 0; !st && i < r->ncases; i++) {
+    st = bs__buf_puts(&b, i ? ",\n" : "\n");
+    if (!st)
+      st = case_json(&b, &r->cases[i], blocks);
+  }
+  if (!st)
+    st = bs__buf_puts(&b, r->ncases ? "\n  ]" : "]");
+#undef KEY
+  if (!st)
+    st = bs__buf_puts(&b, "\n}\n");
+  if (st) {
+    bs__buf_release(&b);
+    return bs_error_set(err, st, NULL, 0, "cannot render JSON: %s",
+                        bs_strerror(st));
+  }
+  *out = bs__buf_detach(&b, len);
+  return *out ? BS_OK : bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+}
+
+/* --- readings ---------------------------------------------------------- */
+
+/* Tie rates above this mean the timer is coarse for the batch size. */
+#define TIE_RATE_COARSE 0.05
+
+/* Share of runs in which at least one of the tested series drifts by
+ * chance alone: 1 - (1 - 0.05)^s for s series per run. */
+static double chance_drift_rate(const bs_noise_case *c) {
+  double series = 0;
+  for (size_t k = 0; k < c->runs; k++)
+    series += c->experiments[k].has_drift_a + c->experiments[k].has_drift_b;
+  series /= (double)c->runs;
+  return 1.0 - pow(1.0 - BS_NOISE_DRIFT_LEVEL, series);
+}
+
+/* P(X >= k) for X ~ Binomial(n, p): how often chance alone gives k or
+ * more of n runs. */
+static double binomial_tail(size_t n, size_t k, double p) {
+  if (k == 0)
+    return 1.0;
+  if (p <= 0.0)
+    return 0.0;
+  if (p >= 1.0)
+    return 1.0;
+  /* log pmf by the ratio pmf(i+1)/pmf(i) = (n-i)/(i+1) p/(1-p), in logs
+   * so that (1-p)^n cannot underflow (and without lgamma's global). */
+  double logpmf = (double)n * log1p(-p), odds = log(p) - log1p(-p);
+  double tail = 0.0;
+  for (size_t i = 0; i <= n; i++) {
+    if (i >= k)
+      tail += exp(logpmf);
+    if (i < n)
+      logpmf += log((double)(n - i) / (double)(i + 1)) + odds;
+  }
+  return tail > 1.0 ? 1.0 : tail;
+}
+
+static int drift_tested(const bs_noise_case *c) {
+  for (size_t k = 0; k < c->runs; k++)
+    if (c->experiments[k].has_drift_a || c->experiments[k].has_drift_b)
+      return 1;
+  return 0;
+}
+
+/* The plain-language reading of each figure. `md` wraps option names in
+ * code spans. The text holds no user input. */
+static bs_status readings(const bs_noise_result *r, const bs_noise_case *c,
+                          int md, char ***list, size_t *n) {
+  const char *q = md ? "`" : "";
+  const bs_noise_options *o = &r->options;
+  bs_status st;
+  size_t flagged = (size_t)llround(c->false_regression_rate * (double)c->runs);
+
+  if (c->gate_resolves)
+    st = bs__strlist_addf(
+        list, n,
+        "noise floor %.3f %% (paired, 90th percentile of |Δ%%| between "
+        "identical code): below the gate's δ = 3 %%, so the gate can tell a "
+        "3 %% change from this setup's own noise; a |Δ%%| at or below "
+        "%.3f %% is within noise (write this floor with %s--json%s and give it "
+        "to %scompare --noise%s)",
+        c->paired_noise_floor_pct, c->paired_noise_floor_pct, q, q, q, q);
+  else
+    st = bs__strlist_addf(
+        list, n,
+        "noise floor %.3f %% (paired, 90th percentile of |Δ%%| between "
+        "identical code): at or above the gate's δ = 3 %%, so on this setup "
+        "the gate cannot tell a 3 %% change from noise; use longer batches, "
+        "more blocks or a quieter machine before trusting it",
+        c->paired_noise_floor_pct);
+  if (st)
+    return st;
+  if (flagged &&
+      (st = bs__strlist_addf(list, n,
+                             "the gate flagged %zu of %zu runs of identical "
+                             "code as significant regressions: it raises "
+                             "false alarms on this setup",
+                             flagged, c->runs)))
+    return st;
+
+  if (c->tie_rate >= TIE_RATE_COARSE)
+    st = bs__strlist_addf(
+        list, n,
+        "tie rate %.1f %%: bootstrap medians often come out exactly equal, "
+        "so the timer is coarse for these batches; use longer batches (a "
+        "larger target batch time), more blocks do not help",
+        100.0 * c->tie_rate);
+  else
+    st = bs__strlist_addf(list, n,
+                          "tie rate %.1f %%: the timer resolution is fine for "
+                          "these batches",
+                          100.0 * c->tie_rate);
+  if (st)
+    return st;
+
+  if (c->autocorrelation > BS_NOISE_AUTOCORR_LIMIT) {
+    if (o->block_mode == BS_BLOCK_NONE)
+      st = bs__strlist_addf(
+          list, n,
+          "autocorrelation %+.2f: above 0.2, use %s--block-length auto%s "
+          "(neighbouring blocks resemble each other, so the ordinary "
+          "bootstrap is overconfident)",
+          c->autocorrelation, q, q);
+    else
+      st = bs__strlist_addf(list, n,
+                            "autocorrelation %+.2f: above 0.2; the moving "
+                            "block bootstrap in use accounts for it",
+                            c->autocorrelation);
+  } else {
+    st = bs__strlist_addf(list, n,
+                          "autocorrelation %+.2f: at most 0.2, the ordinary "
+                          "bootstrap is fine",
+                          c->autocorrelation);
+  }
+  if (st)
+    return st;
+
+  if (!drift_tested(c)) {
+    st = bs__strlist_addf(list, n,
+                          "drift not tested: runs have fewer than %d blocks",
+                          BS_NOISE_DRIFT_MIN);
+  } else {
+    double chance = chance_drift_rate(c);
+    size_t k = (size_t)llround(c->drift_rate * (double)c->runs);
+    double p = binomial_tail(c->runs, k, chance);
+    if (p >= 0.05)
+      st = bs__strlist_addf(
+          list, n,
+          "drifting runs %.1f %% (%zu of %zu): within what chance gives "
+          "against the %.1f %% expected from a 5 %% test on each series "
+          "(P = %.2f); the machine held still",
+          100.0 * c->drift_rate, k, c->runs, 100.0 * chance, p);
+    else
+      st = bs__strlist_addf(
+          list, n,
+          "drifting runs %.1f %% (%zu of %zu): more than the %.1f %% "
+          "expected by chance (P = %.2g); the machine changed during runs "
+          "(frequency, temperature, background load), by a median "
+          "|shift| of %.3f %%; shorten runs, pin the CPU frequency or quiet "
+          "the machine",
+          100.0 * c->drift_rate, k, c->runs, 100.0 * chance, p,
+          100.0 * c->median_drift_shift);
+  }
+  if (st)
+    return st;
+
+  double expected = 2.0 * (1.0 - o->level);
+  size_t fs = (size_t)llround(c->false_signal_rate * (double)c->runs);
+  double pfs = binomial_tail(c->runs, fs, expected);
+  if (pfs < 0.05)
+    st = bs__strlist_addf(
+        list, n,
+        "false signals %.1f %% (%zu of %zu runs) against %.1f %% expected "
+        "at level %.2f: more than chance explains (P = %.2g); the unpaired "
+        "bootstrap is overconfident on this setup (see drift and "
+        "autocorrelation)",
+        100.0 * c->false_signal_rate, fs, c->runs, 100.0 * expected, o->level,
+        pfs);
+  else
+    st = bs__strlist_addf(
+        list, n,
+        "false signals %.1f %% (%zu of %zu runs) against %.1f %% expected "
+        "at level %.2f: within what chance gives (P = %.2f); the "
+        "confidences look calibrated",
+        100.0 * c->false_signal_rate, fs, c->runs, 100.0 * expected, o->level,
+        pfs);
+  if (st)
+    return st;
+
+  if (fabs(c->mean_confidence - 0.5) > 0.1)
+    st = bs__strlist_addf(
+        list, n,
+        "mean confidence %.3f: away from 0.5, the measurement favours %s; "
+        "check that impls rotate through the block positions (%sbenchsite "
+        "check%s)",
+        c->mean_confidence,
+        c->mean_confidence > 0.5 ? "A (measured faster)"
+                                 : "B (measured faster)",
+        q, q);
+  else
+    st = bs__strlist_addf(list, n,
+                          "mean confidence %.3f: close to the 0.5 of an "
+                          "unbiased setup; neither position is favoured",
+                          c->mean_confidence);
+  return st;
+}
+
+static void blocks_range(const bs_noise_case *c, size_t *lo, size_t *hi) {
+  *lo = SIZE_MAX;
+  *hi = 0;
+  for (size_t k = 0; k < c->runs; k++) {
+    size_t m = c->experiments[k].na;
+    if (m < *lo)
+      *lo = m;
+    if (m > *hi)
+      *hi = m;
+  }
+}
+
+/* --- text -------------------------------------------------------------- */
+
+static void case_label(char *buf, size_t n, const bs_noise_case *c) {
+  if (c->dataset[0])
+    snprintf(buf, n, "%s [%s]", c->benchmark, c->dataset);
+  else
+    snprintf(buf, n, "%s", c->benchmark);
+}
+
+/* Copies user text for the terminal with control bytes replaced. */
+static bs_status text_plain(bs__buf *b, const char *s) {
+  bs_status st = BS_OK;
+  for (const unsigned char *p = (const unsigned char *)s; !st && *p; p++)
+    st = bs__buf_putc(b, (*p < 0x20 || *p == 0x7f) ? '?' : (char)*p);
+  return st;
+}
+
+static const char *block_mode_text(const bs_noise_options *o, char *buf,
+                                   size_t n) {
+  if (o->block_mode == BS_BLOCK_AUTO)
+    snprintf(buf, n, ", moving blocks of round(cbrt(n))");
+  else if (o->block_mode == BS_BLOCK_FIXED)
+    snprintf(buf, n, ", moving blocks of %zu", o->block_length);
+  else
+    buf[0] = '\0';
+  return buf;
+}
+
+/* Display width of UTF-8 text in code points. */
+static size_t width_of(const char *s, size_t n) {
+  size_t w = 0;
+  for (size_t i = 0; i < n; i++)
+    w += ((unsigned char)s[i] & 0xC0) != 0x80;
+  return w;
+}
+
+/* Writes `text` (no user input) word-wrapped at `width` columns: `first`
+ * before the first line, `rest` before the others. */
+static bs_status wrapped(bs__buf *b, const char *text, const char *first,
+                         const char *rest, size_t width) {
+  bs_status st = bs__buf_puts(b, first);
+  size_t col = width_of(first, strlen(first));
+  size_t indent = width_of(rest, strlen(rest));
+  const char *p = text;
+  int line_empty = 1;
+  while (!st && *p) {
+    while (*p == ' ')
+      p++;
+    if (!*p)
+      break;
+    size_t n = strcspn(p, " ");
+    /* Keep a unit with its number: "3 %" never breaks. */
+    while (p[n] == ' ' && p[n + 1] == '%')
+      n += 1 + strcspn(p + n + 1, " ");
+    size_t w = width_of(p, n);
+    if (!line_empty && col + 1 + w > width) {
+      st = bs__buf_putc(b, '\n');
+      if (!st)
+        st = bs__buf_puts(b, rest);
+      col = indent;
+      line_empty = 1;
+    }
+    if (!st && !line_empty) {
+      st = bs__buf_putc(b, ' ');
+      col++;
+    }
+    if (!st)
+      st = bs__buf_append(b, p, n);
+    col += w;
+    line_empty = 0;
+    p += n;
+  }
+  return st ? st : bs__buf_putc(b, '\n');
+}
+
+bs_status bs_text_noise(const bs_noise_result *r, char **out, size_t *len,
+                        bs_error *err) {
+  bs__buf b;
+  bs__buf_init(&b, 0);
+  const bs_noise_options *o = &r->options;
+  char mode[64];
+  bs_status st = bs__buf_puts(&b, "A/A validation of ");
+  if (!st)
+    st = text_plain(&b, r->a);
+  if (!st)
+    st = bs__buf_puts(&b, " against ");
+  if (!st)
+    st = text_plain(&b, r->b);
+  if (!st)
+    st = bs__buf_printf(&b, " (%llu resamples, level %.2f, seed %llu%s)\n",
+                        (unsigned long long)o->resamples, o->level,
+                        (unsigned long long)o->seed,
+                        block_mode_text(o, mode, sizeof mode));
+  for (size_t i = 0; i < r->ncases && !st; i++) {
+    const bs_noise_case *c = &r->cases[i];
+    char label[512];
+    size_t lo, hi;
+    case_label(label, sizeof label, c);
+    blocks_range(c, &lo, &hi);
+    st = bs__buf_puts(&b, "\n");
+    if (!st)
+      st = text_plain(&b, label);
+    if (!st && lo == hi)
+      st = bs__buf_printf(&b, ": %zu runs of %zu blocks\n", c->runs, lo);
+    else if (!st)
+      st = bs__buf_printf(&b, ": %zu runs of %zu to %zu blocks\n", c->runs, lo,
+                          hi);
+    if (!st)
+      st = bs__buf_printf(
+          &b,
+          "  noise floor        %.3f%% (typical %.3f%%, worst seen %.3f%%)\n"
+          "  paired floor       %.3f%% of Δ%% (gate δ 3%%: %s)\n"
+          "  gate on A/A        %.1f%% of runs flagged a regression\n"
+          "  mean confidence    %.3f (0.500 expected, ties split)\n"
+          "  median confidence  %.3f\n"
+          "  tied replicates    %.1f%%\n"
+          "  drifting runs      %.1f%% (median |shift| %.3f%%)\n"
+          "  autocorrelation    %+.3f (blocks worthwhile above ~0.2)\n"
+          "  false signals      %.1f%% at level %.2f (%.1f%% expected)\n",
+          100.0 * c->noise_floor, 100.0 * c->typical_noise,
+          100.0 * c->max_observed_noise, c->paired_noise_floor_pct,
+          c->gate_resolves ? "resolves" : "does not resolve",
+          100.0 * c->false_regression_rate, c->mean_confidence,
+          c->median_confidence, 100.0 * c->tie_rate, 100.0 * c->drift_rate,
+          100.0 * c->median_drift_shift, c->autocorrelation,
+          100.0 * c->false_signal_rate, o->level, 200.0 * (1.0 - o->level));
+    char **list = NULL;
+    size_t nl = 0;
+    if (!st)
+      st = readings(r, c, 0, &list, &nl);
+    if (!st)
+      st = bs__buf_puts(&b, "  reading:\n");
+    for (size_t k = 0; k < nl && !st; k++)
+      st = wrapped(&b, list[k], "    - ", "      ", 78);
+    bs__strlist_free(list, nl);
+  }
+  if (st) {
+    bs__buf_release(&b);
+    return bs_error_set(err, st, NULL, 0, "cannot render the report: %s",
+                        bs_strerror(st));
+  }
+  *out = bs__buf_detach(&b, len);
+  return *out ? BS_OK : bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+}
+
+/* --- Markdown ---------------------------------------------------------- */
+
+/* Markdown-escapes untrusted text (as markdown.c does): ASCII punctuation
+ * gets a backslash, '<', '>' and '&' become entities, control bytes become
+ * spaces, so a name cannot add markup, links, HTML or mentions. */
+static bs_status md_text(bs__buf *b, const char *s) {
+  bs_status st = BS_OK;
+  for (const unsigned char *p = (const unsigned char *)s; !st && *p; p++) {
+    if (*p == '<')
+      st = bs__buf_puts(b, "&lt;");
+    else if (*p == '>')
+      st = bs__buf_puts(b, "&gt;");
+    else if (*p == '&')
+      st = bs__buf_puts(b, "&amp;");
+    else if (*p < 0x20 || *p == 0x7f)
+      st = bs__buf_putc(b, ' ');
+    else if (strchr("\\`*_{}[]()#+-.!|@~=:\"'$%^;,/?", *p))
+      st = bs__buf_printf(b, "\\%c", *p);
+    else
+      st = bs__buf_putc(b, (char)*p);
+  }
+  return st;
+}
+
+static bs_status md_case(bs__buf *b, const bs_noise_case *c) {
+  bs_status st = md_text(b, c->benchmark);
+  if (!st && c->dataset[0]) {
+    st = bs__buf_puts(b, " \\[");
+    if (!st)
+      st = md_text(b, c->dataset);
+    if (!st)
+      st = bs__buf_puts(b, "\\]");
+  }
+  return st;
+}
+
+bs_status bs_markdown_noise(const bs_noise_result *r, char **out, size_t *len,
+                            bs_error *err) {
+  bs__buf b;
+  bs__buf_init(&b, 0);
+  const bs_noise_options *o = &r->options;
+  char mode[64];
+  bs_status st = bs__buf_puts(&b, "### benchsite: A/A noise validation — ");
+  if (!st)
+    st = md_text(&b, r->a);
+  if (!st)
+    st = bs__buf_puts(&b, " vs ");
+  if (!st)
+    st = md_text(&b, r->b);
+  if (!st)
+    st = bs__buf_puts(
+        &b, "\n\n| case | runs | paired noise floor | gate (δ 3 %) | "
+            "false regressions | noise floor (typical, worst) | mean "
+            "confidence | ties | drifting runs | autocorrelation | false "
+            "signals |\n"
+            "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|\n");
+  for (size_t i = 0; i < r->ncases && !st; i++) {
+    const bs_noise_case *c = &r->cases[i];
+    st = bs__buf_puts(&b, "| ");
+    if (!st)
+      st = md_case(&b, c);
+    if (!st)
+      st = bs__buf_printf(
+          &b,
+          " | %zu | %.3f %% | %s | %.1f %% | %.3f %% (%.3f %%, %.3f %%) | "
+          "%.3f | %.1f %% | %.1f %% | %+.2f | %.1f %% |\n",
+          c->runs, c->paired_noise_floor_pct,
+          c->gate_resolves ? "✅ resolves" : "⚠️ does not resolve",
+          100.0 * c->false_regression_rate, 100.0 * c->noise_floor,
+          100.0 * c->typical_noise, 100.0 * c->max_observed_noise,
+          c->mean_confidence, 100.0 * c->tie_rate, 100.0 * c->drift_rate,
+          c->autocorrelation, 100.0 * c->false_signal_rate);
+  }
+  if (!st)
+    st = bs__buf_printf(
+        &b,
+        "\n<sub>Every difference an A/A run finds is noise: A and B are the "
+        "same code. Paired noise floor: 90th percentile of |Δ%%| over the "
+        "runs, each run paired by block as the gate pairs it (B baseline). "
+        "Noise floor: 90th percentile of |1 − med(A)/med(B)|. Confidences: "
+        "unpaired median bootstrap with ties split, %llu resamples, seed "
+        "%llu%s; false signals count runs outside [%.2f, %.2f] (%.1f %% "
+        "expected).</sub>\n",
+        (unsigned long long)o->resamples, (unsigned long long)o->seed,
+        block_mode_text(o, mode, sizeof mode), 1.0 - o->level, o->level,
+        200.0 * (1.0 - o->level));
+  for (size_t i = 0; i < r->ncases && !st; i++) {
+    const bs_noise_case *c = &r->cases[i];
+    char **list = NULL;
+    size_t nl = 0;
+    st = bs__buf_puts(&b, "\n**");
+    if (!st)
+      st = md_case(&b, c);
+    if (!st)
+      st = bs__buf_puts(&b, "**\n\n");
+    if (!st)
+      st = readings(r, c, 1, &list, &nl);
+    for (size_t k = 0; k < nl && !st; k++)
+      st = bs__buf_printf(&b, "- %s\n", list[k]);
+    bs__strlist_free(list, nl);
+  }
+  if (st) {
+    bs__buf_release(&b);
+    return bs_error_set(err, st, NULL, 0, "cannot render Markdown: %s",
+                        bs_strerror(st));
+  }
+  *out = bs__buf_detach(&b, len);
+  return *out ? BS_OK : bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+}
+
+/* --- reading a noise JSON back ------------------------------------------ */
+
+typedef struct floor_entry {
+  char *benchmark;
+  char *dataset;
+  double floor_pct;
+} floor_entry;
+
+struct bs_noise_floors {
+  floor_entry *entries;
+  size_t n;
+};
+
+void bs_noise_floors_free(bs_noise_floors *f) {
+  if (!f)
+    return;
+  for (size_t i = 0; i < f->n; i++) {
+    free(f->entries[i].benchmark);
+    free(f->entries[i].dataset);
+  }
+  free(f->entries);
+  free(f);
+}
+
+size_t bs_noise_floors_count(const bs_noise_floors *f) { return f ? f->n : 0; }
+
+static char *dupstr(const char *s) {
+  size_t n = strlen(s) + 1;
+  char *p = malloc(n);
+  if (p)
+    memcpy(p, s, n);
+  return p;
+}
+
+bs_status bs_noise_floors_parse(const char *name, const char *text, size_t len,
+                                bs_noise_floors **out, bs_error *err) {
+  *out = NULL;
+  bs__jvalue *root = NULL;
+  bs_noise_floors *f = NULL;
+  bs_status st = bs__json_parse(name, text, len, &root, err);
+  if (st)
+    return st;
+  const bs__jvalue *schema = bs__json_member(root, "schema");
+  if (root->type != BS__JOBJECT || !schema || schema->type != BS__JSTRING ||
+      strcmp(schema->string, "benchsite.noise/1") != 0) {
+    st = bs_error_set(err, BS_EINPUT, name, schema ? schema->line : 1,
+                      "not a benchsite noise file (expected \"schema\": "
+                      "\"benchsite.noise/1\")");
+    goto fail;
+  }
+  const bs__jvalue *cases = bs__json_member(root, "cases");
+  if (!cases || cases->type != BS__JARRAY) {
+    st = bs_error_set(err, BS_EINPUT, name, cases ? cases->line : 1,
+                      "\"cases\" must be an array");
+    goto fail;
+  }
+  f = calloc(1, sizeof *f);
+  if (!f ||
+      !(f->entries = calloc(cases->n ? cases->n : 1, sizeof *f->entries))) {
+    st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    goto fail;
+  }
+  for (size_t i = 0; i < cases->n; i++) {
+    const bs__jvalue *c = &cases->items[i];
+    const bs__jvalue *bench = bs__json_member(c, "benchmark");
+    const bs__jvalue *ds = bs__json_member(c, "dataset");
+    const bs__jvalue *fl = bs__json_member(c, "paired_noise_floor_pct");
+    if (c->type != BS__JOBJECT || !bench || bench->type != BS__JSTRING || !ds ||
+        ds->type != BS__JSTRING) {
+      st = bs_error_set(err, BS_EINPUT, name, c->line,
+                        "case %zu: needs string \"benchmark\" and "
+                        "\"dataset\"",
+                        i + 1);
+      goto fail;
+    }
+    if (!fl || fl->type != BS__JNUMBER || !(fl->number >= 0)) {
+      st = bs_error_set(err, BS_EINPUT, name, fl ? fl->line : c->line,
+                        "case %zu: \"paired_noise_floor_pct\" must be a "
+                        "non-negative number",
+                        i + 1);
+      goto fail;
+    }
+    for (size_t k = 0; k < f->n; k++) {
+      if (!strcmp(f->entries[k].benchmark, bench->string) &&
+          !strcmp(f->entries[k].dataset, ds->string)) {
+        st = bs_error_set(err, BS_EINPUT, name, c->line,
+                          "case %zu repeats benchmark \"%s\", dataset "
+                          "\"%s\"",
+                          i + 1, bench->string, ds->string);
+        goto fail;
+      }
+    }
+    floor_entry *e = &f->entries[f->n];
+    e->benchmark = dupstr(bench->string);
+    e->dataset = dupstr(ds->string);
+    e->floor_pct = fl->number;
+    f->n++;
+    if (!e->benchmark || !e->dataset) {
+      st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+      goto fail;
+    }
+  }
+  bs__json_free(root);
+  *out = f;
+  return BS_OK;
+fail:
+  bs__json_free(root);
+  bs_noise_floors_free(f);
+  return st;
+}
+
+int bs_noise_floors_lookup(void *ctx, const char *benchmark,
+                           const char *dataset, double *floor_pct) {
+  const bs_noise_floors *f = ctx;
+  for (size_t i = 0; f && i < f->n; i++) {
+    if (!strcmp(f->entries[i].benchmark, benchmark) &&
+        !strcmp(f->entries[i].dataset, dataset)) {
+      *floor_pct = f->entries[i].floor_pct;
+      return 1;
+    }
+  }
+  return 0;
+}
