@@ -1,0 +1,162 @@
+/* benchsite: SVG charts with gnuplot, safely and in one batch (SPEC §4.5).
+ *
+ * A bs_plot collects charts (settings, decorations, data series) and
+ * renders all of them with one `gnuplot -d` process fed a script on its
+ * stdin. User text (titles, labels, key entries, tick labels) reaches the
+ * script only as a double-quoted string in which every byte is a
+ * three-digit octal escape, after it has been made valid UTF-8 and
+ * stripped of control bytes; numbers are printed with %.17g; data goes to
+ * separate files named by chart index. Nothing else ever enters the
+ * script, so names from pull requests cannot become gnuplot commands.
+ *
+ * Builder calls return nothing: the first failure (out of memory, a bad
+ * file name, a call before bs_plot_chart) is remembered and returned by
+ * bs_plot_render(). */
+#ifndef BENCHSITE_PLOT_H
+#define BENCHSITE_PLOT_H
+
+#include "benchsite/error.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct bs_plot bs_plot;
+
+typedef enum bs_plot_kind {
+  BS_PLOT_LINES,       /* columns: x y */
+  BS_PLOT_POINTS,      /* x y */
+  BS_PLOT_LINESPOINTS, /* x y */
+  BS_PLOT_XERRORBARS,  /* x y xlow xhigh: a point with a horizontal bar */
+  BS_PLOT_YERRORBARS,  /* x y ylow yhigh: a point with a vertical bar */
+  BS_PLOT_BOXES,       /* x y width: filled bars centred on x */
+  BS_PLOT_BAND         /* x ylow yhigh: a filled area between two curves */
+} bs_plot_kind;
+
+typedef enum bs_plot_marker {
+  BS_MARK_NONE = 0,
+  BS_MARK_CIRCLE,
+  BS_MARK_SQUARE,
+  BS_MARK_TRIANGLE_UP,
+  BS_MARK_TRIANGLE_DOWN,
+  BS_MARK_DIAMOND,
+  BS_MARK_CROSS,
+  BS_MARK_PLUS
+} bs_plot_marker;
+
+/* How a series or a line is drawn. Zero fields take defaults. */
+typedef struct bs_plot_style {
+  uint32_t color;        /* 0xRRGGBB */
+  bs_plot_marker marker; /* points */
+  int open;              /* hollow marker instead of a filled one */
+  double point_size;     /* default 0.8 */
+  double line_width;     /* default 1.5 */
+  int dashed;            /* dashed line */
+  double opacity;        /* fills (boxes, bands, spans): default 0.25 */
+  int label_below;       /* hline labels: under the line, not above */
+} bs_plot_style;
+
+typedef enum bs_plot_keypos {
+  BS_KEY_TOP_RIGHT = 0,
+  BS_KEY_TOP_LEFT,
+  BS_KEY_BOTTOM_RIGHT,
+  BS_KEY_BOTTOM_LEFT,
+  BS_KEY_BELOW, /* under the plot, horizontal */
+  BS_KEY_NONE
+} bs_plot_keypos;
+
+/* Returns an empty batch, or NULL when out of memory. */
+bs_plot *bs_plot_new(void);
+/* NULL is a no-op. */
+void bs_plot_free(bs_plot *p);
+
+/* Starts a new chart; the calls below apply to it until the next one.
+ * `file` is the SVG's name inside the render directory: 1 to 64
+ * characters of [A-Za-z0-9_-] followed by ".svg", never user text.
+ * `width` and `height` are the SVG's size in pixels (clamped to
+ * 100..20000). Returns the chart's index. */
+size_t bs_plot_chart(bs_plot *p, const char *file, int width, int height);
+size_t bs_plot_count(const bs_plot *p);
+
+/* Texts (user text allowed; sanitised and octal-escaped; NULL clears). */
+void bs_plot_title(bs_plot *p, const char *text);
+void bs_plot_xlabel(bs_plot *p, const char *text);
+void bs_plot_ylabel(bs_plot *p, const char *text);
+void bs_plot_key(bs_plot *p, bs_plot_keypos where);
+
+/* Axis ranges (lo < hi, both finite, else the call is ignored and the
+ * axis autoscales) and logarithmic axes. */
+void bs_plot_xrange(bs_plot *p, double lo, double hi);
+void bs_plot_yrange(bs_plot *p, double lo, double hi);
+void bs_plot_logscale(bs_plot *p, int x, int y);
+/* Reverses the y axis (first tick at the top). */
+void bs_plot_yreverse(bs_plot *p);
+/* Replaces the automatic y ticks by labelled ones (user text allowed). */
+void bs_plot_ytic(bs_plot *p, double y, const char *label);
+
+/* Decorations, drawn behind the data. Non-finite positions are ignored.
+ * A horizontal or vertical line across the plot, optionally labelled
+ * near its end; a shaded band across the plot between x0 and x1 (xspan)
+ * or y0 and y1 (yspan); a text at a data position. */
+void bs_plot_hline(bs_plot *p, double y, const bs_plot_style *s,
+                   const char *label);
+void bs_plot_vline(bs_plot *p, double x, const bs_plot_style *s,
+                   const char *label);
+void bs_plot_xspan(bs_plot *p, double x0, double x1, const bs_plot_style *s);
+void bs_plot_yspan(bs_plot *p, double y0, double y1, const bs_plot_style *s);
+void bs_plot_label(bs_plot *p, double x, double y, const char *text);
+/* A line segment between two data points. */
+void bs_plot_segment(bs_plot *p, double x0, double y0, double x1, double y1,
+                     const bs_plot_style *s);
+
+/* Adds a data series of n rows. `cols` holds the columns the kind needs
+ * (see bs_plot_kind); non-finite values are written as missing. `title`
+ * is the key entry (NULL: none). An empty series draws nothing. */
+void bs_plot_series(bs_plot *p, bs_plot_kind kind, const char *title,
+                    const bs_plot_style *s, const double *const *cols,
+                    size_t n);
+
+/* Adds a key entry without data: the sample of `kind` drawn in style `s`
+ * next to `title` (for decorations such as bands and dashed segments). */
+void bs_plot_keyentry(bs_plot *p, bs_plot_kind kind, const char *title,
+                      const bs_plot_style *s);
+
+/* How bs_plot_render runs gnuplot. */
+typedef struct bs_plot_run {
+  const char *gnuplot; /* program (searched in PATH); NULL = "gnuplot" */
+  /* Called after each chart is written (done of total) and while waiting;
+   * returning non-zero stops rendering (BS_EPLOT, "cancelled"). May be
+   * NULL. */
+  int (*progress)(void *ctx, size_t done, size_t total);
+  void *progress_ctx;
+  int keep_data; /* leave the data files beside the charts */
+  /* Charts per gnuplot process: 0 = all in one (the point of this
+   * module); 1 = one process per chart, for benchmarks to compare. */
+  size_t charts_per_process;
+} bs_plot_run;
+
+/* Writes the data files into `dir` (which must exist), runs one gnuplot
+ * process there with a minimal environment, waits for it, removes the
+ * data files and checks that every chart's SVG exists and is not empty.
+ * Returns BS_OK, the first builder failure, BS_EIO (writing data),
+ * BS_EPLOT (gnuplot missing, failing or leaving a chart empty; the
+ * message quotes its first error line) or BS_ENOMEM. Charts are rendered
+ * in the order they were added; the same charts give the same bytes. */
+bs_status bs_plot_render(bs_plot *p, const char *dir, const bs_plot_run *run,
+                         bs_error *err);
+
+/* Writes `s` as a gnuplot double-quoted string literal into buf (size n,
+ * always NUL-terminated when n > 0): invalid UTF-8 becomes U+FFFD, control
+ * characters (C0, DEL, C1) are dropped (tab and line breaks become a
+ * space), the text is cut at `max_chars` code points with "…" (0 = no
+ * cut), and every byte is written as \ooo. Returns the length the full
+ * literal needs (excluding the NUL), like snprintf. */
+size_t bs_plot_quote(const char *s, size_t max_chars, char *buf, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

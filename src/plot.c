@@ -1,0 +1,1207 @@
+/* posix_spawn_file_actions_addchdir_np (glibc >= 2.29) is a GNU extension;
+ * it lets gnuplot start in the output directory without touching ours. */
+#define _GNU_SOURCE 1
+
+#include "benchsite/plot.h"
+
+#include "buf.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef enum dkind { D_HLINE, D_VLINE, D_XSPAN, D_YSPAN, D_LABEL, D_SEG } dkind;
+
+typedef struct deco {
+  dkind kind;
+  double a, b, c, d;
+  bs_plot_style st;
+  char *text; /* a quoted literal or NULL */
+} deco;
+
+typedef struct series {
+  bs_plot_kind kind;
+  char *title; /* a quoted literal or NULL */
+  bs_plot_style st;
+  size_t block; /* index of its data block */
+  int keyentry; /* no data: only a key sample */
+} series;
+
+typedef struct ytic {
+  double y;
+  char *label;
+} ytic;
+
+typedef struct chart {
+  char file[72];
+  int width, height;
+  char *title, *xlabel, *ylabel;
+  bs_plot_keypos key;
+  int has_xrange, has_yrange, xlog, ylog, yreverse;
+  double xr[2], yr[2];
+  ytic *ytics;
+  size_t nytics;
+  deco *decos;
+  size_t ndecos;
+  series *series;
+  size_t nseries;
+  bs__buf data;
+  size_t nblocks;
+} chart;
+
+struct bs_plot {
+  chart *charts;
+  size_t n, cap;
+  bs_status status;
+  char why[160];
+};
+
+#define LABEL_MAX_CHARS 160
+#define STDERR_KEEP 4096
+
+bs_plot *bs_plot_new(void) { return calloc(1, sizeof(bs_plot)); }
+
+static void chart_release(chart *c) {
+  free(c->title);
+  free(c->xlabel);
+  free(c->ylabel);
+  for (size_t i = 0; i < c->nytics; i++)
+    free(c->ytics[i].label);
+  free(c->ytics);
+  for (size_t i = 0; i < c->ndecos; i++)
+    free(c->decos[i].text);
+  free(c->decos);
+  for (size_t i = 0; i < c->nseries; i++)
+    free(c->series[i].title);
+  free(c->series);
+  bs__buf_release(&c->data);
+}
+
+void bs_plot_free(bs_plot *p) {
+  if (!p)
+    return;
+  for (size_t i = 0; i < p->n; i++)
+    chart_release(&p->charts[i]);
+  free(p->charts);
+  free(p);
+}
+
+size_t bs_plot_count(const bs_plot *p) { return p ? p->n : 0; }
+
+static void set_fail(bs_plot *p, bs_status st, const char *why) {
+  if (p && p->status == BS_OK) {
+    p->status = st;
+    snprintf(p->why, sizeof p->why, "%s", why);
+  }
+}
+
+static chart *cur(bs_plot *p) {
+  if (!p)
+    return NULL;
+  if (p->status)
+    return NULL;
+  if (p->n == 0) {
+    set_fail(p, BS_EINTERNAL, "chart call before bs_plot_chart");
+    return NULL;
+  }
+  return &p->charts[p->n - 1];
+}
+
+/* ---- Text: valid UTF-8, no control bytes, every byte octal ------------- */
+
+/* Decodes one UTF-8 sequence at s (n bytes left). Returns its length and
+ * the code point, or 0 for an invalid sequence (overlong, surrogate, out
+ * of range, truncated). */
+static size_t utf8_decode(const unsigned char *s, size_t n, unsigned *cp) {
+  unsigned c = s[0];
+  size_t len;
+  unsigned min;
+  if (c < 0x80) {
+    *cp = c;
+    return 1;
+  } else if (c >= 0xc2 && c <= 0xdf) {
+    len = 2;
+    *cp = c & 0x1f;
+    min = 0x80;
+  } else if (c >= 0xe0 && c <= 0xef) {
+    len = 3;
+    *cp = c & 0x0f;
+    min = 0x800;
+  } else if (c >= 0xf0 && c <= 0xf4) {
+    len = 4;
+    *cp = c & 0x07;
+    min = 0x10000;
+  } else {
+    return 0;
+  }
+  if (n < len)
+    return 0;
+  for (size_t i = 1; i < len; i++) {
+    if ((s[i] & 0xc0) != 0x80)
+      return 0;
+    *cp = (*cp << 6) | (s[i] & 0x3f);
+  }
+  if (*cp < min || *cp > 0x10ffff || (*cp >= 0xd800 && *cp <= 0xdfff))
+    return 0;
+  return len;
+}
+
+/* Appends one byte when it fits with room for the NUL; counts it always,
+ * so a short buffer gets a cut literal and the full length is known. */
+static void put_byte(char *buf, size_t n, size_t *pos, char c) {
+  if (*pos + 1 < n)
+    buf[*pos] = c;
+  (*pos)++;
+}
+
+static void emit_octal(const unsigned char *b, size_t nb, char *buf, size_t n,
+                       size_t *pos) {
+  for (size_t i = 0; i < nb; i++) {
+    put_byte(buf, n, pos, '\\');
+    put_byte(buf, n, pos, (char)('0' + ((b[i] >> 6) & 7)));
+    put_byte(buf, n, pos, (char)('0' + ((b[i] >> 3) & 7)));
+    put_byte(buf, n, pos, (char)('0' + (b[i] & 7)));
+  }
+}
+
+size_t bs_plot_quote(const char *s, size_t max_chars, char *buf, size_t n) {
+  static const unsigned char replacement[] = {0xef, 0xbf, 0xbd};
+  static const unsigned char ellipsis[] = {0xe2, 0x80, 0xa6};
+  const unsigned char *p = (const unsigned char *)(s ? s : "");
+  size_t left = strlen((const char *)p), pos = 0, chars = 0;
+  put_byte(buf, n, &pos, '"');
+  while (left > 0) {
+    unsigned cp;
+    size_t len = utf8_decode(p, left, &cp);
+    const unsigned char *bytes = p;
+    size_t nb = len;
+    if (len == 0) {
+      bytes = replacement;
+      nb = 3;
+      len = 1;
+    } else if (cp == '\t' || cp == '\n' || cp == '\r' || cp == '\v' ||
+               cp == '\f') {
+      bytes = (const unsigned char *)" ";
+      nb = 1;
+    } else if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp <= 0x9f) ||
+               cp == 0xfffe || cp == 0xffff) {
+      nb = 0; /* dropped: not text, and not all of it is legal in XML */
+    }
+    if (nb > 0) {
+      if (max_chars && chars == max_chars) {
+        emit_octal(ellipsis, sizeof ellipsis, buf, n, &pos);
+        break;
+      }
+      emit_octal(bytes, nb, buf, n, &pos);
+      chars++;
+    }
+    p += len;
+    left -= len;
+  }
+  put_byte(buf, n, &pos, '"');
+  if (n > 0)
+    buf[pos < n ? pos : n - 1] = '\0';
+  return pos;
+}
+
+/* A malloc'd quoted literal, or NULL (with the failure recorded). */
+static char *quote(bs_plot *p, const char *s) {
+  size_t need = bs_plot_quote(s, LABEL_MAX_CHARS, NULL, 0);
+  char *q = malloc(need + 1);
+  if (!q) {
+    set_fail(p, BS_ENOMEM, "out of memory");
+    return NULL;
+  }
+  bs_plot_quote(s, LABEL_MAX_CHARS, q, need + 1);
+  return q;
+}
+
+static void set_text(bs_plot *p, char **slot, const char *text) {
+  free(*slot);
+  *slot = text ? quote(p, text) : NULL;
+}
+
+/* ---- Builder ------------------------------------------------------------ */
+
+static int valid_file(const char *f) {
+  size_t n = strlen(f);
+  if (n < 5 || n > 68 || strcmp(f + n - 4, ".svg"))
+    return 0;
+  for (size_t i = 0; i < n - 4; i++) {
+    char c = f[i];
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+          (c >= '0' && c <= '9') || c == '_' || c == '-'))
+      return 0;
+  }
+  return 1;
+}
+
+static int clamp_size(int v) { return v < 100 ? 100 : v > 20000 ? 20000 : v; }
+
+size_t bs_plot_chart(bs_plot *p, const char *file, int width, int height) {
+  if (!p || p->status)
+    return (size_t)-1;
+  if (!file || !valid_file(file)) {
+    set_fail(p, BS_EINTERNAL, "chart file name is not [A-Za-z0-9_-]+.svg");
+    return (size_t)-1;
+  }
+  for (size_t i = 0; i < p->n; i++) {
+    if (!strcmp(p->charts[i].file, file)) {
+      set_fail(p, BS_EINTERNAL, "two charts share a file name");
+      return (size_t)-1;
+    }
+  }
+  if (p->n == p->cap) {
+    size_t cap = p->cap ? p->cap * 2 : 16;
+    chart *c = realloc(p->charts, cap * sizeof *c);
+    if (!c) {
+      set_fail(p, BS_ENOMEM, "out of memory");
+      return (size_t)-1;
+    }
+    p->charts = c;
+    p->cap = cap;
+  }
+  chart *c = &p->charts[p->n];
+  memset(c, 0, sizeof *c);
+  snprintf(c->file, sizeof c->file, "%s", file);
+  c->width = clamp_size(width);
+  c->height = clamp_size(height);
+  bs__buf_init(&c->data, 0);
+  return p->n++;
+}
+
+void bs_plot_title(bs_plot *p, const char *text) {
+  chart *c = cur(p);
+  if (c)
+    set_text(p, &c->title, text);
+}
+
+void bs_plot_xlabel(bs_plot *p, const char *text) {
+  chart *c = cur(p);
+  if (c)
+    set_text(p, &c->xlabel, text);
+}
+
+void bs_plot_ylabel(bs_plot *p, const char *text) {
+  chart *c = cur(p);
+  if (c)
+    set_text(p, &c->ylabel, text);
+}
+
+void bs_plot_key(bs_plot *p, bs_plot_keypos where) {
+  chart *c = cur(p);
+  if (c)
+    c->key = where;
+}
+
+void bs_plot_xrange(bs_plot *p, double lo, double hi) {
+  chart *c = cur(p);
+  if (c && isfinite(lo) && isfinite(hi) && lo < hi) {
+    c->has_xrange = 1;
+    c->xr[0] = lo;
+    c->xr[1] = hi;
+  }
+}
+
+void bs_plot_yrange(bs_plot *p, double lo, double hi) {
+  chart *c = cur(p);
+  if (c && isfinite(lo) && isfinite(hi) && lo < hi) {
+    c->has_yrange = 1;
+    c->yr[0] = lo;
+    c->yr[1] = hi;
+  }
+}
+
+void bs_plot_logscale(bs_plot *p, int x, int y) {
+  chart *c = cur(p);
+  if (c) {
+    c->xlog = x != 0;
+    c->ylog = y != 0;
+  }
+}
+
+void bs_plot_yreverse(bs_plot *p) {
+  chart *c = cur(p);
+  if (c)
+    c->yreverse = 1;
+}
+
+void bs_plot_ytic(bs_plot *p, double y, const char *label) {
+  chart *c = cur(p);
+  if (!c || !isfinite(y))
+    return;
+  ytic *t = realloc(c->ytics, (c->nytics + 1) * sizeof *t);
+  if (!t) {
+    set_fail(p, BS_ENOMEM, "out of memory");
+    return;
+  }
+  c->ytics = t;
+  t[c->nytics].y = y;
+  t[c->nytics].label = quote(p, label);
+  if (t[c->nytics].label)
+    c->nytics++;
+}
+
+static void add_deco(bs_plot *p, dkind kind, double a, double b, double cc,
+                     double d, const bs_plot_style *s, const char *text) {
+  chart *c = cur(p);
+  if (!c || !isfinite(a) || !isfinite(b) || !isfinite(cc) || !isfinite(d))
+    return;
+  deco *nd = realloc(c->decos, (c->ndecos + 1) * sizeof *nd);
+  if (!nd) {
+    set_fail(p, BS_ENOMEM, "out of memory");
+    return;
+  }
+  c->decos = nd;
+  deco *x = &nd[c->ndecos];
+  memset(x, 0, sizeof *x);
+  x->kind = kind;
+  x->a = a;
+  x->b = b;
+  x->c = cc;
+  x->d = d;
+  if (s)
+    x->st = *s;
+  if (text && !(x->text = quote(p, text)))
+    return;
+  c->ndecos++;
+}
+
+void bs_plot_hline(bs_plot *p, double y, const bs_plot_style *s,
+                   const char *label) {
+  add_deco(p, D_HLINE, y, 0, 0, 0, s, label);
+}
+
+void bs_plot_vline(bs_plot *p, double x, const bs_plot_style *s,
+                   const char *label) {
+  add_deco(p, D_VLINE, x, 0, 0, 0, s, label);
+}
+
+void bs_plot_xspan(bs_plot *p, double x0, double x1, const bs_plot_style *s) {
+  add_deco(p, D_XSPAN, x0, x1, 0, 0, s, NULL);
+}
+
+void bs_plot_yspan(bs_plot *p, double y0, double y1, const bs_plot_style *s) {
+  add_deco(p, D_YSPAN, y0, y1, 0, 0, s, NULL);
+}
+
+void bs_plot_label(bs_plot *p, double x, double y, const char *text) {
+  add_deco(p, D_LABEL, x, y, 0, 0, NULL, text ? text : "");
+}
+
+void bs_plot_segment(bs_plot *p, double x0, double y0, double x1, double y1,
+                     const bs_plot_style *s) {
+  add_deco(p, D_SEG, x0, y0, x1, y1, s, NULL);
+}
+
+static size_t kind_columns(bs_plot_kind k) {
+  switch (k) {
+  case BS_PLOT_XERRORBARS:
+  case BS_PLOT_YERRORBARS:
+    return 4;
+  case BS_PLOT_BOXES:
+  case BS_PLOT_BAND:
+    return 3;
+  default:
+    return 2;
+  }
+}
+
+/* Numbers in the script and the data: %.17g round-trips every double and
+ * prints the same bytes on every run. */
+static bs_status put_num(bs__buf *b, double v) {
+  if (!isfinite(v))
+    return bs__buf_puts(b, "NaN");
+  return bs__buf_printf(b, "%.17g", v);
+}
+
+void bs_plot_series(bs_plot *p, bs_plot_kind kind, const char *title,
+                    const bs_plot_style *s, const double *const *cols,
+                    size_t n) {
+  chart *c = cur(p);
+  if (!c || n == 0)
+    return;
+  size_t ncol = kind_columns(kind);
+  for (size_t j = 0; j < ncol; j++) {
+    if (!cols || !cols[j]) {
+      set_fail(p, BS_EINTERNAL, "series without its columns");
+      return;
+    }
+  }
+  series *ns = realloc(c->series, (c->nseries + 1) * sizeof *ns);
+  if (!ns) {
+    set_fail(p, BS_ENOMEM, "out of memory");
+    return;
+  }
+  c->series = ns;
+  series *x = &ns[c->nseries];
+  memset(x, 0, sizeof *x);
+  x->kind = kind;
+  if (s)
+    x->st = *s;
+  if (title && !(x->title = quote(p, title)))
+    return;
+  bs_status st = BS_OK;
+  if (c->nblocks > 0)
+    st = bs__buf_puts(&c->data, "\n\n");
+  for (size_t i = 0; i < n && !st; i++) {
+    for (size_t j = 0; j < ncol && !st; j++) {
+      if (j)
+        st = bs__buf_putc(&c->data, ' ');
+      if (!st)
+        st = put_num(&c->data, cols[j][i]);
+    }
+    if (!st)
+      st = bs__buf_putc(&c->data, '\n');
+  }
+  if (st) {
+    free(x->title);
+    set_fail(p, st, "out of memory");
+    return;
+  }
+  x->block = c->nblocks++;
+  c->nseries++;
+}
+
+void bs_plot_keyentry(bs_plot *p, bs_plot_kind kind, const char *title,
+                      const bs_plot_style *s) {
+  chart *c = cur(p);
+  if (!c || !title)
+    return;
+  series *ns = realloc(c->series, (c->nseries + 1) * sizeof *ns);
+  if (!ns) {
+    set_fail(p, BS_ENOMEM, "out of memory");
+    return;
+  }
+  c->series = ns;
+  series *x = &ns[c->nseries];
+  memset(x, 0, sizeof *x);
+  x->kind = kind;
+  x->keyentry = 1;
+  if (s)
+    x->st = *s;
+  if (!(x->title = quote(p, title)))
+    return;
+  c->nseries++;
+}
+
+/* ---- Script ------------------------------------------------------------- */
+
+static int marker_code(const bs_plot_style *s) {
+  int open = s->open;
+  switch (s->marker) {
+  case BS_MARK_CIRCLE:
+    return open ? 6 : 7;
+  case BS_MARK_SQUARE:
+    return open ? 4 : 5;
+  case BS_MARK_TRIANGLE_UP:
+    return open ? 8 : 9;
+  case BS_MARK_TRIANGLE_DOWN:
+    return open ? 10 : 11;
+  case BS_MARK_DIAMOND:
+    return open ? 12 : 13;
+  case BS_MARK_CROSS:
+    return 2;
+  case BS_MARK_PLUS:
+    return 1;
+  case BS_MARK_NONE:
+    break;
+  }
+  return 7;
+}
+
+static double lw_of(const bs_plot_style *s) {
+  return s->line_width > 0 ? s->line_width : 1.5;
+}
+
+static double opacity_of(const bs_plot_style *s) {
+  return s->opacity > 0 && s->opacity <= 1 ? s->opacity : 0.25;
+}
+
+static bs_status put_color(bs__buf *b, const char *what,
+                           const bs_plot_style *s) {
+  return bs__buf_printf(b, " %s rgb \"#%06x\"", what,
+                        (unsigned)(s->color & 0xffffffu));
+}
+
+static bs_status put_line(bs__buf *b, const bs_plot_style *s) {
+  bs_status st = put_color(b, "lc", s);
+  if (!st)
+    st = bs__buf_printf(b, " lw %.3g dt %d", lw_of(s), s->dashed ? 2 : 1);
+  return st;
+}
+
+static bs_status put_deco(bs__buf *b, const deco *d) {
+  bs_status st = BS_OK;
+  switch (d->kind) {
+  case D_HLINE:
+    st = bs__buf_puts(b, "set arrow from graph 0, first ");
+    if (!st)
+      st = put_num(b, d->a);
+    if (!st)
+      st = bs__buf_puts(b, " to graph 1, first ");
+    if (!st)
+      st = put_num(b, d->a);
+    if (!st)
+      st = bs__buf_puts(b, " nohead back");
+    if (!st)
+      st = put_line(b, &d->st);
+    if (!st && d->text) {
+      st = bs__buf_printf(b, "\nset label %s at graph 0.99, first ", d->text);
+      if (!st)
+        st = put_num(b, d->a);
+      if (!st)
+        st = bs__buf_puts(b, d->st.label_below ? " right offset 0,-0.7 front"
+                                               : " right offset 0,0.6 front");
+      if (!st)
+        st = put_color(b, "tc", &d->st);
+    }
+    break;
+  case D_VLINE:
+    st = bs__buf_puts(b, "set arrow from first ");
+    if (!st)
+      st = put_num(b, d->a);
+    if (!st)
+      st = bs__buf_puts(b, ", graph 0 to first ");
+    if (!st)
+      st = put_num(b, d->a);
+    if (!st)
+      st = bs__buf_puts(b, ", graph 1 nohead back");
+    if (!st)
+      st = put_line(b, &d->st);
+    if (!st && d->text) {
+      st = bs__buf_puts(b, "\nset label ");
+      if (!st)
+        st = bs__buf_printf(b, "%s at first ", d->text);
+      if (!st)
+        st = put_num(b, d->a);
+      if (!st)
+        st = bs__buf_puts(b, ", graph 0.97 left offset 0.4,0 front");
+      if (!st)
+        st = put_color(b, "tc", &d->st);
+    }
+    break;
+  case D_XSPAN:
+  case D_YSPAN:
+    st = bs__buf_puts(b, d->kind == D_XSPAN ? "set object rect from first "
+                                            : "set object rect from graph 0, "
+                                              "first ");
+    if (!st)
+      st = put_num(b, d->a);
+    if (!st)
+      st = bs__buf_puts(b, d->kind == D_XSPAN ? ", graph 0 to first "
+                                              : " to graph 1, first ");
+    if (!st)
+      st = put_num(b, d->b);
+    if (!st && d->kind == D_XSPAN)
+      st = bs__buf_puts(b, ", graph 1");
+    if (!st)
+      st = bs__buf_puts(b, " back");
+    if (!st)
+      st = put_color(b, "fc", &d->st);
+    if (!st)
+      st = bs__buf_printf(b, " fs transparent solid %.3g noborder",
+                          opacity_of(&d->st));
+    break;
+  case D_LABEL:
+    st = bs__buf_printf(b, "set label %s at first ", d->text);
+    if (!st)
+      st = put_num(b, d->a);
+    if (!st)
+      st = bs__buf_puts(b, ", first ");
+    if (!st)
+      st = put_num(b, d->b);
+    if (!st)
+      st = bs__buf_puts(b, " left offset 0.5,0.5 front");
+    break;
+  case D_SEG:
+    st = bs__buf_puts(b, "set arrow from first ");
+    if (!st)
+      st = put_num(b, d->a);
+    if (!st)
+      st = bs__buf_puts(b, ", first ");
+    if (!st)
+      st = put_num(b, d->b);
+    if (!st)
+      st = bs__buf_puts(b, " to first ");
+    if (!st)
+      st = put_num(b, d->c);
+    if (!st)
+      st = bs__buf_puts(b, ", first ");
+    if (!st)
+      st = put_num(b, d->d);
+    if (!st)
+      st = bs__buf_puts(b, " nohead front");
+    if (!st)
+      st = put_line(b, &d->st);
+    break;
+  }
+  if (!st)
+    st = bs__buf_putc(b, '\n');
+  return st;
+}
+
+static bs_status put_series(bs__buf *b, size_t chart_index, const series *s,
+                            int first) {
+  const bs_plot_style *y = &s->st;
+  double ps = y->point_size > 0 ? y->point_size : 0.8;
+  bs_status st;
+  if (s->keyentry)
+    st = bs__buf_printf(b, "%skeyentry with ", first ? "plot " : ", \\\n  ");
+  else
+    st = bs__buf_printf(b, "%s\"gp%06zu.dat\" index %zu using %s with ",
+                        first ? "plot " : ", \\\n  ", chart_index, s->block,
+                        kind_columns(s->kind) == 4   ? "1:2:3:4"
+                        : kind_columns(s->kind) == 3 ? "1:2:3"
+                                                     : "1:2");
+  if (st)
+    return st;
+  switch (s->kind) {
+  case BS_PLOT_LINES:
+    st = bs__buf_puts(b, "lines");
+    if (!st)
+      st = put_line(b, y);
+    break;
+  case BS_PLOT_POINTS:
+    st = bs__buf_printf(b, "points pt %d ps %.3g", marker_code(y), ps);
+    if (!st)
+      st = put_color(b, "lc", y);
+    break;
+  case BS_PLOT_LINESPOINTS:
+    st = bs__buf_printf(b, "linespoints pt %d ps %.3g", marker_code(y), ps);
+    if (!st)
+      st = put_line(b, y);
+    break;
+  case BS_PLOT_XERRORBARS:
+  case BS_PLOT_YERRORBARS:
+    st = bs__buf_printf(b, "%s pt %d ps %.3g",
+                        s->kind == BS_PLOT_XERRORBARS ? "xerrorbars"
+                                                      : "yerrorbars",
+                        marker_code(y), ps);
+    if (!st)
+      st = put_line(b, y);
+    break;
+  case BS_PLOT_BOXES:
+    st = bs__buf_printf(b, "boxes fs transparent solid %.3g border",
+                        opacity_of(y));
+    if (!st)
+      st = put_color(b, "lc", y);
+    if (!st)
+      st = put_color(b, "fc", y);
+    break;
+  case BS_PLOT_BAND:
+    st = bs__buf_printf(b, "filledcurves fs transparent solid %.3g noborder",
+                        opacity_of(y));
+    if (!st)
+      st = put_color(b, "fc", y);
+    break;
+  }
+  if (!st)
+    st = s->title ? bs__buf_printf(b, " title %s", s->title)
+                  : bs__buf_puts(b, " notitle");
+  return st;
+}
+
+static const char *key_setting(bs_plot_keypos k) {
+  switch (k) {
+  case BS_KEY_TOP_LEFT:
+    return "set key top left";
+  case BS_KEY_BOTTOM_RIGHT:
+    return "set key bottom right";
+  case BS_KEY_BOTTOM_LEFT:
+    return "set key bottom left";
+  case BS_KEY_BELOW:
+    return "set key below horizontal center reverse Left samplen 2 width 2";
+  case BS_KEY_NONE:
+    return "unset key";
+  case BS_KEY_TOP_RIGHT:
+    break;
+  }
+  return "set key top right";
+}
+
+/* gnuplot 5 honours "reverse" only for autoscaled axes; an explicit
+ * range is reversed by writing it high to low. */
+static bs_status put_range(bs__buf *b, const char *axis, const double *r,
+                           int reverse) {
+  bs_status st = bs__buf_printf(b, "set %srange [", axis);
+  if (!st)
+    st = r ? put_num(b, r[reverse ? 1 : 0]) : bs__buf_putc(b, '*');
+  if (!st)
+    st = bs__buf_putc(b, ':');
+  if (!st)
+    st = r ? put_num(b, r[reverse ? 0 : 1]) : bs__buf_putc(b, '*');
+  if (!st)
+    st = bs__buf_printf(b, "]%s\n", reverse && !r ? " reverse" : "");
+  return st;
+}
+
+static bs_status put_chart(bs__buf *b, const chart *c, size_t index) {
+  bs_status st =
+      bs__buf_printf(b,
+                     "reset\n"
+                     "set encoding utf8\n"
+                     "set terminal svg noenhanced dynamic size %d,%d font "
+                     "\"sans-serif,11\"\n"
+                     "set output \"%s\"\n"
+                     "set border 3 lc rgb \"#555555\"\n"
+                     "set tics nomirror out\n"
+                     "set grid back lc rgb \"#dddddd\" lw 0.6 dt 1\n"
+                     "set style fill transparent solid 0.25 noborder\n"
+                     "set bars small\n"
+                     "%s\n",
+                     c->width, c->height, c->file, key_setting(c->key));
+  if (!st && c->title)
+    st = bs__buf_printf(b, "set title %s\n", c->title);
+  if (!st && c->xlabel)
+    st = bs__buf_printf(b, "set xlabel %s\n", c->xlabel);
+  if (!st && c->ylabel)
+    st = bs__buf_printf(b, "set ylabel %s\n", c->ylabel);
+  if (!st && c->has_xrange)
+    st = put_range(b, "x", c->xr, 0);
+  if (!st && (c->has_yrange || c->yreverse))
+    st = put_range(b, "y", c->has_yrange ? c->yr : NULL, c->yreverse);
+  if (!st && (c->xlog || c->ylog))
+    st = bs__buf_printf(b, "set logscale %s%s\n", c->xlog ? "x" : "",
+                        c->ylog ? "y" : "");
+  for (size_t i = 0; i < c->nytics && !st; i++) {
+    st = bs__buf_printf(b, "set ytics %s(%s ", i ? "add " : "",
+                        c->ytics[i].label);
+    if (!st)
+      st = put_num(b, c->ytics[i].y);
+    if (!st)
+      st = bs__buf_puts(b, ")\n");
+  }
+  for (size_t i = 0; i < c->ndecos && !st; i++)
+    st = put_deco(b, &c->decos[i]);
+  for (size_t i = 0; i < c->nseries && !st; i++)
+    st = put_series(b, index, &c->series[i], i == 0);
+  if (!st && c->nseries == 0)
+    st = bs__buf_puts(b, "plot NaN notitle");
+  if (!st)
+    st = bs__buf_printf(b, "\nunset output\nprint %zu\n", index + 1);
+  return st;
+}
+
+/* Defence in depth: the script may hold only what the generator writes.
+ * Anything gnuplot could expand or run -- backquotes, '@' macros, '!'
+ * shell escapes, '$' datablocks, '<' and '|' pipes, single quotes -- must
+ * never appear, whatever a label contained. */
+static int script_is_clean(const char *s, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if (c == '`' || c == '@' || c == '!' || c == '$' || c == '<' || c == '|' ||
+        c == '\'' || c == ';' || c == '{' || c == '}' ||
+        (c < 0x20 && c != '\n') || c >= 0x7f)
+      return 0;
+  }
+  return 1;
+}
+
+/* ---- Running gnuplot ---------------------------------------------------- */
+
+static char *join(const char *dir, const char *name) {
+  size_t n = strlen(dir) + strlen(name) + 2;
+  char *p = malloc(n);
+  if (p)
+    snprintf(p, n, "%s/%s", dir, name);
+  return p;
+}
+
+static bs_status write_whole(const char *path, const char *data, size_t len,
+                             bs_error *err) {
+  int fd =
+      open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (fd < 0)
+    return bs_error_set(err, BS_EIO, path, 0, "cannot create file: %s",
+                        strerror(errno));
+  while (len > 0) {
+    ssize_t w = write(fd, data, len);
+    if (w < 0) {
+      if (errno == EINTR)
+        continue;
+      int e = errno;
+      close(fd);
+      return bs_error_set(err, BS_EIO, path, 0, "cannot write file: %s",
+                          strerror(e));
+    }
+    data += w;
+    len -= (size_t)w;
+  }
+  if (close(fd) != 0)
+    return bs_error_set(err, BS_EIO, path, 0, "cannot write file: %s",
+                        strerror(errno));
+  return BS_OK;
+}
+
+static void remove_data(bs_plot *p, const char *dir, size_t upto) {
+  char name[32];
+  for (size_t i = 0; i < upto; i++) {
+    snprintf(name, sizeof name, "gp%06zu.dat", i);
+    char *path = join(dir, name);
+    if (path)
+      unlink(path);
+    free(path);
+  }
+  (void)p;
+}
+
+static void set_nonblock(int fd) {
+  int fl = fcntl(fd, F_GETFL);
+  if (fl >= 0)
+    fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+}
+
+/* The first non-blank line of gnuplot's stderr, trimmed. */
+static void first_line(const char *s, size_t n, char *out, size_t outn) {
+  size_t i = 0;
+  out[0] = '\0';
+  while (i < n) {
+    while (i < n &&
+           (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'))
+      i++;
+    size_t j = i;
+    while (j < n && s[j] != '\n')
+      j++;
+    if (j > i) {
+      size_t len = j - i;
+      if (len >= outn)
+        len = outn - 1;
+      for (size_t k = 0; k < len; k++) {
+        unsigned char c = (unsigned char)s[i + k];
+        out[k] = (c < 0x20 || c == 0x7f) ? ' ' : (char)c;
+      }
+      out[len] = '\0';
+      return;
+    }
+    i = j;
+  }
+}
+
+typedef struct child {
+  pid_t pid;
+  int in;  /* pipe: the script */
+  int out; /* pipe: progress markers */
+  int err; /* pipe: messages */
+} child;
+
+extern char **environ;
+
+static bs_status spawn_gnuplot(const char *prog, const char *dir, child *ch,
+                               bs_error *err) {
+  int pi[2] = {-1, -1}, po[2] = {-1, -1}, pe[2] = {-1, -1};
+  posix_spawn_file_actions_t fa;
+  int fa_ok = 0, rc;
+  /* A minimal environment: no HOME, no GNUPLOT_*, no PAGER or SHELL that
+   * a stray command could pick up; UTF-8 so labels convert cleanly. */
+  char *envp[] = {(char *)"LC_ALL=C.UTF-8", (char *)"PATH=/usr/bin:/bin", NULL};
+  char *argv[] = {(char *)prog, (char *)"-d", NULL};
+  ch->pid = -1;
+  ch->in = ch->out = ch->err = -1;
+  /* gnuplot reads a piped script one byte per read(); a pipe costs about
+   * half of what a socket does per call, which is most of its time. */
+  if (pipe(pi) != 0 || pipe(po) != 0 || pipe(pe) != 0) {
+    rc = errno;
+    goto fail;
+  }
+  for (int i = 0; i < 2; i++) {
+    fcntl(pi[i], F_SETFD, FD_CLOEXEC);
+    fcntl(po[i], F_SETFD, FD_CLOEXEC);
+    fcntl(pe[i], F_SETFD, FD_CLOEXEC);
+  }
+  if ((rc = posix_spawn_file_actions_init(&fa)))
+    goto fail;
+  fa_ok = 1;
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 29)
+  if ((rc = posix_spawn_file_actions_addchdir_np(&fa, dir)))
+    goto fail;
+#else
+#error "benchsite needs posix_spawn_file_actions_addchdir_np (glibc >= 2.29)"
+#endif
+  if ((rc = posix_spawn_file_actions_adddup2(&fa, pi[0], 0)) ||
+      (rc = posix_spawn_file_actions_adddup2(&fa, po[1], 1)) ||
+      (rc = posix_spawn_file_actions_adddup2(&fa, pe[1], 2)))
+    goto fail;
+  rc = posix_spawnp(&ch->pid, prog, &fa, NULL, argv, envp);
+  if (rc)
+    goto fail;
+  posix_spawn_file_actions_destroy(&fa);
+  close(pi[0]);
+  close(po[1]);
+  close(pe[1]);
+  ch->in = pi[1];
+  ch->out = po[0];
+  ch->err = pe[0];
+  set_nonblock(ch->in);
+  set_nonblock(ch->out);
+  set_nonblock(ch->err);
+  return BS_OK;
+fail:
+  if (fa_ok)
+    posix_spawn_file_actions_destroy(&fa);
+  for (int i = 0; i < 2; i++) {
+    if (pi[i] >= 0)
+      close(pi[i]);
+    if (po[i] >= 0)
+      close(po[i]);
+    if (pe[i] >= 0)
+      close(pe[i]);
+  }
+  ch->pid = -1;
+  return bs_error_set(err, BS_EPLOT, NULL, 0, "cannot run %s: %s", prog,
+                      strerror(rc));
+}
+
+static int wait_child(pid_t pid) {
+  int st = 0;
+  while (waitpid(pid, &st, 0) < 0) {
+    if (errno != EINTR)
+      return -1;
+  }
+  return st;
+}
+
+/* Feeds the script and collects markers and messages until gnuplot closes
+ * its output, calling the progress hook as charts complete. */
+static bs_status pump(child *ch, const char *script, size_t len, size_t total,
+                      const bs_plot_run *run, char *errbuf, size_t *errlen,
+                      int *cancelled) {
+  size_t sent = 0, done = 0;
+  int out_open = 1, err_open = 1;
+  char buf[4096];
+  *cancelled = 0;
+  while (out_open || err_open) {
+    struct pollfd fds[3];
+    nfds_t nf = 0;
+    int iin = -1, iout = -1, ierr = -1;
+    if (ch->in >= 0) {
+      fds[nf].fd = ch->in;
+      fds[nf].events = POLLOUT;
+      iin = (int)nf++;
+    }
+    if (out_open) {
+      fds[nf].fd = ch->out;
+      fds[nf].events = POLLIN;
+      iout = (int)nf++;
+    }
+    if (err_open) {
+      fds[nf].fd = ch->err;
+      fds[nf].events = POLLIN;
+      ierr = (int)nf++;
+    }
+    int r = poll(fds, nf, 250);
+    if (r < 0 && errno != EINTR)
+      return BS_EIO;
+    if (run && run->progress &&
+        run->progress(run->progress_ctx, done, total) != 0) {
+      *cancelled = 1;
+      return BS_EPLOT;
+    }
+    if (r <= 0)
+      continue;
+    if (iin >= 0 && (fds[iin].revents & (POLLOUT | POLLERR | POLLHUP))) {
+      ssize_t w = write(ch->in, script + sent, len - sent);
+      if (w > 0)
+        sent += (size_t)w;
+      if ((w < 0 && errno != EAGAIN && errno != EINTR) || sent == len) {
+        close(ch->in); /* EOF: gnuplot exits after the last command */
+        ch->in = -1;
+      }
+    }
+    if (iout >= 0 && (fds[iout].revents & (POLLIN | POLLHUP | POLLERR))) {
+      ssize_t n = read(ch->out, buf, sizeof buf);
+      if (n > 0) {
+        for (ssize_t i = 0; i < n; i++)
+          done += buf[i] == '\n';
+        if (run && run->progress &&
+            run->progress(run->progress_ctx, done, total) != 0) {
+          *cancelled = 1;
+          return BS_EPLOT;
+        }
+      } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+        out_open = 0;
+      }
+    }
+    if (ierr >= 0 && (fds[ierr].revents & (POLLIN | POLLHUP | POLLERR))) {
+      ssize_t n = read(ch->err, buf, sizeof buf);
+      if (n > 0) {
+        size_t keep = STDERR_KEEP - 1 - *errlen;
+        if ((size_t)n < keep)
+          keep = (size_t)n;
+        memcpy(errbuf + *errlen, buf, keep);
+        *errlen += keep;
+        errbuf[*errlen] = '\0';
+      } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+        err_open = 0;
+      }
+    }
+  }
+  return BS_OK;
+}
+
+/* Progress offsets for a batch that renders charts [from, to). */
+typedef struct batch_progress {
+  const bs_plot_run *run;
+  size_t from, total;
+} batch_progress;
+
+static int batch_hook(void *ctx, size_t done, size_t total) {
+  const batch_progress *b = ctx;
+  (void)total;
+  return b->run->progress(b->run->progress_ctx, b->from + done, b->total);
+}
+
+/* Renders charts [from, to) with one gnuplot process. */
+static bs_status run_batch(bs_plot *p, const char *dir, const bs_plot_run *run,
+                           size_t from, size_t to, bs_error *err) {
+  bs__buf script;
+  bs__buf_init(&script, 0);
+  bs_status st = BS_OK;
+  child ch = {-1, -1, -1, -1};
+  char *errbuf = NULL;
+  const char *prog = run && run->gnuplot ? run->gnuplot : "gnuplot";
+  batch_progress bp = {run, from, p->n};
+  bs_plot_run hook;
+  memset(&hook, 0, sizeof hook);
+  if (run && run->progress) {
+    hook.progress = batch_hook;
+    hook.progress_ctx = &bp;
+  }
+
+  st = bs__buf_puts(&script, "set print \"-\"\n");
+  for (size_t i = from; i < to && !st; i++)
+    st = put_chart(&script, &p->charts[i], i);
+  if (st) {
+    st = bs_error_set(err, st, NULL, 0, "out of memory");
+    goto done;
+  }
+  if (!script_is_clean(script.data, script.len)) {
+    st = bs_error_set(err, BS_EINTERNAL, NULL, 0,
+                      "refusing to run a gnuplot script with unsafe bytes");
+    goto done;
+  }
+  errbuf = malloc(STDERR_KEEP);
+  if (!errbuf) {
+    st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    goto done;
+  }
+  errbuf[0] = '\0';
+  size_t errlen = 0;
+  if ((st = spawn_gnuplot(prog, dir, &ch, err)))
+    goto done;
+  int cancelled = 0;
+  /* A gnuplot that dies early would make the next write raise SIGPIPE and
+   * kill the caller. The library must not change signal dispositions, so
+   * SIGPIPE is blocked in this thread while writing and a pending one we
+   * caused is consumed before the old mask returns (as curl does). */
+  sigset_t pipe_set, old_set;
+  sigemptyset(&pipe_set);
+  sigaddset(&pipe_set, SIGPIPE);
+  int masked = pthread_sigmask(SIG_BLOCK, &pipe_set, &old_set) == 0;
+  bs_status pst =
+      pump(&ch, script.data, script.len, to - from,
+           hook.progress ? &hook : NULL, errbuf, &errlen, &cancelled);
+  if (pst)
+    kill(ch.pid, SIGTERM);
+  if (ch.in >= 0)
+    close(ch.in);
+  if (masked) {
+    sigset_t pending;
+    if (!sigismember(&old_set, SIGPIPE) && sigpending(&pending) == 0 &&
+        sigismember(&pending, SIGPIPE)) {
+      struct timespec zero = {0, 0};
+      sigtimedwait(&pipe_set, NULL, &zero);
+    }
+    pthread_sigmask(SIG_SETMASK, &old_set, NULL);
+  }
+  close(ch.out);
+  close(ch.err);
+  int ws = wait_child(ch.pid);
+  if (pst) {
+    st = bs_error_set(err, BS_EPLOT, NULL, 0, "%s",
+                      cancelled ? "chart rendering cancelled"
+                                : "lost contact with gnuplot");
+    goto done;
+  }
+  if (ws < 0 || !WIFEXITED(ws) || WEXITSTATUS(ws) != 0) {
+    char line[300];
+    first_line(errbuf, errlen, line, sizeof line);
+    if (ws >= 0 && WIFEXITED(ws) && WEXITSTATUS(ws) == 127)
+      st = bs_error_set(err, BS_EPLOT, NULL, 0,
+                        "cannot run %s (is gnuplot installed?)", prog);
+    else if (ws >= 0 && WIFSIGNALED(ws))
+      st = bs_error_set(err, BS_EPLOT, NULL, 0, "%s killed by signal %d%s%s",
+                        prog, WTERMSIG(ws), line[0] ? ": " : "", line);
+    else
+      st = bs_error_set(err, BS_EPLOT, NULL, 0, "%s failed (exit %d)%s%s", prog,
+                        ws >= 0 && WIFEXITED(ws) ? WEXITSTATUS(ws) : -1,
+                        line[0] ? ": " : "", line);
+    goto done;
+  }
+  for (size_t i = from; i < to; i++) {
+    char *path = join(dir, p->charts[i].file);
+    struct stat sb;
+    int ok =
+        path && lstat(path, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0;
+    free(path);
+    if (!ok) {
+      char line[300];
+      first_line(errbuf, errlen, line, sizeof line);
+      st = bs_error_set(err, BS_EPLOT, p->charts[i].file, 0,
+                        "gnuplot left the chart missing or empty%s%s",
+                        line[0] ? ": " : "", line);
+      goto done;
+    }
+  }
+done:
+  free(errbuf);
+  bs__buf_release(&script);
+  return st;
+}
+
+bs_status bs_plot_render(bs_plot *p, const char *dir, const bs_plot_run *run,
+                         bs_error *err) {
+  if (!p)
+    return bs_error_set(err, BS_EINTERNAL, NULL, 0, "no chart batch");
+  if (p->status)
+    return bs_error_set(err, p->status, NULL, 0, "chart: %s", p->why);
+  if (p->n == 0)
+    return BS_OK;
+  size_t written = 0;
+  bs_status st = BS_OK;
+  for (size_t i = 0; i < p->n; i++) {
+    char name[32];
+    snprintf(name, sizeof name, "gp%06zu.dat", i);
+    char *path = join(dir, name);
+    if (!path) {
+      st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+      goto done;
+    }
+    written = i + 1;
+    const chart *c = &p->charts[i];
+    st = write_whole(path, c->data.data ? c->data.data : "", c->data.len, err);
+    free(path);
+    if (st)
+      goto done;
+  }
+  size_t per = run && run->charts_per_process ? run->charts_per_process : p->n;
+  for (size_t from = 0; from < p->n && !st; from += per)
+    st = run_batch(p, dir, run, from, from + per < p->n ? from + per : p->n,
+                   err);
+done:
+  if (!(run && run->keep_data))
+    remove_data(p, dir, written);
+  return st;
+}

@@ -1,0 +1,839 @@
+/* benchsite report: analysis, then charts and pages into a temporary
+ * directory beside the output, then an atomic swap. */
+#include "benchsite/report.h"
+
+#include "report_int.h"
+
+#include "benchsite/json.h"
+#include "benchsite/markdown.h"
+#include "benchsite/output.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MARKER ".benchsite-report"
+#define MARKER_TEXT "benchsite report\n"
+#define MINUS "\xe2\x88\x92" /* U+2212 */
+#define NBSP "\xc2\xa0"      /* keeps a number and its unit together */
+
+void bs_report_options_init(bs_report_options *o) { memset(o, 0, sizeof *o); }
+
+/* ---- Formatting -----------------------------------------------------------
+ */
+
+const char *bs__time_unit(double maxabs, double *factor) {
+  if (!(maxabs >= 1.0) || !isfinite(maxabs)) {
+    if (maxabs > 0 && maxabs < 1.0) {
+      *factor = 1e3;
+      return "ns";
+    }
+    *factor = 1;
+    return "µs";
+  }
+  if (maxabs < 1e3) {
+    *factor = 1;
+    return "µs";
+  }
+  if (maxabs < 1e6) {
+    *factor = 1e-3;
+    return "ms";
+  }
+  *factor = 1e-6;
+  return "s";
+}
+
+/* %.*g with a true minus sign; `plus` adds '+' to positive values. */
+static char *num_sig(char *buf, size_t n, double v, int sig, int plus) {
+  char tmp[64];
+  if (!isfinite(v)) {
+    snprintf(buf, n, "n/a");
+    return buf;
+  }
+  if (v == 0)
+    v = 0; /* no "-0" */
+  snprintf(tmp, sizeof tmp, "%.*g", sig, fabs(v));
+  snprintf(buf, n, "%s%s", v < 0 ? MINUS : (plus && v > 0 ? "+" : ""), tmp);
+  return buf;
+}
+
+char *bs__fmt_num(char *buf, size_t n, double v, int sig) {
+  return num_sig(buf, n, v, sig, 0);
+}
+
+/* Four significant digits, trailing zeros kept ("10.50 µs" beside
+ * "9.817 µs"), so a column of times reads at one precision. */
+static char *num4(char *buf, size_t n, double v, int plus) {
+  char tmp[64];
+  if (!isfinite(v)) {
+    snprintf(buf, n, "n/a");
+    return buf;
+  }
+  if (v == 0)
+    v = 0;
+  snprintf(tmp, sizeof tmp, "%#.4g", fabs(v));
+  size_t len = strlen(tmp);
+  if (len > 0 && tmp[len - 1] == '.')
+    tmp[len - 1] = '\0';
+  snprintf(buf, n, "%s%s", v < 0 ? MINUS : (plus && v > 0 ? "+" : ""), tmp);
+  return buf;
+}
+
+static char *fmt_time_sig(char *buf, size_t n, double us, int plus) {
+  double f;
+  const char *unit = bs__time_unit(fabs(us), &f);
+  char num[64];
+  if (!isfinite(us)) {
+    snprintf(buf, n, "n/a");
+    return buf;
+  }
+  num4(num, sizeof num, us * f, plus);
+  snprintf(buf, n, "%s" NBSP "%s", num, unit);
+  return buf;
+}
+
+char *bs__fmt_time(char *buf, size_t n, double us) {
+  return fmt_time_sig(buf, n, us, 0);
+}
+
+char *bs__fmt_time_signed(char *buf, size_t n, double us) {
+  return fmt_time_sig(buf, n, us, 1);
+}
+
+char *bs__fmt_time_interval(char *buf, size_t n, double lo, double hi) {
+  double f;
+  const char *unit = bs__time_unit(fmax(fabs(lo), fabs(hi)), &f);
+  char a[64], b[64];
+  num4(a, sizeof a, lo * f, 1);
+  num4(b, sizeof b, hi * f, 1);
+  snprintf(buf, n, "%s to %s" NBSP "%s", a, b, unit);
+  return buf;
+}
+
+char *bs__fmt_pct_signed(char *buf, size_t n, double pct) {
+  if (!isfinite(pct)) {
+    snprintf(buf, n, "n/a");
+    return buf;
+  }
+  double r = round(pct * 100) / 100;
+  if (r == 0)
+    snprintf(buf, n, "0.00" NBSP "%%");
+  else
+    snprintf(buf, n, "%s%.2f" NBSP "%%", r < 0 ? MINUS : "+", fabs(r));
+  return buf;
+}
+
+char *bs__case_name(char *buf, size_t n, const char *benchmark,
+                    const char *dataset) {
+  if (dataset && dataset[0])
+    snprintf(buf, n, "%s [%s]", benchmark, dataset);
+  else
+    snprintf(buf, n, "%s", benchmark);
+  return buf;
+}
+
+char *bs__clip(char *buf, size_t n, const char *s, size_t max_chars) {
+  size_t i = 0, chars = 0;
+  while (s[i] && chars < max_chars) {
+    i++;
+    while (((unsigned char)s[i] & 0xc0) == 0x80)
+      i++;
+    chars++;
+  }
+  if (!s[i])
+    snprintf(buf, n, "%s", s);
+  else
+    snprintf(buf, n, "%.*s…", (int)i, s);
+  return buf;
+}
+
+const char *bs__verdict_marker(const bs_case_compare *c) {
+  if (c->significant_regression)
+    return "■ significant regression";
+  switch (c->verdict) {
+  case BS_VERDICT_FASTER:
+    return "▼ faster";
+  case BS_VERDICT_SLOWER:
+    return "▲ slower";
+  default:
+    return "● equivalent";
+  }
+}
+
+const char *bs__verdict_class(const bs_case_compare *c) {
+  if (c->significant_regression)
+    return "regression";
+  switch (c->verdict) {
+  case BS_VERDICT_FASTER:
+    return "faster";
+  case BS_VERDICT_SLOWER:
+    return "slower";
+  default:
+    return "equivalent";
+  }
+}
+
+/* ---- Filesystem --------------------------------------------------------- */
+
+static char *join(const char *a, const char *b) {
+  size_t n = strlen(a) + strlen(b) + 2;
+  char *p = malloc(n);
+  if (p)
+    snprintf(p, n, "%s/%s", a, b);
+  return p;
+}
+
+/* Removes a tree without following symbolic links. */
+static void remove_tree(const char *path) {
+  struct stat st;
+  if (lstat(path, &st) != 0)
+    return;
+  if (!S_ISDIR(st.st_mode)) {
+    unlink(path);
+    return;
+  }
+  DIR *d = opendir(path);
+  if (d) {
+    struct dirent *e;
+    while ((e = readdir(d))) {
+      if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+        continue;
+      char *p = join(path, e->d_name);
+      if (p)
+        remove_tree(p);
+      free(p);
+    }
+    closedir(d);
+  }
+  rmdir(path);
+}
+
+/* Splits out_dir into a parent and a last component, trailing slashes
+ * removed. Refuses "", ".", ".." and "/" as the last component. */
+static bs_status split_out(const char *out, char **parent, char **base,
+                           bs_error *err) {
+  size_t n = strlen(out);
+  while (n > 1 && out[n - 1] == '/')
+    n--;
+  size_t s = n;
+  while (s > 0 && out[s - 1] != '/')
+    s--;
+  size_t blen = n - s;
+  if (blen == 0 || (blen == 1 && out[s] == '.') ||
+      (blen == 2 && out[s] == '.' && out[s + 1] == '.'))
+    return bs_error_set(err, BS_EUSAGE, out, 0,
+                        "--out must name a directory to create or replace");
+  *base = strndup(out + s, blen);
+  if (s == 0)
+    *parent = strdup(".");
+  else if (s == 1)
+    *parent = strdup("/");
+  else
+    *parent = strndup(out, s - 1);
+  if (!*base || !*parent) {
+    free(*base);
+    free(*parent);
+    *base = *parent = NULL;
+    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+  }
+  return BS_OK;
+}
+
+/* 1 when the existing out_dir may be replaced: an empty directory or an
+ * earlier report. */
+static bs_status check_existing(const char *out, int *exists, bs_error *err) {
+  struct stat st;
+  *exists = 0;
+  if (lstat(out, &st) != 0) {
+    if (errno == ENOENT)
+      return BS_OK;
+    return bs_error_set(err, BS_EIO, out, 0, "cannot inspect: %s",
+                        strerror(errno));
+  }
+  if (S_ISLNK(st.st_mode))
+    return bs_error_set(err, BS_EUSAGE, out, 0,
+                        "is a symbolic link; give the real directory");
+  if (!S_ISDIR(st.st_mode))
+    return bs_error_set(err, BS_EUSAGE, out, 0,
+                        "exists and is not a directory");
+  *exists = 1;
+  char *marker = join(out, MARKER);
+  if (!marker)
+    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+  int has_marker = lstat(marker, &st) == 0 && S_ISREG(st.st_mode);
+  free(marker);
+  if (has_marker)
+    return BS_OK;
+  DIR *d = opendir(out);
+  if (!d)
+    return bs_error_set(err, BS_EIO, out, 0, "cannot read directory: %s",
+                        strerror(errno));
+  int empty = 1;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+      empty = 0;
+      break;
+    }
+  }
+  closedir(d);
+  if (!empty)
+    return bs_error_set(err, BS_EUSAGE, out, 0,
+                        "refusing to replace a directory that is not a "
+                        "benchsite report (no %s file)",
+                        MARKER);
+  return BS_OK;
+}
+
+static bs_status write_file(const char *dir, const char *name, const char *data,
+                            size_t len, bs_error *err) {
+  char *path = join(dir, name);
+  if (!path)
+    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+  int fd =
+      open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+  bs_status st = BS_OK;
+  if (fd < 0) {
+    st = bs_error_set(err, BS_EIO, path, 0, "cannot create file: %s",
+                      strerror(errno));
+    free(path);
+    return st;
+  }
+  while (len > 0) {
+    ssize_t w = write(fd, data, len);
+    if (w < 0) {
+      if (errno == EINTR)
+        continue;
+      st = bs_error_set(err, BS_EIO, path, 0, "cannot write file: %s",
+                        strerror(errno));
+      break;
+    }
+    data += w;
+    len -= (size_t)w;
+  }
+  if (close(fd) != 0 && !st)
+    st = bs_error_set(err, BS_EIO, path, 0, "cannot write file: %s",
+                      strerror(errno));
+  free(path);
+  return st;
+}
+
+bs_status bs__report_write_file(const char *dir, const char *name,
+                                const char *data, size_t len, bs_error *err) {
+  return write_file(dir, name, data, len, err);
+}
+
+static int safe_asset_name(const char *s) {
+  if (!s[0] || s[0] == '.')
+    return 0;
+  for (; *s; s++) {
+    char c = *s;
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+          (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.'))
+      return 0;
+  }
+  return 1;
+}
+
+static int cmp_names(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Copies the regular files at the top of assets_dir (names of
+ * [A-Za-z0-9._-], not hidden) into dir, in name order. */
+static bs_status copy_assets(const char *assets, const char *dir,
+                             size_t *copied, bs_error *err) {
+  DIR *d = opendir(assets);
+  if (!d)
+    return bs_error_set(err, BS_EIO, assets, 0, "cannot read directory: %s",
+                        strerror(errno));
+  char **names = NULL;
+  size_t n = 0;
+  bs_status st = BS_OK;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    if (!safe_asset_name(e->d_name))
+      continue;
+    char **p = realloc(names, (n + 1) * sizeof *p);
+    if (!p || !(p[n] = strdup(e->d_name))) {
+      names = p ? p : names;
+      st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+      break;
+    }
+    names = p;
+    n++;
+  }
+  closedir(d);
+  if (!st && n)
+    qsort(names, n, sizeof *names, cmp_names);
+  *copied = 0;
+  for (size_t i = 0; i < n && !st; i++) {
+    char *src = join(assets, names[i]);
+    struct stat sb;
+    if (!src) {
+      st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+      break;
+    }
+    if (stat(src, &sb) == 0 && S_ISREG(sb.st_mode)) {
+      char *data;
+      size_t len;
+      st = bs_read_file(src, (size_t)64 << 20, &data, &len, err);
+      if (!st) {
+        st = write_file(dir, names[i], data, len, err);
+        free(data);
+        (*copied)++;
+      }
+    }
+    free(src);
+  }
+  for (size_t i = 0; i < n; i++)
+    free(names[i]);
+  free(names);
+  return st;
+}
+
+/* ---- Analysis ------------------------------------------------------------ */
+
+static const char *first_key(const bs_manifest *const *mf, size_t n,
+                             const char *key) {
+  for (size_t i = 0; i < n; i++) {
+    const char *v = bs_manifest_get(mf[i], key);
+    if (v)
+      return v;
+  }
+  return NULL;
+}
+
+static int noise_lookup(void *ctx, const char *benchmark, const char *dataset,
+                        double *floor_pct) {
+  const bs_noise_result *aa = ctx;
+  for (size_t i = 0; i < aa->ncases; i++) {
+    if (!strcmp(aa->cases[i].benchmark, benchmark) &&
+        !strcmp(aa->cases[i].dataset, dataset) &&
+        isfinite(aa->cases[i].paired_noise_floor_pct)) {
+      *floor_pct = aa->cases[i].paired_noise_floor_pct;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Orders case indices by scale, then dataset (insertion sort: a
+ * benchmark has few scales, and qsort would need the result as context). */
+static void sort_by_scale(const bs_tune_result *t, size_t *idx, size_t n) {
+  for (size_t i = 1; i < n; i++) {
+    size_t v = idx[i], j = i;
+    const bs_tune_case *x = &t->cases[v];
+    while (j > 0) {
+      const bs_tune_case *y = &t->cases[idx[j - 1]];
+      int before = x->scale < y->scale ||
+                   (x->scale == y->scale && strcmp(x->dataset, y->dataset) < 0);
+      if (!before)
+        break;
+      idx[j] = idx[j - 1];
+      j--;
+    }
+    idx[j] = v;
+  }
+}
+
+/* Benchmarks with at least two scaled cases get a tuning chart. */
+static bs_status tune_groups(bs__report *r) {
+  const bs_tune_result *t = r->tune;
+  size_t i = 0;
+  while (i < t->ncases) {
+    size_t e = i;
+    while (e < t->ncases &&
+           !strcmp(t->cases[e].benchmark, t->cases[i].benchmark))
+      e++;
+    size_t scaled = 0;
+    for (size_t j = i; j < e; j++)
+      scaled += t->cases[j].has_scale != 0;
+    if (scaled >= 2) {
+      bs__tune_group *g = realloc(r->groups, (r->ngroups + 1) * sizeof *g);
+      if (!g)
+        return BS_ENOMEM;
+      r->groups = g;
+      g = &r->groups[r->ngroups++];
+      memset(g, 0, sizeof *g);
+      g->benchmark = t->cases[i].benchmark;
+      g->chart = BS__NO_CHART;
+      g->cases = malloc(scaled * sizeof *g->cases);
+      size_t nimpl = 0;
+      for (size_t j = i; j < e; j++)
+        nimpl += t->cases[j].nmedians;
+      g->impls = malloc((nimpl ? nimpl : 1) * sizeof *g->impls);
+      if (!g->cases || !g->impls)
+        return BS_ENOMEM;
+      for (size_t j = i; j < e; j++) {
+        if (!t->cases[j].has_scale)
+          continue;
+        g->cases[g->ncases++] = j;
+        for (size_t q = 0; q < t->cases[j].nmedians; q++) {
+          const char *impl = t->cases[j].medians[q].impl;
+          size_t z = 0;
+          while (z < g->nimpls && strcmp(g->impls[z], impl))
+            z++;
+          if (z == g->nimpls)
+            g->impls[g->nimpls++] = impl;
+        }
+      }
+      sort_by_scale(t, g->cases, g->ncases);
+      qsort(g->impls, g->nimpls, sizeof *g->impls, cmp_str);
+    }
+    i = e;
+  }
+  return BS_OK;
+}
+
+static void report_release(bs__report *r) {
+  bs_compare_result_free(r->cmp);
+  bs_tune_result_free(r->tune);
+  bs_noise_result_free(r->aa);
+  for (size_t i = 0; i < r->ngroups; i++) {
+    free(r->groups[i].cases);
+    free(r->groups[i].impls);
+  }
+  free(r->groups);
+  bs_plot_free(r->plot);
+  for (size_t i = 0; i < r->ncharts; i++)
+    free(r->charts[i].alt);
+  free(r->charts);
+  free(r->case_charts);
+  free(r->aa_charts);
+}
+
+static int is_aa(const char *a, const char *b, const char *impl) {
+  return (a && !strcmp(a, impl)) || (b && !strcmp(b, impl));
+}
+
+static bs_status analyse(bs__report *r, bs_error *err) {
+  const bs_report_options *o = r->o;
+  const char *base =
+      o->baseline ? o->baseline : first_key(r->mf, r->nmf, "baseline");
+  const char *cand =
+      o->candidate ? o->candidate : first_key(r->mf, r->nmf, "candidate");
+  bs_status st;
+  if ((base != NULL) != (cand != NULL))
+    return bs_error_set(err, BS_EUSAGE, NULL, 0,
+                        "report: name the %s with --%s or the manifest's "
+                        "\"%s\" key",
+                        base ? "candidate" : "baseline",
+                        base ? "candidate" : "baseline",
+                        base ? "candidate" : "baseline");
+  if (base) {
+    for (size_t i = 0; i < r->nmf; i++) {
+      if ((st = bs_manifest_require_native(r->mf[i], err)))
+        return st;
+    }
+    bs_compare_options co;
+    bs_compare_options_init(&co, BS_MODE_CONFIRMATORY);
+    co.seed = o->seed;
+    co.keep_bootstrap = 1;
+    if ((st = bs_compare_run(r->log, base, cand, &co, &r->cmp, err)))
+      return st;
+    if (bs_compare_check_environment(r->cmp, r->mf, r->nmf))
+      return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+  }
+  const char *aa_a = NULL, *aa_b = NULL;
+  for (size_t i = 0; i < r->nmf && !aa_a; i++) {
+    const char *a = bs_manifest_get(r->mf[i], "aa_a");
+    const char *b = bs_manifest_get(r->mf[i], "aa_b");
+    if (a && b) {
+      aa_a = a;
+      aa_b = b;
+      r->aa_source = bs_manifest_path(r->mf[i]);
+    }
+  }
+  if (aa_a) {
+    bs_noise_options no;
+    bs_noise_options_init(&no);
+    no.seed = o->seed;
+    if ((st = bs_noise_run(r->log, aa_a, aa_b, &no, &r->aa, err)))
+      return st;
+    if (r->cmp)
+      bs_compare_apply_noise(r->cmp, noise_lookup, r->aa);
+  }
+  /* Tuning is shown when it says something the comparison does not: a
+   * benchmark measured at several scales, a case with three or more
+   * impls, or a log with nothing else to report. */
+  bs_error terr;
+  bs_error_clear(&terr);
+  bs_tune_result *t = NULL;
+  st = bs_tune_run(r->log, &t, &terr);
+  if (st == BS_ENOMEM) {
+    *err = terr;
+    return st;
+  }
+  if (!st) {
+    /* The A/A pair is one implementation measured twice: it does not
+     * count towards "several implementations". */
+    int show = !r->cmp && !r->aa;
+    for (size_t i = 0; i < t->ncases && !show; i++) {
+      size_t k = 0;
+      for (size_t j = 0; j < t->cases[i].nmedians; j++)
+        k += !is_aa(aa_a, aa_b, t->cases[i].medians[j].impl);
+      show = k >= 3;
+    }
+    r->tune = t;
+    if ((st = tune_groups(r)))
+      return bs_error_set(err, st, NULL, 0, "out of memory");
+    for (size_t g = 0; g < r->ngroups && !show; g++) {
+      size_t k = 0;
+      for (size_t j = 0; j < r->groups[g].nimpls; j++)
+        k += !is_aa(aa_a, aa_b, r->groups[g].impls[j]);
+      show = k >= 2;
+    }
+    if (!show) {
+      for (size_t i = 0; i < r->ngroups; i++) {
+        free(r->groups[i].cases);
+        free(r->groups[i].impls);
+      }
+      free(r->groups);
+      r->groups = NULL;
+      r->ngroups = 0;
+      bs_tune_result_free(r->tune);
+      r->tune = NULL;
+    }
+  }
+  if (!r->cmp && !r->aa && !r->tune) {
+    if (st) {
+      *err = terr;
+      return st;
+    }
+    return bs_error_set(err, BS_EUSAGE, NULL, 0,
+                        "report: nothing to report (no confirm rows)");
+  }
+  return BS_OK;
+}
+
+/* ---- JSON files beside the pages ---------------------------------------- */
+
+static bs_status write_json(bs__report *r, const char *dir, bs_error *err) {
+  char *data = NULL;
+  size_t len = 0;
+  bs_status st = BS_OK;
+  const bs_manifest *env = r->nmf ? r->mf[0] : NULL;
+  if (r->cmp) {
+    if ((st = bs_json_compare(r->cmp, env, &data, &len, err)))
+      return st;
+    st = write_file(dir, "compare.json", data, len, err);
+    free(data);
+    if (st)
+      return st;
+  }
+  if (r->tune) {
+    if ((st = bs_json_tune(r->tune, &data, &len, err)))
+      return st;
+    st = write_file(dir, "tune.json", data, len, err);
+    free(data);
+    if (st)
+      return st;
+  }
+  if (r->aa) {
+    if ((st = bs_json_noise(r->aa, &data, &len, err)))
+      return st;
+    st = write_file(dir, "noise.json", data, len, err);
+    free(data);
+  }
+  return st;
+}
+
+/* ---- The whole report ---------------------------------------------------- */
+
+static int plot_progress(void *ctx, size_t done, size_t total) {
+  const bs_report_options *o = ctx;
+  return o->progress ? o->progress(o->progress_ctx, "charts", done, total) : 0;
+}
+
+static int stage(const bs_report_options *o, const char *what, size_t done,
+                 size_t total) {
+  return o->progress ? o->progress(o->progress_ctx, what, done, total) : 0;
+}
+
+static bs_status cancelled(bs_error *err) {
+  return bs_error_set(err, BS_EIO, NULL, 0, "report cancelled");
+}
+
+bs_status bs_report_write(const bs_log *log,
+                          const bs_manifest *const *manifests, size_t n,
+                          const char *out_dir, const bs_report_options *o,
+                          bs_report_summary *summary, bs_error *err) {
+  bs__report r;
+  memset(&r, 0, sizeof r);
+  char *parent = NULL, *base = NULL, *tmp = NULL, *old = NULL, *charts = NULL;
+  bs_templates *tpl = NULL;
+  bs_status st = BS_OK;
+  int exists = 0;
+  if (summary)
+    memset(summary, 0, sizeof *summary);
+  if (!log || !manifests || n == 0 || !out_dir || !o || !o->templates_dir ||
+      !o->assets_dir)
+    return bs_error_set(err, BS_EUSAGE, NULL, 0,
+                        "report: a log, a manifest, --out, templates and "
+                        "assets are required");
+  r.log = log;
+  r.mf = manifests;
+  r.nmf = n;
+  r.o = o;
+  r.forest = BS__NO_CHART;
+
+  if ((st = split_out(out_dir, &parent, &base, err)))
+    goto done;
+  if ((st = check_existing(out_dir, &exists, err)))
+    goto done;
+  /* Templates first: a broken template fails before any work is done. */
+  tpl = bs_templates_new(o->templates_dir);
+  if (!tpl) {
+    st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    goto done;
+  }
+  if ((st = bs_templates_load(tpl, "index", err)))
+    goto done;
+  if (stage(o, "analysing", 0, 1)) {
+    st = cancelled(err);
+    goto done;
+  }
+  if ((st = analyse(&r, err)))
+    goto done;
+  if (r.cmp && r.cmp->ncases && (st = bs_templates_load(tpl, "case", err)))
+    goto done;
+  if (r.tune && (st = bs_templates_load(tpl, "tuning", err)))
+    goto done;
+  if (r.aa && (st = bs_templates_load(tpl, "aa", err)))
+    goto done;
+
+  /* The new report grows in a private directory beside the old one. */
+  size_t tlen = strlen(parent) + strlen(base) + 32;
+  tmp = malloc(tlen);
+  if (!tmp) {
+    st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    goto done;
+  }
+  snprintf(tmp, tlen, "%s/.%s.new-XXXXXX", parent, base);
+  if (!mkdtemp(tmp)) {
+    st = bs_error_set(err, BS_EIO, out_dir, 0,
+                      "cannot create a temporary directory beside it: %s",
+                      strerror(errno));
+    free(tmp);
+    tmp = NULL;
+    goto done;
+  }
+  if (chmod(tmp, 0755) != 0) {
+    st = bs_error_set(err, BS_EIO, tmp, 0, "cannot set permissions: %s",
+                      strerror(errno));
+    goto done;
+  }
+  charts = join(tmp, "charts");
+  if (!charts) {
+    st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    goto done;
+  }
+  if (mkdir(charts, 0755) != 0) {
+    st = bs_error_set(err, BS_EIO, charts, 0, "cannot create directory: %s",
+                      strerror(errno));
+    goto done;
+  }
+
+  if ((st = bs__report_charts(&r, err)))
+    goto done;
+  bs_plot_run run;
+  memset(&run, 0, sizeof run);
+  run.gnuplot = o->gnuplot;
+  run.charts_per_process = o->charts_per_process;
+  run.progress = plot_progress;
+  run.progress_ctx = (void *)o;
+  if ((st = bs_plot_render(r.plot, charts, &run, err)))
+    goto done;
+
+  size_t pages = 0, assets = 0;
+  if (stage(o, "pages", 0, 1)) {
+    st = cancelled(err);
+    goto done;
+  }
+  if ((st = bs__report_pages(&r, tpl, tmp, &pages, err)))
+    goto done;
+  if ((st = write_json(&r, tmp, err)))
+    goto done;
+  if ((st = copy_assets(o->assets_dir, tmp, &assets, err)))
+    goto done;
+  if ((st = write_file(tmp, MARKER, MARKER_TEXT, strlen(MARKER_TEXT), err)))
+    goto done;
+  if (stage(o, "pages", 1, 1)) {
+    st = cancelled(err);
+    goto done;
+  }
+
+  /* Swap: old report away, new one in, old one removed. Between the two
+   * renames out_dir is briefly absent, never half-written. */
+  if (exists) {
+    old = malloc(tlen);
+    if (!old) {
+      st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+      goto done;
+    }
+    snprintf(old, tlen, "%s/.%s.old-XXXXXX", parent, base);
+    if (!mkdtemp(old)) {
+      st = bs_error_set(err, BS_EIO, out_dir, 0,
+                        "cannot create a temporary directory beside it: %s",
+                        strerror(errno));
+      free(old);
+      old = NULL;
+      goto done;
+    }
+    if (rename(out_dir, old) != 0) {
+      st = bs_error_set(err, BS_EIO, out_dir, 0,
+                        "cannot move the previous report aside: %s",
+                        strerror(errno));
+      rmdir(old);
+      free(old);
+      old = NULL;
+      goto done;
+    }
+  }
+  if (rename(tmp, out_dir) != 0) {
+    st = bs_error_set(err, BS_EIO, out_dir, 0, "cannot rename into place: %s",
+                      strerror(errno));
+    if (old && rename(old, out_dir) == 0) {
+      free(old);
+      old = NULL;
+    }
+    goto done;
+  }
+  free(tmp);
+  tmp = NULL;
+  if (summary) {
+    summary->cases = r.cmp ? r.cmp->ncases : 0;
+    summary->regressions = r.cmp ? r.cmp->regressions : 0;
+    summary->charts = r.ncharts;
+    summary->pages = pages;
+    summary->has_compare = r.cmp != NULL;
+    summary->has_tuning = r.tune != NULL;
+    summary->has_aa = r.aa != NULL;
+  }
+done:
+  if (old) {
+    remove_tree(old);
+    free(old);
+  }
+  if (tmp) {
+    remove_tree(tmp);
+    free(tmp);
+  }
+  free(charts);
+  free(parent);
+  free(base);
+  bs_templates_free(tpl);
+  report_release(&r);
+  return st;
+}

@@ -1,0 +1,94 @@
+/* Shared state of the report builder (report.c, report_charts.c,
+ * report_pages.c). Private. */
+#ifndef BENCHSITE_REPORT_INT_H
+#define BENCHSITE_REPORT_INT_H
+
+#include "benchsite/compare.h"
+#include "benchsite/noise.h"
+#include "benchsite/plot.h"
+#include "benchsite/report.h"
+#include "benchsite/template.h"
+#include "benchsite/tune.h"
+
+#include <stddef.h>
+
+#define BS__NO_CHART ((size_t)-1)
+
+/* A chart as the pages embed it. */
+typedef struct bs__rchart {
+  char file[72]; /* inside charts/ */
+  char *alt;     /* the finding, in words (malloc'd) */
+  int width, height;
+} bs__rchart;
+
+/* A benchmark whose scaled cases get a tuning chart. */
+typedef struct bs__tune_group {
+  const char *benchmark;
+  size_t *cases; /* indices into tune->cases with a scale, by scale */
+  size_t ncases;
+  const char **impls; /* every impl measured in those cases, byte order */
+  size_t nimpls;
+  size_t chart;
+} bs__tune_group;
+
+typedef struct bs__report {
+  const bs_log *log;
+  const bs_manifest *const *mf;
+  size_t nmf;
+  const bs_report_options *o;
+
+  bs_compare_result *cmp; /* NULL when no comparison was made */
+  bs_tune_result *tune;   /* NULL when there is no tuning page */
+  bs_noise_result *aa;    /* NULL when no A/A validation was made */
+  const char *aa_source;  /* path of the manifest naming aa_a/aa_b */
+
+  bs__tune_group *groups;
+  size_t ngroups;
+
+  bs_plot *plot;
+  bs__rchart *charts; /* parallel to the plot's charts */
+  size_t ncharts, capcharts;
+  size_t forest;
+  size_t (*case_charts)[3]; /* per compared case: deltas, bootstrap, drift */
+  size_t (*aa_charts)[2];   /* per A/A case: deltas, confidences */
+  bs_status st;             /* sticky: first out-of-memory */
+} bs__report;
+
+/* report_charts.c: describes every chart into r->plot and r->charts. */
+bs_status bs__report_charts(bs__report *r, bs_error *err);
+
+/* report_pages.c: renders every page into `dir`. *pages gets the count. */
+bs_status bs__report_pages(bs__report *r, bs_templates *t, const char *dir,
+                           size_t *pages, bs_error *err);
+
+/* report.c: creates dir/name (which must not exist) with the bytes. */
+bs_status bs__report_write_file(const char *dir, const char *name,
+                                const char *data, size_t len, bs_error *err);
+
+/* report.c: number formatting shared by charts and pages. Each writes a
+ * NUL-terminated string into buf and returns buf. */
+/* The unit that suits values up to `maxabs` us: "ns", "µs", "ms", "s",
+ * and the factor that converts microseconds into it. */
+const char *bs__time_unit(double maxabs, double *factor);
+/* "13.54 µs" (4 significant digits, unit chosen for the value). */
+char *bs__fmt_time(char *buf, size_t n, double us);
+/* "+10.21 µs", "−0.2017 µs" (a true minus sign), "0 µs". */
+char *bs__fmt_time_signed(char *buf, size_t n, double us);
+/* "+10.1 to +10.32 µs": both ends in one unit. */
+char *bs__fmt_time_interval(char *buf, size_t n, double lo, double hi);
+/* "+75.47 %" / "−54.21 %" (two decimals, a true minus sign). */
+char *bs__fmt_pct_signed(char *buf, size_t n, double pct);
+/* A number with `sig` significant digits and a true minus sign. */
+char *bs__fmt_num(char *buf, size_t n, double v, int sig);
+/* "bench [dataset]" or "bench". */
+char *bs__case_name(char *buf, size_t n, const char *benchmark,
+                    const char *dataset);
+/* s cut to max_chars code points, with "…" when cut (for chart texts;
+ * the pages and alt texts keep the whole name). */
+char *bs__clip(char *buf, size_t n, const char *s, size_t max_chars);
+/* The marker and word of a compared case: "■ significant regression",
+ * "▲ slower", "● equivalent", "▼ faster". */
+const char *bs__verdict_marker(const bs_case_compare *c);
+const char *bs__verdict_class(const bs_case_compare *c);
+
+#endif

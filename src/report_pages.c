@@ -1,0 +1,680 @@
+/* The pages of a report: the data each template renders. Numbers are
+ * formatted here (with units); every string reaches the HTML through the
+ * template engine's escaping. Page names come from indices. */
+#include "report_int.h"
+
+#include "benchsite/manifest.h"
+#include "benchsite/quantile.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef BENCHSITE_VERSION
+#define BENCHSITE_VERSION "unknown"
+#endif
+
+static void case_file(char *buf, size_t n, size_t i) {
+  snprintf(buf, n, "case-%04zu.html", i + 1);
+}
+
+static void chart_obj(const bs__report *r, bs_tval *c, size_t k,
+                      const char *caption) {
+  const bs__rchart *ch = &r->charts[k];
+  bs_tval_set_strf(c, "src", "charts/%s", ch->file);
+  bs_tval_set_str(c, "alt", ch->alt);
+  bs_tval_set_strf(c, "width", "%d", ch->width);
+  bs_tval_set_strf(c, "height", "%d", ch->height);
+  bs_tval_set_str(c, "caption", caption);
+}
+
+static void set_chart(const bs__report *r, bs_tval *obj, const char *key,
+                      size_t k, const char *caption) {
+  if (k == BS__NO_CHART)
+    return;
+  chart_obj(r, bs_tval_set_obj(obj, key), k, caption);
+}
+
+static void push_chart(const bs__report *r, bs_tval *list, size_t k,
+                       const char *caption) {
+  if (k == BS__NO_CHART)
+    return;
+  chart_obj(r, bs_tval_push_obj(list), k, caption);
+}
+
+static const char *basename_of(const char *path) {
+  const char *s = strrchr(path, '/');
+  return s && s[1] ? s + 1 : path;
+}
+
+/* Everything every page shows: title, navigation, the run's identity. */
+static bs_tval *page(const bs__report *r, bs_tdata *d, const char *title,
+                     const char *current) {
+  bs_tval *root = bs_tdata_root(d);
+  bs_tval_set_str(root, "title", title);
+  bs_tval_set_str(root, "generator", "benchsite " BENCHSITE_VERSION);
+  bs_tval *nav = bs_tval_set_list(root, "nav");
+  static const char *const hrefs[] = {"index.html", "tuning.html", "aa.html"};
+  static const char *const labels[] = {"Overview", "Tuning", "A/A noise"};
+  int present[] = {1, r->tune != NULL, r->aa != NULL};
+  for (int i = 0; i < 3; i++) {
+    if (!present[i])
+      continue;
+    bs_tval *it = bs_tval_push_obj(nav);
+    bs_tval_set_str(it, "href", hrefs[i]);
+    bs_tval_set_str(it, "label", labels[i]);
+    bs_tval_set_bool(it, "current", current && !strcmp(current, hrefs[i]));
+  }
+  const bs_manifest *env = r->mf[0];
+  bs_tval *run = bs_tval_set_obj(root, "run");
+  static const char *const keys[] = {"commit", "date",    "machine",
+                                     "target", "profile", "protocol"};
+  bs_tval *facts = bs_tval_set_list(run, "facts");
+  for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+    const char *v = bs_manifest_get(env, keys[i]);
+    if (!v || !v[0])
+      continue;
+    bs_tval *f = bs_tval_push_obj(facts);
+    bs_tval_set_str(f, "key", keys[i]);
+    bs_tval_set_str(f, "value", v);
+  }
+  if (r->cmp) {
+    bs_tval_set_str(run, "baseline", r->cmp->baseline);
+    bs_tval_set_str(run, "candidate", r->cmp->candidate);
+  }
+  bs_tval_set_strf(root, "seed", "%llu", (unsigned long long)r->o->seed);
+  return root;
+}
+
+/* ---- Environment: manifests side by side --------------------------------- */
+
+static int is_comparability_key(const char *k) {
+  for (size_t i = 0; i < BS_MANIFEST_NCOMPARABILITY; i++) {
+    if (!strcmp(bs_manifest_comparability_keys[i], k))
+      return 1;
+  }
+  return 0;
+}
+
+static bs_status environment(const bs__report *r, bs_tval *root) {
+  bs_tval *env = bs_tval_set_obj(root, "environment");
+  bs_tval *cols = bs_tval_set_list(env, "columns");
+  for (size_t m = 0; m < r->nmf; m++)
+    bs_tval_push_str(cols, basename_of(bs_manifest_path(r->mf[m])));
+  bs_tval_set_bool(env, "several", r->nmf > 1);
+  bs_tval *rows = bs_tval_set_list(env, "rows");
+  /* Keys: the comparability keys first, then every other key in the
+   * order the manifests list them. */
+  size_t cap = BS_MANIFEST_NCOMPARABILITY;
+  for (size_t m = 0; m < r->nmf; m++)
+    cap += bs_manifest_count(r->mf[m]);
+  const char **keys = malloc(cap * sizeof *keys);
+  if (!keys)
+    return BS_ENOMEM;
+  size_t nk = 0;
+  for (size_t i = 0; i < BS_MANIFEST_NCOMPARABILITY; i++)
+    keys[nk++] = bs_manifest_comparability_keys[i];
+  for (size_t m = 0; m < r->nmf; m++) {
+    for (size_t i = 0; i < bs_manifest_count(r->mf[m]); i++) {
+      const char *k = bs_manifest_key(r->mf[m], i);
+      size_t z = 0;
+      while (z < nk && strcmp(keys[z], k))
+        z++;
+      if (z == nk)
+        keys[nk++] = k;
+    }
+  }
+  size_t ndiff = 0, nmissing = 0;
+  for (size_t i = 0; i < nk; i++) {
+    bs_tval *row = bs_tval_push_obj(rows);
+    int comp = is_comparability_key(keys[i]);
+    bs_tval_set_str(row, "key", keys[i]);
+    bs_tval_set_bool(row, "comparability", comp);
+    bs_tval *cells = bs_tval_set_list(row, "cells");
+    const char *first = bs_manifest_get(r->mf[0], keys[i]);
+    int differs = 0, missing = 0;
+    for (size_t m = 0; m < r->nmf; m++) {
+      const char *v = bs_manifest_get(r->mf[m], keys[i]);
+      bs_tval *c = bs_tval_push_obj(cells);
+      if (v)
+        bs_tval_set_str(c, "value", v);
+      else
+        bs_tval_set_bool(c, "missing", 1);
+      missing |= !v;
+      if ((v == NULL) != (first == NULL) || (v && first && strcmp(v, first)))
+        differs = 1;
+    }
+    /* Differences matter for the keys that decide comparability; others
+     * (commit, date) are expected to differ between runs. */
+    bs_tval_set_bool(row, "differs", differs && r->nmf > 1);
+    bs_tval_set_bool(row, "flag", comp && (differs || missing));
+    if (comp && missing)
+      bs_tval_set_str(row, "note", "missing: runs cannot be compared");
+    else if (comp && differs && r->nmf > 1)
+      bs_tval_set_str(row, "note", "differs: not comparable");
+    else
+      bs_tval_set_str(row, "note", "");
+    ndiff += comp && differs;
+    nmissing += comp && missing;
+  }
+  free(keys);
+  if (r->nmf > 1)
+    bs_tval_set_str(env, "verdict",
+                    ndiff || nmissing ? "The runs are not comparable: "
+                                        "flagged keys differ or are missing."
+                                      : "The runs are comparable: every "
+                                        "comparability key is present and "
+                                        "equal.");
+  else if (nmissing)
+    bs_tval_set_strf(env, "verdict",
+                     "%zu comparability key%s missing; this run cannot be "
+                     "compared with others.",
+                     nmissing, nmissing == 1 ? " is" : "s are");
+  else
+    bs_tval_set_str(env, "verdict", "");
+  return BS_OK;
+}
+
+/* ---- Index --------------------------------------------------------------- */
+
+static void case_row(const bs__report *r, bs_tval *row, size_t i) {
+  const bs_case_compare *c = &r->cmp->cases[i];
+  char buf[256];
+  case_file(buf, sizeof buf, i);
+  bs_tval_set_str(row, "href", buf);
+  bs_tval_set_str(row, "name",
+                  bs__case_name(buf, sizeof buf, c->benchmark, c->dataset));
+  bs_tval_set_str(row, "benchmark", c->benchmark);
+  bs_tval_set_str(row, "dataset", c->dataset);
+  bs_tval_set_strf(row, "blocks", "%zu", c->blocks);
+  bs_tval_set_str(row, "baseline",
+                  bs__fmt_time(buf, sizeof buf, c->median_baseline_us));
+  bs_tval_set_str(row, "candidate",
+                  bs__fmt_time(buf, sizeof buf, c->median_candidate_us));
+  bs_tval_set_str(row, "delta",
+                  bs__fmt_time_signed(buf, sizeof buf, c->median_delta_us));
+  bs_tval_set_str(row, "delta_pct",
+                  bs__fmt_pct_signed(buf, sizeof buf, c->delta_pct));
+  bs_tval_set_str(
+      row, "interval",
+      bs__fmt_time_interval(buf, sizeof buf, c->ci_low_us, c->ci_high_us));
+  double lo = 100.0 * c->ci_low_us / c->median_baseline_us;
+  double hi = 100.0 * c->ci_high_us / c->median_baseline_us;
+  char a[64], b[64];
+  bs__fmt_pct_signed(a, sizeof a, lo);
+  bs__fmt_pct_signed(b, sizeof b, hi);
+  bs_tval_set_strf(row, "interval_pct", "%s to %s", a, b);
+  bs_tval_set_strf(row, "speedup", "×%.3f", c->speedup);
+  bs_tval_set_str(row, "verdict", bs__verdict_marker(c));
+  bs_tval_set_str(row, "verdict_class", bs__verdict_class(c));
+  bs_tval_set_bool(row, "regression", c->significant_regression);
+  if (c->has_noise_floor)
+    bs_tval_set_strf(row, "noise_floor", "±%.2f\xc2\xa0%%", c->noise_floor_pct);
+  else
+    bs_tval_set_str(row, "noise_floor", "");
+  bs_tval_set_bool(row, "within_noise", c->has_noise_floor && c->within_noise);
+  bs_tval_set_bool(row, "has_warnings", c->nwarnings > 0);
+}
+
+static bs_status render_to(bs_templates *t, const char *tmpl, bs_tdata *d,
+                           const char *dir, const char *file, bs_error *err) {
+  bs_status st = bs_tdata_status(d);
+  if (st)
+    return bs_error_set(err, st, NULL, 0, "out of memory");
+  char *html;
+  size_t len;
+  if ((st = bs_templates_render(t, tmpl, bs_tdata_root(d), &html, &len, err)))
+    return st;
+  st = bs__report_write_file(dir, file, html, len, err);
+  free(html);
+  return st;
+}
+
+static bs_status index_page(bs__report *r, bs_templates *t, const char *dir,
+                            bs_error *err) {
+  bs_tdata *d = bs_tdata_new();
+  if (!d)
+    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+  bs_tval *root = page(r, d, "Benchmark report", "index.html");
+  char buf[256];
+  if (r->cmp) {
+    const bs_compare_result *cmp = r->cmp;
+    bs_tval *c = bs_tval_set_obj(root, "compare");
+    bs_tval_set_str(c, "baseline", cmp->baseline);
+    bs_tval_set_str(c, "candidate", cmp->candidate);
+    bs_tval_set_strf(c, "threshold", "%g", cmp->options.threshold_pct);
+    bs_tval_set_strf(c, "level", "%g", cmp->options.level_pct);
+    bs_tval_set_strf(c, "resamples", "%llu",
+                     (unsigned long long)cmp->options.resamples);
+    /* Disjoint counts: a significant regression is not counted again as
+     * slower, so the four numbers add up to the cases. */
+    size_t counts[4] = {0}, within = 0;
+    for (size_t i = 0; i < cmp->ncases; i++) {
+      const bs_case_compare *cc = &cmp->cases[i];
+      if (cc->significant_regression)
+        counts[3]++;
+      else
+        counts[cc->verdict]++;
+      within += cc->has_noise_floor && cc->within_noise;
+    }
+    bs_tval_set_bool(c, "pass", cmp->regressions == 0);
+    if (cmp->regressions)
+      bs_tval_set_strf(c, "gate", "%zu significant regression%s",
+                       cmp->regressions, cmp->regressions == 1 ? "" : "s");
+    else
+      bs_tval_set_str(c, "gate", "no significant regression");
+    bs_tval_set_strf(c, "ncases", "%zu", cmp->ncases);
+    bs_tval_set_strf(c, "faster", "%zu", counts[BS_VERDICT_FASTER]);
+    bs_tval_set_strf(c, "equivalent", "%zu", counts[BS_VERDICT_EQUIVALENT]);
+    bs_tval_set_strf(c, "slower", "%zu", counts[BS_VERDICT_SLOWER]);
+    bs_tval_set_strf(c, "regressions", "%zu", counts[3]);
+    if (r->aa)
+      bs_tval_set_strf(c, "within_noise", "%zu", within);
+    set_chart(r, c, "forest", r->forest,
+              "Each row is a case: the marker is Δ%, the bar its interval; "
+              "the shaded band is ±δ.");
+    bs_tval *rows = bs_tval_set_list(c, "cases");
+    for (size_t i = 0; i < cmp->ncases; i++)
+      case_row(r, bs_tval_push_obj(rows), i);
+    bs_tval *warn = bs_tval_set_list(c, "warnings");
+    for (size_t i = 0; i < cmp->nwarnings; i++)
+      bs_tval_push_str(warn, cmp->warnings[i]);
+    bs_tval_set_bool(c, "has_warnings", cmp->nwarnings > 0);
+  }
+  if (r->tune) {
+    bs_tval *tv = bs_tval_set_obj(root, "tuning");
+    bs_tval_set_strf(tv, "ncases", "%zu", r->tune->ncases);
+    bs_tval_set_strf(tv, "ncrossovers", "%zu", r->tune->ncrossovers);
+    bs_tval *charts = bs_tval_set_list(tv, "charts");
+    for (size_t g = 0; g < r->ngroups && g < 2; g++)
+      push_chart(r, charts, r->groups[g].chart, NULL);
+  }
+  if (r->aa) {
+    bs_tval *av = bs_tval_set_obj(root, "aa");
+    bs_tval_set_str(av, "a", r->aa->a);
+    bs_tval_set_str(av, "b", r->aa->b);
+    bs_tval *rows = bs_tval_set_list(av, "cases");
+    for (size_t i = 0; i < r->aa->ncases; i++) {
+      const bs_noise_case *nc = &r->aa->cases[i];
+      bs_tval *row = bs_tval_push_obj(rows);
+      bs_tval_set_str(
+          row, "name",
+          bs__case_name(buf, sizeof buf, nc->benchmark, nc->dataset));
+      bs_tval_set_strf(row, "runs", "%zu", nc->runs);
+      bs_tval_set_strf(row, "paired_floor", "±%.2f\xc2\xa0%%",
+                       nc->paired_noise_floor_pct);
+      bs_tval_set_bool(row, "resolves", nc->gate_resolves);
+    }
+  }
+  if (environment(r, root)) {
+    bs_tdata_free(d);
+    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+  }
+  bs_tval *files = bs_tval_set_list(root, "files");
+  if (r->cmp)
+    bs_tval_push_str(files, "compare.json");
+  if (r->tune)
+    bs_tval_push_str(files, "tune.json");
+  if (r->aa)
+    bs_tval_push_str(files, "noise.json");
+  bs_status st = render_to(t, "index", d, dir, "index.html", err);
+  bs_tdata_free(d);
+  return st;
+}
+
+/* ---- Case pages ---------------------------------------------------------- */
+
+static void kv(bs_tval *list, const char *label, const char *value,
+               int numeric) {
+  bs_tval *o = bs_tval_push_obj(list);
+  bs_tval_set_str(o, "label", label);
+  bs_tval_set_str(o, "value", value);
+  bs_tval_set_bool(o, "num", numeric);
+}
+
+static bs_status case_page(bs__report *r, bs_templates *t, const char *dir,
+                           size_t i, bs_error *err) {
+  const bs_compare_result *cmp = r->cmp;
+  const bs_case_compare *c = &cmp->cases[i];
+  char name[256], buf[256], label[512];
+  bs__case_name(name, sizeof name, c->benchmark, c->dataset);
+  bs_tdata *d = bs_tdata_new();
+  if (!d)
+    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+  bs_tval *root = page(r, d, name, NULL);
+  bs_tval *cv = bs_tval_set_obj(root, "case");
+  case_row(r, cv, i);
+  bs_tval *sum = bs_tval_set_list(cv, "summary");
+  snprintf(label, sizeof label, "Baseline median (%s)", cmp->baseline);
+  kv(sum, label, bs__fmt_time(buf, sizeof buf, c->median_baseline_us), 1);
+  snprintf(label, sizeof label, "Candidate median (%s)", cmp->candidate);
+  kv(sum, label, bs__fmt_time(buf, sizeof buf, c->median_candidate_us), 1);
+  kv(sum, "Median paired difference med(d)",
+     bs__fmt_time_signed(buf, sizeof buf, c->median_delta_us), 1);
+  snprintf(label, sizeof label, "%g %% interval of med(d)",
+           cmp->options.level_pct);
+  kv(sum, label,
+     bs__fmt_time_interval(buf, sizeof buf, c->ci_low_us, c->ci_high_us), 1);
+  kv(sum, "Δ% = 100 · med(d) / med(baseline)",
+     bs__fmt_pct_signed(buf, sizeof buf, c->delta_pct), 1);
+  snprintf(buf, sizeof buf, "×%.3f", c->speedup);
+  kv(sum, "Speedup med(b) / (med(b) + med(d))", buf, 1);
+  snprintf(buf, sizeof buf, "%zu", c->blocks);
+  kv(sum, "Pairs (blocks)", buf, 1);
+  snprintf(buf, sizeof buf, "%zu", c->outliers);
+  kv(sum, "Tukey outliers among d (kept)", buf, 1);
+  if (c->has_noise_floor) {
+    snprintf(buf, sizeof buf, "±%.2f\xc2\xa0%%%s", c->noise_floor_pct,
+             c->within_noise ? " (this change is within noise)" : "");
+    kv(sum, "A/A paired noise floor", buf, 1);
+  }
+  kv(sum, "Significant regression",
+     c->significant_regression ? "yes: Δ% ≥ δ and L > 0" : "no", 0);
+
+  bs_tval *warn = bs_tval_set_list(cv, "warnings");
+  for (size_t j = 0; j < c->nwarnings; j++)
+    bs_tval_push_str(warn, c->warnings[j]);
+
+  bs_tval *charts = bs_tval_set_list(cv, "charts");
+  push_chart(r, charts, r->case_charts[i][0],
+             "Each point is one block's d = candidate − baseline; the line is "
+             "med(d), the band its interval.");
+  push_chart(r, charts, r->case_charts[i][1],
+             "The bootstrap distribution of med(d): L and U bound the "
+             "interval; ±δ mark the practical threshold.");
+  push_chart(r, charts, r->case_charts[i][2],
+             "Per-call time of both implementations in block order; dashed "
+             "segments are the medians of each half, to spot drift.");
+
+  /* The data behind the charts. */
+  double q1 = bs_quantile(c->delta, c->blocks, 0.25);
+  double q3 = bs_quantile(c->delta, c->blocks, 0.75);
+  double lo_f = q1 - 1.5 * (q3 - q1), hi_f = q3 + 1.5 * (q3 - q1);
+  bs_tval *rows = bs_tval_set_list(cv, "pairs");
+  for (size_t j = 0; j < c->blocks; j++) {
+    bs_tval *o = bs_tval_push_obj(rows);
+    bs_tval_set_strf(o, "run", "%llu", (unsigned long long)c->runs[j]);
+    bs_tval_set_strf(o, "block", "%lld", (long long)c->block_ids[j]);
+    bs_tval_set_str(o, "baseline",
+                    bs__fmt_time(buf, sizeof buf, c->baseline[j]));
+    bs_tval_set_str(o, "candidate",
+                    bs__fmt_time(buf, sizeof buf, c->candidate[j]));
+    bs_tval_set_str(o, "delta",
+                    bs__fmt_time_signed(buf, sizeof buf, c->delta[j]));
+    bs_tval_set_bool(o, "outlier", c->delta[j] < lo_f || c->delta[j] > hi_f);
+  }
+  if (i > 0) {
+    bs_tval *p = bs_tval_set_obj(cv, "prev");
+    case_file(buf, sizeof buf, i - 1);
+    bs_tval_set_str(p, "href", buf);
+    bs_tval_set_str(p, "name",
+                    bs__case_name(buf, sizeof buf, cmp->cases[i - 1].benchmark,
+                                  cmp->cases[i - 1].dataset));
+  }
+  if (i + 1 < cmp->ncases) {
+    bs_tval *p = bs_tval_set_obj(cv, "next");
+    case_file(buf, sizeof buf, i + 1);
+    bs_tval_set_str(p, "href", buf);
+    bs_tval_set_str(p, "name",
+                    bs__case_name(buf, sizeof buf, cmp->cases[i + 1].benchmark,
+                                  cmp->cases[i + 1].dataset));
+  }
+  case_file(buf, sizeof buf, i);
+  bs_status st = render_to(t, "case", d, dir, buf, err);
+  bs_tdata_free(d);
+  return st;
+}
+
+/* ---- Tuning -------------------------------------------------------------- */
+
+static const bs__tune_group *group_of(const bs__report *r,
+                                      const char *benchmark) {
+  for (size_t g = 0; g < r->ngroups; g++) {
+    if (!strcmp(r->groups[g].benchmark, benchmark))
+      return &r->groups[g];
+  }
+  return NULL;
+}
+
+static bs_status tuning_page(bs__report *r, bs_templates *t, const char *dir,
+                             bs_error *err) {
+  const bs_tune_result *tr = r->tune;
+  bs_tdata *d = bs_tdata_new();
+  if (!d)
+    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+  bs_tval *root = page(r, d, "Tuning", "tuning.html");
+  bs_tval *bl = bs_tval_set_list(root, "benchmarks");
+  size_t i = 0;
+  char buf[256];
+  while (i < tr->ncases) {
+    size_t e = i;
+    while (e < tr->ncases &&
+           !strcmp(tr->cases[e].benchmark, tr->cases[i].benchmark))
+      e++;
+    bs_tval *b = bs_tval_push_obj(bl);
+    bs_tval_set_str(b, "benchmark", tr->cases[i].benchmark);
+    const bs__tune_group *g = group_of(r, tr->cases[i].benchmark);
+    if (g)
+      set_chart(r, b, "chart", g->chart,
+                "Median per-call time of each implementation against scale "
+                "(both axes logarithmic); diamonds mark crossovers.");
+    /* Columns: every impl measured in this benchmark, byte order. */
+    const char **impls = NULL;
+    size_t ni = 0, cap = 0;
+    for (size_t j = i; j < e; j++)
+      cap += tr->cases[j].nmedians;
+    impls = malloc((cap ? cap : 1) * sizeof *impls);
+    if (!impls) {
+      bs_tdata_free(d);
+      return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    }
+    for (size_t j = i; j < e; j++) {
+      for (size_t q = 0; q < tr->cases[j].nmedians; q++) {
+        const char *im = tr->cases[j].medians[q].impl;
+        size_t z = 0;
+        while (z < ni && strcmp(impls[z], im))
+          z++;
+        if (z == ni) {
+          size_t at = ni++;
+          while (at > 0 && strcmp(impls[at - 1], im) > 0) {
+            impls[at] = impls[at - 1];
+            at--;
+          }
+          impls[at] = im;
+        }
+      }
+    }
+    bs_tval *cols = bs_tval_set_list(b, "impls");
+    for (size_t z = 0; z < ni; z++)
+      bs_tval_push_str(cols, impls[z]);
+    /* Rows in scale order when the group orders them, else log order. */
+    bs_tval *rows = bs_tval_set_list(b, "rows");
+    size_t nrows = e - i;
+    for (size_t q = 0; q < nrows; q++) {
+      size_t ci;
+      if (g && q < g->ncases) {
+        ci = g->cases[q];
+      } else if (g) {
+        /* unscaled cases of a scaled benchmark, after the scaled ones */
+        size_t seen = 0;
+        ci = i;
+        for (size_t j = i; j < e; j++) {
+          if (tr->cases[j].has_scale)
+            continue;
+          if (seen++ == q - g->ncases) {
+            ci = j;
+            break;
+          }
+        }
+      } else {
+        ci = i + q;
+      }
+      const bs_tune_case *tc = &tr->cases[ci];
+      bs_tval *row = bs_tval_push_obj(rows);
+      bs_tval_set_str(row, "dataset", tc->dataset);
+      bs_tval_set_str(
+          row, "scale",
+          tc->has_scale ? bs__fmt_num(buf, sizeof buf, tc->scale, 10) : "");
+      bs_tval_set_str(row, "best", tc->best);
+      double best_us = NAN;
+      for (size_t z = 0; z < tc->nmedians; z++) {
+        if (!strcmp(tc->medians[z].impl, tc->best))
+          best_us = tc->medians[z].median_us;
+      }
+      bs_tval *cells = bs_tval_set_list(row, "cells");
+      for (size_t z = 0; z < ni; z++) {
+        bs_tval *cell = bs_tval_push_obj(cells);
+        const bs_tune_median *md = NULL;
+        for (size_t y = 0; y < tc->nmedians; y++) {
+          if (!strcmp(tc->medians[y].impl, impls[z]))
+            md = &tc->medians[y];
+        }
+        int best = md && !strcmp(md->impl, tc->best);
+        bs_tval_set_bool(cell, "missing", md == NULL);
+        bs_tval_set_bool(cell, "best", best);
+        bs_tval_set_str(cell, "value",
+                        md ? bs__fmt_time(buf, sizeof buf, md->median_us) : "");
+        if (md && !best && best_us > 0)
+          bs_tval_set_strf(cell, "ratio", "×%.2f", md->median_us / best_us);
+        else
+          bs_tval_set_str(cell, "ratio", "");
+      }
+    }
+    free(impls);
+    size_t nx = 0;
+    bs_tval *xs = bs_tval_set_list(b, "crossovers");
+    for (size_t q = 0; q < tr->ncrossovers; q++) {
+      const bs_crossover *x = &tr->crossovers[q];
+      if (strcmp(x->benchmark, tr->cases[i].benchmark))
+        continue;
+      nx++;
+      bs_tval *o = bs_tval_push_obj(xs);
+      bs_tval_set_str(o, "a", x->a);
+      bs_tval_set_str(o, "b", x->b);
+      bs_tval_set_str(o, "scale", bs__fmt_num(buf, sizeof buf, x->scale, 3));
+      char lo[64], hi[64];
+      bs_tval_set_strf(o, "between", "%s and %s",
+                       bs__fmt_num(lo, sizeof lo, x->scale_low, 10),
+                       bs__fmt_num(hi, sizeof hi, x->scale_high, 10));
+    }
+    bs_tval_set_bool(b, "has_crossovers", nx > 0);
+    bs_tval_set_bool(b, "has_chart", g != NULL);
+    i = e;
+  }
+  bs_status st = render_to(t, "tuning", d, dir, "tuning.html", err);
+  bs_tdata_free(d);
+  return st;
+}
+
+/* ---- A/A ----------------------------------------------------------------- */
+
+static char *pct(char *buf, size_t n, double fraction_or_pct, int is_fraction) {
+  double v = is_fraction ? 100.0 * fraction_or_pct : fraction_or_pct;
+  if (!isfinite(v))
+    snprintf(buf, n, "n/a");
+  else
+    snprintf(buf, n, "%.2f\xc2\xa0%%", v);
+  return buf;
+}
+
+static bs_status aa_page(bs__report *r, bs_templates *t, const char *dir,
+                         bs_error *err) {
+  const bs_noise_result *aa = r->aa;
+  bs_tdata *d = bs_tdata_new();
+  if (!d)
+    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+  bs_tval *root = page(r, d, "A/A noise", "aa.html");
+  bs_tval *av = bs_tval_set_obj(root, "aa");
+  char buf[256];
+  bs_tval_set_str(av, "a", aa->a);
+  bs_tval_set_str(av, "b", aa->b);
+  if (r->aa_source)
+    bs_tval_set_str(av, "source", basename_of(r->aa_source));
+  bs_tval_set_strf(av, "resamples", "%llu",
+                   (unsigned long long)aa->options.resamples);
+  bs_tval_set_strf(av, "level", "%g", aa->options.level);
+  bs_tval *cases = bs_tval_set_list(av, "cases");
+  for (size_t i = 0; i < aa->ncases; i++) {
+    const bs_noise_case *nc = &aa->cases[i];
+    bs_tval *c = bs_tval_push_obj(cases);
+    bs_tval_set_str(c, "name",
+                    bs__case_name(buf, sizeof buf, nc->benchmark, nc->dataset));
+    bs_tval_set_strf(c, "anchor", "aa-%zu", i + 1);
+    bs_tval_set_strf(c, "runs", "%zu", nc->runs);
+    bs_tval *rows = bs_tval_set_list(c, "rows");
+    kv(rows, "Noise floor (90th percentile of |δ|)",
+       pct(buf, sizeof buf, nc->noise_floor, 1), 1);
+    kv(rows, "Largest |δ| observed",
+       pct(buf, sizeof buf, nc->max_observed_noise, 1), 1);
+    kv(rows, "Typical |δ| (median)", pct(buf, sizeof buf, nc->typical_noise, 1),
+       1);
+    char m1[64], m2[64];
+    snprintf(buf, sizeof buf, "%s / %s",
+             bs__fmt_num(m1, sizeof m1, nc->mean_confidence, 3),
+             bs__fmt_num(m2, sizeof m2, nc->median_confidence, 3));
+    kv(rows, "Mean / median confidence (0.5 expected)", buf, 1);
+    kv(rows, "Tie rate (median)", pct(buf, sizeof buf, nc->tie_rate, 1), 1);
+    kv(rows, "False signal rate",
+       pct(buf, sizeof buf, nc->false_signal_rate, 1), 1);
+    kv(rows, "Runs with drift (Spearman, p < 0.05)",
+       pct(buf, sizeof buf, nc->drift_rate, 1), 1);
+    kv(rows, "Median drift shift between halves",
+       pct(buf, sizeof buf, nc->median_drift_shift, 1), 1);
+    kv(rows, "Lag-1 autocorrelation (median)",
+       bs__fmt_num(buf, sizeof buf, nc->autocorrelation, 3), 1);
+    kv(rows, "Paired noise floor (90th percentile of |Δ%|)",
+       pct(buf, sizeof buf, nc->paired_noise_floor_pct, 0), 1);
+    kv(rows, "Runs the gate flagged as a regression",
+       pct(buf, sizeof buf, nc->false_regression_rate, 1), 1);
+    kv(rows, "Gate threshold clears the noise",
+       nc->gate_resolves ? "✔ yes: 3 % > paired floor"
+                         : "✖ no: paired floor ≥ 3 %",
+       0);
+    bs_tval_set_bool(c, "resolves", nc->gate_resolves);
+    bs_tval_set_bool(c, "autocorrelated",
+                     nc->autocorrelation > BS_NOISE_AUTOCORR_LIMIT);
+    bs_tval *charts = bs_tval_set_list(c, "charts");
+    if (r->aa_charts) {
+      push_chart(r, charts, r->aa_charts[i][0],
+                 "Per-run differences between two ids of the same code, with "
+                 "the noise floors as dashed lines.");
+      push_chart(r, charts, r->aa_charts[i][1],
+                 "Per-run confidence that A is not slower than B; outside the "
+                 "shaded band a run would have signalled a difference.");
+    }
+  }
+  bs_status st = render_to(t, "aa", d, dir, "aa.html", err);
+  bs_tdata_free(d);
+  return st;
+}
+
+bs_status bs__report_pages(bs__report *r, bs_templates *t, const char *dir,
+                           size_t *pages, bs_error *err) {
+  bs_status st;
+  size_t total =
+      1 + (r->cmp ? r->cmp->ncases : 0) + (r->tune != NULL) + (r->aa != NULL);
+  *pages = 0;
+  if ((st = index_page(r, t, dir, err)))
+    return st;
+  (*pages)++;
+  for (size_t i = 0; r->cmp && i < r->cmp->ncases; i++) {
+    if ((st = case_page(r, t, dir, i, err)))
+      return st;
+    (*pages)++;
+    if (r->o->progress && (i % 16 == 15) &&
+        r->o->progress(r->o->progress_ctx, "pages", *pages, total))
+      return bs_error_set(err, BS_EIO, NULL, 0, "report cancelled");
+  }
+  if (r->tune) {
+    if ((st = tuning_page(r, t, dir, err)))
+      return st;
+    (*pages)++;
+  }
+  if (r->aa) {
+    if ((st = aa_page(r, t, dir, err)))
+      return st;
+    (*pages)++;
+  }
+  return BS_OK;
+}
