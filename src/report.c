@@ -228,7 +228,8 @@ static bs_status split_out(const char *out, char **parent, char **base,
   if (blen == 0 || (blen == 1 && out[s] == '.') ||
       (blen == 2 && out[s] == '.' && out[s + 1] == '.'))
     return bs_error_set(err, BS_EUSAGE, out, 0,
-                        "--out must name a directory to create or replace");
+                        "the output must name a directory to create or "
+                        "replace");
   *base = strndup(out + s, blen);
   if (s == 0)
     *parent = strdup(".");
@@ -517,27 +518,64 @@ static int is_aa(const char *a, const char *b, const char *impl) {
   return (a && !strcmp(a, impl)) || (b && !strcmp(b, impl));
 }
 
+/* The A/A pair: the options' (crediting a manifest that names exactly
+ * that pair) or the first manifest's that names both. */
+static bs_status aa_pair(bs__report *r, const char **a, const char **b,
+                         bs_error *err) {
+  const bs_report_options *o = r->o;
+  *a = *b = NULL;
+  if ((o->aa_a != NULL) != (o->aa_b != NULL))
+    return bs_error_set(err, BS_EUSAGE, NULL, 0,
+                        "report: name both impls of the A/A pair or neither");
+  for (size_t i = 0; i < r->nmf && !*a; i++) {
+    const char *ma = bs_manifest_get(r->mf[i], "aa_a");
+    const char *mb = bs_manifest_get(r->mf[i], "aa_b");
+    if (!ma || !mb)
+      continue;
+    if (o->aa_a && (strcmp(ma, o->aa_a) || strcmp(mb, o->aa_b)))
+      continue;
+    *a = ma;
+    *b = mb;
+    r->aa_source = bs_manifest_path(r->mf[i]);
+  }
+  if (o->aa_a) {
+    *a = o->aa_a;
+    *b = o->aa_b;
+  }
+  return BS_OK;
+}
+
 static bs_status analyse(bs__report *r, bs_error *err) {
   const bs_report_options *o = r->o;
-  const char *base =
-      o->baseline ? o->baseline : first_key(r->mf, r->nmf, "baseline");
-  const char *cand =
-      o->candidate ? o->candidate : first_key(r->mf, r->nmf, "candidate");
+  /* 0: every analysis the inputs allow, tuning only when it adds
+   * something; else exactly the named ones, each required. */
+  unsigned want = o->sections
+                      ? o->sections
+                      : BS_REPORT_COMPARE | BS_REPORT_TUNE | BS_REPORT_AA;
+  int required = o->sections != 0;
+  const char *base = NULL, *cand = NULL;
   bs_status st;
-  if ((base != NULL) != (cand != NULL))
-    return bs_error_set(err, BS_EUSAGE, NULL, 0,
-                        "report: name the %s with --%s or the manifest's "
-                        "\"%s\" key",
-                        base ? "candidate" : "baseline",
-                        base ? "candidate" : "baseline",
-                        base ? "candidate" : "baseline");
+  if (want & BS_REPORT_COMPARE) {
+    base = o->baseline ? o->baseline : first_key(r->mf, r->nmf, "baseline");
+    cand = o->candidate ? o->candidate : first_key(r->mf, r->nmf, "candidate");
+    if ((base != NULL) != (cand != NULL) || (required && !base))
+      return bs_error_set(err, BS_EUSAGE, NULL, 0,
+                          "report: name the %s with --%s or the manifest's "
+                          "\"%s\" key",
+                          base ? "candidate" : "baseline",
+                          base ? "candidate" : "baseline",
+                          base ? "candidate" : "baseline");
+  }
   if (base) {
     for (size_t i = 0; i < r->nmf; i++) {
       if ((st = bs_manifest_require_native(r->mf[i], err)))
         return st;
     }
     bs_compare_options co;
-    bs_compare_options_init(&co, BS_MODE_CONFIRMATORY);
+    if (o->compare)
+      co = *o->compare;
+    else
+      bs_compare_options_init(&co, BS_MODE_CONFIRMATORY);
     co.seed = o->seed;
     co.keep_bootstrap = 1;
     if ((st = bs_compare_run(r->log, base, cand, &co, &r->cmp, err)))
@@ -546,39 +584,47 @@ static bs_status analyse(bs__report *r, bs_error *err) {
       return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
   }
   const char *aa_a = NULL, *aa_b = NULL;
-  for (size_t i = 0; i < r->nmf && !aa_a; i++) {
-    const char *a = bs_manifest_get(r->mf[i], "aa_a");
-    const char *b = bs_manifest_get(r->mf[i], "aa_b");
-    if (a && b) {
-      aa_a = a;
-      aa_b = b;
-      r->aa_source = bs_manifest_path(r->mf[i]);
-    }
+  if (want & BS_REPORT_AA) {
+    if ((st = aa_pair(r, &aa_a, &aa_b, err)))
+      return st;
+    if (required && !aa_a)
+      return bs_error_set(err, BS_EUSAGE, NULL, 0,
+                          "report: name the A/A pair with --a and --b or "
+                          "the manifest's \"aa_a\" and \"aa_b\" keys");
   }
   if (aa_a) {
     bs_noise_options no;
-    bs_noise_options_init(&no);
+    if (o->noise)
+      no = *o->noise;
+    else
+      bs_noise_options_init(&no);
     no.seed = o->seed;
     if ((st = bs_noise_run(r->log, aa_a, aa_b, &no, &r->aa, err)))
       return st;
     if (r->cmp)
       bs_compare_apply_noise(r->cmp, noise_lookup, r->aa);
+  } else if (r->cmp && o->noise_lookup) {
+    bs_compare_apply_noise(r->cmp, o->noise_lookup, o->noise_ctx);
   }
+  if (!(want & BS_REPORT_TUNE))
+    return r->cmp || r->aa ? BS_OK
+                           : bs_error_set(err, BS_EUSAGE, NULL, 0,
+                                          "report: nothing to report");
   /* Tuning is shown when it says something the comparison does not: a
    * benchmark measured at several scales, a case with three or more
-   * impls, or a log with nothing else to report. */
+   * impls, or a log with nothing else to report -- or when asked for. */
   bs_error terr;
   bs_error_clear(&terr);
   bs_tune_result *t = NULL;
   st = bs_tune_run(r->log, &t, &terr);
-  if (st == BS_ENOMEM) {
+  if (st == BS_ENOMEM || (st && required)) {
     *err = terr;
     return st;
   }
   if (!st) {
     /* The A/A pair is one implementation measured twice: it does not
      * count towards "several implementations". */
-    int show = !r->cmp && !r->aa;
+    int show = required || (!r->cmp && !r->aa);
     for (size_t i = 0; i < t->ncases && !show; i++) {
       size_t k = 0;
       for (size_t j = 0; j < t->cases[i].nmedians; j++)
@@ -677,10 +723,12 @@ bs_status bs_report_write(const bs_log *log,
   int exists = 0;
   if (summary)
     memset(summary, 0, sizeof *summary);
-  if (!log || !manifests || n == 0 || !out_dir || !o || !o->templates_dir ||
-      !o->assets_dir)
+  if (!log || (!manifests && n) || !out_dir || !o || !o->templates_dir ||
+      !o->assets_dir ||
+      (o->sections &
+       ~(unsigned)(BS_REPORT_COMPARE | BS_REPORT_TUNE | BS_REPORT_AA)))
     return bs_error_set(err, BS_EUSAGE, NULL, 0,
-                        "report: a log, a manifest, --out, templates and "
+                        "report: a log, an output directory, templates and "
                         "assets are required");
   r.log = log;
   r.mf = manifests;

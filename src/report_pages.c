@@ -7,6 +7,7 @@
 #include "benchsite/quantile.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,7 +67,7 @@ static bs_tval *page(const bs__report *r, bs_tdata *d, const char *title,
     bs_tval_set_str(it, "label", labels[i]);
     bs_tval_set_bool(it, "current", current && !strcmp(current, hrefs[i]));
   }
-  const bs_manifest *env = r->mf[0];
+  const bs_manifest *env = r->nmf ? r->mf[0] : NULL;
   bs_tval *run = bs_tval_set_obj(root, "run");
   static const char *const keys[] = {"commit", "date",    "machine",
                                      "target", "profile", "protocol"};
@@ -132,8 +133,9 @@ static bs_status environment(const bs__report *r, bs_tval *root) {
     bs_tval_set_str(row, "key", keys[i]);
     bs_tval_set_bool(row, "comparability", comp);
     bs_tval *cells = bs_tval_set_list(row, "cells");
-    const char *first = bs_manifest_get(r->mf[0], keys[i]);
-    int differs = 0, missing = 0;
+    const char *first = r->nmf ? bs_manifest_get(r->mf[0], keys[i]) : NULL;
+    /* Without a manifest every key is missing. */
+    int differs = 0, missing = r->nmf == 0;
     for (size_t m = 0; m < r->nmf; m++) {
       const char *v = bs_manifest_get(r->mf[m], keys[i]);
       bs_tval *c = bs_tval_push_obj(cells);
@@ -166,6 +168,10 @@ static bs_status environment(const bs__report *r, bs_tval *root) {
                                       : "The runs are comparable: every "
                                         "comparability key is present and "
                                         "equal.");
+  else if (r->nmf == 0)
+    bs_tval_set_str(env, "verdict",
+                    "No environment manifest was given (--manifest): this "
+                    "run cannot be compared with others.");
   else if (nmissing)
     bs_tval_set_strf(env, "verdict",
                      "%zu comparability key%s missing; this run cannot be "
@@ -247,9 +253,13 @@ static bs_status index_page(bs__report *r, bs_templates *t, const char *dir,
     bs_tval_set_strf(c, "level", "%g", cmp->options.level_pct);
     bs_tval_set_strf(c, "resamples", "%llu",
                      (unsigned long long)cmp->options.resamples);
+    int hotspot = cmp->options.mode == BS_MODE_HOTSPOT;
+    bs_tval_set_str(c, "mode", bs_mode_name(cmp->options.mode));
+    bs_tval_set_bool(c, "hotspot", hotspot);
+    bs_tval_set_bool(c, "confirmatory", !hotspot);
     /* Disjoint counts: a significant regression is not counted again as
      * slower, so the four numbers add up to the cases. */
-    size_t counts[4] = {0}, within = 0;
+    size_t counts[4] = {0}, within = 0, floors = 0;
     for (size_t i = 0; i < cmp->ncases; i++) {
       const bs_case_compare *cc = &cmp->cases[i];
       if (cc->significant_regression)
@@ -257,6 +267,7 @@ static bs_status index_page(bs__report *r, bs_templates *t, const char *dir,
       else
         counts[cc->verdict]++;
       within += cc->has_noise_floor && cc->within_noise;
+      floors += cc->has_noise_floor != 0;
     }
     bs_tval_set_bool(c, "pass", cmp->regressions == 0);
     if (cmp->regressions)
@@ -269,7 +280,9 @@ static bs_status index_page(bs__report *r, bs_templates *t, const char *dir,
     bs_tval_set_strf(c, "equivalent", "%zu", counts[BS_VERDICT_EQUIVALENT]);
     bs_tval_set_strf(c, "slower", "%zu", counts[BS_VERDICT_SLOWER]);
     bs_tval_set_strf(c, "regressions", "%zu", counts[3]);
-    if (r->aa)
+    /* Floors come from the report's own A/A runs or from a noise file
+     * (compare --noise). */
+    if (r->aa || floors)
       bs_tval_set_strf(c, "within_noise", "%zu", within);
     set_chart(r, c, "forest", r->forest,
               "Each row is a case: the marker is Δ%, the bar its interval; "
@@ -371,6 +384,14 @@ static bs_status case_page(bs__report *r, bs_templates *t, const char *dir,
   }
   kv(sum, "Significant regression",
      c->significant_regression ? "yes: Δ% ≥ δ and L > 0" : "no", 0);
+  if (cmp->options.mode == BS_MODE_HOTSPOT) {
+    snprintf(buf, sizeof buf,
+             "hotspot (exploratory, does not gate): δ = %g %%, %llu "
+             "resamples",
+             cmp->options.threshold_pct,
+             (unsigned long long)cmp->options.resamples);
+    kv(sum, "Mode", buf, 0);
+  }
 
   bs_tval *warn = bs_tval_set_list(cv, "warnings");
   for (size_t j = 0; j < c->nwarnings; j++)
@@ -631,9 +652,31 @@ static bs_status aa_page(bs__report *r, bs_templates *t, const char *dir,
        nc->gate_resolves ? "✔ yes: 3 % > paired floor"
                          : "✖ no: paired floor ≥ 3 %",
        0);
+    int blocks = aa->options.block_mode != BS_BLOCK_NONE;
+    if (blocks) {
+      /* The lengths actually used (auto: per series, from its size). */
+      size_t lo = SIZE_MAX, hi = 0;
+      for (size_t k = 0; k < nc->runs; k++) {
+        const bs_noise_experiment *e = &nc->experiments[k];
+        size_t la = e->block_length_a, lb = e->block_length_b;
+        lo = la < lo ? la : lo;
+        lo = lb < lo ? lb : lo;
+        hi = la > hi ? la : hi;
+        hi = lb > hi ? lb : hi;
+      }
+      const char *how =
+          aa->options.block_mode == BS_BLOCK_AUTO ? " (auto)" : "";
+      if (lo >= hi)
+        snprintf(buf, sizeof buf, "moving blocks of %zu samples%s", hi, how);
+      else
+        snprintf(buf, sizeof buf, "moving blocks of %zu to %zu samples%s", lo,
+                 hi, how);
+      kv(rows, "Bootstrap of each series", buf, 0);
+    }
     bs_tval_set_bool(c, "resolves", nc->gate_resolves);
+    /* The page recommends the block bootstrap; not when it is in use. */
     bs_tval_set_bool(c, "autocorrelated",
-                     nc->autocorrelation > BS_NOISE_AUTOCORR_LIMIT);
+                     !blocks && nc->autocorrelation > BS_NOISE_AUTOCORR_LIMIT);
     bs_tval *charts = bs_tval_set_list(c, "charts");
     if (r->aa_charts) {
       push_chart(r, charts, r->aa_charts[i][0],

@@ -255,7 +255,6 @@ static const bad_case bad_cases[] = {
      {NULL},
      ":2: column per_call_us: \"-3\" is not a positive number"},
     {"unknown option", NULL, {"--bogus"}, "unknown option \"--bogus\""},
-    {"html", NULL, {"--html", "out"}, "--html is not available yet"},
 };
 
 static void run_bad(const bad_case *c, const char *manifest) {

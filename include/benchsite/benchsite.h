@@ -3,15 +3,20 @@
 #define BENCHSITE_BENCHSITE_H
 
 #include "benchsite/bootstrap.h"
+#include "benchsite/check.h"
 #include "benchsite/compare.h"
 #include "benchsite/error.h"
 #include "benchsite/json.h"
 #include "benchsite/log.h"
 #include "benchsite/manifest.h"
 #include "benchsite/markdown.h"
+#include "benchsite/noise.h"
 #include "benchsite/output.h"
+#include "benchsite/plot.h"
 #include "benchsite/quantile.h"
+#include "benchsite/report.h"
 #include "benchsite/rng.h"
+#include "benchsite/template.h"
 #include "benchsite/tune.h"
 
 #endif

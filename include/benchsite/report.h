@@ -1,17 +1,22 @@
 /* benchsite: the static HTML report of one run (SPEC §4.4, §4.5, §5).
  *
- * One call runs every analysis the inputs allow -- the confirmatory
- * comparison (when a baseline and a candidate are named), tuning (when the
- * log has several implementations or scales) and A/A validation (when a
- * manifest names aa_a and aa_b) -- renders the pages from templates, the
- * charts with one gnuplot process, and replaces the output directory
- * atomically. */
+ * By default one call runs every analysis the inputs allow -- the
+ * confirmatory comparison (when a baseline and a candidate are named),
+ * tuning (when the log has several implementations or scales) and A/A
+ * validation (when a manifest names aa_a and aa_b) -- renders the pages
+ * from templates, the charts with one gnuplot process, and replaces the
+ * output directory atomically. `benchsite report` works that way;
+ * `compare`, `noise` and `tune --html` restrict the report to their own
+ * analysis and pass their own parameters (bs_report_options.sections and
+ * the fields after it). */
 #ifndef BENCHSITE_REPORT_H
 #define BENCHSITE_REPORT_H
 
+#include "benchsite/compare.h"
 #include "benchsite/error.h"
 #include "benchsite/log.h"
 #include "benchsite/manifest.h"
+#include "benchsite/noise.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -19,6 +24,13 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* The analyses of a report, for bs_report_options.sections. */
+enum {
+  BS_REPORT_COMPARE = 1u << 0, /* the comparison: index table, case pages */
+  BS_REPORT_TUNE = 1u << 1,    /* tuning.html */
+  BS_REPORT_AA = 1u << 2       /* aa.html */
+};
 
 typedef struct bs_report_options {
   const char *templates_dir; /* required: index.html, case.html, ... */
@@ -33,9 +45,42 @@ typedef struct bs_report_options {
    * "cancelled") and leaves the previous output untouched. May be NULL. */
   int (*progress)(void *ctx, const char *stage, size_t done, size_t total);
   void *progress_ctx;
+
+  /* ---- Restricting the report to one command's analysis ---------------
+   * Zero (as bs_report_options_init leaves them) means what `benchsite
+   * report` does. The parameters are the ones the pages and charts then
+   * state (mode, delta, level, resamples, block bootstrap), so a report
+   * written for `compare --mode hotspot` describes that hotspot run. */
+
+  /* 0: every analysis the inputs allow (see above; tuning only when it
+   * adds something). Otherwise a mask of BS_REPORT_*: exactly those
+   * analyses, each one required -- its failure fails the report (e.g.
+   * BS_EUSAGE when COMPARE is asked for and no baseline is named) -- and
+   * no other is run. */
+  unsigned sections;
+  /* The comparison's parameters (mode, threshold_pct, level_pct,
+   * resamples); NULL: the confirmatory gate. Copied; keep_bootstrap is
+   * forced on (the case pages chart the bootstrap distribution). */
+  const bs_compare_options *compare;
+  /* The A/A validation's parameters (resamples, level, block_mode,
+   * block_length); NULL: bs_noise_options_init's defaults. Copied. */
+  const bs_noise_options *noise;
+  /* In both structures the seed field is ignored: `seed` above seeds every
+   * analysis, so the one seed the pages show is true for all of them. */
+  /* The A/A pair; both or neither. NULL: the first manifest that names
+   * both aa_a and aa_b. The A/A page credits a manifest as the source only
+   * when it names exactly this pair. */
+  const char *aa_a, *aa_b;
+  /* Paired noise floors for the comparison when the report runs no A/A
+   * validation of its own (`compare --noise FILE`), with the contract of
+   * bs_compare_apply_noise's lookup; NULL: none. Ignored when the report
+   * runs A/A: its own floors are used. */
+  int (*noise_lookup)(void *ctx, const char *benchmark, const char *dataset,
+                      double *floor_pct);
+  void *noise_ctx;
 } bs_report_options;
 
-/* Zeroes `o` (seed 0, every pointer NULL). */
+/* Zeroes `o` (seed 0, sections 0, every pointer NULL). */
 void bs_report_options_init(bs_report_options *o);
 
 /* What a report contains. */
@@ -48,8 +93,10 @@ typedef struct bs_report_summary {
 } bs_report_summary;
 
 /* Builds the report of `log` with the environment manifests[0..n-1]
- * (n >= 1; the first is the run's, the others are shown beside it and
- * checked for comparability) into `out_dir`.
+ * (the first is the run's, the others are shown beside it and checked for
+ * comparability) into `out_dir`. n may be 0 (`tune --html` without a
+ * manifest; `manifests` may then be NULL): the environment table then
+ * flags every comparability key as missing.
  *
  * Everything is written into a fresh directory beside out_dir (same
  * parent, unique name) that is renamed into place at the end; an existing

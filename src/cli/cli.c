@@ -3,10 +3,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 int cli_usage_error(const char *fmt, ...) {
@@ -228,6 +231,11 @@ static int write_all(int fd, const char *p, size_t len) {
 }
 
 int cli_outputs_commit(cli_output *outs, size_t n) {
+  return cli_outputs_commit_with(outs, n, NULL, NULL);
+}
+
+int cli_outputs_commit_with(cli_output *outs, size_t n,
+                            int (*between)(void *ctx), void *ctx) {
   char **tmp = calloc(n ? n : 1, sizeof *tmp);
   int rc = CLI_OK;
   size_t i;
@@ -235,6 +243,16 @@ int cli_outputs_commit(cli_output *outs, size_t n) {
     rc = cli_usage_error("out of memory");
     rc = CLI_FAILURE;
     goto done;
+  }
+  /* A directory in the way would only fail at the rename, after
+   * `between` has done its part: refuse it first. */
+  for (i = 0; i < n; i++) {
+    struct stat st;
+    if (stat(outs[i].path, &st) == 0 && S_ISDIR(st.st_mode)) {
+      fprintf(stderr, "benchsite: %s: is a directory\n", outs[i].path);
+      rc = CLI_FAILURE;
+      goto done;
+    }
   }
   for (i = 0; i < n; i++) {
     size_t plen = strlen(outs[i].path);
@@ -268,6 +286,8 @@ int cli_outputs_commit(cli_output *outs, size_t n) {
       goto done;
     }
   }
+  if (between && (rc = between(ctx)) != 0)
+    goto done;
   for (i = 0; i < n; i++) {
     if (rename(tmp[i], outs[i].path)) {
       fprintf(stderr, "benchsite: %s: cannot rename into place: %s\n",
@@ -291,4 +311,169 @@ done:
     outs[i].data = NULL;
   }
   return rc;
+}
+
+/* ---- HTML reports -------------------------------------------------------- */
+
+static int is_dir_with(const char *dir, const char *file) {
+  char path[CLI_PATH_MAX];
+  struct stat st;
+  int n = snprintf(path, sizeof path, "%s/%s", dir, file);
+  if (n < 0 || (size_t)n >= sizeof path)
+    return 0;
+  return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+const char *cli_find_data_dir(const char *sub, const char *probe, char *buf,
+                              size_t n) {
+  int k;
+#ifdef BENCHSITE_SOURCE_DIR
+  k = snprintf(buf, n, "%s/%s", BENCHSITE_SOURCE_DIR, sub);
+  if (k > 0 && (size_t)k < n && is_dir_with(buf, probe))
+    return buf;
+#endif
+#ifdef BENCHSITE_DATADIR
+  k = snprintf(buf, n, "%s/%s", BENCHSITE_DATADIR, sub);
+  if (k > 0 && (size_t)k < n && is_dir_with(buf, probe))
+    return buf;
+#endif
+  (void)k;
+  return NULL;
+}
+
+int cli_report_data_dirs(const char *cmd, bs_report_options *o, char *tbuf,
+                         char *abuf) {
+  if (!o->templates_dir &&
+      !(o->templates_dir =
+            cli_find_data_dir("templates", "index.html", tbuf, CLI_PATH_MAX))) {
+    fprintf(stderr,
+            "benchsite: %s: cannot find the page templates (index.html)%s\n",
+            cmd, strcmp(cmd, "report") ? "" : "; give --templates DIR");
+    return CLI_FAILURE;
+  }
+  if (!(o->assets_dir =
+            cli_find_data_dir("site", "style.css", abuf, CLI_PATH_MAX))) {
+    fprintf(stderr, "benchsite: %s: cannot find the site assets (style.css)\n",
+            cmd);
+    return CLI_FAILURE;
+  }
+  return 0;
+}
+
+static volatile sig_atomic_t got_signal;
+
+static void on_signal(int sig) { got_signal = sig; }
+
+typedef struct progress {
+  int tty;
+  int shown;
+  double last_ms;
+  char last[96];
+} progress;
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static int on_progress(void *ctx, const char *stage, size_t done,
+                       size_t total) {
+  progress *p = ctx;
+  if (got_signal)
+    return 1;
+  if (!p->tty)
+    return 0;
+  char line[96];
+  if (!strcmp(stage, "charts"))
+    snprintf(line, sizeof line, "benchsite: rendering charts %zu/%zu", done,
+             total);
+  else if (!strcmp(stage, "pages"))
+    snprintf(line, sizeof line, "benchsite: writing pages");
+  else
+    snprintf(line, sizeof line, "benchsite: %s", stage);
+  /* At most ten updates a second, and always the last one of a stage. */
+  double t = now_ms();
+  if (strcmp(line, p->last) && (done == total || t - p->last_ms >= 100)) {
+    p->last_ms = t;
+    fprintf(stderr, "\r%s\033[K", line);
+    fflush(stderr);
+    memcpy(p->last, line, sizeof line);
+    p->shown = 1;
+  }
+  return 0;
+}
+
+int cli_report_write(const char *cmd, const bs_log *log, bs_manifest *const *mf,
+                     size_t nmf, const char *dir, bs_report_options *o,
+                     bs_report_summary *sum) {
+  struct sigaction sa, old_int, old_term, old_hup;
+  progress prog;
+  bs_error err;
+  bs_error_clear(&err);
+  memset(&prog, 0, sizeof prog);
+  /* An interrupt cancels the report through the progress hook, so the
+   * temporary directory is removed and an earlier report stays. */
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, &old_int);
+  sigaction(SIGTERM, &sa, &old_term);
+  sigaction(SIGHUP, &sa, &old_hup);
+  prog.tty = isatty(2);
+  o->progress = on_progress;
+  o->progress_ctx = &prog;
+  bs_status st = bs_report_write(log, (const bs_manifest *const *)mf, nmf, dir,
+                                 o, sum, &err);
+  sigaction(SIGINT, &old_int, NULL);
+  sigaction(SIGTERM, &old_term, NULL);
+  sigaction(SIGHUP, &old_hup, NULL);
+  o->progress = NULL;
+  o->progress_ctx = NULL;
+  if (prog.shown) {
+    fputs("\r\033[K", stderr);
+    fflush(stderr);
+  }
+  /* A signal after the report was complete does not undo it: the caller
+   * finishes (so its outputs stay all or nothing) and then dies of it in
+   * cli_reraise_signal. */
+  if (st && got_signal) {
+    fprintf(stderr,
+            "benchsite: %s: interrupted; nothing was written (an earlier "
+            "report is unchanged)\n",
+            cmd);
+    return CLI_FAILURE;
+  }
+  if (st)
+    return cli_report(&err);
+  return 0;
+}
+
+int cli_html_init(cli_html *h, const char *cmd, const char *dir) {
+  memset(h, 0, sizeof *h);
+  h->cmd = cmd;
+  bs_report_options_init(&h->opts);
+  if (!dir)
+    return 0;
+  if (!dir[0])
+    return cli_usage_error("%s: --html needs a directory", cmd);
+  h->dir = dir;
+  return cli_report_data_dirs(cmd, &h->opts, h->tbuf, h->abuf);
+}
+
+int cli_html_step(void *ctx) {
+  cli_html *h = ctx;
+  if (!h->dir)
+    return 0;
+  return cli_report_write(h->cmd, h->log, h->mf, h->nmf, h->dir, &h->opts,
+                          NULL);
+}
+
+void cli_reraise_signal(void) {
+  if (got_signal) {
+    int sig = (int)got_signal;
+    fflush(stdout);
+    signal(sig, SIG_DFL);
+    raise(sig);
+  }
 }

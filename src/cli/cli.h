@@ -86,6 +86,60 @@ typedef struct cli_output {
 /* Writes the outputs; on failure removes every temporary file, prints the
  * error and returns CLI_FAILURE. Frees the data in every case. */
 int cli_outputs_commit(cli_output *outs, size_t n);
+/* The same with one more step, for `--html`: once every temporary file is
+ * written (the likely failures are behind us), `between(ctx)` runs; a
+ * non-zero return (an exit code; it printed its error) removes the
+ * temporary files and is returned, so none of the outputs appears. Only
+ * then are the files renamed into place. n may be 0. */
+int cli_outputs_commit_with(cli_output *outs, size_t n,
+                            int (*between)(void *ctx), void *ctx);
+
+/* ---- HTML reports: `report`, and `compare|noise|tune --html` ---------- */
+
+#define CLI_PATH_MAX 4096
+
+/* The data directory `sub` ("templates", "site") that holds the file
+ * `probe`: the source tree's copy first (it matches this build), then the
+ * installed one. Returns buf (n bytes) or NULL. */
+const char *cli_find_data_dir(const char *sub, const char *probe, char *buf,
+                              size_t n);
+/* Fills o->templates_dir (unless already set) and o->assets_dir with
+ * cli_find_data_dir; tbuf and abuf (CLI_PATH_MAX bytes each) hold the
+ * paths. Prints "benchsite: CMD: cannot find ..." and returns CLI_FAILURE
+ * when one is missing. */
+int cli_report_data_dirs(const char *cmd, bs_report_options *o, char *tbuf,
+                         char *abuf);
+/* bs_report_write into `dir`, with a progress line when stderr is a
+ * terminal; SIGINT, SIGTERM and SIGHUP cancel the render, which leaves an
+ * earlier report untouched. Sets o->progress. Prints any error and returns
+ * 0 or an exit code (2 for bad input or a DIR that is not a report, 3 for
+ * the rest: gnuplot, I/O, an interruption). `sum` may be NULL. */
+int cli_report_write(const char *cmd, const bs_log *log, bs_manifest *const *mf,
+                     size_t nmf, const char *dir, bs_report_options *o,
+                     bs_report_summary *sum);
+/* The `--html DIR` of compare, noise and tune: a report of that command's
+ * analysis alone, written between the temporary files of its other
+ * outputs and their renames (cli_outputs_commit_with(outs, n,
+ * cli_html_step, &html)), so that a failed report leaves none of them. */
+typedef struct cli_html {
+  const char *cmd;
+  const char *dir; /* NULL: no --html, cli_html_step does nothing */
+  const bs_log *log;
+  bs_manifest *const *mf;
+  size_t nmf;
+  bs_report_options opts; /* sections and parameters set by the command */
+  char tbuf[CLI_PATH_MAX], abuf[CLI_PATH_MAX];
+} cli_html;
+/* Zeroes h for `cmd` and --html `dir` (NULL: none) and, with a dir, finds
+ * the templates and assets, so a broken installation fails before any
+ * work. Returns 0 or an exit code after printing the error. */
+int cli_html_init(cli_html *h, const char *cmd, const char *dir);
+/* ctx is a cli_html: cli_report_write of its report; 0 without a dir. */
+int cli_html_step(void *ctx);
+/* Call last, after every cleanup: when a signal arrived during
+ * cli_report_write, dies of it with the default action (so the parent
+ * sees the signal); otherwise does nothing. */
+void cli_reraise_signal(void);
 
 /* Subcommands. */
 int cli_cmd_compare(int argc, char **argv);
@@ -100,5 +154,9 @@ int cli_cmd_site(int argc, char **argv);
  * the cases of r that lie within their paired noise floor. Returns 0 or an
  * exit code after printing the error. */
 int cli_apply_noise_file(const char *path, bs_compare_result *r);
+/* The same, handing the floors to the caller in *floors (free with
+ * bs_noise_floors_free) for the HTML report of `compare --html`. */
+int cli_apply_noise_file_keep(const char *path, bs_compare_result *r,
+                              bs_noise_floors **floors);
 
 #endif

@@ -11,7 +11,7 @@ static const char usage[] =
     "                         [--mode confirmatory|hotspot] [--threshold "
     "PCT]\n"
     "                         [--level PCT] [--seed N] [--noise NOISE.json]\n"
-    "                         [--json F] [--markdown F]\n"
+    "                         [--json F] [--markdown F] [--html DIR]\n"
     "\n"
     "Pairs baseline and candidate rows by (run, block) in every case, and\n"
     "bootstraps the median paired difference d = candidate - baseline.\n"
@@ -32,8 +32,14 @@ static const char usage[] =
     "                     is within that case's paired noise floor\n"
     "  --json F           write benchsite.compare/1 JSON to F\n"
     "  --markdown F       write a pull-request comment to F\n"
+    "  --html DIR         write the HTML report of this comparison (its mode\n"
+    "                     and parameters, no tuning or A/A pages) into DIR,\n"
+    "                     replaced atomically; an existing DIR must be empty\n"
+    "                     or an earlier report. Needs gnuplot\n"
     "\n"
-    "Without --json/--markdown a table is printed on stdout.\n"
+    "Without --json/--markdown a table is printed on stdout. The outputs\n"
+    "are all or nothing: if the HTML report fails, no --json or --markdown\n"
+    "file is written either.\n"
     "Exit status: 0 no significant regression, 1 significant regression\n"
     "(confirmatory mode), 2 bad input or usage, 3 failure.\n";
 
@@ -50,6 +56,10 @@ int cli_cmd_compare(int argc, char **argv) {
   bs_manifest *mf[CLI_MAX_VALUES];
   size_t nmf = 0;
   bs_compare_result *res = NULL;
+  bs_noise_floors *floors = NULL;
+  char *text = NULL;
+  size_t text_len = 0;
+  cli_html html;
   cli_output outs[2];
   size_t nouts = 0;
   bs_error err;
@@ -61,11 +71,8 @@ int cli_cmd_compare(int argc, char **argv) {
     fputs(usage, stdout);
     goto done;
   }
-  if (cli_get(&a, "html")) {
-    rc = cli_usage_error("compare: --html is not available yet; use "
-                         "'benchsite report'");
+  if ((rc = cli_html_init(&html, "compare", cli_get(&a, "html"))))
     goto done;
-  }
 
   bs_compare_options o;
   const char *mode = cli_get(&a, "mode");
@@ -138,7 +145,8 @@ int cli_cmd_compare(int argc, char **argv) {
     rc = CLI_FAILURE;
     goto done;
   }
-  if ((s = cli_get(&a, "noise")) && (rc = cli_apply_noise_file(s, res)))
+  if ((s = cli_get(&a, "noise")) &&
+      (rc = cli_apply_noise_file_keep(s, res, &floors)))
     goto done;
 
   const char *json = cli_get(&a, "json");
@@ -160,31 +168,45 @@ int cli_cmd_compare(int argc, char **argv) {
     }
     nouts++;
   }
-  if (nouts) {
-    rc = cli_outputs_commit(outs, nouts);
-    nouts = 0;
-    if (rc)
-      goto done;
-  } else {
-    char *text;
-    size_t len;
-    if (bs_text_compare(res, &text, &len, &err)) {
-      rc = cli_report(&err);
-      goto done;
-    }
-    fwrite(text, 1, len, stdout);
-    free(text);
+  if (!nouts && bs_text_compare(res, &text, &text_len, &err)) {
+    rc = cli_report(&err);
+    goto done;
   }
+  /* --html: the same comparison (its mode, delta, level, seed and noise
+   * floors) as the report's only section. It is written after the files'
+   * temporary copies and before their renames, so a failed report (no
+   * gnuplot, a DIR that is not a report) leaves no file behind either. */
+  html.log = log;
+  html.mf = mf;
+  html.nmf = nmf;
+  html.opts.sections = BS_REPORT_COMPARE;
+  html.opts.baseline = baseline;
+  html.opts.candidate = candidate;
+  html.opts.compare = &o;
+  html.opts.seed = o.seed;
+  if (floors) {
+    html.opts.noise_lookup = bs_noise_floors_lookup;
+    html.opts.noise_ctx = floors;
+  }
+  rc = cli_outputs_commit_with(outs, nouts, cli_html_step, &html);
+  nouts = 0;
+  if (rc)
+    goto done;
+  if (text)
+    fwrite(text, 1, text_len, stdout);
   rc = (o.mode == BS_MODE_CONFIRMATORY && res->regressions > 0) ? CLI_REGRESSION
                                                                 : CLI_OK;
 done:
   for (size_t i = 0; i < nouts; i++)
     free(outs[i].data);
+  free(text);
+  bs_noise_floors_free(floors);
   bs_compare_result_free(res);
   bs_log_free(log);
   cli_free_manifests(mf, nmf);
   cli_args_free(&a);
   if (fflush(stdout) != 0 && rc == CLI_OK)
     rc = CLI_FAILURE;
+  cli_reraise_signal();
   return rc;
 }

@@ -13,6 +13,7 @@ static const char usage[] =
     "                       [--resamples R] [--level L] [--seed N]\n"
     "                       [--block-length L|auto] [--json F] "
     "[--markdown F]\n"
+    "                       [--html DIR]\n"
     "\n"
     "A/A validation: A and B are the same code under two impl ids, so every\n"
     "difference found between them is noise the setup invents on its own.\n"
@@ -35,8 +36,15 @@ static const char usage[] =
     "  --json F           write benchsite.noise/1 JSON to F (the input of\n"
     "                     'compare --noise')\n"
     "  --markdown F       write a Markdown summary to F\n"
+    "  --html DIR         write the HTML report of this validation (aa.html\n"
+    "                     with its charts, at these resamples, level, seed\n"
+    "                     and block length) into DIR, replaced atomically;\n"
+    "                     an existing DIR must be empty or an earlier\n"
+    "                     report. Needs gnuplot\n"
     "\n"
-    "Without --json/--markdown a report is printed on stdout.\n"
+    "Without --json/--markdown a report is printed on stdout. The outputs\n"
+    "are all or nothing: if the HTML report fails, no --json or --markdown\n"
+    "file is written either.\n"
     "Exit status: 0 success, 2 bad input or usage, 3 failure.\n";
 
 static const cli_opt opts[] = {
@@ -109,6 +117,9 @@ int cli_cmd_noise(int argc, char **argv) {
   bs_manifest *mf[CLI_MAX_VALUES];
   size_t nmf = 0;
   bs_noise_result *res = NULL;
+  char *text = NULL;
+  size_t text_len = 0;
+  cli_html html;
   cli_output outs[2];
   size_t nouts = 0;
   bs_error err;
@@ -120,11 +131,8 @@ int cli_cmd_noise(int argc, char **argv) {
     fputs(usage, stdout);
     goto done;
   }
-  if (cli_get(&a, "html")) {
-    rc = cli_usage_error("noise: --html is not available yet; use "
-                         "'benchsite report'");
+  if ((rc = cli_html_init(&html, "noise", cli_get(&a, "html"))))
     goto done;
-  }
   bs_noise_options o;
   if ((rc = parse_options(&a, &o)))
     goto done;
@@ -175,28 +183,38 @@ int cli_cmd_noise(int argc, char **argv) {
     }
     nouts++;
   }
-  if (nouts) {
-    rc = cli_outputs_commit(outs, nouts);
-    nouts = 0;
-  } else {
-    char *text;
-    size_t len;
-    if (bs_text_noise(res, &text, &len, &err)) {
-      rc = cli_report(&err);
-      goto done;
-    }
-    fwrite(text, 1, len, stdout);
-    free(text);
+  if (!nouts && bs_text_noise(res, &text, &text_len, &err)) {
+    rc = cli_report(&err);
+    goto done;
   }
+  /* --html: this validation (same pair, resamples, level, seed and block
+   * bootstrap) as the report's only section, written before the files are
+   * renamed into place, so a failed report leaves none of them. */
+  html.log = log;
+  html.mf = mf;
+  html.nmf = nmf;
+  html.opts.sections = BS_REPORT_AA;
+  html.opts.aa_a = ida;
+  html.opts.aa_b = idb;
+  html.opts.noise = &o;
+  html.opts.seed = o.seed;
+  rc = cli_outputs_commit_with(outs, nouts, cli_html_step, &html);
+  nouts = 0;
+  if (rc)
+    goto done;
+  if (text)
+    fwrite(text, 1, text_len, stdout);
 done:
   for (size_t i = 0; i < nouts; i++)
     free(outs[i].data);
+  free(text);
   bs_noise_result_free(res);
   bs_log_free(log);
   cli_free_manifests(mf, nmf);
   cli_args_free(&a);
   if (fflush(stdout) != 0 && rc == CLI_OK)
     rc = CLI_FAILURE;
+  cli_reraise_signal();
   return rc;
 }
 
@@ -204,6 +222,11 @@ done:
 #define NOISE_FILE_LIMIT ((size_t)64 << 20)
 
 int cli_apply_noise_file(const char *path, bs_compare_result *r) {
+  return cli_apply_noise_file_keep(path, r, NULL);
+}
+
+int cli_apply_noise_file_keep(const char *path, bs_compare_result *r,
+                              bs_noise_floors **keep) {
   bs_error err;
   bs_error_clear(&err);
   char *text = NULL;
@@ -223,6 +246,9 @@ int cli_apply_noise_file(const char *path, bs_compare_result *r) {
     fprintf(stderr,
             "benchsite: warning: %s: no noise floor for %zu of %zu case%s\n",
             path, missing, r->ncases, r->ncases == 1 ? "" : "s");
-  bs_noise_floors_free(floors);
+  if (keep)
+    *keep = floors;
+  else
+    bs_noise_floors_free(floors);
   return 0;
 }

@@ -5,7 +5,8 @@
 #include <stdlib.h>
 
 static const char usage[] =
-    "usage: benchsite tune LOG... [--json F] [--markdown F]\n"
+    "usage: benchsite tune LOG... [--json F] [--markdown F] [--html DIR]\n"
+    "                      [--manifest M]...\n"
     "\n"
     "Scores every impl of every case by the median of its confirm samples;\n"
     "the smallest wins (exact ties: impl id in byte order). For each pair\n"
@@ -14,8 +15,17 @@ static const char usage[] =
     "\n"
     "  --json F       write benchsite.tune/1 JSON to F\n"
     "  --markdown F   write a Markdown summary to F\n"
+    "  --html DIR     write the HTML report of the tuning (tuning.html with\n"
+    "                 its crossover charts; no comparison or A/A pages)\n"
+    "                 into DIR, replaced atomically; an existing DIR must\n"
+    "                 be empty or an earlier report. Needs gnuplot\n"
+    "  --manifest M   with --html: the environment manifest the report\n"
+    "                 shows (key,value CSV); may be repeated\n"
     "\n"
-    "Without --json/--markdown a table is printed on stdout.\n";
+    "Without --json/--markdown a table is printed on stdout. The outputs\n"
+    "are all or nothing: if the HTML report fails, no --json or --markdown\n"
+    "file is written either.\n"
+    "Exit status: 0 success, 2 bad input or usage, 3 failure.\n";
 
 static const cli_opt opts[] = {
     {"json", 1, 0}, {"markdown", 1, 0}, {"html", 1, 0}, {"manifest", 1, 1}};
@@ -24,6 +34,11 @@ int cli_cmd_tune(int argc, char **argv) {
   cli_args a;
   bs_log *log = NULL;
   bs_tune_result *res = NULL;
+  bs_manifest *mf[CLI_MAX_VALUES];
+  size_t nmf = 0;
+  char *text = NULL;
+  size_t text_len = 0;
+  cli_html html;
   cli_output outs[2];
   size_t nouts = 0;
   bs_error err;
@@ -35,11 +50,11 @@ int cli_cmd_tune(int argc, char **argv) {
     fputs(usage, stdout);
     goto done;
   }
-  if (cli_get(&a, "html")) {
-    rc = cli_usage_error("tune: --html is not available yet; use "
-                         "'benchsite report'");
+  if ((rc = cli_html_init(&html, "tune", cli_get(&a, "html"))))
     goto done;
-  }
+  /* The manifests only describe the environment in the HTML report. */
+  if (html.dir && (rc = cli_load_manifests(&a, mf, &nmf)))
+    goto done;
   if ((rc = cli_load_logs(&a, &log)))
     goto done;
   if (bs_tune_run(log, &res, &err)) {
@@ -64,24 +79,33 @@ int cli_cmd_tune(int argc, char **argv) {
     }
     nouts++;
   }
-  if (nouts) {
-    rc = cli_outputs_commit(outs, nouts);
-    nouts = 0;
-  } else {
-    char *text;
-    size_t len;
-    if (bs_text_tune(res, &text, &len, &err)) {
-      rc = cli_report(&err);
-      goto done;
-    }
-    fwrite(text, 1, len, stdout);
-    free(text);
+  if (!nouts && bs_text_tune(res, &text, &text_len, &err)) {
+    rc = cli_report(&err);
+    goto done;
   }
+  /* --html: the tuning page as the report's only section, written before
+   * the files are renamed into place, so a failed report leaves none of
+   * them. */
+  html.log = log;
+  html.mf = mf;
+  html.nmf = nmf;
+  html.opts.sections = BS_REPORT_TUNE;
+  rc = cli_outputs_commit_with(outs, nouts, cli_html_step, &html);
+  nouts = 0;
+  if (rc)
+    goto done;
+  if (text)
+    fwrite(text, 1, text_len, stdout);
 done:
   for (size_t i = 0; i < nouts; i++)
     free(outs[i].data);
+  free(text);
   bs_tune_result_free(res);
   bs_log_free(log);
+  cli_free_manifests(mf, nmf);
   cli_args_free(&a);
+  if (fflush(stdout) != 0 && rc == CLI_OK)
+    rc = CLI_FAILURE;
+  cli_reraise_signal();
   return rc;
 }
