@@ -14,6 +14,9 @@
  *   compare  pr.csv + env.csv          impls main/pr, m = 20
  *   tune     tune.csv + tune-env.csv   sort: insertion/shell/qsort, m = 10
  *   aa       aa.csv + aa-env.csv       one function as A and B, N runs
+ *   series   series.csv + series-env.csv   step K of a change series:
+ *            the code at commit K-1 as `base`, at commit K as `head`
+ *            (--step K; not part of `all`; see examples/series.sh)
  *
  * Standalone, libm only; no benchsite library. */
 
@@ -130,6 +133,41 @@ static uint64_t dot_pr(const workload *w) {
     s += *p++ * *q;
   }
   return bits_of(s);
+}
+
+/* sum, the fix of the series: the four accumulators of sum_main, and the
+ * finiteness check moved out of the loop: a non-finite input makes the
+ * total non-finite, so checking the total once is enough. */
+static uint64_t sum_checked(const workload *w) {
+  const double *x = w->data;
+  size_t n = w->n;
+  double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0;
+  size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    a0 += x[i];
+    a1 += x[i + 1];
+    a2 += x[i + 2];
+    a3 += x[i + 3];
+  }
+  for (; i < n; i++)
+    a0 += x[i];
+  double total = (a0 + a1) + (a2 + a3);
+  if (!isfinite(total))
+    return bits_of((double)NAN);
+  return bits_of(total);
+}
+
+/* hash, as changed in the series: FNV-1a that also folds the high half of
+ * the state back into the low half after every byte (better avalanche for
+ * a power-of-two table, at the price of a shift and an xor per byte). */
+static uint64_t hash_fnv1a_fold(const workload *w) {
+  uint64_t h = UINT64_C(0xcbf29ce484222325);
+  for (size_t i = 0; i < w->n; i++) {
+    h ^= w->bytes[i];
+    h *= UINT64_C(0x100000001b3);
+    h ^= h >> 32;
+  }
+  return h;
 }
 
 static void insertion_sort(double *a, size_t n) {
@@ -332,6 +370,7 @@ typedef struct options {
   const char *protocol; /* "Development" or "RegressionGate" */
   double target_us;     /* T */
   unsigned runs;        /* A/A runs */
+  unsigned step;        /* series: commit K of the change series */
 } options;
 
 static const char LOG_HEADER[] =
@@ -534,6 +573,65 @@ static void run_aa(const options *opt) {
   write_manifest(opt, "aa-env.csv", date, extra, 2);
 }
 
+/* The change series: the code of the four cases at commits 0 ..
+ * SERIES_STEPS of a made-up history. Step K measures commit K-1 as `base`
+ * and commit K as `head`, the two builds a CI job on the main branch
+ * compares; examples/series.sh runs every step and archives the runs. */
+typedef struct series_commit {
+  const char *change; /* what the commit did (manifest key `change`) */
+  kernel_fn sum, sort, hash, dot;
+} series_commit;
+
+static const series_commit series_commits[] = {
+    {"initial version", sum_main, sort_insertion, hash_fnv1a, dot_main},
+    {"dot: rewrite the indexed loop with two pointers", sum_main,
+     sort_insertion, hash_fnv1a, dot_pr},
+    {"sort: Shell sort (Ciura gaps) instead of insertion sort", sum_main,
+     sort_shell, hash_fnv1a, dot_pr},
+    {"docs: explain the dataset labels", sum_main, sort_shell, hash_fnv1a,
+     dot_pr},
+    {"sum: check that every input is finite inside the loop", sum_pr,
+     sort_shell, hash_fnv1a, dot_pr},
+    {"build: silence a -Wconversion warning", sum_pr, sort_shell, hash_fnv1a,
+     dot_pr},
+    {"hash: fold the high half back after every byte", sum_pr, sort_shell,
+     hash_fnv1a_fold, dot_pr},
+    {"sum: check finiteness once, on the total", sum_checked, sort_shell,
+     hash_fnv1a_fold, dot_pr},
+    {"tests: cover empty inputs", sum_checked, sort_shell, hash_fnv1a_fold,
+     dot_pr},
+    {"ci: measure with the RegressionGate protocol", sum_checked, sort_shell,
+     hash_fnv1a_fold, dot_pr},
+    {"docs: changelog", sum_checked, sort_shell, hash_fnv1a_fold, dot_pr},
+};
+
+#define SERIES_STEPS (sizeof series_commits / sizeof series_commits[0] - 1)
+
+static void run_series(const options *opt) {
+  const series_commit *b = &series_commits[opt->step - 1];
+  const series_commit *h = &series_commits[opt->step];
+  const bench_case cases[] = {
+      {"sum", 65536, INPUT_DOUBLES, 2, {{"base", b->sum}, {"head", h->sum}}},
+      {"sort", 1024, INPUT_POOL, 2, {{"base", b->sort}, {"head", h->sort}}},
+      {"hash", 4096, INPUT_BYTES, 2, {{"base", b->hash}, {"head", h->hash}}},
+      {"dot", 1024, INPUT_DOUBLES, 2, {{"base", b->dot}, {"head", h->dot}}},
+  };
+  char date[32];
+  utc_now(date, sizeof date);
+  out_file o;
+  out_open(&o, opt->outdir, "series.csv");
+  fputs(LOG_HEADER, o.f);
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    fprintf(stderr, "timer: series step %u %s/n=%zu\n", opt->step,
+            cases[i].benchmark, cases[i].n);
+    measure_case(o.f, &cases[i], 0, 20, 0, opt);
+  }
+  out_commit(&o);
+  const char *extra[][2] = {
+      {"baseline", "base"}, {"candidate", "head"}, {"change", h->change}};
+  write_manifest(opt, "series-env.csv", date, extra, 3);
+}
+
 /* ---------------------------------------------------------------------- */
 /* Command line                                                           */
 
@@ -550,6 +648,9 @@ static void usage(FILE *f) {
         "  aa       aa.csv + aa-env.csv: same code as A and B, 20 blocks a "
         "run\n"
         "  all      all three\n"
+        "  series   series.csv + series-env.csv: step K (--step) of a change\n"
+        "           series, commit K-1 as base and commit K as head, 20 "
+        "blocks\n"
         "\n"
         "options:\n"
         "  --protocol P          Development (T = 5 ms, default) or\n"
@@ -559,6 +660,7 @@ static void usage(FILE *f) {
         "  --commit ID           manifest commit (default unknown)\n"
         "  --frequency-policy P  manifest frequency_policy (default "
         "performance)\n"
+        "  --step K              series: the step, 1..10\n"
         "  -h, --help            this text\n",
         f);
 }
@@ -623,6 +725,16 @@ static void parse_args(int argc, char **argv, options *opt) {
     } else if (!strcmp(a, "--commit")) {
       opt->commit = label_arg(a, v);
       i++;
+    } else if (!strcmp(a, "--step")) {
+      v = label_arg(a, v);
+      i++;
+      char *end;
+      errno = 0;
+      unsigned long k = strtoul(v, &end, 10);
+      if (errno || *end || v[0] == '-' || v[0] == '+' || k < 1 ||
+          k > SERIES_STEPS)
+        usage_error("--step wants an integer from 1 to 10, not", v);
+      opt->step = (unsigned)k;
     } else if (!strcmp(a, "--frequency-policy")) {
       opt->frequency_policy = label_arg(a, v);
       i++;
@@ -635,16 +747,28 @@ static void parse_args(int argc, char **argv, options *opt) {
   opt->outdir = pos[0];
   opt->log = pos[1];
   if (strcmp(opt->log, "compare") && strcmp(opt->log, "tune") &&
-      strcmp(opt->log, "aa") && strcmp(opt->log, "all"))
-    usage_error("LOG must be compare, tune, aa or all, not", opt->log);
+      strcmp(opt->log, "aa") && strcmp(opt->log, "all") &&
+      strcmp(opt->log, "series"))
+    usage_error("LOG must be compare, tune, aa, all or series, not", opt->log);
+  if (!strcmp(opt->log, "series") != (opt->step != 0))
+    usage_error(opt->step ? "--step belongs to the series log"
+                          : "the series log needs --step K",
+                NULL);
   struct stat st;
   if (stat(opt->outdir, &st) != 0 || !S_ISDIR(st.st_mode))
     usage_error("not a directory:", opt->outdir);
 }
 
 int main(int argc, char **argv) {
-  options opt = {NULL,          NULL,          "ci-runner-1", "unknown",
-                 "performance", "Development", 5000.0,        20};
+  options opt = {NULL,
+                 NULL,
+                 "ci-runner-1",
+                 "unknown",
+                 "performance",
+                 "Development",
+                 5000.0,
+                 20,
+                 0};
   parse_args(argc, argv, &opt);
   int all = !strcmp(opt.log, "all");
   if (all || !strcmp(opt.log, "compare"))
@@ -653,5 +777,7 @@ int main(int argc, char **argv) {
     run_tune(&opt);
   if (all || !strcmp(opt.log, "aa"))
     run_aa(&opt);
+  if (!strcmp(opt.log, "series"))
+    run_series(&opt);
   return 0;
 }

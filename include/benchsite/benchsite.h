@@ -2,6 +2,7 @@
 #ifndef BENCHSITE_BENCHSITE_H
 #define BENCHSITE_BENCHSITE_H
 
+#include "benchsite/archive.h"
 #include "benchsite/bootstrap.h"
 #include "benchsite/check.h"
 #include "benchsite/compare.h"
@@ -16,6 +17,7 @@
 #include "benchsite/quantile.h"
 #include "benchsite/report.h"
 #include "benchsite/rng.h"
+#include "benchsite/site.h"
 #include "benchsite/template.h"
 #include "benchsite/tune.h"
 

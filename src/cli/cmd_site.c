@@ -1,11 +1,202 @@
-/* benchsite site: placeholder until the command lands (exit 3). */
+/* benchsite site: the static site of a whole run archive. */
 #include "cli.h"
 
+#include "benchsite/site.h"
+
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char usage[] =
+    "usage: benchsite site --archive DIR --out DIR [--templates DIR]\n"
+    "                      [--seed N] [--gnuplot PROGRAM] [--full]\n"
+    "\n"
+    "Builds a static site of every run in the archive: each run's report,\n"
+    "an index of runs (newest first) with their verdicts, and per case a\n"
+    "history page with the median and its 95 % bootstrap interval per run,\n"
+    "separate series for runs that are not comparable, acknowledgements\n"
+    "from the archive's acks.csv and a Spearman drift test over the last\n"
+    "30 comparable runs. No JavaScript; open DIR/index.html from file://.\n"
+    "\n"
+    "  --archive DIR      the run archive ('benchsite archive add')\n"
+    "  --out DIR          output directory, replaced atomically; an existing\n"
+    "                     DIR must be empty or an earlier site\n"
+    "  --templates DIR    page templates (default: the installed ones)\n"
+    "  --seed N           bootstrap seed (default 0)\n"
+    "  --gnuplot PROGRAM  gnuplot to run (default: gnuplot from PATH)\n"
+    "  --full             rebuild everything, ignoring the previous build\n"
+    "\n"
+    "The build is incremental: reports, charts and pages whose inputs did\n"
+    "not change are taken from the previous site, and the result is the\n"
+    "same as a clean build. It happens beside DIR and is swapped in, so an\n"
+    "interruption leaves the previous site intact.\n"
+    "Exit status: 0 site written, 2 bad input or usage, 3 failure.\n";
+
+static const cli_opt opts[] = {
+    {"archive", 1, 0}, {"out", 1, 0},     {"templates", 1, 0},
+    {"seed", 1, 0},    {"gnuplot", 1, 0}, {"full", 0, 0},
+};
+
+static volatile sig_atomic_t got_signal;
+
+static void on_signal(int sig) { got_signal = sig; }
+
+typedef struct progress {
+  int tty;
+  int shown;
+} progress;
+
+static int on_progress(void *ctx, const char *stage, size_t done,
+                       size_t total) {
+  progress *p = ctx;
+  if (got_signal)
+    return 1;
+  if (!p->tty)
+    return 0;
+  if (!strcmp(stage, "runs"))
+    fprintf(stderr, "\rbenchsite: runs %zu/%zu\033[K", done, total);
+  else if (!strcmp(stage, "charts"))
+    fprintf(stderr, "\rbenchsite: rendering %zu history charts\033[K", total);
+  else
+    fprintf(stderr, "\rbenchsite: writing pages\033[K");
+  fflush(stderr);
+  p->shown = 1;
+  return 0;
+}
+
+static int has_file(const char *dir, const char *file) {
+  char path[4096];
+  struct stat st;
+  snprintf(path, sizeof path, "%s/%s", dir, file);
+  return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* The source tree's copy first (it matches this build), then the
+ * installed one. */
+static const char *find_data_dir(const char *sub, const char *probe, char *buf,
+                                 size_t n) {
+#ifdef BENCHSITE_SOURCE_DIR
+  snprintf(buf, n, "%s/%s", BENCHSITE_SOURCE_DIR, sub);
+  if (has_file(buf, probe))
+    return buf;
+#endif
+#ifdef BENCHSITE_DATADIR
+  snprintf(buf, n, "%s/%s", BENCHSITE_DATADIR, sub);
+  if (has_file(buf, probe))
+    return buf;
+#endif
+  return NULL;
+}
 
 int cli_cmd_site(int argc, char **argv) {
-  (void)argc;
-  (void)argv;
-  fputs("benchsite: site: not implemented in this build\n", stderr);
-  return CLI_FAILURE;
+  cli_args a;
+  bs_error err;
+  bs_error_clear(&err);
+  char tbuf[4096], abuf[4096];
+  progress prog;
+  memset(&prog, 0, sizeof prog);
+  struct sigaction sa, old_int, old_term, old_hup;
+  int handlers = 0;
+  int rc = cli_parse(argc, argv, opts, sizeof opts / sizeof opts[0], &a);
+  if (rc)
+    goto done;
+  if (a.help) {
+    fputs(usage, stdout);
+    goto done;
+  }
+  if (a.npos) {
+    rc = cli_usage_error("site: unexpected argument \"%s\"", a.positional[0]);
+    goto done;
+  }
+  const char *archive = cli_get(&a, "archive");
+  const char *out = cli_get(&a, "out");
+  if (!archive || !out || !out[0]) {
+    rc = cli_usage_error("site: --archive DIR and --out DIR are required");
+    goto done;
+  }
+  bs_site_options o;
+  bs_site_options_init(&o);
+  const char *s;
+  if ((s = cli_get(&a, "seed"))) {
+    unsigned long long seed;
+    if ((rc = cli_parse_u64("seed", s, &seed)))
+      goto done;
+    o.seed = (uint64_t)seed;
+  }
+  o.gnuplot = cli_get(&a, "gnuplot");
+  o.full = cli_flag(&a, "full");
+  o.templates_dir = cli_get(&a, "templates");
+  if (o.templates_dir && !has_file(o.templates_dir, "site_index.html")) {
+    rc = cli_usage_error("site: --templates %s: no site_index.html there",
+                         o.templates_dir);
+    goto done;
+  }
+  if (!o.templates_dir &&
+      !(o.templates_dir =
+            find_data_dir("templates", "site_index.html", tbuf, sizeof tbuf))) {
+    fputs("benchsite: site: cannot find the page templates; give "
+          "--templates DIR\n",
+          stderr);
+    rc = CLI_FAILURE;
+    goto done;
+  }
+  if (!(o.assets_dir = find_data_dir("site", "style.css", abuf, sizeof abuf))) {
+    fputs("benchsite: site: cannot find the site assets (style.css)\n", stderr);
+    rc = CLI_FAILURE;
+    goto done;
+  }
+
+  /* An interrupt cancels the build through the progress hook, so the
+   * temporary directory is removed and the previous site stays. */
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, &old_int);
+  sigaction(SIGTERM, &sa, &old_term);
+  sigaction(SIGHUP, &sa, &old_hup);
+  handlers = 1;
+  prog.tty = isatty(2);
+  o.progress = on_progress;
+  o.progress_ctx = &prog;
+  bs_site_summary sum;
+  bs_status st = bs_site_build(archive, out, &o, &sum, &err);
+  if (prog.shown) {
+    fputs("\r\033[K", stderr);
+    fflush(stderr);
+  }
+  if (got_signal) {
+    fputs("benchsite: site: interrupted; the previous site is unchanged\n",
+          stderr);
+    rc = CLI_FAILURE;
+    goto done;
+  }
+  if (st) {
+    rc = cli_report_input(&err);
+    if (st == BS_EIO || st == BS_EPLOT || st == BS_ENOMEM || st == BS_EINTERNAL)
+      rc = CLI_FAILURE;
+    goto done;
+  }
+  printf("%s/index.html: %zu run%s, %zu case%s, %zu comparability group%s; "
+         "reports %zu built, %zu reused; history charts %zu rendered, %zu "
+         "reused; pages %zu written, %zu unchanged; %zu open regression%s in "
+         "the newest run, %zu drifting case%s\n",
+         out, sum.runs, sum.runs == 1 ? "" : "s", sum.cases,
+         sum.cases == 1 ? "" : "s", sum.groups, sum.groups == 1 ? "" : "s",
+         sum.reports_built, sum.reports_reused, sum.charts_rendered,
+         sum.charts_reused, sum.pages_written, sum.pages_reused,
+         sum.open_regressions, sum.open_regressions == 1 ? "" : "s",
+         sum.drifting, sum.drifting == 1 ? "" : "s");
+done:
+  if (handlers) {
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    sigaction(SIGHUP, &old_hup, NULL);
+  }
+  cli_args_free(&a);
+  if (fflush(stdout) != 0 && rc == CLI_OK)
+    rc = CLI_FAILURE;
+  return rc;
 }
