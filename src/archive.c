@@ -7,6 +7,7 @@
 
 #include "buf.h"
 #include "csvin.h"
+#include "fsutil.h"
 #include "sha256.h"
 #include "strlist.h"
 
@@ -33,25 +34,6 @@
 
 /* ---- Small helpers ------------------------------------------------------- */
 
-static char *join(const char *a, const char *b) {
-  size_t na = strlen(a), nb = strlen(b);
-  char *p = malloc(na + nb + 2);
-  if (!p)
-    return NULL;
-  memcpy(p, a, na);
-  p[na] = '/';
-  memcpy(p + na + 1, b, nb + 1);
-  return p;
-}
-
-static char *dupstr(const char *s) {
-  size_t n = strlen(s) + 1;
-  char *p = malloc(n);
-  if (p)
-    memcpy(p, s, n);
-  return p;
-}
-
 static int is_digit(int c) { return c >= '0' && c <= '9'; }
 static int is_alnum(int c) {
   return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
@@ -74,60 +56,19 @@ static int fsync_dir(const char *path) {
   return rc;
 }
 
-static int write_all(int fd, const char *p, size_t len) {
-  while (len > 0) {
-    ssize_t w = write(fd, p, len);
-    if (w < 0) {
-      if (errno == EINTR)
-        continue;
-      return -1;
-    }
-    p += w;
-    len -= (size_t)w;
-  }
-  return 0;
-}
-
 /* Creates `path` (which must not exist), writes it and fsyncs it. */
 static int write_new_file(const char *path, const char *data, size_t len) {
   int fd =
       open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
   if (fd < 0)
     return -1;
-  if (write_all(fd, data, len) || fsync(fd)) {
+  if (bs__write_all(fd, data, len) || fsync(fd)) {
     int e = errno;
     close(fd);
     errno = e;
     return -1;
   }
   return close(fd);
-}
-
-/* Removes a temporary tree left by a killed writer. Symbolic links are
- * removed, never followed. Best effort: what cannot be removed stays (and
- * stays ignored). */
-static void remove_tree(const char *path) {
-  struct stat st;
-  if (lstat(path, &st) != 0)
-    return;
-  if (!S_ISDIR(st.st_mode)) {
-    unlink(path);
-    return;
-  }
-  DIR *d = opendir(path);
-  if (d) {
-    struct dirent *e;
-    while ((e = readdir(d))) {
-      if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-        continue;
-      char *p = join(path, e->d_name);
-      if (p)
-        remove_tree(p);
-      free(p);
-    }
-    closedir(d);
-  }
-  rmdir(path);
 }
 
 static int cmp_str(const void *a, const void *b) {
@@ -532,7 +473,7 @@ static bs_status may_initialise(const char *dir, bs_error *err) {
     if (e[0] == '.' || is_leftover(e))
       continue;
     if (!strcmp(e, RUNS_NAME)) {
-      char *runs = join(dir, RUNS_NAME);
+      char *runs = bs__path_join(dir, RUNS_NAME);
       char **inner = NULL;
       size_t ninner = 0;
       if (!runs) {
@@ -561,7 +502,7 @@ static bs_status create_format(const char *dir, const char *format,
                                bs_error *err) {
   char tmp[64];
   snprintf(tmp, sizeof tmp, "%s.%ld.tmp", FORMAT_NAME, (long)getpid());
-  char *tpath = join(dir, tmp);
+  char *tpath = bs__path_join(dir, tmp);
   if (!tpath)
     return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
   unlink(tpath);
@@ -618,9 +559,9 @@ static bs_status lock_fd(int fd, const char *path, bs_error *err) {
  * in *lockfd (closing it unlocks). */
 static bs_status open_for_writing(const char *dir, int *lockfd, bs_error *err) {
   bs_status st = BS_OK;
-  char *format = join(dir, FORMAT_NAME);
-  char *runs = join(dir, RUNS_NAME);
-  char *lock = join(dir, LOCK_NAME);
+  char *format = bs__path_join(dir, FORMAT_NAME);
+  char *runs = bs__path_join(dir, RUNS_NAME);
+  char *lock = bs__path_join(dir, LOCK_NAME);
   char **names = NULL;
   size_t n = 0;
   int fd = -1, lfd = -1;
@@ -654,11 +595,13 @@ static bs_status open_for_writing(const char *dir, int *lockfd, bs_error *err) {
 
   if ((st = list_dir(dir, &names, &n, err)))
     goto done;
+  /* Temporary trees of killed writers: what cannot be removed stays (and
+   * stays ignored). */
   for (size_t i = 0; i < n; i++) {
     if (is_leftover(names[i])) {
-      char *p = join(dir, names[i]);
+      char *p = bs__path_join(dir, names[i]);
       if (p)
-        remove_tree(p);
+        bs__remove_tree(p);
       free(p);
     }
   }
@@ -714,7 +657,7 @@ static bs_status compare_existing(const char *rundir, const prepared *p,
   char **names = NULL;
   size_t n = 0;
   bs_error ignore;
-  if (!(path = join(rundir, SUMS_NAME))) {
+  if (!(path = bs__path_join(rundir, SUMS_NAME))) {
     st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
     goto done;
   }
@@ -730,7 +673,7 @@ static bs_status compare_existing(const char *rundir, const prepared *p,
   data = NULL;
   for (size_t i = 0; i < p->nfiles && !damaged; i++) {
     free(path);
-    if (!(path = join(rundir, p->files[i].name))) {
+    if (!(path = bs__path_join(rundir, p->files[i].name))) {
       st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
       goto done;
     }
@@ -759,9 +702,9 @@ static bs_status store(const char *dir, const prepared *p, const char *id,
   bs_status st = BS_OK;
   char tmpname[BS_ARCHIVE_ID_MAX + 32];
   snprintf(tmpname, sizeof tmpname, "%s%ld-%s", TMP_PREFIX, (long)getpid(), id);
-  char *tmp = join(dir, tmpname);
-  char *runs = join(dir, RUNS_NAME);
-  char *final = runs ? join(runs, id) : NULL;
+  char *tmp = bs__path_join(dir, tmpname);
+  char *runs = bs__path_join(dir, RUNS_NAME);
+  char *final = runs ? bs__path_join(runs, id) : NULL;
   char *path = NULL;
   int made = 0;
   if (!tmp || !runs || !final) {
@@ -779,7 +722,7 @@ static bs_status store(const char *dir, const prepared *p, const char *id,
     const char *data = i < p->nfiles ? p->files[i].data : p->sums.data;
     size_t len = i < p->nfiles ? p->files[i].len : p->sums.len;
     free(path);
-    if (!(path = join(tmp, name))) {
+    if (!(path = bs__path_join(tmp, name))) {
       st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
       goto done;
     }
@@ -808,7 +751,7 @@ static bs_status store(const char *dir, const prepared *p, const char *id,
   }
 done:
   if (made)
-    remove_tree(tmp);
+    bs__remove_tree(tmp);
   free(path);
   free(tmp);
   free(final);
@@ -829,7 +772,8 @@ bs_status bs_archive_add(const char *dir, const char *manifest,
   }
   if ((st = open_for_writing(dir, &lockfd, err)))
     goto done;
-  if (!(runs = join(dir, RUNS_NAME)) || !(rundir = join(runs, res->id))) {
+  if (!(runs = bs__path_join(dir, RUNS_NAME)) ||
+      !(rundir = bs__path_join(runs, res->id))) {
     st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
     goto done;
   }
@@ -957,7 +901,7 @@ static bs_status hash_file(const char *path, char hex[BS__SHA256_HEXLEN + 1],
 
 /* Checks that `dir` is an archive (FORMAT holds the format line). */
 static bs_status require_archive(const char *dir, bs_error *err) {
-  char *format = join(dir, FORMAT_NAME);
+  char *format = bs__path_join(dir, FORMAT_NAME);
   if (!format)
     return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
   bs_status st = BS_OK;
@@ -1046,7 +990,7 @@ static void verify_manifest(verifier *v, const char *id, const char *path,
 
 static void verify_run(verifier *v, const char *runs, const char *id) {
   char date[DATE_CHARS + 1], commit[COMMIT_CHARS + 1], hash[HASH_DIGITS + 1];
-  char *rundir = join(runs, id), *path = NULL, *text = NULL;
+  char *rundir = bs__path_join(runs, id), *path = NULL, *text = NULL;
   char **names = NULL;
   size_t nnames = 0, len = 0, nentries = 0;
   sums_entry *entries = NULL;
@@ -1065,7 +1009,7 @@ static void verify_run(verifier *v, const char *runs, const char *id) {
     problem(v, "runs/%s: not a well-formed run id", id);
     goto done;
   }
-  if (!(path = join(rundir, SUMS_NAME))) {
+  if (!(path = bs__path_join(rundir, SUMS_NAME))) {
     v->st = BS_ENOMEM;
     goto done;
   }
@@ -1089,7 +1033,7 @@ static void verify_run(verifier *v, const char *runs, const char *id) {
             SUMS_NAME, h);
   for (size_t i = 0; i < nentries; i++) {
     free(path);
-    if (!(path = join(rundir, entries[i].name))) {
+    if (!(path = bs__path_join(rundir, entries[i].name))) {
       v->st = BS_ENOMEM;
       goto done;
     }
@@ -1115,7 +1059,7 @@ static void verify_run(verifier *v, const char *runs, const char *id) {
       problem(v, "runs/%s/%s: not listed in %s", id, names[i], SUMS_NAME);
   }
   free(path);
-  if (!(path = join(rundir, MANIFEST_NAME))) {
+  if (!(path = bs__path_join(rundir, MANIFEST_NAME))) {
     v->st = BS_ENOMEM;
     goto done;
   }
@@ -1138,7 +1082,7 @@ bs_status bs_archive_verify(const char *dir, bs_archive_verify_result *res,
   char *runs = NULL;
   if ((st = require_archive(dir, err)))
     return st;
-  if (!(runs = join(dir, RUNS_NAME)))
+  if (!(runs = bs__path_join(dir, RUNS_NAME)))
     return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
   if ((st = list_dir(dir, &top, &ntop, err)))
     goto done;
@@ -1172,7 +1116,7 @@ bs_status bs_archive_verify_run(const char *dir, const char *id,
   bs_status st;
   if ((st = require_archive(dir, err)))
     return st;
-  char *runs = join(dir, RUNS_NAME);
+  char *runs = bs__path_join(dir, RUNS_NAME);
   if (!runs)
     return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
   verifier v = {res, 0, BS_OK};
@@ -1244,9 +1188,9 @@ static bs_status load_run(const char *dir, const char *runs, const char *id,
   memset(r, 0, sizeof *r);
   if (!id_parse(id, d, c, h))
     return malformed(dir, id, "not a well-formed run id", err);
-  if (!(r->id = dupstr(id)) || !(r->dir = join(runs, id)) ||
-      !(r->manifest = join(r->dir, MANIFEST_NAME)) ||
-      !(path = join(r->dir, SUMS_NAME)))
+  if (!(r->id = bs__strdup(id)) || !(r->dir = bs__path_join(runs, id)) ||
+      !(r->manifest = bs__path_join(r->dir, MANIFEST_NAME)) ||
+      !(path = bs__path_join(r->dir, SUMS_NAME)))
     goto nomem;
   if (bs_read_file(path, BS_ARCHIVE_MAX_FILE, &text, &len, &e)) {
     st = malformed(dir, id, "SHA256SUMS is missing or unreadable", err);
@@ -1260,7 +1204,7 @@ static bs_status load_run(const char *dir, const char *runs, const char *id,
     goto done;
   }
   for (size_t i = 1; i < n; i++) {
-    char *p = join(r->dir, entries[i].name);
+    char *p = bs__path_join(r->dir, entries[i].name);
     if (!p || bs__strlist_addf(&r->logs, &r->nlogs, "%s", p)) {
       free(p);
       goto nomem;
@@ -1280,7 +1224,7 @@ static bs_status load_run(const char *dir, const char *runs, const char *id,
     st = malformed(dir, id, "the manifest has no valid date or commit", err);
     goto done;
   }
-  if (!(r->date = dupstr(date)) || !(r->commit = dupstr(commit)))
+  if (!(r->date = bs__strdup(date)) || !(r->commit = bs__strdup(commit)))
     goto nomem;
   r->pub.id = r->id;
   r->pub.dir = r->dir;
@@ -1311,7 +1255,8 @@ bs_status bs_archive_open(const char *dir, bs_archive **out, bs_error *err) {
   if ((st = require_archive(dir, err)))
     return st;
   bs_archive *a = calloc(1, sizeof *a);
-  if (!a || !(a->dir = dupstr(dir)) || !(runs = join(dir, RUNS_NAME))) {
+  if (!a || !(a->dir = bs__strdup(dir)) ||
+      !(runs = bs__path_join(dir, RUNS_NAME))) {
     st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
     goto fail;
   }
@@ -1524,7 +1469,7 @@ void bs_acks_free(bs_acks *a) {
 
 bs_status bs_acks_read(const char *dir, bs_acks **out, bs_error *err) {
   *out = NULL;
-  char *path = join(dir, ACKS_NAME);
+  char *path = bs__path_join(dir, ACKS_NAME);
   char *data = NULL;
   size_t len = 0;
   bs_status st;

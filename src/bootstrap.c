@@ -3,6 +3,7 @@
 #include "benchsite/quantile.h"
 #include "benchsite/rng.h"
 #include "fastdiv.h"
+#include "orderstat.h"
 #include "xorshift_jump.h"
 
 #include <math.h>
@@ -22,20 +23,6 @@ bs_status bs_bootstrap_check_level(double level_pct, bs_error *err) {
                         "confidence level %g is outside (50, 100) percent",
                         level_pct);
   return BS_OK;
-}
-
-typedef struct ranked {
-  double v;
-  size_t i;
-} ranked;
-
-static int cmp_ranked(const void *a, const void *b) {
-  const ranked *x = a, *y = b;
-  if (x->v < y->v)
-    return -1;
-  if (x->v > y->v)
-    return 1;
-  return (x->i > y->i) - (x->i < y->i);
 }
 
 /* k-th smallest (0-based) of t[0..n-1], partially reordering t. */
@@ -72,12 +59,8 @@ static double select_kth(double *t, size_t n, size_t k) {
 /* Type-7 quantile of t without sorting it all: the two order statistics
  * either side of h, by selection. Same expression as bs_quantile_sorted. */
 static double select_quantile(double *t, size_t n, double f) {
-  double h = f * (double)(n - 1);
-  double fl = floor(h);
-  size_t lo = (size_t)fl;
-  size_t hi = (size_t)ceil(h);
-  if (hi >= n)
-    hi = n - 1;
+  size_t lo, hi;
+  double frac = bs__type7(f, n, &lo, &hi);
   double a = select_kth(t, n, lo);
   double b = a;
   if (hi != lo) {
@@ -88,7 +71,7 @@ static double select_quantile(double *t, size_t n, double f) {
         b = t[i];
     }
   }
-  return a + (h - fl) * (b - a);
+  return a + frac * (b - a);
 }
 
 /* Small samples (m <= 127, the usual 10-40 blocks): byte counters packed
@@ -246,15 +229,11 @@ static double bin_order_stat(const bin *bins, size_t nb, size_t k) {
 /* Type-7 quantile over the binned theta*, the same expression as
  * bs_quantile_sorted applied to the expanded sorted array. */
 static double bin_quantile(const bin *bins, size_t nb, size_t R, double f) {
-  double h = f * (double)(R - 1);
-  double fl = floor(h);
-  size_t lo = (size_t)fl;
-  size_t hi = (size_t)ceil(h);
-  if (hi >= R)
-    hi = R - 1;
+  size_t lo, hi;
+  double frac = bs__type7(f, R, &lo, &hi);
   double a = bin_order_stat(bins, nb, lo);
   double b = bin_order_stat(bins, nb, hi);
-  return a + (h - fl) * (b - a);
+  return a + frac * (b - a);
 }
 
 bs_status bs_bootstrap_median_ci(const double *x, size_t m, uint64_t resamples,
@@ -273,7 +252,7 @@ bs_status bs_bootstrap_median_ci(const double *x, size_t m, uint64_t resamples,
     return bs_error_set(err, BS_ELIMIT, NULL, 0, "too many resamples");
 
   size_t R = (size_t)resamples;
-  ranked *order = malloc(m * sizeof *order);
+  bs__ranked *order = malloc(m * sizeof *order);
   double *sorted = malloc(m * sizeof *sorted);
   size_t *rank = malloc(m * sizeof *rank);
   uint32_t *counts = calloc(m, sizeof *counts);
@@ -289,11 +268,7 @@ bs_status bs_bootstrap_median_ci(const double *x, size_t m, uint64_t resamples,
    * is then found by walking the counts instead of sorting it. The order
    * statistics found are the same values a sort would put at those
    * positions, so theta* is bit-identical to the sort-based definition. */
-  for (size_t i = 0; i < m; i++) {
-    order[i].v = x[i];
-    order[i].i = i;
-  }
-  qsort(order, m, sizeof *order, cmp_ranked);
+  bs__rank_sort(x, m, order);
   for (size_t r = 0; r < m; r++) {
     sorted[r] = order[r].v;
     rank[order[r].i] = r;

@@ -91,3 +91,14 @@ char *bs__buf_detach(bs__buf *b, size_t *len) {
   b->len = b->cap = 0;
   return p;
 }
+
+bs_status bs__buf_finish(bs__buf *b, bs_status st, const char *what, char **out,
+                         size_t *len, bs_error *err) {
+  if (st) {
+    bs__buf_release(b);
+    return bs_error_set(err, st, NULL, 0, "cannot render %s: %s", what,
+                        bs_strerror(st));
+  }
+  *out = bs__buf_detach(b, len);
+  return *out ? BS_OK : bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+}

@@ -30,5 +30,11 @@ bs_status bs__buf_printf(bs__buf *b, const char *fmt, ...)
 bs_status bs__buf_vprintf(bs__buf *b, const char *fmt, va_list ap);
 /* Gives the storage to the caller (free() it); the buffer is emptied. */
 char *bs__buf_detach(bs__buf *b, size_t *len);
+/* Ends rendering a text into b, st being the rendering's status: on BS_OK
+ * hands the text to the caller (*out, free() it; *len its length, len may
+ * be NULL); otherwise releases b and reports "cannot render WHAT: reason"
+ * in err. Returns BS_OK, st, or BS_ENOMEM. */
+bs_status bs__buf_finish(bs__buf *b, bs_status st, const char *what, char **out,
+                         size_t *len, bs_error *err);
 
 #endif

@@ -2,6 +2,7 @@
 
 #include "benchsite/bootstrap.h"
 #include "benchsite/quantile.h"
+#include "pairs.h"
 #include "strlist.h"
 
 #include <math.h>
@@ -55,20 +56,6 @@ bs_status bs_compare_options_check(const bs_compare_options *o, bs_error *err) {
   return BS_OK;
 }
 
-/* One confirm row of one impl, keyed for pairing. */
-typedef struct keyed {
-  uint64_t run;
-  int64_t block;
-  const bs_row *row;
-} keyed;
-
-static int cmp_keyed(const void *a, const void *b) {
-  const keyed *x = a, *y = b;
-  if (x->run != y->run)
-    return x->run < y->run ? -1 : 1;
-  return (x->block > y->block) - (x->block < y->block);
-}
-
 static void case_free(bs_case_compare *c) {
   free(c->baseline);
   free(c->candidate);
@@ -92,39 +79,17 @@ void bs_compare_result_free(bs_compare_result *r) {
   free(r);
 }
 
-static char *dupstr(const char *s) {
-  size_t n = strlen(s) + 1;
-  char *p = malloc(n);
-  if (p)
-    memcpy(p, s, n);
-  return p;
-}
-
-/* Appends "impl run R block B (file:line)" entries for unpaired rows. */
-static void describe_unpaired(char *msg, size_t cap, size_t *used,
-                              const keyed *k, size_t *listed) {
-  if (*listed >= 8) {
-    (*listed)++;
-    return;
-  }
-  int n =
-      snprintf(msg + *used, cap - *used, "%s%s run %llu block %lld (%s:%ld)",
-               *listed ? ", " : "", k->row->impl, (unsigned long long)k->run,
-               (long long)k->block, k->row->file, k->row->line);
-  if (n > 0 && (size_t)n < cap - *used)
-    *used += (size_t)n;
-  (*listed)++;
-}
-
-/* Pairs B and C rows of one case. Returns BS_OK with *m pairs, or
- * BS_EMISMATCH with the unpaired rows described in err. */
-static bs_status pair_case(const bs_case_compare *cc, keyed *kb, size_t nb,
-                           keyed *kc, size_t nc, bs_case_compare *out,
+/* Pairs the B and C rows of one case. Returns BS_OK with out's series
+ * filled, or BS_EMISMATCH with the unpaired rows described in err. */
+static bs_status pair_case(const bs_case_compare *cc, bs__keyed *kb, size_t nb,
+                           bs__keyed *kc, size_t nc, bs_case_compare *out,
                            bs_error *err) {
-  qsort(kb, nb, sizeof *kb, cmp_keyed);
-  qsort(kc, nc, sizeof *kc, cmp_keyed);
+  qsort(kb, nb, sizeof *kb, bs__keyed_cmp);
+  qsort(kc, nc, sizeof *kc, bs__keyed_cmp);
   size_t i = 0, j = 0, m = 0;
-  const keyed *first = NULL;
+  /* The row itself, not a pointer into kb/kc: pairing compacts those
+   * arrays in place and may overwrite the slot of an unpaired row. */
+  const bs_row *first = NULL;
   char list[600];
   size_t used = 0, listed = 0;
   list[0] = '\0';
@@ -135,7 +100,7 @@ static bs_status pair_case(const bs_case_compare *cc, keyed *kb, size_t nb,
     else if (j == nc)
       c = -1;
     else
-      c = cmp_keyed(&kb[i], &kc[j]);
+      c = bs__keyed_cmp(&kb[i], &kc[j]);
     if (c == 0) {
       kb[m] = kb[i];
       kc[m] = kc[j];
@@ -144,16 +109,16 @@ static bs_status pair_case(const bs_case_compare *cc, keyed *kb, size_t nb,
       j++;
       continue;
     }
-    const keyed *lone = c < 0 ? &kb[i++] : &kc[j++];
+    const bs__keyed *lone = c < 0 ? &kb[i++] : &kc[j++];
     if (!first)
-      first = lone;
-    describe_unpaired(list, sizeof list, &used, lone, &listed);
+      first = lone->row;
+    bs__keyed_describe(list, sizeof list, &used, lone, 1, &listed);
   }
   if (first) {
     char label[256];
     bs__case_label(label, sizeof label, cc->benchmark, cc->dataset);
     return bs_error_set(
-        err, BS_EMISMATCH, first->row->file, first->row->line,
+        err, BS_EMISMATCH, first->file, first->line,
         "mismatched pairs in case %s: %zu row%s without a partner: %s%s", label,
         listed, listed == 1 ? "" : "s", list, listed > 8 ? ", ..." : "");
   }
@@ -236,12 +201,12 @@ bs_status bs_compare_run(const bs_log *log, const char *baseline,
 
   bs_compare_result *r = calloc(1, sizeof *r);
   size_t ncase = bs_log_case_count(log);
-  keyed *kb = NULL, *kc = NULL;
+  bs__pairs bc = {0};
   if (!r)
     return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
   r->options = *opt;
-  r->baseline = dupstr(baseline);
-  r->candidate = dupstr(candidate);
+  r->baseline = bs__strdup(baseline);
+  r->candidate = bs__strdup(candidate);
   r->cases = calloc(ncase ? ncase : 1, sizeof *r->cases);
   r->one_sided = calloc(ncase ? ncase : 1, sizeof *r->one_sided);
   if (!r->baseline || !r->candidate || !r->cases || !r->one_sided) {
@@ -249,28 +214,11 @@ bs_status bs_compare_run(const bs_log *log, const char *baseline,
     goto fail;
   }
 
-  const bs_row *rows = bs_log_rows(log);
   for (size_t ci = 0; ci < ncase; ci++) {
     const bs_case *lc = bs_log_case(log, ci);
-    size_t nb = 0, nc = 0;
-    free(kb);
-    free(kc);
-    kb = malloc((lc->nrows ? lc->nrows : 1) * sizeof *kb);
-    kc = malloc((lc->nrows ? lc->nrows : 1) * sizeof *kc);
-    if (!kb || !kc) {
-      st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    if ((st = bs__pairs_gather(&bc, log, lc, baseline, candidate, err)))
       goto fail;
-    }
-    for (size_t k = 0; k < lc->nrows; k++) {
-      const bs_row *row = &rows[lc->rows[k]];
-      if (row->phase != BS_PHASE_CONFIRM)
-        continue;
-      keyed key = {row->run, row->block, row};
-      if (!strcmp(row->impl, baseline))
-        kb[nb++] = key;
-      else if (!strcmp(row->impl, candidate))
-        kc[nc++] = key;
-    }
+    size_t nb = bc.nx, nc = bc.ny;
     if (nb == 0 && nc == 0)
       continue;
     if (nb == 0 || nc == 0) {
@@ -293,7 +241,7 @@ bs_status bs_compare_run(const bs_log *log, const char *baseline,
     bs_case_compare *c = &r->cases[r->ncases++];
     c->benchmark = lc->benchmark;
     c->dataset = lc->dataset;
-    st = pair_case(c, kb, nb, kc, nc, c, err);
+    st = pair_case(c, bc.x, nb, bc.y, nc, c, err);
     if (st)
       goto fail;
     st = analyse_case(c, opt, err);
@@ -308,13 +256,11 @@ bs_status bs_compare_run(const bs_log *log, const char *baseline,
                       baseline, candidate);
     goto fail;
   }
-  free(kb);
-  free(kc);
+  bs__pairs_release(&bc);
   *out = r;
   return BS_OK;
 fail:
-  free(kb);
-  free(kc);
+  bs__pairs_release(&bc);
   bs_compare_result_free(r);
   return st;
 }

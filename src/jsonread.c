@@ -326,6 +326,30 @@ static bs_status grow(jparser *j, bs__jvalue *v, size_t *cap, int keys) {
   return BS_OK;
 }
 
+/* After an element of an array or a member of an object closed by
+ * `close`: 1 past a ',' with another one to follow, 0 past `close`, or -1
+ * after failing with `trailing` (a ',' right before `close`) or
+ * `expected` (anything else). */
+static int after_item(jparser *j, int close, const char *trailing,
+                      const char *expected) {
+  skip_ws(j);
+  if (j->p < j->end && *j->p == ',') {
+    j->p++;
+    skip_ws(j);
+    if (j->p < j->end && *j->p == close) {
+      fail(j, trailing);
+      return -1;
+    }
+    return 1;
+  }
+  if (j->p < j->end && *j->p == close) {
+    j->p++;
+    return 0;
+  }
+  fail(j, expected);
+  return -1;
+}
+
 static bs_status parse_array(jparser *j, bs__jvalue *v, int depth) {
   size_t cap = 0;
   v->type = BS__JARRAY;
@@ -344,19 +368,10 @@ static bs_status parse_array(jparser *j, bs__jvalue *v, int depth) {
     skip_ws(j);
     if (parse_value(j, item, depth + 1))
       return j->status;
-    skip_ws(j);
-    if (j->p < j->end && *j->p == ',') {
-      j->p++;
-      skip_ws(j);
-      if (j->p < j->end && *j->p == ']')
-        return fail(j, "trailing comma in an array");
-      continue;
-    }
-    if (j->p < j->end && *j->p == ']') {
-      j->p++;
-      return BS_OK;
-    }
-    return fail(j, "expected ',' or ']' in an array");
+    int more = after_item(j, ']', "trailing comma in an array",
+                          "expected ',' or ']' in an array");
+    if (more <= 0)
+      return more ? j->status : BS_OK;
   }
 }
 
@@ -396,19 +411,10 @@ static bs_status parse_object(jparser *j, bs__jvalue *v, int depth) {
     skip_ws(j);
     if (parse_value(j, item, depth + 1))
       return j->status;
-    skip_ws(j);
-    if (j->p < j->end && *j->p == ',') {
-      j->p++;
-      skip_ws(j);
-      if (j->p < j->end && *j->p == '}')
-        return fail(j, "trailing comma in an object");
-      continue;
-    }
-    if (j->p < j->end && *j->p == '}') {
-      j->p++;
-      return BS_OK;
-    }
-    return fail(j, "expected ',' or '}' in an object");
+    int more = after_item(j, '}', "trailing comma in an object",
+                          "expected ',' or '}' in an object");
+    if (more <= 0)
+      return more ? j->status : BS_OK;
   }
 }
 

@@ -1,6 +1,7 @@
 #include "benchsite/markdown.h"
 
 #include "buf.h"
+#include "mdw.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -35,40 +36,6 @@ static char *signed_time(double us, char *buf, size_t n) {
   return buf;
 }
 
-/* Markdown-escapes untrusted text: every ASCII punctuation character gets a
- * backslash (no markup, links, HTML or @mentions), '<' and '>' become
- * entities, line breaks and other control bytes become spaces. */
-static bs_status md_text(bs__buf *b, const char *s) {
-  bs_status st = BS_OK;
-  for (const unsigned char *p = (const unsigned char *)s; !st && *p; p++) {
-    if (*p == '<')
-      st = bs__buf_puts(b, "&lt;");
-    else if (*p == '>')
-      st = bs__buf_puts(b, "&gt;");
-    else if (*p == '&')
-      st = bs__buf_puts(b, "&amp;");
-    else if (*p < 0x20 || *p == 0x7f)
-      st = bs__buf_putc(b, ' ');
-    else if (strchr("\\`*_{}[]()#+-.!|@~=:\"'$%^;,/?", *p))
-      st = bs__buf_printf(b, "\\%c", *p);
-    else
-      st = bs__buf_putc(b, (char)*p);
-  }
-  return st;
-}
-
-static bs_status md_case(bs__buf *b, const char *bench, const char *dataset) {
-  bs_status st = md_text(b, bench);
-  if (!st && dataset[0]) {
-    st = bs__buf_puts(b, " \\[");
-    if (!st)
-      st = md_text(b, dataset);
-    if (!st)
-      st = bs__buf_puts(b, "\\]");
-  }
-  return st;
-}
-
 static const char *marker(const bs_case_compare *c) {
   if (c->significant_regression)
     return "❌ significant regression";
@@ -87,7 +54,7 @@ static bs_status md_row(bs__buf *b, const bs_case_compare *c) {
   char t1[48], t2[48], t3[48], t4[48];
   bs_status st = bs__buf_puts(b, "| ");
   if (!st)
-    st = md_case(b, c->benchmark, c->dataset);
+    st = bs__md_case(b, c->benchmark, c->dataset);
   if (!st)
     st =
         bs__buf_printf(b, " | %s | %s | %+.2f %% | %s … %s | %s%s |\n",
@@ -107,11 +74,11 @@ bs_status bs_markdown_compare(const bs_compare_result *r,
   const bs_compare_options *o = &r->options;
   bs_status st = bs__buf_puts(&b, "### benchsite: ");
   if (!st)
-    st = md_text(&b, r->candidate);
+    st = bs__md_text(&b, r->candidate);
   if (!st)
     st = bs__buf_puts(&b, " vs ");
   if (!st)
-    st = md_text(&b, r->baseline);
+    st = bs__md_text(&b, r->baseline);
   if (!st)
     st = bs__buf_printf(&b, " — %s\n\n",
                         r->regressions == 0   ? "no significant regression"
@@ -123,11 +90,11 @@ bs_status bs_markdown_compare(const bs_compare_result *r,
   if (!st)
     st = bs__buf_puts(&b, "| case | ");
   if (!st)
-    st = md_text(&b, r->baseline);
+    st = bs__md_text(&b, r->baseline);
   if (!st)
     st = bs__buf_puts(&b, " (baseline) | ");
   if (!st)
-    st = md_text(&b, r->candidate);
+    st = bs__md_text(&b, r->candidate);
   if (!st)
     st = bs__buf_printf(&b,
                         " (candidate) | Δ%% | %g %% interval of med(d) | "
@@ -160,7 +127,7 @@ bs_status bs_markdown_compare(const bs_compare_result *r,
     for (size_t i = 0; i < r->nwarnings && !st; i++) {
       st = bs__buf_puts(&b, "- ");
       if (!st)
-        st = md_text(&b, r->warnings[i]);
+        st = bs__md_text(&b, r->warnings[i]);
       if (!st)
         st = bs__buf_putc(&b, '\n');
     }
@@ -169,11 +136,11 @@ bs_status bs_markdown_compare(const bs_compare_result *r,
       for (size_t k = 0; k < c->nwarnings && !st; k++) {
         st = bs__buf_puts(&b, "- ");
         if (!st)
-          st = md_case(&b, c->benchmark, c->dataset);
+          st = bs__md_case(&b, c->benchmark, c->dataset);
         if (!st)
           st = bs__buf_puts(&b, ": ");
         if (!st)
-          st = md_text(&b, c->warnings[k]);
+          st = bs__md_text(&b, c->warnings[k]);
         if (!st)
           st = bs__buf_putc(&b, '\n');
       }
@@ -194,7 +161,7 @@ bs_status bs_markdown_compare(const bs_compare_result *r,
         continue;
       st = bs__buf_puts(&b, "| ");
       if (!st)
-        st = md_case(&b, c->benchmark, c->dataset);
+        st = bs__md_case(&b, c->benchmark, c->dataset);
       if (!st)
         st = bs__buf_printf(&b, " | %.2f %% | %.2f %% | %s |\n",
                             c->noise_floor_pct, fabs(c->delta_pct),
@@ -208,24 +175,18 @@ bs_status bs_markdown_compare(const bs_compare_result *r,
     for (size_t i = 0; i < bs_manifest_count(env) && !st; i++) {
       st = bs__buf_puts(&b, "| ");
       if (!st)
-        st = md_text(&b, bs_manifest_key(env, i));
+        st = bs__md_text(&b, bs_manifest_key(env, i));
       if (!st)
         st = bs__buf_puts(&b, " | ");
       if (!st)
-        st = md_text(&b, bs_manifest_value(env, i));
+        st = bs__md_text(&b, bs_manifest_value(env, i));
       if (!st)
         st = bs__buf_puts(&b, " |\n");
     }
     if (!st)
       st = bs__buf_puts(&b, "\n</details>\n");
   }
-  if (st) {
-    bs__buf_release(&b);
-    return bs_error_set(err, st, NULL, 0, "cannot render Markdown: %s",
-                        bs_strerror(st));
-  }
-  *out = bs__buf_detach(&b, len);
-  return *out ? BS_OK : bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+  return bs__buf_finish(&b, st, "Markdown", out, len, err);
 }
 
 /* Human order for tuning tables: by benchmark, then scale (when both
@@ -269,12 +230,12 @@ bs_status bs_markdown_tune(const bs_tune_result *r, char **out, size_t *len,
     double best = 0;
     st = bs__buf_puts(&b, "| ");
     if (!st)
-      st = md_case(&b, c->benchmark, c->dataset);
+      st = bs__md_case(&b, c->benchmark, c->dataset);
     if (!st)
       st = c->has_scale ? bs__buf_printf(&b, " | %g | ", c->scale)
                         : bs__buf_puts(&b, " | | ");
     if (!st)
-      st = md_text(&b, c->best);
+      st = bs__md_text(&b, c->best);
     for (size_t u = 0; u < c->nmedians; u++)
       if (c->medians[u].impl == c->best)
         best = c->medians[u].median_us;
@@ -285,7 +246,7 @@ bs_status bs_markdown_tune(const bs_tune_result *r, char **out, size_t *len,
         continue;
       st = bs__buf_puts(&b, k++ ? ", " : "");
       if (!st)
-        st = md_text(&b, c->medians[u].impl);
+        st = bs__md_text(&b, c->medians[u].impl);
       if (!st)
         st = bs__buf_printf(&b, " ×%.2f", c->medians[u].median_us / best);
     }
@@ -300,27 +261,21 @@ bs_status bs_markdown_tune(const bs_tune_result *r, char **out, size_t *len,
       const bs_crossover *c = &r->crossovers[i];
       st = bs__buf_puts(&b, "| ");
       if (!st)
-        st = md_text(&b, c->benchmark);
+        st = bs__md_text(&b, c->benchmark);
       if (!st)
         st = bs__buf_puts(&b, " | ");
       if (!st)
-        st = md_text(&b, c->a);
+        st = bs__md_text(&b, c->a);
       if (!st)
         st = bs__buf_puts(&b, " | ");
       if (!st)
-        st = md_text(&b, c->b);
+        st = bs__md_text(&b, c->b);
       if (!st)
         st = bs__buf_printf(&b, " | %.4g |\n", c->scale);
     }
   }
   free(order);
-  if (st) {
-    bs__buf_release(&b);
-    return bs_error_set(err, st, NULL, 0, "cannot render Markdown: %s",
-                        bs_strerror(st));
-  }
-  *out = bs__buf_detach(&b, len);
-  return *out ? BS_OK : bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+  return bs__buf_finish(&b, st, "Markdown", out, len, err);
 }
 
 /* Display width of UTF-8 text: code points, control bytes dropped. */
@@ -414,13 +369,7 @@ bs_status bs_text_compare(const bs_compare_result *r, char **out, size_t *len,
                           r->cases[i].warnings[k]);
 done:
   free(cells);
-  if (st) {
-    bs__buf_release(&b);
-    return bs_error_set(err, st, NULL, 0, "cannot render the table: %s",
-                        bs_strerror(st));
-  }
-  *out = bs__buf_detach(&b, len);
-  return *out ? BS_OK : bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+  return bs__buf_finish(&b, st, "the table", out, len, err);
 }
 
 bs_status bs_text_tune(const bs_tune_result *r, char **out, size_t *len,
@@ -490,11 +439,5 @@ bs_status bs_text_tune(const bs_tune_result *r, char **out, size_t *len,
                           c->scale, c->scale_low, c->scale_high);
   }
   free(order);
-  if (st) {
-    bs__buf_release(&b);
-    return bs_error_set(err, st, NULL, 0, "cannot render the table: %s",
-                        bs_strerror(st));
-  }
-  *out = bs__buf_detach(&b, len);
-  return *out ? BS_OK : bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+  return bs__buf_finish(&b, st, "the table", out, len, err);
 }

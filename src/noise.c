@@ -4,6 +4,8 @@
 #include "benchsite/compare.h"
 #include "benchsite/quantile.h"
 #include "fastdiv.h"
+#include "orderstat.h"
+#include "pairs.h"
 #include "strlist.h"
 
 #include <math.h>
@@ -69,20 +71,6 @@ void bs_noise_block_indices(bs_rng *rng, size_t n, size_t L, size_t *idx) {
     for (size_t t = 0; t < L && filled < n; t++)
       idx[filled++] = start + t;
   }
-}
-
-typedef struct ranked {
-  double v;
-  size_t i;
-} ranked;
-
-static int cmp_ranked(const void *a, const void *b) {
-  const ranked *x = a, *y = b;
-  if (x->v < y->v)
-    return -1;
-  if (x->v > y->v)
-    return 1;
-  return (x->i > y->i) - (x->i < y->i);
 }
 
 /* Jump-ahead for xorshift64*. The state update is linear over GF(2), so k
@@ -190,7 +178,7 @@ static void series_release(series *s) {
 
 static bs_status series_init(series *s, const double *x, size_t n, size_t L) {
   memset(s, 0, sizeof *s);
-  ranked *order = malloc(n * sizeof *order);
+  bs__ranked *order = malloc(n * sizeof *order);
   s->sorted = malloc(n * sizeof *s->sorted);
   s->byrank = malloc(n * sizeof *s->byrank);
   if (!order || !s->sorted || !s->byrank) {
@@ -198,11 +186,7 @@ static bs_status series_init(series *s, const double *x, size_t n, size_t L) {
     series_release(s);
     return BS_ENOMEM;
   }
-  for (size_t i = 0; i < n; i++) {
-    order[i].v = x[i];
-    order[i].i = i;
-  }
-  qsort(order, n, sizeof *order, cmp_ranked);
+  bs__rank_sort(x, n, order);
   for (size_t r = 0; r < n; r++) {
     s->sorted[r] = order[r].v;
     s->byrank[r] = (uint32_t)(order[r].i * NCHAINS);
@@ -657,14 +641,10 @@ done:
 bs_status bs_noise_midranks(const double *x, size_t n, double *ranks) {
   if (n == 0)
     return BS_OK;
-  ranked *order = malloc(n * sizeof *order);
+  bs__ranked *order = malloc(n * sizeof *order);
   if (!order)
     return BS_ENOMEM;
-  for (size_t i = 0; i < n; i++) {
-    order[i].v = x[i];
-    order[i].i = i;
-  }
-  qsort(order, n, sizeof *order, cmp_ranked);
+  bs__rank_sort(x, n, order);
   size_t i = 0;
   while (i < n) {
     size_t j = i + 1;
@@ -742,19 +722,6 @@ bs_status bs_noise_drift(const double *x, size_t n, bs_drift *out) {
 
 /* --- the validation ---------------------------------------------------- */
 
-typedef struct keyed {
-  uint64_t run;
-  int64_t block;
-  const bs_row *row;
-} keyed;
-
-static int cmp_keyed(const void *a, const void *b) {
-  const keyed *x = a, *y = b;
-  if (x->run != y->run)
-    return x->run < y->run ? -1 : 1;
-  return (x->block > y->block) - (x->block < y->block);
-}
-
 static void experiment_free(bs_noise_experiment *e) {
   free(e->a);
   free(e->b);
@@ -781,36 +748,13 @@ void bs_noise_result_free(bs_noise_result *r) {
   free(r);
 }
 
-static char *dupstr(const char *s) {
-  size_t n = strlen(s) + 1;
-  char *p = malloc(n);
-  if (p)
-    memcpy(p, s, n);
-  return p;
-}
-
-/* Appends "impl block B (file:line)" for an unpaired row. */
-static void describe_unpaired(char *msg, size_t cap, size_t *used,
-                              const keyed *k, size_t *listed) {
-  if (*listed >= 8) {
-    (*listed)++;
-    return;
-  }
-  int n = snprintf(msg + *used, cap - *used, "%s%s block %lld (%s:%ld)",
-                   *listed ? ", " : "", k->row->impl, (long long)k->block,
-                   k->row->file, k->row->line);
-  if (n > 0 && (size_t)n < cap - *used)
-    *used += (size_t)n;
-  (*listed)++;
-}
-
 /* Pairs the A rows ka[0..na-1] and B rows kb[0..nb-1] of one run (both
  * sorted by block) and fills the experiment's series. */
-static bs_status pair_run(const char *label, uint64_t run, const keyed *ka,
-                          size_t na, const keyed *kb, size_t nb,
+static bs_status pair_run(const char *label, uint64_t run, const bs__keyed *ka,
+                          size_t na, const bs__keyed *kb, size_t nb,
                           bs_noise_experiment *e, bs_error *err) {
   size_t i = 0, j = 0;
-  const keyed *first = NULL;
+  const bs__keyed *first = NULL;
   char list[600];
   size_t used = 0, listed = 0;
   list[0] = '\0';
@@ -827,10 +771,10 @@ static bs_status pair_run(const char *label, uint64_t run, const keyed *ka,
       j++;
       continue;
     }
-    const keyed *lone = c < 0 ? &ka[i++] : &kb[j++];
+    const bs__keyed *lone = c < 0 ? &ka[i++] : &kb[j++];
     if (!first)
       first = lone;
-    describe_unpaired(list, sizeof list, &used, lone, &listed);
+    bs__keyed_describe(list, sizeof list, &used, lone, 0, &listed);
   }
   if (first)
     return bs_error_set(
@@ -845,8 +789,12 @@ static bs_status pair_run(const char *label, uint64_t run, const keyed *ka,
   e->a = malloc(na * sizeof *e->a);
   e->b = malloc(nb * sizeof *e->b);
   e->blocks = malloc(na * sizeof *e->blocks);
-  if (!e->a || !e->b || !e->blocks)
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+  if (!e->a || !e->b || !e->blocks) {
+    /* The status spelled out: clang's analyser cannot see that
+     * bs_error_set returns it, and would run analyse_run on this path. */
+    bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    return BS_ENOMEM;
+  }
   for (size_t k = 0; k < na; k++) {
     e->a[k] = ka[k].row->per_call_us;
     e->b[k] = kb[k].row->per_call_us;
@@ -1020,12 +968,13 @@ static bs_status summarise(bs_noise_case *c, const bs_noise_options *o,
 /* Splits the case's A and B rows (sorted by run, block) into runs and
  * analyses each. */
 static bs_status analyse_case(bs_noise_case *c, const char *a, const char *b,
-                              keyed *ka, size_t na, keyed *kb, size_t nb,
-                              const bs_noise_options *o, bs_error *err) {
+                              bs__keyed *ka, size_t na, bs__keyed *kb,
+                              size_t nb, const bs_noise_options *o,
+                              bs_error *err) {
   char label[256];
   bs__case_label(label, sizeof label, c->benchmark, c->dataset);
-  qsort(ka, na, sizeof *ka, cmp_keyed);
-  qsort(kb, nb, sizeof *kb, cmp_keyed);
+  qsort(ka, na, sizeof *ka, bs__keyed_cmp);
+  qsort(kb, nb, sizeof *kb, bs__keyed_cmp);
 
   /* Distinct runs of either impl, ascending; each must have both. */
   size_t runs = 0;
@@ -1042,7 +991,7 @@ static bs_status analyse_case(bs_noise_case *c, const char *a, const char *b,
     while (j < nb && kb[j].run == run)
       j++;
     if (i == i0 || j == j0) {
-      const keyed *other = i == i0 ? &kb[j0] : &ka[i0];
+      const bs__keyed *other = i == i0 ? &kb[j0] : &ka[i0];
       return bs_error_set(err, BS_EINPUT, other->row->file, other->row->line,
                           "case %s, run %llu: no confirm rows of %s \"%s\" "
                           "(an A/A run needs samples of both \"%s\" and "
@@ -1095,45 +1044,28 @@ bs_status bs_noise_run(const bs_log *log, const char *a, const char *b,
                         a);
   bs_noise_result *r = calloc(1, sizeof *r);
   size_t ncase = bs_log_case_count(log);
-  keyed *ka = NULL, *kb = NULL;
+  bs__pairs ab = {0};
   if (!r)
     return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
   r->options = *opt;
-  r->a = dupstr(a);
-  r->b = dupstr(b);
+  r->a = bs__strdup(a);
+  r->b = bs__strdup(b);
   r->cases = calloc(ncase ? ncase : 1, sizeof *r->cases);
   if (!r->a || !r->b || !r->cases) {
     st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
     goto fail;
   }
-  const bs_row *rows = bs_log_rows(log);
   for (size_t ci = 0; ci < ncase; ci++) {
     const bs_case *lc = bs_log_case(log, ci);
-    size_t na = 0, nb = 0;
-    free(ka);
-    free(kb);
-    ka = malloc((lc->nrows ? lc->nrows : 1) * sizeof *ka);
-    kb = malloc((lc->nrows ? lc->nrows : 1) * sizeof *kb);
-    if (!ka || !kb) {
-      st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    if ((st = bs__pairs_gather(&ab, log, lc, a, b, err)))
       goto fail;
-    }
-    for (size_t k = 0; k < lc->nrows; k++) {
-      const bs_row *row = &rows[lc->rows[k]];
-      if (row->phase != BS_PHASE_CONFIRM)
-        continue;
-      keyed key = {row->run, row->block, row};
-      if (!strcmp(row->impl, a))
-        ka[na++] = key;
-      else if (!strcmp(row->impl, b))
-        kb[nb++] = key;
-    }
+    size_t na = ab.nx, nb = ab.ny;
     if (na == 0 && nb == 0)
       continue;
     bs_noise_case *c = &r->cases[r->ncases++];
     c->benchmark = lc->benchmark;
     c->dataset = lc->dataset;
-    st = analyse_case(c, a, b, ka, na, kb, nb, opt, err);
+    st = analyse_case(c, a, b, ab.x, na, ab.y, nb, opt, err);
     if (st)
       goto fail;
   }
@@ -1142,13 +1074,11 @@ bs_status bs_noise_run(const bs_log *log, const char *a, const char *b,
                       "no case has confirm rows of \"%s\" or \"%s\"", a, b);
     goto fail;
   }
-  free(ka);
-  free(kb);
+  bs__pairs_release(&ab);
   *out = r;
   return BS_OK;
 fail:
-  free(ka);
-  free(kb);
+  bs__pairs_release(&ab);
   bs_noise_result_free(r);
   return st;
 }

@@ -6,6 +6,7 @@
 #include "buf.h"
 #include "jsonread.h"
 #include "jsonw.h"
+#include "mdw.h"
 #include "strlist.h"
 
 #include <math.h>
@@ -14,17 +15,6 @@
 #include <string.h>
 
 /* --- JSON -------------------------------------------------------------- */
-
-static bs_status number_array(bs__buf *b, const double *v, size_t n) {
-  bs_status st = bs__buf_putc(b, '[');
-  for (size_t i = 0; !st && i < n; i++) {
-    if (i)
-      st = bs__buf_puts(b, ", ");
-    if (!st)
-      st = bs__json_number(b, v[i]);
-  }
-  return st ? st : bs__buf_putc(b, ']');
-}
 
 static bs_status drift_object(bs__buf *b, int has, const bs_drift *d) {
   if (!has)
@@ -59,76 +49,52 @@ static bs_status drift_object(bs__buf *b, int has, const bs_drift *d) {
   return st ? st : bs__buf_putc(b, '}');
 }
 
-static bs_status experiment_json(bs__buf *b, const bs_noise_experiment *e,
-                                 int blocks) {
-  bs_status st = bs__buf_puts(b, "        {");
-#define KEY(first, name) (st ? st : (st = bs__json_key(b, 10, first, name)))
-#define NUM(name, v)                                                           \
-  do {                                                                         \
-    KEY(0, name);                                                              \
-    if (!st)                                                                   \
-      st = bs__json_number(b, v);                                              \
-  } while (0)
-#define U64(name, v)                                                           \
-  do {                                                                         \
-    KEY(0, name);                                                              \
-    if (!st)                                                                   \
-      st = bs__json_u64(b, v);                                                 \
-  } while (0)
-  KEY(1, "run");
-  if (!st)
-    st = bs__json_u64(b, e->run);
-  U64("samples_a", e->na);
-  U64("samples_b", e->nb);
-  NUM("median_a_us", e->median_a_us);
-  NUM("median_b_us", e->median_b_us);
-  NUM("delta", e->delta);
-  U64("seed_ab", e->seed_ab);
-  U64("seed_ba", e->seed_ba);
-  if (blocks) {
-    U64("block_length_a", e->block_length_a);
-    U64("block_length_b", e->block_length_b);
+/* A case's experiments, and whether their JSON has block lengths. */
+typedef struct experiments {
+  const bs_noise_experiment *e;
+  int blocks;
+} experiments;
+
+static bs_status experiment_json(bs__buf *b, const void *ctx, size_t k) {
+  const experiments *ex = ctx;
+  const bs_noise_experiment *e = &ex->e[k];
+  bs__jobj o;
+  bs__jobj_begin(&o, b, 10);
+  bs__jobj_u64(&o, "run", e->run);
+  bs__jobj_u64(&o, "samples_a", e->na);
+  bs__jobj_u64(&o, "samples_b", e->nb);
+  bs__jobj_number(&o, "median_a_us", e->median_a_us);
+  bs__jobj_number(&o, "median_b_us", e->median_b_us);
+  bs__jobj_number(&o, "delta", e->delta);
+  bs__jobj_u64(&o, "seed_ab", e->seed_ab);
+  bs__jobj_u64(&o, "seed_ba", e->seed_ba);
+  if (ex->blocks) {
+    bs__jobj_u64(&o, "block_length_a", e->block_length_a);
+    bs__jobj_u64(&o, "block_length_b", e->block_length_b);
   }
-  NUM("conf_ab", e->conf_ab);
-  NUM("conf_ba", e->conf_ba);
-  NUM("confidence", e->confidence);
-  NUM("tie", e->tie);
-  KEY(0, "drift_a");
-  if (!st)
-    st = drift_object(b, e->has_drift_a, &e->drift_a);
-  KEY(0, "drift_b");
-  if (!st)
-    st = drift_object(b, e->has_drift_b, &e->drift_b);
-  KEY(0, "drifted");
-  if (!st)
-    st = bs__json_bool(b, e->drifted);
-  NUM("lag1_a", e->lag1_a);
-  NUM("lag1_b", e->lag1_b);
-  NUM("median_delta_us", e->median_delta_us);
-  NUM("paired_delta_pct", e->paired_delta_pct);
-  NUM("ci_low_us", e->ci_low_us);
-  NUM("ci_high_us", e->ci_high_us);
-  KEY(0, "significant_regression");
-  if (!st)
-    st = bs__json_bool(b, e->significant_regression);
-#undef KEY
-#undef NUM
-#undef U64
-  return st ? st : bs__buf_puts(b, "\n        }");
+  bs__jobj_number(&o, "conf_ab", e->conf_ab);
+  bs__jobj_number(&o, "conf_ba", e->conf_ba);
+  bs__jobj_number(&o, "confidence", e->confidence);
+  bs__jobj_number(&o, "tie", e->tie);
+  if (bs__jobj_key(&o, "drift_a"))
+    o.st = drift_object(b, e->has_drift_a, &e->drift_a);
+  if (bs__jobj_key(&o, "drift_b"))
+    o.st = drift_object(b, e->has_drift_b, &e->drift_b);
+  bs__jobj_bool(&o, "drifted", e->drifted);
+  bs__jobj_number(&o, "lag1_a", e->lag1_a);
+  bs__jobj_number(&o, "lag1_b", e->lag1_b);
+  bs__jobj_number(&o, "median_delta_us", e->median_delta_us);
+  bs__jobj_number(&o, "paired_delta_pct", e->paired_delta_pct);
+  bs__jobj_number(&o, "ci_low_us", e->ci_low_us);
+  bs__jobj_number(&o, "ci_high_us", e->ci_high_us);
+  bs__jobj_bool(&o, "significant_regression", e->significant_regression);
+  return bs__jobj_end(&o);
 }
 
-static bs_status case_json(bs__buf *b, const bs_noise_case *c, int blocks) {
-  bs_status st = bs__buf_puts(b, "    {");
-#define KEY(first, name) (st ? st : (st = bs__json_key(b, 6, first, name)))
-  KEY(1, "benchmark");
-  if (!st)
-    st = bs__json_string(b, c->benchmark);
-  KEY(0, "dataset");
-  if (!st)
-    st = bs__json_string(b, c->dataset);
-  KEY(0, "runs");
-  if (!st)
-    st = bs__json_u64(b, c->runs);
+static bs_status case_json(bs__buf *b, const void *result, size_t i) {
+  const bs_noise_result *r = result;
+  const bs_noise_case *c = &r->cases[i];
+  experiments ex = {c->experiments, r->options.block_mode != BS_BLOCK_NONE};
   static const char *const names[] = {
       "noise_floor",       "max_observed_noise", "typical_noise",
       "mean_confidence",   "median_confidence",  "tie_rate",
@@ -139,95 +105,40 @@ static bs_status case_json(bs__buf *b, const bs_noise_case *c, int blocks) {
                            c->median_confidence,  c->tie_rate,
                            c->false_signal_rate,  c->drift_rate,
                            c->median_drift_shift, c->autocorrelation};
-  for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
-    KEY(0, names[i]);
-    if (!st)
-      st = bs__json_number(b, values[i]);
-  }
-  KEY(0, "deltas");
-  if (!st)
-    st = number_array(b, c->deltas, c->runs);
-  KEY(0, "confidences");
-  if (!st)
-    st = number_array(b, c->confidences, c->runs);
-  KEY(0, "paired_deltas_pct");
-  if (!st)
-    st = number_array(b, c->paired_deltas_pct, c->runs);
-  KEY(0, "paired_noise_floor_pct");
-  if (!st)
-    st = bs__json_number(b, c->paired_noise_floor_pct);
-  KEY(0, "false_regression_rate");
-  if (!st)
-    st = bs__json_number(b, c->false_regression_rate);
-  KEY(0, "gate_resolves");
-  if (!st)
-    st = bs__json_bool(b, c->gate_resolves);
-  KEY(0, "experiments");
-  if (!st)
-    st = bs__buf_putc(b, '[');
-  for (size_t k = 0; !st && k < c->runs; k++) {
-    st = bs__buf_puts(b, k ? ",\n" : "\n");
-    if (!st)
-      st = experiment_json(b, &c->experiments[k], blocks);
-  }
-  if (!st)
-    st = bs__buf_puts(b, c->runs ? "\n      ]" : "]");
-#undef KEY
-  return st ? st : bs__buf_puts(b, "\n    }");
+  bs__jobj o;
+  bs__jobj_begin_case(&o, b, 6, c->benchmark, c->dataset);
+  bs__jobj_u64(&o, "runs", c->runs);
+  bs__jobj_numbers(&o, names, values, sizeof values / sizeof values[0]);
+  if (bs__jobj_key(&o, "deltas"))
+    o.st = bs__json_number_array(b, c->deltas, c->runs);
+  if (bs__jobj_key(&o, "confidences"))
+    o.st = bs__json_number_array(b, c->confidences, c->runs);
+  if (bs__jobj_key(&o, "paired_deltas_pct"))
+    o.st = bs__json_number_array(b, c->paired_deltas_pct, c->runs);
+  bs__jobj_number(&o, "paired_noise_floor_pct", c->paired_noise_floor_pct);
+  bs__jobj_number(&o, "false_regression_rate", c->false_regression_rate);
+  bs__jobj_bool(&o, "gate_resolves", c->gate_resolves);
+  bs__jobj_objects(&o, "experiments", c->runs, experiment_json, &ex);
+  return bs__jobj_end(&o);
 }
 
 bs_status bs_json_noise(const bs_noise_result *r, char **out, size_t *len,
                         bs_error *err) {
   bs__buf b;
-  bs__buf_init(&b, 0);
   const bs_noise_options *o = &r->options;
   int blocks = o->block_mode != BS_BLOCK_NONE;
-  bs_status st = bs__buf_putc(&b, '{');
-#define KEY(first, name) (st ? st : (st = bs__json_key(&b, 2, first, name)))
-  KEY(1, "schema");
-  if (!st)
-    st = bs__json_string(&b, "benchsite.noise/1");
-  KEY(0, "a");
-  if (!st)
-    st = bs__json_string(&b, r->a);
-  KEY(0, "b");
-  if (!st)
-    st = bs__json_string(&b, r->b);
-  KEY(0, "resamples");
-  if (!st)
-    st = bs__json_u64(&b, o->resamples);
-  KEY(0, "level");
-  if (!st)
-    st = bs__json_number(&b, o->level);
-  KEY(0, "seed");
-  if (!st)
-    st = bs__json_u64(&b, o->seed);
-  if (blocks) {
-    KEY(0, "block_length");
-    if (!st)
-      st = o->block_mode == BS_BLOCK_AUTO ? bs__json_string(&b, "auto")
+  bs__jobj j;
+  bs__json_doc_begin(&j, &b, "benchsite.noise/1");
+  bs__jobj_string(&j, "a", r->a);
+  bs__jobj_string(&j, "b", r->b);
+  bs__jobj_u64(&j, "resamples", o->resamples);
+  bs__jobj_number(&j, "level", o->level);
+  bs__jobj_u64(&j, "seed", o->seed);
+  if (blocks && bs__jobj_key(&j, "block_length"))
+    j.st = o->block_mode == BS_BLOCK_AUTO ? bs__json_string(&b, "auto")
                                           : bs__json_u64(&b, o->block_length);
-  }
-  KEY(0, "cases");
-  if (!st)
-    st = bs__buf_putc(&b, '[');
-  for (size_t i = 0; !st && i < r->ncases; i++) {
-    st = bs__buf_puts(&b, i ? ",\n" : "\n");
-    if (!st)
-      st = case_json(&b, &r->cases[i], blocks);
-  }
-  if (!st)
-    st = bs__buf_puts(&b, r->ncases ? "\n  ]" : "]");
-#undef KEY
-  if (!st)
-    st = bs__buf_puts(&b, "\n}\n");
-  if (st) {
-    bs__buf_release(&b);
-    return bs_error_set(err, st, NULL, 0, "cannot render JSON: %s",
-                        bs_strerror(st));
-  }
-  *out = bs__buf_detach(&b, len);
-  return *out ? BS_OK : bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+  bs__jobj_objects(&j, "cases", r->ncases, case_json, r);
+  return bs__json_doc_end(&j, out, len, err);
 }
 
 /* --- readings ---------------------------------------------------------- */
@@ -431,13 +342,6 @@ static void blocks_range(const bs_noise_case *c, size_t *lo, size_t *hi) {
 
 /* --- text -------------------------------------------------------------- */
 
-static void case_label(char *buf, size_t n, const bs_noise_case *c) {
-  if (c->dataset[0])
-    snprintf(buf, n, "%s [%s]", c->benchmark, c->dataset);
-  else
-    snprintf(buf, n, "%s", c->benchmark);
-}
-
 /* Copies user text for the terminal with control bytes replaced. */
 static bs_status text_plain(bs__buf *b, const char *s) {
   bs_status st = BS_OK;
@@ -526,7 +430,7 @@ bs_status bs_text_noise(const bs_noise_result *r, char **out, size_t *len,
     const bs_noise_case *c = &r->cases[i];
     char label[512];
     size_t lo, hi;
-    case_label(label, sizeof label, c);
+    bs__case_label(label, sizeof label, c->benchmark, c->dataset);
     blocks_range(c, &lo, &hi);
     st = bs__buf_puts(&b, "\n");
     if (!st)
@@ -565,50 +469,10 @@ bs_status bs_text_noise(const bs_noise_result *r, char **out, size_t *len,
       st = wrapped(&b, list[k], "    - ", "      ", 78);
     bs__strlist_free(list, nl);
   }
-  if (st) {
-    bs__buf_release(&b);
-    return bs_error_set(err, st, NULL, 0, "cannot render the report: %s",
-                        bs_strerror(st));
-  }
-  *out = bs__buf_detach(&b, len);
-  return *out ? BS_OK : bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+  return bs__buf_finish(&b, st, "the report", out, len, err);
 }
 
 /* --- Markdown ---------------------------------------------------------- */
-
-/* Markdown-escapes untrusted text (as markdown.c does): ASCII punctuation
- * gets a backslash, '<', '>' and '&' become entities, control bytes become
- * spaces, so a name cannot add markup, links, HTML or mentions. */
-static bs_status md_text(bs__buf *b, const char *s) {
-  bs_status st = BS_OK;
-  for (const unsigned char *p = (const unsigned char *)s; !st && *p; p++) {
-    if (*p == '<')
-      st = bs__buf_puts(b, "&lt;");
-    else if (*p == '>')
-      st = bs__buf_puts(b, "&gt;");
-    else if (*p == '&')
-      st = bs__buf_puts(b, "&amp;");
-    else if (*p < 0x20 || *p == 0x7f)
-      st = bs__buf_putc(b, ' ');
-    else if (strchr("\\`*_{}[]()#+-.!|@~=:\"'$%^;,/?", *p))
-      st = bs__buf_printf(b, "\\%c", *p);
-    else
-      st = bs__buf_putc(b, (char)*p);
-  }
-  return st;
-}
-
-static bs_status md_case(bs__buf *b, const bs_noise_case *c) {
-  bs_status st = md_text(b, c->benchmark);
-  if (!st && c->dataset[0]) {
-    st = bs__buf_puts(b, " \\[");
-    if (!st)
-      st = md_text(b, c->dataset);
-    if (!st)
-      st = bs__buf_puts(b, "\\]");
-  }
-  return st;
-}
 
 bs_status bs_markdown_noise(const bs_noise_result *r, char **out, size_t *len,
                             bs_error *err) {
@@ -618,11 +482,11 @@ bs_status bs_markdown_noise(const bs_noise_result *r, char **out, size_t *len,
   char mode[64];
   bs_status st = bs__buf_puts(&b, "### benchsite: A/A noise validation — ");
   if (!st)
-    st = md_text(&b, r->a);
+    st = bs__md_text(&b, r->a);
   if (!st)
     st = bs__buf_puts(&b, " vs ");
   if (!st)
-    st = md_text(&b, r->b);
+    st = bs__md_text(&b, r->b);
   if (!st)
     st = bs__buf_puts(
         &b, "\n\n| case | runs | paired noise floor | gate (δ 3 %) | "
@@ -634,7 +498,7 @@ bs_status bs_markdown_noise(const bs_noise_result *r, char **out, size_t *len,
     const bs_noise_case *c = &r->cases[i];
     st = bs__buf_puts(&b, "| ");
     if (!st)
-      st = md_case(&b, c);
+      st = bs__md_case(&b, c->benchmark, c->dataset);
     if (!st)
       st = bs__buf_printf(
           &b,
@@ -666,7 +530,7 @@ bs_status bs_markdown_noise(const bs_noise_result *r, char **out, size_t *len,
     size_t nl = 0;
     st = bs__buf_puts(&b, "\n**");
     if (!st)
-      st = md_case(&b, c);
+      st = bs__md_case(&b, c->benchmark, c->dataset);
     if (!st)
       st = bs__buf_puts(&b, "**\n\n");
     if (!st)
@@ -675,13 +539,7 @@ bs_status bs_markdown_noise(const bs_noise_result *r, char **out, size_t *len,
       st = bs__buf_printf(&b, "- %s\n", list[k]);
     bs__strlist_free(list, nl);
   }
-  if (st) {
-    bs__buf_release(&b);
-    return bs_error_set(err, st, NULL, 0, "cannot render Markdown: %s",
-                        bs_strerror(st));
-  }
-  *out = bs__buf_detach(&b, len);
-  return *out ? BS_OK : bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+  return bs__buf_finish(&b, st, "Markdown", out, len, err);
 }
 
 /* --- reading a noise JSON back ------------------------------------------ */
@@ -709,14 +567,6 @@ void bs_noise_floors_free(bs_noise_floors *f) {
 }
 
 size_t bs_noise_floors_count(const bs_noise_floors *f) { return f ? f->n : 0; }
-
-static char *dupstr(const char *s) {
-  size_t n = strlen(s) + 1;
-  char *p = malloc(n);
-  if (p)
-    memcpy(p, s, n);
-  return p;
-}
 
 bs_status bs_noise_floors_parse(const char *name, const char *text, size_t len,
                                 bs_noise_floors **out, bs_error *err) {
@@ -777,8 +627,8 @@ bs_status bs_noise_floors_parse(const char *name, const char *text, size_t len,
       }
     }
     floor_entry *e = &f->entries[f->n];
-    e->benchmark = dupstr(bench->string);
-    e->dataset = dupstr(ds->string);
+    e->benchmark = bs__strdup(bench->string);
+    e->dataset = bs__strdup(ds->string);
     e->floor_pct = fl->number;
     f->n++;
     if (!e->benchmark || !e->dataset) {

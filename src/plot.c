@@ -5,6 +5,7 @@
 #include "benchsite/plot.h"
 
 #include "buf.h"
+#include "fsutil.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,6 +14,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -427,6 +429,25 @@ static bs_status put_num(bs__buf *b, double v) {
   return bs__buf_printf(b, "%.17g", v);
 }
 
+/* Room for one more series of chart c, zeroed but for kind and style (s;
+ * NULL: the defaults); c->nseries counts it once the caller is done. NULL
+ * after recording an out-of-memory failure. */
+static series *new_series(bs_plot *p, chart *c, bs_plot_kind kind,
+                          const bs_plot_style *s) {
+  series *ns = realloc(c->series, (c->nseries + 1) * sizeof *ns);
+  if (!ns) {
+    set_fail(p, BS_ENOMEM, "out of memory");
+    return NULL;
+  }
+  c->series = ns;
+  series *x = &ns[c->nseries];
+  memset(x, 0, sizeof *x);
+  x->kind = kind;
+  if (s)
+    x->st = *s;
+  return x;
+}
+
 void bs_plot_series(bs_plot *p, bs_plot_kind kind, const char *title,
                     const bs_plot_style *s, const double *const *cols,
                     size_t n) {
@@ -440,18 +461,8 @@ void bs_plot_series(bs_plot *p, bs_plot_kind kind, const char *title,
       return;
     }
   }
-  series *ns = realloc(c->series, (c->nseries + 1) * sizeof *ns);
-  if (!ns) {
-    set_fail(p, BS_ENOMEM, "out of memory");
-    return;
-  }
-  c->series = ns;
-  series *x = &ns[c->nseries];
-  memset(x, 0, sizeof *x);
-  x->kind = kind;
-  if (s)
-    x->st = *s;
-  if (title && !(x->title = quote(p, title)))
+  series *x = new_series(p, c, kind, s);
+  if (!x || (title && !(x->title = quote(p, title))))
     return;
   bs_status st = BS_OK;
   if (c->nblocks > 0)
@@ -480,18 +491,10 @@ void bs_plot_keyentry(bs_plot *p, bs_plot_kind kind, const char *title,
   chart *c = cur(p);
   if (!c || !title)
     return;
-  series *ns = realloc(c->series, (c->nseries + 1) * sizeof *ns);
-  if (!ns) {
-    set_fail(p, BS_ENOMEM, "out of memory");
+  series *x = new_series(p, c, kind, s);
+  if (!x)
     return;
-  }
-  c->series = ns;
-  series *x = &ns[c->nseries];
-  memset(x, 0, sizeof *x);
-  x->kind = kind;
   x->keyentry = 1;
-  if (s)
-    x->st = *s;
   if (!(x->title = quote(p, title)))
     return;
   c->nseries++;
@@ -543,72 +546,71 @@ static bs_status put_line(bs__buf *b, const bs_plot_style *s) {
   return st;
 }
 
+/* Appends tmpl with each '@' replaced by the next of the double
+ * arguments, written as put_num writes it. ('@' is never part of a
+ * script; see script_is_clean.) */
+static bs_status put_nums(bs__buf *b, const char *tmpl, ...) {
+  bs_status st = BS_OK;
+  va_list ap;
+  va_start(ap, tmpl);
+  while (!st && *tmpl) {
+    size_t n = strcspn(tmpl, "@");
+    st = bs__buf_append(b, tmpl, n);
+    tmpl += n;
+    if (!st && *tmpl == '@') {
+      st = put_num(b, va_arg(ap, double));
+      tmpl++;
+    }
+  }
+  va_end(ap);
+  return st;
+}
+
 static bs_status put_deco(bs__buf *b, const deco *d) {
   bs_status st = BS_OK;
   switch (d->kind) {
   case D_HLINE:
-    st = bs__buf_puts(b, "set arrow from graph 0, first ");
-    if (!st)
-      st = put_num(b, d->a);
-    if (!st)
-      st = bs__buf_puts(b, " to graph 1, first ");
-    if (!st)
-      st = put_num(b, d->a);
-    if (!st)
-      st = bs__buf_puts(b, " nohead back");
+    st = put_nums(b,
+                  "set arrow from graph 0, first @ to graph 1, first @ "
+                  "nohead back",
+                  d->a, d->a);
     if (!st)
       st = put_line(b, &d->st);
     if (!st && d->text) {
       st = bs__buf_printf(b, "\nset label %s at graph 0.99, first ", d->text);
       if (!st)
-        st = put_num(b, d->a);
-      if (!st)
-        st = bs__buf_puts(b, d->st.label_below ? " right offset 0,-0.7 front"
-                                               : " right offset 0,0.6 front");
+        st = put_nums(b,
+                      d->st.label_below ? "@ right offset 0,-0.7 front"
+                                        : "@ right offset 0,0.6 front",
+                      d->a);
       if (!st)
         st = put_color(b, "tc", &d->st);
     }
     break;
   case D_VLINE:
-    st = bs__buf_puts(b, "set arrow from first ");
-    if (!st)
-      st = put_num(b, d->a);
-    if (!st)
-      st = bs__buf_puts(b, ", graph 0 to first ");
-    if (!st)
-      st = put_num(b, d->a);
-    if (!st)
-      st = bs__buf_puts(b, ", graph 1 nohead back");
+    st = put_nums(b,
+                  "set arrow from first @, graph 0 to first @, graph 1 "
+                  "nohead back",
+                  d->a, d->a);
     if (!st)
       st = put_line(b, &d->st);
     if (!st && d->text) {
-      st = bs__buf_puts(b, "\nset label ");
+      st = bs__buf_printf(b, "\nset label %s at first ", d->text);
       if (!st)
-        st = bs__buf_printf(b, "%s at first ", d->text);
-      if (!st)
-        st = put_num(b, d->a);
-      if (!st)
-        st = bs__buf_puts(b, ", graph 0.97 left offset 0.4,0 front");
+        st = put_nums(b, "@, graph 0.97 left offset 0.4,0 front", d->a);
       if (!st)
         st = put_color(b, "tc", &d->st);
     }
     break;
   case D_XSPAN:
   case D_YSPAN:
-    st = bs__buf_puts(b, d->kind == D_XSPAN ? "set object rect from first "
-                                            : "set object rect from graph 0, "
-                                              "first ");
-    if (!st)
-      st = put_num(b, d->a);
-    if (!st)
-      st = bs__buf_puts(b, d->kind == D_XSPAN ? ", graph 0 to first "
-                                              : " to graph 1, first ");
-    if (!st)
-      st = put_num(b, d->b);
-    if (!st && d->kind == D_XSPAN)
-      st = bs__buf_puts(b, ", graph 1");
-    if (!st)
-      st = bs__buf_puts(b, " back");
+    st = put_nums(b,
+                  d->kind == D_XSPAN
+                      ? "set object rect from first @, graph 0 to first @, "
+                        "graph 1 back"
+                      : "set object rect from graph 0, first @ to graph 1, "
+                        "first @ back",
+                  d->a, d->b);
     if (!st)
       st = put_color(b, "fc", &d->st);
     if (!st)
@@ -618,32 +620,13 @@ static bs_status put_deco(bs__buf *b, const deco *d) {
   case D_LABEL:
     st = bs__buf_printf(b, "set label %s at first ", d->text);
     if (!st)
-      st = put_num(b, d->a);
-    if (!st)
-      st = bs__buf_puts(b, ", first ");
-    if (!st)
-      st = put_num(b, d->b);
-    if (!st)
-      st = bs__buf_puts(b, " left offset 0.5,0.5 front");
+      st = put_nums(b, "@, first @ left offset 0.5,0.5 front", d->a, d->b);
     break;
   case D_SEG:
-    st = bs__buf_puts(b, "set arrow from first ");
-    if (!st)
-      st = put_num(b, d->a);
-    if (!st)
-      st = bs__buf_puts(b, ", first ");
-    if (!st)
-      st = put_num(b, d->b);
-    if (!st)
-      st = bs__buf_puts(b, " to first ");
-    if (!st)
-      st = put_num(b, d->c);
-    if (!st)
-      st = bs__buf_puts(b, ", first ");
-    if (!st)
-      st = put_num(b, d->d);
-    if (!st)
-      st = bs__buf_puts(b, " nohead front");
+    st = put_nums(b,
+                  "set arrow from first @, first @ to first @, first @ "
+                  "nohead front",
+                  d->a, d->b, d->c, d->d);
     if (!st)
       st = put_line(b, &d->st);
     break;
@@ -812,45 +795,11 @@ static int script_is_clean(const char *s, size_t n) {
 
 /* ---- Running gnuplot ---------------------------------------------------- */
 
-static char *join(const char *dir, const char *name) {
-  size_t n = strlen(dir) + strlen(name) + 2;
-  char *p = malloc(n);
-  if (p)
-    snprintf(p, n, "%s/%s", dir, name);
-  return p;
-}
-
-static bs_status write_whole(const char *path, const char *data, size_t len,
-                             bs_error *err) {
-  int fd =
-      open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-  if (fd < 0)
-    return bs_error_set(err, BS_EIO, path, 0, "cannot create file: %s",
-                        strerror(errno));
-  while (len > 0) {
-    ssize_t w = write(fd, data, len);
-    if (w < 0) {
-      if (errno == EINTR)
-        continue;
-      int e = errno;
-      close(fd);
-      return bs_error_set(err, BS_EIO, path, 0, "cannot write file: %s",
-                          strerror(e));
-    }
-    data += w;
-    len -= (size_t)w;
-  }
-  if (close(fd) != 0)
-    return bs_error_set(err, BS_EIO, path, 0, "cannot write file: %s",
-                        strerror(errno));
-  return BS_OK;
-}
-
 static void remove_data(bs_plot *p, const char *dir, size_t upto) {
   char name[32];
   for (size_t i = 0; i < upto; i++) {
     snprintf(name, sizeof name, "gp%06zu.dat", i);
-    char *path = join(dir, name);
+    char *path = bs__path_join(dir, name);
     if (path)
       unlink(path);
     free(path);
@@ -1151,7 +1100,7 @@ static bs_status run_batch(bs_plot *p, const char *dir, const bs_plot_run *run,
     goto done;
   }
   for (size_t i = from; i < to; i++) {
-    char *path = join(dir, p->charts[i].file);
+    char *path = bs__path_join(dir, p->charts[i].file);
     struct stat sb;
     int ok =
         path && lstat(path, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0;
@@ -1184,14 +1133,15 @@ bs_status bs_plot_render(bs_plot *p, const char *dir, const bs_plot_run *run,
   for (size_t i = 0; i < p->n; i++) {
     char name[32];
     snprintf(name, sizeof name, "gp%06zu.dat", i);
-    char *path = join(dir, name);
+    char *path = bs__path_join(dir, name);
     if (!path) {
       st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
       goto done;
     }
     written = i + 1;
     const chart *c = &p->charts[i];
-    st = write_whole(path, c->data.data ? c->data.data : "", c->data.len, err);
+    st = bs__write_file(path, c->data.data ? c->data.data : "", c->data.len, 1,
+                        err);
     free(path);
     if (st)
       goto done;

@@ -1,5 +1,7 @@
 #include "benchsite/quantile.h"
 
+#include "orderstat.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,16 +13,11 @@ double bs_quantile_sorted(const double *s, size_t n, double f) {
     f = 0.0;
   if (f > 1.0)
     f = 1.0;
-  /* Hyndman & Fan (1996) type 7: h = f(N-1), linear between the order
-   * statistics either side. The expression s_lo + frac*(s_hi - s_lo) is the
-   * one the bootstrap reproduces bit for bit; keep the two in step. */
-  double h = f * (double)(n - 1);
-  double fl = floor(h);
-  size_t lo = (size_t)fl;
-  size_t hi = (size_t)ceil(h);
-  if (hi >= n)
-    hi = n - 1;
-  return s[lo] + (h - fl) * (s[hi] - s[lo]);
+  /* Hyndman & Fan (1996) type 7: linear between the order statistics
+   * either side of h = f(N-1); the bootstrap reproduces it bit for bit. */
+  size_t lo, hi;
+  double frac = bs__type7(f, n, &lo, &hi);
+  return s[lo] + frac * (s[hi] - s[lo]);
 }
 
 static int cmp_double(const void *a, const void *b) {

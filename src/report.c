@@ -8,9 +8,10 @@
 #include "benchsite/markdown.h"
 #include "benchsite/output.h"
 
-#include <dirent.h>
+#include "fsutil.h"
+#include "strlist.h"
+
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,15 +130,6 @@ char *bs__fmt_pct_signed(char *buf, size_t n, double pct) {
   return buf;
 }
 
-char *bs__case_name(char *buf, size_t n, const char *benchmark,
-                    const char *dataset) {
-  if (dataset && dataset[0])
-    snprintf(buf, n, "%s [%s]", benchmark, dataset);
-  else
-    snprintf(buf, n, "%s", benchmark);
-  return buf;
-}
-
 char *bs__clip(char *buf, size_t n, const char *s, size_t max_chars) {
   size_t i = 0, chars = 0;
   while (s[i] && chars < max_chars) {
@@ -153,10 +145,10 @@ char *bs__clip(char *buf, size_t n, const char *s, size_t max_chars) {
   return buf;
 }
 
-const char *bs__verdict_marker(const bs_case_compare *c) {
-  if (c->significant_regression)
+const char *bs__verdict_marker(int significant, bs_verdict verdict) {
+  if (significant)
     return "■ significant regression";
-  switch (c->verdict) {
+  switch (verdict) {
   case BS_VERDICT_FASTER:
     return "▼ faster";
   case BS_VERDICT_SLOWER:
@@ -166,10 +158,10 @@ const char *bs__verdict_marker(const bs_case_compare *c) {
   }
 }
 
-const char *bs__verdict_class(const bs_case_compare *c) {
-  if (c->significant_regression)
+const char *bs__verdict_class(int significant, bs_verdict verdict) {
+  if (significant)
     return "regression";
-  switch (c->verdict) {
+  switch (verdict) {
   case BS_VERDICT_FASTER:
     return "faster";
   case BS_VERDICT_SLOWER:
@@ -181,146 +173,12 @@ const char *bs__verdict_class(const bs_case_compare *c) {
 
 /* ---- Filesystem --------------------------------------------------------- */
 
-static char *join(const char *a, const char *b) {
-  size_t n = strlen(a) + strlen(b) + 2;
-  char *p = malloc(n);
-  if (p)
-    snprintf(p, n, "%s/%s", a, b);
-  return p;
-}
-
-/* Removes a tree without following symbolic links. */
-static void remove_tree(const char *path) {
-  struct stat st;
-  if (lstat(path, &st) != 0)
-    return;
-  if (!S_ISDIR(st.st_mode)) {
-    unlink(path);
-    return;
-  }
-  DIR *d = opendir(path);
-  if (d) {
-    struct dirent *e;
-    while ((e = readdir(d))) {
-      if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-        continue;
-      char *p = join(path, e->d_name);
-      if (p)
-        remove_tree(p);
-      free(p);
-    }
-    closedir(d);
-  }
-  rmdir(path);
-}
-
-/* Splits out_dir into a parent and a last component, trailing slashes
- * removed. Refuses "", ".", ".." and "/" as the last component. */
-static bs_status split_out(const char *out, char **parent, char **base,
-                           bs_error *err) {
-  size_t n = strlen(out);
-  while (n > 1 && out[n - 1] == '/')
-    n--;
-  size_t s = n;
-  while (s > 0 && out[s - 1] != '/')
-    s--;
-  size_t blen = n - s;
-  if (blen == 0 || (blen == 1 && out[s] == '.') ||
-      (blen == 2 && out[s] == '.' && out[s + 1] == '.'))
-    return bs_error_set(err, BS_EUSAGE, out, 0,
-                        "the output must name a directory to create or "
-                        "replace");
-  *base = strndup(out + s, blen);
-  if (s == 0)
-    *parent = strdup(".");
-  else if (s == 1)
-    *parent = strdup("/");
-  else
-    *parent = strndup(out, s - 1);
-  if (!*base || !*parent) {
-    free(*base);
-    free(*parent);
-    *base = *parent = NULL;
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
-  }
-  return BS_OK;
-}
-
-/* 1 when the existing out_dir may be replaced: an empty directory or an
- * earlier report. */
-static bs_status check_existing(const char *out, int *exists, bs_error *err) {
-  struct stat st;
-  *exists = 0;
-  if (lstat(out, &st) != 0) {
-    if (errno == ENOENT)
-      return BS_OK;
-    return bs_error_set(err, BS_EIO, out, 0, "cannot inspect: %s",
-                        strerror(errno));
-  }
-  if (S_ISLNK(st.st_mode))
-    return bs_error_set(err, BS_EUSAGE, out, 0,
-                        "is a symbolic link; give the real directory");
-  if (!S_ISDIR(st.st_mode))
-    return bs_error_set(err, BS_EUSAGE, out, 0,
-                        "exists and is not a directory");
-  *exists = 1;
-  char *marker = join(out, MARKER);
-  if (!marker)
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
-  int has_marker = lstat(marker, &st) == 0 && S_ISREG(st.st_mode);
-  free(marker);
-  if (has_marker)
-    return BS_OK;
-  DIR *d = opendir(out);
-  if (!d)
-    return bs_error_set(err, BS_EIO, out, 0, "cannot read directory: %s",
-                        strerror(errno));
-  int empty = 1;
-  struct dirent *e;
-  while ((e = readdir(d))) {
-    if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-      empty = 0;
-      break;
-    }
-  }
-  closedir(d);
-  if (!empty)
-    return bs_error_set(err, BS_EUSAGE, out, 0,
-                        "refusing to replace a directory that is not a "
-                        "benchsite report (no %s file)",
-                        MARKER);
-  return BS_OK;
-}
-
 static bs_status write_file(const char *dir, const char *name, const char *data,
                             size_t len, bs_error *err) {
-  char *path = join(dir, name);
+  char *path = bs__path_join(dir, name);
   if (!path)
     return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
-  int fd =
-      open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
-  bs_status st = BS_OK;
-  if (fd < 0) {
-    st = bs_error_set(err, BS_EIO, path, 0, "cannot create file: %s",
-                      strerror(errno));
-    free(path);
-    return st;
-  }
-  while (len > 0) {
-    ssize_t w = write(fd, data, len);
-    if (w < 0) {
-      if (errno == EINTR)
-        continue;
-      st = bs_error_set(err, BS_EIO, path, 0, "cannot write file: %s",
-                        strerror(errno));
-      break;
-    }
-    data += w;
-    len -= (size_t)w;
-  }
-  if (close(fd) != 0 && !st)
-    st = bs_error_set(err, BS_EIO, path, 0, "cannot write file: %s",
-                      strerror(errno));
+  bs_status st = bs__write_file(path, data, len, 0, err);
   free(path);
   return st;
 }
@@ -342,40 +200,16 @@ static int safe_asset_name(const char *s) {
   return 1;
 }
 
-static int cmp_names(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* Copies the regular files at the top of assets_dir (names of
  * [A-Za-z0-9._-], not hidden) into dir, in name order. */
 static bs_status copy_assets(const char *assets, const char *dir,
                              size_t *copied, bs_error *err) {
-  DIR *d = opendir(assets);
-  if (!d)
-    return bs_error_set(err, BS_EIO, assets, 0, "cannot read directory: %s",
-                        strerror(errno));
-  char **names = NULL;
-  size_t n = 0;
-  bs_status st = BS_OK;
-  struct dirent *e;
-  while ((e = readdir(d))) {
-    if (!safe_asset_name(e->d_name))
-      continue;
-    char **p = realloc(names, (n + 1) * sizeof *p);
-    if (!p || !(p[n] = strdup(e->d_name))) {
-      names = p ? p : names;
-      st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
-      break;
-    }
-    names = p;
-    n++;
-  }
-  closedir(d);
-  if (!st && n)
-    qsort(names, n, sizeof *names, cmp_names);
+  char **names;
+  size_t n;
+  bs_status st = bs__list_dir(assets, safe_asset_name, &names, &n, err);
   *copied = 0;
   for (size_t i = 0; i < n && !st; i++) {
-    char *src = join(assets, names[i]);
+    char *src = bs__path_join(assets, names[i]);
     struct stat sb;
     if (!src) {
       st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
@@ -393,9 +227,7 @@ static bs_status copy_assets(const char *assets, const char *dir,
     }
     free(src);
   }
-  for (size_t i = 0; i < n; i++)
-    free(names[i]);
-  free(names);
+  bs__strlist_free(names, n);
   return st;
 }
 
@@ -736,9 +568,9 @@ bs_status bs_report_write(const bs_log *log,
   r.o = o;
   r.forest = BS__NO_CHART;
 
-  if ((st = split_out(out_dir, &parent, &base, err)))
+  if ((st = bs__split_out(out_dir, "the output", &parent, &base, err)))
     goto done;
-  if ((st = check_existing(out_dir, &exists, err)))
+  if ((st = bs__check_out(out_dir, MARKER, "report", &exists, err)))
     goto done;
   /* Templates first: a broken template fails before any work is done. */
   tpl = bs_templates_new(o->templates_dir);
@@ -782,7 +614,7 @@ bs_status bs_report_write(const bs_log *log,
                       strerror(errno));
     goto done;
   }
-  charts = join(tmp, "charts");
+  charts = bs__path_join(tmp, "charts");
   if (!charts) {
     st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
     goto done;
@@ -871,11 +703,11 @@ bs_status bs_report_write(const bs_log *log,
   }
 done:
   if (old) {
-    remove_tree(old);
+    bs__remove_tree(old);
     free(old);
   }
   if (tmp) {
-    remove_tree(tmp);
+    bs__remove_tree(tmp);
     free(tmp);
   }
   free(charts);

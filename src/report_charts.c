@@ -5,39 +5,28 @@
 
 #include "benchsite/quantile.h"
 
+#include "buf.h"
+#include "strlist.h"
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Okabe & Ito's colour-blind-safe palette; every series also differs in
- * marker or dash, so colour is never the only cue. */
-#define C_BLUE 0x0072b2u
-#define C_ORANGE 0xe69f00u
-#define C_GREEN 0x009e73u
-#define C_VERMILLION 0xd55e00u
-#define C_SKY 0x56b4e9u
-#define C_PURPLE 0xcc79a7u
-#define C_YELLOW 0xf0e442u
-#define C_GREY 0x6b6b6bu
-#define C_LIGHT 0x9a9a9au
-#define C_BLACK 0x222222u
-
 #define CASE_W 720
 #define CASE_H 340
 #define HIST_BINS 40
 #define ALT_NAMES 4
 /* Chart texts are cut to these many characters (the pages keep all). */
-#define NAME_CHARS 56
 #define IMPL_CHARS 20
 #define LABEL_CHARS 20
 #define TICK_CHARS 40
 #define KEY_CHARS 32
 
-static const uint32_t impl_colors[] = {C_BLUE,       C_ORANGE, C_GREEN,
-                                       C_VERMILLION, C_PURPLE, C_SKY,
-                                       C_BLACK,      C_YELLOW};
+static const uint32_t impl_colors[] = {
+    BS__C_BLUE,   BS__C_ORANGE, BS__C_GREEN, BS__C_VERMILLION,
+    BS__C_PURPLE, BS__C_SKY,    BS__C_BLACK, BS__C_YELLOW};
 static const bs_plot_marker impl_markers[] = {
     BS_MARK_CIRCLE, BS_MARK_TRIANGLE_UP, BS_MARK_SQUARE, BS_MARK_DIAMOND,
     BS_MARK_TRIANGLE_DOWN};
@@ -46,27 +35,6 @@ static bs_plot_style style(uint32_t color) {
   bs_plot_style s;
   memset(&s, 0, sizeof s);
   s.color = color;
-  return s;
-}
-
-static char *dupf(const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 1, 2)))
-#endif
-    ;
-static char *dupf(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(NULL, 0, fmt, ap);
-  va_end(ap);
-  if (n < 0)
-    return NULL;
-  char *s = malloc((size_t)n + 1);
-  if (!s)
-    return NULL;
-  va_start(ap, fmt);
-  vsnprintf(s, (size_t)n + 1, fmt, ap);
-  va_end(ap);
   return s;
 }
 
@@ -110,53 +78,39 @@ static void set_alt(bs__report *r, size_t k, char *alt) {
   r->charts[k].alt = alt;
 }
 
-/* A growable sentence for alt texts. */
+/* A growable sentence for alt texts. The status is sticky: after a
+ * failure nothing more is added and sb_take gives NULL. */
 typedef struct sbuf {
-  char *s;
-  size_t len, cap;
-  int failed;
+  bs__buf b;
+  bs_status st;
 } sbuf;
 
-static void sb_printf(sbuf *b, const char *fmt, ...)
+static void sb_init(sbuf *sb) {
+  bs__buf_init(&sb->b, 0);
+  sb->st = BS_OK;
+}
+
+static void sb_printf(sbuf *sb, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
-static void sb_printf(sbuf *b, const char *fmt, ...) {
-  if (b->failed)
+static void sb_printf(sbuf *sb, const char *fmt, ...) {
+  if (sb->st)
     return;
   va_list ap;
   va_start(ap, fmt);
-  int n = vsnprintf(NULL, 0, fmt, ap);
+  sb->st = bs__buf_vprintf(&sb->b, fmt, ap);
   va_end(ap);
-  if (n < 0) {
-    b->failed = 1;
-    return;
-  }
-  if (b->len + (size_t)n + 1 > b->cap) {
-    size_t cap = b->cap ? b->cap : 256;
-    while (cap < b->len + (size_t)n + 1)
-      cap *= 2;
-    char *p = realloc(b->s, cap);
-    if (!p) {
-      b->failed = 1;
-      return;
-    }
-    b->s = p;
-    b->cap = cap;
-  }
-  va_start(ap, fmt);
-  vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
-  va_end(ap);
-  b->len += (size_t)n;
 }
 
-static char *sb_take(sbuf *b) {
-  if (b->failed || !b->s) {
-    free(b->s);
+/* The sentence (malloc'd), or NULL after a failure. */
+static char *sb_take(sbuf *sb) {
+  if (sb->st) {
+    bs__buf_release(&sb->b);
     return NULL;
   }
-  return b->s;
+  return bs__buf_detach(&sb->b, NULL);
 }
 
 /* ---- 1. Forest plot ----------------------------------------------------- */
@@ -192,7 +146,7 @@ static void alt_list(sbuf *sb, const bs_compare_result *cmp, int cat) {
     if (shown < ALT_NAMES) {
       char name[256], pct[64];
       sb_printf(sb, "%s%s %s", shown ? ", " : " (",
-                bs__case_name(name, sizeof name, c->benchmark, c->dataset),
+                bs__case_label(name, sizeof name, c->benchmark, c->dataset),
                 bs__fmt_pct_signed(pct, sizeof pct, c->delta_pct));
       shown++;
     }
@@ -250,28 +204,28 @@ static void forest(bs__report *r) {
     bs_plot_ytic(
         r->plot, (double)i,
         bs__clip(clipped, sizeof clipped,
-                 bs__case_name(name, sizeof name, c->benchmark, c->dataset),
+                 bs__case_label(name, sizeof name, c->benchmark, c->dataset),
                  TICK_CHARS));
   }
   double pad = 0.08 * (xmax - xmin);
   bs_plot_xrange(r->plot, xmin - pad, xmax + pad);
   bs_plot_yrange(r->plot, -0.7, (double)n - 0.3);
   bs_plot_yreverse(r->plot);
-  bs_plot_style band = style(C_LIGHT);
+  bs_plot_style band = style(BS__C_LIGHT);
   band.opacity = 0.22;
   bs_plot_xspan(r->plot, -delta, delta, &band);
   char bandkey[64];
   snprintf(bandkey, sizeof bandkey, "±δ = %g %%", delta);
   bs_plot_keyentry(r->plot, BS_PLOT_BAND, bandkey, &band);
-  bs_plot_style zero = style(C_GREY);
+  bs_plot_style zero = style(BS__C_GREY);
   zero.line_width = 1;
   bs_plot_vline(r->plot, 0, &zero, NULL);
 
   static const char *const names[NCAT] = {"▼ faster", "● equivalent",
                                           "▲ slower (not significant)",
                                           "■ significant regression"};
-  static const uint32_t colors[NCAT] = {C_GREEN, C_GREY, C_ORANGE,
-                                        C_VERMILLION};
+  static const uint32_t colors[NCAT] = {BS__C_GREEN, BS__C_GREY, BS__C_ORANGE,
+                                        BS__C_VERMILLION};
   static const bs_plot_marker marks[NCAT] = {
       BS_MARK_TRIANGLE_DOWN, BS_MARK_CIRCLE, BS_MARK_TRIANGLE_UP,
       BS_MARK_SQUARE};
@@ -288,7 +242,8 @@ static void forest(bs__report *r) {
   }
   free(cols);
 
-  sbuf sb = {0};
+  sbuf sb;
+  sb_init(&sb);
   sb_printf(
       &sb,
       "Forest plot of %zu case%s, %s against %s, shaded band ±%g\u00a0%%: ", n,
@@ -355,14 +310,14 @@ static void deltas_chart(bs__report *r, size_t i, double *x, double *work) {
   r->case_charts[i][0] = k;
   if (k == BS__NO_CHART)
     return;
-  bs__case_name(name, sizeof name, c->benchmark, c->dataset);
+  bs__case_label(name, sizeof name, c->benchmark, c->dataset);
   double f;
   double big =
       fmax(maxabs(c->delta, m), fmax(fabs(c->ci_low_us), fabs(c->ci_high_us)));
   const char *unit = bs__time_unit(big, &f);
   char cn[256], ca[128], ba[128];
   snprintf(title, sizeof title, "%s: paired differences by block",
-           bs__clip(cn, sizeof cn, name, NAME_CHARS));
+           bs__clip(cn, sizeof cn, name, BS__NAME_CHARS));
   snprintf(ylabel, sizeof ylabel, "d = %s − %s   (%s)",
            bs__clip(ca, sizeof ca, cmp->candidate, LABEL_CHARS),
            bs__clip(ba, sizeof ba, cmp->baseline, LABEL_CHARS), unit);
@@ -371,13 +326,13 @@ static void deltas_chart(bs__report *r, size_t i, double *x, double *work) {
   bs_plot_ylabel(r->plot, ylabel);
   bs_plot_key(r->plot, BS_KEY_BELOW);
 
-  bs_plot_style band = style(C_SKY);
+  bs_plot_style band = style(BS__C_SKY);
   band.opacity = 0.3;
   bs_plot_yspan(r->plot, c->ci_low_us * f, c->ci_high_us * f, &band);
-  bs_plot_style zero = style(C_GREY);
+  bs_plot_style zero = style(BS__C_GREY);
   zero.line_width = 1;
   bs_plot_hline(r->plot, 0, &zero, NULL);
-  bs_plot_style med = style(C_BLUE);
+  bs_plot_style med = style(BS__C_BLUE);
   med.line_width = 2;
   char lab[128];
   snprintf(lab, sizeof lab, "med(d) %s",
@@ -401,11 +356,11 @@ static void deltas_chart(bs__report *r, size_t i, double *x, double *work) {
       iy[ni++] = d * f;
     }
   }
-  bs_plot_style pts = style(C_BLUE);
+  bs_plot_style pts = style(BS__C_BLUE);
   pts.marker = BS_MARK_CIRCLE;
   const double *ci[2] = {ix, iy};
   bs_plot_series(r->plot, BS_PLOT_POINTS, "d per block", &pts, ci, ni);
-  bs_plot_style out = style(C_VERMILLION);
+  bs_plot_style out = style(BS__C_VERMILLION);
   out.marker = BS_MARK_DIAMOND;
   out.open = 1;
   out.point_size = 1.2;
@@ -417,16 +372,16 @@ static void deltas_chart(bs__report *r, size_t i, double *x, double *work) {
   bs_plot_keyentry(r->plot, BS_PLOT_BAND, bandtitle, &band);
 
   char iv[128];
-  set_alt(
-      r, k,
-      dupf("Paired differences %s − %s for %s over %zu blocks: median "
-           "%s, %g\u00a0%% interval %s; %zu of %zu blocks above zero%s.",
-           cmp->candidate, cmp->baseline, name, m, a, cmp->options.level_pct,
-           bs__fmt_time_interval(iv, sizeof iv, c->ci_low_us, c->ci_high_us),
-           above, m,
-           no ? (no == 1 ? "; one Tukey outlier, marked and kept"
-                         : "; Tukey outliers marked and kept")
-              : ""));
+  set_alt(r, k,
+          bs__strdupf(
+              "Paired differences %s − %s for %s over %zu blocks: median "
+              "%s, %g\u00a0%% interval %s; %zu of %zu blocks above zero%s.",
+              cmp->candidate, cmp->baseline, name, m, a, cmp->options.level_pct,
+              bs__fmt_time_interval(iv, sizeof iv, c->ci_low_us, c->ci_high_us),
+              above, m,
+              no ? (no == 1 ? "; one Tukey outlier, marked and kept"
+                            : "; Tukey outliers marked and kept")
+                 : ""));
 }
 
 static void boot_chart(bs__report *r, size_t i) {
@@ -461,12 +416,12 @@ static void boot_chart(bs__report *r, size_t i) {
   }
   double f;
   const char *unit = bs__time_unit(fmax(fabs(v0), fabs(v1)), &f);
-  bs__case_name(name, sizeof name, c->benchmark, c->dataset);
+  bs__case_label(name, sizeof name, c->benchmark, c->dataset);
   char cn[256];
   snprintf(title, sizeof title,
            "%s: bootstrap distribution of med(d), %zu "
            "resamples",
-           bs__clip(cn, sizeof cn, name, NAME_CHARS), R);
+           bs__clip(cn, sizeof cn, name, BS__NAME_CHARS), R);
   snprintf(xlabel, sizeof xlabel, "med(d) of a resample   (%s)", unit);
   bs_plot_title(r->plot, title);
   bs_plot_xlabel(r->plot, xlabel);
@@ -496,27 +451,27 @@ static void boot_chart(bs__report *r, size_t i) {
     bx[j] *= f;
     bw[j] = width * f;
   }
-  bs_plot_style bars = style(C_SKY);
+  bs_plot_style bars = style(BS__C_SKY);
   bars.opacity = 0.55;
   const double *cb[3] = {bx, by, bw};
   bs_plot_series(r->plot, BS_PLOT_BOXES, "resampled medians", &bars, cb, nb);
 
-  bs_plot_style ci = style(C_BLUE);
+  bs_plot_style ci = style(BS__C_BLUE);
   ci.dashed = 1;
   ci.line_width = 2;
   bs_plot_vline(r->plot, c->ci_low_us * f, &ci, "L");
   bs_plot_vline(r->plot, c->ci_high_us * f, &ci, "U");
-  bs_plot_style med = style(C_BLACK);
+  bs_plot_style med = style(BS__C_BLACK);
   med.line_width = 1.5;
   bs_plot_vline(r->plot, c->median_delta_us * f, &med, "med(d)");
-  bs_plot_style dl = style(C_VERMILLION);
+  bs_plot_style dl = style(BS__C_VERMILLION);
   dl.dashed = 1;
   dl.line_width = 2;
   if (shown[0])
     bs_plot_vline(r->plot, delta_us * f, &dl, "+δ");
   if (shown[1])
     bs_plot_vline(r->plot, -delta_us * f, &dl, "−δ");
-  bs_plot_style zero = style(C_GREY);
+  bs_plot_style zero = style(BS__C_GREY);
   zero.line_width = 1;
   if (shown[2])
     bs_plot_vline(r->plot, 0, &zero, NULL);
@@ -536,16 +491,16 @@ static void boot_chart(bs__report *r, size_t i) {
   const char *off = "";
   if (!shown[0] || !shown[1])
     off = " (the δ lines lie off the chart)";
-  set_alt(
-      r, k,
-      dupf("Histogram of %zu bootstrap medians of d for %s: %g\u00a0%% "
-           "interval %s, %s, with δ = %g\u00a0%% of the baseline median = "
-           "±%s%s. Verdict: %s.",
-           R, name, cmp->options.level_pct,
-           bs__fmt_time_interval(iv, sizeof iv, c->ci_low_us, c->ci_high_us),
-           where, cmp->options.threshold_pct,
-           bs__fmt_time(dtxt, sizeof dtxt, delta_us), off,
-           bs__verdict_marker(c)));
+  set_alt(r, k,
+          bs__strdupf(
+              "Histogram of %zu bootstrap medians of d for %s: %g\u00a0%% "
+              "interval %s, %s, with δ = %g\u00a0%% of the baseline median = "
+              "±%s%s. Verdict: %s.",
+              R, name, cmp->options.level_pct,
+              bs__fmt_time_interval(iv, sizeof iv, c->ci_low_us, c->ci_high_us),
+              where, cmp->options.threshold_pct,
+              bs__fmt_time(dtxt, sizeof dtxt, delta_us), off,
+              bs__verdict_marker(c->significant_regression, c->verdict)));
 }
 
 static void half_medians(const double *x, size_t n, double *first,
@@ -585,10 +540,10 @@ static void drift_chart(bs__report *r, size_t i, const double *x) {
   double f;
   const char *unit =
       bs__time_unit(fmax(maxabs(c->baseline, m), maxabs(c->candidate, m)), &f);
-  bs__case_name(name, sizeof name, c->benchmark, c->dataset);
+  bs__case_label(name, sizeof name, c->benchmark, c->dataset);
   char cn[256];
   snprintf(title, sizeof title, "%s: per-call time by block, with half medians",
-           bs__clip(cn, sizeof cn, name, NAME_CHARS));
+           bs__clip(cn, sizeof cn, name, BS__NAME_CHARS));
   snprintf(ylabel, sizeof ylabel, "per-call time   (%s)", unit);
   bs_plot_title(r->plot, title);
   bs_plot_xlabel(r->plot, x_label(c));
@@ -601,7 +556,7 @@ static void drift_chart(bs__report *r, size_t i, const double *x) {
   }
   const double *series[2] = {c->baseline, c->candidate};
   const char *impls[2] = {cmp->baseline, cmp->candidate};
-  const uint32_t colors[2] = {C_BLUE, C_ORANGE};
+  const uint32_t colors[2] = {BS__C_BLUE, BS__C_ORANGE};
   const bs_plot_marker marks[2] = {BS_MARK_CIRCLE, BS_MARK_TRIANGLE_UP};
   for (int s = 0; s < 2; s++) {
     double *y = ys + (size_t)s * m;
@@ -626,13 +581,14 @@ static void drift_chart(bs__report *r, size_t i, const double *x) {
     }
   }
   /* A key entry for the dashed half-median segments. */
-  bs_plot_style hk = style(C_GREY);
+  bs_plot_style hk = style(BS__C_GREY);
   hk.dashed = 1;
   hk.line_width = 2.5;
   bs_plot_keyentry(r->plot, BS_PLOT_LINES, "half medians", &hk);
   free(ys);
 
-  sbuf sb = {0};
+  sbuf sb;
+  sb_init(&sb);
   sb_printf(&sb, "Per-call time of %s by block over %zu blocks: ", name, m);
   drift_words(&sb, cmp->baseline, c->baseline, m);
   sb_printf(&sb, "; ");
@@ -672,7 +628,7 @@ static void tune_chart(bs__report *r, size_t gi) {
     return;
   char cn[256];
   snprintf(title, sizeof title, "%s: per-call time against scale",
-           bs__clip(cn, sizeof cn, g->benchmark, NAME_CHARS));
+           bs__clip(cn, sizeof cn, g->benchmark, BS__NAME_CHARS));
   bs_plot_title(r->plot, title);
   bs_plot_xlabel(r->plot, "scale   (log axis)");
   bs_plot_ylabel(r->plot, "median per-call time   (µs, log axis)");
@@ -726,7 +682,8 @@ static void tune_chart(bs__report *r, size_t gi) {
   size_t nx = 0;
   for (size_t j = 0; j < r->tune->ncrossovers; j++)
     nx += !strcmp(r->tune->crossovers[j].benchmark, g->benchmark);
-  sbuf sb = {0};
+  sbuf sb;
+  sb_init(&sb);
   if (nx) {
     double *cx = malloc(2 * nx * sizeof *cx);
     if (!cx) {
@@ -753,7 +710,7 @@ static void tune_chart(bs__report *r, size_t gi) {
       }
       c++;
     }
-    bs_plot_style xs_style = style(C_BLACK);
+    bs_plot_style xs_style = style(BS__C_BLACK);
     xs_style.marker = BS_MARK_DIAMOND;
     xs_style.open = 1;
     xs_style.point_size = 1.6;
@@ -815,7 +772,7 @@ static void aa_charts(bs__report *r, size_t i) {
   const bs_noise_result *aa = r->aa;
   size_t n = nc->runs;
   char file[64], name[256], title[512];
-  bs__case_name(name, sizeof name, nc->benchmark, nc->dataset);
+  bs__case_label(name, sizeof name, nc->benchmark, nc->dataset);
   /* Columns: run, δ in %, paired Δ%, and the confidences split into
    * those inside the expected band and the false signals. */
   double *x = malloc(7 * (n ? n : 1) * sizeof *x);
@@ -838,24 +795,24 @@ static void aa_charts(bs__report *r, size_t i) {
   if (k1 != BS__NO_CHART) {
     char cn[256], ca[128], cb[128];
     snprintf(title, sizeof title, "%s: A/A differences per run (%s vs %s)",
-             bs__clip(cn, sizeof cn, name, NAME_CHARS),
+             bs__clip(cn, sizeof cn, name, BS__NAME_CHARS),
              bs__clip(ca, sizeof ca, aa->a, IMPL_CHARS),
              bs__clip(cb, sizeof cb, aa->b, IMPL_CHARS));
     bs_plot_title(r->plot, title);
     bs_plot_xlabel(r->plot, "run");
     bs_plot_ylabel(r->plot, "difference   (%)");
     bs_plot_key(r->plot, BS_KEY_BELOW);
-    bs_plot_style zero = style(C_GREY);
+    bs_plot_style zero = style(BS__C_GREY);
     zero.line_width = 1;
     bs_plot_hline(r->plot, 0, &zero, NULL);
     char lab[96], pct[64];
-    bs_plot_style f1 = style(C_BLUE);
+    bs_plot_style f1 = style(BS__C_BLUE);
     f1.dashed = 1;
     snprintf(lab, sizeof lab, "noise floor ±%s",
              bs__fmt_num(pct, sizeof pct, 100.0 * nc->noise_floor, 3));
     bs_plot_hline(r->plot, 100.0 * nc->noise_floor, &f1, lab);
     bs_plot_hline(r->plot, -100.0 * nc->noise_floor, &f1, NULL);
-    bs_plot_style f2 = style(C_ORANGE);
+    bs_plot_style f2 = style(BS__C_ORANGE);
     f2.dashed = 1;
     snprintf(lab, sizeof lab, "paired floor ±%s",
              bs__fmt_num(pct, sizeof pct, nc->paired_noise_floor_pct, 3));
@@ -863,13 +820,13 @@ static void aa_charts(bs__report *r, size_t i) {
     f2.label_below = 1;
     bs_plot_hline(r->plot, nc->paired_noise_floor_pct, &f2, NULL);
     bs_plot_hline(r->plot, -nc->paired_noise_floor_pct, &f2, lab);
-    bs_plot_style s1 = style(C_BLUE);
+    bs_plot_style s1 = style(BS__C_BLUE);
     s1.marker = BS_MARK_CIRCLE;
     s1.line_width = 1;
     const double *c1[2] = {x, y1};
     bs_plot_series(r->plot, BS_PLOT_LINESPOINTS, "δ = 1 − med(A)/med(B), in %",
                    &s1, c1, n);
-    bs_plot_style s2 = style(C_ORANGE);
+    bs_plot_style s2 = style(BS__C_ORANGE);
     s2.marker = BS_MARK_TRIANGLE_UP;
     s2.line_width = 1;
     const double *c2[2] = {x, y2};
@@ -877,14 +834,15 @@ static void aa_charts(bs__report *r, size_t i) {
                    n);
     char a[64], b[64], c[64];
     set_alt(r, k1,
-            dupf("A/A differences of %s over %zu runs: noise floor (90th "
-                 "percentile of |δ|) %s\u00a0%%, largest %s\u00a0%%; paired "
-                 "noise floor "
-                 "%s\u00a0%%, which the gate's 3\u00a0%% threshold %s.",
-                 name, n, bs__fmt_num(a, sizeof a, 100.0 * nc->noise_floor, 3),
-                 bs__fmt_num(b, sizeof b, 100.0 * nc->max_observed_noise, 3),
-                 bs__fmt_num(c, sizeof c, nc->paired_noise_floor_pct, 3),
-                 nc->gate_resolves ? "clears" : "does not clear"));
+            bs__strdupf(
+                "A/A differences of %s over %zu runs: noise floor (90th "
+                "percentile of |δ|) %s\u00a0%%, largest %s\u00a0%%; paired "
+                "noise floor "
+                "%s\u00a0%%, which the gate's 3\u00a0%% threshold %s.",
+                name, n, bs__fmt_num(a, sizeof a, 100.0 * nc->noise_floor, 3),
+                bs__fmt_num(b, sizeof b, 100.0 * nc->max_observed_noise, 3),
+                bs__fmt_num(c, sizeof c, nc->paired_noise_floor_pct, 3),
+                nc->gate_resolves ? "clears" : "does not clear"));
   }
 
   snprintf(file, sizeof file, "aa-%03zu-confidence.svg", i + 1);
@@ -894,16 +852,16 @@ static void aa_charts(bs__report *r, size_t i) {
     double level = aa->options.level;
     char cn[256];
     snprintf(title, sizeof title, "%s: tie-split confidence per run",
-             bs__clip(cn, sizeof cn, name, NAME_CHARS));
+             bs__clip(cn, sizeof cn, name, BS__NAME_CHARS));
     bs_plot_title(r->plot, title);
     bs_plot_xlabel(r->plot, "run");
     bs_plot_ylabel(r->plot, "confidence that A is not slower");
     bs_plot_key(r->plot, BS_KEY_BELOW);
     bs_plot_yrange(r->plot, 0, 1);
-    bs_plot_style band = style(C_GREEN);
+    bs_plot_style band = style(BS__C_GREEN);
     band.opacity = 0.15;
     bs_plot_yspan(r->plot, 1 - level, level, &band);
-    bs_plot_style half = style(C_GREY);
+    bs_plot_style half = style(BS__C_GREY);
     half.line_width = 1;
     bs_plot_hline(r->plot, 0.5, &half, "0.5 expected");
     size_t ni = 0, no = 0;
@@ -917,11 +875,11 @@ static void aa_charts(bs__report *r, size_t i) {
         yin[ni++] = cf;
       }
     }
-    bs_plot_style si = style(C_BLUE);
+    bs_plot_style si = style(BS__C_BLUE);
     si.marker = BS_MARK_CIRCLE;
     const double *ci[2] = {xin, yin};
     bs_plot_series(r->plot, BS_PLOT_POINTS, "confidence", &si, ci, ni);
-    bs_plot_style so = style(C_VERMILLION);
+    bs_plot_style so = style(BS__C_VERMILLION);
     so.marker = BS_MARK_SQUARE;
     so.point_size = 1.1;
     const double *co[2] = {xout, yout};
@@ -929,13 +887,14 @@ static void aa_charts(bs__report *r, size_t i) {
                    co, no);
     char a[64], b[64], c[64], d[64];
     set_alt(r, k2,
-            dupf("Tie-split confidence of %s per run: median %s (0.5 "
-                 "expected); %zu of %zu runs outside [%s, %s] (false signal "
-                 "rate %s\u00a0%%).",
-                 name, bs__fmt_num(a, sizeof a, nc->median_confidence, 3), no,
-                 n, bs__fmt_num(b, sizeof b, 1 - level, 3),
-                 bs__fmt_num(c, sizeof c, level, 3),
-                 bs__fmt_num(d, sizeof d, 100.0 * nc->false_signal_rate, 3)));
+            bs__strdupf(
+                "Tie-split confidence of %s per run: median %s (0.5 "
+                "expected); %zu of %zu runs outside [%s, %s] (false signal "
+                "rate %s\u00a0%%).",
+                name, bs__fmt_num(a, sizeof a, nc->median_confidence, 3), no, n,
+                bs__fmt_num(b, sizeof b, 1 - level, 3),
+                bs__fmt_num(c, sizeof c, level, 3),
+                bs__fmt_num(d, sizeof d, 100.0 * nc->false_signal_rate, 3)));
   }
   free(x);
 }

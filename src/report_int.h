@@ -10,9 +10,28 @@
 #include "benchsite/template.h"
 #include "benchsite/tune.h"
 
+#include "strlist.h"
+
 #include <stddef.h>
 
 #define BS__NO_CHART ((size_t)-1)
+
+/* Okabe & Ito's colour-blind-safe palette, for the report's charts and
+ * the site's; every series also differs in marker or dash, so colour is
+ * never the only cue. */
+#define BS__C_BLUE 0x0072b2u
+#define BS__C_ORANGE 0xe69f00u
+#define BS__C_GREEN 0x009e73u
+#define BS__C_VERMILLION 0xd55e00u
+#define BS__C_SKY 0x56b4e9u
+#define BS__C_PURPLE 0xcc79a7u
+#define BS__C_YELLOW 0xf0e442u
+#define BS__C_GREY 0x6b6b6bu
+#define BS__C_LIGHT 0x9a9a9au
+#define BS__C_BLACK 0x222222u
+
+/* Chart texts cut names to this many characters (the pages keep all). */
+#define BS__NAME_CHARS 56
 
 /* A chart as the pages embed it. */
 typedef struct bs__rchart {
@@ -80,15 +99,14 @@ char *bs__fmt_time_interval(char *buf, size_t n, double lo, double hi);
 char *bs__fmt_pct_signed(char *buf, size_t n, double pct);
 /* A number with `sig` significant digits and a true minus sign. */
 char *bs__fmt_num(char *buf, size_t n, double v, int sig);
-/* "bench [dataset]" or "bench". */
-char *bs__case_name(char *buf, size_t n, const char *benchmark,
-                    const char *dataset);
 /* s cut to max_chars code points, with "…" when cut (for chart texts;
  * the pages and alt texts keep the whole name). */
 char *bs__clip(char *buf, size_t n, const char *s, size_t max_chars);
-/* The marker and word of a compared case: "■ significant regression",
- * "▲ slower", "● equivalent", "▼ faster". */
-const char *bs__verdict_marker(const bs_case_compare *c);
-const char *bs__verdict_class(const bs_case_compare *c);
+/* The marker and word of a verdict, "■ significant regression" when
+ * `significant` (a significant regression), else "▲ slower",
+ * "● equivalent" or "▼ faster"; and its CSS class ("regression",
+ * "slower", ...). */
+const char *bs__verdict_marker(int significant, bs_verdict verdict);
+const char *bs__verdict_class(int significant, bs_verdict verdict);
 
 #endif

@@ -190,7 +190,7 @@ static void case_row(const bs__report *r, bs_tval *row, size_t i) {
   case_file(buf, sizeof buf, i);
   bs_tval_set_str(row, "href", buf);
   bs_tval_set_str(row, "name",
-                  bs__case_name(buf, sizeof buf, c->benchmark, c->dataset));
+                  bs__case_label(buf, sizeof buf, c->benchmark, c->dataset));
   bs_tval_set_str(row, "benchmark", c->benchmark);
   bs_tval_set_str(row, "dataset", c->dataset);
   bs_tval_set_strf(row, "blocks", "%zu", c->blocks);
@@ -212,8 +212,10 @@ static void case_row(const bs__report *r, bs_tval *row, size_t i) {
   bs__fmt_pct_signed(b, sizeof b, hi);
   bs_tval_set_strf(row, "interval_pct", "%s to %s", a, b);
   bs_tval_set_strf(row, "speedup", "×%.3f", c->speedup);
-  bs_tval_set_str(row, "verdict", bs__verdict_marker(c));
-  bs_tval_set_str(row, "verdict_class", bs__verdict_class(c));
+  bs_tval_set_str(row, "verdict",
+                  bs__verdict_marker(c->significant_regression, c->verdict));
+  bs_tval_set_str(row, "verdict_class",
+                  bs__verdict_class(c->significant_regression, c->verdict));
   bs_tval_set_bool(row, "regression", c->significant_regression);
   if (c->has_noise_floor)
     bs_tval_set_strf(row, "noise_floor", "±%.2f\xc2\xa0%%", c->noise_floor_pct);
@@ -223,17 +225,20 @@ static void case_row(const bs__report *r, bs_tval *row, size_t i) {
   bs_tval_set_bool(row, "has_warnings", c->nwarnings > 0);
 }
 
+/* Renders the page data d with template `tmpl` into dir/file, and frees
+ * d in every case. */
 static bs_status render_to(bs_templates *t, const char *tmpl, bs_tdata *d,
                            const char *dir, const char *file, bs_error *err) {
+  char *html = NULL;
+  size_t len;
   bs_status st = bs_tdata_status(d);
   if (st)
-    return bs_error_set(err, st, NULL, 0, "out of memory");
-  char *html;
-  size_t len;
-  if ((st = bs_templates_render(t, tmpl, bs_tdata_root(d), &html, &len, err)))
-    return st;
-  st = bs__report_write_file(dir, file, html, len, err);
+    st = bs_error_set(err, st, NULL, 0, "out of memory");
+  else if (!(st = bs_templates_render(t, tmpl, bs_tdata_root(d), &html, &len,
+                                      err)))
+    st = bs__report_write_file(dir, file, html, len, err);
   free(html);
+  bs_tdata_free(d);
   return st;
 }
 
@@ -313,7 +318,7 @@ static bs_status index_page(bs__report *r, bs_templates *t, const char *dir,
       bs_tval *row = bs_tval_push_obj(rows);
       bs_tval_set_str(
           row, "name",
-          bs__case_name(buf, sizeof buf, nc->benchmark, nc->dataset));
+          bs__case_label(buf, sizeof buf, nc->benchmark, nc->dataset));
       bs_tval_set_strf(row, "runs", "%zu", nc->runs);
       bs_tval_set_strf(row, "paired_floor", "±%.2f\xc2\xa0%%",
                        nc->paired_noise_floor_pct);
@@ -331,9 +336,7 @@ static bs_status index_page(bs__report *r, bs_templates *t, const char *dir,
     bs_tval_push_str(files, "tune.json");
   if (r->aa)
     bs_tval_push_str(files, "noise.json");
-  bs_status st = render_to(t, "index", d, dir, "index.html", err);
-  bs_tdata_free(d);
-  return st;
+  return render_to(t, "index", d, dir, "index.html", err);
 }
 
 /* ---- Case pages ---------------------------------------------------------- */
@@ -351,7 +354,7 @@ static bs_status case_page(bs__report *r, bs_templates *t, const char *dir,
   const bs_compare_result *cmp = r->cmp;
   const bs_case_compare *c = &cmp->cases[i];
   char name[256], buf[256], label[512];
-  bs__case_name(name, sizeof name, c->benchmark, c->dataset);
+  bs__case_label(name, sizeof name, c->benchmark, c->dataset);
   bs_tdata *d = bs_tdata_new();
   if (!d)
     return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
@@ -430,21 +433,19 @@ static bs_status case_page(bs__report *r, bs_templates *t, const char *dir,
     case_file(buf, sizeof buf, i - 1);
     bs_tval_set_str(p, "href", buf);
     bs_tval_set_str(p, "name",
-                    bs__case_name(buf, sizeof buf, cmp->cases[i - 1].benchmark,
-                                  cmp->cases[i - 1].dataset));
+                    bs__case_label(buf, sizeof buf, cmp->cases[i - 1].benchmark,
+                                   cmp->cases[i - 1].dataset));
   }
   if (i + 1 < cmp->ncases) {
     bs_tval *p = bs_tval_set_obj(cv, "next");
     case_file(buf, sizeof buf, i + 1);
     bs_tval_set_str(p, "href", buf);
     bs_tval_set_str(p, "name",
-                    bs__case_name(buf, sizeof buf, cmp->cases[i + 1].benchmark,
-                                  cmp->cases[i + 1].dataset));
+                    bs__case_label(buf, sizeof buf, cmp->cases[i + 1].benchmark,
+                                   cmp->cases[i + 1].dataset));
   }
   case_file(buf, sizeof buf, i);
-  bs_status st = render_to(t, "case", d, dir, buf, err);
-  bs_tdata_free(d);
-  return st;
+  return render_to(t, "case", d, dir, buf, err);
 }
 
 /* ---- Tuning -------------------------------------------------------------- */
@@ -583,9 +584,7 @@ static bs_status tuning_page(bs__report *r, bs_templates *t, const char *dir,
     bs_tval_set_bool(b, "has_chart", g != NULL);
     i = e;
   }
-  bs_status st = render_to(t, "tuning", d, dir, "tuning.html", err);
-  bs_tdata_free(d);
-  return st;
+  return render_to(t, "tuning", d, dir, "tuning.html", err);
 }
 
 /* ---- A/A ----------------------------------------------------------------- */
@@ -619,8 +618,8 @@ static bs_status aa_page(bs__report *r, bs_templates *t, const char *dir,
   for (size_t i = 0; i < aa->ncases; i++) {
     const bs_noise_case *nc = &aa->cases[i];
     bs_tval *c = bs_tval_push_obj(cases);
-    bs_tval_set_str(c, "name",
-                    bs__case_name(buf, sizeof buf, nc->benchmark, nc->dataset));
+    bs_tval_set_str(
+        c, "name", bs__case_label(buf, sizeof buf, nc->benchmark, nc->dataset));
     bs_tval_set_strf(c, "anchor", "aa-%zu", i + 1);
     bs_tval_set_strf(c, "runs", "%zu", nc->runs);
     bs_tval *rows = bs_tval_set_list(c, "rows");
@@ -687,9 +686,7 @@ static bs_status aa_page(bs__report *r, bs_templates *t, const char *dir,
                  "shaded band a run would have signalled a difference.");
     }
   }
-  bs_status st = render_to(t, "aa", d, dir, "aa.html", err);
-  bs_tdata_free(d);
-  return st;
+  return render_to(t, "aa", d, dir, "aa.html", err);
 }
 
 bs_status bs__report_pages(bs__report *r, bs_templates *t, const char *dir,

@@ -18,9 +18,11 @@
 #include "benchsite/template.h"
 
 #include "buf.h"
+#include "fsutil.h"
 #include "num.h"
 #include "report_int.h"
 #include "sha256.h"
+#include "strlist.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -28,7 +30,6 @@
 #include <math.h>
 #include <signal.h>
 #include <spawn.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,25 +47,14 @@
 #define NBSP "\xc2\xa0"
 #define CHART_W 760
 #define CHART_H 360
-#define NAME_CHARS 56
 #define KEY_CHARS 40
 #define CASE_HASH 16 /* hex digits of a case's file id */
 
 extern char **environ;
 
-/* Okabe & Ito's palette (as the report uses); groups also differ in
- * marker, so colour is never the only cue. */
-#define C_BLUE 0x0072b2u
-#define C_ORANGE 0xe69f00u
-#define C_GREEN 0x009e73u
-#define C_VERMILLION 0xd55e00u
-#define C_SKY 0x56b4e9u
-#define C_PURPLE 0xcc79a7u
-#define C_GREY 0x6b6b6bu
-#define C_BLACK 0x222222u
-
-static const uint32_t group_colors[] = {C_BLUE, C_ORANGE, C_PURPLE,
-                                        C_SKY,  C_BLACK,  C_GREY};
+/* Comparability groups differ in colour and in marker. */
+static const uint32_t group_colors[] = {BS__C_BLUE, BS__C_ORANGE, BS__C_PURPLE,
+                                        BS__C_SKY,  BS__C_BLACK,  BS__C_GREY};
 static const bs_plot_marker group_markers[] = {
     BS_MARK_CIRCLE,      BS_MARK_SQUARE, BS_MARK_DIAMOND,
     BS_MARK_TRIANGLE_UP, BS_MARK_PLUS,   BS_MARK_CROSS};
@@ -73,141 +63,6 @@ static const bs_plot_marker group_markers[] = {
 void bs_site_options_init(bs_site_options *o) { memset(o, 0, sizeof *o); }
 
 /* ---- Small helpers ------------------------------------------------------- */
-
-static char *join(const char *a, const char *b) {
-  size_t n = strlen(a) + strlen(b) + 2;
-  char *p = malloc(n);
-  if (p)
-    snprintf(p, n, "%s/%s", a, b);
-  return p;
-}
-
-static char *dupstr(const char *s) {
-  size_t n = strlen(s) + 1;
-  char *p = malloc(n);
-  if (p)
-    memcpy(p, s, n);
-  return p;
-}
-
-static char *dupf(const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 1, 2)))
-#endif
-    ;
-static char *dupf(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(NULL, 0, fmt, ap);
-  va_end(ap);
-  if (n < 0)
-    return NULL;
-  char *s = malloc((size_t)n + 1);
-  if (!s)
-    return NULL;
-  va_start(ap, fmt);
-  vsnprintf(s, (size_t)n + 1, fmt, ap);
-  va_end(ap);
-  return s;
-}
-
-/* The type of a directory entry, from readdir's d_type where the system
- * has it (no stat per file: a site holds tens of thousands), else from
- * fstatat. Symbolic links are never followed. */
-enum { ENT_OTHER, ENT_FILE, ENT_DIR };
-
-static int entry_type(int dirfd, const struct dirent *e) {
-#if defined(_DIRENT_HAVE_D_TYPE) && defined(DT_REG)
-  if (e->d_type == DT_REG)
-    return ENT_FILE;
-  if (e->d_type == DT_DIR)
-    return ENT_DIR;
-  if (e->d_type != DT_UNKNOWN)
-    return ENT_OTHER;
-#endif
-  struct stat st;
-  if (fstatat(dirfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
-    return ENT_OTHER;
-  return S_ISREG(st.st_mode)   ? ENT_FILE
-         : S_ISDIR(st.st_mode) ? ENT_DIR
-                               : ENT_OTHER;
-}
-
-static int is_dot(const char *name) {
-  return name[0] == '.' &&
-         (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'));
-}
-
-/* Empties the directory open as `fd` (and closes it). Best effort. */
-static void empty_dir_fd(int fd) {
-  DIR *d = fdopendir(fd);
-  if (!d) {
-    close(fd);
-    return;
-  }
-  struct dirent *e;
-  while ((e = readdir(d))) {
-    if (is_dot(e->d_name))
-      continue;
-    if (entry_type(fd, e) == ENT_DIR) {
-      int sub = openat(fd, e->d_name,
-                       O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-      if (sub >= 0)
-        empty_dir_fd(sub);
-      unlinkat(fd, e->d_name, AT_REMOVEDIR);
-    } else {
-      unlinkat(fd, e->d_name, 0);
-    }
-  }
-  closedir(d);
-}
-
-/* Removes a tree without following symbolic links. */
-static void remove_tree(const char *path) {
-  int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0) {
-    unlink(path);
-    return;
-  }
-  empty_dir_fd(fd);
-  rmdir(path);
-}
-
-static bs_status write_new(const char *path, const char *data, size_t len,
-                           bs_error *err) {
-  int fd =
-      open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
-  if (fd < 0)
-    return bs_error_set(err, BS_EIO, path, 0, "cannot create file: %s",
-                        strerror(errno));
-  while (len > 0) {
-    ssize_t w = write(fd, data, len);
-    if (w < 0) {
-      if (errno == EINTR)
-        continue;
-      int e = errno;
-      close(fd);
-      return bs_error_set(err, BS_EIO, path, 0, "cannot write file: %s",
-                          strerror(e));
-    }
-    data += w;
-    len -= (size_t)w;
-  }
-  if (close(fd) != 0)
-    return bs_error_set(err, BS_EIO, path, 0, "cannot write file: %s",
-                        strerror(errno));
-  return BS_OK;
-}
-
-static bs_status copy_file(const char *from, const char *to, bs_error *err) {
-  char *data = NULL;
-  size_t len = 0;
-  bs_status st = bs_read_file(from, 0, &data, &len, err);
-  if (st == BS_OK)
-    st = write_new(to, data, len, err);
-  free(data);
-  return st;
-}
 
 static bs_status copy_at(int from, int to, const char *name, bs_error *err) {
   int in = openat(from, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
@@ -262,13 +117,13 @@ static bs_status link_dir_fd(int from, int to, bs_error *err) {
   bs_status st = BS_OK;
   struct dirent *e;
   while (!st && (e = readdir(d))) {
-    if (is_dot(e->d_name))
+    if (bs__is_dot(e->d_name))
       continue;
-    int type = entry_type(from, e);
-    if (type == ENT_FILE) {
+    int type = bs__entry_type(from, e);
+    if (type == BS__ENT_FILE) {
       if (linkat(from, e->d_name, to, e->d_name, 0) != 0)
         st = copy_at(from, to, e->d_name, err);
-    } else if (type == ENT_DIR) {
+    } else if (type == BS__ENT_DIR) {
       if (mkdirat(to, e->d_name, 0755) != 0) {
         st = bs_error_set(err, BS_EIO, e->d_name, 0,
                           "cannot create directory: %s", strerror(errno));
@@ -313,11 +168,6 @@ static bs_status link_tree(const char *from, const char *to, bs_error *err) {
   bs_status st = link_dir_fd(f, t, err);
   close(t);
   return st;
-}
-
-static int is_regular(const char *path) {
-  struct stat st;
-  return lstat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
 /* "x" + hex: a token that holds any bytes (and "" as "x"). */
@@ -466,48 +316,20 @@ static bs_status cancelled(bs_error *err) {
 
 /* ---- The inputs' fingerprint --------------------------------------------- */
 
-static int cmp_str(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
+static int not_hidden(const char *name) { return name[0] != '.'; }
 
 /* Hashes the names and bytes of every regular file of a directory. */
 static bs_status hash_dir(bs__sha256 *h, const char *dir, bs_error *err) {
-  DIR *d = opendir(dir);
-  if (!d)
-    return bs_error_set(err, BS_EIO, dir, 0, "cannot read directory: %s",
-                        strerror(errno));
-  char **names = NULL;
-  size_t n = 0, cap = 0;
-  bs_status st = BS_OK;
-  struct dirent *e;
-  while ((e = readdir(d))) {
-    if (e->d_name[0] == '.')
-      continue;
-    if (n == cap) {
-      cap = cap ? 2 * cap : 16;
-      char **g = realloc(names, cap * sizeof *g);
-      if (!g) {
-        st = BS_ENOMEM;
-        break;
-      }
-      names = g;
-    }
-    if (!(names[n] = dupstr(e->d_name))) {
-      st = BS_ENOMEM;
-      break;
-    }
-    n++;
-  }
-  closedir(d);
-  if (!st && n)
-    qsort(names, n, sizeof *names, cmp_str);
+  char **names;
+  size_t n;
+  bs_status st = bs__list_dir(dir, not_hidden, &names, &n, err);
   for (size_t i = 0; i < n && !st; i++) {
-    char *p = join(dir, names[i]);
+    char *p = bs__path_join(dir, names[i]);
     if (!p) {
       st = BS_ENOMEM;
       break;
     }
-    if (is_regular(p)) {
+    if (bs__is_regular(p)) {
       char *data = NULL;
       size_t len = 0;
       if ((st = bs_read_file(p, 0, &data, &len, err)) == BS_OK) {
@@ -521,9 +343,7 @@ static bs_status hash_dir(bs__sha256 *h, const char *dir, bs_error *err) {
     }
     free(p);
   }
-  for (size_t i = 0; i < n; i++)
-    free(names[i]);
-  free(names);
+  bs__strlist_free(names, n);
   if (st == BS_ENOMEM)
     return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
   return st;
@@ -592,15 +412,20 @@ static void result_release(result *r) {
   free(r->dataset);
 }
 
+/* The n results of a run, and their array. */
+static void results_free(result *res, size_t n) {
+  for (size_t k = 0; k < n; k++)
+    result_release(&res[k]);
+  free(res);
+}
+
 static void prev_release(site *s) {
   for (size_t i = 0; i < s->nprev; i++) {
     prev_run *p = &s->prev[i];
     free(p->id);
     free(p->impl);
     free(p->no_report);
-    for (size_t k = 0; k < p->nres; k++)
-      result_release(&p->res[k]);
-    free(p->res);
+    results_free(p->res, p->nres);
   }
   free(s->prev);
   s->prev = NULL;
@@ -650,7 +475,7 @@ static int parse_size(const char *s, size_t *v) {
 /* Reads the previous state; anything unexpected means "no usable state"
  * (a full build), never an error: the state is a cache. */
 static void load_state(site *s) {
-  char *path = join(s->out, MARKER);
+  char *path = bs__path_join(s->out, MARKER);
   char *data = NULL;
   size_t len = 0;
   bs_error ignore;
@@ -688,7 +513,7 @@ static void load_state(site *s) {
       }
       cur = &s->prev[s->nprev];
       memset(cur, 0, sizeof *cur);
-      cur->id = dupstr(tok[1]);
+      cur->id = bs__strdup(tok[1]);
       s->nprev++;
       if (!cur->id || strlen(tok[2]) != BS__SHA256_HEXLEN)
         goto bad;
@@ -733,7 +558,7 @@ static void load_state(site *s) {
         s->pfiles = g;
       }
       prev_file *f = &s->pfiles[s->npfiles];
-      if (!(f->name = dupstr(tok[1])))
+      if (!(f->name = bs__strdup(tok[1])))
         goto bad;
       memcpy(f->hash, tok[2], sizeof f->hash);
       s->npfiles++;
@@ -859,7 +684,7 @@ static bs_status analyse_fresh(site *s, srun *r, bs_error *err) {
   /* The run's report, as `benchsite report` makes it. */
   char rel[BS_ARCHIVE_ID_MAX + 8];
   snprintf(rel, sizeof rel, "runs/%s", r->ar->id);
-  if (!(dir = join(s->tmp, rel))) {
+  if (!(dir = bs__path_join(s->tmp, rel))) {
     st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
     goto done;
   }
@@ -876,7 +701,7 @@ static bs_status analyse_fresh(site *s, srun *r, bs_error *err) {
   if (rs == BS_EUSAGE || rs == BS_EINPUT || rs == BS_EMISMATCH) {
     char msg[1024];
     bs_error_format(&rerr, msg, sizeof msg);
-    if (!(r->no_report = dupstr(msg))) {
+    if (!(r->no_report = bs__strdup(msg))) {
       st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
       goto done;
     }
@@ -897,7 +722,7 @@ static bs_status analyse_fresh(site *s, srun *r, bs_error *err) {
     if (bs_compare_run(log, baseline, candidate, &co, &cmp, &cerr) != BS_OK)
       cmp = NULL; /* no case has both, or unpaired rows: no verdicts */
   }
-  if (!(r->impl = dupstr(candidate ? candidate : ""))) {
+  if (!(r->impl = bs__strdup(candidate ? candidate : ""))) {
     st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
     goto done;
   }
@@ -913,8 +738,8 @@ static bs_status analyse_fresh(site *s, srun *r, bs_error *err) {
     const bs_case *c = bs_log_case(log, i);
     result *res = &r->res[r->nres];
     memset(res, 0, sizeof *res);
-    if (!(res->benchmark = dupstr(c->benchmark)) ||
-        !(res->dataset = dupstr(c->dataset))) {
+    if (!(res->benchmark = bs__strdup(c->benchmark)) ||
+        !(res->dataset = bs__strdup(c->dataset))) {
       result_release(res);
       st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
       goto done;
@@ -975,12 +800,12 @@ static int reuse(site *s, srun *r, prev_run *p, bs_error *err, bs_status *st) {
     return 0;
   char rel[BS_ARCHIVE_ID_MAX + 8];
   snprintf(rel, sizeof rel, "runs/%s", r->ar->id);
-  char *from = join(s->out, rel), *to = join(s->tmp, rel);
-  char *marker = from ? join(from, ".benchsite-report") : NULL;
+  char *from = bs__path_join(s->out, rel), *to = bs__path_join(s->tmp, rel);
+  char *marker = from ? bs__path_join(from, ".benchsite-report") : NULL;
   int ok = 0;
   if (!from || !to || !marker) {
     *st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
-  } else if (p->no_report || is_regular(marker)) {
+  } else if (p->no_report || bs__is_regular(marker)) {
     if (!p->no_report)
       *st = link_tree(from, to, err);
     if (!*st) {
@@ -1007,7 +832,7 @@ static bs_status analyse_runs(site *s, bs_error *err) {
   s->runs = calloc(n ? n : 1, sizeof *s->runs);
   if (!s->runs)
     return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
-  char *runs_dir = join(s->tmp, "runs");
+  char *runs_dir = bs__path_join(s->tmp, "runs");
   if (!runs_dir)
     return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
   int made = mkdir(runs_dir, 0755) == 0;
@@ -1219,32 +1044,6 @@ static void fmt_interval(char *buf, size_t n, double lo, double hi) {
   snprintf(buf, n, "%.4g–%.4g" NBSP "%s", lo * f, hi * f, unit);
 }
 
-static const char *verdict_class(const result *r) {
-  if (r->sig)
-    return "regression";
-  switch (r->verdict) {
-  case BS_VERDICT_FASTER:
-    return "faster";
-  case BS_VERDICT_SLOWER:
-    return "slower";
-  default:
-    return "equivalent";
-  }
-}
-
-static const char *verdict_text(const result *r) {
-  if (r->sig)
-    return "■ significant regression";
-  switch (r->verdict) {
-  case BS_VERDICT_FASTER:
-    return "▼ faster";
-  case BS_VERDICT_SLOWER:
-    return "▲ slower";
-  default:
-    return "● equivalent";
-  }
-}
-
 /* "protocol=RegressionGate, machine=box-2": the comparability keys on
  * which group g differs from the other groups (all keys when alone). */
 static void group_label(const site *s, size_t g, char *buf, size_t n) {
@@ -1304,8 +1103,8 @@ static bs_status describe_history(const site *s, const scase *sc, bs_plot *p,
   double f;
   const char *unit = bs__time_unit(maxv, &f);
   char name[512], clipped[300], title[600], ylabel[64];
-  bs__case_name(name, sizeof name, sc->benchmark, sc->dataset);
-  bs__clip(clipped, sizeof clipped, name, NAME_CHARS);
+  bs__case_label(name, sizeof name, sc->benchmark, sc->dataset);
+  bs__clip(clipped, sizeof clipped, name, BS__NAME_CHARS);
   snprintf(title, sizeof title, "%s: median per call by run", clipped);
   snprintf(ylabel, sizeof ylabel, "median per call (%s)", unit);
   static const char xlabel[] =
@@ -1385,9 +1184,9 @@ static bs_status describe_history(const site *s, const scase *sc, bs_plot *p,
     bs_plot_marker marker;
     int open;
   } kinds[3] = {
-      {"significant regression", C_VERMILLION, BS_MARK_TRIANGLE_UP, 0},
-      {"acknowledged change (acks.csv)", C_GREY, BS_MARK_DIAMOND, 1},
-      {"faster", C_GREEN, BS_MARK_TRIANGLE_DOWN, 0},
+      {"significant regression", BS__C_VERMILLION, BS_MARK_TRIANGLE_UP, 0},
+      {"acknowledged change (acks.csv)", BS__C_GREY, BS_MARK_DIAMOND, 1},
+      {"faster", BS__C_GREEN, BS_MARK_TRIANGLE_DOWN, 0},
   };
   for (int k = 0; k < 3; k++) {
     size_t m = 0;
@@ -1426,7 +1225,7 @@ static bs_status describe_history(const site *s, const scase *sc, bs_plot *p,
 /* The alt text of a history chart: what it shows, in words. */
 static char *history_alt(const site *s, const scase *sc) {
   char name[512], lo[64], hi[64], last[64];
-  bs__case_name(name, sizeof name, sc->benchmark, sc->dataset);
+  bs__case_label(name, sizeof name, sc->benchmark, sc->dataset);
   const result *newest = NULL;
   double minv = INFINITY, maxv = -INFINITY;
   size_t n = 0;
@@ -1440,14 +1239,14 @@ static char *history_alt(const site *s, const scase *sc) {
     maxv = fmax(maxv, r->median);
   }
   if (!newest)
-    return dupf("History of %s: no run measured it.", name);
-  return dupf("History of %s over %zu run%s in %zu comparability "
-              "group%s: the median per call ranges from %s to %s; the "
-              "newest run measured %s.",
-              name, n, n == 1 ? "" : "s", s->ngroups,
-              s->ngroups == 1 ? "" : "s", bs__fmt_time(lo, sizeof lo, minv),
-              bs__fmt_time(hi, sizeof hi, maxv),
-              bs__fmt_time(last, sizeof last, newest->median));
+    return bs__strdupf("History of %s: no run measured it.", name);
+  return bs__strdupf(
+      "History of %s over %zu run%s in %zu comparability "
+      "group%s: the median per call ranges from %s to %s; the "
+      "newest run measured %s.",
+      name, n, n == 1 ? "" : "s", s->ngroups, s->ngroups == 1 ? "" : "s",
+      bs__fmt_time(lo, sizeof lo, minv), bs__fmt_time(hi, sizeof hi, maxv),
+      bs__fmt_time(last, sizeof last, newest->median));
 }
 
 /* Queues the history chart of a case into `plot`, or links the previous
@@ -1470,10 +1269,10 @@ static bs_status history_chart(site *s, scase *sc, bs_plot *plot,
   if ((st = bs__buf_printf(&s->files, "chart %s %s\n", rel, hash)))
     return bs_error_set(err, st, NULL, 0, "out of memory");
   const prev_file *pf = find_pfile(s, rel);
-  char *from = join(s->out, rel), *to = join(s->tmp, rel);
+  char *from = bs__path_join(s->out, rel), *to = bs__path_join(s->tmp, rel);
   if (!from || !to) {
     st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
-  } else if (pf && !strcmp(pf->hash, hash) && is_regular(from) &&
+  } else if (pf && !strcmp(pf->hash, hash) && bs__is_regular(from) &&
              link(from, to) == 0) {
     s->sum.charts_reused++;
   } else {
@@ -1581,15 +1380,15 @@ static bs_status emit_page(site *s, const char *tname, bs_tdata *d,
     return st;
   char hash[BS__SHA256_HEXLEN + 1];
   bs__sha256_hex(html, len, hash);
-  char *to = join(s->tmp, file), *from = join(s->out, file);
+  char *to = bs__path_join(s->tmp, file), *from = bs__path_join(s->out, file);
   const prev_file *pf = find_pfile(s, file);
   if (!to || !from) {
     st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
-  } else if (pf && !strcmp(pf->hash, hash) && is_regular(from) &&
+  } else if (pf && !strcmp(pf->hash, hash) && bs__is_regular(from) &&
              link(from, to) == 0) {
     s->sum.pages_reused++;
   } else {
-    st = write_new(to, html, len, err);
+    st = bs__write_file(to, html, len, 0, err);
     s->sum.pages_written++;
   }
   if (!st && (st = bs__buf_printf(&s->files, "page %s %s\n", file, hash)))
@@ -1649,7 +1448,7 @@ static bs_status index_page(site *s, bs_error *err) {
     const scase *sc = &s->cases[c];
     bs_tval *t = bs_tval_push_obj(cases);
     char name[512], buf[128];
-    bs__case_name(name, sizeof name, sc->benchmark, sc->dataset);
+    bs__case_label(name, sizeof name, sc->benchmark, sc->dataset);
     bs_tval_set_str(t, "name", name);
     bs_tval_set_strf(t, "href", "case-%s.html", sc->id);
     bs_tval_set_strf(t, "runs", "%zu", sc->npts);
@@ -1728,7 +1527,7 @@ static bs_status run_page(site *s, size_t i, bs_error *err) {
     const scase *sc = &s->cases[res->case_idx];
     bs_tval *c = bs_tval_push_obj(cases);
     char name[512], buf[128];
-    bs__case_name(name, sizeof name, res->benchmark, res->dataset);
+    bs__case_label(name, sizeof name, res->benchmark, res->dataset);
     bs_tval_set_str(c, "name", name);
     bs_tval_set_strf(c, "href", "case-%s.html", sc->id);
     if (res->has_hist) {
@@ -1737,8 +1536,10 @@ static bs_status run_page(site *s, size_t i, bs_error *err) {
       bs_tval_set_str(c, "interval", buf);
     }
     if (res->has_cmp) {
-      bs_tval_set_str(c, "verdict", verdict_text(res));
-      bs_tval_set_str(c, "verdict_class", verdict_class(res));
+      bs_tval_set_str(c, "verdict",
+                      bs__verdict_marker(res->sig, (bs_verdict)res->verdict));
+      bs_tval_set_str(c, "verdict_class",
+                      bs__verdict_class(res->sig, (bs_verdict)res->verdict));
       bs_tval_set_str(c, "delta_pct",
                       bs__fmt_pct_signed(buf, sizeof buf, res->delta_pct));
     }
@@ -1763,7 +1564,7 @@ static bs_status case_page(site *s, size_t c, bs_error *err) {
     return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
   bs_tval *root = bs_tdata_root(d);
   char name[512], buf[128];
-  bs__case_name(name, sizeof name, sc->benchmark, sc->dataset);
+  bs__case_label(name, sizeof name, sc->benchmark, sc->dataset);
   page_common(root, name, NULL);
   bs_tval *cv = bs_tval_set_obj(root, "case");
   bs_tval_set_str(cv, "benchmark", sc->benchmark);
@@ -1823,8 +1624,10 @@ static bs_status case_page(site *s, size_t c, bs_error *err) {
       bs_tval_set_str(t, "impl", r->impl);
     }
     if (res->has_cmp) {
-      bs_tval_set_str(t, "verdict", verdict_text(res));
-      bs_tval_set_str(t, "verdict_class", verdict_class(res));
+      bs_tval_set_str(t, "verdict",
+                      bs__verdict_marker(res->sig, (bs_verdict)res->verdict));
+      bs_tval_set_str(t, "verdict_class",
+                      bs__verdict_class(res->sig, (bs_verdict)res->verdict));
       bs_tval_set_str(t, "delta_pct",
                       bs__fmt_pct_signed(buf, sizeof buf, res->delta_pct));
     }
@@ -1840,71 +1643,6 @@ static bs_status case_page(site *s, size_t c, bs_error *err) {
 }
 
 /* ---- Output directory ---------------------------------------------------- */
-
-static bs_status split_out(const char *out, char **parent, char **base,
-                           bs_error *err) {
-  size_t n = strlen(out);
-  while (n > 1 && out[n - 1] == '/')
-    n--;
-  size_t s = n;
-  while (s > 0 && out[s - 1] != '/')
-    s--;
-  size_t blen = n - s;
-  if (blen == 0 || (blen == 1 && out[s] == '.') ||
-      (blen == 2 && out[s] == '.' && out[s + 1] == '.'))
-    return bs_error_set(err, BS_EUSAGE, out, 0,
-                        "--out must name a directory to create or replace");
-  *base = strndup(out + s, blen);
-  *parent = s == 0 ? strdup(".") : s == 1 ? strdup("/") : strndup(out, s - 1);
-  if (!*base || !*parent) {
-    free(*base);
-    free(*parent);
-    *base = *parent = NULL;
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
-  }
-  return BS_OK;
-}
-
-static bs_status check_out(const char *out, int *exists, bs_error *err) {
-  struct stat st;
-  *exists = 0;
-  if (lstat(out, &st) != 0) {
-    if (errno == ENOENT)
-      return BS_OK;
-    return bs_error_set(err, BS_EIO, out, 0, "cannot inspect: %s",
-                        strerror(errno));
-  }
-  if (S_ISLNK(st.st_mode))
-    return bs_error_set(err, BS_EUSAGE, out, 0,
-                        "is a symbolic link; give the real directory");
-  if (!S_ISDIR(st.st_mode))
-    return bs_error_set(err, BS_EUSAGE, out, 0,
-                        "exists and is not a directory");
-  *exists = 1;
-  char *marker = join(out, MARKER);
-  if (!marker)
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
-  int has = is_regular(marker);
-  free(marker);
-  if (has)
-    return BS_OK;
-  DIR *d = opendir(out);
-  if (!d)
-    return bs_error_set(err, BS_EIO, out, 0, "cannot read directory: %s",
-                        strerror(errno));
-  struct dirent *e;
-  int empty = 1;
-  while ((e = readdir(d)))
-    if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-      empty = 0;
-  closedir(d);
-  if (!empty)
-    return bs_error_set(err, BS_EUSAGE, out, 0,
-                        "refusing to replace a directory that is not a "
-                        "benchsite site (no %s file)",
-                        MARKER);
-  return BS_OK;
-}
 
 /* Cleans up after site builds that were killed: their build directories
  * ".BASE.site-PID-*" in the parent, where PID is gone, are removed. A
@@ -1927,7 +1665,7 @@ static void sweep_stale(const char *parent, const char *base, const char *out) {
       continue;
     if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
       continue; /* alive, or not ours to judge */
-    char *p = join(parent, e->d_name);
+    char *p = bs__path_join(parent, e->d_name);
     struct stat st;
     if (p && !strcmp(end, "-old") && lstat(out, &st) != 0 && errno == ENOENT &&
         rename(p, out) == 0) {
@@ -1935,7 +1673,7 @@ static void sweep_stale(const char *parent, const char *base, const char *out) {
       continue;
     }
     if (p)
-      remove_tree(p);
+      bs__remove_tree(p);
     free(p);
   }
   closedir(d);
@@ -1970,7 +1708,7 @@ static bs_status swap_in(const char *tmp, const char *out, int exists,
                       strerror(errno));
     rename(old, out);
   } else if (rename(old, tmp) != 0) {
-    remove_tree(old);
+    bs__remove_tree(old);
   }
   free(old);
   return st;
@@ -1984,9 +1722,7 @@ static void site_release(site *s) {
     bs_manifest_free(r->mf);
     free(r->impl);
     free(r->no_report);
-    for (size_t k = 0; k < r->nres; k++)
-      result_release(&r->res[k]);
-    free(r->res);
+    results_free(r->res, r->nres);
   }
   free(s->runs);
   for (size_t c = 0; c < s->ncases; c++) {
@@ -2021,10 +1757,10 @@ bs_status bs_site_build(const char *archive_dir, const char *out_dir,
                         "required");
   s.o = o;
   s.out = out_dir;
-  if ((st = split_out(out_dir, &parent, &base, err)))
+  if ((st = bs__split_out(out_dir, "--out", &parent, &base, err)))
     goto done;
   sweep_stale(parent, base, out_dir);
-  if ((st = check_out(out_dir, &s.out_exists, err)))
+  if ((st = bs__check_out(out_dir, MARKER, "site", &s.out_exists, err)))
     goto done;
   if ((st = bs_archive_open(archive_dir, &s.ar, err)) ||
       (st = bs_acks_read(archive_dir, &s.acks, err)))
@@ -2081,7 +1817,7 @@ bs_status bs_site_build(const char *archive_dir, const char *out_dir,
       goto done;
 
   /* Charts: describe all, render the changed ones with one gnuplot. */
-  char *charts = join(s.tmp, "charts");
+  char *charts = bs__path_join(s.tmp, "charts");
   if (!charts || mkdir(charts, 0755) != 0) {
     st = charts ? bs_error_set(err, BS_EIO, s.tmp, 0,
                                "cannot create charts/: %s", strerror(errno))
@@ -2136,11 +1872,12 @@ bs_status bs_site_build(const char *archive_dir, const char *out_dir,
   while (!st && (e = readdir(ad))) {
     if (e->d_name[0] == '.')
       continue;
-    char *from = join(o->assets_dir, e->d_name), *to = join(s.tmp, e->d_name);
+    char *from = bs__path_join(o->assets_dir, e->d_name),
+         *to = bs__path_join(s.tmp, e->d_name);
     if (!from || !to)
       st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
-    else if (is_regular(from))
-      st = copy_file(from, to, err);
+    else if (bs__is_regular(from))
+      st = bs__copy_file(from, to, err);
     free(from);
     free(to);
   }
@@ -2152,12 +1889,12 @@ bs_status bs_site_build(const char *archive_dir, const char *out_dir,
     st = bs_error_set(err, st, NULL, 0, "out of memory");
     goto done;
   }
-  char *marker = join(s.tmp, MARKER);
+  char *marker = bs__path_join(s.tmp, MARKER);
   if (!marker) {
     st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
     goto done;
   }
-  st = write_new(marker, s.state.data, s.state.len, err);
+  st = bs__write_file(marker, s.state.data, s.state.len, 0, err);
   free(marker);
   if (st)
     goto done;
@@ -2174,7 +1911,7 @@ bs_status bs_site_build(const char *archive_dir, const char *out_dir,
     *summary = s.sum;
 done:
   if (s.tmp) {
-    remove_tree(s.tmp); /* the failed build, or the old site after a swap */
+    bs__remove_tree(s.tmp); /* the failed build, or the old site after a swap */
     free(s.tmp);
   }
   bs_plot_free(plot);

@@ -160,6 +160,23 @@ Test(invariants, mismatched_pairs_is_an_error_not_a_truncation) {
   bs_log_free(log);
 }
 
+Test(compare, mismatch_names_the_unpaired_row_even_before_pairs) {
+  /* The lone row sorts first; the pairs after it must not overwrite it. */
+  const char *csv = "benchmark,impl,block,per_call_us\n"
+                    "a,main,0,1\n" /* line 2: no pr partner */
+                    "a,main,1,1\na,pr,1,1\na,main,2,1\na,pr,2,1\n";
+  bs_log *log = parse(csv);
+  bs_compare_options o;
+  bs_compare_options_init(&o, BS_MODE_CONFIRMATORY);
+  bs_compare_result *r = NULL;
+  bs_error err;
+  cr_assert_eq(bs_compare_run(log, "main", "pr", &o, &r, &err), BS_EMISMATCH);
+  cr_expect_eq(err.line, 2, "error at line %ld: %s", err.line, err.message);
+  cr_expect(strstr(err.message, "main run 0 block 0 (mem.csv:2)") != NULL,
+            "%s", err.message);
+  bs_log_free(log);
+}
+
 Test(compare, pairs_by_run_then_block) {
   /* Rows out of order and two runs sharing block ids: pairing is by
    * (run, block), never by position. */

@@ -92,6 +92,21 @@ void cli_args_free(cli_args *a) {
   a->positional = NULL;
 }
 
+int cli_start(int argc, char **argv, const cli_opt *opts, size_t nopts,
+              const char *usage, cli_args *a) {
+  int rc = cli_parse(argc, argv, opts, nopts, a);
+  if (!rc && a->help)
+    fputs(usage, stdout);
+  return rc;
+}
+
+int cli_finish(cli_args *a, int rc) {
+  cli_args_free(a);
+  if (fflush(stdout) != 0 && rc == CLI_OK)
+    rc = CLI_FAILURE;
+  return rc;
+}
+
 const char *cli_get(const cli_args *a, const char *name) {
   int k = find_opt(a, name, strlen(name));
   if (k < 0 || a->nvalues[k] == 0)
@@ -158,6 +173,18 @@ int cli_parse_u64(const char *opt, const char *s, unsigned long long *out) {
   return 0;
 }
 
+int cli_get_u64(const cli_args *a, const char *name, uint64_t *out) {
+  const char *s = cli_get(a, name);
+  unsigned long long v = 0;
+  int rc;
+  if (!s)
+    return 0;
+  if ((rc = cli_parse_u64(name, s, &v)))
+    return rc;
+  *out = (uint64_t)v;
+  return 0;
+}
+
 int cli_parse_double(const char *opt, const char *s, double *out) {
   char *end = NULL;
   errno = 0;
@@ -214,6 +241,17 @@ int cli_load_manifests(const cli_args *a, bs_manifest **out, size_t *n) {
 void cli_free_manifests(bs_manifest **m, size_t n) {
   for (size_t i = 0; i < n; i++)
     bs_manifest_free(m[i]);
+}
+
+int cli_load_native_manifests(const cli_args *a, bs_manifest **out, size_t *n) {
+  int rc = cli_load_manifests(a, out, n);
+  for (size_t i = 0; !rc && i < *n; i++) {
+    bs_error err;
+    bs_error_clear(&err);
+    if (bs_manifest_require_native(out[i], &err))
+      rc = cli_report_input(&err);
+  }
+  return rc;
 }
 
 static int write_all(int fd, const char *p, size_t len) {
@@ -315,7 +353,7 @@ done:
 
 /* ---- HTML reports -------------------------------------------------------- */
 
-static int is_dir_with(const char *dir, const char *file) {
+int cli_is_dir_with(const char *dir, const char *file) {
   char path[CLI_PATH_MAX];
   struct stat st;
   int n = snprintf(path, sizeof path, "%s/%s", dir, file);
@@ -329,12 +367,12 @@ const char *cli_find_data_dir(const char *sub, const char *probe, char *buf,
   int k;
 #ifdef BENCHSITE_SOURCE_DIR
   k = snprintf(buf, n, "%s/%s", BENCHSITE_SOURCE_DIR, sub);
-  if (k > 0 && (size_t)k < n && is_dir_with(buf, probe))
+  if (k > 0 && (size_t)k < n && cli_is_dir_with(buf, probe))
     return buf;
 #endif
 #ifdef BENCHSITE_DATADIR
   k = snprintf(buf, n, "%s/%s", BENCHSITE_DATADIR, sub);
-  if (k > 0 && (size_t)k < n && is_dir_with(buf, probe))
+  if (k > 0 && (size_t)k < n && cli_is_dir_with(buf, probe))
     return buf;
 #endif
   (void)k;
@@ -363,6 +401,24 @@ int cli_report_data_dirs(const char *cmd, bs_report_options *o, char *tbuf,
 static volatile sig_atomic_t got_signal;
 
 static void on_signal(int sig) { got_signal = sig; }
+
+void cli_signals_catch(cli_signals *old) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, &old->old_int);
+  sigaction(SIGTERM, &sa, &old->old_term);
+  sigaction(SIGHUP, &sa, &old->old_hup);
+}
+
+void cli_signals_restore(const cli_signals *old) {
+  sigaction(SIGINT, &old->old_int, NULL);
+  sigaction(SIGTERM, &old->old_term, NULL);
+  sigaction(SIGHUP, &old->old_hup, NULL);
+}
+
+int cli_interrupted(void) { return got_signal != 0; }
 
 typedef struct progress {
   int tty;
@@ -407,27 +463,20 @@ static int on_progress(void *ctx, const char *stage, size_t done,
 int cli_report_write(const char *cmd, const bs_log *log, bs_manifest *const *mf,
                      size_t nmf, const char *dir, bs_report_options *o,
                      bs_report_summary *sum) {
-  struct sigaction sa, old_int, old_term, old_hup;
+  cli_signals old;
   progress prog;
   bs_error err;
   bs_error_clear(&err);
   memset(&prog, 0, sizeof prog);
   /* An interrupt cancels the report through the progress hook, so the
    * temporary directory is removed and an earlier report stays. */
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_signal;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, &old_int);
-  sigaction(SIGTERM, &sa, &old_term);
-  sigaction(SIGHUP, &sa, &old_hup);
+  cli_signals_catch(&old);
   prog.tty = isatty(2);
   o->progress = on_progress;
   o->progress_ctx = &prog;
   bs_status st = bs_report_write(log, (const bs_manifest *const *)mf, nmf, dir,
                                  o, sum, &err);
-  sigaction(SIGINT, &old_int, NULL);
-  sigaction(SIGTERM, &old_term, NULL);
-  sigaction(SIGHUP, &old_hup, NULL);
+  cli_signals_restore(&old);
   o->progress = NULL;
   o->progress_ctx = NULL;
   if (prog.shown) {
@@ -476,4 +525,41 @@ void cli_reraise_signal(void) {
     signal(sig, SIG_DFL);
     raise(sig);
   }
+}
+
+int cli_render_outputs(const cli_args *a, cli_html *html, cli_render_fn render,
+                       const void *ctx) {
+  static const char *const options[] = {"json", "markdown"};
+  static const cli_format formats[] = {CLI_JSON, CLI_MARKDOWN};
+  cli_output outs[2];
+  size_t nouts = 0;
+  char *text = NULL;
+  size_t text_len = 0;
+  bs_error err;
+  bs_error_clear(&err);
+  int rc = 0;
+  for (size_t i = 0; i < 2; i++) {
+    const char *path = cli_get(a, options[i]);
+    if (!path)
+      continue;
+    outs[nouts].path = path;
+    if (render(ctx, formats[i], &outs[nouts].data, &outs[nouts].len, &err)) {
+      rc = cli_report(&err);
+      goto done;
+    }
+    nouts++;
+  }
+  if (!nouts && render(ctx, CLI_TEXT, &text, &text_len, &err)) {
+    rc = cli_report(&err);
+    goto done;
+  }
+  rc = cli_outputs_commit_with(outs, nouts, cli_html_step, html);
+  nouts = 0;
+  if (!rc && text)
+    fwrite(text, 1, text_len, stdout);
+done:
+  for (size_t i = 0; i < nouts; i++)
+    free(outs[i].data);
+  free(text);
+  return rc;
 }

@@ -6,7 +6,9 @@
 
 #include "benchsite/benchsite.h"
 
+#include <signal.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Exit codes (SPEC §5). */
 enum {
@@ -43,6 +45,14 @@ typedef struct cli_args {
 int cli_parse(int argc, char **argv, const cli_opt *opts, size_t nopts,
               cli_args *args);
 void cli_args_free(cli_args *args);
+/* The start of every subcommand: cli_parse, then for -h/--help prints
+ * `usage` on stdout. Returns cli_parse's result; the command is done
+ * when that is non-zero or args->help is set. */
+int cli_start(int argc, char **argv, const cli_opt *opts, size_t nopts,
+              const char *usage, cli_args *args);
+/* The end of every subcommand: frees args and flushes stdout. Returns
+ * rc, or CLI_FAILURE when rc is CLI_OK and stdout could not be written. */
+int cli_finish(cli_args *args, int rc);
 /* The (last) value of option `name`, or NULL when absent. */
 const char *cli_get(const cli_args *args, const char *name);
 /* Whether a value-less flag was given. */
@@ -66,6 +76,10 @@ int cli_report_input(const bs_error *err);
 
 /* Parses a non-negative integer option value (decimal, fits uint64). */
 int cli_parse_u64(const char *opt, const char *s, unsigned long long *out);
+/* When option `name` was given, parses its value as cli_parse_u64 into
+ * *out; otherwise leaves *out alone. Returns 0 or an exit code after
+ * printing the error. */
+int cli_get_u64(const cli_args *args, const char *name, uint64_t *out);
 /* Parses a finite number option value. */
 int cli_parse_double(const char *opt, const char *s, double *out);
 
@@ -75,6 +89,11 @@ int cli_load_logs(const cli_args *args, bs_log **out);
 /* Reads every --manifest into manifests[] (up to CLI_MAX_VALUES). */
 int cli_load_manifests(const cli_args *args, bs_manifest **out, size_t *n);
 void cli_free_manifests(bs_manifest **m, size_t n);
+/* cli_load_manifests, then each manifest must describe a native run
+ * (bs_manifest_require_native). Returns 0 or an exit code after printing
+ * the error; the caller frees out[0..*n-1] in either case. */
+int cli_load_native_manifests(const cli_args *args, bs_manifest **out,
+                              size_t *n);
 
 /* Output files, committed all or nothing: each is written to a temporary
  * name beside it, then all are renamed into place. */
@@ -97,6 +116,9 @@ int cli_outputs_commit_with(cli_output *outs, size_t n,
 /* ---- HTML reports: `report`, and `compare|noise|tune --html` ---------- */
 
 #define CLI_PATH_MAX 4096
+
+/* Whether `dir` holds the regular file `file`. */
+int cli_is_dir_with(const char *dir, const char *file);
 
 /* The data directory `sub` ("templates", "site") that holds the file
  * `probe`: the source tree's copy first (it matches this build), then the
@@ -136,10 +158,39 @@ typedef struct cli_html {
 int cli_html_init(cli_html *h, const char *cmd, const char *dir);
 /* ctx is a cli_html: cli_report_write of its report; 0 without a dir. */
 int cli_html_step(void *ctx);
-/* Call last, after every cleanup: when a signal arrived during
- * cli_report_write, dies of it with the default action (so the parent
- * sees the signal); otherwise does nothing. */
+/* Call last, after every cleanup: when a signal was caught (during
+ * cli_report_write, or after cli_signals_catch), dies of it with the
+ * default action (so the parent sees the signal); otherwise does
+ * nothing. */
 void cli_reraise_signal(void);
+
+/* SIGINT, SIGTERM and SIGHUP caught for a long render, which checks
+ * cli_interrupted() to cancel itself and leave earlier output untouched.
+ * cli_signals_catch keeps the former actions in *old for
+ * cli_signals_restore. */
+typedef struct cli_signals {
+  struct sigaction old_int, old_term, old_hup;
+} cli_signals;
+void cli_signals_catch(cli_signals *old);
+void cli_signals_restore(const cli_signals *old);
+/* Whether one of those signals arrived. */
+int cli_interrupted(void);
+
+/* The renderings of compare, noise and tune: a --json or --markdown file,
+ * or (with neither) the text printed on stdout. */
+typedef enum cli_format { CLI_JSON, CLI_MARKDOWN, CLI_TEXT } cli_format;
+/* Renders the analysis `ctx` as `format` into *out (malloc'd), as the
+ * library's bs_json_*, bs_markdown_* and bs_text_* do. */
+typedef bs_status (*cli_render_fn)(const void *ctx, cli_format format,
+                                   char **out, size_t *len, bs_error *err);
+/* The outputs of compare, noise and tune: renders --json F and
+ * --markdown F when given, else the stdout text; commits the files with
+ * the --html report of `html` between their temporary copies and their
+ * renames (cli_outputs_commit_with), so that they are all or nothing;
+ * then prints the text. Returns 0 or an exit code after printing the
+ * error. */
+int cli_render_outputs(const cli_args *args, cli_html *html,
+                       cli_render_fn render, const void *ctx);
 
 /* Subcommands. */
 int cli_cmd_compare(int argc, char **argv);

@@ -137,13 +137,9 @@ static int cmd_list(const cli_args *a, const char *dir) {
 
 int cli_cmd_archive(int argc, char **argv) {
   cli_args a;
-  int rc = cli_parse(argc, argv, opts, sizeof opts / sizeof opts[0], &a);
-  if (rc)
+  int rc = cli_start(argc, argv, opts, sizeof opts / sizeof opts[0], usage, &a);
+  if (rc || a.help)
     goto done;
-  if (a.help) {
-    fputs(usage, stdout);
-    goto done;
-  }
   if (a.npos == 0) {
     rc = cli_usage_error("archive: name an action: add, verify or list (see "
                          "benchsite archive --help)");
@@ -176,8 +172,6 @@ int cli_cmd_archive(int argc, char **argv) {
   else
     rc = cmd_list(&a, dir);
 done:
-  cli_args_free(&a);
-  if (fflush(stdout) != 0 && rc == CLI_OK)
-    rc = CLI_FAILURE;
+  rc = cli_finish(&a, rc);
   return rc;
 }

@@ -44,13 +44,9 @@ int cli_cmd_check(int argc, char **argv) {
   bs_check_result *res = NULL;
   bs_error err;
   bs_error_clear(&err);
-  int rc = cli_parse(argc, argv, opts, sizeof opts / sizeof opts[0], &a);
-  if (rc)
+  int rc = cli_start(argc, argv, opts, sizeof opts / sizeof opts[0], usage, &a);
+  if (rc || a.help)
     goto done;
-  if (a.help) {
-    fputs(usage, stdout);
-    goto done;
-  }
   if (a.npos == 0) {
     rc = cli_usage_error("check: no observation log given");
     goto done;
@@ -109,8 +105,6 @@ done:
   bs_check_result_free(res);
   bs_log_free(log);
   cli_free_manifests(mf, nmf);
-  cli_args_free(&a);
-  if (fflush(stdout) != 0 && rc == CLI_OK)
-    rc = CLI_FAILURE;
+  rc = cli_finish(&a, rc);
   return rc;
 }

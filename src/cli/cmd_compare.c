@@ -50,6 +50,26 @@ static const cli_opt opts[] = {
     {"markdown", 1, 0}, {"html", 1, 0},
 };
 
+/* What the renderings of a comparison show. */
+typedef struct compared {
+  const bs_compare_result *res;
+  const bs_manifest *env;
+} compared;
+
+static bs_status render(const void *ctx, cli_format f, char **out, size_t *len,
+                        bs_error *err) {
+  const compared *c = ctx;
+  switch (f) {
+  case CLI_JSON:
+    return bs_json_compare(c->res, c->env, out, len, err);
+  case CLI_MARKDOWN:
+    return bs_markdown_compare(c->res, c->env, out, len, err);
+  case CLI_TEXT:
+    break;
+  }
+  return bs_text_compare(c->res, out, len, err);
+}
+
 int cli_cmd_compare(int argc, char **argv) {
   cli_args a;
   bs_log *log = NULL;
@@ -57,20 +77,12 @@ int cli_cmd_compare(int argc, char **argv) {
   size_t nmf = 0;
   bs_compare_result *res = NULL;
   bs_noise_floors *floors = NULL;
-  char *text = NULL;
-  size_t text_len = 0;
   cli_html html;
-  cli_output outs[2];
-  size_t nouts = 0;
   bs_error err;
   bs_error_clear(&err);
-  int rc = cli_parse(argc, argv, opts, sizeof opts / sizeof opts[0], &a);
-  if (rc)
+  int rc = cli_start(argc, argv, opts, sizeof opts / sizeof opts[0], usage, &a);
+  if (rc || a.help)
     goto done;
-  if (a.help) {
-    fputs(usage, stdout);
-    goto done;
-  }
   if ((rc = cli_html_init(&html, "compare", cli_get(&a, "html"))))
     goto done;
 
@@ -100,26 +112,16 @@ int cli_cmd_compare(int argc, char **argv) {
   if ((s = cli_get(&a, "level")) &&
       (rc = cli_parse_double("level", s, &o.level_pct)))
     goto done;
-  if ((s = cli_get(&a, "seed"))) {
-    unsigned long long seed;
-    if ((rc = cli_parse_u64("seed", s, &seed)))
-      goto done;
-    o.seed = (uint64_t)seed;
-  }
+  if ((rc = cli_get_u64(&a, "seed", &o.seed)))
+    goto done;
   if (bs_compare_options_check(&o, &err)) {
     rc = cli_report(&err);
     goto done;
   }
 
-  if ((rc = cli_load_manifests(&a, mf, &nmf)))
+  if ((rc = cli_load_native_manifests(&a, mf, &nmf)))
     goto done;
   const bs_manifest *env = nmf ? mf[0] : NULL;
-  for (size_t i = 0; i < nmf; i++) {
-    if (bs_manifest_require_native(mf[i], &err)) {
-      rc = cli_report_input(&err);
-      goto done;
-    }
-  }
   const char *baseline = cli_get(&a, "baseline");
   const char *candidate = cli_get(&a, "candidate");
   if (!baseline)
@@ -149,29 +151,6 @@ int cli_cmd_compare(int argc, char **argv) {
       (rc = cli_apply_noise_file_keep(s, res, &floors)))
     goto done;
 
-  const char *json = cli_get(&a, "json");
-  const char *md = cli_get(&a, "markdown");
-  if (json) {
-    outs[nouts].path = json;
-    if (bs_json_compare(res, env, &outs[nouts].data, &outs[nouts].len, &err)) {
-      rc = cli_report(&err);
-      goto done;
-    }
-    nouts++;
-  }
-  if (md) {
-    outs[nouts].path = md;
-    if (bs_markdown_compare(res, env, &outs[nouts].data, &outs[nouts].len,
-                            &err)) {
-      rc = cli_report(&err);
-      goto done;
-    }
-    nouts++;
-  }
-  if (!nouts && bs_text_compare(res, &text, &text_len, &err)) {
-    rc = cli_report(&err);
-    goto done;
-  }
   /* --html: the same comparison (its mode, delta, level, seed and noise
    * floors) as the report's only section. It is written after the files'
    * temporary copies and before their renames, so a failed report (no
@@ -188,25 +167,17 @@ int cli_cmd_compare(int argc, char **argv) {
     html.opts.noise_lookup = bs_noise_floors_lookup;
     html.opts.noise_ctx = floors;
   }
-  rc = cli_outputs_commit_with(outs, nouts, cli_html_step, &html);
-  nouts = 0;
-  if (rc)
+  compared c = {res, env};
+  if ((rc = cli_render_outputs(&a, &html, render, &c)))
     goto done;
-  if (text)
-    fwrite(text, 1, text_len, stdout);
   rc = (o.mode == BS_MODE_CONFIRMATORY && res->regressions > 0) ? CLI_REGRESSION
                                                                 : CLI_OK;
 done:
-  for (size_t i = 0; i < nouts; i++)
-    free(outs[i].data);
-  free(text);
   bs_noise_floors_free(floors);
   bs_compare_result_free(res);
   bs_log_free(log);
   cli_free_manifests(mf, nmf);
-  cli_args_free(&a);
-  if (fflush(stdout) != 0 && rc == CLI_OK)
-    rc = CLI_FAILURE;
+  rc = cli_finish(&a, rc);
   cli_reraise_signal();
   return rc;
 }

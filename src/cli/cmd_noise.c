@@ -80,12 +80,8 @@ static int parse_options(const cli_args *a, bs_noise_options *o) {
                              "fraction such as 0.95",
                              s);
   }
-  if ((s = cli_get(a, "seed"))) {
-    unsigned long long v;
-    if ((rc = cli_parse_u64("seed", s, &v)))
-      return rc;
-    o->seed = (uint64_t)v;
-  }
+  if ((rc = cli_get_u64(a, "seed", &o->seed)))
+    return rc;
   if ((s = cli_get(a, "block-length"))) {
     if (!strcmp(s, "auto")) {
       o->block_mode = BS_BLOCK_AUTO;
@@ -111,40 +107,39 @@ static int parse_options(const cli_args *a, bs_noise_options *o) {
   return 0;
 }
 
+static bs_status render(const void *res, cli_format f, char **out, size_t *len,
+                        bs_error *err) {
+  switch (f) {
+  case CLI_JSON:
+    return bs_json_noise(res, out, len, err);
+  case CLI_MARKDOWN:
+    return bs_markdown_noise(res, out, len, err);
+  case CLI_TEXT:
+    break;
+  }
+  return bs_text_noise(res, out, len, err);
+}
+
 int cli_cmd_noise(int argc, char **argv) {
   cli_args a;
   bs_log *log = NULL;
   bs_manifest *mf[CLI_MAX_VALUES];
   size_t nmf = 0;
   bs_noise_result *res = NULL;
-  char *text = NULL;
-  size_t text_len = 0;
   cli_html html;
-  cli_output outs[2];
-  size_t nouts = 0;
   bs_error err;
   bs_error_clear(&err);
-  int rc = cli_parse(argc, argv, opts, sizeof opts / sizeof opts[0], &a);
-  if (rc)
+  int rc = cli_start(argc, argv, opts, sizeof opts / sizeof opts[0], usage, &a);
+  if (rc || a.help)
     goto done;
-  if (a.help) {
-    fputs(usage, stdout);
-    goto done;
-  }
   if ((rc = cli_html_init(&html, "noise", cli_get(&a, "html"))))
     goto done;
   bs_noise_options o;
   if ((rc = parse_options(&a, &o)))
     goto done;
-  if ((rc = cli_load_manifests(&a, mf, &nmf)))
+  if ((rc = cli_load_native_manifests(&a, mf, &nmf)))
     goto done;
   const bs_manifest *env = nmf ? mf[0] : NULL;
-  for (size_t i = 0; i < nmf; i++) {
-    if (bs_manifest_require_native(mf[i], &err)) {
-      rc = cli_report_input(&err);
-      goto done;
-    }
-  }
   const char *ida = cli_get(&a, "a");
   const char *idb = cli_get(&a, "b");
   if (!ida)
@@ -165,28 +160,6 @@ int cli_cmd_noise(int argc, char **argv) {
     goto done;
   }
 
-  const char *json = cli_get(&a, "json");
-  const char *md = cli_get(&a, "markdown");
-  if (json) {
-    outs[nouts].path = json;
-    if (bs_json_noise(res, &outs[nouts].data, &outs[nouts].len, &err)) {
-      rc = cli_report(&err);
-      goto done;
-    }
-    nouts++;
-  }
-  if (md) {
-    outs[nouts].path = md;
-    if (bs_markdown_noise(res, &outs[nouts].data, &outs[nouts].len, &err)) {
-      rc = cli_report(&err);
-      goto done;
-    }
-    nouts++;
-  }
-  if (!nouts && bs_text_noise(res, &text, &text_len, &err)) {
-    rc = cli_report(&err);
-    goto done;
-  }
   /* --html: this validation (same pair, resamples, level, seed and block
    * bootstrap) as the report's only section, written before the files are
    * renamed into place, so a failed report leaves none of them. */
@@ -198,22 +171,12 @@ int cli_cmd_noise(int argc, char **argv) {
   html.opts.aa_b = idb;
   html.opts.noise = &o;
   html.opts.seed = o.seed;
-  rc = cli_outputs_commit_with(outs, nouts, cli_html_step, &html);
-  nouts = 0;
-  if (rc)
-    goto done;
-  if (text)
-    fwrite(text, 1, text_len, stdout);
+  rc = cli_render_outputs(&a, &html, render, res);
 done:
-  for (size_t i = 0; i < nouts; i++)
-    free(outs[i].data);
-  free(text);
   bs_noise_result_free(res);
   bs_log_free(log);
   cli_free_manifests(mf, nmf);
-  cli_args_free(&a);
-  if (fflush(stdout) != 0 && rc == CLI_OK)
-    rc = CLI_FAILURE;
+  rc = cli_finish(&a, rc);
   cli_reraise_signal();
   return rc;
 }

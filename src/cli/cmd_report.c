@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 static const char usage[] =
     "usage: benchsite report LOG... --manifest M [--manifest M2]... --out DIR\n"
@@ -40,29 +39,15 @@ static const cli_opt opts[] = {
     {"gnuplot", 1, 0},
 };
 
-/* Whether dir holds the regular file `file`. */
-static int is_dir_with(const char *dir, const char *file) {
-  char path[CLI_PATH_MAX];
-  struct stat st;
-  int n = snprintf(path, sizeof path, "%s/%s", dir, file);
-  if (n < 0 || (size_t)n >= sizeof path)
-    return 0;
-  return stat(path, &st) == 0 && S_ISREG(st.st_mode);
-}
-
 int cli_cmd_report(int argc, char **argv) {
   cli_args a;
   bs_log *log = NULL;
   bs_manifest *mf[CLI_MAX_VALUES];
   size_t nmf = 0;
   char tbuf[CLI_PATH_MAX], abuf[CLI_PATH_MAX];
-  int rc = cli_parse(argc, argv, opts, sizeof opts / sizeof opts[0], &a);
-  if (rc)
+  int rc = cli_start(argc, argv, opts, sizeof opts / sizeof opts[0], usage, &a);
+  if (rc || a.help)
     goto done;
-  if (a.help) {
-    fputs(usage, stdout);
-    goto done;
-  }
   bs_report_options o;
   bs_report_options_init(&o);
   const char *out = cli_get(&a, "out");
@@ -70,18 +55,13 @@ int cli_cmd_report(int argc, char **argv) {
     rc = cli_usage_error("report: --out DIR is required");
     goto done;
   }
-  const char *s;
-  if ((s = cli_get(&a, "seed"))) {
-    unsigned long long seed;
-    if ((rc = cli_parse_u64("seed", s, &seed)))
-      goto done;
-    o.seed = (uint64_t)seed;
-  }
+  if ((rc = cli_get_u64(&a, "seed", &o.seed)))
+    goto done;
   o.baseline = cli_get(&a, "baseline");
   o.candidate = cli_get(&a, "candidate");
   o.gnuplot = cli_get(&a, "gnuplot");
   o.templates_dir = cli_get(&a, "templates");
-  if (o.templates_dir && !is_dir_with(o.templates_dir, "index.html")) {
+  if (o.templates_dir && !cli_is_dir_with(o.templates_dir, "index.html")) {
     rc = cli_usage_error("report: --templates %s: no index.html there",
                          o.templates_dir);
     goto done;
@@ -109,9 +89,7 @@ int cli_cmd_report(int argc, char **argv) {
 done:
   bs_log_free(log);
   cli_free_manifests(mf, nmf);
-  cli_args_free(&a);
-  if (fflush(stdout) != 0 && rc == CLI_OK)
-    rc = CLI_FAILURE;
+  rc = cli_finish(&a, rc);
   cli_reraise_signal();
   return rc;
 }

@@ -3,11 +3,9 @@
 
 #include "benchsite/site.h"
 
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 static const char usage[] =
@@ -40,10 +38,6 @@ static const cli_opt opts[] = {
     {"seed", 1, 0},    {"gnuplot", 1, 0}, {"full", 0, 0},
 };
 
-static volatile sig_atomic_t got_signal;
-
-static void on_signal(int sig) { got_signal = sig; }
-
 typedef struct progress {
   int tty;
   int shown;
@@ -52,7 +46,7 @@ typedef struct progress {
 static int on_progress(void *ctx, const char *stage, size_t done,
                        size_t total) {
   progress *p = ctx;
-  if (got_signal)
+  if (cli_interrupted())
     return 1;
   if (!p->tty)
     return 0;
@@ -67,46 +61,18 @@ static int on_progress(void *ctx, const char *stage, size_t done,
   return 0;
 }
 
-static int has_file(const char *dir, const char *file) {
-  char path[4096];
-  struct stat st;
-  snprintf(path, sizeof path, "%s/%s", dir, file);
-  return stat(path, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-/* The source tree's copy first (it matches this build), then the
- * installed one. */
-static const char *find_data_dir(const char *sub, const char *probe, char *buf,
-                                 size_t n) {
-#ifdef BENCHSITE_SOURCE_DIR
-  snprintf(buf, n, "%s/%s", BENCHSITE_SOURCE_DIR, sub);
-  if (has_file(buf, probe))
-    return buf;
-#endif
-#ifdef BENCHSITE_DATADIR
-  snprintf(buf, n, "%s/%s", BENCHSITE_DATADIR, sub);
-  if (has_file(buf, probe))
-    return buf;
-#endif
-  return NULL;
-}
-
 int cli_cmd_site(int argc, char **argv) {
   cli_args a;
   bs_error err;
   bs_error_clear(&err);
-  char tbuf[4096], abuf[4096];
+  char tbuf[CLI_PATH_MAX], abuf[CLI_PATH_MAX];
   progress prog;
   memset(&prog, 0, sizeof prog);
-  struct sigaction sa, old_int, old_term, old_hup;
+  cli_signals old;
   int handlers = 0;
-  int rc = cli_parse(argc, argv, opts, sizeof opts / sizeof opts[0], &a);
-  if (rc)
+  int rc = cli_start(argc, argv, opts, sizeof opts / sizeof opts[0], usage, &a);
+  if (rc || a.help)
     goto done;
-  if (a.help) {
-    fputs(usage, stdout);
-    goto done;
-  }
   if (a.npos) {
     rc = cli_usage_error("site: unexpected argument \"%s\"", a.positional[0]);
     goto done;
@@ -119,31 +85,27 @@ int cli_cmd_site(int argc, char **argv) {
   }
   bs_site_options o;
   bs_site_options_init(&o);
-  const char *s;
-  if ((s = cli_get(&a, "seed"))) {
-    unsigned long long seed;
-    if ((rc = cli_parse_u64("seed", s, &seed)))
-      goto done;
-    o.seed = (uint64_t)seed;
-  }
+  if ((rc = cli_get_u64(&a, "seed", &o.seed)))
+    goto done;
   o.gnuplot = cli_get(&a, "gnuplot");
   o.full = cli_flag(&a, "full");
   o.templates_dir = cli_get(&a, "templates");
-  if (o.templates_dir && !has_file(o.templates_dir, "site_index.html")) {
+  if (o.templates_dir && !cli_is_dir_with(o.templates_dir, "site_index.html")) {
     rc = cli_usage_error("site: --templates %s: no site_index.html there",
                          o.templates_dir);
     goto done;
   }
   if (!o.templates_dir &&
-      !(o.templates_dir =
-            find_data_dir("templates", "site_index.html", tbuf, sizeof tbuf))) {
+      !(o.templates_dir = cli_find_data_dir("templates", "site_index.html",
+                                            tbuf, sizeof tbuf))) {
     fputs("benchsite: site: cannot find the page templates; give "
           "--templates DIR\n",
           stderr);
     rc = CLI_FAILURE;
     goto done;
   }
-  if (!(o.assets_dir = find_data_dir("site", "style.css", abuf, sizeof abuf))) {
+  if (!(o.assets_dir =
+            cli_find_data_dir("site", "style.css", abuf, sizeof abuf))) {
     fputs("benchsite: site: cannot find the site assets (style.css)\n", stderr);
     rc = CLI_FAILURE;
     goto done;
@@ -151,12 +113,7 @@ int cli_cmd_site(int argc, char **argv) {
 
   /* An interrupt cancels the build through the progress hook, so the
    * temporary directory is removed and the previous site stays. */
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_signal;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, &old_int);
-  sigaction(SIGTERM, &sa, &old_term);
-  sigaction(SIGHUP, &sa, &old_hup);
+  cli_signals_catch(&old);
   handlers = 1;
   prog.tty = isatty(2);
   o.progress = on_progress;
@@ -167,7 +124,7 @@ int cli_cmd_site(int argc, char **argv) {
     fputs("\r\033[K", stderr);
     fflush(stderr);
   }
-  if (got_signal) {
+  if (cli_interrupted()) {
     fputs("benchsite: site: interrupted; the previous site is unchanged\n",
           stderr);
     rc = CLI_FAILURE;
@@ -190,13 +147,8 @@ int cli_cmd_site(int argc, char **argv) {
          sum.open_regressions, sum.open_regressions == 1 ? "" : "s",
          sum.drifting, sum.drifting == 1 ? "" : "s");
 done:
-  if (handlers) {
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
-    sigaction(SIGHUP, &old_hup, NULL);
-  }
-  cli_args_free(&a);
-  if (fflush(stdout) != 0 && rc == CLI_OK)
-    rc = CLI_FAILURE;
+  if (handlers)
+    cli_signals_restore(&old);
+  rc = cli_finish(&a, rc);
   return rc;
 }

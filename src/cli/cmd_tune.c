@@ -30,26 +30,31 @@ static const char usage[] =
 static const cli_opt opts[] = {
     {"json", 1, 0}, {"markdown", 1, 0}, {"html", 1, 0}, {"manifest", 1, 1}};
 
+static bs_status render(const void *res, cli_format f, char **out, size_t *len,
+                        bs_error *err) {
+  switch (f) {
+  case CLI_JSON:
+    return bs_json_tune(res, out, len, err);
+  case CLI_MARKDOWN:
+    return bs_markdown_tune(res, out, len, err);
+  case CLI_TEXT:
+    break;
+  }
+  return bs_text_tune(res, out, len, err);
+}
+
 int cli_cmd_tune(int argc, char **argv) {
   cli_args a;
   bs_log *log = NULL;
   bs_tune_result *res = NULL;
   bs_manifest *mf[CLI_MAX_VALUES];
   size_t nmf = 0;
-  char *text = NULL;
-  size_t text_len = 0;
   cli_html html;
-  cli_output outs[2];
-  size_t nouts = 0;
   bs_error err;
   bs_error_clear(&err);
-  int rc = cli_parse(argc, argv, opts, sizeof opts / sizeof opts[0], &a);
-  if (rc)
+  int rc = cli_start(argc, argv, opts, sizeof opts / sizeof opts[0], usage, &a);
+  if (rc || a.help)
     goto done;
-  if (a.help) {
-    fputs(usage, stdout);
-    goto done;
-  }
   if ((rc = cli_html_init(&html, "tune", cli_get(&a, "html"))))
     goto done;
   /* The manifests only describe the environment in the HTML report. */
@@ -61,28 +66,6 @@ int cli_cmd_tune(int argc, char **argv) {
     rc = cli_report(&err);
     goto done;
   }
-  const char *json = cli_get(&a, "json");
-  const char *md = cli_get(&a, "markdown");
-  if (json) {
-    outs[nouts].path = json;
-    if (bs_json_tune(res, &outs[nouts].data, &outs[nouts].len, &err)) {
-      rc = cli_report(&err);
-      goto done;
-    }
-    nouts++;
-  }
-  if (md) {
-    outs[nouts].path = md;
-    if (bs_markdown_tune(res, &outs[nouts].data, &outs[nouts].len, &err)) {
-      rc = cli_report(&err);
-      goto done;
-    }
-    nouts++;
-  }
-  if (!nouts && bs_text_tune(res, &text, &text_len, &err)) {
-    rc = cli_report(&err);
-    goto done;
-  }
   /* --html: the tuning page as the report's only section, written before
    * the files are renamed into place, so a failed report leaves none of
    * them. */
@@ -90,22 +73,12 @@ int cli_cmd_tune(int argc, char **argv) {
   html.mf = mf;
   html.nmf = nmf;
   html.opts.sections = BS_REPORT_TUNE;
-  rc = cli_outputs_commit_with(outs, nouts, cli_html_step, &html);
-  nouts = 0;
-  if (rc)
-    goto done;
-  if (text)
-    fwrite(text, 1, text_len, stdout);
+  rc = cli_render_outputs(&a, &html, render, res);
 done:
-  for (size_t i = 0; i < nouts; i++)
-    free(outs[i].data);
-  free(text);
   bs_tune_result_free(res);
   bs_log_free(log);
   cli_free_manifests(mf, nmf);
-  cli_args_free(&a);
-  if (fflush(stdout) != 0 && rc == CLI_OK)
-    rc = CLI_FAILURE;
+  rc = cli_finish(&a, rc);
   cli_reraise_signal();
   return rc;
 }

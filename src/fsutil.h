@@ -1,0 +1,66 @@
+/* File-system helpers of the writers of reports, sites, charts and the
+ * run archive (report.c, site.c, plot.c, archive.c). Private. */
+#ifndef BENCHSITE_FSUTIL_H
+#define BENCHSITE_FSUTIL_H
+
+#include "benchsite/error.h"
+
+#include <dirent.h>
+#include <stddef.h>
+
+/* "a/b", malloc'd; NULL when out of memory. */
+char *bs__path_join(const char *a, const char *b);
+/* Whether path is a regular file (a symbolic link is not). */
+int bs__is_regular(const char *path);
+/* Whether name is "." or "..". */
+int bs__is_dot(const char *name);
+
+/* The type of a directory entry read from the directory open as dirfd:
+ * from readdir's d_type where the system has it (no stat per file: a
+ * site holds tens of thousands), else from fstatat. Symbolic links are
+ * BS__ENT_OTHER. */
+enum { BS__ENT_OTHER, BS__ENT_FILE, BS__ENT_DIR };
+int bs__entry_type(int dirfd, const struct dirent *e);
+
+/* Removes a tree; symbolic links in it are removed, never followed. Best
+ * effort: what cannot be removed stays. */
+void bs__remove_tree(const char *path);
+
+/* Writes all of p to fd, retrying after EINTR. Returns 0, or -1 with
+ * errno set. */
+int bs__write_all(int fd, const char *p, size_t len);
+/* Creates the file `path`, which must not exist (with `replace`, an
+ * existing one is truncated instead; a symbolic link is never followed),
+ * and writes data into it. Returns BS_OK, or BS_EIO with "cannot create
+ * file: reason" or "cannot write file: reason" for path in err. */
+bs_status bs__write_file(const char *path, const char *data, size_t len,
+                         int replace, bs_error *err);
+/* Copies the file `from` (read with bs_read_file) to the new file `to`
+ * (written with bs__write_file). Returns BS_OK or the error of either in
+ * err. */
+bs_status bs__copy_file(const char *from, const char *to, bs_error *err);
+
+/* The names in directory `dir` that keep(name) accepts, sorted in byte
+ * order: *names is malloc'd, as is every name (free with
+ * bs__strlist_free(*names, *n)). Returns BS_OK, or BS_EIO ("cannot read
+ * directory: reason" for dir) or BS_ENOMEM in err, with *names NULL. */
+bs_status bs__list_dir(const char *dir, int (*keep)(const char *name),
+                       char ***names, size_t *n, bs_error *err);
+
+/* ---- Output directories replaced as a whole (report, site) ------------- */
+
+/* Splits the output directory `out` into its parent and last component,
+ * trailing slashes removed (both malloc'd). Refuses "", "." and ".." as
+ * the last component (BS_EUSAGE: "WHAT must name a directory to create or
+ * replace" for out); BS_ENOMEM in err when out of memory. */
+bs_status bs__split_out(const char *out, const char *what, char **parent,
+                        char **base, bs_error *err);
+/* Whether the output directory `out` may be replaced: *exists is 0 when
+ * it is absent, else 1 for an empty directory or an earlier output, one
+ * that holds the regular file `marker`. Anything else is refused with
+ * BS_EUSAGE in err ("... not a benchsite KIND (no MARKER file)"), a
+ * symbolic link included; BS_EIO when out cannot be inspected. */
+bs_status bs__check_out(const char *out, const char *marker, const char *kind,
+                        int *exists, bs_error *err);
+
+#endif

@@ -1,0 +1,63 @@
+#include "pairs.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int bs__keyed_cmp(const void *a, const void *b) {
+  const bs__keyed *x = a, *y = b;
+  if (x->run != y->run)
+    return x->run < y->run ? -1 : 1;
+  return (x->block > y->block) - (x->block < y->block);
+}
+
+bs_status bs__pairs_gather(bs__pairs *p, const bs_log *log, const bs_case *lc,
+                           const char *x, const char *y, bs_error *err) {
+  const bs_row *rows = bs_log_rows(log);
+  p->nx = p->ny = 0;
+  free(p->x);
+  free(p->y);
+  /* Either impl may own every row of the case. */
+  p->x = malloc((lc->nrows ? lc->nrows : 1) * sizeof *p->x);
+  p->y = malloc((lc->nrows ? lc->nrows : 1) * sizeof *p->y);
+  if (!p->x || !p->y)
+    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+  for (size_t k = 0; k < lc->nrows; k++) {
+    const bs_row *row = &rows[lc->rows[k]];
+    if (row->phase != BS_PHASE_CONFIRM)
+      continue;
+    bs__keyed key = {row->run, row->block, row};
+    if (!strcmp(row->impl, x))
+      p->x[p->nx++] = key;
+    else if (!strcmp(row->impl, y))
+      p->y[p->ny++] = key;
+  }
+  return BS_OK;
+}
+
+void bs__pairs_release(bs__pairs *p) {
+  free(p->x);
+  free(p->y);
+  p->x = p->y = NULL;
+  p->nx = p->ny = 0;
+}
+
+void bs__keyed_describe(char *msg, size_t cap, size_t *used, const bs__keyed *k,
+                        int with_run, size_t *listed) {
+  if (*listed >= 8) {
+    (*listed)++;
+    return;
+  }
+  int n =
+      with_run
+          ? snprintf(msg + *used, cap - *used,
+                     "%s%s run %llu block %lld (%s:%ld)", *listed ? ", " : "",
+                     k->row->impl, (unsigned long long)k->run,
+                     (long long)k->block, k->row->file, k->row->line)
+          : snprintf(msg + *used, cap - *used, "%s%s block %lld (%s:%ld)",
+                     *listed ? ", " : "", k->row->impl, (long long)k->block,
+                     k->row->file, k->row->line);
+  if (n > 0 && (size_t)n < cap - *used)
+    *used += (size_t)n;
+  (*listed)++;
+}
