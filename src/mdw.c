@@ -1,0 +1,34 @@
+#include "mdw.h"
+
+#include <string.h>
+
+bs_status bs__md_text(bs__buf *b, const char *s) {
+  bs_status st = BS_OK;
+  for (const unsigned char *p = (const unsigned char *)s; !st && *p; p++) {
+    if (*p == '<')
+      st = bs__buf_puts(b, "&lt;");
+    else if (*p == '>')
+      st = bs__buf_puts(b, "&gt;");
+    else if (*p == '&')
+      st = bs__buf_puts(b, "&amp;");
+    else if (*p < 0x20 || *p == 0x7f)
+      st = bs__buf_putc(b, ' ');
+    else if (strchr("\\`*_{}[]()#+-.!|@~=:\"'$%^;,/?", *p))
+      st = bs__buf_printf(b, "\\%c", *p);
+    else
+      st = bs__buf_putc(b, (char)*p);
+  }
+  return st;
+}
+
+bs_status bs__md_case(bs__buf *b, const char *benchmark, const char *dataset) {
+  bs_status st = bs__md_text(b, benchmark);
+  if (!st && dataset[0]) {
+    st = bs__buf_puts(b, " \\[");
+    if (!st)
+      st = bs__md_text(b, dataset);
+    if (!st)
+      st = bs__buf_puts(b, "\\]");
+  }
+  return st;
+}
