@@ -56,6 +56,13 @@ static bs_tval *page(const bs__report *r, bs_tdata *d, const char *title,
   bs_tval_set_str(root, "title", title);
   bs_tval_set_str(root, "generator", "benchsite " BENCHSITE_VERSION);
   bs_tval *nav = bs_tval_set_list(root, "nav");
+  if (r->o->home_href) {
+    bs_tval *home = bs_tval_push_obj(nav);
+    bs_tval_set_str(home, "href", r->o->home_href);
+    bs_tval_set_str(home, "label",
+                    r->o->home_label ? r->o->home_label : "All runs");
+    bs_tval_set_bool(home, "current", 0);
+  }
   static const char *const hrefs[] = {"index.html", "tuning.html", "aa.html"};
   static const char *const labels[] = {"Overview", "Tuning", "A/A noise"};
   int present[] = {1, r->tune != NULL, r->aa != NULL};

@@ -694,6 +694,7 @@ static bs_status analyse_fresh(site *s, srun *r, bs_error *err) {
   ro.assets_dir = s->o->assets_dir;
   ro.seed = s->o->seed;
   ro.gnuplot = s->o->gnuplot;
+  ro.home_href = "../../index.html"; /* runs/ID/ -> the site index */
   bs_error rerr;
   bs_error_clear(&rerr);
   const bs_manifest *mfs[1] = {r->mf};

@@ -78,6 +78,11 @@ typedef struct bs_report_options {
   int (*noise_lookup)(void *ctx, const char *benchmark, const char *dataset,
                       double *floor_pct);
   void *noise_ctx;
+  /* A link placed first in every page's navigation, e.g. back to the
+   * site index ("../../index.html"), labelled `home_label` ("All runs"
+   * when NULL); NULL: none. Not user text: callers pass fixed paths. */
+  const char *home_href;
+  const char *home_label;
 } bs_report_options;
 
 /* Zeroes `o` (seed 0, sections 0, every pointer NULL). */
