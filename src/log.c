@@ -1,12 +1,9 @@
 #include "benchsite/log.h"
 
 #include "arena.h"
-#include "benchsite/output.h"
-#include "buf.h"
+#include "csvin.h"
 #include "num.h"
 
-#include <csv.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,16 +27,12 @@ static const char *const known_names[NKNOWN] = {
     "benchmark", "dataset", "scale",      "impl",       "run",
     "block",     "phase",   "iterations", "per_call_us"};
 
-#define DEFAULT_MAX_FIELD ((size_t)4096)
-#define DEFAULT_MAX_COLUMNS ((size_t)256)
-#define DEFAULT_MAX_ROWS ((size_t)50000000)
-/* Bytes handed to csv_parse at most at once, so an overlong field is noticed
- * while libcsv is still buffering it. */
-#define CHUNK_MAX ((size_t)65536)
-/* How much of a value an error message quotes. */
-#define QUOTE_MAX ((size_t)40)
-#define QBUF 256
+#define QBUF BS__QUOTE_BUF
+/* Names remembered per column (impl ids alternate block by block). */
+#define NRECENT 4
 #define EMPTY SIZE_MAX
+/* Row ids + 1 are stored in 32 bits in the duplicate index. */
+#define ROWS_HARD_MAX ((size_t)UINT32_MAX - 1)
 
 typedef struct intern_slot {
   const char *s; /* NULL when free */
@@ -47,20 +40,32 @@ typedef struct intern_slot {
   uint64_t hash;
 } intern_slot;
 
+/* 8 bytes a slot: the row id and 32 more bits of its hash, so most probes
+ * never touch the rows. */
+typedef struct dup_slot {
+  uint32_t row1; /* the row id + 1; 0 when free (calloc'd tables) */
+  uint32_t tag;
+} dup_slot;
+
 typedef struct case_ent {
   const char *benchmark; /* interned, so cases compare by pointer */
   const char *dataset;
   size_t first_row; /* its scale is the one every later row must repeat */
+  size_t nrows;
+  /* This case's confirm rows keyed by (run, block, impl): one small table
+   * per case stays in cache while the case's rows stream past, where one
+   * table for the whole log would cost a cache miss a row. */
+  dup_slot *dup;
+  size_t dup_cap, dup_n;
 } case_ent;
-
-typedef struct dup_slot {
-  uint64_t hash;
-  size_t row; /* EMPTY when free */
-} dup_slot;
 
 struct bs_log {
   bs__arena arena;
   bs_log_limits limits;
+  /* Keys every hash: from addresses (ASLR), so a log crafted to collide
+   * in one run's tables does not collide in another's. It changes no
+   * output: nothing is ever listed in hash order. */
+  uint64_t seed;
 
   bs_row *rows;
   size_t *row_case; /* case id of each row, parallel to rows */
@@ -77,15 +82,13 @@ struct bs_log {
   size_t *cslot;
   size_t cslot_cap;
 
-  /* Confirm rows keyed by (case, run, block, impl); the stored hash keeps
-   * probes and growth away from the rows themselves. */
-  dup_slot *dslot;
-  size_t dslot_cap, dslot_n;
+  size_t dup_bytes; /* the cases' duplicate tables */
 
   /* The public case index, rebuilt after every successful read. */
   bs_case *index;
   size_t nindex;
   size_t *index_rows;
+  size_t nindex_rows;
 
   bs_log_column *unknown;
   size_t nunknown, unknown_cap;
@@ -103,24 +106,106 @@ static uint64_t mix64(uint64_t x) {
   return x;
 }
 
-static uint64_t hash_bytes(const char *s, size_t n) {
-  /* FNV-1a; names are short, so a byte loop is fast enough. */
-  uint64_t h = 0xCBF29CE484222325u;
+static uint64_t hash_bytes(uint64_t seed, const char *s, size_t n) {
+  /* FNV-1a from a keyed basis, then mixed: names are short, so a byte loop
+   * is fast enough. */
+  uint64_t h = 0xCBF29CE484222325u ^ seed;
   for (size_t i = 0; i < n; i++) {
     h ^= (unsigned char)s[i];
     h *= 0x100000001B3u;
   }
-  return h;
+  return mix64(h ^ seed);
 }
 
-static const char *intern(bs_log *log, const char *s, size_t n) {
+/* ---- memory accounting (bs_log_limits.max_memory_bytes) ---- */
+
+static size_t footprint(const bs_log *log) {
+  return log->rows_cap * (sizeof(bs_row) + sizeof(size_t)) + log->arena.total +
+         log->istr_cap * sizeof(intern_slot) +
+         log->cases_cap * sizeof(case_ent) + log->cslot_cap * sizeof(size_t) +
+         log->dup_bytes + log->nindex * sizeof(bs_case) +
+         log->nindex_rows * sizeof(size_t) +
+         log->unknown_cap * sizeof(bs_log_column);
+}
+
+/* Whether `extra` more bytes fit the memory limit. */
+static int fits(const bs_log *log, size_t extra) {
+  size_t now = footprint(log), max = log->limits.max_memory_bytes;
+  return now <= max && extra <= max - now;
+}
+
+/* ---- the reader's state ---- */
+
+typedef struct span {
+  size_t ofs, len;
+} span;
+
+typedef struct reader {
+  bs__csvin in; /* the feed; in.status is the reader's status */
+  bs_log *log;
+  const char *file; /* arena copy of the name, for rows */
+  int have_header;
+  size_t nfields; /* fields of the current record so far */
+  size_t ncols;
+  const char **colname; /* header names, ncols of them */
+  int *colkind;         /* known column id of each header field, or -1 */
+  long colof[NKNOWN];   /* header position of each known column, -1 */
+  char *rec;            /* copies of fields, each NUL-ended */
+  size_t rec_len, rec_cap;
+  span *hdr; /* the header record: every field, in rec */
+  size_t hdr_cap;
+  /* The current data record, parsed as its fields arrive (libcsv reuses
+   * its buffer). A value is copied to rec only when a message may quote
+   * it: when it is bad, and the scale (for a conflict). */
+  size_t vlen[NKNOWN];
+  size_t vraw[NKNOWN]; /* offset of the copy in rec, or EMPTY */
+  const char *vstr[NKNOWN];
+  double vnum[NKNOWN];
+  uint64_t vint[NKNOWN];
+  bs__num vst[NKNOWN];
+  bs_phase phase;
+  int phase_ok;
+  size_t max_field, max_cols, max_rows, max_case_rows;
+  /* Logs repeat names row after row: the last few interned names of each
+   * column and the previous row's case are tried before hashing. */
+  const char *last[NKNOWN][NRECENT];
+  size_t last_len[NKNOWN][NRECENT];
+  unsigned last_next[NKNOWN];
+  const char *last_b, *last_d;
+  size_t last_case;
+} reader;
+
+#define FAIL(r, st, line, col, ...)                                            \
+  bs__csvin_fail(&(r)->in, (st), (line), (col), __VA_ARGS__)
+
+static void fail_nomem(reader *r) {
+  FAIL(r, BS_ENOMEM, r->in.rec_line, 0, "out of memory");
+}
+
+static void fail_memory_limit(reader *r, long line) {
+  FAIL(r, BS_ELIMIT, line, 0, "the log needs more than %zu bytes of memory",
+       r->log->limits.max_memory_bytes);
+}
+
+/* ---- interning, cases, duplicates ---- */
+
+/* Returns the interned copy of s[0..n-1], or NULL with the reader failed
+ * (out of memory or over the memory limit). */
+static const char *intern(reader *r, const char *s, size_t n) {
+  bs_log *log = r->log;
   if (n == 0)
     return "";
   if ((log->istr_n + 1) * 2 > log->istr_cap) {
     size_t cap = log->istr_cap ? log->istr_cap * 2 : 256;
-    intern_slot *t = calloc(cap, sizeof *t);
-    if (!t)
+    if (!fits(log, cap * sizeof(intern_slot))) {
+      fail_memory_limit(r, r->in.rec_line);
       return NULL;
+    }
+    intern_slot *t = calloc(cap, sizeof *t);
+    if (!t) {
+      fail_nomem(r);
+      return NULL;
+    }
     for (size_t i = 0; i < log->istr_cap; i++) {
       intern_slot *e = &log->istr[i];
       if (!e->s)
@@ -134,7 +219,7 @@ static const char *intern(bs_log *log, const char *s, size_t n) {
     log->istr = t;
     log->istr_cap = cap;
   }
-  uint64_t h = hash_bytes(s, n);
+  uint64_t h = hash_bytes(log->seed, s, n);
   size_t mask = log->istr_cap - 1;
   size_t j = (size_t)h & mask;
   for (; log->istr[j].s; j = (j + 1) & mask) {
@@ -142,9 +227,15 @@ static const char *intern(bs_log *log, const char *s, size_t n) {
     if (e->hash == h && e->len == n && memcmp(e->s, s, n) == 0)
       return e->s;
   }
-  char *copy = bs__arena_strndup(&log->arena, s, n);
-  if (!copy)
+  if (!fits(log, n + 1 + sizeof(max_align_t))) {
+    fail_memory_limit(r, r->in.rec_line);
     return NULL;
+  }
+  char *copy = bs__arena_strndup(&log->arena, s, n);
+  if (!copy) {
+    fail_nomem(r);
+    return NULL;
+  }
   log->istr[j].s = copy;
   log->istr[j].len = n;
   log->istr[j].hash = h;
@@ -152,15 +243,16 @@ static const char *intern(bs_log *log, const char *s, size_t n) {
   return copy;
 }
 
-static uint64_t case_hash(const char *b, const char *d) {
-  return mix64((uint64_t)(uintptr_t)b * 0x9E3779B97F4A7C15u ^
-               (uint64_t)(uintptr_t)d);
+static uint64_t case_hash(const bs_log *log, const char *b, const char *d) {
+  return mix64(
+      ((uint64_t)(uintptr_t)b * 0x9E3779B97F4A7C15u ^ (uint64_t)(uintptr_t)d) +
+      log->seed);
 }
 
 static void case_slot_insert(bs_log *log, size_t id) {
   const case_ent *c = &log->cases[id];
   size_t mask = log->cslot_cap - 1;
-  size_t j = (size_t)case_hash(c->benchmark, c->dataset) & mask;
+  size_t j = (size_t)case_hash(log, c->benchmark, c->dataset) & mask;
   while (log->cslot[j] != EMPTY)
     j = (j + 1) & mask;
   log->cslot[j] = id;
@@ -174,13 +266,15 @@ static void case_rehash(bs_log *log) {
 }
 
 /* Returns the case id of (b, d), adding the case with `row` as its first
- * row when new (*added = 1). EMPTY when out of memory. */
-static size_t case_get(bs_log *log, const char *b, const char *d, size_t row,
+ * row when new (*added = 1). EMPTY with the reader failed when out of
+ * memory or over the memory limit. */
+static size_t case_get(reader *r, const char *b, const char *d, size_t row,
                        int *added) {
+  bs_log *log = r->log;
   *added = 0;
   if (log->cslot_cap) {
     size_t mask = log->cslot_cap - 1;
-    for (size_t j = (size_t)case_hash(b, d) & mask; log->cslot[j] != EMPTY;
+    for (size_t j = (size_t)case_hash(log, b, d) & mask; log->cslot[j] != EMPTY;
          j = (j + 1) & mask) {
       const case_ent *c = &log->cases[log->cslot[j]];
       if (c->benchmark == b && c->dataset == d)
@@ -189,17 +283,29 @@ static size_t case_get(bs_log *log, const char *b, const char *d, size_t row,
   }
   if (log->ncases == log->cases_cap) {
     size_t cap = log->cases_cap ? log->cases_cap * 2 : 64;
-    case_ent *t = realloc(log->cases, cap * sizeof *t);
-    if (!t)
+    if (!fits(log, (cap - log->cases_cap) * sizeof(case_ent))) {
+      fail_memory_limit(r, r->in.rec_line);
       return EMPTY;
+    }
+    case_ent *t = realloc(log->cases, cap * sizeof *t);
+    if (!t) {
+      fail_nomem(r);
+      return EMPTY;
+    }
     log->cases = t;
     log->cases_cap = cap;
   }
   if ((log->ncases + 1) * 2 > log->cslot_cap) {
     size_t cap = log->cslot_cap ? log->cslot_cap * 2 : 128;
-    size_t *t = malloc(cap * sizeof *t);
-    if (!t)
+    if (!fits(log, cap * sizeof(size_t))) {
+      fail_memory_limit(r, r->in.rec_line);
       return EMPTY;
+    }
+    size_t *t = malloc(cap * sizeof *t);
+    if (!t) {
+      fail_nomem(r);
+      return EMPTY;
+    }
     free(log->cslot);
     log->cslot = t;
     log->cslot_cap = cap;
@@ -209,133 +315,108 @@ static size_t case_get(bs_log *log, const char *b, const char *d, size_t row,
   log->cases[id].benchmark = b;
   log->cases[id].dataset = d;
   log->cases[id].first_row = row;
+  log->cases[id].nrows = 0;
+  log->cases[id].dup = NULL;
+  log->cases[id].dup_cap = 0;
+  log->cases[id].dup_n = 0;
   case_slot_insert(log, id);
   *added = 1;
   return id;
 }
 
-static uint64_t dup_hash(size_t case_id, const bs_row *r) {
-  uint64_t h = mix64((uint64_t)case_id);
-  h = mix64(h ^ r->run);
-  h = mix64(h ^ (uint64_t)r->block);
-  return mix64(h ^ (uint64_t)(uintptr_t)r->impl);
+static uint64_t dup_hash(const bs_log *log, const bs_row *r) {
+  /* Two rounds: the second adds block and impl to a value the keyed first
+   * round made unpredictable, so chosen runs and blocks cannot be lined
+   * up to collide. */
+  uint64_t h = mix64(log->seed ^ (r->run * 0x9E3779B97F4A7C15u));
+  return mix64(h ^ (uint64_t)r->block ^
+               ((uint64_t)(uintptr_t)r->impl * 0xD6E8FEB86659FD93u));
 }
 
 static void dup_put(dup_slot *t, size_t cap, uint64_t h, size_t row) {
   size_t mask = cap - 1;
   size_t j = (size_t)h & mask;
-  while (t[j].row != EMPTY)
+  while (t[j].row1)
     j = (j + 1) & mask;
-  t[j].hash = h;
-  t[j].row = row;
+  t[j].row1 = (uint32_t)(row + 1);
+  t[j].tag = (uint32_t)(h >> 32);
 }
 
-/* Refills the table from rows [0, nrows): used to forget a failed read. */
-static void dup_rehash(bs_log *log, size_t nrows) {
-  for (size_t i = 0; i < log->dslot_cap; i++)
-    log->dslot[i].row = EMPTY;
-  log->dslot_n = 0;
+/* Refills the cases' tables from rows [0, nrows) after the cases past
+ * ncases were dropped: used to forget a failed read. Tables only lose
+ * entries here, so this needs no allocation. */
+static void dup_rebuild(bs_log *log, size_t nrows) {
+  for (size_t i = 0; i < log->ncases; i++) {
+    case_ent *c = &log->cases[i];
+    if (c->dup_cap)
+      memset(c->dup, 0, c->dup_cap * sizeof *c->dup);
+    c->dup_n = 0;
+    c->nrows = 0;
+  }
   for (size_t i = 0; i < nrows; i++) {
+    case_ent *c = &log->cases[log->row_case[i]];
+    c->nrows++;
     if (log->rows[i].phase != BS_PHASE_CONFIRM)
       continue;
-    dup_put(log->dslot, log->dslot_cap,
-            dup_hash(log->row_case[i], &log->rows[i]), i);
-    log->dslot_n++;
+    dup_put(c->dup, c->dup_cap, dup_hash(log, &log->rows[i]), i);
+    c->dup_n++;
   }
 }
 
-/* Looks up the confirm row `row` (already stored at log->rows[row]); returns
- * the id of an earlier row with the same key, or EMPTY after inserting it.
- * *nomem is set when the table could not grow. */
-static size_t dup_check(bs_log *log, size_t row, int *nomem) {
-  *nomem = 0;
-  if ((log->dslot_n + 1) * 2 > log->dslot_cap) {
-    size_t cap = log->dslot_cap ? log->dslot_cap * 2 : 1024;
-    dup_slot *t = malloc(cap * sizeof *t);
-    if (!t) {
-      *nomem = 1;
+/* Looks up the confirm row `row` (already stored at log->rows[row]) in its
+ * case's table; returns the id of an earlier row with the same key, or
+ * EMPTY after inserting it. *failed is set (and the reader failed) when
+ * the table could not grow. */
+static size_t dup_check(reader *r, size_t row, int *failed) {
+  bs_log *log = r->log;
+  case_ent *c = &log->cases[log->row_case[row]];
+  *failed = 0;
+  if ((c->dup_n + 1) * 2 > c->dup_cap) {
+    size_t cap = c->dup_cap ? c->dup_cap * 2 : 16;
+    if (!fits(log, cap * sizeof(dup_slot))) {
+      fail_memory_limit(r, r->in.rec_line);
+      *failed = 1;
       return EMPTY;
     }
-    for (size_t i = 0; i < cap; i++)
-      t[i].row = EMPTY;
-    for (size_t i = 0; i < log->dslot_cap; i++) {
-      if (log->dslot[i].row != EMPTY)
-        dup_put(t, cap, log->dslot[i].hash, log->dslot[i].row);
+    dup_slot *t = calloc(cap, sizeof *t);
+    if (!t) {
+      fail_nomem(r);
+      *failed = 1;
+      return EMPTY;
     }
-    free(log->dslot);
-    log->dslot = t;
-    log->dslot_cap = cap;
+    /* Rehash from the rows (recent, so cached): a slot keeps only half of
+     * its hash. */
+    for (size_t i = 0; i < c->dup_cap; i++) {
+      if (c->dup[i].row1) {
+        size_t o = c->dup[i].row1 - 1;
+        dup_put(t, cap, dup_hash(log, &log->rows[o]), o);
+      }
+    }
+    free(c->dup);
+    log->dup_bytes += (cap - c->dup_cap) * sizeof(dup_slot);
+    c->dup = t;
+    c->dup_cap = cap;
   }
-  const bs_row *r = &log->rows[row];
-  size_t cid = log->row_case[row];
-  uint64_t h = dup_hash(cid, r);
-  size_t mask = log->dslot_cap - 1;
+  const bs_row *q = &log->rows[row];
+  uint64_t h = dup_hash(log, q);
+  uint32_t tag = (uint32_t)(h >> 32);
+  size_t mask = c->dup_cap - 1;
   size_t j = (size_t)h & mask;
-  for (; log->dslot[j].row != EMPTY; j = (j + 1) & mask) {
-    if (log->dslot[j].hash != h)
+  for (; c->dup[j].row1; j = (j + 1) & mask) {
+    if (c->dup[j].tag != tag)
       continue;
-    size_t o = log->dslot[j].row;
-    const bs_row *q = &log->rows[o];
-    if (log->row_case[o] == cid && q->run == r->run && q->block == r->block &&
-        q->impl == r->impl)
+    size_t o = c->dup[j].row1 - 1;
+    const bs_row *p = &log->rows[o];
+    if (p->run == q->run && p->block == q->block && p->impl == q->impl)
       return o;
   }
-  log->dslot[j].hash = h;
-  log->dslot[j].row = row;
-  log->dslot_n++;
+  c->dup[j].row1 = (uint32_t)(row + 1);
+  c->dup[j].tag = tag;
+  c->dup_n++;
   return EMPTY;
 }
 
 /* ---- messages ---- */
-
-/* Writes the `n` bytes of `s` for a message: printable text as is, quotes,
- * backslashes and control characters (C0, DEL, C1) escaped, at most
- * QUOTE_MAX input bytes (cut at a character boundary) followed by "...".
- * `s` is valid UTF-8 (fields are checked before they are quoted). */
-static const char *escape(char *out, const char *s, size_t n, int quoted) {
-  size_t o = 0;
-  size_t lim = n;
-  if (lim > QUOTE_MAX) {
-    lim = QUOTE_MAX;
-    while (lim > 0 && ((unsigned char)s[lim] & 0xC0) == 0x80)
-      lim--;
-  }
-  if (quoted)
-    out[o++] = '"';
-  for (size_t i = 0; i < lim; i++) {
-    unsigned char c = (unsigned char)s[i];
-    if (c == '"' || c == '\\') {
-      out[o++] = '\\';
-      out[o++] = (char)c;
-    } else if (c == '\n') {
-      out[o++] = '\\';
-      out[o++] = 'n';
-    } else if (c == '\r') {
-      out[o++] = '\\';
-      out[o++] = 'r';
-    } else if (c == '\t') {
-      out[o++] = '\\';
-      out[o++] = 't';
-    } else if (c < 0x20 || c == 0x7F) {
-      o += (size_t)snprintf(out + o, QBUF - o, "\\x%02x", c);
-    } else if (c == 0xC2 && i + 1 < lim && (unsigned char)s[i + 1] >= 0x80 &&
-               (unsigned char)s[i + 1] <= 0x9F) {
-      o += (size_t)snprintf(out + o, QBUF - o, "\\u%04x",
-                            (unsigned)(unsigned char)s[i + 1]);
-      i++;
-    } else {
-      out[o++] = (char)c;
-    }
-  }
-  if (lim < n) {
-    memcpy(out + o, "...", 3);
-    o += 3;
-  }
-  if (quoted)
-    out[o++] = '"';
-  out[o] = '\0';
-  return out;
-}
 
 /* Shortest "%.*g" that reads back as the same double. */
 static const char *fmt_num(char *out, size_t size, double v) {
@@ -345,97 +426,6 @@ static const char *fmt_num(char *out, size_t size, double v) {
       break;
   }
   return out;
-}
-
-/* Returns the offset of the first byte that does not belong to a valid UTF-8
- * sequence (overlong forms, surrogates and code points past U+10FFFF are
- * invalid), or `n` when all of `s` is valid. */
-static size_t utf8_invalid_at(const unsigned char *s, size_t n) {
-  size_t i = 0;
-  while (i < n) {
-    unsigned c = s[i];
-    if (c < 0x80) {
-      i++;
-      continue;
-    }
-    size_t more;
-    uint32_t cp, min;
-    if (c >= 0xC2 && c <= 0xDF) {
-      more = 1, cp = c & 0x1F, min = 0x80;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-      more = 2, cp = c & 0x0F, min = 0x800;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-      more = 3, cp = c & 0x07, min = 0x10000;
-    } else {
-      return i;
-    }
-    if (n - i <= more)
-      return i;
-    for (size_t k = 1; k <= more; k++) {
-      unsigned b = s[i + k];
-      if ((b & 0xC0) != 0x80)
-        return i;
-      cp = cp << 6 | (b & 0x3F);
-    }
-    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-      return i;
-    i += more + 1;
-  }
-  return n;
-}
-
-/* ---- the reader ---- */
-
-typedef struct span {
-  size_t ofs, len;
-} span;
-
-typedef struct reader {
-  bs_log *log;
-  const char *name; /* as given, for messages */
-  const char *file; /* arena copy, for rows */
-  bs_error *err;
-  bs_status status;
-  long line;     /* line of the byte being fed */
-  long rec_line; /* line where the current record starts */
-  int in_record;
-  int have_header;
-  size_t nfields; /* fields of the current record so far */
-  size_t ncols;
-  const char **colname; /* header names, ncols of them */
-  long colof[NKNOWN];   /* header position of each known column, -1 absent */
-  bs__buf rec;          /* the current record's fields, each NUL-ended */
-  span *fld;
-  size_t fld_cap;
-  size_t max_field, max_cols, max_rows;
-  /* Logs repeat names row after row: the previous row's interned names and
-   * case are tried before hashing. */
-  const char *last[NKNOWN];
-  size_t last_len[NKNOWN];
-  const char *last_b, *last_d;
-  size_t last_case;
-} reader;
-
-#if defined(__GNUC__)
-__attribute__((format(printf, 5, 6)))
-#endif
-static void
-fail(reader *r, bs_status st, long line, long column, const char *fmt, ...) {
-  if (r->status)
-    return;
-  char msg[sizeof r->err->message];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  r->status = st;
-  bs_error_set(r->err, st, r->name, line, "%s", msg);
-  if (r->err)
-    r->err->column = column;
-}
-
-static void fail_nomem(reader *r) {
-  fail(r, BS_ENOMEM, r->rec_line, 0, "out of memory");
 }
 
 /* "column NAME" for messages, or "header field N" while reading the header. */
@@ -449,64 +439,148 @@ static const char *column_label(reader *r, size_t idx, char *out) {
   if (!*name)
     snprintf(out, QBUF, "column %zu (no name)", idx + 1);
   else
-    snprintf(out, QBUF, "column %s", escape(esc, name, strlen(name), 0));
+    snprintf(out, QBUF, "column %s",
+             bs__csvin_quote(esc, name, strlen(name), 0));
   return out;
 }
 
-static void on_field(void *s, size_t len, void *data) {
-  reader *r = data;
-  if (r->status)
+/* ---- fields and records ---- */
+
+/* Refuses a NUL byte or invalid UTF-8 in field idx. Returns 0 when fine. */
+static int check_bytes(reader *r, size_t idx, const char *f, size_t len) {
+  const unsigned char *u = (const unsigned char *)f;
+  size_t i = 0;
+  /* The common case, ASCII without NUL, eight bytes at a time: a byte is
+   * 0 or >= 0x80 exactly when (x - 1) or x has its top bit set there. */
+  const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+  for (; i + 8 <= len; i += 8) {
+    uint64_t x;
+    memcpy(&x, u + i, 8);
+    if (((x - ones) | x) & highs)
+      break;
+  }
+  while (i < len && (unsigned char)(u[i] - 1) < 0x7F)
+    i++;
+  if (i == len)
+    return 0;
+  char label[QBUF];
+  if (memchr(f + i, '\0', len - i)) {
+    FAIL(r, BS_EINPUT, r->in.rec_line, (long)idx + 1, "%s: contains a NUL byte",
+         column_label(r, idx, label));
+    return -1;
+  }
+  size_t bad = i + bs__utf8_invalid_at(u + i, len - i);
+  if (bad < len) {
+    FAIL(r, BS_EINPUT, r->in.rec_line, (long)idx + 1,
+         "%s: invalid UTF-8 at byte %zu of the field",
+         column_label(r, idx, label), bad + 1);
+    return -1;
+  }
+  return 0;
+}
+
+/* Appends a field and a NUL to r->rec; returns its offset or EMPTY. The
+ * record buffer holds at most NKNOWN (or max_columns, for the header)
+ * fields of at most max_field bytes. */
+static size_t store(reader *r, const char *f, size_t len) {
+  if (r->rec_cap - r->rec_len < len + 1) {
+    size_t cap = r->rec_cap ? r->rec_cap : 256;
+    while (cap - r->rec_len < len + 1)
+      cap *= 2;
+    char *t = realloc(r->rec, cap);
+    if (!t) {
+      fail_nomem(r);
+      return EMPTY;
+    }
+    r->rec = t;
+    r->rec_cap = cap;
+  }
+  size_t ofs = r->rec_len;
+  if (len)
+    memcpy(r->rec + ofs, f, len);
+  r->rec[ofs + len] = '\0';
+  r->rec_len = ofs + len + 1;
+  return ofs;
+}
+
+static const char *intern_col(reader *r, int k, const char *v, size_t n);
+
+/* Parses field `f` of known column k of a data record into r->v*[k]. */
+static void data_field(reader *r, int k, const char *f, size_t len) {
+  r->vlen[k] = len;
+  r->vraw[k] = EMPTY;
+  if (len == 0)
+    return; /* absent: the defaults, or an error in data_record */
+  int keep = 0;
+  switch (k) {
+  case COL_BENCHMARK:
+  case COL_DATASET:
+  case COL_IMPL:
+    r->vstr[k] = intern_col(r, k, f, len);
     return;
+  case COL_SCALE:
+  case COL_PER_CALL_US:
+    r->vst[k] = bs__num_double(f, len, &r->vnum[k]);
+    keep = k == COL_SCALE || r->vst[k] || !(r->vnum[k] > 0);
+    break;
+  case COL_PHASE:
+    r->phase_ok = 1;
+    if (len == 7 && memcmp(f, "confirm", 7) == 0) {
+      r->phase = BS_PHASE_CONFIRM;
+    } else if (len == 11 && memcmp(f, "calibration", 11) == 0) {
+      r->phase = BS_PHASE_CALIBRATION;
+    } else {
+      r->phase_ok = 0;
+      keep = 1;
+    }
+    break;
+  default: /* run, block, iterations */
+    r->vst[k] = bs__num_u64(f, len, &r->vint[k]);
+    keep = r->vst[k] || (k == COL_ITERATIONS && r->vint[k] == 0) ||
+           (k == COL_BLOCK && r->vint[k] > (uint64_t)INT64_MAX);
+    break;
+  }
+  if (keep)
+    r->vraw[k] = store(r, f, len);
+}
+
+static void on_field(void *ctx, const char *s, size_t len) {
+  reader *r = ctx;
   size_t idx = r->nfields++;
   if (len > r->max_field) {
-    fail(r, BS_ELIMIT, r->rec_line, 0, "field longer than %zu bytes",
+    FAIL(r, BS_ELIMIT, r->in.rec_line, 0, "field longer than %zu bytes",
          r->max_field);
     return;
   }
-  if (!r->have_header) {
-    if (idx >= r->max_cols) {
-      fail(r, BS_ELIMIT, r->rec_line, 0, "more than %zu columns", r->max_cols);
-      return;
-    }
-  } else if (idx >= r->ncols) {
-    return; /* only counted: the record is refused at its end */
-  }
-  /* Not CSV_APPEND_NULL: some libcsv releases put that NUL one byte late, so
-   * fields are measured by `len` and terminated here. */
   const char *f = s ? s : "";
-  const unsigned char *u = (const unsigned char *)f;
-  size_t i = 0;
-  while (i < len && (unsigned char)(u[i] - 1) < 0x7F)
-    i++; /* the common case: ASCII without NUL */
-  if (i < len) {
-    char label[QBUF];
-    if (memchr(f + i, '\0', len - i)) {
-      fail(r, BS_EINPUT, r->rec_line, (long)idx + 1, "%s: contains a NUL byte",
-           column_label(r, idx, label));
+  if (r->have_header) {
+    if (idx >= r->ncols)
+      return; /* only counted: the record is refused at its end */
+    if (r->in.dirty && check_bytes(r, idx, f, len))
       return;
-    }
-    size_t bad = i + utf8_invalid_at(u + i, len - i);
-    if (bad < len) {
-      fail(r, BS_EINPUT, r->rec_line, (long)idx + 1,
-           "%s: invalid UTF-8 at byte %zu of the field",
-           column_label(r, idx, label), bad + 1);
-      return;
-    }
+    int k = r->colkind[idx];
+    if (k >= 0)
+      data_field(r, k, f, len); /* an unknown column: checked, not kept */
+    return;
   }
-  if (idx >= r->fld_cap) {
-    size_t cap = r->fld_cap ? r->fld_cap * 2 : 16;
-    span *t = realloc(r->fld, cap * sizeof *t);
+  if (idx >= r->max_cols) {
+    FAIL(r, BS_ELIMIT, r->in.rec_line, 0, "more than %zu columns", r->max_cols);
+    return;
+  }
+  if (r->in.dirty && check_bytes(r, idx, f, len))
+    return;
+  if (idx >= r->hdr_cap) {
+    size_t cap = r->hdr_cap ? r->hdr_cap * 2 : 16;
+    span *t = realloc(r->hdr, cap * sizeof *t);
     if (!t) {
       fail_nomem(r);
       return;
     }
-    r->fld = t;
-    r->fld_cap = cap;
+    r->hdr = t;
+    r->hdr_cap = cap;
   }
-  r->fld[idx].ofs = r->rec.len;
-  r->fld[idx].len = len;
-  if (bs__buf_append(&r->rec, f, len) || bs__buf_putc(&r->rec, '\0'))
-    fail_nomem(r);
+  r->hdr[idx].ofs = store(r, f, len);
+  r->hdr[idx].len = len;
 }
 
 static int add_unknown(bs_log *log, const char *file, const char *name,
@@ -529,17 +603,21 @@ static int add_unknown(bs_log *log, const char *file, const char *name,
 static void header_record(reader *r) {
   bs_log *log = r->log;
   size_t n = r->nfields;
+  size_t need = (n ? n : 1) * (sizeof *r->colname + sizeof(int)) + 64;
+  if (!fits(log, need)) {
+    fail_memory_limit(r, r->in.rec_line);
+    return;
+  }
   r->colname = bs__arena_alloc(&log->arena, (n ? n : 1) * sizeof *r->colname);
-  if (!r->colname) {
+  r->colkind = bs__arena_alloc(&log->arena, (n ? n : 1) * sizeof *r->colkind);
+  if (!r->colname || !r->colkind) {
     fail_nomem(r);
     return;
   }
   for (size_t i = 0; i < n; i++) {
-    r->colname[i] = intern(log, r->rec.data + r->fld[i].ofs, r->fld[i].len);
-    if (!r->colname[i]) {
-      fail_nomem(r);
+    r->colname[i] = intern(r, r->rec + r->hdr[i].ofs, r->hdr[i].len);
+    if (!r->colname[i])
       return;
-    }
   }
   r->ncols = n;
   r->have_header = 1;
@@ -569,11 +647,11 @@ static void header_record(reader *r) {
     const char *name = r->colname[second];
     char esc[QBUF];
     if (*name)
-      fail(r, BS_EINPUT, r->rec_line, (long)second + 1,
+      FAIL(r, BS_EINPUT, r->in.rec_line, (long)second + 1,
            "column %s: appears twice in the header",
-           escape(esc, name, strlen(name), 0));
+           bs__csvin_quote(esc, name, strlen(name), 0));
     else
-      fail(r, BS_EINPUT, r->rec_line, (long)second + 1,
+      FAIL(r, BS_EINPUT, r->in.rec_line, (long)second + 1,
            "column \"\": appears twice in the header");
     return;
   }
@@ -585,6 +663,7 @@ static void header_record(reader *r) {
     size_t k = 0;
     while (k < NKNOWN && strcmp(r->colname[i], known_names[k]) != 0)
       k++;
+    r->colkind[i] = k < NKNOWN ? (int)k : -1;
     if (k < NKNOWN) {
       r->colof[k] = (long)i;
     } else if (add_unknown(log, r->file, r->colname[i], i + 1)) {
@@ -596,325 +675,260 @@ static void header_record(reader *r) {
   static const int required[] = {COL_BENCHMARK, COL_IMPL, COL_PER_CALL_US};
   for (size_t i = 0; i < sizeof required / sizeof required[0]; i++) {
     if (r->colof[required[i]] < 0) {
-      fail(r, BS_EINPUT, r->rec_line, 0, "missing required column \"%s\"",
+      FAIL(r, BS_EINPUT, r->in.rec_line, 0, "missing required column \"%s\"",
            known_names[required[i]]);
       return;
     }
   }
-  span *t = realloc(r->fld, (n ? n : 1) * sizeof *t);
-  if (!t) {
-    fail_nomem(r);
-    return;
-  }
-  r->fld = t;
-  r->fld_cap = n ? n : 1;
 }
 
 static const char *intern_col(reader *r, int k, const char *v, size_t n) {
-  if (n == 0)
-    return "";
-  if (r->last[k] && r->last_len[k] == n && memcmp(r->last[k], v, n) == 0)
-    return r->last[k];
-  const char *p = intern(r->log, v, n);
-  r->last[k] = p;
-  r->last_len[k] = n;
+  for (int i = 0; i < NRECENT; i++) {
+    const char *p = r->last[k][i];
+    if (p && r->last_len[k][i] == n && memcmp(p, v, n) == 0)
+      return p;
+  }
+  const char *p = intern(r, v, n);
+  if (p) {
+    unsigned i = r->last_next[k]++ % NRECENT;
+    r->last[k][i] = p;
+    r->last_len[k][i] = n;
+  }
   return p;
 }
 
-/* The value of known column k in the current record, or NULL when the
- * header lacks it. */
-static const char *value(reader *r, int k, size_t *len) {
-  long c = r->colof[k];
-  if (c < 0) {
-    *len = 0;
-    return NULL;
-  }
-  *len = r->fld[c].len;
-  return r->rec.data + r->fld[c].ofs;
+/* The copy of known column k's value kept for messages. */
+static const char *raw(reader *r, int k) {
+  return r->vraw[k] == EMPTY ? "" : r->rec + r->vraw[k];
 }
 
-static void bad_value(reader *r, int k, const char *v, size_t n,
-                      const char *what) {
+static void bad_value(reader *r, int k, const char *what, const char *why) {
   char q[QBUF];
-  fail(r, BS_EINPUT, r->rec_line, r->colof[k] + 1, "column %s: %s %s",
-       known_names[k], escape(q, v, n, 1), what);
+  FAIL(r, BS_EINPUT, r->in.rec_line, r->colof[k] + 1, "column %s: %s %s%s",
+       known_names[k], bs__csvin_quote(q, raw(r, k), r->vlen[k], 1), what, why);
 }
 
-/* Parses a non-negative integer; "-1" and "x" are "not a non-negative
- * integer", an all-digit value that overflows is "too large". */
-static int parse_count(reader *r, int k, const char *v, size_t n, uint64_t max,
-                       const char *what, uint64_t *out) {
-  if (bs__parse_u64(v, out) == 0 && *out <= max)
+/* A positive finite number. */
+static int check_positive(reader *r, int k) {
+  if (r->vst[k] == BS__NUM_OK && r->vnum[k] > 0)
     return 0;
-  if (n && strspn(v, "0123456789") == n)
-    what = "is too large";
-  bad_value(r, k, v, n, what);
+  bad_value(r, k, "is not a positive number", bs__num_reason(r->vst[k]));
   return -1;
+}
+
+/* A non-negative integer up to `max`; "-1" and "x" are "not a
+ * non-negative integer", an all-digit value past `max` is "too large". */
+static int check_count(reader *r, int k, uint64_t max, const char *what) {
+  bs__num st = r->vst[k];
+  if (st == BS__NUM_OK && r->vint[k] <= max)
+    return 0;
+  if (st == BS__NUM_OK || st == BS__NUM_OVERFLOW)
+    what = "is too large";
+  bad_value(r, k, what, "");
+  return -1;
+}
+
+/* Whether known column k has a value in this record. */
+static int has(const reader *r, int k) {
+  return r->colof[k] >= 0 && r->vlen[k] > 0;
+}
+
+/* Grows rows and row_case for one more row, within max_memory_bytes: the
+ * capacity doubles, or takes what the limit leaves. */
+static int grow_rows(reader *r) {
+  bs_log *log = r->log;
+  size_t per = sizeof(bs_row) + sizeof(size_t);
+  size_t cap = log->rows_cap ? log->rows_cap * 2 : 1024;
+  if (cap > r->max_rows)
+    cap = r->max_rows;
+  size_t others = footprint(log) - log->rows_cap * per;
+  size_t max = log->limits.max_memory_bytes;
+  if (others > max || (max - others) / per < log->nrows + 1) {
+    fail_memory_limit(r, r->in.rec_line);
+    return -1;
+  }
+  if (cap > (max - others) / per)
+    cap = (max - others) / per;
+  bs_row *t = realloc(log->rows, cap * sizeof *t);
+  if (!t) {
+    fail_nomem(r);
+    return -1;
+  }
+  log->rows = t;
+  size_t *u = realloc(log->row_case, cap * sizeof *u);
+  if (!u) {
+    fail_nomem(r);
+    return -1;
+  }
+  log->row_case = u;
+  log->rows_cap = cap;
+  return 0;
 }
 
 static void data_record(reader *r) {
   bs_log *log = r->log;
   if (r->nfields != r->ncols) {
-    fail(r, BS_EINPUT, r->rec_line, 0, "expected %zu field%s, found %zu",
+    FAIL(r, BS_EINPUT, r->in.rec_line, 0, "expected %zu field%s, found %zu",
          r->ncols, r->ncols == 1 ? "" : "s", r->nfields);
     return;
   }
   if (log->nrows >= r->max_rows) {
-    fail(r, BS_ELIMIT, r->rec_line, 0, "more than %zu rows", r->max_rows);
+    FAIL(r, BS_ELIMIT, r->in.rec_line, 0, "more than %zu rows", r->max_rows);
     return;
   }
   bs_row row;
   memset(&row, 0, sizeof row);
   row.file = r->file;
-  row.line = r->rec_line;
+  row.line = r->in.rec_line;
   row.block = -1;
   row.phase = BS_PHASE_CONFIRM;
 
-  size_t n;
-  const char *v = value(r, COL_BENCHMARK, &n);
-  if (!n) {
-    fail(r, BS_EINPUT, r->rec_line, r->colof[COL_BENCHMARK] + 1,
+  if (!has(r, COL_BENCHMARK)) {
+    FAIL(r, BS_EINPUT, r->in.rec_line, r->colof[COL_BENCHMARK] + 1,
          "column benchmark: must not be empty");
     return;
   }
-  if (!(row.benchmark = intern_col(r, COL_BENCHMARK, v, n)))
-    goto nomem;
-  v = value(r, COL_DATASET, &n);
-  if (!(row.dataset = intern_col(r, COL_DATASET, v, n)))
-    goto nomem;
-  v = value(r, COL_SCALE, &n);
-  if (n) {
-    if (bs__parse_double(v, &row.scale) != 0 || !(row.scale > 0)) {
-      bad_value(r, COL_SCALE, v, n, "is not a positive number");
+  row.benchmark = r->vstr[COL_BENCHMARK];
+  row.dataset = has(r, COL_DATASET) ? r->vstr[COL_DATASET] : "";
+  if (has(r, COL_SCALE)) {
+    if (check_positive(r, COL_SCALE))
       return;
-    }
+    row.scale = r->vnum[COL_SCALE];
     row.has_scale = 1;
   }
-  v = value(r, COL_IMPL, &n);
-  if (!n) {
-    fail(r, BS_EINPUT, r->rec_line, r->colof[COL_IMPL] + 1,
+  if (!has(r, COL_IMPL)) {
+    FAIL(r, BS_EINPUT, r->in.rec_line, r->colof[COL_IMPL] + 1,
          "column impl: must not be empty");
     return;
   }
-  if (!(row.impl = intern_col(r, COL_IMPL, v, n)))
-    goto nomem;
-  v = value(r, COL_RUN, &n);
-  if (n && parse_count(r, COL_RUN, v, n, UINT64_MAX,
-                       "is not a non-negative integer", &row.run))
-    return;
-  v = value(r, COL_BLOCK, &n);
-  if (n) {
-    uint64_t b;
-    if (parse_count(r, COL_BLOCK, v, n, (uint64_t)INT64_MAX,
-                    "is not a non-negative integer", &b))
+  row.impl = r->vstr[COL_IMPL];
+  if (has(r, COL_RUN)) {
+    if (check_count(r, COL_RUN, UINT64_MAX, "is not a non-negative integer"))
       return;
-    row.block = (int64_t)b;
+    row.run = r->vint[COL_RUN];
   }
-  v = value(r, COL_PHASE, &n);
-  if (n) {
-    if (strcmp(v, "calibration") == 0) {
-      row.phase = BS_PHASE_CALIBRATION;
-    } else if (strcmp(v, "confirm") != 0) {
-      bad_value(r, COL_PHASE, v, n, "is not calibration or confirm");
+  if (has(r, COL_BLOCK)) {
+    if (check_count(r, COL_BLOCK, (uint64_t)INT64_MAX,
+                    "is not a non-negative integer"))
+      return;
+    row.block = (int64_t)r->vint[COL_BLOCK];
+  }
+  if (has(r, COL_PHASE)) {
+    if (!r->phase_ok) {
+      bad_value(r, COL_PHASE, "is not calibration or confirm", "");
       return;
     }
+    row.phase = r->phase;
   }
-  v = value(r, COL_ITERATIONS, &n);
-  if (n) {
-    if (parse_count(r, COL_ITERATIONS, v, n, UINT64_MAX,
-                    "is not a positive integer", &row.iterations))
+  if (has(r, COL_ITERATIONS)) {
+    if (check_count(r, COL_ITERATIONS, UINT64_MAX, "is not a positive integer"))
       return;
+    row.iterations = r->vint[COL_ITERATIONS];
     if (row.iterations == 0) {
-      bad_value(r, COL_ITERATIONS, v, n, "is not a positive integer");
+      bad_value(r, COL_ITERATIONS, "is not a positive integer", "");
       return;
     }
   }
-  v = value(r, COL_PER_CALL_US, &n);
-  if (!n) {
-    fail(r, BS_EINPUT, r->rec_line, r->colof[COL_PER_CALL_US] + 1,
+  if (!has(r, COL_PER_CALL_US)) {
+    FAIL(r, BS_EINPUT, r->in.rec_line, r->colof[COL_PER_CALL_US] + 1,
          "column per_call_us: must not be empty");
     return;
   }
-  if (bs__parse_double(v, &row.per_call_us) != 0 || !(row.per_call_us > 0)) {
-    bad_value(r, COL_PER_CALL_US, v, n, "is not a positive number");
+  if (check_positive(r, COL_PER_CALL_US))
     return;
-  }
+  row.per_call_us = r->vnum[COL_PER_CALL_US];
   if (row.phase == BS_PHASE_CONFIRM && row.block < 0) {
-    fail(r, BS_EINPUT, r->rec_line, r->colof[COL_BLOCK] + 1,
+    FAIL(r, BS_EINPUT, r->in.rec_line, r->colof[COL_BLOCK] + 1,
          "column block: missing for a confirm row");
     return;
   }
 
   /* Whole-log checks: against every row read so far, in any file. */
-  if (log->nrows == log->rows_cap) {
-    size_t cap = log->rows_cap ? log->rows_cap * 2 : 1024;
-    bs_row *t = realloc(log->rows, cap * sizeof *t);
-    if (!t)
-      goto nomem;
-    log->rows = t;
-    size_t *u = realloc(log->row_case, cap * sizeof *u);
-    if (!u)
-      goto nomem;
-    log->row_case = u;
-    log->rows_cap = cap;
-  }
+  if (log->nrows == log->rows_cap && grow_rows(r))
+    return;
   size_t id = log->nrows;
   int added = 0;
   size_t cid = r->last_case;
   if (row.benchmark != r->last_b || row.dataset != r->last_d) {
-    cid = case_get(log, row.benchmark, row.dataset, id, &added);
+    cid = case_get(r, row.benchmark, row.dataset, id, &added);
     if (cid == EMPTY)
-      goto nomem;
+      return;
     r->last_b = row.benchmark;
     r->last_d = row.dataset;
     r->last_case = cid;
   }
-  if (!added) {
-    const bs_row *f = &log->rows[log->cases[cid].first_row];
+  case_ent *ce = &log->cases[cid];
+  if (ce->nrows >= r->max_case_rows) {
+    char qb[QBUF], qd[QBUF];
+    FAIL(r, BS_ELIMIT, r->in.rec_line, 0,
+         "more than %zu rows for benchmark %s, dataset %s", r->max_case_rows,
+         bs__csvin_quote(qb, row.benchmark, strlen(row.benchmark), 1),
+         bs__csvin_quote(qd, row.dataset, strlen(row.dataset), 1));
+    return;
+  }
+  if (!added && ce->nrows > 0) {
+    const bs_row *f = &log->rows[ce->first_row];
     if (f->has_scale != row.has_scale ||
         (row.has_scale && f->scale != row.scale)) {
-      char q[QBUF], num[64];
+      char q[QBUF], num[64], path[BS__PATH_BUF];
       long col = r->colof[COL_SCALE] + 1;
-      v = value(r, COL_SCALE, &n);
+      const char *file = bs__csvin_path(path, f->file);
+      const char *v = raw(r, COL_SCALE);
+      size_t n = r->vlen[COL_SCALE];
       if (!row.has_scale)
-        fail(r, BS_EINPUT, r->rec_line, col,
+        FAIL(r, BS_EINPUT, r->in.rec_line, col,
              "column scale: missing, but %s at %s:%ld (same benchmark and "
              "dataset)",
-             fmt_num(num, sizeof num, f->scale), f->file, f->line);
+             fmt_num(num, sizeof num, f->scale), file, f->line);
       else if (!f->has_scale)
-        fail(r, BS_EINPUT, r->rec_line, col,
+        FAIL(r, BS_EINPUT, r->in.rec_line, col,
              "column scale: %s, but none at %s:%ld (same benchmark and "
              "dataset)",
-             escape(q, v, n, 1), f->file, f->line);
+             bs__csvin_quote(q, v, n, 1), file, f->line);
       else
-        fail(r, BS_EINPUT, r->rec_line, col,
+        FAIL(r, BS_EINPUT, r->in.rec_line, col,
              "column scale: %s differs from %s at %s:%ld (same benchmark "
              "and dataset)",
-             escape(q, v, n, 1), fmt_num(num, sizeof num, f->scale), f->file,
-             f->line);
+             bs__csvin_quote(q, v, n, 1), fmt_num(num, sizeof num, f->scale),
+             file, f->line);
       return;
     }
   }
+  if (ce->nrows == 0)
+    ce->first_row = id;
   log->rows[id] = row;
   log->row_case[id] = cid;
   log->nrows++;
+  ce->nrows++;
   if (row.phase == BS_PHASE_CONFIRM) {
-    int nomem;
-    size_t first = dup_check(log, id, &nomem);
-    if (nomem)
-      goto nomem;
+    int failed;
+    size_t first = dup_check(r, id, &failed);
+    if (failed)
+      return;
     if (first != EMPTY) {
       const bs_row *f = &log->rows[first];
-      char qb[QBUF], qd[QBUF], qi[QBUF];
-      fail(r, BS_EINPUT, r->rec_line, 0,
+      char qb[QBUF], qd[QBUF], qi[QBUF], path[BS__PATH_BUF];
+      FAIL(r, BS_EINPUT, r->in.rec_line, 0,
            "duplicate confirm row for benchmark %s, dataset %s, run %llu, "
            "block %lld, impl %s (first at %s:%ld)",
-           escape(qb, row.benchmark, strlen(row.benchmark), 1),
-           escape(qd, row.dataset, strlen(row.dataset), 1),
+           bs__csvin_quote(qb, row.benchmark, strlen(row.benchmark), 1),
+           bs__csvin_quote(qd, row.dataset, strlen(row.dataset), 1),
            (unsigned long long)row.run, (long long)row.block,
-           escape(qi, row.impl, strlen(row.impl), 1), f->file, f->line);
+           bs__csvin_quote(qi, row.impl, strlen(row.impl), 1),
+           bs__csvin_path(path, f->file), f->line);
       return;
     }
   }
-  return;
-nomem:
-  fail_nomem(r);
 }
 
-static void on_record(int c, void *data) {
-  (void)c;
-  reader *r = data;
-  if (!r->status) {
-    if (r->have_header)
-      data_record(r);
-    else
-      header_record(r);
-  }
+static void on_record(void *ctx) {
+  reader *r = ctx;
+  if (r->have_header)
+    data_record(r);
+  else
+    header_record(r);
   r->nfields = 0;
-  r->in_record = 0;
-  bs__buf_reset(&r->rec);
-}
-
-/* libcsv trims blanks around unquoted fields by default; RFC 4180 keeps
- * them, and " 3" is not a number, so nothing counts as a blank. */
-static int no_space(unsigned char c) {
-  (void)c;
-  return 0;
-}
-
-static int is_eol(unsigned char c) { return c == '\n' || c == '\r'; }
-
-/* Feeds `data` to libcsv in pieces that end after each CR or LF, so the line
- * of every byte handed over is known: a record starts on the line of the
- * first piece that begins with something other than a line ending while no
- * record is open. CRLF, LF and a lone CR each end one line. */
-static void parse(reader *r, const unsigned char *data, size_t len) {
-  struct csv_parser p;
-  if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI) != 0) {
-    fail(r, BS_ENOMEM, 0, 0, "out of memory");
-    return;
-  }
-  csv_set_space_func(&p, no_space);
-  size_t pos = 0;
-  if (len >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF)
-    pos = 3;
-  size_t line_start = pos;
-  r->line = 1;
-  while (pos < len && !r->status) {
-    size_t lim = len - pos > CHUNK_MAX ? pos + CHUNK_MAX : len;
-    const unsigned char *nl = memchr(data + pos, '\n', lim - pos);
-    size_t end = nl ? (size_t)(nl - data) : lim;
-    const unsigned char *cr = memchr(data + pos, '\r', end - pos);
-    if (cr)
-      end = (size_t)(cr - data);
-    if (end < lim)
-      end++; /* the line ending goes with its line */
-    if (!r->in_record && !is_eol(data[pos])) {
-      r->in_record = 1;
-      r->rec_line = r->line;
-    }
-    size_t n = end - pos;
-    size_t got = csv_parse(&p, data + pos, n, on_field, on_record, r);
-    if (r->status)
-      break;
-    if (got < n) {
-      size_t at = pos + got;
-      long col = (long)(at - line_start) + 1;
-      int e = csv_error(&p);
-      if (e == CSV_ENOMEM)
-        fail(r, BS_ENOMEM, r->line, col, "out of memory");
-      else if (e == CSV_ETOOBIG)
-        fail(r, BS_ELIMIT, r->line, col, "field too large");
-      else if (data[at] == '"')
-        fail(r, BS_EINPUT, r->line, col,
-             "malformed CSV: quote inside an unquoted field (byte %ld of "
-             "the line)",
-             col);
-      else
-        fail(r, BS_EINPUT, r->line, col,
-             "malformed CSV: text after a closing quote (byte %ld of the "
-             "line)",
-             col);
-      break;
-    }
-    if (p.entry_pos > r->max_field) {
-      fail(r, BS_ELIMIT, r->rec_line, 0, "field longer than %zu bytes",
-           r->max_field);
-      break;
-    }
-    unsigned char last = data[end - 1];
-    if (last == '\n' || (last == '\r' && (end == len || data[end] != '\n'))) {
-      r->line++;
-      line_start = end;
-    }
-    pos = end;
-  }
-  if (!r->status && csv_fini(&p, on_field, on_record, r) != 0)
-    fail(r, BS_EINPUT, r->rec_line, 0,
-         "malformed CSV: quoted field not closed at end of file");
-  csv_free(&p);
-  if (!r->status && !r->have_header)
-    fail(r, BS_EINPUT, 0, 0, "empty file: no header row");
+  r->rec_len = 0;
 }
 
 /* ---- the public case index ---- */
@@ -932,6 +946,11 @@ static int cmp_case(const void *a, const void *b) {
 
 static bs_status rebuild_index(bs_log *log) {
   size_t nc = log->ncases, nr = log->nrows;
+  /* The new index plus the sort's scratch, while the old index lives. */
+  size_t need = nc * (sizeof(sort_ent) + 2 * sizeof(size_t) + sizeof(bs_case)) +
+                nr * sizeof(size_t);
+  if (!fits(log, need))
+    return BS_ELIMIT;
   sort_ent *ord = malloc((nc ? nc : 1) * sizeof *ord);
   size_t *rank = malloc((nc ? nc : 1) * sizeof *rank);
   size_t *start = calloc(nc + 1, sizeof *start);
@@ -973,6 +992,7 @@ static bs_status rebuild_index(bs_log *log) {
   log->index = index;
   log->index_rows = rows;
   log->nindex = nc;
+  log->nindex_rows = nr;
   return BS_OK;
 fail:
   free(ord);
@@ -991,6 +1011,10 @@ bs_log *bs_log_new(void) {
     return NULL;
   bs__arena_init(&log->arena);
   bs_log_set_limits(log, NULL);
+  int local = 0;
+  log->seed =
+      mix64((uint64_t)(uintptr_t)log ^ mix64((uint64_t)(uintptr_t)&local) ^
+            (uint64_t)(uintptr_t)&bs_log_new);
   return log;
 }
 
@@ -1001,9 +1025,10 @@ void bs_log_free(bs_log *log) {
   free(log->rows);
   free(log->row_case);
   free(log->istr);
+  for (size_t i = 0; i < log->ncases; i++)
+    free(log->cases[i].dup);
   free(log->cases);
   free(log->cslot);
-  free(log->dslot);
   free(log->index);
   free(log->index_rows);
   free(log->unknown);
@@ -1011,64 +1036,88 @@ void bs_log_free(bs_log *log) {
 }
 
 void bs_log_set_limits(bs_log *log, const bs_log_limits *limits) {
-  bs_log_limits l = {0, 0, 0};
+  bs_log_limits l;
+  memset(&l, 0, sizeof l);
   if (limits)
     l = *limits;
-  log->limits.max_field_bytes =
-      l.max_field_bytes ? l.max_field_bytes : DEFAULT_MAX_FIELD;
-  log->limits.max_columns = l.max_columns ? l.max_columns : DEFAULT_MAX_COLUMNS;
-  log->limits.max_rows = l.max_rows ? l.max_rows : DEFAULT_MAX_ROWS;
+  bs_log_limits *o = &log->limits;
+  o->max_field_bytes =
+      l.max_field_bytes ? l.max_field_bytes : BS_LOG_DEFAULT_MAX_FIELD_BYTES;
+  o->max_columns = l.max_columns ? l.max_columns : BS_LOG_DEFAULT_MAX_COLUMNS;
+  o->max_rows = l.max_rows ? l.max_rows : BS_LOG_DEFAULT_MAX_ROWS;
+  if (o->max_rows > ROWS_HARD_MAX)
+    o->max_rows = ROWS_HARD_MAX;
+  o->max_case_rows =
+      l.max_case_rows ? l.max_case_rows : BS_LOG_DEFAULT_MAX_CASE_ROWS;
+  o->max_memory_bytes =
+      l.max_memory_bytes ? l.max_memory_bytes : BS_LOG_DEFAULT_MAX_MEMORY_BYTES;
 }
 
-bs_status bs_log_read_buffer(bs_log *log, const char *name, const char *data,
-                             size_t len, bs_error *err) {
+typedef enum { SRC_BUFFER, SRC_FILE } source;
+
+static bs_status read_log(bs_log *log, const char *name, source src,
+                          const char *data, size_t len, bs_error *err) {
   if (!name)
     name = "";
   reader r;
   memset(&r, 0, sizeof r);
   r.log = log;
-  r.name = name;
-  r.err = err;
   r.max_field = log->limits.max_field_bytes;
   r.max_cols = log->limits.max_columns;
   r.max_rows = log->limits.max_rows;
-  bs__buf_init(&r.rec, 0);
+  r.max_case_rows = log->limits.max_case_rows;
   size_t old_rows = log->nrows, old_cases = log->ncases;
   size_t old_unknown = log->nunknown;
-  r.file = bs__arena_strndup(&log->arena, name, strlen(name));
-  if (!r.file)
-    fail(&r, BS_ENOMEM, 0, 0, "out of memory");
-  else
-    parse(&r, (const unsigned char *)(data ? data : ""), data ? len : 0);
-  if (!r.status && rebuild_index(log) != BS_OK)
-    fail(&r, BS_ENOMEM, 0, 0, "out of memory");
-  if (r.status) {
+  if (bs__csvin_init(&r.in, name, err, r.max_field, on_field, on_record, &r) ==
+      BS_OK) {
+    if (!fits(log, strlen(name) + 1 + sizeof(max_align_t)))
+      fail_memory_limit(&r, 0);
+    else if (!(r.file = bs__arena_strndup(&log->arena, name, strlen(name))))
+      fail_nomem(&r);
+    else if (src == SRC_FILE)
+      bs__csvin_feed_file(&r.in, name);
+    else if (bs__csvin_feed(&r.in, data ? data : "", data ? len : 0) == BS_OK)
+      bs__csvin_finish(&r.in);
+  }
+  if (!r.in.status && !r.have_header)
+    FAIL(&r, BS_EINPUT, 0, 0, "empty file: no header row");
+  if (!r.in.status) {
+    bs_status st = rebuild_index(log);
+    if (st == BS_ELIMIT)
+      fail_memory_limit(&r, 0);
+    else if (st)
+      FAIL(&r, st, 0, 0, "out of memory");
+  }
+  bs_status status = r.in.status;
+  if (status) {
     /* Forget this file: rows, cases and unknown columns it added. Tables
      * only shrink here, so rebuilding them needs no allocation. */
+    for (size_t i = old_cases; i < log->ncases; i++) {
+      free(log->cases[i].dup);
+      log->dup_bytes -= log->cases[i].dup_cap * sizeof(dup_slot);
+    }
     log->nrows = old_rows;
     log->ncases = old_cases;
     log->nunknown = old_unknown;
     if (log->cslot_cap)
       case_rehash(log);
-    if (log->dslot_cap)
-      dup_rehash(log, old_rows);
+    dup_rebuild(log, old_rows);
   } else {
     bs_error_clear(err);
   }
-  bs__buf_release(&r.rec);
-  free(r.fld);
-  return r.status;
+  bs__csvin_release(&r.in);
+  free(r.rec);
+  free(r.hdr);
+  return status;
+}
+
+bs_status bs_log_read_buffer(bs_log *log, const char *name, const char *data,
+                             size_t len, bs_error *err) {
+  return read_log(log, name, SRC_BUFFER, data, len, err);
 }
 
 bs_status bs_log_read_file(bs_log *log, const char *path, bs_error *err) {
-  char *data = NULL;
-  size_t len = 0;
-  bs_status st = bs_read_file(path, 0, &data, &len, err);
-  if (st)
-    return st;
-  st = bs_log_read_buffer(log, path, data, len, err);
-  free(data);
-  return st;
+  return read_log(log, path, SRC_FILE, NULL, 0, err);
 }
 
 size_t bs_log_count(const bs_log *log) { return log->nrows; }

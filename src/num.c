@@ -1,44 +1,292 @@
 #include "num.h"
 
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-int bs__parse_double(const char *s, double *out) {
-  /* strtod accepts "inf", "nan", hex floats and leading blanks; a log must
-   * hold plain decimal numbers, so check the characters first. */
-  if (!*s)
-    return -1;
-  for (const char *p = s; *p; p++) {
-    if (!strchr("0123456789+-.eE", *p))
-      return -1;
+/* Exactly representable powers of ten: 10^22 < 2^53 * 2^22 is the largest
+ * whose odd part 5^22 < 2^53 fits a double's significand. */
+static const double pow10_exact[23] = {
+    1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+    1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+static int is_digit(unsigned char c) { return (unsigned)(c - '0') < 10u; }
+
+static int lower_eq(const char *s, size_t n, const char *word) {
+  size_t k = strlen(word);
+  if (n != k)
+    return 0;
+  for (size_t i = 0; i < k; i++) {
+    char c = s[i];
+    if (c >= 'A' && c <= 'Z')
+      c = (char)(c - 'A' + 'a');
+    if (c != word[i])
+      return 0;
   }
+  return 1;
+}
+
+/* Names what a string that is not in the grammar looks like. */
+static bs__num classify_bad(const char *s, size_t n) {
+  size_t i = 0;
+  if (n > 0 && (s[0] == '+' || s[0] == '-'))
+    i = 1;
+  if (lower_eq(s + i, n - i, "nan") || lower_eq(s + i, n - i, "inf") ||
+      lower_eq(s + i, n - i, "infinity"))
+    return BS__NUM_NONFINITE;
+  if (n - i > 2 && s[i] == '0' && (s[i + 1] == 'x' || s[i + 1] == 'X'))
+    return BS__NUM_HEX;
+  return BS__NUM_SYNTAX;
+}
+
+#ifdef __SIZEOF_INT128__
+__extension__ typedef unsigned __int128 u128;
+
+/* 10^0 .. 10^19, all below 2^64. */
+static const uint64_t pow10_u64[20] = {1u,
+                                       10u,
+                                       100u,
+                                       1000u,
+                                       10000u,
+                                       100000u,
+                                       1000000u,
+                                       10000000u,
+                                       100000000u,
+                                       1000000000u,
+                                       10000000000u,
+                                       100000000000u,
+                                       1000000000000u,
+                                       10000000000000u,
+                                       100000000000000u,
+                                       1000000000000000u,
+                                       10000000000000000u,
+                                       100000000000000000u,
+                                       1000000000000000000u,
+                                       10000000000000000000u};
+
+static int bit_length(u128 x) {
+  uint64_t hi = (uint64_t)(x >> 64);
+  if (hi)
+    return 128 - __builtin_clzll(hi);
+  return 64 - __builtin_clzll((uint64_t)x);
+}
+
+/* The double nearest to (q + t) * 2^e2, where 0 <= t < 1 and t > 0 exactly
+ * when `sticky`, ties to even; q >= 2^53. The caller keeps the result
+ * normal and finite, so it is built from its bits directly. */
+static double round_bits(u128 q, int sticky, int e2) {
+  int shift = bit_length(q) - 53;
+  uint64_t m = (uint64_t)(q >> shift); /* 2^52 <= m < 2^53 */
+  u128 rem = q & (((u128)1 << shift) - 1);
+  u128 half = (u128)1 << (shift - 1);
+  if (rem > half || (rem == half && (sticky || (m & 1))))
+    m++;
+  int e = e2 + shift + 52; /* the exponent of m's leading bit */
+  if (m == (uint64_t)1 << 53) {
+    m >>= 1;
+    e++;
+  }
+  uint64_t bits = (uint64_t)(e + 1023) << 52 | (m & (((uint64_t)1 << 52) - 1));
+  double v;
+  memcpy(&v, &bits, sizeof v);
+  return v;
+}
+
+/* w * 10^k for 0 < w < 2^64 and -19 <= k <= 19, correctly rounded to
+ * nearest with exact integer arithmetic:
+ *  - k >= 0: N = w * 10^k < 2^64 * 2^64 is exact; round N.
+ *  - k < 0: with w normalised to bit 63 and shifted up 64 bits, N / 10^-k
+ *    has at least 63 bits (10^19 < 2^64); the quotient's bits below the
+ *    53rd and a non-zero remainder (sticky) decide the rounding exactly.
+ * Results lie in [1e-19, 2^64 * 1e19], far inside the normal range. This
+ * is the value strtod returns (glibc rounds correctly); the differential
+ * fuzz target tests/fuzz/fuzz_num.c checks it against strtod. */
+static double scale_exact(uint64_t w, long k) {
+  if (k >= 0) {
+    u128 n = (u128)w * pow10_u64[k];
+    if (n <= (u128)1 << 53)
+      return (double)(uint64_t)n; /* exact */
+    return round_bits(n, 0, 0);
+  }
+  int lz = __builtin_clzll(w);
+  u128 n = (u128)(w << lz) << 64;
+  uint64_t d = pow10_u64[-k];
+  u128 q = n / d;
+  int sticky = n % d != 0;
+  return round_bits(q, sticky, -(64 + lz));
+}
+#endif
+
+/* The fallback for what the fast paths leave: strtod on text known to be
+ * in the grammar, which keeps out what strtod would also take (blanks,
+ * hex, inf, nan). strtod needs a NUL: short text is copied to the stack. */
+static bs__num slow_double(const char *s, size_t n, double *out) {
+  char small[64];
+  char *copy = n < sizeof small ? small : malloc(n + 1);
+  if (!copy)
+    return BS__NUM_NOMEM;
+  memcpy(copy, s, n);
+  copy[n] = '\0';
   errno = 0;
   char *end = NULL;
-  double v = strtod(s, &end);
-  if (end == s || *end != '\0')
-    return -1;
-  if (errno == ERANGE && (v == HUGE_VAL || v == -HUGE_VAL))
-    return -1;
+  double v = strtod(copy, &end);
+  int e = errno;
+  int whole = end == copy + n;
+  if (copy != small)
+    free(copy);
+  if (!whole)
+    return BS__NUM_SYNTAX; /* cannot happen for the grammar */
+  if (e == ERANGE && isinf(v))
+    return BS__NUM_OVERFLOW;
+  if (e == ERANGE && v == 0)
+    return BS__NUM_UNDERFLOW;
   if (!isfinite(v))
-    return -1;
+    return BS__NUM_OVERFLOW;
   *out = v;
-  return 0;
+  return BS__NUM_OK;
+}
+
+bs__num bs__num_double(const char *s, size_t n, double *out) {
+  /* One pass checks the grammar and collects every significand digit into
+   * w (wrapping, so only meaningful for at most 19 significant digits) and
+   * the decimal exponent. Leading zeros leave w at 0 and are not
+   * significant. */
+  size_t i = 0;
+  int neg = 0;
+  if (i < n && (s[i] == '+' || s[i] == '-'))
+    neg = s[i++] == '-';
+  uint64_t w = 0;
+  size_t first = i, lead = 0; /* lead: zeros before the first non-zero */
+  while (i < n && is_digit((unsigned char)s[i]))
+    w = w * 10 + (uint64_t)(s[i++] - '0');
+  size_t intdig = i - first, fracdig = 0;
+  if (i < n && s[i] == '.') {
+    size_t f0 = ++i;
+    while (i < n && is_digit((unsigned char)s[i]))
+      w = w * 10 + (uint64_t)(s[i++] - '0');
+    fracdig = i - f0;
+  }
+  size_t mant = intdig + fracdig;
+  if (mant == 0)
+    return classify_bad(s, n);
+  long e = 0;
+  int ebig = 0; /* the exponent has more than 6 digits' worth */
+  if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+    i++;
+    int eneg = 0;
+    if (i < n && (s[i] == '+' || s[i] == '-'))
+      eneg = s[i++] == '-';
+    if (i == n || !is_digit((unsigned char)s[i]))
+      return BS__NUM_SYNTAX;
+    for (; i < n && is_digit((unsigned char)s[i]); i++) {
+      if (e < 100000) /* far past any double; keeps e from overflowing */
+        e = e * 10 + (s[i] - '0');
+      else
+        ebig = 1;
+    }
+    if (eneg)
+      e = -e;
+  }
+  if (i != n)
+    return classify_bad(s, n);
+
+  for (size_t j = first; j < first + mant + (fracdig ? 1 : 0); j++) {
+    if (s[j] == '.')
+      continue;
+    if (s[j] != '0')
+      break;
+    lead++;
+  }
+  if (lead == mant) {
+    *out = neg ? -0.0 : 0.0; /* any exponent: exactly zero, as strtod */
+    return BS__NUM_OK;
+  }
+  if (mant - lead > 19 || ebig || fracdig > 100000)
+    return slow_double(s, n, out);
+  long k = e - (long)fracdig;
+#if FLT_EVAL_METHOD == 0
+  /* Clinger's fast path: w <= 2^53 converts exactly, 10^|k| for k <= 22 is
+   * exact, so one IEEE multiply or divide rounds the exact decimal value
+   * once, to nearest: the correctly rounded result that strtod returns.
+   * (Not with excess precision, where the operation would round twice.) */
+  if (w <= ((uint64_t)1 << 53) && k >= -22 && k <= 22) {
+    double v = (double)w;
+    v = k < 0 ? v / pow10_exact[-k] : v * pow10_exact[k];
+    *out = neg ? -v : v;
+    return BS__NUM_OK;
+  }
+#endif
+#ifdef __SIZEOF_INT128__
+  if (k >= -19 && k <= 19) {
+    double v = scale_exact(w, k);
+    *out = neg ? -v : v;
+    return BS__NUM_OK;
+  }
+#endif
+  return slow_double(s, n, out);
+}
+
+bs__num bs__num_u64(const char *s, size_t n, uint64_t *out) {
+  if (n == 0)
+    return BS__NUM_SYNTAX;
+  for (size_t i = 0; i < n; i++) {
+    if (!is_digit((unsigned char)s[i]))
+      return BS__NUM_SYNTAX;
+  }
+  if (n <= 19) {
+    /* 10^19 - 1 < 2^64: no overflow possible. */
+    uint64_t v = 0;
+    for (size_t i = 0; i < n; i++)
+      v = v * 10 + (uint64_t)(s[i] - '0');
+    *out = v;
+    return BS__NUM_OK;
+  }
+  /* 20 digits or more: strtoull decides (a copy for its NUL; longer is
+   * past UINT64_MAX unless it has leading zeros). */
+  size_t z = 0;
+  while (z + 20 < n && s[z] == '0')
+    z++;
+  if (n - z > 20)
+    return BS__NUM_OVERFLOW;
+  char copy[21];
+  memcpy(copy, s + z, n - z);
+  copy[n - z] = '\0';
+  errno = 0;
+  char *end = NULL;
+  unsigned long long v = strtoull(copy, &end, 10);
+  if (end != copy + (n - z))
+    return BS__NUM_SYNTAX;
+  if (errno == ERANGE)
+    return BS__NUM_OVERFLOW;
+  *out = (uint64_t)v;
+  return BS__NUM_OK;
+}
+
+const char *bs__num_reason(bs__num why) {
+  switch (why) {
+  case BS__NUM_NONFINITE:
+    return " (nan and infinity are not allowed)";
+  case BS__NUM_HEX:
+    return " (hexadecimal is not allowed)";
+  case BS__NUM_OVERFLOW:
+    return " (out of range for a double)";
+  case BS__NUM_UNDERFLOW:
+    return " (rounds to zero)";
+  case BS__NUM_NOMEM:
+    return " (out of memory)";
+  case BS__NUM_OK:
+  case BS__NUM_SYNTAX:
+    break;
+  }
+  return "";
+}
+
+int bs__parse_double(const char *s, double *out) {
+  return bs__num_double(s, strlen(s), out) == BS__NUM_OK ? 0 : -1;
 }
 
 int bs__parse_u64(const char *s, uint64_t *out) {
-  if (!*s)
-    return -1;
-  for (const char *p = s; *p; p++) {
-    if (*p < '0' || *p > '9')
-      return -1;
-  }
-  errno = 0;
-  char *end = NULL;
-  unsigned long long v = strtoull(s, &end, 10);
-  if (*end != '\0' || errno == ERANGE)
-    return -1;
-  *out = (uint64_t)v;
-  return 0;
+  return bs__num_u64(s, strlen(s), out) == BS__NUM_OK ? 0 : -1;
 }

@@ -1,15 +1,42 @@
-/* The one place numbers are parsed (strtod/strtoull + end pointer + ERANGE).
- * Private. */
+/* The one place numbers are parsed (strtod/strtoull + end pointer + ERANGE,
+ * behind an exact fast path). Private. */
 #ifndef BENCHSITE_NUM_H
 #define BENCHSITE_NUM_H
 
+#include <stddef.h>
 #include <stdint.h>
 
-/* Parses a whole string as a finite decimal double. Leading/trailing blanks,
- * hex floats, "inf" and "nan" are refused. Returns 0 on success. */
+/* Why a string is not a number; BS__NUM_OK (0) when it is. */
+typedef enum bs__num {
+  BS__NUM_OK = 0,
+  BS__NUM_SYNTAX,    /* not a plain decimal number ("", " 3", "1e", "1,5") */
+  BS__NUM_NONFINITE, /* "nan", "inf", "infinity" in any case, with a sign */
+  BS__NUM_HEX,       /* a hexadecimal number ("0x10", "0x1p3") */
+  BS__NUM_OVERFLOW,  /* beyond the largest double, or beyond UINT64_MAX */
+  BS__NUM_UNDERFLOW, /* a non-zero decimal that rounds to zero */
+  BS__NUM_NOMEM      /* no memory for a copy of a very long number */
+} bs__num;
+
+/* Parses s[0..n-1] (no NUL needed) as a finite decimal double:
+ * [+-]? (D+ | D+ . D* | . D+) ([eE] [+-]? D+)? and nothing else, so no
+ * blanks, hex floats, "inf" or "nan". Overflow and underflow to zero are
+ * errors; a subnormal result is kept. The result equals strtod's (correctly
+ * rounded, round-to-nearest) bit for bit, "-0" giving -0.0: exact fast
+ * paths cover up to 19 significant digits with a small exponent, strtod
+ * the rest. *out is set only on success. */
+bs__num bs__num_double(const char *s, size_t n, double *out);
+
+/* Parses s[0..n-1] (no NUL needed) as a non-negative decimal integer:
+ * digits only, no sign or blanks; BS__NUM_OVERFLOW past UINT64_MAX. */
+bs__num bs__num_u64(const char *s, size_t n, uint64_t *out);
+
+/* What bs__num_double() would say, worded for a message: "" for
+ * BS__NUM_OK and BS__NUM_SYNTAX, else a parenthesised reason with a
+ * leading space, e.g. " (out of range for a double)". */
+const char *bs__num_reason(bs__num why);
+
+/* The same on NUL-terminated strings; 0 on success, -1 otherwise. */
 int bs__parse_double(const char *s, double *out);
-/* Parses a whole string as a non-negative decimal integer (no sign, no
- * blanks) that fits in uint64_t. Returns 0 on success. */
 int bs__parse_u64(const char *s, uint64_t *out);
 
 #endif

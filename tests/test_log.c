@@ -338,13 +338,17 @@ Test(log, bad_numbers_are_named_with_column_and_value) {
       {"sort,a,1,b,0,0,confirm,1,0",
        "pr.csv:2: column per_call_us: \"0\" is not a positive number"},
       {"sort,a,1,b,0,0,confirm,1,nan",
-       "pr.csv:2: column per_call_us: \"nan\" is not a positive number"},
+       "pr.csv:2: column per_call_us: \"nan\" is not a positive number "
+       "(nan and infinity are not allowed)"},
       {"sort,a,1,b,0,0,confirm,1,inf",
-       "pr.csv:2: column per_call_us: \"inf\" is not a positive number"},
+       "pr.csv:2: column per_call_us: \"inf\" is not a positive number "
+       "(nan and infinity are not allowed)"},
       {"sort,a,1,b,0,0,confirm,1,1e999",
-       "pr.csv:2: column per_call_us: \"1e999\" is not a positive number"},
+       "pr.csv:2: column per_call_us: \"1e999\" is not a positive number "
+       "(out of range for a double)"},
       {"sort,a,1,b,0,0,confirm,1,0x10",
-       "pr.csv:2: column per_call_us: \"0x10\" is not a positive number"},
+       "pr.csv:2: column per_call_us: \"0x10\" is not a positive number "
+       "(hexadecimal is not allowed)"},
       {"sort,a,1,b,0,0,confirm,1,",
        "pr.csv:2: column per_call_us: must not be empty"},
       {"sort,a,-5,b,0,0,confirm,1,1",
@@ -658,7 +662,7 @@ Test(log, unknown_columns_are_recorded) {
 
 Test(log, field_length_limit) {
   bs_log *log = bs_log_new();
-  bs_log_limits lim = {11, 0, 0}; /* "per_call_us" is 11 bytes */
+  bs_log_limits lim = {.max_field_bytes = 11}; /* "per_call_us" is 11 bytes */
   bs_log_set_limits(log, &lim);
   bs_error err;
   cr_assert_eq(read_str(log, "pr.csv",
@@ -688,7 +692,7 @@ Test(log, field_length_limit) {
 
 Test(log, column_limit) {
   bs_log *log = bs_log_new();
-  bs_log_limits lim = {0, 4, 0};
+  bs_log_limits lim = {.max_columns = 4};
   bs_log_set_limits(log, &lim);
   bs_error err;
   cr_assert_eq(
@@ -709,7 +713,7 @@ Test(log, column_limit) {
 
 Test(log, row_limit_counts_all_files) {
   bs_log *log = bs_log_new();
-  bs_log_limits lim = {0, 0, 2};
+  bs_log_limits lim = {.max_rows = 2};
   bs_log_set_limits(log, &lim);
   bs_error err;
   cr_assert_eq(read_str(log, "a.csv",

@@ -51,12 +51,42 @@ typedef struct bs_log_column {
   size_t index; /* 1-based column number */
 } bs_log_column;
 
-/* Caps that turn hostile input into an error instead of unbounded
- * allocation. Zero fields mean "use the default". */
+/* Caps that turn hostile input into an error (BS_ELIMIT, with file:line
+ * where there is one) instead of unbounded allocation or run time. Zero
+ * fields mean "use the default". Every default is a BS_LOG_DEFAULT_*
+ * macro below:
+ *
+ *   max_field_bytes   4096        bytes of one field, quoted or not
+ *                                 ("field longer than 4096 bytes")
+ *   max_columns       256         header fields of one file
+ *                                 ("more than 256 columns")
+ *   max_rows          20 000 000  rows over all files of one log
+ *                                 ("more than 20000000 rows")
+ *   max_case_rows     100 000     rows of one case (benchmark, dataset);
+ *                                 a bootstrap costs resamples x rows, so
+ *                                 this bounds the time one case can take
+ *                                 ("more than 100000 rows for benchmark
+ *                                 "sort", dataset "n=8"")
+ *   max_memory_bytes  2 GiB       everything the log holds: rows, names,
+ *                                 the case and duplicate indexes (about
+ *                                 120 bytes a row); a file is read in
+ *                                 blocks, never whole ("the log needs more
+ *                                 than 2147483648 bytes of memory")
+ *
+ * A record with more fields than its header is refused after counting
+ * them, without storing them. max_rows is at most 2^32 - 2. */
+#define BS_LOG_DEFAULT_MAX_FIELD_BYTES ((size_t)4096)
+#define BS_LOG_DEFAULT_MAX_COLUMNS ((size_t)256)
+#define BS_LOG_DEFAULT_MAX_ROWS ((size_t)20000000)
+#define BS_LOG_DEFAULT_MAX_CASE_ROWS ((size_t)100000)
+#define BS_LOG_DEFAULT_MAX_MEMORY_BYTES ((size_t)1 << 31)
+
 typedef struct bs_log_limits {
-  size_t max_field_bytes; /* default 4096 */
-  size_t max_columns;     /* default 256 */
-  size_t max_rows;        /* total over all files, default 50 000 000 */
+  size_t max_field_bytes;
+  size_t max_columns;
+  size_t max_rows;
+  size_t max_case_rows;
+  size_t max_memory_bytes;
 } bs_log_limits;
 
 typedef struct bs_log bs_log;
@@ -65,14 +95,20 @@ typedef struct bs_log bs_log;
 bs_log *bs_log_new(void);
 /* Frees the log and every string it handed out. NULL is a no-op. */
 void bs_log_free(bs_log *log);
-/* Replaces the limits (zero fields keep the defaults). */
+/* Replaces the limits (zero fields take the defaults; NULL: all defaults).
+ * They apply to the reads that follow. */
 void bs_log_set_limits(bs_log *log, const bs_log_limits *limits);
 
-/* Appends the observations of one CSV file. Several files concatenate into
- * one log; validation (SPEC §1.1) covers the whole log, so a duplicate or a
- * scale conflict across files is found too. On error nothing of this file
- * is kept, `err` names "file:line: column NAME: ..." and BS_EINPUT (bad
- * content), BS_ELIMIT (a cap was hit) or BS_EIO (unreadable) is returned. */
+/* Appends the observations of one CSV file, read in blocks (the file is
+ * never held whole). Several files concatenate into one log; validation
+ * (SPEC §1.1) covers the whole log, so a duplicate or a scale conflict
+ * across files is found too. On error nothing of this file is kept, `err`
+ * names "file:line: column NAME: ..." and BS_EINPUT (bad content),
+ * BS_ELIMIT (a cap was hit), BS_EIO (unreadable) or BS_ENOMEM is returned.
+ * Accepted beyond RFC 4180: a UTF-8 BOM at the start, CRLF, LF or CR line
+ * endings (mixed too), blank lines (tests/data/bad/README.md). In messages
+ * the file name and quoted values have control characters and invalid
+ * UTF-8 escaped, so a message is one printable line. */
 bs_status bs_log_read_file(bs_log *log, const char *path, bs_error *err);
 /* The same for bytes in memory; `name` is used in messages. */
 bs_status bs_log_read_buffer(bs_log *log, const char *name, const char *data,

@@ -1,0 +1,140 @@
+/* Ingest speed of the observation log reader (issue 6 targets: a 100 MB log
+ * at >= 100 MB/s, peak memory <= 2x the parsed rows). Prints figures;
+ * asserts nothing (the script compares them with Python's csv module).
+ *
+ *   bench_ingest --generate FILE MB   writes a realistic log of about MB
+ *                                     megabytes (10^6 bytes) to FILE
+ *   bench_ingest FILE [REPS]          reads FILE REPS times (default 3)
+ *                                     with bs_log_read_file and reports the
+ *                                     best time, MB/s and peak RSS */
+#include "benchsite/benchsite.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* CPU time of this process: on a shared machine it says what the reader
+ * costs when wall time also counts other processes. */
+static double cpu_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Timing-like values as a benchmark runner prints them (%.17g). */
+static double sample(bs_rng *r, double base) {
+  double u = (double)(bs_rng_next(r) >> 11) * 0x1.0p-53;
+  double v = (double)(bs_rng_next(r) >> 11) * 0x1.0p-53;
+  return base * (1.0 + 0.04 * (u + v - 1.0) + (u > 0.97 ? 0.2 * v : 0.0));
+}
+
+/* Cases of 19 runs x 20 blocks x 4 impls (1520 confirm rows) plus a short
+ * calibration per impl, in measurement order, until `bytes` are written. */
+static int generate(const char *path, double mb) {
+  static const char *const impls[] = {"main", "pr", "simd_v2", "scalar"};
+  static const char *const names[] = {"sort", "hash_map_insert", "sum",
+                                      "matmul", "parse_json"};
+  FILE *f = fopen(path, "w");
+  if (!f)
+    return -1;
+  bs_rng g;
+  bs_rng_seed(&g, 42);
+  long long bytes = (long long)(mb * 1e6), written = 0;
+  int n = fprintf(f, "benchmark,dataset,scale,impl,run,block,phase,"
+                     "iterations,per_call_us\n");
+  written += n;
+  for (int c = 0; written < bytes; c++) {
+    const char *name = names[c % 5];
+    unsigned scale = 1u << (4 + c % 20);
+    double base = 0.5 + (double)(c % 97) * 3.25;
+    for (int k = 0; k < 4 && written < bytes; k++) {
+      long iters = 1;
+      for (int step = 0; step < 4; step++) {
+        n = fprintf(f, "%s_%03d,n=%u,%u,%s,0,,calibration,%ld,%.17g\n", name,
+                    c / 5, scale, scale, impls[k], iters,
+                    sample(&g, base * (1 + 0.01 * k)));
+        written += n;
+        iters = iters * 37 + 11;
+      }
+    }
+    for (int run = 0; run < 19 && written < bytes; run++)
+      for (int b = 0; b < 20 && written < bytes; b++)
+        for (int k = 0; k < 4; k++) {
+          int which = (b + k) % 4;
+          n = fprintf(f, "%s_%03d,n=%u,%u,%s,%d,%d,confirm,%d,%.17g\n", name,
+                      c / 5, scale, scale, impls[which], run, b, 4096,
+                      sample(&g, base * (1 + 0.01 * which)));
+          written += n;
+        }
+  }
+  return fclose(f);
+}
+
+int main(int argc, char **argv) {
+  if (argc == 4 && strcmp(argv[1], "--generate") == 0) {
+    if (generate(argv[2], strtod(argv[3], NULL)) != 0) {
+      fprintf(stderr, "bench_ingest: cannot write %s\n", argv[2]);
+      return 3;
+    }
+    return 0;
+  }
+  if (argc != 2 && argc != 3) {
+    fprintf(stderr, "usage: bench_ingest --generate FILE MB\n"
+                    "       bench_ingest FILE [REPS]\n");
+    return 2;
+  }
+  const char *path = argv[1];
+  int reps = argc == 3 ? (int)strtol(argv[2], NULL, 10) : 3;
+  if (reps < 1)
+    reps = 1;
+  FILE *f = fopen(path, "rb");
+  if (!f || fseek(f, 0, SEEK_END) != 0) {
+    fprintf(stderr, "bench_ingest: cannot open %s\n", path);
+    return 3;
+  }
+  double mb = (double)ftell(f) / 1e6;
+  fclose(f);
+
+  double best = 1e30, best_cpu = 1e30;
+  size_t rows = 0, cases = 0;
+  for (int i = 0; i < reps; i++) {
+    bs_error err;
+    bs_log *log = bs_log_new();
+    double t0 = now_s(), c0 = cpu_s();
+    if (!log || bs_log_read_file(log, path, &err) != BS_OK) {
+      char msg[2048];
+      bs_error_format(&err, msg, sizeof msg);
+      fprintf(stderr, "bench_ingest: %s\n", msg);
+      return 3;
+    }
+    double t = now_s() - t0, c = cpu_s() - c0;
+    if (t < best)
+      best = t;
+    if (c < best_cpu)
+      best_cpu = c;
+    rows = bs_log_count(log);
+    cases = bs_log_case_count(log);
+    bs_log_free(log);
+  }
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  double rss_mb = (double)ru.ru_maxrss * 1024.0 / 1e6;
+  double rows_mb = (double)rows * (double)sizeof(bs_row) / 1e6;
+  printf("bs_log_read_file: %.1f MB, %zu rows, %zu cases: best of %d "
+         "%.3f s = %.1f MB/s (CPU time %.3f s = %.1f MB/s)\n",
+         mb, rows, cases, reps, best, mb / best, best_cpu, mb / best_cpu);
+  printf("peak RSS %.1f MB = %.2fx the parsed rows (%zu x %zu B = %.1f MB)\n",
+         rss_mb, rss_mb / rows_mb, rows, sizeof(bs_row), rows_mb);
+  printf("RESULT mb_per_s=%.2f cpu_mb_per_s=%.2f seconds=%.4f rss_mb=%.2f "
+         "rows_mb=%.2f\n",
+         mb / best, mb / best_cpu, best, rss_mb, rows_mb);
+  return 0;
+}

@@ -1,0 +1,407 @@
+#include "csvin.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Bytes handed to csv_parse at most at once (a piece also ends after each
+ * line ending, and where a field could outgrow max_field). */
+#define PIECE_MAX ((size_t)65536)
+/* Block size for files: large enough that read() costs nothing. */
+#define READ_BLOCK ((size_t)1 << 18)
+/* How much of a value a message quotes. */
+#define QUOTE_MAX ((size_t)40)
+
+bs_status bs__csvin_fail(bs__csvin *in, bs_status st, long line, long column,
+                         const char *fmt, ...) {
+  if (in->status)
+    return in->status;
+  in->status = st;
+  if (in->err) {
+    char msg[sizeof in->err->message];
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (k >= (int)sizeof msg) /* cut: never inside a character */
+      msg[bs__utf8_trim(msg, sizeof msg - 1)] = '\0';
+    bs_error_set(in->err, st, in->name, line, "%s", msg);
+    in->err->column = column;
+  }
+  return st;
+}
+
+/* libcsv trims blanks around unquoted fields by default; RFC 4180 keeps
+ * them, and " 3" is not a number, so nothing counts as a blank. */
+static int no_space(unsigned char c) {
+  (void)c;
+  return 0;
+}
+
+static void on_field(void *s, size_t len, void *data) {
+  bs__csvin *in = data;
+  if (!in->status)
+    in->field(in->ctx, s, len);
+}
+
+static void on_record(int c, void *data) {
+  (void)c;
+  bs__csvin *in = data;
+  if (!in->status)
+    in->record(in->ctx);
+  in->in_record = 0;
+  in->dirty = 0;
+  in->nrecords++;
+}
+
+bs_status bs__csvin_init(bs__csvin *in, const char *name, bs_error *err,
+                         size_t max_field, bs__csvin_field_fn field,
+                         bs__csvin_record_fn record, void *ctx) {
+  memset(in, 0, sizeof *in);
+  in->field = field;
+  in->record = record;
+  in->ctx = ctx;
+  bs__csvin_path(in->name, name ? name : "");
+  in->err = err;
+  in->max_field = max_field;
+  in->line = 1;
+  if (csv_init(&in->p, CSV_STRICT | CSV_STRICT_FINI) != 0)
+    return bs__csvin_fail(in, BS_ENOMEM, 0, 0, "out of memory");
+  csv_set_space_func(&in->p, no_space);
+  /* libcsv grows its field buffer by this much at a time (default 128). */
+  csv_set_blk_size(&in->p, 4096);
+  return BS_OK;
+}
+
+void bs__csvin_release(bs__csvin *in) { csv_free(&in->p); }
+
+static void parse_error(bs__csvin *in, const unsigned char *at) {
+  long col = (long)(in->fed - in->lstart) + 1;
+  int e = csv_error(&in->p);
+  if (e == CSV_ENOMEM)
+    bs__csvin_fail(in, BS_ENOMEM, in->line, col, "out of memory");
+  else if (e == CSV_ETOOBIG)
+    bs__csvin_fail(in, BS_ELIMIT, in->line, col, "field too large");
+  else if (*at == '"')
+    bs__csvin_fail(in, BS_EINPUT, in->line, col,
+                   "malformed CSV: quote inside an unquoted field (byte %ld "
+                   "of the line)",
+                   col);
+  else
+    bs__csvin_fail(in, BS_EINPUT, in->line, col,
+                   "malformed CSV: text after a closing quote (byte %ld of "
+                   "the line)",
+                   col);
+}
+
+/* Whether d[0..n-1] has no NUL and no byte >= 0x80, eight bytes at a
+ * time: a byte is 0 or >= 0x80 exactly when (x - 1) or x has its top bit
+ * set there (a borrow only starts at a zero byte). */
+static int plain_ascii(const unsigned char *d, size_t n) {
+  const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+  uint64_t acc = 0;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t x;
+    memcpy(&x, d + i, 8);
+    acc |= (x - ones) | x;
+  }
+  if (i < n) {
+    uint64_t x = ones; /* pad with a harmless byte */
+    memcpy(&x, d + i, n - i);
+    acc |= (x - ones) | x;
+  }
+  return (acc & highs) == 0;
+}
+
+/* Position of the first `c` in d[from..len-1], or len. */
+static size_t find(const unsigned char *d, size_t from, size_t len, int c) {
+  const unsigned char *p = memchr(d + from, c, len - from);
+  return p ? (size_t)(p - d) : len;
+}
+
+static void feed_raw(bs__csvin *in, const unsigned char *d, size_t len) {
+  size_t pos = 0;
+  /* The next CR, space and tab at or after pos, found once and reused:
+   * most logs have none of them, and then each costs one memchr. */
+  size_t next_cr = find(d, 0, len, '\r');
+  size_t next_sp = find(d, 0, len, ' ');
+  size_t next_tab = find(d, 0, len, '\t');
+  while (pos < len && !in->status) {
+    size_t lim = len - pos > PIECE_MAX ? pos + PIECE_MAX : len;
+    if (next_cr < pos)
+      next_cr = find(d, pos, len, '\r');
+    const unsigned char *nl = memchr(d + pos, '\n', lim - pos);
+    size_t eol = nl ? (size_t)(nl - d) : lim;
+    if (next_cr < eol)
+      eol = next_cr;
+    size_t end = lim;
+    if (eol < lim) {
+      end = eol + 1; /* the line ending goes with its line */
+      if (d[eol] == '\r' && end < len && d[end] == '\n')
+        end++; /* and both bytes of a CRLF */
+    }
+    /* A field can outgrow the cap only at a piece's end: libcsv's buffer
+     * grows by at most one byte per input byte, so with at most `room`
+     * bytes a piece the cap is checked at the very byte that breaks it
+     * (libcsv never holds more than max_field + 2 bytes), wherever the
+     * caller's blocks end, and errors come out in input order. */
+    if (in->max_field < SIZE_MAX - 2) {
+      size_t room = in->max_field + 2 - in->p.entry_pos;
+      if (end - pos > room)
+        end = pos + room;
+    }
+    if (!in->in_record && d[pos] != '\n' && d[pos] != '\r') {
+      in->in_record = 1;
+      in->rec_line = in->line;
+    }
+    /* A blank can only matter where there is one: without any in this
+     * piece, libcsv's built-in test (space or tab) is the same as
+     * no_space, and cheaper than a call per byte. */
+    if (next_sp < pos)
+      next_sp = find(d, pos, len, ' ');
+    if (next_tab < pos)
+      next_tab = find(d, pos, len, '\t');
+    csv_set_space_func(&in->p,
+                       next_sp < end || next_tab < end ? no_space : NULL);
+    size_t n = end - pos;
+    if (!in->dirty && !plain_ascii(d + pos, n))
+      in->dirty = 1;
+    size_t got = csv_parse(&in->p, d + pos, n, on_field, on_record, in);
+    if (in->status)
+      return;
+    if (got < n) {
+      in->fed += got;
+      parse_error(in, d + pos + got);
+      return;
+    }
+    in->fed += n;
+    /* libcsv holds a quoted field's closing quote until the next byte
+     * shows whether it was doubled: one byte of slack, so a field at the
+     * cap is never refused here (the field callback sees it whole). */
+    if (in->p.entry_pos > 0 && in->p.entry_pos - 1 > in->max_field) {
+      bs__csvin_fail(in, BS_ELIMIT, in->rec_line, 0,
+                     "field longer than %zu bytes", in->max_field);
+      return;
+    }
+    unsigned char last = d[end - 1];
+    if (last == '\r') {
+      in->line++;
+      in->lstart = in->fed;
+    } else if (last == '\n') {
+      /* A CRLF split between two calls was counted at its CR. */
+      if (!(n == 1 && in->prev_cr))
+        in->line++;
+      in->lstart = in->fed;
+    }
+    in->prev_cr = last == '\r';
+    pos = end;
+  }
+}
+
+bs_status bs__csvin_feed(bs__csvin *in, const char *data, size_t len) {
+  const unsigned char *d = (const unsigned char *)data;
+  static const unsigned char bom[3] = {0xEF, 0xBB, 0xBF};
+  if (in->status || len == 0)
+    return in->status;
+  if (in->max_bytes && len > in->max_bytes - in->total) {
+    bs_error_set(in->err, BS_ELIMIT, in->name, 0,
+                 "file is larger than the limit of %llu bytes",
+                 (unsigned long long)in->max_bytes);
+    return in->status = BS_ELIMIT;
+  }
+  in->total += len;
+  if (!in->started) {
+    /* Hold back what could still be a BOM. */
+    while (len > 0 && in->nbom < 3 && *d == bom[in->nbom]) {
+      in->bom[in->nbom++] = *d++;
+      len--;
+    }
+    if (in->nbom == 3) {
+      in->started = 1; /* a BOM: dropped */
+    } else if (len > 0) {
+      in->started = 1; /* not a BOM: the held bytes are data */
+      feed_raw(in, in->bom, in->nbom);
+    }
+  }
+  if (len > 0)
+    feed_raw(in, d, len);
+  return in->status;
+}
+
+bs_status bs__csvin_finish(bs__csvin *in) {
+  if (!in->started && in->nbom < 3) {
+    in->started = 1;
+    feed_raw(in, in->bom, in->nbom);
+  }
+  if (!in->status && csv_fini(&in->p, on_field, on_record, in) != 0)
+    bs__csvin_fail(in, BS_EINPUT, in->rec_line, 0,
+                   "malformed CSV: quoted field not closed at end of file");
+  return in->status;
+}
+
+bs_status bs__csvin_feed_file(bs__csvin *in, const char *path) {
+  if (in->status)
+    return in->status;
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    int e = errno;
+    bs_error_set(in->err, BS_EIO, in->name, 0, "cannot open: %s", strerror(e));
+    return in->status = BS_EIO;
+  }
+  char *buf = malloc(READ_BLOCK);
+  if (!buf) {
+    close(fd);
+    return bs__csvin_fail(in, BS_ENOMEM, 0, 0, "out of memory");
+  }
+  while (!in->status) {
+    ssize_t got = read(fd, buf, READ_BLOCK);
+    if (got < 0 && errno == EINTR)
+      continue;
+    if (got < 0) {
+      int e = errno;
+      bs_error_set(in->err, BS_EIO, in->name, 0, "read error: %s", strerror(e));
+      in->status = BS_EIO;
+      break;
+    }
+    if (got == 0) {
+      bs__csvin_finish(in);
+      break;
+    }
+    bs__csvin_feed(in, buf, (size_t)got);
+  }
+  free(buf);
+  close(fd);
+  return in->status;
+}
+
+size_t bs__utf8_invalid_at(const unsigned char *s, size_t n) {
+  size_t i = 0;
+  while (i < n) {
+    unsigned c = s[i];
+    if (c < 0x80) {
+      i++;
+      continue;
+    }
+    size_t more;
+    uint32_t cp, min;
+    if (c >= 0xC2 && c <= 0xDF) {
+      more = 1, cp = c & 0x1F, min = 0x80;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      more = 2, cp = c & 0x0F, min = 0x800;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      more = 3, cp = c & 0x07, min = 0x10000;
+    } else {
+      return i;
+    }
+    if (n - i <= more)
+      return i;
+    for (size_t k = 1; k <= more; k++) {
+      unsigned b = s[i + k];
+      if ((b & 0xC0) != 0x80)
+        return i;
+      cp = cp << 6 | (b & 0x3F);
+    }
+    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+      return i;
+    i += more + 1;
+  }
+  return n;
+}
+
+size_t bs__utf8_trim(const char *s, size_t n) {
+  size_t i = n;
+  while (i > 0 && ((unsigned char)s[i - 1] & 0xC0) == 0x80 && n - i < 3)
+    i--;
+  if (i == 0)
+    return n;
+  unsigned char c = (unsigned char)s[i - 1];
+  size_t need = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+  return n - (i - 1) < need ? i - 1 : n;
+}
+
+/* The length of the valid UTF-8 sequence at u[0..n-1], or 0. */
+static size_t seq_len(const unsigned char *u, size_t n) {
+  size_t len = u[0] < 0x80 ? 1 : u[0] >= 0xF0 ? 4 : u[0] >= 0xE0 ? 3 : 2;
+  if (len > n || bs__utf8_invalid_at(u, len) != len)
+    return 0;
+  return len;
+}
+
+const char *bs__csvin_path(char *out, const char *path) {
+  const unsigned char *u = (const unsigned char *)path;
+  size_t n = strlen(path), o = 0, i = 0;
+  while (i < n) {
+    char esc[8];
+    const char *piece = esc;
+    size_t plen, used = seq_len(u + i, n - i);
+    if (u[i] == '\\') {
+      piece = "\\\\";
+      plen = 2;
+    } else if (used == 0 || u[i] < 0x20 || u[i] == 0x7F) {
+      snprintf(esc, sizeof esc, "\\x%02x", u[i]);
+      plen = 4;
+      used = 1;
+    } else if (u[i] == 0xC2 && u[i + 1] <= 0x9F) { /* a C1 control */
+      snprintf(esc, sizeof esc, "\\u%04x", u[i + 1]);
+      plen = 6;
+    } else {
+      piece = path + i;
+      plen = used;
+    }
+    if (o + plen > BS__PATH_BUF - 4) {
+      memcpy(out + o, "...", 3);
+      o += 3;
+      break;
+    }
+    memcpy(out + o, piece, plen);
+    o += plen;
+    i += used;
+  }
+  out[o] = '\0';
+  return out;
+}
+
+const char *bs__csvin_quote(char *out, const char *s, size_t n, int quoted) {
+  size_t o = 0;
+  size_t lim = n;
+  if (lim > QUOTE_MAX) {
+    lim = QUOTE_MAX;
+    while (lim > 0 && ((unsigned char)s[lim] & 0xC0) == 0x80)
+      lim--;
+  }
+  if (quoted)
+    out[o++] = '"';
+  /* At most 40 input bytes, each at most 6 output bytes: fits the buffer. */
+  for (size_t i = 0; i < lim; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if (c == '"' || c == '\\') {
+      out[o++] = '\\';
+      out[o++] = (char)c;
+    } else if (c == '\n' || c == '\r' || c == '\t') {
+      out[o++] = '\\';
+      out[o++] = (char)(c == '\n' ? 'n' : c == '\r' ? 'r' : 't');
+    } else if (c < 0x20 || c == 0x7F) {
+      o += (size_t)snprintf(out + o, BS__QUOTE_BUF - o, "\\x%02x", c);
+    } else if (c == 0xC2 && i + 1 < lim && (unsigned char)s[i + 1] >= 0x80 &&
+               (unsigned char)s[i + 1] <= 0x9F) {
+      o += (size_t)snprintf(out + o, BS__QUOTE_BUF - o, "\\u%04x",
+                            (unsigned)(unsigned char)s[i + 1]);
+      i++;
+    } else {
+      out[o++] = (char)c;
+    }
+  }
+  if (lim < n) {
+    memcpy(out + o, "...", 3);
+    o += 3;
+  }
+  if (quoted)
+    out[o++] = '"';
+  out[o] = '\0';
+  return out;
+}
