@@ -27,8 +27,8 @@ Test(cli_compare, examples_regression_exits_1_and_prints_a_table) {
 
 Test(cli_compare, hotspot_mode_never_fails_the_build) {
   char *log = example("pr.csv"), *env = example("env.csv");
-  const char *args[] = {"compare", log,      "--manifest", env, "--mode",
-                        "hotspot", "--threshold", "50",    NULL};
+  const char *args[] = {"compare", log,           "--manifest", env, "--mode",
+                        "hotspot", "--threshold", "50",         NULL};
   ts_run r = ts_cli(NULL, args);
   cr_expect_eq(r.status, 0, "stderr: %s", r.err);
   ts_run_free(&r);
@@ -43,7 +43,7 @@ Test(cli_compare, equivalent_only_log_exits_0) {
                 "a,main,0,10\na,pr,0,10.01\na,main,1,10\na,pr,1,10.02\n"
                 "a,main,2,10\na,pr,2,9.99\na,main,3,10\na,pr,3,10\n"
                 "a,main,4,10\na,pr,4,10.01\na,main,5,10\na,pr,5,10\n");
-  const char *args[] = {"compare",  log, "--baseline", "main",
+  const char *args[] = {"compare",     log,  "--baseline", "main",
                         "--candidate", "pr", NULL};
   ts_run r = ts_cli(NULL, args);
   cr_expect_eq(r.status, 0, "stderr: %s", r.err);
@@ -86,8 +86,8 @@ Test(cli_compare, markdown_lists_regressions_first) {
   char *dir = ts_tmpdir("cli_md");
   char *log = example("pr.csv"), *env = example("env.csv");
   char *md = ts_path(dir, "c.md");
-  const char *args[] = {"compare", log, "--manifest", env, "--markdown", md,
-                        NULL};
+  const char *args[] = {"compare",    log, "--manifest", env,
+                        "--markdown", md,  NULL};
   ts_run r = ts_cli(NULL, args);
   cr_assert_eq(r.status, 1, "%s", r.err);
   char *text = ts_read(md, NULL);
@@ -117,19 +117,28 @@ static void expect_input_error(const char *tag, const char *csv,
   ts_write(log, csv);
   if (manifest)
     ts_write(env, manifest);
-  const char *args[] = {"compare", "pr.csv", "--baseline", "main",
-                        "--candidate", "pr", "--json", "out.json",
-                        "--markdown", "out.md",
-                        manifest ? "--manifest" : NULL, "env.csv", NULL};
+  const char *args[] = {"compare",
+                        "pr.csv",
+                        "--baseline",
+                        "main",
+                        "--candidate",
+                        "pr",
+                        "--json",
+                        "out.json",
+                        "--markdown",
+                        "out.md",
+                        manifest ? "--manifest" : NULL,
+                        "env.csv",
+                        NULL};
   ts_run r = ts_cli(dir, args);
   cr_expect_eq(r.status, 2, "[%s] exit %d, stderr: %s", tag, r.status, r.err);
-  cr_expect(strstr(r.err, want) != NULL, "[%s] stderr %s lacks %s", tag,
-            r.err, want);
+  cr_expect(strstr(r.err, want) != NULL, "[%s] stderr %s lacks %s", tag, r.err,
+            want);
   cr_expect(strncmp(r.err, "benchsite: ", 11) == 0, "[%s] %s", tag, r.err);
   cr_expect_not(ts_exists(json), "[%s] JSON written on error", tag);
   cr_expect_not(ts_exists(md), "[%s] Markdown written on error", tag);
-  cr_expect_eq(ts_count_entries(dir), manifest ? 2 : 1,
-               "[%s] stray files left", tag);
+  cr_expect_eq(ts_count_entries(dir), manifest ? 2 : 1, "[%s] stray files left",
+               tag);
   ts_run_free(&r);
   free(log);
   free(env);
@@ -145,12 +154,11 @@ Test(cli_errors, missing_required_column) {
                      "pr.csv:1: missing required column \"impl\"");
 }
 Test(cli_errors, non_positive_number) {
-  expect_input_error("e_neg",
-                     "benchmark,impl,block,per_call_us\n" GOOD_ROWS
-                     "a,main,1,-3\n",
-                     NULL,
-                     "pr.csv:4: column per_call_us: \"-3\" is not a positive "
-                     "number");
+  expect_input_error(
+      "e_neg", "benchmark,impl,block,per_call_us\n" GOOD_ROWS "a,main,1,-3\n",
+      NULL,
+      "pr.csv:4: column per_call_us: \"-3\" is not a positive "
+      "number");
 }
 Test(cli_errors, unparsable_number) {
   expect_input_error("e_nan",
@@ -160,8 +168,8 @@ Test(cli_errors, unparsable_number) {
 }
 Test(cli_errors, non_finite_number) {
   expect_input_error("e_inf",
-                     "benchmark,impl,block,per_call_us\na,main,0,1e400\n",
-                     NULL, "pr.csv:2: column per_call_us: \"1e400\"");
+                     "benchmark,impl,block,per_call_us\na,main,0,1e400\n", NULL,
+                     "pr.csv:2: column per_call_us: \"1e400\"");
   expect_input_error("e_inf2",
                      "benchmark,impl,block,per_call_us\na,main,0,inf\n", NULL,
                      "pr.csv:2: column per_call_us: \"inf\"");
@@ -181,10 +189,9 @@ Test(cli_errors, unknown_phase) {
                      "or confirm");
 }
 Test(cli_errors, duplicate_confirm_row) {
-  expect_input_error("e_dup",
-                     "benchmark,impl,block,per_call_us\n" GOOD_ROWS
-                     "a,main,0,2\n",
-                     NULL, "pr.csv:4: duplicate confirm row");
+  expect_input_error(
+      "e_dup", "benchmark,impl,block,per_call_us\n" GOOD_ROWS "a,main,0,2\n",
+      NULL, "pr.csv:4: duplicate confirm row");
 }
 Test(cli_errors, scale_differs_within_a_case) {
   expect_input_error("e_scale",
@@ -198,35 +205,32 @@ Test(cli_errors, missing_block_on_a_confirm_row) {
                      "pr.csv:2: column block: missing for a confirm row");
 }
 Test(cli_errors, mismatched_pairs_names_the_rows) {
-  expect_input_error("e_pairs",
-                     "benchmark,impl,block,per_call_us\n" GOOD_ROWS
-                     "a,main,1,1\n",
-                     NULL,
-                     "pr.csv:4: mismatched pairs in case a: 1 row without a "
-                     "partner: main run 0 block 1 (pr.csv:4)");
+  expect_input_error(
+      "e_pairs", "benchmark,impl,block,per_call_us\n" GOOD_ROWS "a,main,1,1\n",
+      NULL,
+      "pr.csv:4: mismatched pairs in case a: 1 row without a "
+      "partner: main run 0 block 1 (pr.csv:4)");
 }
 Test(cli_errors, manifest_without_header) {
-  expect_input_error("e_mhead",
-                     "benchmark,impl,block,per_call_us\n" GOOD_ROWS,
+  expect_input_error("e_mhead", "benchmark,impl,block,per_call_us\n" GOOD_ROWS,
                      "target,native\n",
                      "env.csv:1: header must be \"key,value\"");
 }
 Test(cli_errors, manifest_duplicate_key) {
-  expect_input_error("e_mdup",
-                     "benchmark,impl,block,per_call_us\n" GOOD_ROWS,
+  expect_input_error("e_mdup", "benchmark,impl,block,per_call_us\n" GOOD_ROWS,
                      "key,value\ntarget,native\ntarget,native\n",
                      "env.csv:3: duplicate key \"target\" (first at line 2)");
 }
 Test(cli_errors, non_native_target_is_refused) {
-  expect_input_error("e_native",
-                     "benchmark,impl,block,per_call_us\n" GOOD_ROWS,
+  expect_input_error("e_native", "benchmark,impl,block,per_call_us\n" GOOD_ROWS,
                      "key,value\ntarget,wasm32\n",
                      "env.csv: target is \"wasm32\", not native");
 }
 Test(cli_errors, unreadable_log) {
   char *dir = ts_tmpdir("e_nofile");
-  const char *args[] = {"compare", "missing.csv", "--baseline", "main",
-                        "--candidate", "pr", "--json", "o.json", NULL};
+  const char *args[] = {"compare", "missing.csv", "--baseline",
+                        "main",    "--candidate", "pr",
+                        "--json",  "o.json",      NULL};
   ts_run r = ts_cli(dir, args);
   cr_expect_eq(r.status, 2);
   cr_expect(strstr(r.err, "missing.csv") != NULL, "%s", r.err);
@@ -244,11 +248,10 @@ static void expect_usage_error(const char *const *args, const char *want) {
 
 Test(cli_usage, confirmatory_mode_refuses_threshold_and_level) {
   char *log = example("pr.csv"), *env = example("env.csv");
-  const char *a1[] = {"compare", log, "--manifest", env, "--threshold", "5",
-                      NULL};
+  const char *a1[] = {"compare",     log, "--manifest", env,
+                      "--threshold", "5", NULL};
   expect_usage_error(a1, "--threshold belongs to hotspot mode");
-  const char *a2[] = {"compare", log, "--manifest", env, "--level", "90",
-                      NULL};
+  const char *a2[] = {"compare", log, "--manifest", env, "--level", "90", NULL};
   expect_usage_error(a2, "--level belongs to hotspot mode");
   free(log);
   free(env);
@@ -269,8 +272,8 @@ Test(cli_usage, unknown_option_and_missing_impl) {
   expect_usage_error(a1, "unknown option \"--frobnicate\"");
   const char *a2[] = {"compare", log, "--baseline", "main", NULL};
   expect_usage_error(a2, "name the candidate with --candidate");
-  const char *a3[] = {"compare", log, "--baseline", "main", "--candidate",
-                      "nope", NULL};
+  const char *a3[] = {"compare",     log,    "--baseline", "main",
+                      "--candidate", "nope", NULL};
   expect_usage_error(a3, "no case has confirm rows of both");
   const char *a4[] = {"nonsense", NULL};
   expect_usage_error(a4, "unknown command \"nonsense\"");

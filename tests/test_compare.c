@@ -172,8 +172,8 @@ Test(compare, mismatch_names_the_unpaired_row_even_before_pairs) {
   bs_error err;
   cr_assert_eq(bs_compare_run(log, "main", "pr", &o, &r, &err), BS_EMISMATCH);
   cr_expect_eq(err.line, 2, "error at line %ld: %s", err.line, err.message);
-  cr_expect(strstr(err.message, "main run 0 block 0 (mem.csv:2)") != NULL,
-            "%s", err.message);
+  cr_expect(strstr(err.message, "main run 0 block 0 (mem.csv:2)") != NULL, "%s",
+            err.message);
   bs_log_free(log);
 }
 

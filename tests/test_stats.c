@@ -200,9 +200,9 @@ Test(bootstrap, split_generators_make_the_same_draws_for_any_r) {
     double *th = malloc(R * sizeof *th), *th2 = malloc(R * sizeof *th2);
     double lo, hi, lo2, hi2;
     naive_ci(d, 11, R, 90.0, 31 + R, &lo, &hi, th);
-    cr_assert_eq(bs_bootstrap_median_ci(d, 11, R, 90.0, 31 + R, &lo2, &hi2,
-                                        th2, NULL),
-                 BS_OK);
+    cr_assert_eq(
+        bs_bootstrap_median_ci(d, 11, R, 90.0, 31 + R, &lo2, &hi2, th2, NULL),
+        BS_OK);
     cr_expect_eq(memcmp(th, th2, R * sizeof *th), 0, "R=%zu", R);
     cr_expect_eq(lo, lo2, "R=%zu", R);
     cr_expect_eq(hi, hi2, "R=%zu", R);

@@ -14,7 +14,8 @@ typedef struct bs_manifest bs_manifest;
 
 /* The keys that must be present and equal for two runs to be comparable. */
 #define BS_MANIFEST_NCOMPARABILITY 6
-extern const char *const bs_manifest_comparability_keys[BS_MANIFEST_NCOMPARABILITY];
+extern const char
+    *const bs_manifest_comparability_keys[BS_MANIFEST_NCOMPARABILITY];
 
 /* Returns an empty manifest, or NULL when out of memory. */
 bs_manifest *bs_manifest_new(void);
