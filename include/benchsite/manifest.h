@@ -24,6 +24,7 @@ void bs_manifest_free(bs_manifest *m);
 
 /* Reads a `key,value` CSV. Errors (BS_EINPUT with file:line): missing or
  * wrong header, a row without exactly two fields, an empty or duplicate key.
+ * Caps (BS_ELIMIT): 65 536 bytes per field, 10 000 keys, a 16 MiB file.
  * On error the manifest is left empty. BS_EIO when unreadable. */
 bs_status bs_manifest_read_file(bs_manifest *m, const char *path,
                                 bs_error *err);
