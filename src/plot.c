@@ -351,7 +351,26 @@ void bs_plot_ytic(bs_plot *p, double y, const char *label) {
   }
   c->ytics = t;
   t[c->nytics].y = y;
-  t[c->nytics].label = quote(p, label);
+  /* gnuplot reads explicit tic labels as printf formats: a lone '%' in a
+   * name would fail the chart ("Bad format character"), so each '%' is
+   * doubled before quoting. */
+  size_t n = 0;
+  for (const char *q = label ? label : ""; *q; q++)
+    n += *q == '%' ? 2 : 1;
+  char *doubled = malloc(n + 1);
+  if (!doubled) {
+    set_fail(p, BS_ENOMEM, "out of memory");
+    return;
+  }
+  n = 0;
+  for (const char *q = label ? label : ""; *q; q++) {
+    doubled[n++] = *q;
+    if (*q == '%')
+      doubled[n++] = '%';
+  }
+  doubled[n] = '\0';
+  t[c->nytics].label = quote(p, doubled);
+  free(doubled);
   if (t[c->nytics].label)
     c->nytics++;
 }

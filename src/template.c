@@ -678,6 +678,15 @@ static bs_status put_escaped(bs__buf *b, const char *s) {
       rep = "&#39;";
       break;
     default:
+      /* Control characters are not allowed in HTML, not even as character
+       * references; a hostile name shows U+FFFD in their place. Tab and
+       * line breaks are text. */
+      if (((unsigned char)*s < 0x20 && *s != '\t' && *s != '\n' &&
+           *s != '\r') ||
+          *s == 0x7f) {
+        rep = "\xef\xbf\xbd";
+        break;
+      }
       continue;
     }
     if ((st = bs__buf_append(b, run, (size_t)(s - run))))
