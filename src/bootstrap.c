@@ -255,11 +255,11 @@ bs_status bs_bootstrap_median_ci(const double *x, size_t m, uint64_t resamples,
   bs__ranked *order = malloc(m * sizeof *order);
   double *sorted = malloc(m * sizeof *sorted);
   size_t *rank = malloc(m * sizeof *rank);
-  uint32_t *counts = calloc(m, sizeof *counts);
+  uint32_t *counts = NULL; /* per-rank counts of the general path */
   uint32_t *hist = NULL;
   bin *bins = NULL;
   double *t = NULL;
-  if (!order || !sorted || !rank || !counts) {
+  if (!order || !sorted || !rank) {
     st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
     goto fail;
   }
@@ -319,7 +319,8 @@ bs_status bs_bootstrap_median_ci(const double *x, size_t m, uint64_t resamples,
     }
   } else {
     t = thetas ? thetas : malloc(R * sizeof *t);
-    if (!t) {
+    counts = calloc(m, sizeof *counts);
+    if (!t || !counts) {
       st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
       goto fail;
     }

@@ -79,11 +79,11 @@ void bs_compare_result_free(bs_compare_result *r) {
   free(r);
 }
 
-/* Pairs the B and C rows of one case. Returns BS_OK with out's series
- * filled, or BS_EMISMATCH with the unpaired rows described in err. */
-static bs_status pair_case(const bs_case_compare *cc, bs__keyed *kb, size_t nb,
-                           bs__keyed *kc, size_t nc, bs_case_compare *out,
-                           bs_error *err) {
+/* Pairs the B and C rows of case `out` (benchmark and dataset set).
+ * Returns BS_OK with out's series filled, or BS_EMISMATCH with the
+ * unpaired rows described in err. */
+static bs_status pair_case(bs__keyed *kb, size_t nb, bs__keyed *kc, size_t nc,
+                           bs_case_compare *out, bs_error *err) {
   qsort(kb, nb, sizeof *kb, bs__keyed_cmp);
   qsort(kc, nc, sizeof *kc, bs__keyed_cmp);
   size_t i = 0, j = 0, m = 0;
@@ -116,7 +116,7 @@ static bs_status pair_case(const bs_case_compare *cc, bs__keyed *kb, size_t nb,
   }
   if (first) {
     char label[256];
-    bs__case_label(label, sizeof label, cc->benchmark, cc->dataset);
+    bs__case_label(label, sizeof label, out->benchmark, out->dataset);
     return bs_error_set(
         err, BS_EMISMATCH, first->file, first->line,
         "mismatched pairs in case %s: %zu row%s without a partner: %s%s", label,
@@ -241,7 +241,7 @@ bs_status bs_compare_run(const bs_log *log, const char *baseline,
     bs_case_compare *c = &r->cases[r->ncases++];
     c->benchmark = lc->benchmark;
     c->dataset = lc->dataset;
-    st = pair_case(c, bc.x, nb, bc.y, nc, c, err);
+    st = pair_case(bc.x, nb, bc.y, nc, c, err);
     if (st)
       goto fail;
     st = analyse_case(c, opt, err);
