@@ -459,13 +459,21 @@ static int is_leftover(const char *name) {
 
 /* Whether a directory without FORMAT may become an archive: it holds at
  * most an empty runs/, hidden entries and the leftovers of an interrupted
- * creation. */
+ * creation. A FORMAT that has appeared since the caller looked (another
+ * add made the directory an archive) is accepted here; the caller reads
+ * it under the lock. */
 static bs_status may_initialise(const char *dir, bs_error *err) {
   char **names;
   size_t n;
   bs_status st = list_dir(dir, &names, &n, err);
   if (st)
     return st;
+  for (size_t i = 0; i < n; i++) {
+    if (!strcmp(names[i], FORMAT_NAME)) {
+      bs__strlist_free(names, n);
+      return BS_OK;
+    }
+  }
   for (size_t i = 0; i < n && st == BS_OK; i++) {
     const char *e = names[i];
     /* Hidden entries (.git, .gitignore, our .lock and .tmp-*) are not
