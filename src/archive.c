@@ -459,21 +459,13 @@ static int is_leftover(const char *name) {
 
 /* Whether a directory without FORMAT may become an archive: it holds at
  * most an empty runs/, hidden entries and the leftovers of an interrupted
- * creation. A FORMAT that has appeared since the caller looked (another
- * add made the directory an archive) is accepted here; the caller reads
- * it under the lock. */
+ * creation. */
 static bs_status may_initialise(const char *dir, bs_error *err) {
   char **names;
   size_t n;
   bs_status st = list_dir(dir, &names, &n, err);
   if (st)
     return st;
-  for (size_t i = 0; i < n; i++) {
-    if (!strcmp(names[i], FORMAT_NAME)) {
-      bs__strlist_free(names, n);
-      return BS_OK;
-    }
-  }
   for (size_t i = 0; i < n && st == BS_OK; i++) {
     const char *e = names[i];
     /* Hidden entries (.git, .gitignore, our .lock and .tmp-*) are not
@@ -590,9 +582,16 @@ static bs_status open_for_writing(const char *dir, int *lockfd, bs_error *err) {
     goto done;
   }
   /* Refuse a directory that is something else before leaving a lock file
-   * in it; checked again under the lock. */
-  if (lstat(format, &sb) != 0 && (st = may_initialise(dir, err)))
-    goto done;
+   * in it; checked again under the lock. Another add may make the
+   * directory an archive while we look (a listing taken during changes
+   * can miss its FORMAT and see its first run), so what we saw counts
+   * only if there is still no FORMAT: FORMAT comes before any run and is
+   * never removed. */
+  if (lstat(format, &sb) != 0 && (st = may_initialise(dir, err))) {
+    if (lstat(format, &sb) != 0)
+      goto done;
+    st = BS_OK;
+  }
   lfd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
   if (lfd < 0) {
     st = bs_error_set(err, BS_EIO, lock, 0, "cannot open: %s", strerror(errno));
