@@ -330,9 +330,9 @@ static bs_status tune_groups(bs__report *r) {
 }
 
 static void report_release(bs__report *r) {
-  bs_compare_result_free(r->cmp);
-  bs_tune_result_free(r->tune);
-  bs_noise_result_free(r->aa);
+  bs_compare_result_free(r->own_cmp);
+  bs_tune_result_free(r->own_tune);
+  bs_noise_result_free(r->own_aa);
   for (size_t i = 0; i < r->ngroups; i++) {
     free(r->groups[i].cases);
     free(r->groups[i].impls);
@@ -377,6 +377,107 @@ static bs_status aa_pair(bs__report *r, const char **a, const char **b,
   return BS_OK;
 }
 
+/* ---- Results computed by the caller --------------------------------------
+ * The report uses them only when they are what it would compute itself
+ * (the contract in report.h); each check names what differs. */
+
+static bs_status not_as_computed(bs_error *err, const char *what,
+                                 const char *field) {
+  return bs_error_set(err, BS_EUSAGE, NULL, 0,
+                      "report: the given %s was not made as the report "
+                      "would make it (%s)",
+                      what, field);
+}
+
+static bs_status unused_result(bs_error *err, const char *what) {
+  return bs_error_set(err, BS_EUSAGE, NULL, 0,
+                      "report: a %s was given, but the report makes none",
+                      what);
+}
+
+/* The comparison's parameters and bootstrap distributions. */
+static bs_status check_compare(const bs_compare_result *c, const char *base,
+                               const char *cand, const bs_compare_options *co,
+                               bs_error *err) {
+  const char *what = "comparison";
+  const bs_compare_options *x = &c->options;
+  if (strcmp(c->baseline, base) || strcmp(c->candidate, cand))
+    return not_as_computed(err, what, "baseline or candidate");
+  if (x->mode != co->mode)
+    return not_as_computed(err, what, "mode");
+  if (x->threshold_pct != co->threshold_pct)
+    return not_as_computed(err, what, "threshold");
+  if (x->level_pct != co->level_pct)
+    return not_as_computed(err, what, "level");
+  if (x->resamples != co->resamples)
+    return not_as_computed(err, what, "resamples");
+  if (x->seed != co->seed)
+    return not_as_computed(err, what, "seed");
+  /* The case pages chart every case's bootstrap distribution. */
+  int kept = x->keep_bootstrap != 0;
+  for (size_t i = 0; i < c->ncases && kept; i++)
+    kept = c->cases[i].thetas != NULL;
+  if (!kept)
+    return not_as_computed(err, what, "no bootstrap distributions kept");
+  return BS_OK;
+}
+
+/* The environment warnings bs_compare_check_environment adds are the last
+ * ones of the result. */
+static bs_status check_environment(const bs__report *r,
+                                   const bs_compare_result *c, bs_error *err) {
+  bs_compare_result want;
+  memset(&want, 0, sizeof want);
+  if (bs_compare_check_environment(&want, r->mf, r->nmf)) {
+    bs__strlist_free(want.warnings, want.nwarnings);
+    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+  }
+  int same = want.nwarnings <= c->nwarnings;
+  for (size_t i = 0; i < want.nwarnings && same; i++)
+    same = !strcmp(want.warnings[i],
+                   c->warnings[c->nwarnings - want.nwarnings + i]);
+  bs__strlist_free(want.warnings, want.nwarnings);
+  return same ? BS_OK
+              : not_as_computed(err, "comparison", "environment warnings");
+}
+
+/* Each case carries the floor `lookup` gives it (bs_compare_apply_noise
+ * of a fresh result), or none when there is no lookup. */
+static bs_status check_floors(const bs_compare_result *c,
+                              int (*lookup)(void *ctx, const char *benchmark,
+                                            const char *dataset,
+                                            double *floor_pct),
+                              void *ctx, bs_error *err) {
+  for (size_t i = 0; i < c->ncases; i++) {
+    const bs_case_compare *k = &c->cases[i];
+    double f = 0;
+    int has = lookup && lookup(ctx, k->benchmark, k->dataset, &f);
+    if (has != (k->has_noise_floor != 0) ||
+        (has && (k->noise_floor_pct != f ||
+                 !k->within_noise != !(fabs(k->delta_pct) <= f))))
+      return not_as_computed(err, "comparison", "noise floors");
+  }
+  return BS_OK;
+}
+
+static bs_status check_noise(const bs_noise_result *a, const char *aa_a,
+                             const char *aa_b, const bs_noise_options *no,
+                             bs_error *err) {
+  const char *what = "A/A validation";
+  const bs_noise_options *x = &a->options;
+  if (strcmp(a->a, aa_a) || strcmp(a->b, aa_b))
+    return not_as_computed(err, what, "A/A pair");
+  if (x->resamples != no->resamples)
+    return not_as_computed(err, what, "resamples");
+  if (x->level != no->level)
+    return not_as_computed(err, what, "level");
+  if (x->seed != no->seed)
+    return not_as_computed(err, what, "seed");
+  if (x->block_mode != no->block_mode || x->block_length != no->block_length)
+    return not_as_computed(err, what, "block bootstrap");
+  return BS_OK;
+}
+
 static bs_status analyse(bs__report *r, bs_error *err) {
   const bs_report_options *o = r->o;
   /* 0: every analysis the inputs allow, tuning only when it adds
@@ -410,10 +511,20 @@ static bs_status analyse(bs__report *r, bs_error *err) {
       bs_compare_options_init(&co, BS_MODE_CONFIRMATORY);
     co.seed = o->seed;
     co.keep_bootstrap = 1;
-    if ((st = bs_compare_run(r->log, base, cand, &co, &r->cmp, err)))
-      return st;
-    if (bs_compare_check_environment(r->cmp, r->mf, r->nmf))
-      return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    if (o->compare_result) {
+      if ((st = check_compare(o->compare_result, base, cand, &co, err)) ||
+          (st = check_environment(r, o->compare_result, err)))
+        return st;
+      r->cmp = o->compare_result;
+    } else {
+      if ((st = bs_compare_run(r->log, base, cand, &co, &r->own_cmp, err)))
+        return st;
+      if (bs_compare_check_environment(r->own_cmp, r->mf, r->nmf))
+        return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+      r->cmp = r->own_cmp;
+    }
+  } else if (o->compare_result) {
+    return unused_result(err, "comparison");
   }
   const char *aa_a = NULL, *aa_b = NULL;
   if (want & BS_REPORT_AA) {
@@ -431,39 +542,69 @@ static bs_status analyse(bs__report *r, bs_error *err) {
     else
       bs_noise_options_init(&no);
     no.seed = o->seed;
-    if ((st = bs_noise_run(r->log, aa_a, aa_b, &no, &r->aa, err)))
-      return st;
-    if (r->cmp)
-      bs_compare_apply_noise(r->cmp, noise_lookup, r->aa);
-  } else if (r->cmp && o->noise_lookup) {
-    bs_compare_apply_noise(r->cmp, o->noise_lookup, o->noise_ctx);
+    if (o->noise_result) {
+      if ((st = check_noise(o->noise_result, aa_a, aa_b, &no, err)))
+        return st;
+      r->aa = o->noise_result;
+    } else {
+      if ((st = bs_noise_run(r->log, aa_a, aa_b, &no, &r->own_aa, err)))
+        return st;
+      r->aa = r->own_aa;
+    }
+  } else if (o->noise_result) {
+    return unused_result(err, "A/A validation");
   }
-  if (!(want & BS_REPORT_TUNE))
+  /* The noise floors: the report's own A/A floors, else the caller's. A
+   * given comparison must carry them already (it is not modified). */
+  int (*lookup)(void *, const char *, const char *, double *) = NULL;
+  void *lookup_ctx = NULL;
+  if (r->aa) {
+    lookup = noise_lookup;
+    lookup_ctx = (void *)r->aa;
+  } else if (o->noise_lookup) {
+    lookup = o->noise_lookup;
+    lookup_ctx = o->noise_ctx;
+  }
+  if (r->own_cmp && lookup)
+    bs_compare_apply_noise(r->own_cmp, lookup, lookup_ctx);
+  else if (r->cmp && !r->own_cmp &&
+           (st = check_floors(r->cmp, lookup, lookup_ctx, err)))
+    return st;
+  if (!(want & BS_REPORT_TUNE)) {
+    if (o->tune_result)
+      return unused_result(err, "tuning");
     return r->cmp || r->aa ? BS_OK
                            : bs_error_set(err, BS_EUSAGE, NULL, 0,
                                           "report: nothing to report");
+  }
   /* Tuning is shown when it says something the comparison does not: a
    * benchmark measured at several scales, a case with three or more
    * impls, or a log with nothing else to report -- or when asked for. */
   bs_error terr;
   bs_error_clear(&terr);
   bs_tune_result *t = NULL;
-  st = bs_tune_run(r->log, &t, &terr);
-  if (st == BS_ENOMEM || (st && required)) {
-    *err = terr;
-    return st;
+  const bs_tune_result *tr = o->tune_result;
+  st = BS_OK;
+  if (!tr) {
+    st = bs_tune_run(r->log, &t, &terr);
+    if (st == BS_ENOMEM || (st && required)) {
+      *err = terr;
+      return st;
+    }
+    tr = t;
   }
   if (!st) {
     /* The A/A pair is one implementation measured twice: it does not
      * count towards "several implementations". */
     int show = required || (!r->cmp && !r->aa);
-    for (size_t i = 0; i < t->ncases && !show; i++) {
+    for (size_t i = 0; i < tr->ncases && !show; i++) {
       size_t k = 0;
-      for (size_t j = 0; j < t->cases[i].nmedians; j++)
-        k += !is_aa(aa_a, aa_b, t->cases[i].medians[j].impl);
+      for (size_t j = 0; j < tr->cases[i].nmedians; j++)
+        k += !is_aa(aa_a, aa_b, tr->cases[i].medians[j].impl);
       show = k >= 3;
     }
-    r->tune = t;
+    r->tune = tr;
+    r->own_tune = t;
     if ((st = tune_groups(r)))
       return bs_error_set(err, st, NULL, 0, "out of memory");
     for (size_t g = 0; g < r->ngroups && !show; g++) {
@@ -480,7 +621,8 @@ static bs_status analyse(bs__report *r, bs_error *err) {
       free(r->groups);
       r->groups = NULL;
       r->ngroups = 0;
-      bs_tune_result_free(r->tune);
+      bs_tune_result_free(r->own_tune);
+      r->own_tune = NULL;
       r->tune = NULL;
     }
   }

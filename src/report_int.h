@@ -56,10 +56,15 @@ typedef struct bs__report {
   size_t nmf;
   const bs_report_options *o;
 
-  bs_compare_result *cmp; /* NULL when no comparison was made */
-  bs_tune_result *tune;   /* NULL when there is no tuning page */
-  bs_noise_result *aa;    /* NULL when no A/A validation was made */
-  const char *aa_source;  /* path of the manifest naming aa_a/aa_b */
+  const bs_compare_result *cmp; /* NULL when no comparison was made */
+  const bs_tune_result *tune;   /* NULL when there is no tuning page */
+  const bs_noise_result *aa;    /* NULL when no A/A validation was made */
+  /* The results the report computed itself, freed with it; the others
+   * are borrowed from the options (compare_result, ...). */
+  bs_compare_result *own_cmp;
+  bs_tune_result *own_tune;
+  bs_noise_result *own_aa;
+  const char *aa_source; /* path of the manifest naming aa_a/aa_b */
 
   bs__tune_group *groups;
   size_t ngroups;

@@ -1,11 +1,15 @@
 /* benchsite report: hostile input stays text, output is deterministic and
- * replaced atomically. Runs the built CLI (no shell anywhere). */
+ * replaced atomically. Runs the built CLI (no shell anywhere), except the
+ * tests of results computed by the caller, which call bs_report_write. */
 #include "support.h"
+
+#include "benchsite/benchsite.h"
 
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -592,5 +596,264 @@ Test(report, usage_errors_exit_2) {
   ts_run_free(&r);
   cr_expect_eq(ts_count_entries(work), 1, "a failed run left files behind");
   free(env);
+  free(work);
+}
+
+/* ---- Results computed by the caller -------------------------------------- */
+
+#define REPORT_SEED 3
+#define AA_RESAMPLES 1000
+
+/* The combined example run: a comparison, a tuning and an A/A validation. */
+typedef struct given {
+  bs_log *log;
+  bs_manifest *mf[2];
+  bs_compare_result *cmp;
+  bs_tune_result *tune;
+  bs_noise_result *aa;
+  bs_noise_options no;
+} given;
+
+/* The report's own A/A floors (report.c's lookup, written again). */
+static int aa_floor(void *ctx, const char *benchmark, const char *dataset,
+                    double *floor_pct) {
+  const bs_noise_result *aa = ctx;
+  for (size_t i = 0; i < aa->ncases; i++) {
+    if (!strcmp(aa->cases[i].benchmark, benchmark) &&
+        !strcmp(aa->cases[i].dataset, dataset) &&
+        isfinite(aa->cases[i].paired_noise_floor_pct)) {
+      *floor_pct = aa->cases[i].paired_noise_floor_pct;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+static void given_load(given *g) {
+  static const char *const logs[] = {EXAMPLES "pr.csv", EXAMPLES "aa.csv",
+                                     EXAMPLES "tune.csv"};
+  static const char *const mfs[] = {EXAMPLES "env.csv", EXAMPLES "aa-env.csv"};
+  bs_error err;
+  bs_error_clear(&err);
+  memset(g, 0, sizeof *g);
+  g->log = bs_log_new();
+  cr_assert_not_null(g->log);
+  for (size_t i = 0; i < 3; i++)
+    cr_assert_eq(bs_log_read_file(g->log, logs[i], &err), BS_OK, "%s",
+                 err.message);
+  for (size_t i = 0; i < 2; i++) {
+    g->mf[i] = bs_manifest_new();
+    cr_assert_eq(bs_manifest_read_file(g->mf[i], mfs[i], &err), BS_OK, "%s",
+                 err.message);
+  }
+  bs_noise_options_init(&g->no);
+  g->no.resamples = AA_RESAMPLES;
+}
+
+/* The three analyses as report.h says the report makes them for options
+ * `o` (sections 0, seed REPORT_SEED, noise g->no). */
+static void given_analyse(given *g) {
+  bs_error err;
+  bs_error_clear(&err);
+  bs_compare_options co;
+  bs_compare_options_init(&co, BS_MODE_CONFIRMATORY);
+  co.seed = REPORT_SEED;
+  co.keep_bootstrap = 1;
+  cr_assert_eq(bs_compare_run(g->log, "main", "pr", &co, &g->cmp, &err), BS_OK,
+               "%s", err.message);
+  cr_assert_eq(bs_compare_check_environment(
+                   g->cmp, (const bs_manifest *const *)g->mf, 2),
+               BS_OK);
+  bs_noise_options no = g->no;
+  no.seed = REPORT_SEED;
+  cr_assert_eq(bs_noise_run(g->log, "A", "B", &no, &g->aa, &err), BS_OK, "%s",
+               err.message);
+  cr_assert_eq(bs_tune_run(g->log, &g->tune, &err), BS_OK, "%s", err.message);
+}
+
+static void given_free(given *g) {
+  bs_compare_result_free(g->cmp);
+  bs_tune_result_free(g->tune);
+  bs_noise_result_free(g->aa);
+  bs_manifest_free(g->mf[0]);
+  bs_manifest_free(g->mf[1]);
+  bs_log_free(g->log);
+}
+
+static void given_options(const given *g, bs_report_options *o) {
+  bs_report_options_init(o);
+  o->templates_dir = BENCHSITE_SOURCE_DIR "/templates";
+  o->assets_dir = BENCHSITE_SOURCE_DIR "/site";
+  o->seed = REPORT_SEED;
+  o->noise = &g->no;
+}
+
+/* The report of g's log with its first `nmf` manifests. */
+static bs_status given_write(const given *g, size_t nmf, const char *out,
+                             const bs_report_options *o, bs_error *err) {
+  bs_error_clear(err);
+  return bs_report_write(g->log, (const bs_manifest *const *)g->mf, nmf, out, o,
+                         NULL, err);
+}
+
+Test(report, given_results_give_identical_bytes) {
+  char *work = ts_tmpdir("report_given");
+  char *computed = ts_path(work, "computed");
+  char *from_results = ts_path(work, "given");
+  given g;
+  given_load(&g);
+  bs_report_options o;
+  bs_error err;
+
+  /* Every section: the comparison carries the A/A floors. */
+  given_options(&g, &o);
+  bs_report_summary sum;
+  cr_assert_eq(bs_report_write(g.log, (const bs_manifest *const *)g.mf, 2,
+                               computed, &o, &sum, &err),
+               BS_OK, "%s", err.message);
+  cr_assert(sum.has_compare && sum.has_tuning && sum.has_aa);
+  given_analyse(&g);
+  bs_compare_apply_noise(g.cmp, aa_floor, g.aa);
+  o.compare_result = g.cmp;
+  o.tune_result = g.tune;
+  o.noise_result = g.aa;
+  cr_assert_eq(given_write(&g, 2, from_results, &o, &err), BS_OK, "%s",
+               err.message);
+  expect_same_tree(computed, from_results);
+
+  /* The comparison alone with a caller's floors, as `compare --noise
+   * --html` makes it. */
+  given_options(&g, &o);
+  o.sections = BS_REPORT_COMPARE;
+  o.noise_lookup = aa_floor;
+  o.noise_ctx = g.aa;
+  cr_assert_eq(given_write(&g, 2, computed, &o, &err), BS_OK, "%s",
+               err.message);
+  o.compare_result = g.cmp;
+  cr_assert_eq(given_write(&g, 2, from_results, &o, &err), BS_OK, "%s",
+               err.message);
+  expect_same_tree(computed, from_results);
+  given_free(&g);
+  free(computed);
+  free(from_results);
+  free(work);
+}
+
+/* A marker put into each result reaches the pages: the report used the
+ * result it was given and did not make the analysis again (a report that
+ * analysed the log itself could not know the marker). */
+Test(report, given_results_are_used_not_analysed_again) {
+  char *work = ts_tmpdir("report_given_used");
+  char *out = ts_path(work, "out");
+  given g;
+  given_load(&g);
+  given_analyse(&g);
+  /* Before the floors are applied, so the comparison agrees with them. */
+  g.aa->cases[0].benchmark = "aa-marker";
+  bs_compare_apply_noise(g.cmp, aa_floor, g.aa);
+  g.tune->cases[0].benchmark = "tune-marker";
+  /* A run-level warning first: the environment ones stay the last. */
+  char **w = realloc(g.cmp->warnings, (g.cmp->nwarnings + 1) * sizeof *w);
+  cr_assert_not_null(w);
+  memmove(w + 1, w, g.cmp->nwarnings * sizeof *w);
+  w[0] = strdup("compare-marker");
+  g.cmp->warnings = w;
+  g.cmp->nwarnings++;
+
+  bs_report_options o;
+  bs_error err;
+  given_options(&g, &o);
+  o.compare_result = g.cmp;
+  o.tune_result = g.tune;
+  o.noise_result = g.aa;
+  cr_assert_eq(given_write(&g, 2, out, &o, &err), BS_OK, "%s", err.message);
+  static const char *const pages[][2] = {{"index.html", "compare-marker"},
+                                         {"tuning.html", "tune-marker"},
+                                         {"aa.html", "aa-marker"}};
+  for (size_t i = 0; i < 3; i++) {
+    char *p = ts_path(out, pages[i][0]);
+    char *html = ts_read(p, NULL);
+    cr_assert_not_null(html, "%s", p);
+    cr_expect(strstr(html, pages[i][1]), "%s: no %s", pages[i][0], pages[i][1]);
+    free(html);
+    free(p);
+  }
+  given_free(&g);
+  free(out);
+  free(work);
+}
+
+/* A result the report would not have made the same way is refused before
+ * anything is written. */
+Test(report, given_results_made_otherwise_are_refused) {
+  char *work = ts_tmpdir("report_given_refused");
+  char *out = ts_path(work, "out");
+  given g;
+  given_load(&g);
+  bs_error err;
+  bs_error_clear(&err);
+  bs_report_options o;
+  bs_compare_options co;
+  bs_compare_result *cmp;
+  /* Without manifests the environment check adds a warning. */
+  struct {
+    int keep;
+    uint64_t seed;
+    size_t nmf;
+    int environment;
+    int floors;
+    const char *why;
+  } bad[] = {
+      {0, REPORT_SEED, 2, 1, 0, "no bootstrap distributions kept"},
+      {1, REPORT_SEED + 1, 2, 1, 0, "(seed)"},
+      {1, REPORT_SEED, 0, 0, 0, "environment warnings"},
+      {1, REPORT_SEED, 2, 1, 1, "noise floors"},
+  };
+  given_analyse(&g);
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    bs_compare_options_init(&co, BS_MODE_CONFIRMATORY);
+    co.keep_bootstrap = bad[i].keep;
+    co.seed = bad[i].seed;
+    cr_assert_eq(bs_compare_run(g.log, "main", "pr", &co, &cmp, &err), BS_OK);
+    if (bad[i].environment)
+      cr_assert_eq(bs_compare_check_environment(
+                       cmp, (const bs_manifest *const *)g.mf, bad[i].nmf),
+                   BS_OK);
+    if (bad[i].floors)
+      bs_compare_apply_noise(cmp, aa_floor, g.aa);
+    given_options(&g, &o);
+    o.sections = BS_REPORT_COMPARE;
+    o.baseline = "main";
+    o.candidate = "pr";
+    o.compare_result = cmp;
+    cr_expect_eq(given_write(&g, bad[i].nmf, out, &o, &err), BS_EUSAGE, "%s",
+                 bad[i].why);
+    cr_expect(strstr(err.message, bad[i].why), "%s", err.message);
+    bs_compare_result_free(cmp);
+  }
+
+  /* The A/A validation at other resamples than the report's. */
+  given_options(&g, &o);
+  o.sections = BS_REPORT_AA;
+  o.noise = NULL;
+  o.noise_result = g.aa;
+  cr_expect_eq(given_write(&g, 2, out, &o, &err), BS_EUSAGE);
+  cr_expect(strstr(err.message, "resamples"), "%s", err.message);
+
+  /* A result for an analysis the report does not make. */
+  given_options(&g, &o);
+  o.sections = BS_REPORT_AA;
+  o.tune_result = g.tune;
+  cr_expect_eq(given_write(&g, 2, out, &o, &err), BS_EUSAGE);
+  cr_expect(strstr(err.message, "tuning"), "%s", err.message);
+  given_options(&g, &o);
+  o.sections = BS_REPORT_TUNE;
+  o.compare_result = g.cmp;
+  cr_expect_eq(given_write(&g, 2, out, &o, &err), BS_EUSAGE);
+  cr_expect(strstr(err.message, "comparison"), "%s", err.message);
+
+  cr_expect_eq(ts_count_entries(work), 0, "a refused report wrote files");
+  given_free(&g);
+  free(out);
   free(work);
 }

@@ -7,8 +7,9 @@
  * from templates, the charts with one gnuplot process, and replaces the
  * output directory atomically. `benchsite report` works that way;
  * `compare`, `noise` and `tune --html` restrict the report to their own
- * analysis and pass their own parameters (bs_report_options.sections and
- * the fields after it). */
+ * analysis, pass their own parameters (bs_report_options.sections and
+ * the fields after it) and hand over the result they computed
+ * (compare_result, tune_result, noise_result), so the analysis runs once. */
 #ifndef BENCHSITE_REPORT_H
 #define BENCHSITE_REPORT_H
 
@@ -17,6 +18,7 @@
 #include "benchsite/log.h"
 #include "benchsite/manifest.h"
 #include "benchsite/noise.h"
+#include "benchsite/tune.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -83,6 +85,36 @@ typedef struct bs_report_options {
    * when NULL); NULL: none. Not user text: callers pass fixed paths. */
   const char *home_href;
   const char *home_label;
+
+  /* ---- Results the caller has already computed ------------------------
+   * NULL (as bs_report_options_init leaves them): the report runs that
+   * analysis itself. Otherwise the report uses the result instead of
+   * running the analysis again. It borrows it: it never modifies or frees
+   * it, and the result (with the log it borrows strings from) must stay
+   * valid during the call.
+   *
+   * A result must be exactly what the report would have computed, because
+   * the pages state the report's parameters and seed:
+   *   compare_result: bs_compare_run on `log` with the report's baseline
+   *     and candidate and with `compare` (NULL: the confirmatory gate),
+   *     its seed replaced by `seed` and keep_bootstrap on (the case pages
+   *     chart `thetas`); then bs_compare_check_environment with these
+   *     manifests; then bs_compare_apply_noise with the floors the report
+   *     applies: `noise_lookup`, or the paired floors of the report's A/A
+   *     validation when it runs one (none at all otherwise).
+   *   tune_result: bs_tune_run on `log`.
+   *   noise_result: bs_noise_run on `log` with the report's A/A pair and
+   *     `noise` (NULL: the defaults), its seed replaced by `seed`.
+   * The report checks all of this except that the result comes from
+   * `log`, which is the caller's promise: the names, every option, the
+   * kept bootstrap distributions, the environment warnings (the last ones
+   * of the result) and the noise floors (calling the lookup once per
+   * case). A mismatch, or a result for an analysis the report does not
+   * run, fails with BS_EUSAGE before anything is written. A report made
+   * from results is byte-identical to one that computes them. */
+  const bs_compare_result *compare_result;
+  const bs_tune_result *tune_result;
+  const bs_noise_result *noise_result;
 } bs_report_options;
 
 /* Zeroes `o` (seed 0, sections 0, every pointer NULL). */

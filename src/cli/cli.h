@@ -140,16 +140,18 @@ int cli_report_write(const char *cmd, const bs_log *log, bs_manifest *const *mf,
                      size_t nmf, const char *dir, bs_report_options *o,
                      bs_report_summary *sum);
 /* The `--html DIR` of compare, noise and tune: a report of that command's
- * analysis alone, written between the temporary files of its other
- * outputs and their renames (cli_outputs_commit_with(outs, n,
- * cli_html_step, &html)), so that a failed report leaves none of them. */
+ * analysis alone -- the result it computed, passed in opts
+ * (compare_result, tune_result, noise_result), not computed again --
+ * written between the temporary files of its other outputs and their
+ * renames (cli_outputs_commit_with(outs, n, cli_html_step, &html)), so
+ * that a failed report leaves none of them. */
 typedef struct cli_html {
   const char *cmd;
   const char *dir; /* NULL: no --html, cli_html_step does nothing */
   const bs_log *log;
   bs_manifest *const *mf;
   size_t nmf;
-  bs_report_options opts; /* sections and parameters set by the command */
+  bs_report_options opts; /* sections, parameters and result: the command's */
   char tbuf[CLI_PATH_MAX], abuf[CLI_PATH_MAX];
 } cli_html;
 /* Zeroes h for `cmd` and --html `dir` (NULL: none) and, with a dir, finds

@@ -138,6 +138,9 @@ int cli_cmd_compare(int argc, char **argv) {
   }
   if ((rc = cli_load_logs(&a, &log)))
     goto done;
+  /* The report's case pages chart the bootstrap distributions; keeping
+   * them lets it use this comparison instead of making its own. */
+  o.keep_bootstrap = html.dir != NULL;
   if (bs_compare_run(log, baseline, candidate, &o, &res, &err)) {
     rc = cli_report(&err);
     goto done;
@@ -151,10 +154,11 @@ int cli_cmd_compare(int argc, char **argv) {
       (rc = cli_apply_noise_file_keep(s, res, &floors)))
     goto done;
 
-  /* --html: the same comparison (its mode, delta, level, seed and noise
-   * floors) as the report's only section. It is written after the files'
-   * temporary copies and before their renames, so a failed report (no
-   * gnuplot, a DIR that is not a report) leaves no file behind either. */
+  /* --html: this comparison (its mode, delta, level, seed and noise
+   * floors), made once, as the report's only section. It is written after
+   * the files' temporary copies and before their renames, so a failed
+   * report (no gnuplot, a DIR that is not a report) leaves no file behind
+   * either. */
   html.log = log;
   html.mf = mf;
   html.nmf = nmf;
@@ -163,6 +167,7 @@ int cli_cmd_compare(int argc, char **argv) {
   html.opts.candidate = candidate;
   html.opts.compare = &o;
   html.opts.seed = o.seed;
+  html.opts.compare_result = res;
   if (floors) {
     html.opts.noise_lookup = bs_noise_floors_lookup;
     html.opts.noise_ctx = floors;

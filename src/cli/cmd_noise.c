@@ -161,8 +161,9 @@ int cli_cmd_noise(int argc, char **argv) {
   }
 
   /* --html: this validation (same pair, resamples, level, seed and block
-   * bootstrap) as the report's only section, written before the files are
-   * renamed into place, so a failed report leaves none of them. */
+   * bootstrap), made once, as the report's only section, written before
+   * the files are renamed into place, so a failed report leaves none of
+   * them. */
   html.log = log;
   html.mf = mf;
   html.nmf = nmf;
@@ -171,6 +172,7 @@ int cli_cmd_noise(int argc, char **argv) {
   html.opts.aa_b = idb;
   html.opts.noise = &o;
   html.opts.seed = o.seed;
+  html.opts.noise_result = res;
   rc = cli_render_outputs(&a, &html, render, res);
 done:
   bs_noise_result_free(res);

@@ -66,13 +66,14 @@ int cli_cmd_tune(int argc, char **argv) {
     rc = cli_report(&err);
     goto done;
   }
-  /* --html: the tuning page as the report's only section, written before
+  /* --html: this tuning as the report's only section, written before
    * the files are renamed into place, so a failed report leaves none of
    * them. */
   html.log = log;
   html.mf = mf;
   html.nmf = nmf;
   html.opts.sections = BS_REPORT_TUNE;
+  html.opts.tune_result = res;
   rc = cli_render_outputs(&a, &html, render, res);
 done:
   bs_tune_result_free(res);
