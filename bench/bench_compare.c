@@ -4,6 +4,7 @@
  *   bench_compare OUTDIR   writes OUTDIR/deltas.txt (the one case's d, for
  *                          the scipy peer) and OUTDIR/log200.csv */
 #include "benchsite/benchsite.h"
+#include "resample.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,19 +48,37 @@ int main(int argc, char **argv) {
     fprintf(f, "%.17g\n", d[j]);
   fclose(f);
 
-  double lo = 0, hi = 0;
-  int reps = 0;
-  double t0 = now_s(), t1;
-  do {
-    bs_bootstrap_median_ci(d, M, 10000, 95.0, (uint64_t)reps, &lo, &hi, NULL,
-                           NULL);
-    reps++;
-    t1 = now_s();
-  } while (t1 - t0 < 2.0);
-  double per_case = (t1 - t0) / reps;
-  printf("one case (m=20, R=10000): %.4f ms per case over %d runs "
-         "(last interval [%.4f, %.4f] us)\n",
-         per_case * 1e3, reps, lo, hi);
+  /* Each engine this CPU has (the same interval from all), then the one
+   * the library picks. */
+  static const char *const names[] = {"auto", "portable", "avx2", "avx512"};
+  double lo = 0, hi = 0, first_lo = 0, first_hi = 0, per_case = 0;
+  for (int e = BS_NOISE_ENGINE_PORTABLE; e <= BS_NOISE_ENGINE_AVX512 + 1; e++) {
+    bs_noise_engine want =
+        e > BS_NOISE_ENGINE_AVX512 ? BS_NOISE_ENGINE_AUTO : (bs_noise_engine)e;
+    bs_noise_engine used = BS_NOISE_ENGINE_AUTO;
+    int reps = 0;
+    double t0 = now_s(), t1;
+    do {
+      bs__bootstrap_median_ci_engine(d, M, 10000, 95.0, 7, want, &used, &lo,
+                                     &hi, NULL, NULL);
+      reps++;
+      t1 = now_s();
+    } while (t1 - t0 < 1.0);
+    if (want != BS_NOISE_ENGINE_AUTO && used != want)
+      continue; /* not on this CPU */
+    if (e == BS_NOISE_ENGINE_PORTABLE) {
+      first_lo = lo;
+      first_hi = hi;
+    } else if (lo != first_lo || hi != first_hi) {
+      fprintf(stderr, "bench_compare: engine %s disagrees\n", names[used]);
+      return 3;
+    }
+    per_case = (t1 - t0) / reps;
+    printf("one case (m=20, R=10000), engine %-8s%s: %.4f ms per case over "
+           "%d runs (interval [%.4f, %.4f] us)\n",
+           names[used], want == BS_NOISE_ENGINE_AUTO ? " (auto)" : "",
+           per_case * 1e3, reps, lo, hi);
+  }
 
   /* A 200-case log, 20 blocks, rotated order. */
   snprintf(path, sizeof path, "%s/log200.csv", dir);
@@ -79,7 +98,7 @@ int main(int argc, char **argv) {
 
   int logreps = 0;
   size_t regressions = 0;
-  t0 = now_s();
+  double t0 = now_s(), t1;
   do {
     bs_log *log = bs_log_new();
     bs_compare_options o;

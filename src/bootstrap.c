@@ -2,9 +2,8 @@
 
 #include "benchsite/quantile.h"
 #include "benchsite/rng.h"
-#include "fastdiv.h"
 #include "orderstat.h"
-#include "xorshift_jump.h"
+#include "resample.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -74,135 +73,9 @@ static double select_quantile(double *t, size_t n, double f) {
   return a + frac * (b - a);
 }
 
-/* Small samples (m <= 127, the usual 10-40 blocks): byte counters packed
- * in 64-bit words. One multiply by 0x0101..01 turns a word of counts into
- * its prefix sums, and a borrow-free subtraction marks the bytes whose
- * cumulative count is <= a position, so the walk costs a few operations
- * per 8 ranks. Identical results to the plain walk. */
-#define SWAR_MAX_M 127
-#define SWAR_ONES UINT64_C(0x0101010101010101)
-#define SWAR_HIGHS UINT64_C(0x8080808080808080)
-
-static int little_endian(void) {
-  const uint16_t one = 1;
-  unsigned char first;
-  memcpy(&first, &one, 1);
-  return first == 1;
-}
-
-/* Jumps a generator n draws ahead: the transition is linear over GF(2),
- * so A^n is the product of the precomputed A^(2^k) for the set bits of n. */
-static uint64_t jump_ahead(uint64_t s, uint64_t n) {
-  for (unsigned k = 0; n; k++, n >>= 1) {
-    if (!(n & 1))
-      continue;
-    uint64_t r = 0;
-    for (unsigned j = 0; j < 64; j++)
-      r ^= bs__xorshift_pow2[k][j] & (0 - ((s >> j) & 1));
-    s = r;
-  }
-  return s;
-}
-
-/* x % d for the divisor kinds of bs__fastdiv; `kind` is a literal at each
- * call site, so the inlined code carries no branch. */
-static inline uint64_t mod_kind(const bs__fastdiv *dv, int kind, uint64_t n) {
-  uint64_t q;
-  if (kind == 0) {
-    q = n >> dv->shift;
-  } else {
-    uint64_t h = (uint64_t)(((bs__u128)dv->magic * n) >> 64);
-    q = kind == 2 ? (((n - h) >> 1) + h) >> dv->shift : h >> dv->shift;
-  }
-  return n - q * dv->d;
-}
-
-/* Context of the small-sample path. */
-typedef struct swar {
-  size_t m, nw;
-  uint64_t mlo, mhi; /* per byte 0x80 + position (see finish) */
-  bs__fastdiv dv;
-  uint64_t unit[SWAR_MAX_M];
-  unsigned char word_of[SWAR_MAX_M];
-  uint32_t *hist;
-} swar;
-
-/* Rank pair of the median of one resample from its packed counts: one
- * multiply by 0x0101..01 turns a word of byte counters into prefix sums;
- * 0x80 + pos - p keeps its high bit exactly when p <= pos (p <= 127, so no
- * byte borrows), and the marked bytes are summed by another multiply. */
-static inline void finish(const swar *c, const uint64_t *w) {
-  uint64_t base = 0, jlo = 0, jhi = 0;
-  for (size_t i = 0; i < c->nw; i++) {
-    uint64_t p = (w[i] + base) * SWAR_ONES;
-    jlo += ((((c->mlo - p) & SWAR_HIGHS) >> 7) * SWAR_ONES) >> 56;
-    jhi += ((((c->mhi - p) & SWAR_HIGHS) >> 7) * SWAR_ONES) >> 56;
-    base = p >> 56;
-  }
-  c->hist[jlo * c->m + jhi]++;
-}
-
-/* Two resamples at once, from two generators: the second starts where the
- * first half of all draws ends (a jump ahead), so together they make the
- * same draws as one generator, and the out-of-order core overlaps the
- * two dependency chains of xorshift. Counters are bumped with whole-word
- * adds: a word read after byte stores could not be forwarded from the
- * store buffer. Locals, not pointers, hold the state so that no store can
- * alias it. */
-static inline void swar_run(const swar *c, int kind, uint64_t sa, uint64_t sb,
-                            size_t pairs, size_t extra_b) {
-  bs_rng ga = {sa}, gb = {sb};
-  const bs__fastdiv dv = c->dv;
-  const size_t m = c->m, nw = c->nw;
-  uint64_t wa[(SWAR_MAX_M + 7) / 8], wb[(SWAR_MAX_M + 7) / 8];
-  for (size_t r = 0; r < pairs; r++) {
-    for (size_t i = 0; i < nw; i++)
-      wa[i] = wb[i] = 0;
-    for (size_t k = 0; k < m; k++) {
-      uint64_t ia = mod_kind(&dv, kind, bs_rng_next(&ga));
-      uint64_t ib = mod_kind(&dv, kind, bs_rng_next(&gb));
-      wa[c->word_of[ia]] += c->unit[ia];
-      wb[c->word_of[ib]] += c->unit[ib];
-    }
-    finish(c, wa);
-    finish(c, wb);
-  }
-  for (size_t r = 0; r < extra_b; r++) {
-    for (size_t i = 0; i < nw; i++)
-      wb[i] = 0;
-    for (size_t k = 0; k < m; k++) {
-      uint64_t ib = mod_kind(&dv, kind, bs_rng_next(&gb));
-      wb[c->word_of[ib]] += c->unit[ib];
-    }
-    finish(c, wb);
-  }
-}
-
-/* Histogram of the rank pairs of all R resample medians (m <= 127). */
-static void swar_medians(const size_t *rank, size_t m, size_t R, size_t lo,
-                         size_t hi, const bs__fastdiv *div, uint64_t state,
-                         uint32_t *hist) {
-  swar c;
-  c.m = m;
-  c.nw = (m + 7) / 8;
-  c.mlo = (uint64_t)lo * SWAR_ONES + SWAR_HIGHS;
-  c.mhi = (uint64_t)hi * SWAR_ONES + SWAR_HIGHS;
-  c.dv = *div;
-  c.hist = hist;
-  for (size_t i = 0; i < m; i++) {
-    c.word_of[i] = (unsigned char)(rank[i] / 8);
-    c.unit[i] = (uint64_t)1 << (8 * (rank[i] % 8));
-  }
-  size_t half = R / 2;
-  uint64_t sb = jump_ahead(state, (uint64_t)half * (uint64_t)m);
-  size_t extra = R - 2 * half;
-  if (c.dv.pow2)
-    swar_run(&c, 0, state, sb, half, extra);
-  else if (!c.dv.add)
-    swar_run(&c, 1, state, sb, half, extra);
-  else
-    swar_run(&c, 2, state, sb, half, extra);
-}
+/* Largest sample whose resample medians are binned by rank pair (a
+ * histogram of m * m counters). */
+#define HIST_MAX_M 256
 
 /* A distinct resample median and how often it occurred. */
 typedef struct bin {
@@ -239,6 +112,17 @@ static double bin_quantile(const bin *bins, size_t nb, size_t R, double f) {
 bs_status bs_bootstrap_median_ci(const double *x, size_t m, uint64_t resamples,
                                  double level_pct, uint64_t seed, double *low,
                                  double *high, double *thetas, bs_error *err) {
+  return bs__bootstrap_median_ci_engine(x, m, resamples, level_pct, seed,
+                                        BS_NOISE_ENGINE_AUTO, NULL, low, high,
+                                        thetas, err);
+}
+
+bs_status bs__bootstrap_median_ci_engine(const double *x, size_t m,
+                                         uint64_t resamples, double level_pct,
+                                         uint64_t seed, bs_noise_engine want,
+                                         bs_noise_engine *used, double *low,
+                                         double *high, double *thetas,
+                                         bs_error *err) {
   bs_status st = bs_bootstrap_check_level(level_pct, err);
   if (st)
     return st;
@@ -250,60 +134,71 @@ bs_status bs_bootstrap_median_ci(const double *x, size_t m, uint64_t resamples,
                         "the number of resamples must be at least 1");
   if (resamples > (uint64_t)SIZE_MAX / sizeof(double))
     return bs_error_set(err, BS_ELIMIT, NULL, 0, "too many resamples");
+  if (m > UINT32_MAX / BS__CHAINS)
+    return bs_error_set(err, BS_ELIMIT, NULL, 0, "too many samples");
 
   size_t R = (size_t)resamples;
-  bs__ranked *order = malloc(m * sizeof *order);
-  double *sorted = malloc(m * sizeof *sorted);
-  size_t *rank = malloc(m * sizeof *rank);
-  uint32_t *counts = NULL; /* per-rank counts of the general path */
+  bs__series s;
+  bs__resample_work w = {NULL, NULL};
   uint32_t *hist = NULL;
   bin *bins = NULL;
   double *t = NULL;
-  if (!order || !sorted || !rank) {
+  if (bs__series_init(&s, x, m, 0))
+    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+  /* A resample median is fixed by the pair of ranks it averages, so for
+   * the usual 10-100 blocks theta* is kept as a histogram over (rank lo,
+   * rank hi): the interval needs two order statistics of a few hundred
+   * distinct values, not a sort or a selection over R doubles. */
+  int binned = m <= HIST_MAX_M;
+  if (bs__resample_work_init(&w, m, m) ||
+      (binned && (!(hist = calloc(m * m, sizeof *hist)) ||
+                  !(bins = malloc(m * m * sizeof *bins)))) ||
+      (!binned && !(t = thetas ? thetas : malloc(R * sizeof *t)))) {
     st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
     goto fail;
   }
 
-  /* Sort d once and resample counts over ranks: the median of a resample
-   * is then found by walking the counts instead of sorting it. The order
-   * statistics found are the same values a sort would put at those
-   * positions, so theta* is bit-identical to the sort-based definition. */
-  bs__rank_sort(x, m, order);
-  for (size_t r = 0; r < m; r++) {
-    sorted[r] = order[r].v;
-    rank[order[r].i] = r;
-  }
-
-  double h = 0.5 * (double)(m - 1);
-  double fl = floor(h);
-  double frac = h - fl;
-  size_t lo = (size_t)fl;
-  size_t hi = (size_t)ceil(h);
-  bs__fastdiv div = bs__fastdiv_init((uint64_t)m);
+  /* Chain c draws resamples [c*per, (c+1)*per), starting c*per*m draws
+   * into the one sequence; the last chain ends where the remaining
+   * resamples begin. */
+  bs_noise_engine engine = bs__resample_engine(m, want);
+  if (used)
+    *used = engine;
   bs_rng rng;
   bs_rng_seed(&rng, seed);
+  size_t per = R / BS__CHAINS;
+  uint64_t state[BS__CHAINS];
+  state[0] = rng.s;
+  for (size_t c = 1; c < BS__CHAINS; c++)
+    state[c] = bs__xorshift_jump(state[c - 1], (uint64_t)per * (uint64_t)m);
+  uint32_t jl[BS__CHAINS], jh[BS__CHAINS];
+  for (size_t r = 0; r < per; r++) {
+    bs__resample_chains(&s, engine, state, &w, jl, jh);
+    for (size_t c = 0; c < BS__CHAINS; c++) {
+      if (binned)
+        hist[jl[c] * m + jh[c]]++;
+      else
+        t[c * per + r] = bs__series_median(&s, jl[c], jh[c]);
+    }
+  }
+  uint64_t g = state[BS__CHAINS - 1];
+  for (size_t r = per * BS__CHAINS; r < R; r++) {
+    bs__resample_one(&s, &g, &w, &jl[0], &jh[0]);
+    if (binned)
+      hist[jl[0] * m + jh[0]]++;
+    else
+      t[r] = bs__series_median(&s, jl[0], jh[0]);
+  }
 
   double alpha = (100.0 - level_pct) / 200.0;
-  if (m <= SWAR_MAX_M && little_endian()) {
-    /* A resample median is fixed by the pair of ranks it averages, so
-     * theta* is kept as a histogram over (rank lo, rank hi): the interval
-     * needs two order statistics of a few hundred distinct values, not a
-     * sort or a selection over R doubles. */
-    hist = calloc(m * m, sizeof *hist);
-    bins = malloc(m * m * sizeof *bins);
-    if (!hist || !bins) {
-      st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
-      goto fail;
-    }
-    swar_medians(rank, m, R, lo, hi, &div, rng.s, hist);
+  if (binned) {
     size_t nb = 0;
-    for (size_t jl = 0; jl < m; jl++) {
-      for (size_t jh = jl; jh < m; jh++) {
-        uint32_t n = hist[jl * m + jh];
+    for (uint32_t a = 0; a < m; a++) {
+      for (uint32_t b = a; b < m; b++) {
+        uint32_t n = hist[a * m + b];
         if (!n)
           continue;
-        double a = sorted[jl], b = sorted[jh];
-        bins[nb].v = a + frac * (b - a);
+        bins[nb].v = bs__series_median(&s, a, b);
         bins[nb].n = n;
         nb++;
       }
@@ -317,44 +212,18 @@ bs_status bs_bootstrap_median_ci(const double *x, size_t m, uint64_t resamples,
         for (uint32_t c = 0; c < bins[i].n; c++)
           thetas[k++] = bins[i].v;
     }
+  } else if (thetas) {
+    bs_sort_doubles(t, R);
+    *low = bs_quantile_sorted(t, R, alpha);
+    *high = bs_quantile_sorted(t, R, 1.0 - alpha);
   } else {
-    t = thetas ? thetas : malloc(R * sizeof *t);
-    counts = calloc(m, sizeof *counts);
-    if (!t || !counts) {
-      st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
-      goto fail;
-    }
-    for (size_t r = 0; r < R; r++) {
-      memset(counts, 0, m * sizeof *counts);
-      for (size_t k = 0; k < m; k++)
-        counts[rank[bs__fastdiv_mod(&div, bs_rng_next(&rng))]]++;
-      /* Branch-free walk: the first rank whose cumulative count passes a
-       * position is the number of ranks whose cumulative count does not.
-       * Mispredicted exits would flush the generator's dependency chain. */
-      size_t cum = 0, jlo = 0, jhi = 0;
-      for (size_t j = 0; j < m; j++) {
-        cum += counts[j];
-        jlo += cum <= lo;
-        jhi += cum <= hi;
-      }
-      double a = sorted[jlo], b = sorted[jhi];
-      t[r] = a + frac * (b - a);
-    }
-    if (thetas) {
-      bs_sort_doubles(t, R);
-      *low = bs_quantile_sorted(t, R, alpha);
-      *high = bs_quantile_sorted(t, R, 1.0 - alpha);
-    } else {
-      *low = select_quantile(t, R, alpha);
-      *high = select_quantile(t, R, 1.0 - alpha);
-    }
+    *low = select_quantile(t, R, alpha);
+    *high = select_quantile(t, R, 1.0 - alpha);
   }
   st = BS_OK;
 fail:
-  free(order);
-  free(sorted);
-  free(rank);
-  free(counts);
+  bs__series_release(&s);
+  bs__resample_work_release(&w);
   free(hist);
   free(bins);
   if (t != thetas)

@@ -7,6 +7,7 @@
 #include "benchsite/quantile.h"
 #include "benchsite/rng.h"
 #include "fixtures.h"
+#include "resample.h"
 #include "support.h"
 
 #include <math.h>
@@ -163,38 +164,55 @@ static void naive_ci(const double *d, size_t m, size_t R, double c,
   *hi = bs_quantile_sorted(th, R, 1 - a);
 }
 
+/* Every sample size path: the rank-pair histogram (m <= 256) and the
+ * theta* array above it, on every engine this CPU has (the others fall
+ * back to plain C and are checked there). R = 501 is not a multiple of
+ * the eight generators, so the hand-over to the last one is exercised. */
 Test(bootstrap, rank_counting_is_bit_identical_to_sorting_each_resample) {
   bs_rng g;
   bs_rng_seed(&g, 2024);
   const size_t R = 501;
+  const size_t ms[] = {1,  2,  3,   4,   5,   6,   7,   8,   9,
+                       10, 11, 12,  13,  16,  17,  20,  25,  33,
+                       41, 64, 127, 128, 200, 255, 256, 257, 300};
   double *th = malloc(R * sizeof *th), *th2 = malloc(R * sizeof *th2);
-  for (size_t m = 1; m <= 41; m += (m < 25 ? 1 : 8)) {
-    double d[64];
+  double *d = malloc(300 * sizeof *d);
+  for (size_t mi = 0; mi < sizeof ms / sizeof ms[0]; mi++) {
+    size_t m = ms[mi];
     for (size_t i = 0; i < m; i++) /* coarse values: many ties */
       d[i] = (double)(bs_rng_next(&g) % 9) * 0.25 - 1.0;
     double lo, hi, lo2, hi2;
     naive_ci(d, m, R, 95.0, m, &lo, &hi, th);
-    cr_assert_eq(
-        bs_bootstrap_median_ci(d, m, R, 95.0, m, &lo2, &hi2, th2, NULL), BS_OK);
-    cr_assert_eq(memcmp(th, th2, R * sizeof *th), 0, "theta* differ, m=%zu", m);
-    cr_assert_eq(lo, lo2);
-    cr_assert_eq(hi, hi2);
-    /* The selection path (no theta output) gives the same interval. */
-    cr_assert_eq(
-        bs_bootstrap_median_ci(d, m, R, 95.0, m, &lo2, &hi2, NULL, NULL),
-        BS_OK);
-    cr_assert_eq(lo, lo2, "m=%zu", m);
-    cr_assert_eq(hi, hi2, "m=%zu", m);
+    for (int e = BS_NOISE_ENGINE_PORTABLE; e <= BS_NOISE_ENGINE_AVX512; e++) {
+      bs_noise_engine used;
+      cr_assert_eq(bs__bootstrap_median_ci_engine(d, m, R, 95.0, m,
+                                                  (bs_noise_engine)e, &used,
+                                                  &lo2, &hi2, th2, NULL),
+                   BS_OK);
+      cr_assert_eq(memcmp(th, th2, R * sizeof *th), 0,
+                   "theta* differ, m=%zu engine %d", m, (int)used);
+      cr_assert_eq(lo, lo2);
+      cr_assert_eq(hi, hi2);
+      /* The selection path (no theta output) gives the same interval. */
+      cr_assert_eq(bs__bootstrap_median_ci_engine(d, m, R, 95.0, m,
+                                                  (bs_noise_engine)e, &used,
+                                                  &lo2, &hi2, NULL, NULL),
+                   BS_OK);
+      cr_assert_eq(lo, lo2, "m=%zu engine %d", m, (int)used);
+      cr_assert_eq(hi, hi2, "m=%zu engine %d", m, (int)used);
+    }
   }
+  free(d);
   free(th);
   free(th2);
 }
 
-Test(bootstrap, split_generators_make_the_same_draws_for_any_r) {
-  /* Small samples run two generators, the second jumped ahead by half the
-   * draws; odd and tiny R exercise the hand-over. */
+Test(bootstrap, chained_generators_make_the_same_draws_for_any_r) {
+  /* Eight generators each draw R/8 resamples from their own stretch of
+   * the sequence (jumped ahead), the last one also the R % 8 left over;
+   * tiny and odd R exercise the hand-over. */
   const double d[] = {0.5, -1, 2, 2, 3.25, 0, 7, -2, 1, 1, 4};
-  const size_t Rs[] = {1, 2, 3, 4, 7, 1000, 1001};
+  const size_t Rs[] = {1, 2, 3, 7, 8, 9, 15, 16, 17, 63, 1000, 1001};
   for (size_t i = 0; i < sizeof Rs / sizeof Rs[0]; i++) {
     size_t R = Rs[i];
     double *th = malloc(R * sizeof *th), *th2 = malloc(R * sizeof *th2);
@@ -208,6 +226,20 @@ Test(bootstrap, split_generators_make_the_same_draws_for_any_r) {
     cr_expect_eq(hi, hi2, "R=%zu", R);
     free(th);
     free(th2);
+  }
+}
+
+/* The jump ahead against stepping the generator. */
+Test(bootstrap, jump_ahead_equals_stepping) {
+  const uint64_t ns[] = {0, 1, 2, 3, 63, 64, 1000, 12345, 25000};
+  for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
+    bs_rng r;
+    bs_rng_seed(&r, 99);
+    uint64_t start = r.s;
+    for (uint64_t k = 0; k < ns[i]; k++)
+      bs_rng_next(&r);
+    cr_assert_eq(bs__xorshift_jump(start, ns[i]), r.s, "n=%llu",
+                 (unsigned long long)ns[i]);
   }
 }
 

@@ -1,0 +1,401 @@
+#include "resample.h"
+
+#include "orderstat.h"
+#include "xorshift_jump.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+bs_status bs__series_init(bs__series *s, const double *x, size_t n, size_t L) {
+  memset(s, 0, sizeof *s);
+  bs__ranked *order = malloc(n * sizeof *order);
+  s->sorted = malloc(n * sizeof *s->sorted);
+  s->byrank = malloc(n * sizeof *s->byrank);
+  if (!order || !s->sorted || !s->byrank) {
+    free(order);
+    bs__series_release(s);
+    return BS_ENOMEM;
+  }
+  bs__rank_sort(x, n, order);
+  for (size_t r = 0; r < n; r++) {
+    s->sorted[r] = order[r].v;
+    s->byrank[r] = (uint32_t)(order[r].i * BS__CHAINS);
+  }
+  free(order);
+  s->n = n;
+  s->L = L;
+  s->draws = L ? (n + L - 1) / L : n;
+  s->mod = L ? n - L + 1 : n;
+  s->div = bs__fastdiv_init((uint64_t)s->mod);
+#if defined(__SIZEOF_INT128__)
+  s->kind = s->div.pow2 ? 0 : s->div.add ? 2 : 1;
+#else
+  s->kind = 1;
+#endif
+  double h = 0.5 * (double)(n - 1);
+  double fl = floor(h);
+  s->frac = h - fl;
+  s->lo = (uint32_t)fl;
+  s->hi = (uint32_t)ceil(h);
+  return BS_OK;
+}
+
+void bs__series_release(bs__series *s) {
+  free(s->sorted);
+  free(s->byrank);
+  memset(s, 0, sizeof *s);
+}
+
+bs_status bs__resample_work_init(bs__resample_work *w, size_t n, size_t draws) {
+  w->counts = malloc(BS__CHAINS * n * sizeof *w->counts);
+  w->idx = malloc(BS__CHAINS * draws * sizeof *w->idx);
+  if (!w->counts || !w->idx) {
+    bs__resample_work_release(w);
+    return BS_ENOMEM;
+  }
+  return BS_OK;
+}
+
+void bs__resample_work_release(bs__resample_work *w) {
+  free(w->counts);
+  free(w->idx);
+  w->counts = NULL;
+  w->idx = NULL;
+}
+
+/* The transition is linear over GF(2), so n steps are the product of the
+ * precomputed T^(2^k) for the set bits of n. */
+uint64_t bs__xorshift_jump(uint64_t s, uint64_t n) {
+  for (unsigned k = 0; n; k++, n >>= 1) {
+    if (!(n & 1))
+      continue;
+    uint64_t r = 0;
+    for (unsigned j = 0; j < 64; j++)
+      r ^= bs__xorshift_pow2[k][j] & (0 - ((s >> j) & 1));
+    s = r;
+  }
+  return s;
+}
+
+/* Adds one draw's values (one index, or a block of `take` from `start`)
+ * to the counters of `chain`. */
+static inline void count_draw(uint32_t *counts, size_t chain, size_t start,
+                              size_t take) {
+  uint32_t *p = counts + start * BS__CHAINS + chain;
+  for (size_t t = 0; t < take; t++)
+    p[t * BS__CHAINS]++;
+}
+
+/* The rank pair of the median of one chain's resample from its counters.
+ * The walk is branch-free: a mispredicted exit costs more than finishing
+ * it. */
+static void chain_ranks(const bs__series *s, const uint32_t *counts,
+                        size_t chain, uint32_t *jl, uint32_t *jh) {
+  uint32_t cum = 0, l = 0, h = 0;
+  for (size_t j = 0; j < s->n; j++) {
+    cum += counts[s->byrank[j] + chain];
+    l += cum <= s->lo;
+    h += cum <= s->hi;
+  }
+  *jl = l;
+  *jh = h;
+}
+
+/* xorshift64* on a local state (bs_rng_next, kept in a register). */
+#define XS_NEXT(g)                                                             \
+  ((g) ^= (g) >> 12, (g) ^= (g) << 25, (g) ^= (g) >> 27,                       \
+   (g)*UINT64_C(0x2545F4914F6CDD1D))
+
+/* draw() % d with the divisor's case fixed at compile time (the same
+ * arithmetic as bs__fastdiv_mod). */
+#if !defined(__SIZEOF_INT128__)
+#define MOD(kind, dv, v, out) ((void)(kind), (out) = (v) % (dv).d)
+#else
+#define MOD(kind, dv, v, out)                                                  \
+  do {                                                                         \
+    uint64_t v_ = (v), q_;                                                     \
+    if ((kind) == 0) {                                                         \
+      q_ = v_ >> (dv).shift;                                                   \
+    } else {                                                                   \
+      uint64_t h_ = (uint64_t)(((bs__u128)(dv).magic * v_) >> 64);             \
+      q_ = (kind) == 2 ? (((v_ - h_) >> 1) + h_) >> (dv).shift                 \
+                       : h_ >> (dv).shift;                                     \
+    }                                                                          \
+    (out) = v_ - q_ * (dv).d;                                                  \
+  } while (0)
+#endif
+
+/* One resample of s from chains base..base+3, interleaved draw by draw so
+ * that their dependency chains overlap. */
+#define DEFINE_DRAW4(name, kind)                                               \
+  static void name(const bs__series *s, uint64_t *state, uint32_t *counts,     \
+                   size_t base) {                                              \
+    size_t n = s->n, L = s->L;                                                 \
+    const bs__fastdiv dv = s->div;                                             \
+    uint64_t g0 = state[base], g1 = state[base + 1], g2 = state[base + 2],     \
+             g3 = state[base + 3];                                             \
+    uint64_t i0, i1, i2, i3;                                                   \
+    uint32_t *cb = counts + base;                                              \
+    if (L == 0) {                                                              \
+      for (size_t k = 0; k < n; k++) {                                         \
+        MOD(kind, dv, XS_NEXT(g0), i0);                                        \
+        MOD(kind, dv, XS_NEXT(g1), i1);                                        \
+        MOD(kind, dv, XS_NEXT(g2), i2);                                        \
+        MOD(kind, dv, XS_NEXT(g3), i3);                                        \
+        cb[i0 * BS__CHAINS]++;                                                 \
+        cb[i1 * BS__CHAINS + 1]++;                                             \
+        cb[i2 * BS__CHAINS + 2]++;                                             \
+        cb[i3 * BS__CHAINS + 3]++;                                             \
+      }                                                                        \
+    } else {                                                                   \
+      for (size_t filled = 0; filled < n; filled += L) {                       \
+        size_t take = n - filled < L ? n - filled : L;                         \
+        MOD(kind, dv, XS_NEXT(g0), i0);                                        \
+        MOD(kind, dv, XS_NEXT(g1), i1);                                        \
+        MOD(kind, dv, XS_NEXT(g2), i2);                                        \
+        MOD(kind, dv, XS_NEXT(g3), i3);                                        \
+        count_draw(counts, base, (size_t)i0, take);                            \
+        count_draw(counts, base + 1, (size_t)i1, take);                        \
+        count_draw(counts, base + 2, (size_t)i2, take);                        \
+        count_draw(counts, base + 3, (size_t)i3, take);                        \
+      }                                                                        \
+    }                                                                          \
+    state[base] = g0;                                                          \
+    state[base + 1] = g1;                                                      \
+    state[base + 2] = g2;                                                      \
+    state[base + 3] = g3;                                                      \
+  }
+
+DEFINE_DRAW4(draw4_pow2, 0)
+DEFINE_DRAW4(draw4_magic, 1)
+DEFINE_DRAW4(draw4_add, 2)
+
+/* Portable path: one resample per chain. */
+static void resample_scalar(const bs__series *s, uint64_t *state,
+                            uint32_t *counts, uint32_t *jl, uint32_t *jh) {
+  memset(counts, 0, BS__CHAINS * s->n * sizeof *counts);
+  for (size_t base = 0; base < BS__CHAINS; base += 4) {
+    if (s->kind == 0)
+      draw4_pow2(s, state, counts, base);
+    else if (s->kind == 1)
+      draw4_magic(s, state, counts, base);
+    else
+      draw4_add(s, state, counts, base);
+  }
+  for (size_t c = 0; c < BS__CHAINS; c++)
+    chain_ranks(s, counts, c, &jl[c], &jh[c]);
+}
+
+void bs__resample_one(const bs__series *s, uint64_t *state,
+                      bs__resample_work *w, uint32_t *jl, uint32_t *jh) {
+  uint32_t *counts = w->counts;
+  uint64_t g = *state;
+  size_t step = s->L ? s->L : 1;
+  memset(counts, 0, BS__CHAINS * s->n * sizeof *counts);
+  for (size_t filled = 0; filled < s->n; filled += step) {
+    size_t take = s->n - filled < step ? s->n - filled : step;
+    count_draw(counts, 0, (size_t)bs__fastdiv_mod(&s->div, XS_NEXT(g)), take);
+  }
+  *state = g;
+  chain_ranks(s, counts, 0, jl, jh);
+}
+
+/* --- AVX2 path (x86-64 with GCC or Clang, chosen at run time) ------------
+ * Eight generators in two vectors. The multiply of xorshift64* is done in
+ * 32-bit halves; draw() % d is reduced exactly: with v = hi 2^32 + lo,
+ * t = hi (2^32 mod d) + lo is congruent to v and below 2^32 d <= 2^48,
+ * so t and t/d are exact enough in double that floor(t * (1/d)) is the
+ * quotient or one less (only for exact multiples), fixed by one
+ * compare. The result is the same index as `draw() % d`, bit for bit. */
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(BENCHSITE_NO_SIMD)
+#define HAVE_AVX2 1
+#include <immintrin.h>
+
+/* Largest divisor the double reduction is exact for (see above). */
+#define AVX2_MAX_MOD 65536u
+
+#define AVX2 __attribute__((target("avx2")))
+
+AVX2 static inline __m256i xs_vec(__m256i s) {
+  s = _mm256_xor_si256(s, _mm256_srli_epi64(s, 12));
+  s = _mm256_xor_si256(s, _mm256_slli_epi64(s, 25));
+  return _mm256_xor_si256(s, _mm256_srli_epi64(s, 27));
+}
+
+/* s * 0x2545F4914F6CDD1D mod 2^64 from 32x32->64 products. */
+AVX2 static inline __m256i mul_vec(__m256i s) {
+  const __m256i mlo = _mm256_set1_epi64x(0x4F6CDD1D);
+  const __m256i mhi = _mm256_set1_epi64x(0x2545F491);
+  __m256i lo = _mm256_mul_epu32(s, mlo);
+  __m256i c1 = _mm256_mul_epu32(_mm256_srli_epi64(s, 32), mlo);
+  __m256i c2 = _mm256_mul_epu32(s, mhi);
+  return _mm256_add_epi64(lo, _mm256_slli_epi64(_mm256_add_epi64(c1, c2), 32));
+}
+
+typedef struct avx2_mod {
+  __m256i c;   /* 2^32 mod d */
+  __m256i d;   /* d */
+  __m256i dm1; /* d - 1 */
+  __m256d inv; /* 1/d */
+} avx2_mod;
+
+AVX2 static inline __m256i mod_vec(__m256i v, const avx2_mod *m) {
+  const __m256i low32 = _mm256_set1_epi64x(0xFFFFFFFF);
+  const __m256i bits52 = _mm256_set1_epi64x(0x4330000000000000);
+  const __m256d two52 = _mm256_set1_pd(4503599627370496.0);
+  __m256i t = _mm256_add_epi64(_mm256_mul_epu32(_mm256_srli_epi64(v, 32), m->c),
+                               _mm256_and_si256(v, low32));
+  __m256d td =
+      _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(t, bits52)), two52);
+  __m256d q = _mm256_floor_pd(_mm256_mul_pd(td, m->inv));
+  __m256i qi =
+      _mm256_xor_si256(_mm256_castpd_si256(_mm256_add_pd(q, two52)), bits52);
+  __m256i r = _mm256_sub_epi64(t, _mm256_mul_epu32(qi, m->d));
+  __m256i over = _mm256_cmpgt_epi64(r, m->dm1);
+  return _mm256_sub_epi64(r, _mm256_and_si256(over, m->d));
+}
+
+/* The draws of BS__CHAINS resamples of s: idx[k * BS__CHAINS + c] is the k-th
+ * draw of chain c, reduced mod d and stored as the offset of its counter
+ * (index * BS__CHAINS + c). */
+AVX2 static void draws_avx2(const bs__series *s, uint64_t *state,
+                            uint64_t *idx) {
+  avx2_mod m;
+  uint64_t d = (uint64_t)s->mod;
+  m.c = _mm256_set1_epi64x((long long)((UINT64_C(1) << 32) % d));
+  m.d = _mm256_set1_epi64x((long long)d);
+  m.dm1 = _mm256_set1_epi64x((long long)(d - 1));
+  m.inv = _mm256_set1_pd(1.0 / (double)d);
+  __m256i s0 = _mm256_loadu_si256((const __m256i *)state);
+  __m256i s1 = _mm256_loadu_si256((const __m256i *)(state + 4));
+  const __m256i lane0 = _mm256_set_epi64x(3, 2, 1, 0);
+  const __m256i lane1 = _mm256_set_epi64x(7, 6, 5, 4);
+  for (size_t k = 0; k < s->draws; k++) {
+    s0 = xs_vec(s0);
+    s1 = xs_vec(s1);
+    __m256i r0 = mod_vec(mul_vec(s0), &m), r1 = mod_vec(mul_vec(s1), &m);
+    _mm256_storeu_si256((__m256i *)(idx + k * BS__CHAINS),
+                        _mm256_add_epi64(_mm256_slli_epi64(r0, 3), lane0));
+    _mm256_storeu_si256((__m256i *)(idx + k * BS__CHAINS + 4),
+                        _mm256_add_epi64(_mm256_slli_epi64(r1, 3), lane1));
+  }
+  _mm256_storeu_si256((__m256i *)state, s0);
+  _mm256_storeu_si256((__m256i *)(state + 4), s1);
+}
+
+/* The same with AVX-512 (F + DQ): all eight generators in one register, a
+ * native 64-bit multiply and exact unsigned conversions. */
+#define AVX512 __attribute__((target("avx512f,avx512dq")))
+
+AVX512 static void draws_avx512(const bs__series *s, uint64_t *state,
+                                uint64_t *idx) {
+  uint64_t d = (uint64_t)s->mod;
+  const __m512i c = _mm512_set1_epi64((long long)((UINT64_C(1) << 32) % d));
+  const __m512i dv = _mm512_set1_epi64((long long)d);
+  const __m512i dm1 = _mm512_set1_epi64((long long)(d - 1));
+  const __m512d inv = _mm512_set1_pd(1.0 / (double)d);
+  const __m512i mult = _mm512_set1_epi64(0x2545F4914F6CDD1D);
+  const __m512i low32 = _mm512_set1_epi64(0xFFFFFFFF);
+  const __m512i lanes = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
+  __m512i g = _mm512_loadu_si512((const void *)state);
+  for (size_t k = 0; k < s->draws; k++) {
+    g = _mm512_xor_si512(g, _mm512_srli_epi64(g, 12));
+    g = _mm512_xor_si512(g, _mm512_slli_epi64(g, 25));
+    g = _mm512_xor_si512(g, _mm512_srli_epi64(g, 27));
+    __m512i v = _mm512_mullo_epi64(g, mult);
+    __m512i t = _mm512_add_epi64(_mm512_mul_epu32(_mm512_srli_epi64(v, 32), c),
+                                 _mm512_and_si512(v, low32));
+    __m512d q = _mm512_floor_pd(_mm512_mul_pd(_mm512_cvtepu64_pd(t), inv));
+    __m512i r =
+        _mm512_sub_epi64(t, _mm512_mul_epu32(_mm512_cvttpd_epu64(q), dv));
+    r = _mm512_mask_sub_epi64(r, _mm512_cmpgt_epu64_mask(r, dm1), r, dv);
+    _mm512_storeu_si512((void *)(idx + k * BS__CHAINS),
+                        _mm512_add_epi64(_mm512_slli_epi64(r, 3), lanes));
+  }
+  _mm512_storeu_si512((void *)state, g);
+}
+
+/* Counts the draws in idx and returns the rank pairs of the BS__CHAINS
+ * medians. */
+AVX2 static void count_and_walk_avx2(const bs__series *s, const uint64_t *idx,
+                                     uint32_t *counts, uint32_t *jlo,
+                                     uint32_t *jhi) {
+  size_t n = s->n, draws = s->draws;
+  memset(counts, 0, BS__CHAINS * n * sizeof *counts);
+  if (s->L == 0) {
+    for (size_t k = 0; k < draws * BS__CHAINS; k += BS__CHAINS) {
+      const uint64_t *ik = idx + k;
+      counts[ik[0]]++;
+      counts[ik[1]]++;
+      counts[ik[2]]++;
+      counts[ik[3]]++;
+      counts[ik[4]]++;
+      counts[ik[5]]++;
+      counts[ik[6]]++;
+      counts[ik[7]]++;
+    }
+  } else {
+    for (size_t k = 0, filled = 0; k < draws; k++, filled += s->L) {
+      size_t take = n - filled < s->L ? n - filled : s->L;
+      for (size_t c = 0; c < BS__CHAINS; c++) {
+        uint32_t *p = counts + idx[k * BS__CHAINS + c];
+        for (size_t t = 0; t < take; t++)
+          p[t * BS__CHAINS]++;
+      }
+    }
+  }
+
+  /* All eight walks at once: cum <= lo is lo + 1 > cum (counts are far
+   * below 2^31, so the signed compare is exact). */
+  __m256i cum = _mm256_setzero_si256(), jl = cum, jh = cum;
+  const __m256i lo1 = _mm256_set1_epi32((int)(s->lo + 1));
+  const __m256i hi1 = _mm256_set1_epi32((int)(s->hi + 1));
+  const uint32_t *byrank = s->byrank;
+  for (size_t j = 0; j < n; j++) {
+    cum = _mm256_add_epi32(
+        cum, _mm256_loadu_si256((const __m256i *)(counts + byrank[j])));
+    jl = _mm256_sub_epi32(jl, _mm256_cmpgt_epi32(lo1, cum));
+    jh = _mm256_sub_epi32(jh, _mm256_cmpgt_epi32(hi1, cum));
+  }
+  _mm256_storeu_si256((__m256i *)jlo, jl);
+  _mm256_storeu_si256((__m256i *)jhi, jh);
+}
+
+bs_noise_engine bs__resample_engine(size_t max_mod, bs_noise_engine want) {
+  if (want == BS_NOISE_ENGINE_PORTABLE || max_mod > AVX2_MAX_MOD)
+    return BS_NOISE_ENGINE_PORTABLE;
+  __builtin_cpu_init();
+  if (!__builtin_cpu_supports("avx2"))
+    return BS_NOISE_ENGINE_PORTABLE;
+  if (want != BS_NOISE_ENGINE_AVX2 && __builtin_cpu_supports("avx512f") &&
+      __builtin_cpu_supports("avx512dq"))
+    return BS_NOISE_ENGINE_AVX512;
+  return BS_NOISE_ENGINE_AVX2;
+}
+#else
+#define HAVE_AVX2 0
+bs_noise_engine bs__resample_engine(size_t max_mod, bs_noise_engine want) {
+  (void)max_mod;
+  (void)want;
+  return BS_NOISE_ENGINE_PORTABLE;
+}
+#endif
+
+void bs__resample_chains(const bs__series *s, bs_noise_engine engine,
+                         uint64_t state[BS__CHAINS], bs__resample_work *w,
+                         uint32_t jl[BS__CHAINS], uint32_t jh[BS__CHAINS]) {
+#if HAVE_AVX2
+  if (engine != BS_NOISE_ENGINE_PORTABLE) {
+    if (engine == BS_NOISE_ENGINE_AVX512)
+      draws_avx512(s, state, w->idx);
+    else
+      draws_avx2(s, state, w->idx);
+    count_and_walk_avx2(s, w->idx, w->counts, jl, jh);
+    return;
+  }
+#else
+  (void)engine;
+#endif
+  resample_scalar(s, state, w->counts, jl, jh);
+}

@@ -1,0 +1,92 @@
+/* The median resampling engine shared by the paired bootstrap
+ * (bootstrap.c, SPEC §2.4) and A/A validation (noise.c, §2.8). Private.
+ *
+ * A series is sorted once; a resample only counts how often each index
+ * was drawn, and the type-7 median is read off the cumulative counts in
+ * rank order as the pair of ranks (lo, hi) it averages. The order
+ * statistics found are the values a sort of the resample would put at
+ * those positions, and bs__series_median uses the expression of
+ * bs_quantile_sorted, so every median is bit-identical to sorting the
+ * resample. Counting also makes the moving block bootstrap cheap: a
+ * median ignores the order in which blocks were appended.
+ *
+ * BS__CHAINS generators run side by side, each on its own stretch of the
+ * one xorshift64* sequence the spec defines (bs__xorshift_jump puts them
+ * there): a single xorshift chain is a serial run of six dependent shifts
+ * and xors per draw, and one generator leaves most of the machine idle.
+ * The chains run in registers (portable) or as the lanes of a vector
+ * (AVX2, AVX-512), chosen at run time; all engines give the same draws. */
+#ifndef BENCHSITE_RESAMPLE_H
+#define BENCHSITE_RESAMPLE_H
+
+#include "benchsite/error.h"
+#include "benchsite/noise.h"
+#include "fastdiv.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define BS__CHAINS 8
+
+/* One series prepared for resampling its median. */
+typedef struct bs__series {
+  size_t n;
+  size_t L;     /* 0: ordinary bootstrap; else the moving block length */
+  size_t draws; /* generator draws per resample: n, or ceil(n / L) */
+  size_t mod;   /* the divisor: n, or n - L + 1 */
+  double *sorted;
+  uint32_t *byrank; /* counter offset of the rank-j value (index * CHAINS) */
+  bs__fastdiv div;  /* mod `mod` */
+  int kind;         /* the divisor's case: 0 power of two, 1 magic, 2 add */
+  uint32_t lo, hi;  /* the median's positions */
+  double frac;
+} bs__series;
+
+/* Sorts x[0..n-1] (n >= 1, L <= n, n <= UINT32_MAX / BS__CHAINS).
+ * BS_ENOMEM. */
+bs_status bs__series_init(bs__series *s, const double *x, size_t n, size_t L);
+void bs__series_release(bs__series *s);
+
+/* The median of a resample from the rank pair it averages. */
+static inline double bs__series_median(const bs__series *s, uint32_t jl,
+                                       uint32_t jh) {
+  double a = s->sorted[jl], b = s->sorted[jh];
+  return a + s->frac * (b - a);
+}
+
+/* The generator state n draws after s. */
+uint64_t bs__xorshift_jump(uint64_t s, uint64_t n);
+
+/* The best engine at most `want` (AUTO: the best) that this build, this
+ * CPU and a largest divisor of `max_mod` allow. */
+bs_noise_engine bs__resample_engine(size_t max_mod, bs_noise_engine want);
+
+/* Scratch for resampling series of at most n values and `draws` draws. */
+typedef struct bs__resample_work {
+  uint32_t *counts; /* BS__CHAINS * n */
+  uint64_t *idx;    /* BS__CHAINS * draws */
+} bs__resample_work;
+
+bs_status bs__resample_work_init(bs__resample_work *w, size_t n, size_t draws);
+void bs__resample_work_release(bs__resample_work *w);
+
+/* One resample of s from each generator state[c] (advanced past its
+ * draws): the rank pair of its median into jl[c], jh[c]. */
+void bs__resample_chains(const bs__series *s, bs_noise_engine engine,
+                         uint64_t state[BS__CHAINS], bs__resample_work *w,
+                         uint32_t jl[BS__CHAINS], uint32_t jh[BS__CHAINS]);
+
+/* One resample of s from the single generator *state. */
+void bs__resample_one(const bs__series *s, uint64_t *state,
+                      bs__resample_work *w, uint32_t *jl, uint32_t *jh);
+
+/* bs_bootstrap_median_ci() on the engine bs__resample_engine picks for
+ * `want`, which *used (may be NULL) receives; for tests and benchmarks. */
+bs_status bs__bootstrap_median_ci_engine(const double *x, size_t m,
+                                         uint64_t resamples, double level_pct,
+                                         uint64_t seed, bs_noise_engine want,
+                                         bs_noise_engine *used, double *low,
+                                         double *high, double *thetas,
+                                         bs_error *err);
+
+#endif
