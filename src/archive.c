@@ -587,10 +587,12 @@ static bs_status open_for_writing(const char *dir, int *lockfd, bs_error *err) {
    * can miss its FORMAT and see its first run), so what we saw counts
    * only if there is still no FORMAT: FORMAT comes before any run and is
    * never removed. */
-  if (lstat(format, &sb) != 0 && (st = may_initialise(dir, err))) {
-    if (lstat(format, &sb) != 0)
+  if (lstat(format, &sb) != 0) {
+    bs_status seen = may_initialise(dir, err);
+    if (seen != BS_OK && lstat(format, &sb) != 0) {
+      st = seen;
       goto done;
-    st = BS_OK;
+    }
   }
   lfd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
   if (lfd < 0) {

@@ -24,7 +24,7 @@ static inline bs__fastdiv bs__fastdiv_init(uint64_t d) {
   while (l < 63 && (d >> (l + 1)) != 0)
     l++; /* floor(log2 d) */
   v.shift = l;
-  if ((d & (d - 1)) == 0) {
+  if (d < 2 || (d & (d - 1)) == 0) { /* 0 (a caller's bug), 1, 2^k */
     v.pow2 = 1;
     return v;
   }
