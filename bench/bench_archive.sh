@@ -15,10 +15,8 @@ build=${1:-$here/build/release}
 runs=${2:-1000}
 cases=${3:-20}
 keep=${4:-}
-if [ ! -x "$build/benchsite" ]; then
-  cmake --preset release -S "$here" >/dev/null
-  cmake --build "$build" --target benchsite_cli >/dev/null
-fi
+. "$here/bench/build.sh"
+bench_build "$build" benchsite_cli
 bs=$build/benchsite
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -5,10 +5,8 @@
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$here/build/release}
-if [ ! -x "$build/bench_compare" ]; then
-  cmake --preset release -S "$here" >/dev/null
-  cmake --build "$build" --target bench_compare >/dev/null
-fi
+. "$here/bench/build.sh"
+bench_build "$build" bench_compare
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 "$build/bench_compare" "$out" | tee "$out/c.txt"

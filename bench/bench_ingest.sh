@@ -8,13 +8,8 @@ set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$here/build/release}
 mb=${2:-100}
-if [ ! -x "$build/bench_ingest" ]; then
-  if [ ! -f "$build/build.ninja" ]; then
-    cmake -S "$here" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-      -DBENCHSITE_TESTS=OFF >/dev/null
-  fi
-  cmake --build "$build" --target bench_ingest >/dev/null
-fi
+. "$here/bench/build.sh"
+bench_build "$build" bench_ingest
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 log=$out/ingest.csv

@@ -4,19 +4,16 @@
 # per confidence beside numpy doing the same resampling on the same data.
 #
 # usage: bench/bench_noise.sh [BUILD_DIR]
-# BUILD_DIR defaults to build/bench-noise (configured here as Release).
+# BUILD_DIR defaults to build/release (configured as Release if new).
 # Needs Debian's /usr/bin/python3 with numpy for the comparison.
 set -eu
 
-src=$(cd "$(dirname "$0")/.." && pwd)
-build=${1:-"$src/build/bench-noise"}
+here=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$here/build/release}
 py=/usr/bin/python3
 
-if [ ! -f "$build/build.ninja" ]; then
-  cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-    -DBENCHSITE_TESTS=OFF >/dev/null
-fi
-ninja -C "$build" bench_noise benchsite_cli >/dev/null
+. "$here/bench/build.sh"
+bench_build "$build" bench_noise benchsite_cli
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
