@@ -60,12 +60,15 @@ int main(int argc, char **argv) {
     return 2;
   }
 
+  int rc = 3;
+  bs_log *log = NULL;
+  bs_noise_result *res = NULL;
   size_t cap = 128 + runs * n * 2 * 64;
   char *text = malloc(cap);
   double *a = malloc(runs * n * sizeof *a);
   double *b = malloc(runs * n * sizeof *b);
   if (!text || !a || !b)
-    return 3;
+    goto done;
   size_t len =
       (size_t)snprintf(text, cap, "benchmark,impl,run,block,per_call_us\n");
   bs_rng g;
@@ -81,9 +84,12 @@ int main(int argc, char **argv) {
   }
   if (csv) {
     FILE *f = fopen(csv, "w");
-    if (!f || fwrite(text, 1, len, f) != len || fclose(f)) {
+    int bad = !f || fwrite(text, 1, len, f) != len;
+    if (f && fclose(f))
+      bad = 1;
+    if (bad) {
       fprintf(stderr, "bench_noise: cannot write %s\n", csv);
-      return 3;
+      goto done;
     }
   }
 
@@ -103,7 +109,7 @@ int main(int argc, char **argv) {
           bs_noise_confidence_engine(b + r * n, n, 0, a + r * n, n, 0,
                                      resamples, 2 * r + 1, (bs_noise_engine)e,
                                      &used, &c2, NULL))
-        return 3;
+        goto done;
       sum += c1 + c2;
     }
     double t = now_s() - t0;
@@ -111,7 +117,7 @@ int main(int argc, char **argv) {
       continue; /* not available here */
     if (e > BS_NOISE_ENGINE_PORTABLE && sum != conf_sum) {
       fprintf(stderr, "bench_noise: engine %s disagrees\n", names[e]);
-      return 3;
+      goto done;
     }
     conf_sum = sum;
     t_conf = t;
@@ -120,21 +126,20 @@ int main(int argc, char **argv) {
            names[e], 2 * runs, t, 1e3 * t / (double)(2 * runs));
   }
 
-  bs_log *log = bs_log_new();
+  log = bs_log_new();
   bs_error err;
   bs_error_clear(&err);
   if (!log || bs_log_read_buffer(log, "bench.csv", text, len, &err)) {
     fprintf(stderr, "bench_noise: %s\n", err.message);
-    return 3;
+    goto done;
   }
   bs_noise_options o;
   bs_noise_options_init(&o);
   o.resamples = resamples;
-  bs_noise_result *res = NULL;
   double t0 = now_s();
   if (bs_noise_run(log, "A", "B", &o, &res, &err)) {
     fprintf(stderr, "bench_noise: %s\n", err.message);
-    return 3;
+    goto done;
   }
   double t_run = now_s() - t0;
 
@@ -146,10 +151,12 @@ int main(int argc, char **argv) {
          t_run);
   printf("check: mean confidence %.6f, noise floor %.6f\n",
          conf_sum / (double)(2 * runs), res->cases[0].noise_floor);
+  rc = 0;
+done:
   bs_noise_result_free(res);
   bs_log_free(log);
   free(text);
   free(a);
   free(b);
-  return 0;
+  return rc;
 }

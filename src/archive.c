@@ -434,7 +434,8 @@ fail:
   bs_log_free(log);
   prepared_release(p);
   res->id[0] = '\0';
-  return st;
+  /* Never BS_OK from here: the caller would go on with the released p. */
+  return st ? st : BS_EINTERNAL;
 }
 
 bs_status bs_archive_identify(const char *manifest, const char *const *logs,

@@ -27,7 +27,11 @@ bs_status bs__buf_printf(bs__buf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
-bs_status bs__buf_vprintf(bs__buf *b, const char *fmt, va_list ap);
+bs_status bs__buf_vprintf(bs__buf *b, const char *fmt, va_list ap)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 0)))
+#endif
+    ;
 /* Gives the storage to the caller (free() it); the buffer is emptied. */
 char *bs__buf_detach(bs__buf *b, size_t *len);
 /* Ends rendering a text into b, st being the rendering's status: on BS_OK

@@ -79,7 +79,8 @@ void bs_compare_result_free(bs_compare_result *r) {
   free(r);
 }
 
-/* Pairs the B and C rows of case `out` (benchmark and dataset set).
+/* Pairs the nb > 0 B rows and nc > 0 C rows of case `out` (benchmark and
+ * dataset set).
  * Returns BS_OK with out's series filled, or BS_EMISMATCH with the
  * unpaired rows described in err. */
 static bs_status pair_case(bs__keyed *kb, size_t nb, bs__keyed *kc, size_t nc,
@@ -90,6 +91,7 @@ static bs_status pair_case(bs__keyed *kb, size_t nb, bs__keyed *kc, size_t nc,
   /* The row itself, not a pointer into kb/kc: pairing compacts those
    * arrays in place and may overwrite the slot of an unpaired row. */
   const bs_row *first = NULL;
+  size_t unpaired = 0;
   char list[600];
   size_t used = 0, listed = 0;
   list[0] = '\0';
@@ -110,11 +112,12 @@ static bs_status pair_case(bs__keyed *kb, size_t nb, bs__keyed *kc, size_t nc,
       continue;
     }
     const bs__keyed *lone = c < 0 ? &kb[i++] : &kc[j++];
-    if (!first)
+    if (unpaired++ == 0)
       first = lone->row;
     bs__keyed_describe(list, sizeof list, &used, lone, 1, &listed);
   }
-  if (first) {
+  /* Every row is paired or unpaired, and nb, nc > 0: m > 0 from here. */
+  if (unpaired) {
     char label[256];
     bs__case_label(label, sizeof label, out->benchmark, out->dataset);
     return bs_error_set(

@@ -1,7 +1,7 @@
 /* readdir's d_type (DT_REG, DT_DIR), which glibc shows with
  * _DEFAULT_SOURCE; the name is reserved for exactly this use. */
 #if defined(__linux__) && !defined(_DEFAULT_SOURCE)
-#define _DEFAULT_SOURCE /* NOLINT */
+#define _DEFAULT_SOURCE
 #endif
 #include "fsutil.h"
 

@@ -29,16 +29,22 @@ static long column(const jparser *j) {
   return col;
 }
 
+/* fail and nomem spell the status out: clang's analyser cannot see that
+ * bs_error_set returns it, and would go on past a failed realloc. */
 static bs_status fail(jparser *j, const char *what) {
-  if (!j->status)
-    j->status = bs_error_set(j->err, BS_EINPUT, j->name, j->line,
-                             "invalid JSON at column %ld: %s", column(j), what);
+  if (!j->status) {
+    bs_error_set(j->err, BS_EINPUT, j->name, j->line,
+                 "invalid JSON at column %ld: %s", column(j), what);
+    j->status = BS_EINPUT;
+  }
   return j->status;
 }
 
 static bs_status nomem(jparser *j) {
-  if (!j->status)
-    j->status = bs_error_set(j->err, BS_ENOMEM, NULL, 0, "out of memory");
+  if (!j->status) {
+    bs_error_set(j->err, BS_ENOMEM, NULL, 0, "out of memory");
+    j->status = BS_ENOMEM;
+  }
   return j->status;
 }
 

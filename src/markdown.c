@@ -204,12 +204,12 @@ static int cmp_tune_case(const void *a, const void *b) {
 
 static const bs_tune_case **human_order(const bs_tune_result *r) {
   const bs_tune_case **order =
-      malloc((r->ncases ? r->ncases : 1) * sizeof *order);
+      malloc((r->ncases ? r->ncases : 1) * sizeof(const bs_tune_case *));
   if (!order)
     return NULL;
   for (size_t i = 0; i < r->ncases; i++)
     order[i] = &r->cases[i];
-  qsort(order, r->ncases, sizeof *order, cmp_tune_case);
+  qsort(order, r->ncases, sizeof(const bs_tune_case *), cmp_tune_case);
   return order;
 }
 
@@ -295,7 +295,7 @@ static bs_status cell(bs__buf *b, const char *s, size_t width, int right) {
   for (size_t i = w; right && i < width && !st; i++)
     st = bs__buf_putc(b, ' ');
   for (const unsigned char *p = (const unsigned char *)s; *p && !st; p++)
-    st = bs__buf_putc(b, *p < 0x20 ? ' ' : (char)*p);
+    st = *p < 0x20 ? bs__buf_putc(b, ' ') : bs__buf_putc(b, (char)*p);
   for (size_t i = w; !right && i < width && !st; i++)
     st = bs__buf_putc(b, ' ');
   return st;

@@ -301,13 +301,17 @@ static bs_status pair_run(const char *label, uint64_t run, const bs__keyed *ka,
       first = lone;
     bs__keyed_describe(list, sizeof list, &used, lone, 0, &listed);
   }
-  if (first)
-    return bs_error_set(
+  if (first) {
+    /* The status spelled out, as below: otherwise the analyser follows
+     * this path into analyse_run with no samples. */
+    bs_error_set(
         err, BS_EMISMATCH, first->row->file, first->row->line,
         "mismatched pairs in case %s, run %llu: %zu row%s without a partner "
         "in the same block: %s%s",
         label, (unsigned long long)run, listed, listed == 1 ? "" : "s", list,
         listed > 8 ? ", ..." : "");
+    return BS_EMISMATCH;
+  }
   e->run = run;
   e->na = na;
   e->nb = nb;

@@ -346,7 +346,8 @@ static void blocks_range(const bs_noise_case *c, size_t *lo, size_t *hi) {
 static bs_status text_plain(bs__buf *b, const char *s) {
   bs_status st = BS_OK;
   for (const unsigned char *p = (const unsigned char *)s; !st && *p; p++)
-    st = bs__buf_putc(b, (*p < 0x20 || *p == 0x7f) ? '?' : (char)*p);
+    st = (*p < 0x20 || *p == 0x7f) ? bs__buf_putc(b, '?')
+                                   : bs__buf_putc(b, (char)*p);
   return st;
 }
 

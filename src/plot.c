@@ -133,7 +133,8 @@ static size_t utf8_decode(const unsigned char *s, size_t n, unsigned *cp) {
   if (c < 0x80) {
     *cp = c;
     return 1;
-  } else if (c >= 0xc2 && c <= 0xdf) {
+  }
+  if (c >= 0xc2 && c <= 0xdf) {
     len = 2;
     *cp = c & 0x1f;
     min = 0x80;
@@ -849,7 +850,9 @@ static void first_line(const char *s, size_t n, char *out, size_t outn) {
         len = outn - 1;
       for (size_t k = 0; k < len; k++) {
         unsigned char c = (unsigned char)s[i + k];
-        out[k] = (c < 0x20 || c == 0x7f) ? ' ' : (char)c;
+        out[k] = s[i + k];
+        if (c < 0x20 || c == 0x7f)
+          out[k] = ' ';
       }
       out[len] = '\0';
       return;
@@ -864,8 +867,6 @@ typedef struct child {
   int out; /* pipe: progress markers */
   int err; /* pipe: messages */
 } child;
-
-extern char **environ;
 
 static bs_status spawn_gnuplot(const char *prog, const char *dir, child *ch,
                                bs_error *err) {

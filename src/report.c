@@ -301,28 +301,34 @@ static bs_status tune_groups(bs__report *r) {
       memset(g, 0, sizeof *g);
       g->benchmark = t->cases[i].benchmark;
       g->chart = BS__NO_CHART;
-      g->cases = malloc(scaled * sizeof *g->cases);
       size_t nimpl = 0;
       for (size_t j = i; j < e; j++)
         nimpl += t->cases[j].nmedians;
-      g->impls = malloc((nimpl ? nimpl : 1) * sizeof *g->impls);
-      if (!g->cases || !g->impls)
+      /* Filled through locals, stored in g (which owns them) when done. */
+      size_t *cases = malloc(scaled * sizeof *cases);
+      const char **impls = malloc((nimpl ? nimpl : 1) * sizeof *impls);
+      g->cases = cases;
+      g->impls = impls;
+      if (!cases || !impls)
         return BS_ENOMEM;
+      size_t ncases = 0, nimpls = 0;
       for (size_t j = i; j < e; j++) {
         if (!t->cases[j].has_scale)
           continue;
-        g->cases[g->ncases++] = j;
+        cases[ncases++] = j;
         for (size_t q = 0; q < t->cases[j].nmedians; q++) {
           const char *impl = t->cases[j].medians[q].impl;
           size_t z = 0;
-          while (z < g->nimpls && strcmp(g->impls[z], impl))
+          while (z < nimpls && strcmp(impls[z], impl))
             z++;
-          if (z == g->nimpls)
-            g->impls[g->nimpls++] = impl;
+          if (z == nimpls)
+            impls[nimpls++] = impl;
         }
       }
-      sort_by_scale(t, g->cases, g->ncases);
-      qsort(g->impls, g->nimpls, sizeof *g->impls, cmp_str);
+      sort_by_scale(t, cases, ncases);
+      qsort(impls, nimpls, sizeof *impls, cmp_str);
+      g->ncases = ncases;
+      g->nimpls = nimpls;
     }
     i = e;
   }
@@ -691,7 +697,7 @@ bs_status bs_report_write(const bs_log *log,
                           bs_report_summary *summary, bs_error *err) {
   bs__report r;
   memset(&r, 0, sizeof r);
-  char *parent = NULL, *base = NULL, *tmp = NULL, *old = NULL, *charts = NULL;
+  char *parent = NULL, *base = NULL, *tmp = NULL, *aside = NULL, *charts = NULL;
   bs_templates *tpl = NULL;
   bs_status st = BS_OK;
   int exists = 0;
@@ -799,37 +805,43 @@ bs_status bs_report_write(const bs_log *log,
   /* Swap: old report away, new one in, old one removed. Between the two
    * renames out_dir is briefly absent, never half-written. */
   if (exists) {
-    old = malloc(tlen);
-    if (!old) {
+    aside = malloc(tlen);
+    if (!aside) {
       st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
       goto done;
     }
-    snprintf(old, tlen, "%s/.%s.old-XXXXXX", parent, base);
-    if (!mkdtemp(old)) {
+    snprintf(aside, tlen, "%s/.%s.old-XXXXXX", parent, base);
+    if (!mkdtemp(aside)) {
       st = bs_error_set(err, BS_EIO, out_dir, 0,
                         "cannot create a temporary directory beside it: %s",
                         strerror(errno));
-      free(old);
-      old = NULL;
+      free(aside);
+      aside = NULL;
       goto done;
     }
-    if (rename(out_dir, old) != 0) {
+    if (rename(out_dir, aside) != 0) {
       st = bs_error_set(err, BS_EIO, out_dir, 0,
                         "cannot move the previous report aside: %s",
                         strerror(errno));
-      rmdir(old);
-      free(old);
-      old = NULL;
+      rmdir(aside);
+      free(aside);
+      aside = NULL;
       goto done;
     }
   }
   if (rename(tmp, out_dir) != 0) {
-    st = bs_error_set(err, BS_EIO, out_dir, 0, "cannot rename into place: %s",
-                      strerror(errno));
-    if (old && rename(old, out_dir) == 0) {
-      free(old);
-      old = NULL;
-    }
+    int e = errno;
+    if (aside && rename(aside, out_dir) != 0)
+      st = bs_error_set(err, BS_EIO, out_dir, 0,
+                        "cannot rename into place: %s; the previous report "
+                        "could not be put back and is kept in %s",
+                        strerror(e), aside);
+    else
+      st = bs_error_set(err, BS_EIO, out_dir, 0, "cannot rename into place: %s",
+                        strerror(e));
+    /* Put back, or kept where the message says: not removed either way. */
+    free(aside);
+    aside = NULL;
     goto done;
   }
   free(tmp);
@@ -844,9 +856,9 @@ bs_status bs_report_write(const bs_log *log,
     summary->has_aa = r.aa != NULL;
   }
 done:
-  if (old) {
-    bs__remove_tree(old);
-    free(old);
+  if (aside) {
+    bs__remove_tree(aside);
+    free(aside);
   }
   if (tmp) {
     bs__remove_tree(tmp);

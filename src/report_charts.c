@@ -177,7 +177,7 @@ static void forest(bs__report *r) {
 
   double xmin = -delta, xmax = delta;
   size_t count[NCAT] = {0};
-  double *cols = malloc(4 * NCAT * (n ? n : 1) * sizeof *cols);
+  double *cols = malloc((n ? n : 1) * 4 * NCAT * sizeof *cols);
   if (!cols) {
     r->st = BS_ENOMEM;
     return;
@@ -300,7 +300,8 @@ static double maxabs(const double *x, size_t n) {
   return m;
 }
 
-static void deltas_chart(bs__report *r, size_t i, double *x, double *work) {
+static void deltas_chart(bs__report *r, size_t i, const double *x,
+                         double *work) {
   const bs_case_compare *c = &r->cmp->cases[i];
   const bs_compare_result *cmp = r->cmp;
   size_t m = c->blocks;
@@ -642,7 +643,7 @@ static void tune_chart(bs__report *r, size_t gi) {
   }
   double *ys = xs + n;
   /* Tight log ranges: gnuplot would widen them to whole decades. */
-  double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY;
+  double xlo = HUGE_VAL, xhi = -HUGE_VAL, ylo = HUGE_VAL, yhi = -HUGE_VAL;
   for (size_t j = 0; j < n; j++) {
     const bs_tune_case *tc = &r->tune->cases[g->cases[j]];
     xlo = fmin(xlo, tc->scale);
@@ -668,7 +669,7 @@ static void tune_chart(bs__report *r, size_t gi) {
     }
     bs_plot_style st = style(impl_colors[q % 8]);
     st.marker = impl_markers[q % 5];
-    st.dashed = (q / 8) % 2;
+    st.dashed = (q / 8) % 2 != 0;
     const double *cc[2] = {xs, ys};
     char im[128];
     bs_plot_series(r->plot, BS_PLOT_LINESPOINTS,

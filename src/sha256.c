@@ -36,7 +36,7 @@ static void store_be32(unsigned char *p, uint32_t v) {
 /* One 512-bit block (FIPS 180-4 §6.2.2). */
 static void compress(uint32_t h[8], const unsigned char *block) {
   uint32_t w[64];
-  for (unsigned t = 0; t < 16; t++)
+  for (size_t t = 0; t < 16; t++)
     w[t] = load_be32(block + 4 * t);
   for (unsigned t = 16; t < 64; t++) {
     uint32_t s0 = rotr(w[t - 15], 7) ^ rotr(w[t - 15], 18) ^ (w[t - 15] >> 3);
@@ -117,7 +117,7 @@ void bs__sha256_final(bs__sha256 *s, unsigned char out[BS__SHA256_LEN]) {
   store_be32(s->block + 56, (uint32_t)(bits >> 32));
   store_be32(s->block + 60, (uint32_t)bits);
   compress(s->h, s->block);
-  for (unsigned i = 0; i < 8; i++)
+  for (size_t i = 0; i < 8; i++)
     store_be32(out + 4 * i, s->h[i]);
   memset(s, 0, sizeof *s);
 }
@@ -125,7 +125,7 @@ void bs__sha256_final(bs__sha256 *s, unsigned char out[BS__SHA256_LEN]) {
 void bs__sha256_tohex(const unsigned char digest[BS__SHA256_LEN],
                       char hex[BS__SHA256_HEXLEN + 1]) {
   static const char digits[] = "0123456789abcdef";
-  for (unsigned i = 0; i < BS__SHA256_LEN; i++) {
+  for (size_t i = 0; i < BS__SHA256_LEN; i++) {
     hex[2 * i] = digits[digest[i] >> 4];
     hex[2 * i + 1] = digits[digest[i] & 15];
   }

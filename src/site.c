@@ -50,8 +50,6 @@
 #define KEY_CHARS 40
 #define CASE_HASH 16 /* hex digits of a case's file id */
 
-extern char **environ;
-
 /* Comparability groups differ in colour and in marker. */
 static const uint32_t group_colors[] = {BS__C_BLUE, BS__C_ORANGE, BS__C_PURPLE,
                                         BS__C_SKY,  BS__C_BLACK,  BS__C_GREY};
@@ -1228,7 +1226,7 @@ static char *history_alt(const site *s, const scase *sc) {
   char name[512], lo[64], hi[64], last[64];
   bs__case_label(name, sizeof name, sc->benchmark, sc->dataset);
   const result *newest = NULL;
-  double minv = INFINITY, maxv = -INFINITY;
+  double minv = HUGE_VAL, maxv = -HUGE_VAL;
   size_t n = 0;
   for (size_t i = 0; i < sc->npts; i++) {
     const result *r = sc->pts[i].r;
@@ -1696,22 +1694,22 @@ static bs_status swap_in(const char *tmp, const char *out, int exists,
     return BS_OK;
 #endif
   size_t n = strlen(parent) + strlen(base) + 48;
-  char *old = malloc(n);
-  if (!old)
+  char *aside = malloc(n);
+  if (!aside)
     return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
-  snprintf(old, n, "%s/.%s.site-%ld-old", parent, base, (long)getpid());
+  snprintf(aside, n, "%s/.%s.site-%ld-old", parent, base, (long)getpid());
   bs_status st = BS_OK;
-  if (rename(out, old) != 0) {
+  if (rename(out, aside) != 0) {
     st = bs_error_set(err, BS_EIO, out, 0, "cannot move the old site: %s",
                       strerror(errno));
   } else if (rename(tmp, out) != 0) {
     st = bs_error_set(err, BS_EIO, out, 0, "cannot rename into place: %s",
                       strerror(errno));
-    rename(old, out);
-  } else if (rename(old, tmp) != 0) {
-    bs__remove_tree(old);
+    rename(aside, out);
+  } else if (rename(aside, tmp) != 0) {
+    bs__remove_tree(aside);
   }
-  free(old);
+  free(aside);
   return st;
 }
 

@@ -496,7 +496,7 @@ static bs_status insert(bs_templates *t, tmpl *tp) {
       return BS_OK;
     }
   }
-  tmpl **p = realloc(t->items, (t->n + 1) * sizeof *p);
+  tmpl **p = realloc(t->items, (t->n + 1) * sizeof(tmpl *));
   if (!p)
     return BS_ENOMEM;
   t->items = p;

@@ -12,6 +12,11 @@
 #include <time.h>
 #include <unistd.h>
 
+int cli_out_of_memory(void) {
+  fputs("benchsite: out of memory\n", stderr);
+  return CLI_FAILURE;
+}
+
 int cli_usage_error(const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
@@ -37,7 +42,7 @@ int cli_parse(int argc, char **argv, const cli_opt *opts, size_t nopts,
   a->nopts = nopts < CLI_MAX_OPTS ? nopts : CLI_MAX_OPTS;
   a->positional = calloc((size_t)(argc > 0 ? argc : 1), sizeof(char *));
   if (!a->positional)
-    return cli_usage_error("out of memory");
+    return cli_out_of_memory();
   int only_positional = 0;
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i];
@@ -201,7 +206,7 @@ int cli_load_logs(const cli_args *a, bs_log **out) {
     return cli_usage_error("no observation log given");
   bs_log *log = bs_log_new();
   if (!log)
-    return cli_usage_error("out of memory");
+    return cli_out_of_memory();
   for (size_t i = 0; i < a->npos; i++) {
     bs_error err;
     bs_error_clear(&err);
@@ -225,7 +230,7 @@ int cli_load_manifests(const cli_args *a, bs_manifest **out, size_t *n) {
     if (!m) {
       cli_free_manifests(out, *n);
       *n = 0;
-      return cli_usage_error("out of memory");
+      return cli_out_of_memory();
     }
     if (bs_manifest_read_file(m, paths[i], &err)) {
       bs_manifest_free(m);
@@ -278,8 +283,7 @@ int cli_outputs_commit_with(cli_output *outs, size_t n,
   int rc = CLI_OK;
   size_t i;
   if (!tmp) {
-    rc = cli_usage_error("out of memory");
-    rc = CLI_FAILURE;
+    rc = cli_out_of_memory();
     goto done;
   }
   /* A directory in the way would only fail at the rename, after
@@ -296,8 +300,7 @@ int cli_outputs_commit_with(cli_output *outs, size_t n,
     size_t plen = strlen(outs[i].path);
     tmp[i] = malloc(plen + 32);
     if (!tmp[i]) {
-      fprintf(stderr, "benchsite: out of memory\n");
-      rc = CLI_FAILURE;
+      rc = cli_out_of_memory();
       goto done;
     }
     snprintf(tmp[i], plen + 32, "%s.%ld.tmp", outs[i].path, (long)getpid());

@@ -61,6 +61,8 @@ int cli_flag(const cli_args *args, const char *name);
 size_t cli_getall(const cli_args *args, const char *name,
                   const char *const **values);
 
+/* "benchsite: out of memory" on stderr; returns CLI_FAILURE (exit 3). */
+int cli_out_of_memory(void);
 /* "benchsite: " + message on stderr; returns CLI_BAD_INPUT. */
 int cli_usage_error(const char *fmt, ...)
 #if defined(__GNUC__)
@@ -207,9 +209,9 @@ int cli_cmd_site(int argc, char **argv);
  * the cases of r that lie within their paired noise floor. Returns 0 or an
  * exit code after printing the error. */
 int cli_apply_noise_file(const char *path, bs_compare_result *r);
-/* The same, handing the floors to the caller in *floors (free with
+/* The same, handing the floors to the caller in *keep (free with
  * bs_noise_floors_free) for the HTML report of `compare --html`. */
 int cli_apply_noise_file_keep(const char *path, bs_compare_result *r,
-                              bs_noise_floors **floors);
+                              bs_noise_floors **keep);
 
 #endif

@@ -68,8 +68,7 @@ int cli_cmd_check(int argc, char **argv) {
   for (size_t i = 0; i < a.npos; i++) {
     bs_log *one = bs_log_new();
     if (!one) {
-      rc = CLI_FAILURE;
-      fputs("benchsite: out of memory\n", stderr);
+      rc = cli_out_of_memory();
       goto done;
     }
     bs_error_clear(&err);

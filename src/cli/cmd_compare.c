@@ -146,8 +146,7 @@ int cli_cmd_compare(int argc, char **argv) {
     goto done;
   }
   if (bs_compare_check_environment(res, (const bs_manifest *const *)mf, nmf)) {
-    rc = cli_usage_error("out of memory");
-    rc = CLI_FAILURE;
+    rc = cli_out_of_memory();
     goto done;
   }
   if ((s = cli_get(&a, "noise")) &&

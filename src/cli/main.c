@@ -19,7 +19,7 @@ static const char usage[] =
     "  check    LOG... [--manifest M]   lint logs: format, calibration, "
     "rotation\n"
     "  report   LOG... --manifest M --out DIR   static HTML report of one run\n"
-    "  archive  add|verify --archive DIR ...    immutable run archive\n"
+    "  archive  add|verify|list --archive DIR ...  immutable run archive\n"
     "  site     --archive DIR --out DIR         static site of every run\n"
     "\n"
     "Run 'benchsite COMMAND --help' for a command's options.\n"
