@@ -646,6 +646,20 @@ fail:
   return st;
 }
 
+int bs_noise_result_lookup(void *ctx, const char *benchmark,
+                           const char *dataset, double *floor_pct) {
+  const bs_noise_result *aa = ctx;
+  for (size_t i = 0; aa && i < aa->ncases; i++) {
+    const bs_noise_case *c = &aa->cases[i];
+    if (!strcmp(c->benchmark, benchmark) && !strcmp(c->dataset, dataset) &&
+        isfinite(c->paired_noise_floor_pct)) {
+      *floor_pct = c->paired_noise_floor_pct;
+      return 1;
+    }
+  }
+  return 0;
+}
+
 int bs_noise_floors_lookup(void *ctx, const char *benchmark,
                            const char *dataset, double *floor_pct) {
   const bs_noise_floors *f = ctx;

@@ -243,20 +243,6 @@ static const char *first_key(const bs_manifest *const *mf, size_t n,
   return NULL;
 }
 
-static int noise_lookup(void *ctx, const char *benchmark, const char *dataset,
-                        double *floor_pct) {
-  const bs_noise_result *aa = ctx;
-  for (size_t i = 0; i < aa->ncases; i++) {
-    if (!strcmp(aa->cases[i].benchmark, benchmark) &&
-        !strcmp(aa->cases[i].dataset, dataset) &&
-        isfinite(aa->cases[i].paired_noise_floor_pct)) {
-      *floor_pct = aa->cases[i].paired_noise_floor_pct;
-      return 1;
-    }
-  }
-  return 0;
-}
-
 static int cmp_str(const void *a, const void *b) {
   return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
@@ -565,7 +551,7 @@ static bs_status analyse(bs__report *r, bs_error *err) {
   int (*lookup)(void *, const char *, const char *, double *) = NULL;
   void *lookup_ctx = NULL;
   if (r->aa) {
-    lookup = noise_lookup;
+    lookup = bs_noise_result_lookup;
     lookup_ctx = (void *)r->aa;
   } else if (o->noise_lookup) {
     lookup = o->noise_lookup;

@@ -614,21 +614,6 @@ typedef struct given {
   bs_noise_options no;
 } given;
 
-/* The report's own A/A floors (report.c's lookup, written again). */
-static int aa_floor(void *ctx, const char *benchmark, const char *dataset,
-                    double *floor_pct) {
-  const bs_noise_result *aa = ctx;
-  for (size_t i = 0; i < aa->ncases; i++) {
-    if (!strcmp(aa->cases[i].benchmark, benchmark) &&
-        !strcmp(aa->cases[i].dataset, dataset) &&
-        isfinite(aa->cases[i].paired_noise_floor_pct)) {
-      *floor_pct = aa->cases[i].paired_noise_floor_pct;
-      return 1;
-    }
-  }
-  return 0;
-}
-
 static void given_load(given *g) {
   static const char *const logs[] = {EXAMPLES "pr.csv", EXAMPLES "aa.csv",
                                      EXAMPLES "tune.csv"};
@@ -713,7 +698,7 @@ Test(report, given_results_give_identical_bytes) {
                BS_OK, "%s", err.message);
   cr_assert(sum.has_compare && sum.has_tuning && sum.has_aa);
   given_analyse(&g);
-  bs_compare_apply_noise(g.cmp, aa_floor, g.aa);
+  bs_compare_apply_noise(g.cmp, bs_noise_result_lookup, g.aa);
   o.compare_result = g.cmp;
   o.tune_result = g.tune;
   o.noise_result = g.aa;
@@ -725,7 +710,7 @@ Test(report, given_results_give_identical_bytes) {
    * --html` makes it. */
   given_options(&g, &o);
   o.sections = BS_REPORT_COMPARE;
-  o.noise_lookup = aa_floor;
+  o.noise_lookup = bs_noise_result_lookup;
   o.noise_ctx = g.aa;
   cr_assert_eq(given_write(&g, 2, computed, &o, &err), BS_OK, "%s",
                err.message);
@@ -750,7 +735,7 @@ Test(report, given_results_are_used_not_analysed_again) {
   given_analyse(&g);
   /* Before the floors are applied, so the comparison agrees with them. */
   g.aa->cases[0].benchmark = "aa-marker";
-  bs_compare_apply_noise(g.cmp, aa_floor, g.aa);
+  bs_compare_apply_noise(g.cmp, bs_noise_result_lookup, g.aa);
   g.tune->cases[0].benchmark = "tune-marker";
   /* A run-level warning first: the environment ones stay the last. */
   char **w = realloc(g.cmp->warnings, (g.cmp->nwarnings + 1) * sizeof *w);
@@ -820,7 +805,7 @@ Test(report, given_results_made_otherwise_are_refused) {
                        cmp, (const bs_manifest *const *)g.mf, bad[i].nmf),
                    BS_OK);
     if (bad[i].floors)
-      bs_compare_apply_noise(cmp, aa_floor, g.aa);
+      bs_compare_apply_noise(cmp, bs_noise_result_lookup, g.aa);
     given_options(&g, &o);
     o.sections = BS_REPORT_COMPARE;
     o.baseline = "main";

@@ -240,6 +240,11 @@ size_t bs_noise_floors_count(const bs_noise_floors *f);
  * Returns 1 and sets *floor_pct when the case is known, else 0. */
 int bs_noise_floors_lookup(void *ctx, const char *benchmark,
                            const char *dataset, double *floor_pct);
+/* The same from a validation just run: ctx is a const bs_noise_result *.
+ * Returns 1 and sets *floor_pct when the case has a finite paired noise
+ * floor, else 0. */
+int bs_noise_result_lookup(void *ctx, const char *benchmark,
+                           const char *dataset, double *floor_pct);
 
 #ifdef __cplusplus
 }

@@ -100,7 +100,7 @@ typedef struct bs_report_options {
    *     its seed replaced by `seed` and keep_bootstrap on (the case pages
    *     chart `thetas`); then bs_compare_check_environment with these
    *     manifests; then bs_compare_apply_noise with the floors the report
-   *     applies: `noise_lookup`, or the paired floors of the report's A/A
+   *     applies: `noise_lookup`, or bs_noise_result_lookup on the report's A/A
    *     validation when it runs one (none at all otherwise).
    *   tune_result: bs_tune_run on `log`.
    *   noise_result: bs_noise_run on `log` with the report's A/A pair and
