@@ -1,9 +1,12 @@
 #include "support.h"
 
+#include <criterion/criterion.h>
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <spawn.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -168,3 +171,52 @@ int ts_count_entries(const char *dir) {
 }
 
 char *ts_data(const char *name) { return ts_path(BENCHSITE_TEST_DATA, name); }
+
+static void **owned;
+static size_t nowned, capowned;
+
+void *ts_own(void *p) {
+  cr_assert_not_null(p);
+  if (nowned == capowned) {
+    size_t cap = capowned ? 2 * capowned : 256;
+    void **n = realloc(owned, cap * sizeof *n);
+    cr_assert_not_null(n);
+    owned = n;
+    capowned = cap;
+  }
+  owned[nowned++] = p;
+  return p;
+}
+
+void ts_free_owned(void) {
+  while (nowned)
+    free(owned[--nowned]);
+  free(owned);
+  owned = NULL;
+  capowned = 0;
+}
+
+char *ts_pathf(const char *fmt, ...) {
+  char buf[4096];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  return ts_own(strdup(buf));
+}
+
+int ts_run_quiet(char *const argv[]) {
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+  pid_t pid;
+  int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  if (rc)
+    return -1;
+  int st;
+  while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+    ;
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}

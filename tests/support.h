@@ -30,4 +30,19 @@ int ts_count_entries(const char *dir);
 /* Path of a fixture in tests/data (malloc'd). */
 char *ts_data(const char *name);
 
+/* Keeps p (asserted non-NULL) until ts_free_owned(), so a test can
+ * allocate freely and the sanitizer run still sees no leaks; returns p. */
+void *ts_own(void *p);
+/* Frees what ts_own kept: a suite's .fini. */
+void ts_free_owned(void);
+/* printf into a string kept by ts_own. */
+char *ts_pathf(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+/* Runs argv (argv[0] found in PATH, never a shell) with stdout and stderr
+ * to /dev/null: its exit status, -1 if it did not run or was killed. */
+int ts_run_quiet(char *const argv[]);
+
 #endif

@@ -22,29 +22,12 @@
 
 /* ---- Helpers ------------------------------------------------------------- */
 
-/* Every string a test allocates is kept here and freed after the test, so
- * the sanitizer run sees no leaks without a free() on every path. */
-static void *owned[1024];
-static size_t nowned;
-
-static void *own(void *p) {
-  cr_assert_not_null(p);
-  cr_assert_lt(nowned, sizeof owned / sizeof owned[0]);
-  owned[nowned++] = p;
-  return p;
-}
-
-static void free_owned(void) {
-  while (nowned)
-    free(owned[--nowned]);
-}
-
-TestSuite(archive, .fini = free_owned);
+TestSuite(archive, .fini = ts_free_owned);
 
 static char *fixture(const char *name) {
   char n[256];
   snprintf(n, sizeof n, "archive/%s", name);
-  return own(ts_data(n));
+  return ts_own(ts_data(n));
 }
 
 /* A manifest for the fixture log with this commit and date. */
@@ -57,7 +40,7 @@ static char *write_manifest(const char *dir, const char *name,
            "commit,\"%s\"\ndate,%s\nprotocol,Development\n"
            "baseline,base\ncandidate,head\n",
            commit, date);
-  char *p = own(ts_path(dir, name));
+  char *p = ts_own(ts_path(dir, name));
   cr_assert_eq(ts_write(p, text), 0);
   return p;
 }
@@ -87,12 +70,12 @@ static void id_of(const ts_run *r, char *id, size_t n) {
 static char *run_file(const char *archive, const char *id, const char *name) {
   char rel[512];
   snprintf(rel, sizeof rel, "runs/%s/%s", id, name);
-  return own(ts_path(archive, rel));
+  return ts_own(ts_path(archive, rel));
 }
 
 static int file_equals(const char *a, const char *b) {
   size_t la, lb;
-  char *x = own(ts_read(a, &la)), *y = own(ts_read(b, &lb));
+  char *x = ts_own(ts_read(a, &la)), *y = ts_own(ts_read(b, &lb));
   int eq = x && y && la == lb && memcmp(x, y, la) == 0;
   return eq;
 }
@@ -125,8 +108,8 @@ static void verify_clean(const char *archive, size_t runs) {
 /* ---- Storing ------------------------------------------------------------- */
 
 Test(archive, add_stores_logs_manifest_and_checksums) {
-  char *dir = own(ts_tmpdir("archive_store"));
-  char *archive = own(ts_path(dir, "a"));
+  char *dir = ts_own(ts_tmpdir("archive_store"));
+  char *archive = ts_own(ts_path(dir, "a"));
   char *log = fixture("run.csv"), *env = fixture("env.csv");
   ts_run r = add(archive, log, env);
   cr_assert_eq(r.status, 0, "stderr: %s", r.err);
@@ -142,14 +125,14 @@ Test(archive, add_stores_logs_manifest_and_checksums) {
   char *s = run_file(archive, id, "SHA256SUMS");
   cr_assert(file_equals(m, env));
   cr_assert(file_equals(l, log));
-  char *sums = own(ts_read(s, NULL));
+  char *sums = ts_own(ts_read(s, NULL));
   cr_assert_not_null(sums);
   cr_assert(strstr(sums, "  manifest.csv\n") == sums + 64, "%s", sums);
   cr_assert_not_null(strstr(sums, "  log-1.csv\n"));
   char rundir[600];
   snprintf(rundir, sizeof rundir, "%s/runs/%s", archive, id);
   cr_assert_eq(ts_count_entries(rundir), 3);
-  cr_assert(ts_exists(own(ts_path(archive, "FORMAT"))));
+  cr_assert(ts_exists(ts_own(ts_path(archive, "FORMAT"))));
 
   /* The checksum file is the one coreutils reads: sha256sum -c agrees. */
   pid_t pid = fork();
@@ -177,17 +160,17 @@ Test(archive, add_stores_logs_manifest_and_checksums) {
 }
 
 Test(archive, several_logs_keep_their_order) {
-  char *dir = own(ts_tmpdir("archive_order_logs"));
-  char *archive = own(ts_path(dir, "a"));
-  char *a = own(ts_path(dir, "a.csv")), *b = own(ts_path(dir, "b.csv"));
+  char *dir = ts_own(ts_tmpdir("archive_order_logs"));
+  char *archive = ts_own(ts_path(dir, "a"));
+  char *a = ts_own(ts_path(dir, "a.csv")), *b = ts_own(ts_path(dir, "b.csv"));
   char *log = fixture("run.csv");
-  char *text = own(ts_read(log, NULL));
+  char *text = ts_own(ts_read(log, NULL));
   /* Split the fixture: the sort rows and the sum rows. */
   char *cut = strstr(text, "sum,");
   cr_assert_not_null(cut);
   char header[] =
       "benchmark,dataset,scale,impl,run,block,phase,iterations,per_call_us\n";
-  char *second = own(malloc(strlen(header) + strlen(cut) + 1));
+  char *second = ts_own(malloc(strlen(header) + strlen(cut) + 1));
   strcpy(second, header);
   strcat(second, cut);
   *cut = '\0';
@@ -225,8 +208,8 @@ Test(archive, several_logs_keep_their_order) {
 /* ---- Immutability -------------------------------------------------------- */
 
 Test(archive, same_content_again_is_a_no_op) {
-  char *dir = own(ts_tmpdir("archive_noop"));
-  char *archive = own(ts_path(dir, "a"));
+  char *dir = ts_own(ts_tmpdir("archive_noop"));
+  char *archive = ts_own(ts_path(dir, "a"));
   char *log = fixture("run.csv"), *env = fixture("env.csv");
   ts_run r1 = add(archive, log, env);
   cr_assert_eq(r1.status, 0, "%s", r1.err);
@@ -244,7 +227,7 @@ Test(archive, same_content_again_is_a_no_op) {
   cr_assert_str_eq(id, id2);
   cr_assert_eq(stat(m, &after), 0);
   cr_assert_eq(before.st_ino, after.st_ino, "the run was rewritten");
-  char *runs = own(ts_path(archive, "runs"));
+  char *runs = ts_own(ts_path(archive, "runs"));
   cr_assert_eq(ts_count_entries(runs), 1);
 
   /* The library says the same. */
@@ -264,13 +247,13 @@ Test(archive, same_content_again_is_a_no_op) {
  * under the id of other content (what a 48-bit hash collision, or a
  * hand-edited archive, would give). */
 Test(archive, different_content_under_an_existing_id_is_refused) {
-  char *dir = own(ts_tmpdir("archive_refuse"));
-  char *archive = own(ts_path(dir, "a"));
+  char *dir = ts_own(ts_tmpdir("archive_refuse"));
+  char *archive = ts_own(ts_path(dir, "a"));
   char *log = fixture("run.csv");
   char *env1 = write_manifest(dir, "m1.csv", "abc", "2026-03-01T00:00:00Z");
   char *env2 = write_manifest(dir, "m2.csv", "abc", "2026-03-01T00:00:00Z");
   /* m2 differs from m1 by one manifest value the id does not show. */
-  char *t = own(ts_read(env2, NULL));
+  char *t = ts_own(ts_read(env2, NULL));
   char *machine = strstr(t, "test-box");
   machine[0] = 'T';
   cr_assert_eq(ts_write(env2, t), 0);
@@ -294,21 +277,21 @@ Test(archive, different_content_under_an_existing_id_is_refused) {
   snprintf(from, sizeof from, "%s/runs/%s", archive, id1);
   snprintf(to, sizeof to, "%s/runs/%s", archive, id2);
   cr_assert_eq(rename(from, to), 0);
-  char *planted = own(ts_read(own(ts_path(to, "manifest.csv")), NULL));
+  char *planted = ts_own(ts_read(ts_own(ts_path(to, "manifest.csv")), NULL));
 
   ts_run r2 = add(archive, log, env2);
   cr_assert_eq(r2.status, 2, "%s%s", r2.out, r2.err);
   cr_assert_not_null(strstr(r2.err, "different run"), "%s", r2.err);
   cr_assert_not_null(strstr(r2.err, "never change"), "%s", r2.err);
-  char *still = own(ts_read(own(ts_path(to, "manifest.csv")), NULL));
+  char *still = ts_own(ts_read(ts_own(ts_path(to, "manifest.csv")), NULL));
   cr_assert_str_eq(still, planted, "the refused add changed the run");
   ts_run_free(&r1);
   ts_run_free(&r2);
 }
 
 Test(archive, a_damaged_run_is_not_taken_for_the_same_content) {
-  char *dir = own(ts_tmpdir("archive_damaged_readd"));
-  char *archive = own(ts_path(dir, "a"));
+  char *dir = ts_own(ts_tmpdir("archive_damaged_readd"));
+  char *archive = ts_own(ts_path(dir, "a"));
   char *log = fixture("run.csv"), *env = fixture("env.csv");
   ts_run r1 = add(archive, log, env);
   cr_assert_eq(r1.status, 0, "%s", r1.err);
@@ -327,8 +310,8 @@ Test(archive, a_damaged_run_is_not_taken_for_the_same_content) {
 
 static void expect_refused(const char *log, const char *manifest,
                            const char *needle) {
-  char *dir = own(ts_tmpdir("archive_invalid"));
-  char *archive = own(ts_path(dir, "a"));
+  char *dir = ts_own(ts_tmpdir("archive_invalid"));
+  char *archive = ts_own(ts_path(dir, "a"));
   ts_run r = add(archive, log, manifest);
   cr_assert_eq(r.status, 2, "%s: %s%s", needle, r.out, r.err);
   cr_assert_not_null(strstr(r.err, needle), "want \"%s\" in: %s", needle,
@@ -339,12 +322,12 @@ static void expect_refused(const char *log, const char *manifest,
 
 Test(archive, invalid_runs_are_refused_with_the_reason) {
   char *log = fixture("run.csv"), *env = fixture("env.csv");
-  char *bad_log = own(ts_data("log/bad_value.csv"));
+  char *bad_log = ts_own(ts_data("log/bad_value.csv"));
   expect_refused(bad_log, env, "bad_value.csv:");
   expect_refused(log, fixture("bad_date.csv"),
                  "key date: \"2026-03-01 12:00\" is not an ISO 8601 UTC time");
   expect_refused(log, fixture("no_commit.csv"), "key commit: missing");
-  expect_refused(log, own(ts_data("manifest/dup_key.csv")), "dup_key.csv:");
+  expect_refused(log, ts_own(ts_data("manifest/dup_key.csv")), "dup_key.csv:");
   expect_refused("/nonexistent/x.csv", env, "/nonexistent/x.csv");
 
   /* `benchsite check` findings refuse the run and are listed. */
@@ -354,8 +337,8 @@ Test(archive, invalid_runs_are_refused_with_the_reason) {
   expect_refused(findings, env, "findings.csv:2: rotation:");
 
   /* An unknown protocol cannot be checked. */
-  char *dir = own(ts_tmpdir("archive_protocol"));
-  char *m = own(ts_path(dir, "m.csv"));
+  char *dir = ts_own(ts_tmpdir("archive_protocol"));
+  char *m = ts_own(ts_path(dir, "m.csv"));
   cr_assert_eq(ts_write(m, "key,value\ncommit,a\ndate,2026-03-01\n"
                            "protocol,Fast\n"),
                0);
@@ -363,8 +346,8 @@ Test(archive, invalid_runs_are_refused_with_the_reason) {
 }
 
 Test(archive, refuses_a_directory_that_is_not_an_archive) {
-  char *dir = own(ts_tmpdir("archive_notarchive"));
-  char *other = own(ts_path(dir, "notes.txt"));
+  char *dir = ts_own(ts_tmpdir("archive_notarchive"));
+  char *other = ts_own(ts_path(dir, "notes.txt"));
   cr_assert_eq(ts_write(other, "hello\n"), 0);
   ts_run r = add(dir, fixture("run.csv"), fixture("env.csv"));
   cr_assert_eq(r.status, 2, "%s", r.err);
@@ -372,13 +355,13 @@ Test(archive, refuses_a_directory_that_is_not_an_archive) {
   cr_assert_eq(ts_count_entries(dir), 1);
   ts_run v = verify(dir);
   cr_assert_eq(v.status, 2, "%s", v.err);
-  char *missing = own(ts_path(dir, "missing"));
+  char *missing = ts_own(ts_path(dir, "missing"));
   ts_run v2 = verify(missing);
   cr_assert_eq(v2.status, 2, "%s", v2.err);
   cr_assert_not_null(strstr(v2.err, "no such archive"), "%s", v2.err);
 
   /* An existing empty directory becomes an archive. */
-  char *empty = own(ts_path(dir, "empty"));
+  char *empty = ts_own(ts_path(dir, "empty"));
   cr_assert_eq(mkdir(empty, 0755), 0);
   ts_run r2 = add(empty, fixture("run.csv"), fixture("env.csv"));
   cr_assert_eq(r2.status, 0, "%s", r2.err);
@@ -389,8 +372,8 @@ Test(archive, refuses_a_directory_that_is_not_an_archive) {
 }
 
 Test(archive, ids_are_safe_file_names_for_hostile_commits) {
-  char *dir = own(ts_tmpdir("archive_hostile"));
-  char *archive = own(ts_path(dir, "a"));
+  char *dir = ts_own(ts_tmpdir("archive_hostile"));
+  char *archive = ts_own(ts_path(dir, "a"));
   char *log = fixture("run.csv");
   char *m1 = write_manifest(dir, "m1.csv", "../../x/..; rm -rf / #",
                             "2026-03-01T00:00:00Z");
@@ -418,8 +401,8 @@ Test(archive, ids_are_safe_file_names_for_hostile_commits) {
 /* ---- Verification -------------------------------------------------------- */
 
 static char *one_run_archive(const char *tag, char *id, size_t n) {
-  char *dir = own(ts_tmpdir(tag));
-  char *archive = own(ts_path(dir, "a"));
+  char *dir = ts_own(ts_tmpdir(tag));
+  char *archive = ts_own(ts_path(dir, "a"));
   ts_run r = add(archive, fixture("run.csv"), fixture("env.csv"));
   cr_assert_eq(r.status, 0, "%s", r.err);
   id_of(&r, id, n);
@@ -471,10 +454,10 @@ Test(archive, verify_detects_missing_extra_and_rewritten_files) {
   char *s = run_file(archive, id, "SHA256SUMS");
   flip_byte(l, 200);
   size_t len;
-  char *text = own(ts_read(l, &len));
+  char *text = ts_own(ts_read(l, &len));
   char hex[BS__SHA256_HEXLEN + 1];
   bs__sha256_hex(text, len, hex);
-  char *sums = own(ts_read(s, NULL));
+  char *sums = ts_own(ts_read(s, NULL));
   char *line = strstr(sums, "  log-1.csv");
   cr_assert_not_null(line);
   memcpy(line - 64, hex, 64);
@@ -535,8 +518,8 @@ Test(archive, dates_compare_as_utc_times) {
 }
 
 Test(archive, runs_are_ordered_by_date_then_id) {
-  char *dir = own(ts_tmpdir("archive_ordering"));
-  char *archive = own(ts_path(dir, "a"));
+  char *dir = ts_own(ts_tmpdir("archive_ordering"));
+  char *archive = ts_own(ts_path(dir, "a"));
   char *log = fixture("run.csv");
   struct {
     const char *commit, *date;
@@ -641,7 +624,7 @@ static void sleep_us(long us) {
 /* A valid log of `blocks` rotated blocks of two impls (about 60 bytes a
  * row): big enough that writing it takes a while. */
 static char *write_big_log(const char *dir, int blocks) {
-  char *p = own(ts_path(dir, "big.csv"));
+  char *p = ts_own(ts_path(dir, "big.csv"));
   FILE *f = fopen(p, "w");
   cr_assert_not_null(f);
   fputs("benchmark,dataset,scale,impl,run,block,phase,iterations,per_call_us\n",
@@ -677,13 +660,13 @@ static int count_leftovers(const char *archive) {
  * succeeds and sweeps the leftovers. Every twentieth round starts without
  * an archive, so its creation is killed too. */
 Test(archive, kill_during_add_leaves_the_archive_valid, .timeout = 600) {
-  char *dir = own(ts_tmpdir("archive_kill"));
-  char *archive = own(ts_path(dir, "a"));
+  char *dir = ts_own(ts_tmpdir("archive_kill"));
+  char *archive = ts_own(ts_path(dir, "a"));
   char *log = write_big_log(dir, 10000);
 
   /* How long an add takes here, and how long its validation alone takes
    * (--dry-run): medians of 3. */
-  char *scratch = own(ts_path(dir, "scratch"));
+  char *scratch = ts_own(ts_path(dir, "scratch"));
   double full = 0, dry = 0;
   for (int pass = 0; pass < 2; pass++) {
     double took[3];
@@ -724,7 +707,7 @@ Test(archive, kill_during_add_leaves_the_archive_valid, .timeout = 600) {
       /* Start over without an archive: kill during its creation. */
       char fresh[64];
       snprintf(fresh, sizeof fresh, "a%d", i);
-      archive = own(ts_path(dir, fresh));
+      archive = ts_own(ts_path(dir, fresh));
       expect_runs = 0;
     }
     char name[32], date[64];
@@ -755,11 +738,11 @@ Test(archive, kill_during_add_leaves_the_archive_valid, .timeout = 600) {
     const char *logs[] = {log};
     bs_archive_add_result_init(&res);
     cr_assert_eq(bs_archive_identify(m, logs, 1, &res, &err), BS_OK);
-    char *runs = own(ts_path(archive, "runs"));
-    char *rundir = own(ts_path(runs, res.id));
+    char *runs = ts_own(ts_path(archive, "runs"));
+    char *rundir = ts_own(ts_path(runs, res.id));
     int present = ts_exists(rundir);
     bs_archive_add_result_release(&res);
-    char *format = own(ts_path(archive, "FORMAT"));
+    char *format = ts_own(ts_path(archive, "FORMAT"));
     if (ts_exists(format)) {
       verify_clean(archive, expect_runs + (size_t)present);
       bs_archive *ar;
@@ -801,7 +784,7 @@ Test(archive, kill_during_add_leaves_the_archive_valid, .timeout = 600) {
  * (Found by CI: an add that saw no FORMAT before taking the lock refused
  * the directory once another add had made it an archive.) */
 Test(archive, concurrent_adds_are_serialised, .timeout = 240) {
-  char *dir = own(ts_tmpdir("archive_concurrent"));
+  char *dir = ts_own(ts_tmpdir("archive_concurrent"));
   char *log = fixture("run.csv");
   enum { N = 8, ROUNDS = 12 };
   char *manifests[N];
@@ -814,18 +797,18 @@ Test(archive, concurrent_adds_are_serialised, .timeout = 240) {
   for (int round = 0; round < ROUNDS; round++) {
     char name[32];
     snprintf(name, sizeof name, "a%d", round);
-    char *archive = own(ts_path(dir, name));
+    char *archive = ts_own(ts_path(dir, name));
     pid_t pids[N];
     char *errs[N];
     for (int i = 0; i < N; i++) {
       snprintf(name, sizeof name, "err%d-%d.txt", round, i);
-      errs[i] = own(ts_path(dir, name));
+      errs[i] = ts_own(ts_path(dir, name));
       pids[i] = spawn_add(archive, log, manifests[i], 0, errs[i]);
     }
     for (int i = 0; i < N; i++) {
       int st;
       cr_assert_eq(waitpid(pids[i], &st, 0), pids[i]);
-      char *msg = own(ts_read(errs[i], NULL));
+      char *msg = ts_own(ts_read(errs[i], NULL));
       cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0,
                 "round %d: add %d failed: %s", round, i, msg ? msg : "");
     }
@@ -837,9 +820,9 @@ Test(archive, concurrent_adds_are_serialised, .timeout = 240) {
 
 static bs_status read_acks_text(const char *text, bs_acks **out,
                                 bs_error *err) {
-  char *dir = own(ts_tmpdir("archive_acks"));
+  char *dir = ts_own(ts_tmpdir("archive_acks"));
   if (text)
-    cr_assert_eq(ts_write(own(ts_path(dir, "acks.csv")), text), 0);
+    cr_assert_eq(ts_write(ts_own(ts_path(dir, "acks.csv")), text), 0);
   return bs_acks_read(dir, out, err);
 }
 

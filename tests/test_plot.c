@@ -6,32 +6,12 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-extern char **environ;
-
-/* Runs argv (no shell) with stdout and stderr to /dev/null; exit status. */
-static int run_quiet(char *const argv[]) {
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-  pid_t pid;
-  int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
-  posix_spawn_file_actions_destroy(&fa);
-  if (rc)
-    return -1;
-  int st;
-  while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-    ;
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
 
 static char *quote(const char *s, size_t max) {
   size_t n = bs_plot_quote(s, max, NULL, 0);
@@ -163,7 +143,7 @@ Test(plot, renders_hostile_labels_as_text_only) {
     cr_expect_null(strstr(svg, "<script"), "a script element in the SVG");
     cr_expect(strstr(svg, "\xe6\x97\xa5\xe6\x9c\xac"), "UTF-8 text lost");
     char *argv[] = {(char *)"xmllint", (char *)"--noout", path, NULL};
-    cr_expect_eq(run_quiet(argv), 0, "%s is not well-formed XML", f);
+    cr_expect_eq(ts_run_quiet(argv), 0, "%s is not well-formed XML", f);
     free(svg);
     free(path);
   }

@@ -35,22 +35,7 @@ extern char **environ;
 
 /* ---- Helpers ------------------------------------------------------------- */
 
-static void *owned[4096];
-static size_t nowned;
-
-static void *own(void *p) {
-  cr_assert_not_null(p);
-  cr_assert_lt(nowned, sizeof owned / sizeof owned[0]);
-  owned[nowned++] = p;
-  return p;
-}
-
-static void free_owned(void) {
-  while (nowned)
-    free(owned[--nowned]);
-}
-
-TestSuite(property_hostile, .fini = free_owned, .timeout = 300);
+TestSuite(property_hostile, .fini = ts_free_owned, .timeout = 300);
 
 static uint64_t rng_state;
 
@@ -166,7 +151,7 @@ static char *gen_string(int inject) {
     }
     n = put_str(s, n, sizeof s, inj);
   }
-  return own(strdup(s));
+  return ts_own(strdup(s));
 }
 
 /* Appends `s` as one CSV field, quoted, with '"' doubled. */
@@ -182,7 +167,7 @@ static void csv_field(FILE *f, const char *s) {
 
 /* Prints a string with every byte escaped, for failure messages. */
 static char *show(const char *s) {
-  char *out = own(malloc(strlen(s) * 4 + 3));
+  char *out = ts_own(malloc(strlen(s) * 4 + 3));
   char *o = out;
   *o++ = '"';
   for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
@@ -207,7 +192,7 @@ static char *describe(const inputs *in) {
            "commit=%s",
            show(in->bench), show(in->dataset), show(in->base), show(in->cand),
            show(in->machine), show(in->commit));
-  return own(strdup(buf));
+  return ts_own(strdup(buf));
 }
 
 /* A log that passes "benchsite check": blocks 0..5, both impls in each,
@@ -267,7 +252,7 @@ static char *entries(const char *dir) {
   }
   closedir(d);
   qsort(names, n, sizeof names[0], cmp_str);
-  char *out = own(calloc(1, 256 * 300));
+  char *out = ts_own(calloc(1, 256 * 300));
   for (size_t i = 0; i < n; i++) {
     strncat(out, names[i], 255);
     strcat(out, "\n");
@@ -451,10 +436,10 @@ Test(property_hostile, hostile_names_run_nothing_and_stay_inside) {
 
     char tag[32];
     snprintf(tag, sizeof tag, "prop_hostile_%d", round);
-    char *dir = own(ts_tmpdir(tag));
-    char *log = own(ts_path(dir, "log.csv"));
-    char *man = own(ts_path(dir, "manifest.csv"));
-    char *errfile = own(ts_path(dir, "xmllint.txt"));
+    char *dir = ts_own(ts_tmpdir(tag));
+    char *log = ts_own(ts_path(dir, "log.csv"));
+    char *man = ts_own(ts_path(dir, "manifest.csv"));
+    char *errfile = ts_own(ts_path(dir, "xmllint.txt"));
     write_log(log, &in);
     write_manifest(man, &in);
     cr_assert_eq(ts_write(errfile, ""), 0);
@@ -472,7 +457,7 @@ Test(property_hostile, hostile_names_run_nothing_and_stay_inside) {
     }
 
     /* benchsite report LOG --manifest M --out OUT */
-    char *out = own(ts_path(dir, "out"));
+    char *out = ts_own(ts_path(dir, "out"));
     const char *report[] = {"report", log, "--manifest", man,
                             "--out",  out, NULL};
     r = ts_cli(dir, report);
@@ -498,7 +483,7 @@ Test(property_hostile, hostile_names_run_nothing_and_stay_inside) {
     }
 
     /* archive add + site */
-    char *archive = own(ts_path(dir, "A"));
+    char *archive = ts_own(ts_path(dir, "A"));
     const char *add[] = {"archive", "add",        "--archive", archive,
                          log,       "--manifest", man,         NULL};
     r = ts_cli(dir, add);
@@ -508,7 +493,7 @@ Test(property_hostile, hostile_names_run_nothing_and_stay_inside) {
                   desc);
     if (!ok)
       continue;
-    char *site = own(ts_path(dir, "site"));
+    char *site = ts_own(ts_path(dir, "site"));
     const char *mk[] = {"site", "--archive", archive, "--out", site, NULL};
     r = ts_cli(dir, mk);
     ok = judge(&r, "site", desc);

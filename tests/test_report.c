@@ -24,23 +24,6 @@ extern char **environ;
 
 #define EXAMPLES BENCHSITE_SOURCE_DIR "/examples/"
 
-/* Runs argv with stdout and stderr to /dev/null; its exit status. */
-static int run_quiet(char *const argv[]) {
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-  pid_t pid;
-  int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
-  posix_spawn_file_actions_destroy(&fa);
-  if (rc)
-    return -1;
-  int st;
-  while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-    ;
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 /* Case-insensitive substring search (strcasestr is not POSIX). */
 static const char *find_ci(const char *hay, const char *needle) {
   size_t n = strlen(needle);
@@ -175,7 +158,8 @@ Test(report, hostile_names_stay_text) {
     if (ends_with(t.paths[i], ".svg")) {
       svgs++;
       char *argv[] = {(char *)"xmllint", (char *)"--noout", path, NULL};
-      cr_expect_eq(run_quiet(argv), 0, "%s is not well-formed XML", t.paths[i]);
+      cr_expect_eq(ts_run_quiet(argv), 0, "%s is not well-formed XML",
+                   t.paths[i]);
       cr_expect_null(find_ci(data, "<script"), "%s", t.paths[i]);
     }
     if (ends_with(t.paths[i], ".html")) {

@@ -12,7 +12,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,36 +23,7 @@
 
 /* ---- Helpers ------------------------------------------------------------- */
 
-static void *owned[4096];
-static size_t nowned;
-
-static void *own(void *p) {
-  cr_assert_not_null(p);
-  cr_assert_lt(nowned, sizeof owned / sizeof owned[0]);
-  owned[nowned++] = p;
-  return p;
-}
-
-static void free_owned(void) {
-  while (nowned)
-    free(owned[--nowned]);
-}
-
-TestSuite(site, .fini = free_owned, .timeout = 600);
-
-static char *pathf(const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 1, 2)))
-#endif
-    ;
-static char *pathf(const char *fmt, ...) {
-  char buf[4096];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(buf, sizeof buf, fmt, ap);
-  va_end(ap);
-  return own(strdup(buf));
-}
+TestSuite(site, .fini = ts_free_owned, .timeout = 600);
 
 typedef struct tcase {
   const char *benchmark, *dataset;
@@ -88,8 +58,8 @@ static void field(FILE *f, const char *s) {
 static char *add_run(const char *archive, const char *work, const char *commit,
                      const char *date, const char *protocol, const tcase *cases,
                      size_t n) {
-  char *log = pathf("%s/%s.csv", work, commit);
-  char *env = pathf("%s/%s-env.csv", work, commit);
+  char *log = ts_pathf("%s/%s.csv", work, commit);
+  char *env = ts_pathf("%s/%s-env.csv", work, commit);
   FILE *f = fopen(log, "w");
   cr_assert_not_null(f);
   fputs("benchmark,dataset,impl,run,block,phase,iterations,per_call_us\n", f);
@@ -121,7 +91,7 @@ static char *add_run(const char *archive, const char *work, const char *commit,
   const char *p = strstr(r.out, "added run ");
   cr_assert_not_null(p, "%s", r.out);
   p += 10;
-  char *id = own(strndup(p, strcspn(p, "\n")));
+  char *id = ts_own(strndup(p, strcspn(p, "\n")));
   ts_run_free(&r);
   return id;
 }
@@ -144,7 +114,7 @@ static void build_ok(const char *archive, const char *out, char *summary,
 static char *slurp(const char *path) {
   char *s = ts_read(path, NULL);
   cr_assert_not_null(s, "cannot read %s", path);
-  return own(s);
+  return ts_own(s);
 }
 
 static ino_t inode(const char *path) {
@@ -163,7 +133,7 @@ static char *case_file(const char *benchmark, const char *dataset) {
   bs__sha256_update(&h, dataset, strlen(dataset));
   bs__sha256_final(&h, d);
   bs__sha256_tohex(d, hex);
-  return pathf("case-%.16s", hex);
+  return ts_pathf("case-%.16s", hex);
 }
 
 /* Folds the names and bytes of a tree into a digest (hard links and
@@ -224,8 +194,9 @@ static const tcase two[] = {{"sort", "n=1024", 100.0, 100.0},
 /* ---- Pages and ordering -------------------------------------------------- */
 
 Test(site, index_lists_runs_newest_first_with_their_pages) {
-  char *dir = own(ts_tmpdir("site_index"));
-  char *archive = pathf("%s/archive", dir), *out = pathf("%s/public", dir);
+  char *dir = ts_own(ts_tmpdir("site_index"));
+  char *archive = ts_pathf("%s/archive", dir),
+       *out = ts_pathf("%s/public", dir);
   /* Added out of date order: the site orders by date, then id. */
   char *b = add_run(archive, dir, "commit-b", "2026-03-02T00:00:00Z",
                     "Development", two, 2);
@@ -237,25 +208,25 @@ Test(site, index_lists_runs_newest_first_with_their_pages) {
   build_ok(archive, out, summary, sizeof summary);
   cr_assert_not_null(strstr(summary, "3 runs, 2 cases, 1 comparability group"),
                      "%s", summary);
-  char *index = slurp(pathf("%s/index.html", out));
+  char *index = slurp(ts_pathf("%s/index.html", out));
   const char *pc = strstr(index, ">commit-c<");
   const char *pb = strstr(index, ">commit-b<");
   const char *pa = strstr(index, ">commit-a<");
   cr_assert(pc && pb && pa && pc < pb && pb < pa, "runs not newest first");
   const char *ids[] = {a, b, c};
   for (int i = 0; i < 3; i++) {
-    cr_assert(ts_exists(pathf("%s/run-%s.html", out, ids[i])));
-    cr_assert(ts_exists(pathf("%s/runs/%s/index.html", out, ids[i])),
+    cr_assert(ts_exists(ts_pathf("%s/run-%s.html", out, ids[i])));
+    cr_assert(ts_exists(ts_pathf("%s/runs/%s/index.html", out, ids[i])),
               "the run's report");
-    cr_assert_not_null(strstr(index, pathf("runs/%s/index.html", ids[i])));
+    cr_assert_not_null(strstr(index, ts_pathf("runs/%s/index.html", ids[i])));
   }
   char *sort = case_file("sort", "n=1024"), *sum = case_file("sum", "");
-  cr_assert(ts_exists(pathf("%s/%s.html", out, sort)));
-  cr_assert(ts_exists(pathf("%s/charts/%s-history.svg", out, sort)));
-  cr_assert(ts_exists(pathf("%s/%s.html", out, sum)));
-  cr_assert(ts_exists(pathf("%s/style.css", out)));
+  cr_assert(ts_exists(ts_pathf("%s/%s.html", out, sort)));
+  cr_assert(ts_exists(ts_pathf("%s/charts/%s-history.svg", out, sort)));
+  cr_assert(ts_exists(ts_pathf("%s/%s.html", out, sum)));
+  cr_assert(ts_exists(ts_pathf("%s/style.css", out)));
   /* The history lists the runs in date order. */
-  char *hist = slurp(pathf("%s/%s.html", out, sort));
+  char *hist = slurp(ts_pathf("%s/%s.html", out, sort));
   pa = strstr(hist, ">commit-a<");
   pb = strstr(hist, ">commit-b<");
   pc = strstr(hist, ">commit-c<");
@@ -265,32 +236,34 @@ Test(site, index_lists_runs_newest_first_with_their_pages) {
 }
 
 Test(site, refuses_to_replace_a_directory_that_is_not_a_site) {
-  char *dir = own(ts_tmpdir("site_refuse"));
-  char *archive = pathf("%s/archive", dir), *out = pathf("%s/public", dir);
+  char *dir = ts_own(ts_tmpdir("site_refuse"));
+  char *archive = ts_pathf("%s/archive", dir),
+       *out = ts_pathf("%s/public", dir);
   add_run(archive, dir, "c1", "2026-03-01T00:00:00Z", "Development", two, 2);
   cr_assert_eq(mkdir(out, 0755), 0);
-  cr_assert_eq(ts_write(pathf("%s/notes.txt", out), "mine\n"), 0);
+  cr_assert_eq(ts_write(ts_pathf("%s/notes.txt", out), "mine\n"), 0);
   ts_run r = build(archive, out, 0);
   cr_assert_eq(r.status, 2, "%s", r.err);
   cr_assert_not_null(strstr(r.err, "not a benchsite site"), "%s", r.err);
-  cr_assert_str_eq(slurp(pathf("%s/notes.txt", out)), "mine\n");
+  cr_assert_str_eq(slurp(ts_pathf("%s/notes.txt", out)), "mine\n");
   ts_run_free(&r);
-  ts_run r2 = build(pathf("%s/nope", dir), pathf("%s/o2", dir), 0);
+  ts_run r2 = build(ts_pathf("%s/nope", dir), ts_pathf("%s/o2", dir), 0);
   cr_assert_eq(r2.status, 2, "%s", r2.err);
   cr_assert_not_null(strstr(r2.err, "no such archive"), "%s", r2.err);
   ts_run_free(&r2);
 }
 
 Test(site, a_damaged_run_stops_the_build_and_keeps_the_site) {
-  char *dir = own(ts_tmpdir("site_damaged"));
-  char *archive = pathf("%s/archive", dir), *out = pathf("%s/public", dir);
+  char *dir = ts_own(ts_tmpdir("site_damaged"));
+  char *archive = ts_pathf("%s/archive", dir),
+       *out = ts_pathf("%s/public", dir);
   add_run(archive, dir, "c1", "2026-03-01T00:00:00Z", "Development", two, 2);
   build_ok(archive, out, NULL, 0);
   char before[BS__SHA256_HEXLEN + 1], after[BS__SHA256_HEXLEN + 1];
   digest_of(out, before);
   char *id = add_run(archive, dir, "c2", "2026-03-02T00:00:00Z", "Development",
                      two, 2);
-  char *log = pathf("%s/runs/%s/log-1.csv", archive, id);
+  char *log = ts_pathf("%s/runs/%s/log-1.csv", archive, id);
   char *text = slurp(log);
   char *digit = strstr(text, ",confirm,100,") + 13;
   *digit = *digit == '9' ? '8' : (char)(*digit + 1);
@@ -308,8 +281,9 @@ Test(site, a_damaged_run_stops_the_build_and_keeps_the_site) {
 /* ---- Incremental --------------------------------------------------------- */
 
 Test(site, incremental_rebuild_touches_only_what_changed) {
-  char *dir = own(ts_tmpdir("site_incremental"));
-  char *archive = pathf("%s/archive", dir), *out = pathf("%s/public", dir);
+  char *dir = ts_own(ts_tmpdir("site_incremental"));
+  char *archive = ts_pathf("%s/archive", dir),
+       *out = ts_pathf("%s/public", dir);
   char *r1 = add_run(archive, dir, "c1", "2026-03-01T00:00:00Z", "Development",
                      two, 2);
   add_run(archive, dir, "c2", "2026-03-02T00:00:00Z", "Development", two, 2);
@@ -317,15 +291,15 @@ Test(site, incremental_rebuild_touches_only_what_changed) {
                      two, 2);
   build_ok(archive, out, NULL, 0);
   char *sort = case_file("sort", "n=1024"), *sum = case_file("sum", "");
-  char *r1_report = pathf("%s/runs/%s/index.html", out, r1);
-  char *r1_chart = pathf("%s/runs/%s/charts/case-0001-deltas.svg", out, r1);
-  char *r1_page = pathf("%s/run-%s.html", out, r1);
-  char *r3_page = pathf("%s/run-%s.html", out, r3);
-  char *sum_page = pathf("%s/%s.html", out, sum);
-  char *sum_chart = pathf("%s/charts/%s-history.svg", out, sum);
-  char *sort_page = pathf("%s/%s.html", out, sort);
-  char *sort_chart = pathf("%s/charts/%s-history.svg", out, sort);
-  char *index = pathf("%s/index.html", out);
+  char *r1_report = ts_pathf("%s/runs/%s/index.html", out, r1);
+  char *r1_chart = ts_pathf("%s/runs/%s/charts/case-0001-deltas.svg", out, r1);
+  char *r1_page = ts_pathf("%s/run-%s.html", out, r1);
+  char *r3_page = ts_pathf("%s/run-%s.html", out, r3);
+  char *sum_page = ts_pathf("%s/%s.html", out, sum);
+  char *sum_chart = ts_pathf("%s/charts/%s-history.svg", out, sum);
+  char *sort_page = ts_pathf("%s/%s.html", out, sort);
+  char *sort_chart = ts_pathf("%s/charts/%s-history.svg", out, sort);
+  char *index = ts_pathf("%s/index.html", out);
   ino_t i_r1_report = inode(r1_report), i_r1_chart = inode(r1_chart),
         i_r1_page = inode(r1_page), i_r3_page = inode(r3_page),
         i_sum_page = inode(sum_page), i_sum_chart = inode(sum_chart),
@@ -362,10 +336,10 @@ Test(site, incremental_rebuild_touches_only_what_changed) {
   cr_assert_neq(inode(sort_chart), i_sort_chart);
   cr_assert_neq(inode(index), i_index);
   cr_assert_neq(inode(r3_page), i_r3_page, "its 'newer' link changed");
-  cr_assert(ts_exists(pathf("%s/runs/%s/index.html", out, r4)));
+  cr_assert(ts_exists(ts_pathf("%s/runs/%s/index.html", out, r4)));
 
   /* The same bytes as a clean build. */
-  char *clean = pathf("%s/clean", dir);
+  char *clean = ts_pathf("%s/clean", dir);
   build_ok(archive, clean, NULL, 0);
   char h1[BS__SHA256_HEXLEN + 1], h2[BS__SHA256_HEXLEN + 1];
   digest_of(out, h1);
@@ -383,19 +357,20 @@ Test(site, incremental_rebuild_touches_only_what_changed) {
 /* ---- Acknowledgements ---------------------------------------------------- */
 
 Test(site, acknowledged_changes_are_shown_and_not_counted_as_open) {
-  char *dir = own(ts_tmpdir("site_acks"));
-  char *archive = pathf("%s/archive", dir), *out = pathf("%s/public", dir);
+  char *dir = ts_own(ts_tmpdir("site_acks"));
+  char *archive = ts_pathf("%s/archive", dir),
+       *out = ts_pathf("%s/public", dir);
   add_run(archive, dir, "c1", "2026-03-01T00:00:00Z", "Development", two, 2);
   static const tcase slower[] = {{"sort", "n=1024", 100.0, 100.0},
                                  {"sum", "", 10.0, 15.0}};
   char *r2 = add_run(archive, dir, "c2-slow", "2026-03-02T00:00:00Z",
                      "Development", slower, 2);
   build_ok(archive, out, NULL, 0);
-  char *index = slurp(pathf("%s/index.html", out));
+  char *index = slurp(ts_pathf("%s/index.html", out));
   cr_assert_not_null(strstr(index, "1 open significant regression"), "%s",
                      index);
 
-  cr_assert_eq(ts_write(pathf("%s/acks.csv", archive),
+  cr_assert_eq(ts_write(ts_pathf("%s/acks.csv", archive),
                         "commit,benchmark,dataset,reason\n"
                         "c2-slow,sum,,\"checked input, <accepted>\"\n"),
                0);
@@ -404,35 +379,36 @@ Test(site, acknowledged_changes_are_shown_and_not_counted_as_open) {
   cr_assert_not_null(strstr(summary, "reports 0 built, 2 reused"),
                      "acks change pages, not reports: %s", summary);
   cr_assert_not_null(strstr(summary, "0 open regressions"), "%s", summary);
-  index = slurp(pathf("%s/index.html", out));
+  index = slurp(ts_pathf("%s/index.html", out));
   cr_assert_not_null(strstr(index, "no open significant regression"), "%s",
                      index);
-  char *run = slurp(pathf("%s/run-%s.html", out, r2));
+  char *run = slurp(ts_pathf("%s/run-%s.html", out, r2));
   cr_assert_not_null(strstr(run, "checked input, &lt;accepted&gt;"));
   cr_assert_not_null(strstr(run, "acks.csv line 2"));
-  char *hist = slurp(pathf("%s/%s.html", out, case_file("sum", "")));
+  char *hist = slurp(ts_pathf("%s/%s.html", out, case_file("sum", "")));
   cr_assert_not_null(strstr(hist, "acknowledged"));
   cr_assert_not_null(strstr(hist, "checked input, &lt;accepted&gt;"));
   char *svg =
-      slurp(pathf("%s/charts/%s-history.svg", out, case_file("sum", "")));
+      slurp(ts_pathf("%s/charts/%s-history.svg", out, case_file("sum", "")));
   cr_assert_not_null(strstr(svg, "acknowledged change"));
 
   /* A broken acks.csv fails the build with its line, and the site stays. */
-  cr_assert_eq(ts_write(pathf("%s/acks.csv", archive),
+  cr_assert_eq(ts_write(ts_pathf("%s/acks.csv", archive),
                         "commit,benchmark,dataset,reason\nc2,sum\n"),
                0);
   ts_run r = build(archive, out, 0);
   cr_assert_eq(r.status, 2, "%s", r.err);
   cr_assert_not_null(strstr(r.err, "acks.csv:2:"), "%s", r.err);
   ts_run_free(&r);
-  cr_assert_str_eq(slurp(pathf("%s/index.html", out)), index);
+  cr_assert_str_eq(slurp(ts_pathf("%s/index.html", out)), index);
 }
 
 /* ---- Comparability ------------------------------------------------------- */
 
 Test(site, runs_of_different_environments_are_separate_series) {
-  char *dir = own(ts_tmpdir("site_groups"));
-  char *archive = pathf("%s/archive", dir), *out = pathf("%s/public", dir);
+  char *dir = ts_own(ts_tmpdir("site_groups"));
+  char *archive = ts_pathf("%s/archive", dir),
+       *out = ts_pathf("%s/public", dir);
   add_run(archive, dir, "d1", "2026-03-01T00:00:00Z", "Development", two, 2);
   add_run(archive, dir, "d2", "2026-03-02T00:00:00Z", "Development", two, 2);
   char *g1 = add_run(archive, dir, "g1", "2026-03-03T00:00:00Z",
@@ -441,26 +417,27 @@ Test(site, runs_of_different_environments_are_separate_series) {
   char summary[2048];
   build_ok(archive, out, summary, sizeof summary);
   cr_assert_not_null(strstr(summary, "2 comparability groups"), "%s", summary);
-  char *index = slurp(pathf("%s/index.html", out));
+  char *index = slurp(ts_pathf("%s/index.html", out));
   cr_assert_not_null(strstr(index, "differs on protocol"));
   cr_assert_not_null(strstr(index, "protocol=Development"));
   cr_assert_not_null(strstr(index, "protocol=RegressionGate"));
-  char *hist = slurp(pathf("%s/%s.html", out, case_file("sort", "n=1024")));
+  char *hist = slurp(ts_pathf("%s/%s.html", out, case_file("sort", "n=1024")));
   cr_assert_not_null(strstr(hist, "Group 1: protocol=Development"));
   cr_assert_not_null(strstr(hist, "Group 2: protocol=RegressionGate"));
   char *svg = slurp(
-      pathf("%s/charts/%s-history.svg", out, case_file("sort", "n=1024")));
+      ts_pathf("%s/charts/%s-history.svg", out, case_file("sort", "n=1024")));
   cr_assert_not_null(strstr(svg, "group 1 (protocol=Development)"));
   cr_assert_not_null(strstr(svg, "group 2 (protocol=RegressionGate)"));
-  char *run = slurp(pathf("%s/run-%s.html", out, g1));
+  char *run = slurp(ts_pathf("%s/run-%s.html", out, g1));
   cr_assert_not_null(strstr(run, "differs on protocol"));
 }
 
 /* ---- Drift --------------------------------------------------------------- */
 
 Test(site, gradual_drift_is_flagged_with_its_shift) {
-  char *dir = own(ts_tmpdir("site_drift"));
-  char *archive = pathf("%s/archive", dir), *out = pathf("%s/public", dir);
+  char *dir = ts_own(ts_tmpdir("site_drift"));
+  char *archive = ts_pathf("%s/archive", dir),
+       *out = ts_pathf("%s/public", dir);
   /* sort creeps up 1 % a run: never a regression against the parent, a
    * clear trend over 8 runs. sum stays put. */
   double v = 100.0;
@@ -475,19 +452,20 @@ Test(site, gradual_drift_is_flagged_with_its_shift) {
   char summary[2048];
   build_ok(archive, out, summary, sizeof summary);
   cr_assert_not_null(strstr(summary, "1 drifting case"), "%s", summary);
-  char *index = slurp(pathf("%s/index.html", out));
+  char *index = slurp(ts_pathf("%s/index.html", out));
   cr_assert_not_null(strstr(index, "drifting +"), "%s", index);
-  char *hist = slurp(pathf("%s/%s.html", out, case_file("sort", "n=1024")));
+  char *hist = slurp(ts_pathf("%s/%s.html", out, case_file("sort", "n=1024")));
   cr_assert_not_null(strstr(hist, "<strong>Drift:</strong>"));
-  char *flat = slurp(pathf("%s/%s.html", out, case_file("sum", "")));
+  char *flat = slurp(ts_pathf("%s/%s.html", out, case_file("sum", "")));
   cr_assert_not_null(strstr(flat, "No drift"));
 }
 
 /* ---- Hostile names ------------------------------------------------------- */
 
 Test(site, hostile_names_are_escaped_and_never_file_names) {
-  char *dir = own(ts_tmpdir("site_hostile"));
-  char *archive = pathf("%s/archive", dir), *out = pathf("%s/public", dir);
+  char *dir = ts_own(ts_tmpdir("site_hostile"));
+  char *archive = ts_pathf("%s/archive", dir),
+       *out = ts_pathf("%s/public", dir);
   static const tcase evil[] = {
       {"<script>alert(1)</script>", "../../x\"; system(\"touch pwned\")", 10.0,
        10.0},
@@ -495,11 +473,11 @@ Test(site, hostile_names_are_escaped_and_never_file_names) {
   add_run(archive, dir, "c<b>1", "2026-03-01T00:00:00Z", "Development", evil,
           2);
   build_ok(archive, out, NULL, 0);
-  cr_assert(!ts_exists(pathf("%s/pwned", out)));
+  cr_assert(!ts_exists(ts_pathf("%s/pwned", out)));
   cr_assert(!ts_exists("pwned") && !ts_exists("pwned2") &&
             !ts_exists("pwned3"));
-  cr_assert(!ts_exists(pathf("%s/charts/pwned", out)));
-  char *index = slurp(pathf("%s/index.html", out));
+  cr_assert(!ts_exists(ts_pathf("%s/charts/pwned", out)));
+  char *index = slurp(ts_pathf("%s/index.html", out));
   cr_assert_null(strstr(index, "<script>"));
   cr_assert_not_null(strstr(index, "&lt;script&gt;alert(1)&lt;/script&gt;"));
   cr_assert_not_null(strstr(index, "c&lt;b&gt;1"));
@@ -552,9 +530,10 @@ static int count_build_dirs(const char *parent) {
  * exactly the new one (never a mix, never missing), and the archive still
  * verifies. A finished build is reset to the old site for the next round. */
 Test(site, kill_during_site_leaves_the_previous_site_intact) {
-  char *dir = own(ts_tmpdir("site_kill"));
-  char *old_archive = pathf("%s/old", dir), *new_archive = pathf("%s/new", dir);
-  char *out = pathf("%s/public", dir);
+  char *dir = ts_own(ts_tmpdir("site_kill"));
+  char *old_archive = ts_pathf("%s/old", dir),
+       *new_archive = ts_pathf("%s/new", dir);
+  char *out = ts_pathf("%s/public", dir);
   for (int i = 0; i < 3; i++) {
     char commit[32], date[64];
     snprintf(commit, sizeof commit, "k%d", i);
@@ -567,7 +546,7 @@ Test(site, kill_during_site_leaves_the_previous_site_intact) {
   add_run(new_archive, dir, "k3", "2026-03-04T00:00:00Z", "Development", two,
           2);
   char old_hex[BS__SHA256_HEXLEN + 1], new_hex[BS__SHA256_HEXLEN + 1];
-  char *ref = pathf("%s/ref", dir);
+  char *ref = ts_pathf("%s/ref", dir);
   build_ok(new_archive, ref, NULL, 0);
   digest_of(ref, new_hex);
   build_ok(old_archive, out, NULL, 0);
