@@ -521,6 +521,32 @@ int cli_html_step(void *ctx) {
                           NULL);
 }
 
+int cli_cmd_begin(cli_cmd *c, const char *name, int argc, char **argv,
+                  const cli_opt *opts, size_t nopts, const char *usage) {
+  memset(c, 0, sizeof *c);
+  int rc = cli_start(argc, argv, opts, nopts, usage, &c->a);
+  if (rc || c->a.help)
+    return rc;
+  return cli_html_init(&c->html, name, cli_get(&c->a, "html"));
+}
+
+int cli_cmd_render(cli_cmd *c, cli_render_fn render, const void *ctx) {
+  c->html.log = c->log;
+  c->html.mf = c->mf;
+  c->html.nmf = c->nmf;
+  return cli_render_outputs(&c->a, &c->html, render, ctx);
+}
+
+int cli_cmd_end(cli_cmd *c, int rc) {
+  bs_log_free(c->log);
+  c->log = NULL;
+  cli_free_manifests(c->mf, c->nmf);
+  c->nmf = 0;
+  rc = cli_finish(&c->a, rc);
+  cli_reraise_signal();
+  return rc;
+}
+
 void cli_reraise_signal(void) {
   if (got_signal) {
     int sig = (int)got_signal;

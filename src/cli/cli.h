@@ -196,6 +196,27 @@ typedef bs_status (*cli_render_fn)(const void *ctx, cli_format format,
 int cli_render_outputs(const cli_args *args, cli_html *html,
                        cli_render_fn render, const void *ctx);
 
+/* What every command that reads logs holds, from start to exit. */
+typedef struct cli_cmd {
+  cli_args a;
+  bs_log *log;                     /* cli_load_logs(&c->a, &c->log) */
+  bs_manifest *mf[CLI_MAX_VALUES]; /* cli_load_*manifests(&c->a, c->mf, ..) */
+  size_t nmf;
+  cli_html html; /* --html, for the commands that take it */
+} cli_cmd;
+/* Zeroes c, parses argv (printing `usage` for --help) and reads --html
+ * with cli_html_init(.., name, ..). Returns 0 or an exit code; the caller
+ * then stops when that is non-zero or c->a.help is set, and always ends
+ * with cli_cmd_end. */
+int cli_cmd_begin(cli_cmd *c, const char *name, int argc, char **argv,
+                  const cli_opt *opts, size_t nopts, const char *usage);
+/* cli_render_outputs of the analysis `ctx`, with c's log and manifests as
+ * the --html report's inputs. */
+int cli_cmd_render(cli_cmd *c, cli_render_fn render, const void *ctx);
+/* Frees what c holds, then cli_finish and cli_reraise_signal: the exit
+ * status for `rc`. */
+int cli_cmd_end(cli_cmd *c, int rc);
+
 /* Subcommands. */
 int cli_cmd_compare(int argc, char **argv);
 int cli_cmd_tune(int argc, char **argv);

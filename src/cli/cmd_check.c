@@ -37,27 +37,26 @@ static void put_plain(const char *s) {
 }
 
 int cli_cmd_check(int argc, char **argv) {
-  cli_args a;
-  bs_log *log = NULL;
-  bs_manifest *mf[CLI_MAX_VALUES];
-  size_t nmf = 0;
   bs_check_result *res = NULL;
   bs_error err;
   bs_error_clear(&err);
-  int rc = cli_start(argc, argv, opts, sizeof opts / sizeof opts[0], usage, &a);
-  if (rc || a.help)
+  cli_cmd cmd;
+  int rc = cli_cmd_begin(&cmd, "check", argc, argv, opts,
+                         sizeof opts / sizeof opts[0], usage);
+  if (rc || cmd.a.help)
     goto done;
-  if (a.npos == 0) {
+  if (cmd.a.npos == 0) {
     rc = cli_usage_error("check: no observation log given");
     goto done;
   }
-  if ((rc = cli_load_manifests(&a, mf, &nmf)))
+  if ((rc = cli_load_manifests(&cmd.a, cmd.mf, &cmd.nmf)))
     goto done;
   bs_check_options o;
   bs_check_options_init(&o);
-  const char *protocol = nmf ? bs_manifest_get(mf[0], "protocol") : NULL;
+  const char *protocol =
+      cmd.nmf ? bs_manifest_get(cmd.mf[0], "protocol") : NULL;
   if (bs_check_protocol_target(protocol, &o.target_us, &err)) {
-    fprintf(stderr, "benchsite: %s: %s\n", bs_manifest_path(mf[0]),
+    fprintf(stderr, "benchsite: %s: %s\n", bs_manifest_path(cmd.mf[0]),
             err.message);
     rc = CLI_BAD_INPUT;
     goto done;
@@ -65,14 +64,14 @@ int cli_cmd_check(int argc, char **argv) {
 
   /* Each file on its own first, so that every broken file is named; then
    * all together for the checks that span files (duplicates, scale). */
-  for (size_t i = 0; i < a.npos; i++) {
+  for (size_t i = 0; i < cmd.a.npos; i++) {
     bs_log *one = bs_log_new();
     if (!one) {
       rc = cli_out_of_memory();
       goto done;
     }
     bs_error_clear(&err);
-    if (bs_log_read_file(one, a.positional[i], &err)) {
+    if (bs_log_read_file(one, cmd.a.positional[i], &err)) {
       int r = cli_report_input(&err);
       if (r > rc)
         rc = r;
@@ -81,9 +80,9 @@ int cli_cmd_check(int argc, char **argv) {
   }
   if (rc)
     goto done;
-  if ((rc = cli_load_logs(&a, &log)))
+  if ((rc = cli_load_logs(&cmd.a, &cmd.log)))
     goto done;
-  if (bs_check_run(log, &o, &res, &err)) {
+  if (bs_check_run(cmd.log, &o, &res, &err)) {
     rc = cli_report(&err);
     goto done;
   }
@@ -102,8 +101,5 @@ int cli_cmd_check(int argc, char **argv) {
   rc = res->nfindings ? CLI_REGRESSION : CLI_OK;
 done:
   bs_check_result_free(res);
-  bs_log_free(log);
-  cli_free_manifests(mf, nmf);
-  rc = cli_finish(&a, rc);
-  return rc;
+  return cli_cmd_end(&cmd, rc);
 }

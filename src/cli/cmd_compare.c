@@ -71,30 +71,25 @@ static bs_status render(const void *ctx, cli_format f, char **out, size_t *len,
 }
 
 int cli_cmd_compare(int argc, char **argv) {
-  cli_args a;
-  bs_log *log = NULL;
-  bs_manifest *mf[CLI_MAX_VALUES];
-  size_t nmf = 0;
   bs_compare_result *res = NULL;
   bs_noise_floors *floors = NULL;
-  cli_html html;
   bs_error err;
   bs_error_clear(&err);
-  int rc = cli_start(argc, argv, opts, sizeof opts / sizeof opts[0], usage, &a);
-  if (rc || a.help)
-    goto done;
-  if ((rc = cli_html_init(&html, "compare", cli_get(&a, "html"))))
+  cli_cmd cmd;
+  int rc = cli_cmd_begin(&cmd, "compare", argc, argv, opts,
+                         sizeof opts / sizeof opts[0], usage);
+  if (rc || cmd.a.help)
     goto done;
 
   bs_compare_options o;
-  const char *mode = cli_get(&a, "mode");
+  const char *mode = cli_get(&cmd.a, "mode");
   if (!mode || !strcmp(mode, "confirmatory")) {
     bs_compare_options_init(&o, BS_MODE_CONFIRMATORY);
-    if (cli_get(&a, "threshold") || cli_get(&a, "level")) {
+    if (cli_get(&cmd.a, "threshold") || cli_get(&cmd.a, "level")) {
       rc = cli_usage_error(
           "compare: --%s belongs to hotspot mode; the confirmatory gate "
           "fixes the threshold at 3 %% and the level at 95 %%",
-          cli_get(&a, "threshold") ? "threshold" : "level");
+          cli_get(&cmd.a, "threshold") ? "threshold" : "level");
       goto done;
     }
   } else if (!strcmp(mode, "hotspot")) {
@@ -106,24 +101,24 @@ int cli_cmd_compare(int argc, char **argv) {
     goto done;
   }
   const char *s;
-  if ((s = cli_get(&a, "threshold")) &&
+  if ((s = cli_get(&cmd.a, "threshold")) &&
       (rc = cli_parse_double("threshold", s, &o.threshold_pct)))
     goto done;
-  if ((s = cli_get(&a, "level")) &&
+  if ((s = cli_get(&cmd.a, "level")) &&
       (rc = cli_parse_double("level", s, &o.level_pct)))
     goto done;
-  if ((rc = cli_get_u64(&a, "seed", &o.seed)))
+  if ((rc = cli_get_u64(&cmd.a, "seed", &o.seed)))
     goto done;
   if (bs_compare_options_check(&o, &err)) {
     rc = cli_report(&err);
     goto done;
   }
 
-  if ((rc = cli_load_native_manifests(&a, mf, &nmf)))
+  if ((rc = cli_load_native_manifests(&cmd.a, cmd.mf, &cmd.nmf)))
     goto done;
-  const bs_manifest *env = nmf ? mf[0] : NULL;
-  const char *baseline = cli_get(&a, "baseline");
-  const char *candidate = cli_get(&a, "candidate");
+  const bs_manifest *env = cmd.nmf ? cmd.mf[0] : NULL;
+  const char *baseline = cli_get(&cmd.a, "baseline");
+  const char *candidate = cli_get(&cmd.a, "candidate");
   if (!baseline)
     baseline = bs_manifest_get(env, "baseline");
   if (!candidate)
@@ -136,20 +131,21 @@ int cli_cmd_compare(int argc, char **argv) {
                          baseline ? "candidate" : "baseline");
     goto done;
   }
-  if ((rc = cli_load_logs(&a, &log)))
+  if ((rc = cli_load_logs(&cmd.a, &cmd.log)))
     goto done;
   /* The report's case pages chart the bootstrap distributions; keeping
    * them lets it use this comparison instead of making its own. */
-  o.keep_bootstrap = html.dir != NULL;
-  if (bs_compare_run(log, baseline, candidate, &o, &res, &err)) {
+  o.keep_bootstrap = cmd.html.dir != NULL;
+  if (bs_compare_run(cmd.log, baseline, candidate, &o, &res, &err)) {
     rc = cli_report(&err);
     goto done;
   }
-  if (bs_compare_check_environment(res, (const bs_manifest *const *)mf, nmf)) {
+  if (bs_compare_check_environment(res, (const bs_manifest *const *)cmd.mf,
+                                   cmd.nmf)) {
     rc = cli_out_of_memory();
     goto done;
   }
-  if ((s = cli_get(&a, "noise")) &&
+  if ((s = cli_get(&cmd.a, "noise")) &&
       (rc = cli_apply_noise_file_keep(s, res, &floors)))
     goto done;
 
@@ -158,30 +154,23 @@ int cli_cmd_compare(int argc, char **argv) {
    * the files' temporary copies and before their renames, so a failed
    * report (no gnuplot, a DIR that is not a report) leaves no file behind
    * either. */
-  html.log = log;
-  html.mf = mf;
-  html.nmf = nmf;
-  html.opts.sections = BS_REPORT_COMPARE;
-  html.opts.baseline = baseline;
-  html.opts.candidate = candidate;
-  html.opts.compare = &o;
-  html.opts.seed = o.seed;
-  html.opts.compare_result = res;
+  cmd.html.opts.sections = BS_REPORT_COMPARE;
+  cmd.html.opts.baseline = baseline;
+  cmd.html.opts.candidate = candidate;
+  cmd.html.opts.compare = &o;
+  cmd.html.opts.seed = o.seed;
+  cmd.html.opts.compare_result = res;
   if (floors) {
-    html.opts.noise_lookup = bs_noise_floors_lookup;
-    html.opts.noise_ctx = floors;
+    cmd.html.opts.noise_lookup = bs_noise_floors_lookup;
+    cmd.html.opts.noise_ctx = floors;
   }
   compared c = {res, env};
-  if ((rc = cli_render_outputs(&a, &html, render, &c)))
+  if ((rc = cli_cmd_render(&cmd, render, &c)))
     goto done;
   rc = (o.mode == BS_MODE_CONFIRMATORY && res->regressions > 0) ? CLI_REGRESSION
                                                                 : CLI_OK;
 done:
   bs_noise_floors_free(floors);
   bs_compare_result_free(res);
-  bs_log_free(log);
-  cli_free_manifests(mf, nmf);
-  rc = cli_finish(&a, rc);
-  cli_reraise_signal();
-  return rc;
+  return cli_cmd_end(&cmd, rc);
 }

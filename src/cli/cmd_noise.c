@@ -121,27 +121,22 @@ static bs_status render(const void *res, cli_format f, char **out, size_t *len,
 }
 
 int cli_cmd_noise(int argc, char **argv) {
-  cli_args a;
-  bs_log *log = NULL;
-  bs_manifest *mf[CLI_MAX_VALUES];
-  size_t nmf = 0;
   bs_noise_result *res = NULL;
-  cli_html html;
   bs_error err;
   bs_error_clear(&err);
-  int rc = cli_start(argc, argv, opts, sizeof opts / sizeof opts[0], usage, &a);
-  if (rc || a.help)
-    goto done;
-  if ((rc = cli_html_init(&html, "noise", cli_get(&a, "html"))))
+  cli_cmd cmd;
+  int rc = cli_cmd_begin(&cmd, "noise", argc, argv, opts,
+                         sizeof opts / sizeof opts[0], usage);
+  if (rc || cmd.a.help)
     goto done;
   bs_noise_options o;
-  if ((rc = parse_options(&a, &o)))
+  if ((rc = parse_options(&cmd.a, &o)))
     goto done;
-  if ((rc = cli_load_native_manifests(&a, mf, &nmf)))
+  if ((rc = cli_load_native_manifests(&cmd.a, cmd.mf, &cmd.nmf)))
     goto done;
-  const bs_manifest *env = nmf ? mf[0] : NULL;
-  const char *ida = cli_get(&a, "a");
-  const char *idb = cli_get(&a, "b");
+  const bs_manifest *env = cmd.nmf ? cmd.mf[0] : NULL;
+  const char *ida = cli_get(&cmd.a, "a");
+  const char *idb = cli_get(&cmd.a, "b");
   if (!ida)
     ida = bs_manifest_get(env, "aa_a");
   if (!idb)
@@ -153,9 +148,9 @@ int cli_cmd_noise(int argc, char **argv) {
                          ida ? "aa_b" : "aa_a");
     goto done;
   }
-  if ((rc = cli_load_logs(&a, &log)))
+  if ((rc = cli_load_logs(&cmd.a, &cmd.log)))
     goto done;
-  if (bs_noise_run(log, ida, idb, &o, &res, &err)) {
+  if (bs_noise_run(cmd.log, ida, idb, &o, &res, &err)) {
     rc = cli_report(&err);
     goto done;
   }
@@ -164,23 +159,16 @@ int cli_cmd_noise(int argc, char **argv) {
    * bootstrap), made once, as the report's only section, written before
    * the files are renamed into place, so a failed report leaves none of
    * them. */
-  html.log = log;
-  html.mf = mf;
-  html.nmf = nmf;
-  html.opts.sections = BS_REPORT_AA;
-  html.opts.aa_a = ida;
-  html.opts.aa_b = idb;
-  html.opts.noise = &o;
-  html.opts.seed = o.seed;
-  html.opts.noise_result = res;
-  rc = cli_render_outputs(&a, &html, render, res);
+  cmd.html.opts.sections = BS_REPORT_AA;
+  cmd.html.opts.aa_a = ida;
+  cmd.html.opts.aa_b = idb;
+  cmd.html.opts.noise = &o;
+  cmd.html.opts.seed = o.seed;
+  cmd.html.opts.noise_result = res;
+  rc = cli_cmd_render(&cmd, render, res);
 done:
   bs_noise_result_free(res);
-  bs_log_free(log);
-  cli_free_manifests(mf, nmf);
-  rc = cli_finish(&a, rc);
-  cli_reraise_signal();
-  return rc;
+  return cli_cmd_end(&cmd, rc);
 }
 
 /* Noise files are small; anything larger is not one. */

@@ -40,27 +40,25 @@ static const cli_opt opts[] = {
 };
 
 int cli_cmd_report(int argc, char **argv) {
-  cli_args a;
-  bs_log *log = NULL;
-  bs_manifest *mf[CLI_MAX_VALUES];
-  size_t nmf = 0;
   char tbuf[CLI_PATH_MAX], abuf[CLI_PATH_MAX];
-  int rc = cli_start(argc, argv, opts, sizeof opts / sizeof opts[0], usage, &a);
-  if (rc || a.help)
+  cli_cmd cmd;
+  int rc = cli_cmd_begin(&cmd, "report", argc, argv, opts,
+                         sizeof opts / sizeof opts[0], usage);
+  if (rc || cmd.a.help)
     goto done;
   bs_report_options o;
   bs_report_options_init(&o);
-  const char *out = cli_get(&a, "out");
+  const char *out = cli_get(&cmd.a, "out");
   if (!out || !out[0]) {
     rc = cli_usage_error("report: --out DIR is required");
     goto done;
   }
-  if ((rc = cli_get_u64(&a, "seed", &o.seed)))
+  if ((rc = cli_get_u64(&cmd.a, "seed", &o.seed)))
     goto done;
-  o.baseline = cli_get(&a, "baseline");
-  o.candidate = cli_get(&a, "candidate");
-  o.gnuplot = cli_get(&a, "gnuplot");
-  o.templates_dir = cli_get(&a, "templates");
+  o.baseline = cli_get(&cmd.a, "baseline");
+  o.candidate = cli_get(&cmd.a, "candidate");
+  o.gnuplot = cli_get(&cmd.a, "gnuplot");
+  o.templates_dir = cli_get(&cmd.a, "templates");
   if (o.templates_dir && !cli_is_dir_with(o.templates_dir, "index.html")) {
     rc = cli_usage_error("report: --templates %s: no index.html there",
                          o.templates_dir);
@@ -69,17 +67,18 @@ int cli_cmd_report(int argc, char **argv) {
   if ((rc = cli_report_data_dirs("report", &o, tbuf, abuf)))
     goto done;
   const char *const *mpaths;
-  if (cli_getall(&a, "manifest", &mpaths) == 0) {
+  if (cli_getall(&cmd.a, "manifest", &mpaths) == 0) {
     rc = cli_usage_error("report: --manifest M is required");
     goto done;
   }
-  if ((rc = cli_load_manifests(&a, mf, &nmf)))
+  if ((rc = cli_load_manifests(&cmd.a, cmd.mf, &cmd.nmf)))
     goto done;
-  if ((rc = cli_load_logs(&a, &log)))
+  if ((rc = cli_load_logs(&cmd.a, &cmd.log)))
     goto done;
 
   bs_report_summary sum;
-  if ((rc = cli_report_write("report", log, mf, nmf, out, &o, &sum)))
+  if ((rc =
+           cli_report_write("report", cmd.log, cmd.mf, cmd.nmf, out, &o, &sum)))
     goto done;
   printf("%s/index.html: %zu case%s, %zu significant regression%s, %zu "
          "chart%s, %zu page%s\n",
@@ -87,9 +86,5 @@ int cli_cmd_report(int argc, char **argv) {
          sum.regressions == 1 ? "" : "s", sum.charts,
          sum.charts == 1 ? "" : "s", sum.pages, sum.pages == 1 ? "" : "s");
 done:
-  bs_log_free(log);
-  cli_free_manifests(mf, nmf);
-  rc = cli_finish(&a, rc);
-  cli_reraise_signal();
-  return rc;
+  return cli_cmd_end(&cmd, rc);
 }

@@ -44,42 +44,30 @@ static bs_status render(const void *res, cli_format f, char **out, size_t *len,
 }
 
 int cli_cmd_tune(int argc, char **argv) {
-  cli_args a;
-  bs_log *log = NULL;
   bs_tune_result *res = NULL;
-  bs_manifest *mf[CLI_MAX_VALUES];
-  size_t nmf = 0;
-  cli_html html;
   bs_error err;
   bs_error_clear(&err);
-  int rc = cli_start(argc, argv, opts, sizeof opts / sizeof opts[0], usage, &a);
-  if (rc || a.help)
-    goto done;
-  if ((rc = cli_html_init(&html, "tune", cli_get(&a, "html"))))
+  cli_cmd cmd;
+  int rc = cli_cmd_begin(&cmd, "tune", argc, argv, opts,
+                         sizeof opts / sizeof opts[0], usage);
+  if (rc || cmd.a.help)
     goto done;
   /* The manifests only describe the environment in the HTML report. */
-  if (html.dir && (rc = cli_load_manifests(&a, mf, &nmf)))
+  if (cmd.html.dir && (rc = cli_load_manifests(&cmd.a, cmd.mf, &cmd.nmf)))
     goto done;
-  if ((rc = cli_load_logs(&a, &log)))
+  if ((rc = cli_load_logs(&cmd.a, &cmd.log)))
     goto done;
-  if (bs_tune_run(log, &res, &err)) {
+  if (bs_tune_run(cmd.log, &res, &err)) {
     rc = cli_report(&err);
     goto done;
   }
   /* --html: this tuning as the report's only section, written before
    * the files are renamed into place, so a failed report leaves none of
    * them. */
-  html.log = log;
-  html.mf = mf;
-  html.nmf = nmf;
-  html.opts.sections = BS_REPORT_TUNE;
-  html.opts.tune_result = res;
-  rc = cli_render_outputs(&a, &html, render, res);
+  cmd.html.opts.sections = BS_REPORT_TUNE;
+  cmd.html.opts.tune_result = res;
+  rc = cli_cmd_render(&cmd, render, res);
 done:
   bs_tune_result_free(res);
-  bs_log_free(log);
-  cli_free_manifests(mf, nmf);
-  rc = cli_finish(&a, rc);
-  cli_reraise_signal();
-  return rc;
+  return cli_cmd_end(&cmd, rc);
 }
