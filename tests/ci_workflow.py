@@ -1,0 +1,850 @@
+#!/usr/bin/python3
+"""Runs the shell steps of examples/ci/benchmarks.yml locally, end to end.
+
+The GitHub Actions workflow in examples/ci/benchmarks.yml is copied by
+users and cannot run here (no GitHub, no network). This test loads the
+YAML itself and runs the `run:` blocks of its steps, in workflow order,
+with the real benchsite binary, so an edit that breaks the workflow's
+logic breaks the test.
+
+Usage: ci_workflow.py BENCHSITE_BINARY SOURCE_DIR WORK_DIR [--workflow YML]
+
+WORK_DIR is wiped and kept afterwards for inspection. --workflow runs a
+(scratch) copy of the workflow instead of SOURCE_DIR's. Exit status: 0
+pass, 1 fail, 77 skip (python3-yaml, git or gnuplot missing).
+
+What is simulated: three pushes to `main` (github.event_name=push), each
+a fresh `measure` job and then a fresh `publish` job, as on GitHub. The
+first creates the archive branch, the second grows it; before the third a
+run on the branch is damaged, and publishing must stop there.
+
+- `${{ ... }}` expressions are substituted as GitHub would for a push
+  (github.sha = the pushed commit of a local project repository,
+  github.token = x, github.repository = owner/repo, steps.*.outputs.* from
+  the steps' GITHUB_OUTPUT files, needs.measure.outputs.* from the measure
+  job's `outputs:`). Every expression in the whole file is checked first:
+  one this script does not know fails the test, so new ones get noticed.
+  `if:` conditions (steps and the publish job) are evaluated, not assumed.
+- Each `run:` block runs as GitHub runs it: the shell from `shell:` (none
+  given: `bash -e {0}`; `shell: bash`: `bash --noprofile --norc -eo
+  pipefail {0}`), in `working-directory`, with the workflow's, job's and
+  step's `env:`, the GITHUB_OUTPUT / GITHUB_ENV / GITHUB_PATH files and
+  GITHUB_WORKSPACE; PATH holds the directory of the benchsite under test.
+- `lscpu` and `date` are PATH shims: the CPU model is
+  `Intel(R) "Fast", 8-core` (a comma and double quotes: the manifest must
+  quote it per RFC 4180) and each push gets its own fixed date.
+
+What is not run, and what stands in for it:
+
+- actions/checkout: a local clone of a throwaway project repository
+  (four commits; the pushes are its 2nd to 4th), checked out as `main`.
+  "Find the baseline commit" then runs for real (git rev-parse HEAD^,
+  git worktree add).
+- apt-get installs and "Build benchsite": not run; the directory of the
+  benchsite binary given on the command line goes into GITHUB_PATH, which
+  is the effect of the build step.
+- "Build the baseline and the head" (ADAPT): not run.
+- "Measure both builds, interleaved" (ADAPT): out/log.csv is
+  examples/pr.csv with impl `main` renamed `base` and `pr` renamed
+  `head`; it holds a significant regression, so the gate must give 1.
+  That log was measured under the protocol named in examples/env.csv
+  (Development), so the workflow's PROTOCOL is overridden with it:
+  `benchsite check` would rightly refuse its calibration under another.
+- upload-artifact / download-artifact: copies into and out of a local
+  artifact directory, with v4's layout (the paths' least common ancestor
+  is the artifact root); the uploaded paths must exist.
+- "Check out the archive branch": runs, with its
+  https://x-access-token:...@github.com/... remote replaced by a local
+  bare repository (file://), so fetch and push really happen: the first
+  push finds no branch, the later ones fetch it (shallow).
+- "Comment on the pull request": its `if:` must be false on a push.
+- configure-pages / upload-pages-artifact / deploy-pages: not run; the
+  Pages artifact path must exist.
+
+Checked: every step's exit status; Gate writes status=1 and succeeds;
+"Fail on a significant regression" runs and exits 1; out/env.csv parses
+as RFC 4180 with the exact machine string and benchsite accepts it;
+out/comment.md, out/compare.json (valid JSON, the same machine string, no
+manifest warning) and report/index.html exist; the publish job's `if:` is
+true although measure failed (and false without always()/!cancelled());
+after two pushes the archive branch in the bare repository has 2 commits
+and no lock or temporary file, a clone of it passes `benchsite archive
+verify` with the 2 runs, and public/index.html links both; on the
+damaged branch "Add the run to the archive" fails and pushes nothing.
+
+Not covered: GitHub itself (triggers, permissions, the token, concurrency,
+artifact retention, Pages), the pull_request path (merge base, the `gh`
+comment), the apt-get and benchsite build steps, the ADAPT steps and real
+measurement, and gate status 0 (the example log has a regression).
+GitHub's string comparison is case-insensitive; this evaluator's is not.
+"""
+
+import csv
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+try:
+    import yaml
+except ImportError:
+    print("SKIP: the python3 yaml module is missing (Debian: apt-get install "
+          "python3-yaml)")
+    sys.exit(77)
+
+
+class Failure(Exception):
+    pass
+
+
+def check(cond, what, got=None):
+    if not cond:
+        raise Failure(what if got is None else f"{what} (got {got!r})")
+    print(f"  ok: {what}")
+
+
+# ---- GitHub expressions ------------------------------------------------------
+
+# The contexts this script knows. steps.<id>.outputs.<name> and
+# needs.<job>.outputs.<name> are checked against the workflow's step ids
+# and job outputs; anything else fails the test.
+KNOWN_GITHUB = {"github.event_name", "github.sha", "github.token",
+                "github.repository", "github.base_ref", "github.ref",
+                "github.event.pull_request.number"}
+KNOWN_FUNCTIONS = {"always", "success", "failure", "cancelled"}
+
+TOKEN = re.compile(r"""\s*(?:
+    (?P<str>'(?:[^']|'')*')
+  | (?P<num>\d+(?:\.\d+)?)
+  | (?P<op>==|!=|&&|\|\||!|\(|\))
+  | (?P<call>[A-Za-z_][\w-]*)\(\s*\)
+  | (?P<ref>[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)*)
+  )""", re.X)
+PY_OP = {"==": "==", "!=": "!=", "&&": " and ", "||": " or ", "!": " not ",
+         "(": "(", ")": ")"}
+
+
+def evaluate(expr, lookup, status):
+    """Evaluates a GitHub expression (the subset this workflow uses:
+    context references, string and number literals, == != && || !,
+    parentheses and the status functions). lookup(name) gives a context
+    value or raises Failure; status is the job's status so far."""
+    pos, out = 0, []
+    expr = expr.strip()
+    while pos < len(expr):
+        m = TOKEN.match(expr, pos)
+        if not m or m.end() == pos:
+            raise Failure(f"cannot parse expression {expr!r} at {expr[pos:]!r}")
+        pos = m.end()
+        if m["str"] is not None:
+            out.append(repr(m["str"][1:-1].replace("''", "'")))
+        elif m["num"] is not None:
+            out.append(repr(m["num"]))  # GitHub compares '1' == 1 as equal
+        elif m["op"] is not None:
+            out.append(PY_OP[m["op"]])
+        elif m["call"] is not None:
+            fn = m["call"]
+            if fn not in KNOWN_FUNCTIONS:
+                raise Failure(f"unknown function {fn}() in {expr!r}")
+            out.append(repr({"always": True, "success": status == "success",
+                             "failure": status == "failure",
+                             "cancelled": False}[fn]))
+        else:
+            out.append(repr(str(lookup(m["ref"]))))
+    return eval("".join(out), {"__builtins__": {}}, {})
+
+
+def substitute(text, lookup, status="success"):
+    """Replaces every ${{ expr }} in text, as GitHub does before a step."""
+    if not isinstance(text, str):
+        return text
+    return re.sub(r"\$\{\{(.*?)\}\}",
+                  lambda m: str(evaluate(m.group(1), lookup, status)), text,
+                  flags=re.S)
+
+
+def expressions(node):
+    """Every (key, expression) in a YAML subtree: ${{ }} in strings, and
+    the bare expressions of `if:`."""
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if k == "if" and isinstance(v, str):
+                yield k, re.sub(r"^\s*\$\{\{(.*)\}\}\s*$", r"\1", v, flags=re.S)
+            else:
+                yield from expressions(v)
+    elif isinstance(node, list):
+        for v in node:
+            yield from expressions(v)
+    elif isinstance(node, str):
+        for m in re.finditer(r"\$\{\{(.*?)\}\}", node, flags=re.S):
+            yield "${{ }}", m.group(1)
+
+
+def check_expressions(wf):
+    """Fails on any expression in the workflow this script cannot
+    substitute: an unknown context, a step id that does not exist, a job
+    output that is not declared."""
+    jobs = wf["jobs"]
+
+    def validator(job):
+        ids = {s["id"] for s in (job or {}).get("steps", []) if "id" in s}
+
+        def lookup(name):
+            parts = name.split(".")
+            if name in KNOWN_GITHUB:
+                return ""
+            if (job and len(parts) == 4 and parts[0] == "steps"
+                    and parts[2] == "outputs" and parts[1] in ids):
+                return ""
+            if (job and len(parts) == 4 and parts[0] == "needs"
+                    and parts[2] == "outputs" and parts[1] in jobs
+                    and parts[1] in _as_list(job.get("needs"))
+                    and parts[3] in (jobs[parts[1]].get("outputs") or {})):
+                return ""
+            raise Failure(f"unknown expression context {name!r}: teach "
+                          f"tests/ci_workflow.py what it means on a push")
+        return lookup
+
+    n = 0
+    top = {k: v for k, v in wf.items() if k != "jobs"}
+    for _, e in expressions(top):
+        evaluate(e, validator(None), "success")
+        n += 1
+    for job in jobs.values():
+        for _, e in expressions(job):
+            evaluate(e, validator(job), "success")
+            n += 1
+    print(f"  ok: all {n} expressions in the workflow are known")
+
+
+def condition_holds(cond, lookup, status):
+    """An `if:` as GitHub reads it: none means success(), and one without
+    a status function means success() && (...)."""
+    if cond is None:
+        return status == "success"
+    cond = re.sub(r"^\s*\$\{\{(.*)\}\}\s*$", r"\1", str(cond), flags=re.S)
+    ok = bool(evaluate(cond, lookup, status))
+    if not re.search(r"\b(always|failure|cancelled|success)\(", cond):
+        ok = ok and status == "success"
+    return ok
+
+
+def _as_list(v):
+    return [] if v is None else [v] if isinstance(v, str) else list(v)
+
+
+# ---- the simulated runner ----------------------------------------------------
+
+class Job:
+    """One job of one simulated push: a fresh workspace, its steps'
+    outputs, GITHUB_PATH entries and status."""
+
+    def __init__(self, sim, push, name, ctx):
+        self.sim, self.name, self.ctx = sim, name, ctx
+        self.spec = sim.wf["jobs"][name]
+        self.workspace = os.path.join(sim.work, f"push{push}", name)
+        self.runner = os.path.join(sim.work, f"push{push}", f"runner-{name}")
+        os.makedirs(self.workspace)
+        os.makedirs(self.runner)
+        self.outputs = {}    # step id -> {name: value}
+        self.path = []       # GITHUB_PATH entries, in order
+        self.env_file = {}   # GITHUB_ENV assignments
+        self.status = "success"
+        self.nrun = 0        # run: blocks so far, to name their files
+        self.steps = {}
+        for s in self.spec["steps"]:
+            key = s.get("name") or s.get("uses")
+            if key in self.steps:
+                raise Failure(f"job {name}: two steps named {key!r}")
+            self.steps[key] = s
+
+    def lookup(self, name):
+        parts = name.split(".")
+        if parts[0] == "steps" and len(parts) == 4 and parts[2] == "outputs":
+            step_outputs = self.outputs.get(parts[1])
+            if step_outputs is None or parts[3] not in step_outputs:
+                raise Failure(f"{name} is used but step {parts[1]!r} did not "
+                              f"set it")
+            return step_outputs[parts[3]]
+        if name not in self.ctx:
+            raise Failure(f"expression {name!r} has no value in this "
+                          f"simulation")
+        return self.ctx[name]
+
+    def step(self, key):
+        if key not in self.steps:
+            raise Failure(f"job {self.name}: no step {key!r} in the workflow")
+        return self.steps[key]
+
+    def condition(self, key):
+        """The step's `if:` (default success()), evaluated now."""
+        return condition_holds(self.step(key).get("if"), self.lookup,
+                               self.status)
+
+    def default(self, step, key):
+        """A step's shell or working-directory: its own, else the job's
+        defaults.run, else the workflow's."""
+        for scope in (step, (self.spec.get("defaults") or {}).get("run"),
+                      (self.sim.wf.get("defaults") or {}).get("run")):
+            if scope and scope.get(key) is not None:
+                return scope[key]
+        return None
+
+    def shell(self, step):
+        shell = self.default(step, "shell")
+        if shell is None:
+            return ["bash", "-e", "{0}"]
+        if shell == "bash":
+            return ["bash", "--noprofile", "--norc", "-eo", "pipefail", "{0}"]
+        if shell == "sh":
+            return ["sh", "-e", "{0}"]
+        raise Failure(f"step {step.get('name')!r}: shell {shell!r} is not "
+                      f"simulated")
+
+    def run(self, key, expect=0, script_filter=None):
+        """Runs the step's `run:` block as the runner would; returns its
+        exit status after checking it is `expect`."""
+        step = self.step(key)
+        if "run" not in step:
+            raise Failure(f"step {key!r} has no run: block")
+        print(f"\n== {self.name}: {key}", flush=True)
+        script = substitute(step["run"], self.lookup, self.status)
+        if script_filter:
+            script = script_filter(script)
+        self.nrun += 1
+        base = os.path.join(self.runner, f"step{self.nrun}")
+        files = {k: f"{base}.{k}" for k in ("sh", "output", "env", "path")}
+        with open(files["sh"], "w") as f:
+            f.write(script)
+        for k in ("output", "env", "path"):
+            open(files[k], "w").close()
+
+        env = dict(self.sim.base_env)
+        env.update(self.sim.workflow_env())
+        env.update(env_block(self.spec.get("env"), self.lookup))
+        env.update(self.env_file)
+        env.update(env_block(step.get("env"), self.lookup))
+        env.update({
+            "GITHUB_WORKSPACE": self.workspace,
+            "GITHUB_OUTPUT": files["output"], "GITHUB_ENV": files["env"],
+            "GITHUB_PATH": files["path"], "RUNNER_TEMP": self.runner,
+            "GITHUB_SHA": self.ctx["github.sha"],
+            "GITHUB_REPOSITORY": self.ctx["github.repository"],
+            "GITHUB_EVENT_NAME": self.ctx["github.event_name"],
+            "GITHUB_REF": self.ctx["github.ref"], "GITHUB_ACTIONS": "true",
+            "CI": "true",
+        })
+        env["PATH"] = os.pathsep.join(
+            [self.sim.shims] + self.path[::-1] + [self.sim.base_env["PATH"]])
+        cwd = os.path.join(self.workspace,
+                           self.default(step, "working-directory") or ".")
+        cmd = [a.replace("{0}", files["sh"]) for a in self.shell(step)]
+        rc = subprocess.run(cmd, cwd=cwd, env=env).returncode
+        print(f"-- exit status {rc}", flush=True)
+
+        outputs = parse_kv_file(files["output"])
+        if "id" in step:
+            self.outputs[step["id"]] = outputs
+        self.env_file.update(parse_kv_file(files["env"]))
+        with open(files["path"]) as f:
+            self.path += [p.strip() for p in f if p.strip()]
+        if expect is not None:
+            check(rc == expect, f"{self.name}: {key!r} exits {expect}", rc)
+        if rc != 0 and not step.get("continue-on-error"):
+            self.status = "failure"
+        return rc
+
+    def header(self, key, note):
+        self.step(key)
+        print(f"\n== {self.name}: {key}\n-- {note}", flush=True)
+
+    def skip(self, key, why):
+        self.header(key, f"not run: {why}")
+
+    def ws(self, *p):
+        return os.path.join(self.workspace, *p)
+
+
+def env_block(env, lookup):
+    """An env: mapping with its expressions substituted."""
+    return {k: substitute("" if v is None else str(v), lookup)
+            for k, v in (env or {}).items()}
+
+
+def parse_kv_file(path):
+    """GITHUB_OUTPUT / GITHUB_ENV: name=value lines and name<<EOF blocks."""
+    out = {}
+    with open(path) as f:
+        lines = f.read().splitlines()
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        m = re.match(r"^([^=<]+)<<(.+)$", line)
+        if m:
+            end = lines.index(m.group(2), i + 1)
+            out[m.group(1)] = "\n".join(lines[i + 1:end])
+            i = end + 1
+            continue
+        if "=" in line:
+            k, v = line.split("=", 1)
+            out[k] = v
+        elif line.strip():
+            raise Failure(f"{path}: malformed line {line!r}")
+        i += 1
+    return out
+
+
+def git(*args, cwd=None, capture=False):
+    r = subprocess.run(["git", *args], cwd=cwd, check=True, text=True,
+                       stdout=subprocess.PIPE if capture else None)
+    return r.stdout.strip() if capture else None
+
+
+class Simulation:
+    CPU = 'Intel(R) "Fast", 8-core'
+    REPOSITORY = "owner/repo"
+    TOKEN = "x"
+
+    def __init__(self, binary, src, work, workflow):
+        self.binary = os.path.abspath(binary)
+        self.src = os.path.abspath(src)
+        self.work = os.path.abspath(work)
+        with open(workflow) as f:
+            self.wf = yaml.safe_load(f)
+        shutil.rmtree(self.work, ignore_errors=True)
+        os.makedirs(self.work)
+        self.home = self.mkdir("home")
+        self.shims = self.mkdir("shims")
+        self.artifacts = None
+        # No network: only file:// remotes, and nothing from the caller's
+        # git configuration.
+        self.base_env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": self.home, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
+            "GIT_ALLOW_PROTOCOL": "file", "GIT_CONFIG_NOSYSTEM": "1",
+            "TZ": "UTC",
+        }
+        os.environ.update({k: self.base_env[k] for k in
+                           ("HOME", "GIT_ALLOW_PROTOCOL", "GIT_CONFIG_NOSYSTEM")})
+        with open(os.path.join(self.home, ".gitconfig"), "w") as f:
+            f.write("[init]\n\tdefaultBranch = main\n"
+                    "[user]\n\tname = ci-test\n\temail = ci-test@example.invalid\n"
+                    "[advice]\n\tdetachedHead = false\n")
+        # The log's protocol (see the docstring).
+        self.protocol = read_manifest(
+            os.path.join(self.src, "examples", "env.csv"))["protocol"]
+        if "PROTOCOL" not in (self.wf.get("env") or {}):
+            raise Failure("the workflow's env: has no PROTOCOL any more")
+        self.write_shims()
+
+    def mkdir(self, *p):
+        d = os.path.join(self.work, *p)
+        os.makedirs(d, exist_ok=True)
+        return d
+
+    def workflow_env(self):
+        """The workflow's top-level env:, with PROTOCOL set to the protocol
+        the stand-in log was measured under (see the docstring)."""
+        out = env_block(self.wf.get("env"), _unknown)
+        out["PROTOCOL"] = self.protocol
+        return out
+
+    def write_shims(self):
+        real_date = shutil.which("date")
+        with open(os.path.join(self.shims, "lscpu"), "w") as f:
+            f.write("#!/bin/sh\n"
+                    "echo 'Architecture:                    x86_64'\n"
+                    f"echo 'Model name:                      {self.CPU}'\n"
+                    "echo 'Thread(s) per core:              2'\n")
+        with open(os.path.join(self.shims, "date"), "w") as f:
+            # The date of the simulated push, whatever the clock says.
+            f.write("#!/bin/sh\n"
+                    f'exec {real_date} -d "$CI_TEST_DATE" "$@"\n')
+        for s in ("lscpu", "date"):
+            os.chmod(os.path.join(self.shims, s), 0o755)
+
+    # -- the local stand-ins for GitHub --------------------------------------
+
+    def make_project(self):
+        """The repository the workflow lives in: four commits on main."""
+        proj = self.mkdir("project")
+        git("init", "--quiet", cwd=proj)
+        shas = []
+        for i in range(4):
+            with open(os.path.join(proj, "code.c"), "w") as f:
+                f.write(f"int version = {i};\n")
+            git("add", "code.c", cwd=proj)
+            git("commit", "--quiet", "-m", f"change {i}", cwd=proj)
+            shas.append(git("rev-parse", "HEAD", cwd=proj, capture=True))
+        return proj, shas
+
+    def upload(self, job, key):
+        """actions/upload-artifact@v4: the paths' least common ancestor is
+        the artifact's root."""
+        w = job.step(key)["with"]
+        job.header(key, f"simulated: copied to the artifact {w['name']}")
+        paths = [p for p in str(w["path"]).split("\n") if p.strip()]
+        full = [job.ws(p.strip()) for p in paths]
+        for p in full:
+            check(os.path.exists(p), f"{key}: {os.path.relpath(p, job.workspace)}"
+                  " exists")
+        root = os.path.commonpath([p if os.path.isdir(p) else os.path.dirname(p)
+                                   for p in full])
+        dest = os.path.join(self.artifacts, w["name"])
+        for p in full:
+            target = os.path.join(dest, os.path.relpath(p, root))
+            if os.path.isdir(p):
+                shutil.copytree(p, target, dirs_exist_ok=True)
+            else:
+                os.makedirs(os.path.dirname(target), exist_ok=True)
+                shutil.copy2(p, target)
+
+    def download(self, job, key):
+        w = job.step(key)["with"]
+        job.header(key, f"simulated: the artifact {w['name']} copied to "
+                   f"{w.get('path', '.')}")
+        src = os.path.join(self.artifacts, w["name"])
+        check(os.path.isdir(src), f"{key}: artifact {w['name']} was uploaded")
+        shutil.copytree(src, job.ws(w.get("path", ".")), dirs_exist_ok=True)
+
+    def build_benchsite(self, job, key):
+        """The effect of "Build benchsite": the binary's directory on PATH."""
+        job.skip(key, "the benchsite under test goes on GITHUB_PATH instead")
+        check("GITHUB_PATH" in job.step(key)["run"],
+              f"{key!r} puts benchsite on GITHUB_PATH")
+        job.path.append(os.path.dirname(self.binary))
+
+    # -- the two jobs ----------------------------------------------------------
+
+    def push_context(self, sha):
+        """The github context of a push of sha to main."""
+        return {"github.event_name": "push", "github.sha": sha,
+                "github.token": self.TOKEN,
+                "github.repository": self.REPOSITORY,
+                "github.base_ref": "", "github.ref": "refs/heads/main",
+                "github.event.pull_request.number": ""}
+
+    def measure(self, push, proj, sha, date):
+        ctx = self.push_context(sha)
+        job = Job(self, push, "measure", ctx)
+        self.base_env["CI_TEST_DATE"] = date
+        handled = set()
+
+        def do(key, fn):
+            handled.add(key)
+            fn()
+
+        def checkout():
+            key = "Check out the head, with history for the merge base"
+            job.header(key, f"simulated: a local clone at {sha[:12]}")
+            head = job.ws(job.step(key)["with"]["path"])
+            git("clone", "--quiet", proj, head)
+            git("checkout", "--quiet", "-B", "main", sha, cwd=head)
+
+        def measure_log():
+            job.skip("Measure both builds, interleaved",
+                     "ADAPT; examples/pr.csv stands in (main->base, pr->head)")
+            write_renamed_log(os.path.join(self.src, "examples", "pr.csv"),
+                              job.ws("out", "log.csv"))
+
+        def lint():
+            # benchsite's own reading of the manifest comes first; then an
+            # independent RFC 4180 reader must see the exact values.
+            job.run("Lint the log")
+            m = read_manifest(job.ws("out", "env.csv"))
+            machine = f"{os.uname().machine} {self.CPU}"
+            check(m.get("machine") == machine,
+                  f"manifest machine is {machine!r}", m.get("machine"))
+            check(m.get("commit") == sha, "manifest commit is the pushed sha")
+            check(m.get("date") == date, f"manifest date is {date}")
+            check(m.get("protocol") == self.protocol, "manifest protocol")
+            for k in ("target", "profile", "dtype", "frequency_policy",
+                      "baseline", "candidate"):
+                check(m.get(k), f"manifest has {k}")
+
+        def base():
+            job.run("Find the baseline commit")
+            out = job.outputs["base"]
+            check(out.get("head") == sha, "base: head output is the pushed sha")
+            parent = git("rev-parse", f"{sha}^", cwd=proj, capture=True)
+            check(out.get("sha") == parent, "base: sha output is the parent")
+            check(git("rev-parse", "HEAD", cwd=job.ws("base"), capture=True)
+                  == parent, "base: the baseline worktree is the parent")
+
+        def gate():
+            job.run("Gate")
+            check(job.outputs["gate"].get("status") == "1",
+                  "Gate: status=1 in GITHUB_OUTPUT (a significant regression)")
+            for f in ("comment.md", "compare.json"):
+                check(os.path.getsize(job.ws("out", f)) > 0, f"out/{f} written")
+            with open(job.ws("out", "compare.json")) as f:
+                cmp = json.load(f)
+            check(cmp["schema"].startswith("benchsite.compare"),
+                  "compare.json parses and is a benchsite.compare document")
+            check(cmp["regressions"] == 1, "compare.json: 1 regression")
+            machine = f"{os.uname().machine} {self.CPU}"
+            check(cmp["environment"].get("machine") == machine,
+                  "compare.json: the machine string survived intact")
+            check(not [w for w in cmp.get("warnings", []) if "manifest" in w],
+                  "compare.json: no manifest warnings")
+
+        def report():
+            job.run("Report")
+            check(os.path.isfile(job.ws("report", "index.html")),
+                  "report/index.html exists")
+
+        def comment():
+            key = "Comment on the pull request"
+            job.skip(key, "if: is false on a push")
+            check(not job.condition(key), "its if: is false on a push")
+
+        def fail_step():
+            key = "Fail on a significant regression"
+            check(job.condition(key), f"{key!r}: its if: is true for status 1")
+            job.run(key, expect=1)
+
+        plan = [
+            ("Check out the head, with history for the merge base", checkout),
+            ("Find the baseline commit", base),
+            ("Install build dependencies",
+             lambda: job.skip("Install build dependencies", "apt-get")),
+            ("Build benchsite",
+             lambda: self.build_benchsite(job, "Build benchsite")),
+            ("Build the baseline and the head",
+             lambda: job.skip("Build the baseline and the head", "ADAPT")),
+            ("Write the environment manifest",
+             lambda: job.run("Write the environment manifest")),
+            ("Measure both builds, interleaved", measure_log),
+            ("Lint the log", lint),
+            ("Gate", gate),
+            ("Report", report),
+            ("Upload the report",
+             lambda: self.upload(job, "Upload the report")),
+            ("Upload the run", lambda: self.upload(job, "Upload the run")),
+            ("Comment on the pull request", comment),
+            ("Fail on a significant regression", fail_step),
+        ]
+        self.run_plan(job, plan, handled, do)
+        check(job.status == "failure", "measure fails (the regression)")
+        # The job's outputs: mapping, evaluated at its end.
+        return {name: substitute(v, job.lookup)
+                for name, v in (job.spec.get("outputs") or {}).items()}
+
+    def publish(self, push, sha, measure_outputs, remote, damaged=False):
+        """The publish job. damaged: the archive branch holds a damaged
+        run, so "Add the run to the archive" must stop the job and the
+        branch must not grow."""
+        spec = self.wf["jobs"]["publish"]
+        check("measure" in _as_list(spec.get("needs")), "publish needs measure")
+        ctx = self.push_context(sha)
+        ctx.update({f"needs.measure.outputs.{k}": v
+                    for k, v in measure_outputs.items()})
+        check(condition_holds(spec.get("if"),
+                              lambda n: ctx[n] if n in ctx else _unknown(n),
+                              "failure"),
+              "publish: the job's if: is true after a failed gate (status 1)")
+        job = Job(self, push, "publish", ctx)
+        handled = set()
+
+        def do(key, fn):
+            handled.add(key)
+            fn()
+
+        url = (f"https://x-access-token:{self.TOKEN}@github.com/"
+               f"{self.REPOSITORY}")
+
+        def local_remote(script):
+            if url not in script:
+                raise Failure(f"'Check out the archive branch' no longer "
+                              f"uses {url}: update tests/ci_workflow.py")
+            return script.replace(url, "file://" + remote)
+
+        def archive_checkout():
+            job.run("Check out the archive branch", script_filter=local_remote)
+
+        def add():
+            before = int(git("rev-list", "--all", "--count", cwd=remote,
+                             capture=True))
+            rc = job.run("Add the run to the archive",
+                         expect=None if damaged else 0)
+            after = int(git("rev-list", "--all", "--count", cwd=remote,
+                            capture=True))
+            if damaged:
+                check(rc != 0, "'Add the run to the archive' stops on the "
+                      "damaged archive", rc)
+                check(after == before, "the archive branch did not grow")
+                return
+            check(after == before + 1, f"the archive branch has {after} "
+                  f"commit(s), one more")
+            files = git("ls-tree", "-r", "--name-only", "benchsite-archive",
+                        cwd=remote, capture=True).split("\n")
+            stray = [f for f in files if f.split("/")[-1].startswith(".")]
+            check(not stray, "no lock or temporary files committed", stray)
+
+        def site():
+            job.run("Build the site")
+            check(os.path.isfile(job.ws("public", "index.html")),
+                  "public/index.html exists")
+
+        def pages_artifact():
+            key = "actions/upload-pages-artifact@v3"
+            w = job.step(key)["with"]
+            job.skip(key, "GitHub Pages")
+            check(os.path.isdir(job.ws(w["path"])),
+                  f"Pages artifact path {w['path']} exists")
+
+        plan = [
+            ("Download the run", lambda: self.download(job, "Download the run")),
+            ("Check out the archive branch", archive_checkout),
+            ("Install dependencies",
+             lambda: job.skip("Install dependencies", "apt-get")),
+            ("Build benchsite",
+             lambda: self.build_benchsite(job, "Build benchsite")),
+            ("Add the run to the archive", add),
+            ("Build the site", site),
+            ("actions/configure-pages@v5",
+             lambda: job.skip("actions/configure-pages@v5", "GitHub Pages")),
+            ("actions/upload-pages-artifact@v3", pages_artifact),
+            ("actions/deploy-pages@v4",
+             lambda: job.skip("actions/deploy-pages@v4", "GitHub Pages")),
+        ]
+        self.run_plan(job, plan, handled, do)
+        if damaged:
+            check(job.status == "failure", "publish fails")
+        else:
+            check(job.status == "success", "publish succeeds")
+        return job
+
+    def run_plan(self, job, plan, handled, do):
+        """Runs the plan in the workflow's step order; a step the plan
+        does not know (a new or renamed step) fails the test."""
+        known = dict(plan)
+        for key in job.steps:
+            if key not in known:
+                raise Failure(f"job {job.name}: step {key!r} is not simulated:"
+                              f" teach tests/ci_workflow.py about it")
+            if job.status != "success" and "if" not in job.step(key):
+                handled.add(key)
+                job.skip(key, "an earlier step failed")
+                continue
+            do(key, known[key])
+        missing = [k for k, _ in plan if k not in handled]
+        if missing:
+            raise Failure(f"job {job.name}: steps gone from the workflow: "
+                          f"{missing}")
+
+    def main(self):
+        print("== expressions")
+        check_expressions(self.wf)
+        on = self.wf.get("on", self.wf.get(True))  # YAML 1.1 reads on: as true
+        check("main" in ((on or {}).get("push") or {}).get("branches", []),
+              "the workflow runs on pushes to main")
+        proj, shas = self.make_project()
+        remote = self.mkdir("archive-remote.git")
+        git("init", "--quiet", "--bare", cwd=remote)
+        dates = ["2026-11-30T10:00:00Z", "2026-12-01T09:30:00Z",
+                 "2026-12-02T08:15:00Z"]
+
+        def push(n, damaged=False):
+            sha, date = shas[n], dates[n - 1]
+            print(f"\n######## push {n} to main: {sha[:12]} at {date}")
+            self.artifacts = self.mkdir(f"push{n}", "artifacts")
+            outputs = self.measure(n, proj, sha, date)
+            check(outputs.get("gate") == "1", "measure's output gate is 1")
+            return self.publish(n, sha, outputs, remote, damaged)
+
+        push(1)  # no archive branch yet: it is created
+        job = push(2)  # the branch exists: fetched, grown, pushed
+
+        print("\n######## the archive branch and the site after both pushes")
+        clone = os.path.join(self.work, "archive-check")
+        git("clone", "--quiet", "--branch", "benchsite-archive",
+            "file://" + remote, clone)
+        runs = sorted(os.listdir(os.path.join(clone, "runs")))
+        check(len(runs) == 2, f"the archive holds 2 runs: {runs}")
+        for sha, run in zip(shas[1:], runs):
+            check(f"-{sha[:12]}-" in run, f"run {run} is of commit {sha[:12]}")
+        rc = subprocess.run([self.binary, "archive", "verify", "--archive",
+                             clone]).returncode
+        check(rc == 0, "benchsite archive verify passes on the branch")
+        with open(job.ws("public", "index.html")) as f:
+            index = f.read()
+        for run in runs:
+            check(run in index, f"public/index.html lists {run}")
+
+        print("\n######## damage a run on the archive branch")
+        with open(os.path.join(clone, "runs", runs[0], "log-1.csv"), "a") as f:
+            f.write("sum,n=65536,65536,base,0,99,confirm,360,1.0\n")
+        git("commit", "--quiet", "-am", "damage", cwd=clone)
+        git("push", "--quiet", "origin", "benchsite-archive", cwd=clone)
+        push(3, damaged=True)
+        print("\nPASS: the workflow's steps work with benchsite")
+
+
+def _unknown(name):
+    raise Failure(f"unknown expression context {name!r}")
+
+
+def read_manifest(path):
+    try:
+        with open(path, newline="", encoding="utf-8") as f:
+            rows = list(csv.reader(f, strict=True))
+    except csv.Error as e:
+        raise Failure(f"{path}: not RFC 4180 CSV: {e}") from e
+    if not rows or rows[0] != ["key", "value"]:
+        raise Failure(f"{path}: header is not key,value: {rows[:1]}")
+    for r in rows[1:]:
+        if len(r) != 2:
+            raise Failure(f"{path}: row with {len(r)} fields: {r}")
+    return dict(rows[1:])
+
+
+def write_renamed_log(src, dest):
+    """examples/pr.csv with impl ids main -> base and pr -> head."""
+    rename = {"main": "base", "pr": "head"}
+    with open(src, newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    impls = {r["impl"] for r in rows}
+    if impls != set(rename):
+        raise Failure(f"{src}: impls are {sorted(impls)}, expected main and pr")
+    os.makedirs(os.path.dirname(dest), exist_ok=True)
+    with open(dest, "w", newline="", encoding="utf-8") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()),
+                           lineterminator="\n")
+        w.writeheader()
+        for r in rows:
+            r["impl"] = rename[r["impl"]]
+            w.writerow(r)
+
+
+def main(argv):
+    args = argv[1:]
+    workflow = None
+    if "--workflow" in args[:-1]:
+        i = args.index("--workflow")
+        workflow = args[i + 1]
+        del args[i:i + 2]
+    if len(args) != 3:
+        print(__doc__.split("\n\n")[1], file=sys.stderr)
+        return 2
+    binary, src, work = args
+    for tool in ("git", "gnuplot"):
+        if not shutil.which(tool):
+            print(f"SKIP: {tool} is not installed (the workflow's steps need it)")
+            return 77
+    workflow = workflow or os.path.join(src, "examples", "ci", "benchmarks.yml")
+    try:
+        Simulation(binary, src, work, workflow).main()
+    except Failure as e:
+        print(f"\nFAIL: {e}", file=sys.stderr)
+        return 1
+    except (subprocess.CalledProcessError, yaml.YAMLError) as e:
+        print(f"\nFAIL: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
