@@ -13,18 +13,38 @@ WORK_DIR is wiped and kept afterwards for inspection. --workflow runs a
 (scratch) copy of the workflow instead of SOURCE_DIR's. Exit status: 0
 pass, 1 fail, 77 skip (python3-yaml, git or gnuplot missing).
 
-What is simulated: three pushes to `main` (github.event_name=push), each
-a fresh `measure` job and then a fresh `publish` job, as on GitHub. The
-first creates the archive branch, the second grows it; before the third a
-run on the branch is damaged, and publishing must stop there.
+What is simulated: four pushes to `main` (github.event_name=push), each a
+fresh `measure` job, then its `archive` job, then its `pages` job, as on
+GitHub, against one archive branch in a local bare repository:
+
+1. push 1 alone: its archive job creates the branch (one push, accepted).
+2. pushes 2 and 3 race. Archive 2 runs up to its first `git push` and
+   waits there; archive 3 and pages 3 run to the end (archive 3 pushes
+   first); then archive 2's push goes on. It must be rejected, and the
+   step's next attempt (a fresh checkout of the new tip, the add again)
+   accepted: one commit on top of archive 3's, no merge. Pages 2 then
+   builds the site from all three runs.
+3. a re-run of archive 3: the run is on the branch already, so the step
+   succeeds and pushes nothing.
+4. after a run on the branch is damaged, push 4's archive job must stop at
+   `benchsite archive verify` and push nothing, and pages' if: is false.
+
+On a second, empty bare repository, archive 1 and 2 race the same way
+while neither has a branch yet (both start an orphan branch; the loser
+re-adds on the winner's). Then that repository refuses every push (a
+pre-receive hook): the step must give up after a bounded number of
+attempts (2 to 10), wait briefly (sleep, at most 60 s) before each retry,
+and fail.
 
 - `${{ ... }}` expressions are substituted as GitHub would for a push
   (github.sha = the pushed commit of a local project repository,
   github.token = x, github.repository = owner/repo, steps.*.outputs.* from
   the steps' GITHUB_OUTPUT files, needs.measure.outputs.* from the measure
-  job's `outputs:`). Every expression in the whole file is checked first:
-  one this script does not know fails the test, so new ones get noticed.
-  `if:` conditions (steps and the publish job) are evaluated, not assumed.
+  job's `outputs:`, needs.archive.result = success). Every expression in
+  the whole file is checked first: one this script does not know fails the
+  test, so new ones get noticed. `if:` conditions (steps and jobs) are
+  evaluated, not assumed; a job's success() is false when any job up its
+  `needs` chain failed, as on GitHub (measure fails on the regression).
 - Each `run:` block runs as GitHub runs it: the shell from `shell:` (none
   given: `bash -e {0}`; `shell: bash`: `bash --noprofile --norc -eo
   pipefail {0}`), in `working-directory`, with the workflow's, job's and
@@ -32,12 +52,15 @@ run on the branch is damaged, and publishing must stop there.
   GITHUB_WORKSPACE; PATH holds the directory of the benchsite under test.
 - `lscpu` and `date` are PATH shims: the CPU model is
   `Intel(R) "Fast", 8-core` (a comma and double quotes: the manifest must
-  quote it per RFC 4180) and each push gets its own fixed date.
+  quote it per RFC 4180) and each push gets its own fixed date. `git` is a
+  shim around the real git that logs each `git push`'s exit status and can
+  hold a step's first push until the test lets it go (the race). `sleep`
+  is a shim that logs its argument and returns at once.
 
 What is not run, and what stands in for it:
 
 - actions/checkout: a local clone of a throwaway project repository
-  (four commits; the pushes are its 2nd to 4th), checked out as `main`.
+  (five commits; the pushes are its 2nd to 5th), checked out as `main`.
   "Find the baseline commit" then runs for real (git rev-parse HEAD^,
   git worktree add).
 - apt-get installs and "Build benchsite": not run; the directory of the
@@ -53,30 +76,43 @@ What is not run, and what stands in for it:
 - upload-artifact / download-artifact: copies into and out of a local
   artifact directory, with v4's layout (the paths' least common ancestor
   is the artifact root); the uploaded paths must exist.
-- "Check out the archive branch": runs, with its
-  https://x-access-token:...@github.com/... remote replaced by a local
-  bare repository (file://), so fetch and push really happen: the first
-  push finds no branch, the later ones fetch it (shallow).
+- "Add the run to the archive" (archive) and "Check out the archive
+  branch" (pages): run, with their https://x-access-token:...@github.com/...
+  remote replaced by a local bare repository (file://), so ls-remote,
+  fetch and push really happen.
 - "Comment on the pull request": its `if:` must be false on a push.
 - configure-pages / upload-pages-artifact / deploy-pages: not run; the
   Pages artifact path must exist.
 
-Checked: every step's exit status; Gate writes status=1 and succeeds;
-"Fail on a significant regression" runs and exits 1; out/env.csv parses
-as RFC 4180 with the exact machine string and benchsite accepts it;
-out/comment.md, out/compare.json (valid JSON, the same machine string, no
-manifest warning) and report/index.html exist; the publish job's `if:` is
-true although measure failed (and false without always()/!cancelled());
-after two pushes the archive branch in the bare repository has 2 commits
-and no lock or temporary file, a clone of it passes `benchsite archive
-verify` with the 2 runs, and public/index.html links both; on the
-damaged branch "Add the run to the archive" fails and pushes nothing.
+Checked: the jobs are measure, archive (needs measure) and pages (needs
+archive); archive has no concurrency group (or one per commit), pages has
+one with cancel-in-progress false and none per commit; permissions:
+contents: read for the workflow, contents: write only for archive, pages
+and id-token write (contents read at most) only for pages. archive's if:
+is true on a push whose gate gave 0 or 1 although measure failed, false
+when the gate gave nothing or 2 and on a pull request; pages' if: is true
+after a successful archive although measure failed, false after a failed
+or skipped one. Every step's exit status; Gate writes status=1 and
+succeeds; "Fail on a significant regression" runs and exits 1;
+out/env.csv parses as RFC 4180 with the exact machine string and
+benchsite accepts it; out/comment.md, out/compare.json (valid JSON, the
+same machine string, no manifest warning) and report/index.html exist.
+After each archive job: the pushes it made (as listed above), the branch
+tip's parent is the tip it pushed to, the tip holds its run and every run
+before, and no lock or temporary file. After the race: 3 runs in 3
+commits without a merge, `benchsite archive verify` passes on a clone,
+and every pages job's public/index.html lists every run on the branch
+when it ran (pages 2: all 3). On the damaged branch the add fails and
+pushes nothing.
 
-Not covered: GitHub itself (triggers, permissions, the token, concurrency,
-artifact retention, Pages), the pull_request path (merge base, the `gh`
-comment), the apt-get and benchsite build steps, the ADAPT steps and real
-measurement, and gate status 0 (the example log has a regression).
-GitHub's string comparison is case-insensitive; this evaluator's is not.
+Not covered: GitHub itself (triggers, permissions, the token, concurrency
+groups in action, artifact retention, Pages), the pull_request path
+(merge base, the `gh` comment), the apt-get and benchsite build steps, the
+ADAPT steps and real measurement, and gate status 0 in a run (the example
+log has a regression). The races are interleaved at one point, the first
+push; the jobs share nothing but the remote branch, so that is the point
+where they can collide. GitHub's string comparison is case-insensitive;
+this evaluator's is not.
 """
 
 import csv
@@ -86,6 +122,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 
 try:
     import yaml
@@ -203,6 +240,10 @@ def check_expressions(wf):
                     and parts[1] in _as_list(job.get("needs"))
                     and parts[3] in (jobs[parts[1]].get("outputs") or {})):
                 return ""
+            if (job and len(parts) == 3 and parts[0] == "needs"
+                    and parts[2] == "result"
+                    and parts[1] in _as_list(job.get("needs"))):
+                return ""
             raise Failure(f"unknown expression context {name!r}: teach "
                           f"tests/ci_workflow.py what it means on a push")
         return lookup
@@ -241,11 +282,15 @@ class Job:
     """One job of one simulated push: a fresh workspace, its steps'
     outputs, GITHUB_PATH entries and status."""
 
-    def __init__(self, sim, push, name, ctx):
-        self.sim, self.name, self.ctx = sim, name, ctx
+    def __init__(self, sim, push, name, ctx, label=None):
+        """label names the job's directories (default: the job's name), so
+        one push can run a job twice (a re-run)."""
+        self.sim, self.push, self.name, self.ctx = sim, push, name, ctx
+        self.label = label or name
         self.spec = sim.wf["jobs"][name]
-        self.workspace = os.path.join(sim.work, f"push{push}", name)
-        self.runner = os.path.join(sim.work, f"push{push}", f"runner-{name}")
+        self.workspace = os.path.join(sim.work, f"push{push}", self.label)
+        self.runner = os.path.join(sim.work, f"push{push}",
+                                   f"runner-{self.label}")
         os.makedirs(self.workspace)
         os.makedirs(self.runner)
         self.outputs = {}    # step id -> {name: value}
@@ -253,6 +298,8 @@ class Job:
         self.env_file = {}   # GITHUB_ENV assignments
         self.status = "success"
         self.nrun = 0        # run: blocks so far, to name their files
+        self.pushes = []     # exit status of each `git push` of the last run
+        self.sleeps = []     # arguments of each `sleep` of the last run
         self.steps = {}
         for s in self.spec["steps"]:
             key = s.get("name") or s.get("uses")
@@ -303,9 +350,15 @@ class Job:
         raise Failure(f"step {step.get('name')!r}: shell {shell!r} is not "
                       f"simulated")
 
-    def run(self, key, expect=0, script_filter=None):
+    def run(self, key, expect=0, script_filter=None, at_push=None,
+            timeout=None):
         """Runs the step's `run:` block as the runner would; returns its
-        exit status after checking it is `expect`."""
+        exit status after checking it is `expect`. Afterwards self.pushes
+        holds the exit status of each `git push` the block ran and
+        self.sleeps the arguments of each `sleep` (the shims log them).
+        at_push: the block's first `git push` waits until at_push() has
+        returned (the block must get to a push). timeout: seconds the block
+        may take."""
         step = self.step(key)
         if "run" not in step:
             raise Failure(f"step {key!r} has no run: block")
@@ -315,10 +368,12 @@ class Job:
             script = script_filter(script)
         self.nrun += 1
         base = os.path.join(self.runner, f"step{self.nrun}")
-        files = {k: f"{base}.{k}" for k in ("sh", "output", "env", "path")}
+        files = {k: f"{base}.{k}"
+                 for k in ("sh", "output", "env", "path", "pushes", "sleeps",
+                           "gate")}
         with open(files["sh"], "w") as f:
             f.write(script)
-        for k in ("output", "env", "path"):
+        for k in ("output", "env", "path", "pushes", "sleeps"):
             open(files[k], "w").close()
 
         env = dict(self.sim.base_env)
@@ -334,15 +389,32 @@ class Job:
             "GITHUB_REPOSITORY": self.ctx["github.repository"],
             "GITHUB_EVENT_NAME": self.ctx["github.event_name"],
             "GITHUB_REF": self.ctx["github.ref"], "GITHUB_ACTIONS": "true",
-            "CI": "true",
+            "CI": "true", "CI_TEST_GIT_PUSHES": files["pushes"],
+            "CI_TEST_SLEEPS": files["sleeps"],
         })
+        if at_push:
+            os.makedirs(files["gate"])
+            env["CI_TEST_PUSH_GATE"] = files["gate"]
         env["PATH"] = os.pathsep.join(
             [self.sim.shims] + self.path[::-1] + [self.sim.base_env["PATH"]])
         cwd = os.path.join(self.workspace,
                            self.default(step, "working-directory") or ".")
         cmd = [a.replace("{0}", files["sh"]) for a in self.shell(step)]
-        rc = subprocess.run(cmd, cwd=cwd, env=env).returncode
-        print(f"-- exit status {rc}", flush=True)
+        if at_push:
+            rc = run_paused_at_push(cmd, cwd, env, files["gate"], at_push,
+                                    f"{self.label}: {key!r}")
+        else:
+            try:
+                rc = subprocess.run(cmd, cwd=cwd, env=env,
+                                    timeout=timeout).returncode
+            except subprocess.TimeoutExpired as e:
+                raise Failure(f"{self.label}: {key!r} did not end in "
+                              f"{timeout} s") from e
+        print(f"-- {self.label}: {key!r}: exit status {rc}", flush=True)
+        with open(files["pushes"]) as f:
+            self.pushes = [int(line) for line in f if line.strip()]
+        with open(files["sleeps"]) as f:
+            self.sleeps = [line.strip() for line in f if line.strip()]
 
         outputs = parse_kv_file(files["output"])
         if "id" in step:
@@ -351,7 +423,7 @@ class Job:
         with open(files["path"]) as f:
             self.path += [p.strip() for p in f if p.strip()]
         if expect is not None:
-            check(rc == expect, f"{self.name}: {key!r} exits {expect}", rc)
+            check(rc == expect, f"{self.label}: {key!r} exits {expect}", rc)
         if rc != 0 and not step.get("continue-on-error"):
             self.status = "failure"
         return rc
@@ -365,6 +437,32 @@ class Job:
 
     def ws(self, *p):
         return os.path.join(self.workspace, *p)
+
+
+def run_paused_at_push(cmd, cwd, env, gate, at_push, what):
+    """Runs cmd until its first `git push` waits at the gate directory (the
+    git shim creates gate/waiting), calls at_push(), then lets the push go
+    (gate/go) and waits for cmd. Fails if cmd ends without pushing."""
+    proc = subprocess.Popen(cmd, cwd=cwd, env=env)
+    try:
+        deadline = time.monotonic() + 120
+        while not os.path.exists(os.path.join(gate, "waiting")):
+            if proc.poll() is not None:
+                raise Failure(f"{what} ended (exit status {proc.returncode}) "
+                              f"without getting to `git push`")
+            if time.monotonic() > deadline:
+                raise Failure(f"{what} did not get to `git push` in 120 s")
+            time.sleep(0.02)
+        print(f"-- {what} waits at its first `git push`", flush=True)
+        at_push()
+        print(f"\n-- {what}: its first `git push` goes on", flush=True)
+    except BaseException:
+        proc.kill()
+        proc.wait()
+        raise
+    finally:
+        open(os.path.join(gate, "go"), "w").close()
+    return proc.wait()
 
 
 def env_block(env, lookup):
@@ -417,7 +515,7 @@ class Simulation:
         os.makedirs(self.work)
         self.home = self.mkdir("home")
         self.shims = self.mkdir("shims")
-        self.artifacts = None
+        self.artifacts = {}  # push -> its artifact directory
         # No network: only file:// remotes, and nothing from the caller's
         # git configuration.
         self.base_env = {
@@ -462,17 +560,50 @@ class Simulation:
             # The date of the simulated push, whatever the clock says.
             f.write("#!/bin/sh\n"
                     f'exec {real_date} -d "$CI_TEST_DATE" "$@"\n')
-        for s in ("lscpu", "date"):
+        # git: logs the exit status of every `git push` to
+        # $CI_TEST_GIT_PUSHES; with $CI_TEST_PUSH_GATE set, the first push
+        # waits until the test lets it go (see run_paused_at_push).
+        with open(os.path.join(self.shims, "git"), "w") as f:
+            f.write(f"""#!/bin/sh
+real={shutil.which("git")}
+sub= skip=
+for a in "$@"; do
+  if [ -n "$skip" ]; then skip=; continue; fi
+  case $a in
+    -C|-c|--git-dir|--work-tree|--namespace|--exec-path) skip=1 ;;
+    -*) ;;
+    *) sub=$a; break ;;
+  esac
+done
+[ "$sub" = push ] || exec "$real" "$@"
+g=$CI_TEST_PUSH_GATE
+if [ -n "$g" ] && [ ! -e "$g/waiting" ]; then
+  : >"$g/waiting"
+  while [ ! -e "$g/go" ]; do {shutil.which("sleep")} 0.02; done
+fi
+rc=0
+"$real" "$@" || rc=$?
+[ -z "$CI_TEST_GIT_PUSHES" ] || echo "$rc" >>"$CI_TEST_GIT_PUSHES"
+exit "$rc"
+""")
+        # sleep: logs its arguments to $CI_TEST_SLEEPS and returns at once
+        # (the simulation checks the waits between push attempts, without
+        # waiting).
+        with open(os.path.join(self.shims, "sleep"), "w") as f:
+            f.write('#!/bin/sh\n'
+                    '[ -z "$CI_TEST_SLEEPS" ] ||'
+                    ' echo "$*" >>"$CI_TEST_SLEEPS"\n')
+        for s in ("lscpu", "date", "git", "sleep"):
             os.chmod(os.path.join(self.shims, s), 0o755)
 
     # -- the local stand-ins for GitHub --------------------------------------
 
     def make_project(self):
-        """The repository the workflow lives in: four commits on main."""
+        """The repository the workflow lives in: five commits on main."""
         proj = self.mkdir("project")
         git("init", "--quiet", cwd=proj)
         shas = []
-        for i in range(4):
+        for i in range(5):
             with open(os.path.join(proj, "code.c"), "w") as f:
                 f.write(f"int version = {i};\n")
             git("add", "code.c", cwd=proj)
@@ -492,7 +623,7 @@ class Simulation:
                   " exists")
         root = os.path.commonpath([p if os.path.isdir(p) else os.path.dirname(p)
                                    for p in full])
-        dest = os.path.join(self.artifacts, w["name"])
+        dest = os.path.join(self.artifacts[job.push], w["name"])
         for p in full:
             target = os.path.join(dest, os.path.relpath(p, root))
             if os.path.isdir(p):
@@ -505,7 +636,7 @@ class Simulation:
         w = job.step(key)["with"]
         job.header(key, f"simulated: the artifact {w['name']} copied to "
                    f"{w.get('path', '.')}")
-        src = os.path.join(self.artifacts, w["name"])
+        src = os.path.join(self.artifacts[job.push], w["name"])
         check(os.path.isdir(src), f"{key}: artifact {w['name']} was uploaded")
         shutil.copytree(src, job.ws(w.get("path", ".")), dirs_exist_ok=True)
 
@@ -516,7 +647,7 @@ class Simulation:
               f"{key!r} puts benchsite on GITHUB_PATH")
         job.path.append(os.path.dirname(self.binary))
 
-    # -- the two jobs ----------------------------------------------------------
+    # -- the measure job -------------------------------------------------------
 
     def push_context(self, sha):
         """The github context of a push of sha to main."""
@@ -632,61 +763,201 @@ class Simulation:
         return {name: substitute(v, job.lookup)
                 for name, v in (job.spec.get("outputs") or {}).items()}
 
-    def publish(self, push, sha, measure_outputs, remote, damaged=False):
-        """The publish job. damaged: the archive branch holds a damaged
-        run, so "Add the run to the archive" must stop the job and the
-        branch must not grow."""
-        spec = self.wf["jobs"]["publish"]
-        check("measure" in _as_list(spec.get("needs")), "publish needs measure")
+    # -- the archive branch in the local bare repository ----------------------
+
+    BRANCH = "benchsite-archive"
+
+    def tip(self, remote):
+        """The archive branch's commit, or None before the first push."""
+        r = subprocess.run(["git", "rev-parse", "--verify", "--quiet",
+                            f"refs/heads/{self.BRANCH}"], cwd=remote,
+                           text=True, stdout=subprocess.PIPE)
+        return r.stdout.strip() if r.returncode == 0 else None
+
+    def runs_at(self, remote, commit):
+        """The run directories in runs/ at commit (none before the first)."""
+        if commit is None:
+            return []
+        return git("ls-tree", "--name-only", f"{commit}:runs", cwd=remote,
+                   capture=True).split("\n")
+
+    def check_branch(self, remote, nruns):
+        """The branch as a whole: nruns runs, one commit each and no merge,
+        no lock or temporary file, and `benchsite archive verify` passes on
+        a clone. Returns the runs."""
+        tip = self.tip(remote)
+        runs = self.runs_at(remote, tip)
+        check(len(runs) == nruns, f"the archive branch holds {nruns} runs",
+              runs)
+        commits = int(git("rev-list", "--count", tip, cwd=remote,
+                          capture=True))
+        merges = int(git("rev-list", "--merges", "--count", tip, cwd=remote,
+                         capture=True))
+        check(commits == nruns and merges == 0,
+              f"the branch is {nruns} commits, one per run, no merge",
+              (commits, merges))
+        files = git("ls-tree", "-r", "--name-only", tip, cwd=remote,
+                    capture=True).split("\n")
+        stray = [f for f in files if f.split("/")[-1].startswith(".")]
+        check(not stray, "no lock or temporary file on the branch", stray)
+        self.nchecks = getattr(self, "nchecks", 0) + 1
+        clone = os.path.join(self.work, f"check{self.nchecks}")
+        git("clone", "--quiet", "--branch", self.BRANCH, "file://" + remote,
+            clone)
+        rc = subprocess.run([self.binary, "archive", "verify", "--archive",
+                             clone]).returncode
+        check(rc == 0,
+              f"benchsite archive verify passes with the {nruns} runs")
+        return runs
+
+    def local_remote(self, key):
+        """A script filter: the step's GitHub remote becomes the bare
+        repository."""
+        url = (f"https://x-access-token:{self.TOKEN}@github.com/"
+               f"{self.REPOSITORY}")
+
+        def filt(script, remote):
+            if url not in script:
+                raise Failure(f"{key!r} no longer uses {url}: update "
+                              f"tests/ci_workflow.py")
+            return script.replace(url, "file://" + remote)
+        return filt
+
+    # -- the archive and pages jobs -------------------------------------------
+
+    def archive(self, push, remote, expect, label=None, during_push=None):
+        """The archive job of push (its measure job ran). expect is what
+        "Add the run to the archive" must do:
+        push     push once, accepted: the branch grows by this run;
+        retry    during_push() runs while the step waits at its first
+                 push, and must push to the branch itself (another archive
+                 job winning the race); that first push is then rejected
+                 and the next attempt, on the new tip, is accepted;
+        noop     the run is on the branch already: succeed, push nothing;
+        refused  the remote refuses every push: a bounded number of
+                 attempts, a short wait between two, then fail;
+        damaged  the branch holds a damaged run: fail, push nothing."""
+        sha, outputs = self.measured[push]
+        spec = self.wf["jobs"]["archive"]
         ctx = self.push_context(sha)
         ctx.update({f"needs.measure.outputs.{k}": v
-                    for k, v in measure_outputs.items()})
+                    for k, v in outputs.items()})
         check(condition_holds(spec.get("if"),
                               lambda n: ctx[n] if n in ctx else _unknown(n),
                               "failure"),
-              "publish: the job's if: is true after a failed gate (status 1)")
-        job = Job(self, push, "publish", ctx)
+              "archive: the job's if: is true after a failed gate (status 1)")
+        job = Job(self, push, "archive", ctx, label)
         handled = set()
 
         def do(key, fn):
             handled.add(key)
             fn()
 
-        url = (f"https://x-access-token:{self.TOKEN}@github.com/"
-               f"{self.REPOSITORY}")
-
-        def local_remote(script):
-            if url not in script:
-                raise Failure(f"'Check out the archive branch' no longer "
-                              f"uses {url}: update tests/ci_workflow.py")
-            return script.replace(url, "file://" + remote)
-
-        def archive_checkout():
-            job.run("Check out the archive branch", script_filter=local_remote)
-
         def add():
-            before = int(git("rev-list", "--all", "--count", cwd=remote,
-                             capture=True))
-            rc = job.run("Add the run to the archive",
-                         expect=None if damaged else 0)
-            after = int(git("rev-list", "--all", "--count", cwd=remote,
-                            capture=True))
-            if damaged:
-                check(rc != 0, "'Add the run to the archive' stops on the "
-                      "damaged archive", rc)
-                check(after == before, "the archive branch did not grow")
+            key = "Add the run to the archive"
+            before = self.tip(remote)
+            raced = []
+
+            def race():
+                during_push()
+                raced.append(self.tip(remote))
+            fails = expect in ("damaged", "refused")
+            rc = job.run(key, expect=None if fails else 0,
+                         script_filter=lambda s: self.local_remote(key)(
+                             s, remote),
+                         at_push=race if expect == "retry" else None,
+                         timeout=120)
+            after = self.tip(remote)
+            if expect in ("retry", "refused"):
+                waits = [float(w) if re.fullmatch(r"\d+(\.\d+)?", w) else -1
+                         for w in job.sleeps]
+                check(len(waits) >= len(job.pushes) - 1
+                      and all(0 < w <= 60 for w in waits),
+                      "a short wait (sleep, at most 60 s) before each retry",
+                      job.sleeps)
+            if expect == "refused":
+                check(rc != 0, f"{key!r} fails", rc)
+                check(2 <= len(job.pushes) <= 10
+                      and all(p != 0 for p in job.pushes),
+                      "after a bounded number of attempts, all refused",
+                      job.pushes)
+                check(after == before, "the archive branch did not change")
                 return
-            check(after == before + 1, f"the archive branch has {after} "
-                  f"commit(s), one more")
-            files = git("ls-tree", "-r", "--name-only", "benchsite-archive",
-                        cwd=remote, capture=True).split("\n")
+            if expect == "damaged":
+                check(rc != 0, f"{key!r} stops on the damaged archive", rc)
+                check(job.pushes == [], "it tried no push", job.pushes)
+                check(after == before, "the archive branch did not change")
+                return
+            if expect == "noop":
+                check(job.pushes == [], "nothing to push: the run is there "
+                      "already", job.pushes)
+                check(after == before, "the archive branch did not change")
+                base = before
+            elif expect == "push":
+                check(job.pushes == [0], "one push, accepted", job.pushes)
+                base = before
+            else:
+                check(raced[0] != before, "the other archive job pushed "
+                      "while this one waited")
+                check(len(job.pushes) == 2 and job.pushes[0] != 0
+                      and job.pushes[1] == 0, "the first push was rejected, "
+                      "the retry's accepted", job.pushes)
+                base = raced[0]
+            if expect != "noop":
+                parent = git("rev-parse", f"{after}^", cwd=remote,
+                             capture=True) if base else None
+                check(after != before and parent == base,
+                      "one new commit, on top of the tip it was pushed to"
+                      + (" (the other job's)" if expect == "retry" else ""))
+            runs = self.runs_at(remote, after)
+            mine = [r for r in runs if f"-{sha[:12]}-" in r]
+            check(len(mine) == 1, f"the branch holds the run of {sha[:12]}",
+                  runs)
+            check(set(runs) == set(self.runs_at(remote, base)) | set(mine),
+                  "and every run it held before", runs)
+            files = git("ls-tree", "-r", "--name-only", after, cwd=remote,
+                        capture=True).split("\n")
             stray = [f for f in files if f.split("/")[-1].startswith(".")]
             check(not stray, "no lock or temporary files committed", stray)
 
+        plan = [
+            ("Download the run", lambda: self.download(job, "Download the run")),
+            ("Install dependencies",
+             lambda: job.skip("Install dependencies", "apt-get")),
+            ("Build benchsite",
+             lambda: self.build_benchsite(job, "Build benchsite")),
+            ("Add the run to the archive", add),
+        ]
+        self.run_plan(job, plan, handled, do)
+        want = "failure" if expect in ("damaged", "refused") else "success"
+        check(job.status == want, f"{job.label} of push {push}: {want}")
+        return job
+
+    def pages(self, push, remote):
+        """The pages job of push, after its archive job succeeded: the site
+        must list every run on the branch tip."""
+        sha, _ = self.measured[push]
+        ctx = self.push_context(sha)
+        ctx["needs.archive.result"] = "success"
+        job = Job(self, push, "pages", ctx)
+        handled = set()
+
+        def do(key, fn):
+            handled.add(key)
+            fn()
+
+        def checkout():
+            key = "Check out the archive branch"
+            job.run(key, script_filter=lambda s: self.local_remote(key)(
+                s, remote))
+
         def site():
             job.run("Build the site")
-            check(os.path.isfile(job.ws("public", "index.html")),
-                  "public/index.html exists")
+            runs = self.runs_at(remote, self.tip(remote))
+            with open(job.ws("public", "index.html")) as f:
+                index = f.read()
+            for run in runs:
+                check(run in index, f"public/index.html lists {run}")
 
         def pages_artifact():
             key = "actions/upload-pages-artifact@v3"
@@ -696,13 +967,11 @@ class Simulation:
                   f"Pages artifact path {w['path']} exists")
 
         plan = [
-            ("Download the run", lambda: self.download(job, "Download the run")),
-            ("Check out the archive branch", archive_checkout),
+            ("Check out the archive branch", checkout),
             ("Install dependencies",
              lambda: job.skip("Install dependencies", "apt-get")),
             ("Build benchsite",
              lambda: self.build_benchsite(job, "Build benchsite")),
-            ("Add the run to the archive", add),
             ("Build the site", site),
             ("actions/configure-pages@v5",
              lambda: job.skip("actions/configure-pages@v5", "GitHub Pages")),
@@ -711,11 +980,94 @@ class Simulation:
              lambda: job.skip("actions/deploy-pages@v4", "GitHub Pages")),
         ]
         self.run_plan(job, plan, handled, do)
-        if damaged:
-            check(job.status == "failure", "publish fails")
-        else:
-            check(job.status == "success", "publish succeeds")
+        check(job.status == "success", f"pages of push {push} succeeds")
         return job
+
+    # -- what the workflow declares -------------------------------------------
+
+    def check_structure(self):
+        """Jobs, needs, concurrency, permissions and the jobs' if:s."""
+        jobs = self.wf["jobs"]
+        check(set(jobs) == {"measure", "archive", "pages"},
+              "the jobs are measure, archive and pages", sorted(jobs))
+        check(_as_list(jobs["archive"].get("needs")) == ["measure"],
+              "archive needs measure")
+        check(_as_list(jobs["pages"].get("needs")) == ["archive"],
+              "pages needs archive")
+
+        # archive: no group (or one per commit), so no run ever waits in a
+        # group and gets replaced. pages: one group, never cut off.
+        conc = jobs["archive"].get("concurrency")
+        group = conc.get("group") if isinstance(conc, dict) else conc
+        check(conc is None or "github.sha" in str(group),
+              "archive: no concurrency group (or one per commit)", conc)
+        for name in ("measure",):
+            check(jobs[name].get("concurrency") is None,
+                  f"{name}: no concurrency group")
+        check(self.wf.get("concurrency") is None,
+              "no workflow-level concurrency group")
+        conc = jobs["pages"].get("concurrency")
+        group = conc.get("group") if isinstance(conc, dict) else conc
+        check(isinstance(group, str) and group.strip()
+              and "github.sha" not in group,
+              "pages: one concurrency group (one deployment at a time)", conc)
+        check(not isinstance(conc, dict)
+              or conc.get("cancel-in-progress") in (None, False),
+              "pages: cancel-in-progress is false", conc)
+
+        # Permissions: the least each job needs.
+        check(self.wf.get("permissions") == {"contents": "read"},
+              "workflow permissions: contents: read",
+              self.wf.get("permissions"))
+        perms = jobs["archive"].get("permissions")
+        check(perms == {"contents": "write"},
+              "archive permissions: contents: write only", perms)
+        perms = dict(jobs["pages"].get("permissions") or {})
+        check(perms.pop("pages", None) == "write"
+              and perms.pop("id-token", None) == "write"
+              and perms.pop("contents", "none") in ("read", "none")
+              and not perms,
+              "pages permissions: pages and id-token write, contents read "
+              "at most", jobs["pages"].get("permissions"))
+        perms = jobs["measure"].get("permissions") or {}
+        check(not {"pages", "id-token"} & set(perms)
+              and perms.get("contents") != "write",
+              "measure permissions: no contents, pages or id-token write",
+              perms)
+
+        # The jobs' if:s, as GitHub evaluates them. A failed gate fails
+        # measure, and a failed job anywhere up the chain makes success()
+        # false: both if:s must hold nonetheless.
+        def cond(job, ctx, status):
+            return condition_holds(
+                jobs[job].get("if"),
+                lambda n: ctx[n] if n in ctx else _unknown(n), status)
+
+        def archive_ctx(event, gate):
+            ctx = self.push_context("0" * 40)
+            ctx["github.event_name"] = event
+            ctx["needs.measure.outputs.gate"] = gate
+            return ctx
+        check(cond("archive", archive_ctx("push", "1"), "failure"),
+              "archive runs on a push whose gate failed (status 1)")
+        check(cond("archive", archive_ctx("push", "0"), "success"),
+              "archive runs on a push whose gate passed (status 0)")
+        check(not cond("archive", archive_ctx("push", ""), "failure"),
+              "archive does not run when measure never got to the gate")
+        check(not cond("archive", archive_ctx("push", "2"), "failure"),
+              "archive does not run when the gate could not decide (2)")
+        check(not cond("archive", archive_ctx("pull_request", "1"),
+                       "failure"),
+              "archive does not run on a pull request")
+        for result, status, want in (("success", "failure", True),
+                                     ("success", "success", True),
+                                     ("failure", "failure", False),
+                                     ("skipped", "failure", False)):
+            ctx = self.push_context("0" * 40)
+            ctx["needs.archive.result"] = result
+            check(cond("pages", ctx, status) == want,
+                  f"pages {'runs' if want else 'does not run'} when archive "
+                  f"is {result} (up the chain: {status})")
 
     def run_plan(self, job, plan, handled, do):
         """Runs the plan in the workflow's step order; a step the plan
@@ -741,45 +1093,86 @@ class Simulation:
         on = self.wf.get("on", self.wf.get(True))  # YAML 1.1 reads on: as true
         check("main" in ((on or {}).get("push") or {}).get("branches", []),
               "the workflow runs on pushes to main")
+        print("\n== jobs, concurrency, permissions, conditions")
+        self.check_structure()
         proj, shas = self.make_project()
         remote = self.mkdir("archive-remote.git")
         git("init", "--quiet", "--bare", cwd=remote)
         dates = ["2026-11-30T10:00:00Z", "2026-12-01T09:30:00Z",
-                 "2026-12-02T08:15:00Z"]
+                 "2026-12-02T08:15:00Z", "2026-12-03T07:45:00Z"]
+        self.measured = {}  # push -> (sha, measure's outputs)
 
-        def push(n, damaged=False):
+        def measure(n):
             sha, date = shas[n], dates[n - 1]
             print(f"\n######## push {n} to main: {sha[:12]} at {date}")
-            self.artifacts = self.mkdir(f"push{n}", "artifacts")
+            self.artifacts[n] = self.mkdir(f"push{n}", "artifacts")
             outputs = self.measure(n, proj, sha, date)
             check(outputs.get("gate") == "1", "measure's output gate is 1")
-            return self.publish(n, sha, outputs, remote, damaged)
+            self.measured[n] = (sha, outputs)
 
-        push(1)  # no archive branch yet: it is created
-        job = push(2)  # the branch exists: fetched, grown, pushed
+        measure(1)
+        print("\n######## push 1: archive (creates the branch), pages")
+        self.archive(1, remote, "push")
+        self.pages(1, remote)
 
-        print("\n######## the archive branch and the site after both pushes")
-        clone = os.path.join(self.work, "archive-check")
-        git("clone", "--quiet", "--branch", "benchsite-archive",
-            "file://" + remote, clone)
-        runs = sorted(os.listdir(os.path.join(clone, "runs")))
-        check(len(runs) == 2, f"the archive holds 2 runs: {runs}")
-        for sha, run in zip(shas[1:], runs):
-            check(f"-{sha[:12]}-" in run, f"run {run} is of commit {sha[:12]}")
-        rc = subprocess.run([self.binary, "archive", "verify", "--archive",
-                             clone]).returncode
-        check(rc == 0, "benchsite archive verify passes on the branch")
-        with open(job.ws("public", "index.html")) as f:
+        measure(2)
+        measure(3)
+        print("\n######## pushes 2 and 3 race: archive 2 gets to its push, "
+              "then archive 3 and pages 3 run to the end, then archive 2 "
+              "pushes")
+
+        def push3_overtakes():
+            print("\n######## archive 3 and pages 3, while archive 2 waits")
+            self.archive(3, remote, "push")
+            self.pages(3, remote)
+        self.archive(2, remote, "retry", during_push=push3_overtakes)
+        print("\n######## pages 2, after archive 2: the whole archive")
+        pages = self.pages(2, remote)
+        print("\n######## re-run of archive 3: already archived")
+        self.archive(3, remote, "noop", label="archive-rerun")
+
+        print("\n######## the archive branch and the site after 3 pushes")
+        runs = self.check_branch(remote, 3)
+        for sha in shas[1:4]:
+            check(any(f"-{sha[:12]}-" in r for r in runs),
+                  f"a run of commit {sha[:12]} is archived")
+        with open(pages.ws("public", "index.html")) as f:
             index = f.read()
-        for run in runs:
-            check(run in index, f"public/index.html lists {run}")
+        check(all(r in index for r in runs),
+              "the last site (pages 2) lists all 3 runs")
+
+        print("\n######## the first two runs race on a new archive branch")
+        fresh = self.mkdir("archive-remote-fresh.git")
+        git("init", "--quiet", "--bare", cwd=fresh)
+        self.archive(1, fresh, "retry", label="archive-fresh",
+                     during_push=lambda: self.archive(
+                         2, fresh, "push", label="archive-fresh"))
+        self.check_branch(fresh, 2)
+
+        print("\n######## a remote that refuses every push: bounded retries")
+        hook = os.path.join(fresh, "hooks", "pre-receive")
+        with open(hook, "w") as f:
+            f.write("#!/bin/sh\necho 'refused (a test hook)' >&2\nexit 1\n")
+        os.chmod(hook, 0o755)
+        self.archive(3, fresh, "refused", label="archive-refused")
+        os.remove(hook)
+        self.check_branch(fresh, 2)
 
         print("\n######## damage a run on the archive branch")
+        clone = os.path.join(self.work, "archive-damage")
+        git("clone", "--quiet", "--branch", self.BRANCH, "file://" + remote,
+            clone)
         with open(os.path.join(clone, "runs", runs[0], "log-1.csv"), "a") as f:
             f.write("sum,n=65536,65536,base,0,99,confirm,360,1.0\n")
         git("commit", "--quiet", "-am", "damage", cwd=clone)
-        git("push", "--quiet", "origin", "benchsite-archive", cwd=clone)
-        push(3, damaged=True)
+        git("push", "--quiet", "origin", self.BRANCH, cwd=clone)
+        measure(4)
+        self.archive(4, remote, "damaged")
+        check(not condition_holds(
+            self.wf["jobs"]["pages"].get("if"),
+            lambda n: ("failure" if n == "needs.archive.result"
+                       else _unknown(n)),
+            "failure"), "pages does not run after the failed archive job")
         print("\nPASS: the workflow's steps work with benchsite")
 
 
