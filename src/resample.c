@@ -204,10 +204,14 @@ void bs__resample_one(const bs__series *s, uint64_t *state,
 /* --- AVX2 path (x86-64 with GCC or Clang, chosen at run time) ------------
  * Eight generators in two vectors. The multiply of xorshift64* is done in
  * 32-bit halves; draw() % d is reduced exactly: with v = hi 2^32 + lo,
- * t = hi (2^32 mod d) + lo is congruent to v and below 2^32 d <= 2^48,
- * so t and t/d are exact enough in double that floor(t * (1/d)) is the
- * quotient or one less (only for exact multiples), fixed by one
- * compare. The result is the same index as `draw() % d`, bit for bit. */
+ * t = hi (2^32 mod d) + lo is congruent to v, and t <= (2^32 - 1) d, so
+ * t / d < 2^32. The quotient is q = floor((t + 1/2) / d): the fraction of
+ * (t + 1/2) / d lies in [1/(2d), 1 - 1/(2d)], at least 2^-17 from an
+ * integer for d <= 2^16, while (t + 1/2) * fl(1/d), rounded once more, is
+ * within 2^32 * 2^-52 = 2^-20 of the true value. So floor() of it is q
+ * exactly, t - q d is the remainder with no correction, and the index is
+ * the same as `draw() % d`, bit for bit. t + 1/2 is exact in double
+ * (t < 2^49). */
 #if defined(__GNUC__) && defined(__x86_64__) && !defined(BENCHSITE_NO_SIMD)
 #define HAVE_AVX2 1
 #include <immintrin.h>
@@ -223,62 +227,60 @@ AVX2 static inline __m256i xs_vec(__m256i s) {
   return _mm256_xor_si256(s, _mm256_srli_epi64(s, 27));
 }
 
-/* s * 0x2545F4914F6CDD1D mod 2^64 from 32x32->64 products. */
-AVX2 static inline __m256i mul_vec(__m256i s) {
-  const __m256i mlo = _mm256_set1_epi64x(0x4F6CDD1D);
-  const __m256i mhi = _mm256_set1_epi64x(0x2545F491);
-  __m256i lo = _mm256_mul_epu32(s, mlo);
-  __m256i c1 = _mm256_mul_epu32(_mm256_srli_epi64(s, 32), mlo);
-  __m256i c2 = _mm256_mul_epu32(s, mhi);
-  return _mm256_add_epi64(lo, _mm256_slli_epi64(_mm256_add_epi64(c1, c2), 32));
-}
-
 typedef struct avx2_mod {
   __m256i c;   /* 2^32 mod d */
   __m256i d;   /* d */
-  __m256i dm1; /* d - 1 */
   __m256d inv; /* 1/d */
 } avx2_mod;
 
-AVX2 static inline __m256i mod_vec(__m256i v, const avx2_mod *m) {
+/* The output of xorshift64* (s * 0x2545F4914F6CDD1D mod 2^64) reduced
+ * mod d. The product is formed in 32-bit halves, and only as far as t
+ * needs it: its low half is that of lo = s_lo * M_lo; its high half is
+ * the low 32 bits of mid = (lo >> 32) + s_hi * M_lo + s_lo * M_hi, which
+ * is all _mm256_mul_epu32 reads of it. */
+AVX2 static inline __m256i mod_vec(__m256i s, const avx2_mod *m) {
+  const __m256i mlo = _mm256_set1_epi64x(0x4F6CDD1D);
+  const __m256i mhi = _mm256_set1_epi64x(0x2545F491);
   const __m256i low32 = _mm256_set1_epi64x(0xFFFFFFFF);
   const __m256i bits52 = _mm256_set1_epi64x(0x4330000000000000);
   const __m256d two52 = _mm256_set1_pd(4503599627370496.0);
-  __m256i t = _mm256_add_epi64(_mm256_mul_epu32(_mm256_srli_epi64(v, 32), m->c),
-                               _mm256_and_si256(v, low32));
-  __m256d td =
-      _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(t, bits52)), two52);
-  __m256d q = _mm256_floor_pd(_mm256_mul_pd(td, m->inv));
+  const __m256d two52_less_half = _mm256_set1_pd(4503599627370495.5);
+  __m256i lo = _mm256_mul_epu32(s, mlo);
+  __m256i mid = _mm256_add_epi64(
+      _mm256_add_epi64(_mm256_mul_epu32(_mm256_srli_epi64(s, 32), mlo),
+                       _mm256_mul_epu32(s, mhi)),
+      _mm256_srli_epi64(lo, 32));
+  __m256i t = _mm256_add_epi64(_mm256_mul_epu32(mid, m->c),
+                               _mm256_and_si256(lo, low32));
+  /* (2^52 + t) - (2^52 - 1/2) = t + 1/2, exactly. */
+  __m256d th = _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(t, bits52)),
+                             two52_less_half);
+  __m256d q = _mm256_floor_pd(_mm256_mul_pd(th, m->inv));
   __m256i qi =
       _mm256_xor_si256(_mm256_castpd_si256(_mm256_add_pd(q, two52)), bits52);
-  __m256i r = _mm256_sub_epi64(t, _mm256_mul_epu32(qi, m->d));
-  __m256i over = _mm256_cmpgt_epi64(r, m->dm1);
-  return _mm256_sub_epi64(r, _mm256_and_si256(over, m->d));
+  return _mm256_sub_epi64(t, _mm256_mul_epu32(qi, m->d));
 }
 
 /* The draws of BS__CHAINS resamples of s: idx[k * BS__CHAINS + c] is the k-th
- * draw of chain c, reduced mod d and stored as the offset of its counter
- * (index * BS__CHAINS + c). */
+ * draw of chain c, reduced mod d, times BS__CHAINS: the offset of its
+ * counter less c (the counting adds c, for free in the address). */
 AVX2 static void draws_avx2(const bs__series *s, uint64_t *state,
                             uint64_t *idx) {
   avx2_mod m;
   uint64_t d = (uint64_t)s->mod;
   m.c = _mm256_set1_epi64x((long long)((UINT64_C(1) << 32) % d));
   m.d = _mm256_set1_epi64x((long long)d);
-  m.dm1 = _mm256_set1_epi64x((long long)(d - 1));
   m.inv = _mm256_set1_pd(1.0 / (double)d);
   __m256i s0 = _mm256_loadu_si256((const __m256i *)state);
   __m256i s1 = _mm256_loadu_si256((const __m256i *)(state + 4));
-  const __m256i lane0 = _mm256_set_epi64x(3, 2, 1, 0);
-  const __m256i lane1 = _mm256_set_epi64x(7, 6, 5, 4);
   for (size_t k = 0; k < s->draws; k++) {
     s0 = xs_vec(s0);
     s1 = xs_vec(s1);
-    __m256i r0 = mod_vec(mul_vec(s0), &m), r1 = mod_vec(mul_vec(s1), &m);
+    __m256i r0 = mod_vec(s0, &m), r1 = mod_vec(s1, &m);
     _mm256_storeu_si256((__m256i *)(idx + k * BS__CHAINS),
-                        _mm256_add_epi64(_mm256_slli_epi64(r0, 3), lane0));
+                        _mm256_slli_epi64(r0, 3));
     _mm256_storeu_si256((__m256i *)(idx + k * BS__CHAINS + 4),
-                        _mm256_add_epi64(_mm256_slli_epi64(r1, 3), lane1));
+                        _mm256_slli_epi64(r1, 3));
   }
   _mm256_storeu_si256((__m256i *)state, s0);
   _mm256_storeu_si256((__m256i *)(state + 4), s1);
@@ -293,11 +295,10 @@ AVX512 static void draws_avx512(const bs__series *s, uint64_t *state,
   uint64_t d = (uint64_t)s->mod;
   const __m512i c = _mm512_set1_epi64((long long)((UINT64_C(1) << 32) % d));
   const __m512i dv = _mm512_set1_epi64((long long)d);
-  const __m512i dm1 = _mm512_set1_epi64((long long)(d - 1));
   const __m512d inv = _mm512_set1_pd(1.0 / (double)d);
+  const __m512d half_inv = _mm512_set1_pd(0.5 / (double)d);
   const __m512i mult = _mm512_set1_epi64(0x2545F4914F6CDD1D);
   const __m512i low32 = _mm512_set1_epi64(0xFFFFFFFF);
-  const __m512i lanes = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
   __m512i g = _mm512_loadu_si512((const void *)state);
   for (size_t k = 0; k < s->draws; k++) {
     g = _mm512_xor_si512(g, _mm512_srli_epi64(g, 12));
@@ -306,12 +307,14 @@ AVX512 static void draws_avx512(const bs__series *s, uint64_t *state,
     __m512i v = _mm512_mullo_epi64(g, mult);
     __m512i t = _mm512_add_epi64(_mm512_mul_epu32(_mm512_srli_epi64(v, 32), c),
                                  _mm512_and_si512(v, low32));
-    __m512d q = _mm512_floor_pd(_mm512_mul_pd(_mm512_cvtepu64_pd(t), inv));
+    /* q = floor((t + 1/2) / d) as on the AVX2 path; one rounding:
+     * fma(t, 1/d, 1/(2d)) = fl((t + 1/2) fl(1/d)), 1/(2d) being exact. */
+    __m512d q =
+        _mm512_floor_pd(_mm512_fmadd_pd(_mm512_cvtepu64_pd(t), inv, half_inv));
     __m512i r =
         _mm512_sub_epi64(t, _mm512_mul_epu32(_mm512_cvttpd_epu64(q), dv));
-    r = _mm512_mask_sub_epi64(r, _mm512_cmpgt_epu64_mask(r, dm1), r, dv);
     _mm512_storeu_si512((void *)(idx + k * BS__CHAINS),
-                        _mm512_add_epi64(_mm512_slli_epi64(r, 3), lanes));
+                        _mm512_slli_epi64(r, 3));
   }
   _mm512_storeu_si512((void *)state, g);
 }
@@ -327,19 +330,19 @@ AVX2 static void count_and_walk_avx2(const bs__series *s, const uint64_t *idx,
     for (size_t k = 0; k < draws * BS__CHAINS; k += BS__CHAINS) {
       const uint64_t *ik = idx + k;
       counts[ik[0]]++;
-      counts[ik[1]]++;
-      counts[ik[2]]++;
-      counts[ik[3]]++;
-      counts[ik[4]]++;
-      counts[ik[5]]++;
-      counts[ik[6]]++;
-      counts[ik[7]]++;
+      counts[ik[1] + 1]++;
+      counts[ik[2] + 2]++;
+      counts[ik[3] + 3]++;
+      counts[ik[4] + 4]++;
+      counts[ik[5] + 5]++;
+      counts[ik[6] + 6]++;
+      counts[ik[7] + 7]++;
     }
   } else {
     for (size_t k = 0, filled = 0; k < draws; k++, filled += s->L) {
       size_t take = n - filled < s->L ? n - filled : s->L;
       for (size_t c = 0; c < BS__CHAINS; c++) {
-        uint32_t *p = counts + idx[k * BS__CHAINS + c];
+        uint32_t *p = counts + idx[k * BS__CHAINS + c] + c;
         for (size_t t = 0; t < take; t++)
           p[t * BS__CHAINS]++;
       }
@@ -398,4 +401,34 @@ void bs__resample_chains(const bs__series *s, bs_noise_engine engine,
   (void)engine;
 #endif
   resample_scalar(s, state, w->counts, jl, jh);
+}
+
+void bs__resample_first_draws(bs_noise_engine engine, size_t d,
+                              const uint64_t state[BS__CHAINS],
+                              uint64_t idx[BS__CHAINS]) {
+  memset(idx, 0, BS__CHAINS * sizeof *idx);
+  if (d < 1)
+    return; /* no index to draw */
+  bs__series s;
+  memset(&s, 0, sizeof s);
+  s.mod = d;
+  s.draws = 1;
+  s.div = bs__fastdiv_init((uint64_t)d);
+  uint64_t g[BS__CHAINS];
+  memcpy(g, state, sizeof g);
+#if HAVE_AVX2
+  if (engine == BS_NOISE_ENGINE_AVX512 || engine == BS_NOISE_ENGINE_AVX2) {
+    if (engine == BS_NOISE_ENGINE_AVX512)
+      draws_avx512(&s, g, idx);
+    else
+      draws_avx2(&s, g, idx);
+    for (size_t c = 0; c < BS__CHAINS; c++)
+      idx[c] /= BS__CHAINS;
+    return;
+  }
+#else
+  (void)engine;
+#endif
+  for (size_t c = 0; c < BS__CHAINS; c++)
+    idx[c] = bs__fastdiv_mod(&s.div, XS_NEXT(g[c]));
 }

@@ -80,6 +80,14 @@ void bs__resample_chains(const bs__series *s, bs_noise_engine engine,
 void bs__resample_one(const bs__series *s, uint64_t *state,
                       bs__resample_work *w, uint32_t *jl, uint32_t *jh);
 
+/* For tests: the first draw of each generator state[c], reduced mod d
+ * (1 <= d, and d <= 65536 for the SIMD engines) by `engine`'s own code
+ * (PORTABLE, AVX2 or AVX512, which the caller checked this CPU has), into
+ * idx[c]. */
+void bs__resample_first_draws(bs_noise_engine engine, size_t d,
+                              const uint64_t state[BS__CHAINS],
+                              uint64_t idx[BS__CHAINS]);
+
 /* bs_bootstrap_median_ci() on the engine bs__resample_engine picks for
  * `want`, which *used (may be NULL) receives; for tests and benchmarks. */
 bs_status bs__bootstrap_median_ci_engine(const double *x, size_t m,

@@ -13,6 +13,7 @@
 #include "benchsite/quantile.h"
 #include "benchsite/rng.h"
 #include "jsonread.h"
+#include "resample.h"
 #include "support.h"
 
 #include <math.h>
@@ -308,6 +309,82 @@ Test(noise, every_engine_is_exact_at_the_divisor_limits) {
     }
   }
   free(x);
+}
+
+/* The generator state whose next output (xorshift64*) is v: the multiply
+ * by its inverse mod 2^64, then each xorshift undone. */
+static uint64_t state_before_output(uint64_t v) {
+  const uint64_t m = UINT64_C(0x2545F4914F6CDD1D);
+  uint64_t inv = m; /* Newton: each step doubles the correct low bits */
+  for (int i = 0; i < 6; i++)
+    inv *= 2 - m * inv;
+  uint64_t s = v * inv;
+  s ^= (s >> 27) ^ (s >> 54);
+  s ^= (s << 25) ^ (s << 50);
+  s ^= (s >> 12) ^ (s >> 24) ^ (s >> 36) ^ (s >> 48) ^ (s >> 60);
+  return s;
+}
+
+/* The SIMD engines reduce a draw v = hi 2^32 + lo mod d through
+ * t = hi (2^32 mod d) + lo in double precision. The hard cases are exact
+ * multiples t = q d (where a floor of t / d rounded down would be off by
+ * one) with q a power of two (where rounding below q is possible), their
+ * neighbours, and the largest t, for divisors up to the SIMD limit. Each
+ * engine's own reduction is checked against `%` on outputs built to hit
+ * them. */
+Test(noise, simd_reduction_is_exact_on_multiples_and_extremes) {
+  const uint64_t ds[] = {2,    3,    5,    7,     10,    11,    100,  127,
+                         1000, 4093, 4096, 40000, 65521, 65535, 65536};
+  const uint64_t two32 = UINT64_C(1) << 32;
+  size_t checked = 0;
+  for (size_t i = 0; i < sizeof ds / sizeof ds[0]; i++) {
+    uint64_t d = ds[i], c = two32 % d;
+    /* Outputs v and, for each, nothing but v % d is expected. */
+    uint64_t vs[512];
+    size_t nv = 0;
+    for (unsigned k = 0; k < 32; k++) {
+      uint64_t q = UINT64_C(1) << k;
+      for (int delta = -1; delta <= 1; delta++) {
+        /* hi = 0: t = lo = q d + delta, when below 2^32. */
+        uint64_t t = q * d + (uint64_t)(int64_t)delta;
+        if (q * d + 1 < two32 && t < two32)
+          vs[nv++] = t;
+        /* hi = 2^32 - 1: t = hi c + lo with lo = q d + delta - hi c. */
+        uint64_t hi = two32 - 1, base = hi * c;
+        if (q * d >= base + 1 && q * d + 1 - base < two32)
+          vs[nv++] = (hi << 32) | (q * d + (uint64_t)(int64_t)delta - base);
+      }
+    }
+    vs[nv++] = UINT64_MAX; /* the largest t */
+    vs[nv++] = 0;
+    vs[nv++] = (two32 - 1) << 32;
+    while (nv % BS__CHAINS)
+      vs[nv++] = d - 1;
+    for (size_t b = 0; b < nv; b += BS__CHAINS) {
+      uint64_t state[BS__CHAINS];
+      for (size_t j = 0; j < BS__CHAINS; j++) {
+        state[j] = state_before_output(vs[b + j]);
+        bs_rng r = {state[j]};
+        cr_assert_eq(bs_rng_next(&r), vs[b + j]); /* the inverse is right */
+      }
+      for (int e = BS_NOISE_ENGINE_PORTABLE; e <= BS_NOISE_ENGINE_AVX512; e++) {
+        if ((int)bs__resample_engine(d, (bs_noise_engine)e) != e)
+          continue; /* not on this CPU */
+        uint64_t idx[BS__CHAINS];
+        bs__resample_first_draws((bs_noise_engine)e, d, state, idx);
+        for (size_t j = 0; j < BS__CHAINS; j++) {
+          cr_assert_eq(idx[j], vs[b + j] % d,
+                       "engine %d, d %llu, v %#llx: %llu, want %llu", e,
+                       (unsigned long long)d, (unsigned long long)vs[b + j],
+                       (unsigned long long)idx[j],
+                       (unsigned long long)(vs[b + j] % d));
+          checked++;
+        }
+      }
+    }
+  }
+  cr_log_info("simd reduction: %zu draws checked", checked);
+  cr_assert_gt(checked, 1000);
 }
 
 Test(noise, block_length_one_equals_the_ordinary_bootstrap) {
