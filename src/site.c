@@ -1365,17 +1365,59 @@ static void run_links(bs_tval *t, const srun *r) {
     bs_tval_set_str(t, "no_report", r->no_report);
 }
 
-/* Renders a page and writes it unless the previous build has the same
- * bytes, which are then linked. */
+/* A run's median and interval (when it has one) and its paired verdict
+ * (when it compared), as the runs' and the cases' tables show them. */
+static void result_fields(bs_tval *t, const result *res) {
+  char buf[128];
+  if (res->has_hist) {
+    bs_tval_set_str(t, "median", bs__fmt_time(buf, sizeof buf, res->median));
+    fmt_interval(buf, sizeof buf, res->lo, res->hi);
+    bs_tval_set_str(t, "interval", buf);
+  }
+  if (res->has_cmp) {
+    bs_tval_set_str(t, "verdict",
+                    bs__verdict_marker(res->sig, (bs_verdict)res->verdict));
+    bs_tval_set_str(t, "verdict_class",
+                    bs__verdict_class(res->sig, (bs_verdict)res->verdict));
+    bs_tval_set_str(t, "delta_pct",
+                    bs__fmt_pct_signed(buf, sizeof buf, res->delta_pct));
+  }
+}
+
+/* A case's drift test, as the index and its history page state it. */
+static void drift_fields(bs_tval *dr, const scase *sc) {
+  char buf[64];
+  bs_tval_set_bool(dr, "flagged", sc->drift.drifted);
+  bs_tval_set_str(
+      dr, "shift",
+      bs__fmt_pct_signed(buf, sizeof buf, 100 * sc->drift.relative_shift));
+  bs_tval_set_strf(dr, "p", "%.2g", sc->drift.p);
+  bs_tval_set_strf(dr, "n", "%zu", sc->drift_n);
+}
+
+/* The link to the run before or after on a run page. */
+static void neighbour(bs_tval *root, const char *which, const srun *r) {
+  bs_tval *t = bs_tval_set_obj(root, which);
+  bs_tval_set_strf(t, "href", "run-%s.html", r->ar->id);
+  bs_tval_set_str(t, "commit", r->ar->commit);
+}
+
+/* Adds the footer's seed, renders the page (freeing d) and writes it
+ * unless the previous build has the same bytes, which are then linked. */
 static bs_status emit_page(site *s, const char *tname, bs_tdata *d,
                            const char *file, bs_error *err) {
+  bs_tval_set_strf(bs_tdata_root(d), "seed", "%llu",
+                   (unsigned long long)s->o->seed);
   bs_status st = bs_tdata_status(d);
-  if (st)
+  if (st) {
+    bs_tdata_free(d);
     return bs_error_set(err, st, NULL, 0, "out of memory");
+  }
   char *html = NULL;
   size_t len = 0;
-  if ((st = bs_templates_render(s->tpl, tname, bs_tdata_root(d), &html, &len,
-                                err)))
+  st = bs_templates_render(s->tpl, tname, bs_tdata_root(d), &html, &len, err);
+  bs_tdata_free(d);
+  if (st)
     return st;
   char hash[BS__SHA256_HEXLEN + 1];
   bs__sha256_hex(html, len, hash);
@@ -1459,21 +1501,12 @@ static bs_status index_page(site *s, bs_error *err) {
       }
     }
     if (sc->has_drift) {
-      bs_tval *dr = bs_tval_set_obj(t, "drift");
-      bs_tval_set_bool(dr, "flagged", sc->drift.drifted);
-      bs_tval_set_str(
-          dr, "shift",
-          bs__fmt_pct_signed(buf, sizeof buf, 100 * sc->drift.relative_shift));
-      bs_tval_set_strf(dr, "p", "%.2g", sc->drift.p);
-      bs_tval_set_strf(dr, "n", "%zu", sc->drift_n);
+      drift_fields(bs_tval_set_obj(t, "drift"), sc);
     } else {
       bs_tval_set_strf(t, "drift_runs", "%zu", sc->drift_n);
     }
   }
-  bs_tval_set_strf(root, "seed", "%llu", (unsigned long long)s->o->seed);
-  bs_status st = emit_page(s, "site_index", d, "index.html", err);
-  bs_tdata_free(d);
-  return st;
+  return emit_page(s, "site_index", d, "index.html", err);
 }
 
 static bs_status run_page(site *s, size_t i, bs_error *err) {
@@ -1504,16 +1537,10 @@ static bs_status run_page(site *s, size_t i, bs_error *err) {
   run_links(t, r);
   run_counts(t, r);
   env_status(s, i, t);
-  if (i > 0) {
-    bs_tval *p = bs_tval_set_obj(root, "prev");
-    bs_tval_set_strf(p, "href", "run-%s.html", s->runs[i - 1].ar->id);
-    bs_tval_set_str(p, "commit", s->runs[i - 1].ar->commit);
-  }
-  if (i + 1 < s->nruns) {
-    bs_tval *n = bs_tval_set_obj(root, "next");
-    bs_tval_set_strf(n, "href", "run-%s.html", s->runs[i + 1].ar->id);
-    bs_tval_set_str(n, "commit", s->runs[i + 1].ar->commit);
-  }
+  if (i > 0)
+    neighbour(root, "prev", &s->runs[i - 1]);
+  if (i + 1 < s->nruns)
+    neighbour(root, "next", &s->runs[i + 1]);
   bs_tval *env = bs_tval_set_list(root, "environment");
   for (size_t k = 0; k < bs_manifest_count(r->mf); k++) {
     bs_tval *e = bs_tval_push_obj(env);
@@ -1525,35 +1552,20 @@ static bs_status run_page(site *s, size_t i, bs_error *err) {
     const result *res = &r->res[k];
     const scase *sc = &s->cases[res->case_idx];
     bs_tval *c = bs_tval_push_obj(cases);
-    char name[512], buf[128];
+    char name[512];
     bs__case_label(name, sizeof name, res->benchmark, res->dataset);
     bs_tval_set_str(c, "name", name);
     bs_tval_set_strf(c, "href", "case-%s.html", sc->id);
-    if (res->has_hist) {
-      bs_tval_set_str(c, "median", bs__fmt_time(buf, sizeof buf, res->median));
-      fmt_interval(buf, sizeof buf, res->lo, res->hi);
-      bs_tval_set_str(c, "interval", buf);
-    }
-    if (res->has_cmp) {
-      bs_tval_set_str(c, "verdict",
-                      bs__verdict_marker(res->sig, (bs_verdict)res->verdict));
-      bs_tval_set_str(c, "verdict_class",
-                      bs__verdict_class(res->sig, (bs_verdict)res->verdict));
-      bs_tval_set_str(c, "delta_pct",
-                      bs__fmt_pct_signed(buf, sizeof buf, res->delta_pct));
-    }
+    result_fields(c, res);
     if (res->ack) {
       bs_tval *a = bs_tval_set_obj(c, "ack");
       bs_tval_set_str(a, "reason", res->ack->reason);
       bs_tval_set_strf(a, "line", "%ld", res->ack->line);
     }
   }
-  bs_tval_set_strf(root, "seed", "%llu", (unsigned long long)s->o->seed);
   char file[BS_ARCHIVE_ID_MAX + 16];
   snprintf(file, sizeof file, "run-%s.html", r->ar->id);
-  bs_status st = emit_page(s, "site_run", d, file, err);
-  bs_tdata_free(d);
-  return st;
+  return emit_page(s, "site_run", d, file, err);
 }
 
 static bs_status case_page(site *s, size_t c, bs_error *err) {
@@ -1562,7 +1574,7 @@ static bs_status case_page(site *s, size_t c, bs_error *err) {
   if (!d)
     return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
   bs_tval *root = bs_tdata_root(d);
-  char name[512], buf[128];
+  char name[512];
   bs__case_label(name, sizeof name, sc->benchmark, sc->dataset);
   page_common(root, name, NULL);
   bs_tval *cv = bs_tval_set_obj(root, "case");
@@ -1582,13 +1594,8 @@ static bs_status case_page(site *s, size_t c, bs_error *err) {
                   "against its own baseline.");
   if (sc->has_drift) {
     bs_tval *dr = bs_tval_set_obj(root, "drift");
-    bs_tval_set_bool(dr, "flagged", sc->drift.drifted);
-    bs_tval_set_str(
-        dr, "shift",
-        bs__fmt_pct_signed(buf, sizeof buf, 100 * sc->drift.relative_shift));
+    drift_fields(dr, sc);
     bs_tval_set_strf(dr, "rho", "%.3f", sc->drift.rho);
-    bs_tval_set_strf(dr, "p", "%.2g", sc->drift.p);
-    bs_tval_set_strf(dr, "n", "%zu", sc->drift_n);
     bs_tval_set_strf(dr, "group", "%zu", sc->drift_group + 1);
   } else {
     bs_tval_set_strf(root, "drift_skipped", "%zu", sc->drift_n);
@@ -1615,30 +1622,17 @@ static bs_status case_page(site *s, size_t c, bs_error *err) {
     bs_tval_set_strf(t, "group", "%zu", r->group + 1);
     if (i > 0 && s->runs[sc->pts[i - 1].run].group != r->group)
       bs_tval_set_bool(t, "group_change", 1);
+    result_fields(t, res);
     if (res->has_hist) {
-      bs_tval_set_str(t, "median", bs__fmt_time(buf, sizeof buf, res->median));
-      fmt_interval(buf, sizeof buf, res->lo, res->hi);
-      bs_tval_set_str(t, "interval", buf);
       bs_tval_set_strf(t, "n", "%zu", res->n);
       bs_tval_set_str(t, "impl", r->impl);
-    }
-    if (res->has_cmp) {
-      bs_tval_set_str(t, "verdict",
-                      bs__verdict_marker(res->sig, (bs_verdict)res->verdict));
-      bs_tval_set_str(t, "verdict_class",
-                      bs__verdict_class(res->sig, (bs_verdict)res->verdict));
-      bs_tval_set_str(t, "delta_pct",
-                      bs__fmt_pct_signed(buf, sizeof buf, res->delta_pct));
     }
     if (res->ack)
       bs_tval_set_str(t, "ack", res->ack->reason);
   }
-  bs_tval_set_strf(root, "seed", "%llu", (unsigned long long)s->o->seed);
   char file[64];
   snprintf(file, sizeof file, "case-%s.html", sc->id);
-  bs_status st = emit_page(s, "site_case", d, file, err);
-  bs_tdata_free(d);
-  return st;
+  return emit_page(s, "site_case", d, file, err);
 }
 
 /* ---- Output directory ---------------------------------------------------- */
