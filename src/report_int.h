@@ -113,5 +113,9 @@ char *bs__clip(char *buf, size_t n, const char *s, size_t max_chars);
  * "slower", ...). */
 const char *bs__verdict_marker(int significant, bs_verdict verdict);
 const char *bs__verdict_class(int significant, bs_verdict verdict);
+/* The list "facts" under `run`: the manifest's commit, date, machine,
+ * target, profile and protocol that are set (the header of every report
+ * and site run page). mf may be NULL. */
+void bs__report_facts(bs_tval *run, const bs_manifest *mf);
 
 #endif

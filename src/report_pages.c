@@ -49,6 +49,20 @@ static const char *basename_of(const char *path) {
   return s && s[1] ? s + 1 : path;
 }
 
+void bs__report_facts(bs_tval *run, const bs_manifest *mf) {
+  static const char *const keys[] = {"commit", "date",    "machine",
+                                     "target", "profile", "protocol"};
+  bs_tval *list = bs_tval_set_list(run, "facts");
+  for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+    const char *v = bs_manifest_get(mf, keys[i]);
+    if (!v || !v[0])
+      continue;
+    bs_tval *f = bs_tval_push_obj(list);
+    bs_tval_set_str(f, "key", keys[i]);
+    bs_tval_set_str(f, "value", v);
+  }
+}
+
 /* Everything every page shows: title, navigation, the run's identity. */
 static bs_tval *page(const bs__report *r, bs_tdata *d, const char *title,
                      const char *current) {
@@ -76,17 +90,7 @@ static bs_tval *page(const bs__report *r, bs_tdata *d, const char *title,
   }
   const bs_manifest *env = r->nmf ? r->mf[0] : NULL;
   bs_tval *run = bs_tval_set_obj(root, "run");
-  static const char *const keys[] = {"commit", "date",    "machine",
-                                     "target", "profile", "protocol"};
-  bs_tval *facts = bs_tval_set_list(run, "facts");
-  for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-    const char *v = bs_manifest_get(env, keys[i]);
-    if (!v || !v[0])
-      continue;
-    bs_tval *f = bs_tval_push_obj(facts);
-    bs_tval_set_str(f, "key", keys[i]);
-    bs_tval_set_str(f, "value", v);
-  }
+  bs__report_facts(run, env);
   if (r->cmp) {
     bs_tval_set_str(run, "baseline", r->cmp->baseline);
     bs_tval_set_str(run, "candidate", r->cmp->candidate);

@@ -1296,20 +1296,6 @@ static void page_common(bs_tval *root, const char *title, const char *current) {
   bs_tval_set_bool(it, "current", current && !strcmp(current, "index.html"));
 }
 
-static void facts(bs_tval *rv, const bs_manifest *mf) {
-  static const char *const keys[] = {"commit", "date",    "machine",
-                                     "target", "profile", "protocol"};
-  bs_tval *list = bs_tval_set_list(rv, "facts");
-  for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-    const char *v = bs_manifest_get(mf, keys[i]);
-    if (!v || !v[0])
-      continue;
-    bs_tval *f = bs_tval_push_obj(list);
-    bs_tval_set_str(f, "key", keys[i]);
-    bs_tval_set_str(f, "value", v);
-  }
-}
-
 /* Environment status of run i against the run before it: "first run",
  * "comparable", "differs on protocol, machine"; a target that is not
  * native is called out first. */
@@ -1519,7 +1505,7 @@ static bs_status run_page(site *s, size_t i, bs_error *err) {
   snprintf(title, sizeof title, "Run %zu: %s", i + 1, r->ar->commit);
   page_common(root, title, NULL);
   bs_tval *rv = bs_tval_set_obj(root, "run");
-  facts(rv, r->mf);
+  bs__report_facts(rv, r->mf);
   const char *baseline = bs_manifest_get(r->mf, "baseline");
   const char *candidate = bs_manifest_get(r->mf, "candidate");
   if (baseline && candidate) {
