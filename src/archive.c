@@ -8,6 +8,7 @@
 #include "buf.h"
 #include "csvin.h"
 #include "fsutil.h"
+#include "grow.h"
 #include "sha256.h"
 #include "strlist.h"
 
@@ -335,7 +336,7 @@ static bs_status prepare(const char *manifest, const char *const *logs,
   bs_manifest *mf = NULL;
   bs_check_result *cr = NULL;
   memset(p, 0, sizeof *p);
-  bs__buf_init(&p->sums, 0);
+  bs__buf_init(&p->sums, BS__CAP_SUMS);
   res->id[0] = '\0';
   res->added = 0;
   res->refused = 0;
@@ -843,12 +844,10 @@ static int parse_sums(const char *text, size_t len, sums_entry **out, size_t *n,
     if (ll - 66 != strlen(want) || memcmp(p + 66, want, ll - 66) != 0)
       goto bad;
     if (*n == cap) {
-      size_t nc = cap ? cap * 2 : 8;
-      sums_entry *g = realloc(*out, nc * sizeof *g);
+      sums_entry *g = BS__GROW(*out, cap, *n + 1, 8);
       if (!g)
         goto nomem;
       *out = g;
-      cap = nc;
     }
     memcpy((*out)[*n].hex, p, BS__SHA256_HEXLEN);
     (*out)[*n].hex[BS__SHA256_HEXLEN] = '\0';

@@ -1,4 +1,5 @@
 #include "buf.h"
+#include "grow.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -30,14 +31,10 @@ static bs_status reserve(bs__buf *b, size_t extra) {
   size_t need = b->len + extra + 1;
   if (need <= b->cap)
     return BS_OK;
-  size_t cap = b->cap ? b->cap : 256;
-  while (cap < need)
-    cap = cap > SIZE_MAX / 2 ? need : cap * 2;
-  char *p = realloc(b->data, cap);
+  char *p = BS__GROW(b->data, b->cap, need, 256);
   if (!p)
     return BS_ENOMEM;
   b->data = p;
-  b->cap = cap;
   return BS_OK;
 }
 

@@ -16,6 +16,23 @@ typedef struct bs__buf {
 
 #define BS__BUF_DEFAULT_LIMIT ((size_t)1 << 30)
 
+/* Caps per use (curl's dynbuf style): each well above the most its use
+ * can legitimately hold, so reaching one means runaway input or a bug.
+ * Outputs that grow with the number of cases keep the 1 GiB default. */
+#define BS__MiB ((size_t)1 << 20)
+#define BS__CAP_JSON BS__BUF_DEFAULT_LIMIT     /* a JSON document */
+#define BS__CAP_JSON_STRING (16 * BS__MiB)     /* one string read from JSON */
+#define BS__CAP_MARKDOWN BS__BUF_DEFAULT_LIMIT /* a Markdown summary */
+#define BS__CAP_TEXT BS__BUF_DEFAULT_LIMIT     /* a terminal table */
+#define BS__CAP_MANIFEST_RECORD (32 * BS__MiB) /* a manifest (16 MiB file) */
+#define BS__CAP_SUMS (4 * BS__MiB)             /* SHA256SUMS, 999 logs */
+#define BS__CAP_CHART_DATA (256 * BS__MiB)     /* one chart's data points */
+#define BS__CAP_PLOT_SCRIPT BS__BUF_DEFAULT_LIMIT /* a gnuplot batch */
+#define BS__CAP_SVG (256 * BS__MiB)               /* an inline SVG chart */
+#define BS__CAP_SITE_STATE BS__BUF_DEFAULT_LIMIT  /* the site's state file */
+#define BS__CAP_SITE_FILES (256 * BS__MiB)        /* the site's file list */
+#define BS__CAP_PAGE BS__BUF_DEFAULT_LIMIT        /* a rendered page */
+
 void bs__buf_init(bs__buf *b, size_t limit);
 void bs__buf_release(bs__buf *b);
 void bs__buf_reset(bs__buf *b);

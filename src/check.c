@@ -1,5 +1,6 @@
 #include "benchsite/check.h"
 
+#include "grow.h"
 #include "strlist.h"
 
 #include <math.h>
@@ -86,15 +87,13 @@ add(checker *c, bs_check_kind kind, const char *file, long line,
   va_end(ap);
   bs_check_result *r = c->r;
   if (r->nfindings == c->cap) {
-    size_t cap = c->cap ? c->cap * 2 : 16;
-    bs_finding *f = realloc(r->findings, cap * sizeof *f);
+    bs_finding *f = BS__GROW(r->findings, c->cap, r->nfindings + 1, 16);
     if (!f) {
       free(msg);
       c->status = BS_ENOMEM;
       return;
     }
     r->findings = f;
-    c->cap = cap;
   }
   bs_finding *f = &r->findings[r->nfindings++];
   f->kind = kind;

@@ -1,6 +1,7 @@
 #include "jsonread.h"
 
 #include "buf.h"
+#include "grow.h"
 
 #include <errno.h>
 #include <math.h>
@@ -158,7 +159,7 @@ static size_t utf8_seq(const unsigned char *p, const unsigned char *end) {
  * copy. */
 static bs_status parse_string(jparser *j, char **out, size_t *len) {
   bs__buf b;
-  bs__buf_init(&b, 0);
+  bs__buf_init(&b, BS__CAP_JSON_STRING);
   j->p++; /* opening quote */
   bs_status st = bs__buf_append(&b, "", 0);
   while (!st) {
@@ -317,7 +318,10 @@ static bs_status parse_value(jparser *j, bs__jvalue *v, int depth);
 static bs_status grow(jparser *j, bs__jvalue *v, size_t *cap, int keys) {
   if (v->n < *cap)
     return BS_OK;
-  size_t nc = *cap ? *cap * 2 : 8;
+  size_t nc =
+      bs__grow_cap(*cap, v->n + 1, 8, sizeof(bs__jvalue) + sizeof(char *));
+  if (!nc)
+    return nomem(j);
   bs__jvalue *items = realloc(v->items, nc * sizeof *items);
   if (!items)
     return nomem(j);

@@ -164,7 +164,7 @@ bs_status bs__jobj_end(bs__jobj *o) {
 }
 
 void bs__json_doc_begin(bs__jobj *o, bs__buf *b, const char *schema) {
-  bs__buf_init(b, 0);
+  bs__buf_init(b, BS__CAP_JSON);
   bs__jobj_begin(o, b, 2);
   bs__jobj_string(o, "schema", schema);
 }

@@ -2,6 +2,7 @@
 
 #include "arena.h"
 #include "csvin.h"
+#include "grow.h"
 #include "num.h"
 
 #include <stdint.h>
@@ -196,8 +197,9 @@ static const char *intern(reader *r, const char *s, size_t n) {
   if (n == 0)
     return "";
   if ((log->istr_n + 1) * 2 > log->istr_cap) {
-    size_t cap = log->istr_cap ? log->istr_cap * 2 : 256;
-    if (!fits(log, cap * sizeof(intern_slot))) {
+    size_t cap = bs__grow_cap(log->istr_cap, log->istr_cap + 1, 256,
+                              sizeof(intern_slot));
+    if (!cap || !fits(log, cap * sizeof(intern_slot))) {
       fail_memory_limit(r, r->in.rec_line);
       return NULL;
     }
@@ -282,8 +284,9 @@ static size_t case_get(reader *r, const char *b, const char *d, size_t row,
     }
   }
   if (log->ncases == log->cases_cap) {
-    size_t cap = log->cases_cap ? log->cases_cap * 2 : 64;
-    if (!fits(log, (cap - log->cases_cap) * sizeof(case_ent))) {
+    size_t cap =
+        bs__grow_cap(log->cases_cap, log->ncases + 1, 64, sizeof(case_ent));
+    if (!cap || !fits(log, (cap - log->cases_cap) * sizeof(case_ent))) {
       fail_memory_limit(r, r->in.rec_line);
       return EMPTY;
     }
@@ -296,8 +299,9 @@ static size_t case_get(reader *r, const char *b, const char *d, size_t row,
     log->cases_cap = cap;
   }
   if ((log->ncases + 1) * 2 > log->cslot_cap) {
-    size_t cap = log->cslot_cap ? log->cslot_cap * 2 : 128;
-    if (!fits(log, cap * sizeof(size_t))) {
+    size_t cap =
+        bs__grow_cap(log->cslot_cap, log->cslot_cap + 1, 128, sizeof(size_t));
+    if (!cap || !fits(log, cap * sizeof(size_t))) {
       fail_memory_limit(r, r->in.rec_line);
       return EMPTY;
     }
@@ -372,8 +376,8 @@ static size_t dup_check(reader *r, size_t row, int *failed) {
   case_ent *c = &log->cases[log->row_case[row]];
   *failed = 0;
   if ((c->dup_n + 1) * 2 > c->dup_cap) {
-    size_t cap = c->dup_cap ? c->dup_cap * 2 : 16;
-    if (!fits(log, cap * sizeof(dup_slot))) {
+    size_t cap = bs__grow_cap(c->dup_cap, c->dup_cap + 1, 16, sizeof(dup_slot));
+    if (!cap || !fits(log, cap * sizeof(dup_slot))) {
       fail_memory_limit(r, r->in.rec_line);
       *failed = 1;
       return EMPTY;
@@ -484,16 +488,12 @@ static int check_bytes(reader *r, size_t idx, const char *f, size_t len) {
  * fields of at most max_field bytes. */
 static size_t store(reader *r, const char *f, size_t len) {
   if (r->rec_cap - r->rec_len < len + 1) {
-    size_t cap = r->rec_cap ? r->rec_cap : 256;
-    while (cap - r->rec_len < len + 1)
-      cap *= 2;
-    char *t = realloc(r->rec, cap);
+    char *t = BS__GROW(r->rec, r->rec_cap, r->rec_len + len + 1, 256);
     if (!t) {
       fail_nomem(r);
       return EMPTY;
     }
     r->rec = t;
-    r->rec_cap = cap;
   }
   size_t ofs = r->rec_len;
   if (len)
@@ -570,14 +570,12 @@ static void on_field(void *ctx, const char *s, size_t len) {
   if (r->in.dirty && check_bytes(r, idx, f, len))
     return;
   if (idx >= r->hdr_cap) {
-    size_t cap = r->hdr_cap ? r->hdr_cap * 2 : 16;
-    span *t = realloc(r->hdr, cap * sizeof *t);
+    span *t = BS__GROW(r->hdr, r->hdr_cap, idx + 1, 16);
     if (!t) {
       fail_nomem(r);
       return;
     }
     r->hdr = t;
-    r->hdr_cap = cap;
   }
   r->hdr[idx].ofs = store(r, f, len);
   r->hdr[idx].len = len;
@@ -586,12 +584,11 @@ static void on_field(void *ctx, const char *s, size_t len) {
 static int add_unknown(bs_log *log, const char *file, const char *name,
                        size_t index) {
   if (log->nunknown == log->unknown_cap) {
-    size_t cap = log->unknown_cap ? log->unknown_cap * 2 : 8;
-    bs_log_column *t = realloc(log->unknown, cap * sizeof *t);
+    bs_log_column *t =
+        BS__GROW(log->unknown, log->unknown_cap, log->nunknown + 1, 8);
     if (!t)
       return -1;
     log->unknown = t;
-    log->unknown_cap = cap;
   }
   bs_log_column *c = &log->unknown[log->nunknown++];
   c->file = file;
@@ -738,8 +735,8 @@ static int has(const reader *r, int k) {
 static int grow_rows(reader *r) {
   bs_log *log = r->log;
   size_t per = sizeof(bs_row) + sizeof(size_t);
-  size_t cap = log->rows_cap ? log->rows_cap * 2 : 1024;
-  if (cap > r->max_rows)
+  size_t cap = bs__grow_cap(log->rows_cap, log->nrows + 1, 1024, per);
+  if (!cap || cap > r->max_rows)
     cap = r->max_rows;
   size_t others = footprint(log) - log->rows_cap * per;
   size_t max = log->limits.max_memory_bytes;

@@ -3,6 +3,7 @@
 #include "arena.h"
 #include "buf.h"
 #include "csvin.h"
+#include "grow.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -67,16 +68,14 @@ static void slot_insert(bs_manifest *m, size_t id) {
 static int add(bs_manifest *m, const char *key, size_t klen, const char *value,
                size_t vlen, long line) {
   if (m->n == m->cap) {
-    size_t cap = m->cap ? m->cap * 2 : 16;
-    entry *t = realloc(m->ents, cap * sizeof *t);
+    entry *t = BS__GROW(m->ents, m->cap, m->n + 1, 16);
     if (!t)
       return -1;
     m->ents = t;
-    m->cap = cap;
   }
   if ((m->n + 1) * 2 > m->slot_cap) {
-    size_t cap = m->slot_cap ? m->slot_cap * 2 : 32;
-    size_t *t = malloc(cap * sizeof *t);
+    size_t cap = bs__grow_cap(m->slot_cap, m->slot_cap + 1, 32, sizeof(size_t));
+    size_t *t = cap ? malloc(cap * sizeof *t) : NULL;
     if (!t)
       return -1;
     free(m->slot);
@@ -215,7 +214,7 @@ static bs_status read_manifest(bs_manifest *m, const char *name, int is_file,
   reader r;
   memset(&r, 0, sizeof r);
   r.m = m;
-  bs__buf_init(&r.rec, 0);
+  bs__buf_init(&r.rec, BS__CAP_MANIFEST_RECORD);
   if (bs__csvin_init(&r.in, name, err, MAX_FIELD, on_field, on_record, &r) ==
       BS_OK) {
     r.in.max_bytes = MAX_BYTES;

@@ -70,7 +70,7 @@ bs_status bs_markdown_compare(const bs_compare_result *r,
                               const bs_manifest *env, char **out, size_t *len,
                               bs_error *err) {
   bs__buf b;
-  bs__buf_init(&b, 0);
+  bs__buf_init(&b, BS__CAP_MARKDOWN);
   const bs_compare_options *o = &r->options;
   bs_status st = bs__buf_puts(&b, "### benchsite: ");
   if (!st)
@@ -216,7 +216,7 @@ static const bs_tune_case **human_order(const bs_tune_result *r) {
 bs_status bs_markdown_tune(const bs_tune_result *r, char **out, size_t *len,
                            bs_error *err) {
   bs__buf b;
-  bs__buf_init(&b, 0);
+  bs__buf_init(&b, BS__CAP_MARKDOWN);
   char t[48];
   const bs_tune_case **order = human_order(r);
   if (!order)
@@ -308,7 +308,7 @@ bs_status bs_text_compare(const bs_compare_result *r, char **out, size_t *len,
   size_t n = r->ncases + 1;
   char(*cells)[TEXT_COLS][160] = calloc(n, sizeof *cells);
   bs__buf b;
-  bs__buf_init(&b, 0);
+  bs__buf_init(&b, BS__CAP_TEXT);
   bs_status st = BS_ENOMEM;
   if (!cells)
     goto done;
@@ -375,7 +375,7 @@ done:
 bs_status bs_text_tune(const bs_tune_result *r, char **out, size_t *len,
                        bs_error *err) {
   bs__buf b;
-  bs__buf_init(&b, 0);
+  bs__buf_init(&b, BS__CAP_TEXT);
   const bs_tune_case **order = human_order(r);
   if (!order)
     return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");

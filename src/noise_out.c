@@ -412,7 +412,7 @@ static bs_status wrapped(bs__buf *b, const char *text, const char *first,
 bs_status bs_text_noise(const bs_noise_result *r, char **out, size_t *len,
                         bs_error *err) {
   bs__buf b;
-  bs__buf_init(&b, 0);
+  bs__buf_init(&b, BS__CAP_TEXT);
   const bs_noise_options *o = &r->options;
   char mode[64];
   bs_status st = bs__buf_puts(&b, "A/A validation of ");
@@ -478,7 +478,7 @@ bs_status bs_text_noise(const bs_noise_result *r, char **out, size_t *len,
 bs_status bs_markdown_noise(const bs_noise_result *r, char **out, size_t *len,
                             bs_error *err) {
   bs__buf b;
-  bs__buf_init(&b, 0);
+  bs__buf_init(&b, BS__CAP_MARKDOWN);
   const bs_noise_options *o = &r->options;
   char mode[64];
   bs_status st = bs__buf_puts(&b, "### benchsite: A/A noise validation — ");

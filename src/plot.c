@@ -6,6 +6,7 @@
 
 #include "buf.h"
 #include "fsutil.h"
+#include "grow.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -267,21 +268,19 @@ size_t bs_plot_chart(bs_plot *p, const char *file, int width, int height) {
     }
   }
   if (p->n == p->cap) {
-    size_t cap = p->cap ? p->cap * 2 : 16;
-    chart *c = realloc(p->charts, cap * sizeof *c);
+    chart *c = BS__GROW(p->charts, p->cap, p->n + 1, 16);
     if (!c) {
       set_fail(p, BS_ENOMEM, "out of memory");
       return (size_t)-1;
     }
     p->charts = c;
-    p->cap = cap;
   }
   chart *c = &p->charts[p->n];
   memset(c, 0, sizeof *c);
   snprintf(c->file, sizeof c->file, "%s", file);
   c->width = clamp_size(width);
   c->height = clamp_size(height);
-  bs__buf_init(&c->data, 0);
+  bs__buf_init(&c->data, BS__CAP_CHART_DATA);
   return p->n++;
 }
 
@@ -1036,7 +1035,7 @@ static int batch_hook(void *ctx, size_t done, size_t total) {
 static bs_status run_batch(bs_plot *p, const char *dir, const bs_plot_run *run,
                            size_t from, size_t to, bs_error *err) {
   bs__buf script;
-  bs__buf_init(&script, 0);
+  bs__buf_init(&script, BS__CAP_PLOT_SCRIPT);
   bs_status st = BS_OK;
   child ch = {-1, -1, -1, -1};
   char *errbuf = NULL;

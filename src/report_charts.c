@@ -6,6 +6,7 @@
 #include "benchsite/quantile.h"
 
 #include "buf.h"
+#include "grow.h"
 #include "strlist.h"
 
 #include <math.h>
@@ -43,14 +44,12 @@ static size_t new_chart(bs__report *r, const char *file, int w, int h) {
   if (r->st)
     return BS__NO_CHART;
   if (r->ncharts == r->capcharts) {
-    size_t cap = r->capcharts ? r->capcharts * 2 : 32;
-    bs__rchart *c = realloc(r->charts, cap * sizeof *c);
+    bs__rchart *c = BS__GROW(r->charts, r->capcharts, r->ncharts + 1, 32);
     if (!c) {
       r->st = BS_ENOMEM;
       return BS__NO_CHART;
     }
     r->charts = c;
-    r->capcharts = cap;
   }
   size_t k = bs_plot_chart(r->plot, file, w, h);
   if (k == (size_t)-1) {
@@ -86,7 +85,7 @@ typedef struct sbuf {
 } sbuf;
 
 static void sb_init(sbuf *sb) {
-  bs__buf_init(&sb->b, 0);
+  bs__buf_init(&sb->b, BS__CAP_SVG);
   sb->st = BS_OK;
 }
 

@@ -19,6 +19,7 @@
 
 #include "buf.h"
 #include "fsutil.h"
+#include "grow.h"
 #include "num.h"
 #include "report_int.h"
 #include "sha256.h"
@@ -503,8 +504,7 @@ static void load_state(site *s) {
       ok = 1;
     } else if (nt == 5 && !strcmp(tok[0], "run")) {
       if (s->nprev == cap) {
-        cap = cap ? cap * 2 : 64;
-        prev_run *g = realloc(s->prev, cap * sizeof *g);
+        prev_run *g = BS__GROW(s->prev, cap, s->nprev + 1, 64);
         if (!g)
           goto bad;
         s->prev = g;
@@ -523,8 +523,7 @@ static void load_state(site *s) {
         goto bad;
     } else if (nt == 11 && !strcmp(tok[0], "res") && cur) {
       if (cur->nres == cur->cap) {
-        cur->cap = cur->cap ? cur->cap * 2 : 8;
-        result *g = realloc(cur->res, cur->cap * sizeof *g);
+        result *g = BS__GROW(cur->res, cur->cap, cur->nres + 1, 8);
         if (!g)
           goto bad;
         cur->res = g;
@@ -549,8 +548,7 @@ static void load_state(site *s) {
       if (strlen(tok[2]) != BS__SHA256_HEXLEN)
         goto bad;
       if (s->npfiles == fcap) {
-        fcap = fcap ? fcap * 2 : 64;
-        prev_file *g = realloc(s->pfiles, fcap * sizeof *g);
+        prev_file *g = BS__GROW(s->pfiles, fcap, s->npfiles + 1, 64);
         if (!g)
           goto bad;
         s->pfiles = g;
@@ -751,8 +749,7 @@ static bs_status analyse_fresh(site *s, srun *r, bs_error *err) {
       if (row->phase != BS_PHASE_CONFIRM || strcmp(row->impl, impl))
         continue;
       if (m == xcap) {
-        xcap = xcap ? xcap * 2 : 64;
-        double *g = realloc(x, xcap * sizeof *g);
+        double *g = BS__GROW(x, xcap, m + 1, 64);
         if (!g) {
           st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
           goto done;
@@ -1723,8 +1720,8 @@ bs_status bs_site_build(const char *archive_dir, const char *out_dir,
                         bs_error *err) {
   site s;
   memset(&s, 0, sizeof s);
-  bs__buf_init(&s.state, 0);
-  bs__buf_init(&s.files, 0);
+  bs__buf_init(&s.state, BS__CAP_SITE_STATE);
+  bs__buf_init(&s.files, BS__CAP_SITE_FILES);
   char *parent = NULL, *base = NULL;
   bs_plot *plot = NULL;
   bs_status st = BS_OK;

@@ -4,6 +4,7 @@
 #include "buf.h"
 
 #include "benchsite/output.h"
+#include "grow.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -287,12 +288,10 @@ static tmpl *find(const bs_templates *t, const char *name, size_t len) {
 static bs_status push_node(tmpl *tp, nkind kind, const char *s, size_t len,
                            long line, bs_error *err) {
   if (tp->n == tp->cap) {
-    size_t cap = tp->cap ? tp->cap * 2 : 64;
-    tnode *p = realloc(tp->nodes, cap * sizeof *p);
+    tnode *p = BS__GROW(tp->nodes, tp->cap, tp->n + 1, 64);
     if (!p)
       return bs_error_set(err, BS_ENOMEM, tp->path, line, "out of memory");
     tp->nodes = p;
-    tp->cap = cap;
   }
   tnode *nd = &tp->nodes[tp->n++];
   nd->kind = kind;
@@ -794,7 +793,7 @@ bs_status bs_templates_render(bs_templates *t, const char *name,
     return st;
   const tmpl *tp = find(t, name, strlen(name));
   bs__buf b;
-  bs__buf_init(&b, 0);
+  bs__buf_init(&b, BS__CAP_PAGE);
   rstate rs;
   rs.t = t;
   rs.out = &b;

@@ -1,6 +1,7 @@
 #include "benchsite/tune.h"
 
 #include "benchsite/quantile.h"
+#include "grow.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -114,12 +115,10 @@ static int cmp_scaled(const void *a, const void *b) {
 static bs_status push_crossover(bs_tune_result *r, size_t *cap,
                                 const bs_crossover *c) {
   if (r->ncrossovers == *cap) {
-    size_t nc = *cap ? *cap * 2 : 16;
-    bs_crossover *p = realloc(r->crossovers, nc * sizeof *p);
+    bs_crossover *p = BS__GROW(r->crossovers, *cap, r->ncrossovers + 1, 16);
     if (!p)
       return BS_ENOMEM;
     r->crossovers = p;
-    *cap = nc;
   }
   r->crossovers[r->ncrossovers++] = *c;
   return BS_OK;
