@@ -1,10 +1,13 @@
 /* SHA-256 (FIPS 180-4), for archive checksums and content hashes. Private.
  *
  * Incremental: init, any number of updates, final. The state is a plain
- * struct on the caller's stack; nothing allocates, nothing can fail. */
+ * struct on the caller's stack; nothing allocates, nothing can fail. The
+ * hashing is nettle's (which uses the CPU's SHA instructions where it has
+ * them); this header keeps nettle out of the callers. */
 #ifndef BENCHSITE_SHA256_H
 #define BENCHSITE_SHA256_H
 
+#include <nettle/sha2.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -12,10 +15,7 @@
 #define BS__SHA256_HEXLEN 64
 
 typedef struct bs__sha256 {
-  uint32_t h[8];
-  uint64_t bytes; /* message length so far */
-  unsigned char block[64];
-  size_t nblock; /* bytes waiting in block[] */
+  struct sha256_ctx ctx;
 } bs__sha256;
 
 void bs__sha256_init(bs__sha256 *s);
