@@ -115,7 +115,8 @@ static int cmp_scaled(const void *a, const void *b) {
 static bs_status push_crossover(bs_tune_result *r, size_t *cap,
                                 const bs_crossover *c) {
   if (r->ncrossovers == *cap) {
-    bs_crossover *p = BS__GROW(r->crossovers, *cap, r->ncrossovers + 1, 16);
+    bs_crossover *p =
+        bs__grow(r->crossovers, cap, r->ncrossovers + 1, 16, sizeof *p);
     if (!p)
       return BS_ENOMEM;
     r->crossovers = p;
