@@ -365,20 +365,51 @@ int cli_is_dir_with(const char *dir, const char *file) {
   return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+/* The directory of the running executable into buf ("" when unknown). */
+static void exe_dir(char *buf, size_t n) {
+  buf[0] = '\0';
+  if (n < 2)
+    return;
+  ssize_t k = readlink("/proc/self/exe", buf, n - 1);
+  if (k <= 0 || (size_t)k >= n - 1) {
+    buf[0] = '\0';
+    return;
+  }
+  buf[k] = '\0';
+  char *slash = strrchr(buf, '/');
+  if (slash)
+    *slash = '\0';
+  else
+    buf[0] = '\0';
+}
+
+static int try_dir(char *buf, size_t n, const char *a, const char *b,
+                   const char *sub, const char *probe) {
+  int k = snprintf(buf, n, "%s%s/%s", a, b, sub);
+  return k > 0 && (size_t)k < n && cli_is_dir_with(buf, probe);
+}
+
+/* Where the data files (templates, site assets) are: the source tree's for
+ * a binary still in its build tree (CMake leaves benchsite-build-tree
+ * beside it there, never in an install); for an installed one,
+ * PREFIX/share/benchsite beside its PREFIX/bin (so an install moved or
+ * installed with --prefix finds its own files), then the configured
+ * install directory. */
 const char *cli_find_data_dir(const char *sub, const char *probe, char *buf,
                               size_t n) {
-  int k;
+  char exe[CLI_PATH_MAX];
+  exe_dir(exe, sizeof exe);
 #ifdef BENCHSITE_SOURCE_DIR
-  k = snprintf(buf, n, "%s/%s", BENCHSITE_SOURCE_DIR, sub);
-  if (k > 0 && (size_t)k < n && cli_is_dir_with(buf, probe))
+  if (exe[0] && cli_is_dir_with(exe, "benchsite-build-tree") &&
+      try_dir(buf, n, BENCHSITE_SOURCE_DIR, "", sub, probe))
     return buf;
 #endif
+  if (exe[0] && try_dir(buf, n, exe, "/../share/benchsite", sub, probe))
+    return buf;
 #ifdef BENCHSITE_DATADIR
-  k = snprintf(buf, n, "%s/%s", BENCHSITE_DATADIR, sub);
-  if (k > 0 && (size_t)k < n && cli_is_dir_with(buf, probe))
+  if (try_dir(buf, n, BENCHSITE_DATADIR, "", sub, probe))
     return buf;
 #endif
-  (void)k;
   return NULL;
 }
 

@@ -123,8 +123,9 @@ int cli_outputs_commit_with(cli_output *outs, size_t n,
 int cli_is_dir_with(const char *dir, const char *file);
 
 /* The data directory `sub` ("templates", "site") that holds the file
- * `probe`: the source tree's copy first (it matches this build), then the
- * installed one. Returns buf (n bytes) or NULL. */
+ * `probe`: the source tree's for a benchsite in its build tree, the
+ * installed one otherwise (PREFIX/share/benchsite beside PREFIX/bin, then
+ * the configured data directory). Returns buf (n bytes) or NULL. */
 const char *cli_find_data_dir(const char *sub, const char *probe, char *buf,
                               size_t n);
 /* Fills o->templates_dir (unless already set) and o->assets_dir with
