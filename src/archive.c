@@ -72,47 +72,6 @@ static int write_new_file(const char *path, const char *data, size_t len) {
   return close(fd);
 }
 
-static int cmp_str(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The entries of a directory except "." and "..", sorted in byte order. */
-static bs_status list_dir(const char *path, char ***names, size_t *n,
-                          bs_error *err) {
-  *names = NULL;
-  *n = 0;
-  DIR *d = opendir(path);
-  if (!d)
-    return bs_error_set(err, BS_EIO, path, 0, "cannot open directory: %s",
-                        strerror(errno));
-  struct dirent *e;
-  errno = 0;
-  while ((e = readdir(d))) {
-    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-      continue;
-    if (bs__strlist_addf(names, n, "%s", e->d_name)) {
-      closedir(d);
-      bs__strlist_free(*names, *n);
-      *names = NULL;
-      *n = 0;
-      return bs_error_set(err, BS_ENOMEM, path, 0, "out of memory");
-    }
-    errno = 0;
-  }
-  int e2 = errno;
-  closedir(d);
-  if (e2) {
-    bs__strlist_free(*names, *n);
-    *names = NULL;
-    *n = 0;
-    return bs_error_set(err, BS_EIO, path, 0, "cannot read directory: %s",
-                        strerror(e2));
-  }
-  if (*n)
-    qsort(*names, *n, sizeof **names, cmp_str);
-  return BS_OK;
-}
-
 /* ---- Dates --------------------------------------------------------------- */
 
 typedef struct utc_time {
@@ -465,7 +424,7 @@ static int is_leftover(const char *name) {
 static bs_status may_initialise(const char *dir, bs_error *err) {
   char **names;
   size_t n;
-  bs_status st = list_dir(dir, &names, &n, err);
+  bs_status st = bs__list_dir(dir, NULL, &names, &n, err);
   if (st)
     return st;
   for (size_t i = 0; i < n && st == BS_OK; i++) {
@@ -482,7 +441,7 @@ static bs_status may_initialise(const char *dir, bs_error *err) {
         st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
         break;
       }
-      st = list_dir(runs, &inner, &ninner, err);
+      st = bs__list_dir(runs, NULL, &inner, &ninner, err);
       free(runs);
       bs__strlist_free(inner, ninner);
       if (st == BS_OK && ninner == 0)
@@ -604,7 +563,7 @@ static bs_status open_for_writing(const char *dir, int *lockfd, bs_error *err) {
   if ((st = lock_fd(lfd, lock, err)))
     goto done;
 
-  if ((st = list_dir(dir, &names, &n, err)))
+  if ((st = bs__list_dir(dir, NULL, &names, &n, err)))
     goto done;
   /* Temporary trees of killed writers: what cannot be removed stays (and
    * stays ignored). */
@@ -694,7 +653,7 @@ static bs_status compare_existing(const char *rundir, const prepared *p,
     free(data);
     data = NULL;
   }
-  if (!damaged && list_dir(rundir, &names, &n, &ignore) == BS_OK &&
+  if (!damaged && bs__list_dir(rundir, NULL, &names, &n, &ignore) == BS_OK &&
       n != p->nfiles + 1)
     damaged = 1;
   if (damaged)
@@ -1056,7 +1015,7 @@ static void verify_run(verifier *v, const char *runs, const char *id) {
               "file %.12s...)",
               id, entries[i].name, entries[i].hex, h);
   }
-  if (list_dir(rundir, &names, &nnames, &e)) {
+  if (bs__list_dir(rundir, NULL, &names, &nnames, &e)) {
     problem(v, "runs/%s: cannot list: %s", id, e.message);
     goto done;
   }
@@ -1093,7 +1052,7 @@ bs_status bs_archive_verify(const char *dir, bs_archive_verify_result *res,
     return st;
   if (!(runs = bs__path_join(dir, RUNS_NAME)))
     return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
-  if ((st = list_dir(dir, &top, &ntop, err)))
+  if ((st = bs__list_dir(dir, NULL, &top, &ntop, err)))
     goto done;
   for (size_t i = 0; i < ntop; i++) {
     if (starts_with(top[i], TMP_PREFIX))
@@ -1102,7 +1061,7 @@ bs_status bs_archive_verify(const char *dir, bs_archive_verify_result *res,
   struct stat sb;
   if (stat(runs, &sb) != 0 && errno == ENOENT)
     goto done; /* no run was ever added */
-  if ((st = list_dir(runs, &ids, &nids, err)))
+  if ((st = bs__list_dir(runs, NULL, &ids, &nids, err)))
     goto done;
   verifier v = {res, 0, BS_OK};
   for (size_t i = 0; i < nids && v.st == BS_OK; i++) {
@@ -1275,7 +1234,7 @@ bs_status bs_archive_open(const char *dir, bs_archive **out, bs_error *err) {
     *out = a;
     return BS_OK;
   }
-  if ((st = list_dir(runs, &ids, &nids, err)))
+  if ((st = bs__list_dir(runs, NULL, &ids, &nids, err)))
     goto fail;
   if (nids && !(a->runs = calloc(nids, sizeof *a->runs))) {
     st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");

@@ -143,12 +143,19 @@ bs_status bs__list_dir(const char *dir, int (*keep)(const char *name),
   *n = 0;
   DIR *d = opendir(dir);
   if (!d)
-    return bs_error_set(err, BS_EIO, dir, 0, "cannot read directory: %s",
+    return bs_error_set(err, BS_EIO, dir, 0, "cannot open directory: %s",
                         strerror(errno));
   bs_status st = BS_OK;
+  int e2 = 0;
   struct dirent *e;
-  while ((e = readdir(d))) {
-    if (!keep(e->d_name))
+  /* readdir returns NULL at the end and on an error: only errno tells. */
+  for (;;) {
+    errno = 0;
+    if (!(e = readdir(d))) {
+      e2 = errno;
+      break;
+    }
+    if (keep ? !keep(e->d_name) : bs__is_dot(e->d_name))
       continue;
     if (bs__strlist_addf(names, n, "%s", e->d_name)) {
       st = BS_ENOMEM;
@@ -156,11 +163,14 @@ bs_status bs__list_dir(const char *dir, int (*keep)(const char *name),
     }
   }
   closedir(d);
-  if (st) {
+  if (st || e2) {
     bs__strlist_free(*names, *n);
     *names = NULL;
     *n = 0;
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    if (st)
+      return bs_error_set(err, BS_ENOMEM, dir, 0, "out of memory");
+    return bs_error_set(err, BS_EIO, dir, 0, "cannot read directory: %s",
+                        strerror(e2));
   }
   if (*n)
     qsort(*names, *n, sizeof **names, cmp_str);
@@ -220,16 +230,13 @@ bs_status bs__check_out(const char *out, const char *marker, const char *kind,
   free(path);
   if (has_marker)
     return BS_OK;
-  DIR *d = opendir(out);
-  if (!d)
-    return bs_error_set(err, BS_EIO, out, 0, "cannot read directory: %s",
-                        strerror(errno));
-  int empty = 1;
-  struct dirent *e;
-  while (empty && (e = readdir(d)))
-    empty = bs__is_dot(e->d_name);
-  closedir(d);
-  if (!empty)
+  char **names;
+  size_t n;
+  bs_status ls = bs__list_dir(out, NULL, &names, &n, err);
+  if (ls)
+    return ls;
+  bs__strlist_free(names, n);
+  if (n)
     return bs_error_set(err, BS_EUSAGE, out, 0,
                         "refusing to replace a directory that is not a "
                         "benchsite %s (no %s file)",

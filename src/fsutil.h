@@ -40,10 +40,12 @@ bs_status bs__write_file(const char *path, const char *data, size_t len,
  * err. */
 bs_status bs__copy_file(const char *from, const char *to, bs_error *err);
 
-/* The names in directory `dir` that keep(name) accepts, sorted in byte
- * order: *names is malloc'd, as is every name (free with
- * bs__strlist_free(*names, *n)). Returns BS_OK, or BS_EIO ("cannot read
- * directory: reason" for dir) or BS_ENOMEM in err, with *names NULL. */
+/* The names in directory `dir` that keep(name) accepts (keep NULL: all
+ * but "." and ".."), sorted in byte order: *names is malloc'd, as is every
+ * name (free with bs__strlist_free(*names, *n)). The one directory listing
+ * of the library. Returns BS_OK, or BS_EIO ("cannot open directory:
+ * reason" or, when readdir fails part way, "cannot read directory:
+ * reason", for dir) or BS_ENOMEM in err, with *names NULL. */
 bs_status bs__list_dir(const char *dir, int (*keep)(const char *name),
                        char ***names, size_t *n, bs_error *err);
 
