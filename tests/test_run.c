@@ -563,3 +563,25 @@ Test(manifest, bad_options_exit_2_and_write_nothing) {
   }
   cr_expect_eq(ts_count_entries(dir), 0);
 }
+
+Test(run_cmd, google_benchmark_faults_name_impl_and_block) {
+  char *dir = ts_own(ts_tmpdir("run_gb_fault"));
+  char *log = ts_own(ts_path(dir, "log.csv"));
+  const char *empty[] = {"run",    "--out", log, "--google-benchmark",
+                         "a=true", NULL};
+  ts_run r = run_cli(NULL, empty);
+  cr_expect_eq(r.status, 2);
+  cr_expect(strstr(r.err, "a: block 0 of run 0: cannot read its Google "
+                          "Benchmark JSON"),
+            "%s", r.err);
+  ts_run_free(&r);
+  const char *fails[] = {"run",     "--out", log, "--google-benchmark",
+                         "a=false", NULL};
+  r = run_cli(NULL, fails);
+  cr_expect_eq(r.status, 2);
+  cr_expect(strstr(r.err, "a: block 0 of run 0: the program exited with "
+                          "status 1"),
+            "%s", r.err);
+  ts_run_free(&r);
+  cr_expect_eq(ts_count_entries(dir), 0);
+}
