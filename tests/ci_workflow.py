@@ -50,9 +50,9 @@ and fail.
   pipefail {0}`), in `working-directory`, with the workflow's, job's and
   step's `env:`, the GITHUB_OUTPUT / GITHUB_ENV / GITHUB_PATH files and
   GITHUB_WORKSPACE; PATH holds the directory of the benchsite under test.
-- `lscpu` and `date` are PATH shims: the CPU model is
-  `Intel(R) "Fast", 8-core` (a comma and double quotes: the manifest must
-  quote it per RFC 4180) and each push gets its own fixed date. `git` is a
+- Each push gets its own fixed date: SOURCE_DATE_EPOCH for `benchsite
+  manifest`, and `date` is a PATH shim. (Hostile manifest values -- quotes,
+  commas, newlines -- are tests/test_run.c's.) `git` is a
   shim around the real git that logs each `git push`'s exit status and can
   hold a step's first push until the test lets it go (the race). `sleep`
   is a shim that logs its argument and returns at once.
@@ -64,15 +64,14 @@ What is not run, and what stands in for it:
   "Find the baseline commit" then runs for real (git rev-parse HEAD^,
   git worktree add).
 - apt-get installs and "Build benchsite": not run; the directory of the
-  benchsite binary given on the command line goes into GITHUB_PATH, which
-  is the effect of the build step.
-- "Build the baseline and the head" (ADAPT): not run.
-- "Measure both builds, interleaved" (ADAPT): out/log.csv is
-  examples/pr.csv with impl `main` renamed `base` and `pr` renamed
-  `head`; it holds a significant regression, so the gate must give 1.
-  That log was measured under the protocol named in examples/env.csv
-  (Development), so the workflow's PROTOCOL is overridden with it:
-  `benchsite check` would rightly refuse its calibration under another.
+  benchsite binary given on the command line goes into GITHUB_PATH, and
+  the workspace's `benchsite` is the source tree (for its
+  include/benchsite/harness.h), which is the effect of the build step.
+- "Build the baseline and the head" (ADAPT), "Write the environment
+  manifest" and "Measure both builds, interleaved": run for real, under
+  the workflow's PROTOCOL. The project is a benchmark library (CMake, one
+  case) whose every commit makes its `sum` about four times slower than
+  the commit before, so every push's gate must give 1.
 - upload-artifact / download-artifact: copies into and out of a local
   artifact directory, with v4's layout (the paths' least common ancestor
   is the artifact root); the uploaded paths must exist.
@@ -107,15 +106,15 @@ pushes nothing.
 
 Not covered: GitHub itself (triggers, permissions, the token, concurrency
 groups in action, artifact retention, Pages), the pull_request path
-(merge base, the `gh` comment), the apt-get and benchsite build steps, the
-ADAPT steps and real measurement, and gate status 0 in a run (the example
-log has a regression). The races are interleaved at one point, the first
+(merge base, the `gh` comment), the apt-get and benchsite build steps,
+and gate status 0 in a run (every commit of the project is a regression). The races are interleaved at one point, the first
 push; the jobs share nothing but the remote branch, so that is the point
 where they can collide. GitHub's string comparison is case-insensitive;
 this evaluator's is not.
 """
 
 import csv
+import datetime
 import json
 import os
 import re
@@ -501,7 +500,6 @@ def git(*args, cwd=None, capture=False):
 
 
 class Simulation:
-    CPU = 'Intel(R) "Fast", 8-core'
     REPOSITORY = "owner/repo"
     TOKEN = "x"
 
@@ -530,11 +528,9 @@ class Simulation:
             f.write("[init]\n\tdefaultBranch = main\n"
                     "[user]\n\tname = ci-test\n\temail = ci-test@example.invalid\n"
                     "[advice]\n\tdetachedHead = false\n")
-        # The log's protocol (see the docstring).
-        self.protocol = read_manifest(
-            os.path.join(self.src, "examples", "env.csv"))["protocol"]
         if "PROTOCOL" not in (self.wf.get("env") or {}):
             raise Failure("the workflow's env: has no PROTOCOL any more")
+        self.protocol = str(self.wf["env"]["PROTOCOL"])
         self.write_shims()
 
     def mkdir(self, *p):
@@ -543,19 +539,11 @@ class Simulation:
         return d
 
     def workflow_env(self):
-        """The workflow's top-level env:, with PROTOCOL set to the protocol
-        the stand-in log was measured under (see the docstring)."""
-        out = env_block(self.wf.get("env"), _unknown)
-        out["PROTOCOL"] = self.protocol
-        return out
+        """The workflow's top-level env:."""
+        return env_block(self.wf.get("env"), _unknown)
 
     def write_shims(self):
         real_date = shutil.which("date")
-        with open(os.path.join(self.shims, "lscpu"), "w") as f:
-            f.write("#!/bin/sh\n"
-                    "echo 'Architecture:                    x86_64'\n"
-                    f"echo 'Model name:                      {self.CPU}'\n"
-                    "echo 'Thread(s) per core:              2'\n")
         with open(os.path.join(self.shims, "date"), "w") as f:
             # The date of the simulated push, whatever the clock says.
             f.write("#!/bin/sh\n"
@@ -593,20 +581,23 @@ exit "$rc"
             f.write('#!/bin/sh\n'
                     '[ -z "$CI_TEST_SLEEPS" ] ||'
                     ' echo "$*" >>"$CI_TEST_SLEEPS"\n')
-        for s in ("lscpu", "date", "git", "sleep"):
+        for s in ("date", "git", "sleep"):
             os.chmod(os.path.join(self.shims, s), 0o755)
 
     # -- the local stand-ins for GitHub --------------------------------------
 
     def make_project(self):
-        """The repository the workflow lives in: five commits on main."""
+        """The repository the workflow lives in: five commits on main of a
+        benchmark library, each about four times slower than the last."""
         proj = self.mkdir("project")
         git("init", "--quiet", cwd=proj)
+        with open(os.path.join(proj, "CMakeLists.txt"), "w") as f:
+            f.write(PROJECT_CMAKE)
         shas = []
         for i in range(5):
-            with open(os.path.join(proj, "code.c"), "w") as f:
-                f.write(f"int version = {i};\n")
-            git("add", "code.c", cwd=proj)
+            with open(os.path.join(proj, "bench.c"), "w") as f:
+                f.write(f"#define EXTRA_PASSES {4 ** i - 1}\n" + PROJECT_BENCH)
+            git("add", "CMakeLists.txt", "bench.c", cwd=proj)
             git("commit", "--quiet", "-m", f"change {i}", cwd=proj)
             shas.append(git("rev-parse", "HEAD", cwd=proj, capture=True))
         return proj, shas
@@ -646,6 +637,9 @@ exit "$rc"
         check("GITHUB_PATH" in job.step(key)["run"],
               f"{key!r} puts benchsite on GITHUB_PATH")
         job.path.append(os.path.dirname(self.binary))
+        # The checkout the step clones: its headers (benchsite/harness.h).
+        if not os.path.exists(job.ws("benchsite")):
+            os.symlink(self.src, job.ws("benchsite"))
 
     # -- the measure job -------------------------------------------------------
 
@@ -661,6 +655,9 @@ exit "$rc"
         ctx = self.push_context(sha)
         job = Job(self, push, "measure", ctx)
         self.base_env["CI_TEST_DATE"] = date
+        self.base_env["SOURCE_DATE_EPOCH"] = str(int(
+            datetime.datetime.strptime(date, "%Y-%m-%dT%H:%M:%SZ").replace(
+                tzinfo=datetime.timezone.utc).timestamp()))
         handled = set()
 
         def do(key, fn):
@@ -674,26 +671,40 @@ exit "$rc"
             git("clone", "--quiet", proj, head)
             git("checkout", "--quiet", "-B", "main", sha, cwd=head)
 
+        def build_trees():
+            job.run("Build the baseline and the head")
+            for tree in ("base", "head"):
+                check(os.path.isfile(job.ws(f"build-{tree}", "libbench.so")),
+                      f"build-{tree}/libbench.so built")
+
         def measure_log():
-            job.skip("Measure both builds, interleaved",
-                     "ADAPT; examples/pr.csv stands in (main->base, pr->head)")
-            write_renamed_log(os.path.join(self.src, "examples", "pr.csv"),
-                              job.ws("out", "log.csv"))
+            job.run("Measure both builds, interleaved")
+            with open(job.ws("out", "log.csv"), newline="") as f:
+                rows = list(csv.DictReader(f))
+            check({r["impl"] for r in rows} == {"base", "head"},
+                  "the log holds impls base and head")
+            blocks = {r["block"] for r in rows if r["phase"] == "confirm"}
+            want = 20 if self.protocol == "RegressionGate" else 10
+            check(len(blocks) == want, f"the log has {want} blocks",
+                  len(blocks))
 
         def lint():
             # benchsite's own reading of the manifest comes first; then an
             # independent RFC 4180 reader must see the exact values.
             job.run("Lint the log")
             m = read_manifest(job.ws("out", "env.csv"))
-            machine = f"{os.uname().machine} {self.CPU}"
+            machine = machine_string()
             check(m.get("machine") == machine,
                   f"manifest machine is {machine!r}", m.get("machine"))
             check(m.get("commit") == sha, "manifest commit is the pushed sha")
             check(m.get("date") == date, f"manifest date is {date}")
             check(m.get("protocol") == self.protocol, "manifest protocol")
             for k in ("target", "profile", "dtype", "frequency_policy",
-                      "baseline", "candidate"):
+                      "baseline", "candidate", "baseline_commit", "kernel"):
                 check(m.get(k), f"manifest has {k}")
+            parent = git("rev-parse", f"{sha}^", cwd=proj, capture=True)
+            check(m.get("baseline_commit") == parent,
+                  "manifest baseline_commit is the parent")
 
         def base():
             job.run("Find the baseline commit")
@@ -715,7 +726,7 @@ exit "$rc"
             check(cmp["schema"].startswith("benchsite.compare"),
                   "compare.json parses and is a benchsite.compare document")
             check(cmp["regressions"] == 1, "compare.json: 1 regression")
-            machine = f"{os.uname().machine} {self.CPU}"
+            machine = machine_string()
             check(cmp["environment"].get("machine") == machine,
                   "compare.json: the machine string survived intact")
             check(not [w for w in cmp.get("warnings", []) if "manifest" in w],
@@ -743,8 +754,7 @@ exit "$rc"
              lambda: job.skip("Install build dependencies", "apt-get")),
             ("Build benchsite",
              lambda: self.build_benchsite(job, "Build benchsite")),
-            ("Build the baseline and the head",
-             lambda: job.skip("Build the baseline and the head", "ADAPT")),
+            ("Build the baseline and the head", build_trees),
             ("Write the environment manifest",
              lambda: job.run("Write the environment manifest")),
             ("Measure both builds, interleaved", measure_log),
@@ -1194,22 +1204,66 @@ def read_manifest(path):
     return dict(rows[1:])
 
 
-def write_renamed_log(src, dest):
-    """examples/pr.csv with impl ids main -> base and pr -> head."""
-    rename = {"main": "base", "pr": "head"}
-    with open(src, newline="", encoding="utf-8") as f:
-        rows = list(csv.DictReader(f))
-    impls = {r["impl"] for r in rows}
-    if impls != set(rename):
-        raise Failure(f"{src}: impls are {sorted(impls)}, expected main and pr")
-    os.makedirs(os.path.dirname(dest), exist_ok=True)
-    with open(dest, "w", newline="", encoding="utf-8") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()),
-                           lineterminator="\n")
-        w.writeheader()
-        for r in rows:
-            r["impl"] = rename[r["impl"]]
-            w.writerow(r)
+def machine_string():
+    """The manifest's machine as this script reads uname and /proc/cpuinfo:
+    "<arch> <CPU model> x<logical CPUs>"."""
+    model, cpus = "unknown CPU", 0
+    with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
+        for line in f:
+            key, _, value = line.partition(":")
+            if key.strip() == "processor":
+                cpus += 1
+            elif key.strip() == "model name" and model == "unknown CPU":
+                model = value.strip()
+    return f"{os.uname().machine} {model} \u00d7{cpus}"
+
+
+# The project the simulated pushes measure: a benchmark library (see
+# include/benchsite/harness.h) with one case; EXTRA_PASSES, set per
+# commit, makes each commit's sum about four times slower than the last.
+PROJECT_CMAKE = """cmake_minimum_required(VERSION 3.20)
+project(demo C)
+add_library(bench MODULE bench.c)
+target_include_directories(bench PRIVATE ${BENCHSITE_INCLUDE})
+target_compile_options(bench PRIVATE -O2)
+"""
+
+PROJECT_BENCH = r"""#include "benchsite/harness.h"
+#include <stdlib.h>
+
+static uint64_t data[1024], last;
+
+static void *setup(void) {
+  uint64_t x = 0x9E3779B97F4A7C15u;
+  for (size_t i = 0; i < 1024; i++) {
+    x ^= x >> 12; x ^= x << 25; x ^= x >> 27;
+    data[i] = x * 0x2545F4914F6CDD1Du;
+  }
+  return data;
+}
+
+static void run(void *state, uint64_t n) {
+  uint64_t *d = state;
+  for (uint64_t k = 0; k < n; k++) {
+    uint64_t t = 0;
+    for (size_t i = 0; i < 1024; i++)
+      t += d[i];
+    for (int p = 0; p < EXTRA_PASSES; p++) {
+      volatile uint64_t u = 0;
+      for (size_t i = 0; i < 1024; i++)
+        u += d[i];
+    }
+    __asm__ volatile("" : "+r"(t));
+    last = t;
+  }
+}
+
+static uint64_t digest(void *state) { (void)state; return last; }
+
+static const bs_bench_case cases[] = {
+    {"sum", "n=1024", 1024, setup, run, digest, NULL}};
+BS_HARNESS_DEFINE_CASES(cases)
+"""
 
 
 def main(argv):

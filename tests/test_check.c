@@ -56,7 +56,7 @@ Test(check, calibration_rule_findings_with_file_and_line) {
       "calibration.csv:5: calibration: case c, run 0, impl X: calibration "
       "continues after n = 50 (calibration.csv:4) took 5000 µs; the rule "
       "stops once the batch time reaches T = 5000 µs or n reaches n_max = "
-      "100000000",
+      "1000000000",
       "calibration.csv:7: calibration: case c, run 0, impl Y: calibration "
       "stops at n = 500 with a batch time of 4500 µs, below T = 5000 µs; the "
       "rule continues to n = 556",

@@ -17,6 +17,7 @@
 #include "benchsite/quantile.h"
 #include "benchsite/report.h"
 #include "benchsite/rng.h"
+#include "benchsite/run.h"
 #include "benchsite/site.h"
 #include "benchsite/template.h"
 #include "benchsite/tune.h"

@@ -17,7 +17,7 @@ extern "C" {
 #define BS_CHECK_T_REGRESSION_GATE_US 10000.0
 /* The largest batch calibration may reach (n_max of SPEC §2.6); the
  * runner's default. */
-#define BS_CHECK_DEFAULT_NMAX UINT64_C(100000000)
+#define BS_CHECK_DEFAULT_NMAX UINT64_C(1000000000)
 
 typedef enum bs_check_kind {
   BS_CHECK_UNKNOWN_COLUMN = 0, /* a header column the reader ignores */

@@ -18,7 +18,7 @@ static const char usage[] =
     "                  n' = min(n_max, max(n + 1, ceil(n T / t))) while\n"
     "                  t < T and n < n_max (T from the manifest's protocol:\n"
     "                  Development 5 ms, the default, RegressionGate 10 ms;\n"
-    "                  n_max = 10^8)\n"
+    "                  n_max = 10^9)\n"
     "  batch-size      confirm batches that differ from the last calibration\n"
     "                  step\n"
     "  missing-impl    blocks (or runs) missing an impl of the case\n"

@@ -1,5 +1,6 @@
 /* benchsite: command-line entry point. */
 #include "cli.h"
+#include "measure.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -32,10 +33,11 @@ typedef struct command {
 } command;
 
 static const command commands[] = {
-    {"compare", cli_cmd_compare}, {"tune", cli_cmd_tune},
-    {"noise", cli_cmd_noise},     {"check", cli_cmd_check},
-    {"report", cli_cmd_report},   {"archive", cli_cmd_archive},
-    {"site", cli_cmd_site},
+    {"compare", cli_cmd_compare},   {"tune", cli_cmd_tune},
+    {"noise", cli_cmd_noise},       {"check", cli_cmd_check},
+    {"report", cli_cmd_report},     {"archive", cli_cmd_archive},
+    {"site", cli_cmd_site},         {"run", cli_cmd_run},
+    {"manifest", cli_cmd_manifest},
 };
 
 int main(int argc, char **argv) {

@@ -1,0 +1,147 @@
+/* benchsite: measuring. The runner behind `benchsite run` (calibrated,
+ * rotated, interleaved batches of benchmark libraries, commands or Google
+ * Benchmark programs, written as an observation log) and the machine facts
+ * behind `benchsite manifest`. */
+#ifndef BENCHSITE_RUN_H
+#define BENCHSITE_RUN_H
+
+#include "benchsite/error.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum bs_run_mode {
+  BS_RUN_LIBRARY = 0,     /* shared objects with benchsite/harness.h */
+  BS_RUN_COMMAND,         /* a command line, run n times per batch */
+  BS_RUN_GOOGLE_BENCHMARK /* a Google Benchmark program, once per block */
+} bs_run_mode;
+
+typedef struct bs_run_impl {
+  const char *name;   /* the impl id of the log, non-empty, unique */
+  const char *target; /* a library path, or a command line (split with
+                         bs_run_split_command) */
+} bs_run_impl;
+
+/* The largest batch calibration chooses. */
+#define BS_RUN_NMAX UINT64_C(1000000000)
+
+typedef struct bs_run_options {
+  bs_run_mode mode;
+  const bs_run_impl *impls;
+  size_t nimpls;         /* K >= 1 */
+  double target_us;      /* T, the batch time calibration aims at */
+  uint64_t n_max;        /* the largest batch calibration chooses */
+  uint64_t blocks;       /* m >= 1 */
+  uint64_t runs;         /* whole repetitions, >= 1 (run = 0..runs-1) */
+  uint64_t seed;         /* block j runs impls (j + seed mod K) mod K first */
+  const char *filter;    /* NULL or a substring of "benchmark/dataset" */
+  double timeout_s;      /* bound of every batch, > 0 */
+  int show_output;       /* command modes: keep stdout/stderr */
+  const char *benchmark; /* command mode: the case (NULL: the basename of */
+  const char *dataset;   /* the first command's program; NULL: "") */
+} bs_run_options;
+
+/* Development protocol (T = 5 ms, 10 blocks), one run, seed 0, a 600 s
+ * timeout, n_max BS_RUN_NMAX, library mode, no impls. */
+void bs_run_options_init(bs_run_options *o);
+
+/* T and m of a protocol preset: "Development" 5 ms and 10 blocks,
+ * "RegressionGate" 10 ms and 20. BS_EUSAGE for any other name. */
+bs_status bs_run_protocol(const char *name, double *target_us, uint64_t *blocks,
+                          bs_error *err);
+
+/* The next calibration batch size after a batch of n calls took t_us:
+ * min(n_max, max(n + 1, ceil(n T / t))). */
+uint64_t bs_run_next_batch(uint64_t n, double t_us, double target_us,
+                           uint64_t n_max);
+
+typedef struct bs_run_result {
+  char *log; /* the observation log (CSV), malloc'd; NULL on failure */
+  size_t log_len;
+  char **warnings; /* cases skipped, ... (plain text, control bytes escaped) */
+  size_t nwarnings;
+  size_t ncases;    /* cases measured */
+  size_t nrows;     /* rows of the log */
+  int wrong_result; /* the run failed because digests differ */
+} bs_run_result;
+
+void bs_run_result_init(bs_run_result *r);
+/* Frees what r holds; r is then as after init. NULL is a no-op. */
+void bs_run_result_release(bs_run_result *r);
+
+/* Measures every impl of `o` and fills r->log with the observation log,
+ * rows in measurement order (calibration rows, then the m rotated blocks
+ * of confirm rows, per run and case). Library and command batches run in
+ * a child process, so a crash or a hang of a benchmark (past timeout_s)
+ * ends that child only.
+ *
+ * Errors (err names the impl and, where known, the case and the batch;
+ * benchmark names are escaped): BS_EUSAGE for bad options; BS_EINPUT for a
+ * benchmark at fault -- a library that cannot be loaded, lacks
+ * benchsite_cases, refuses the ABI version or has a bad case table, a
+ * crash, a hang, a command that cannot start or exits non-zero or dies of a
+ * signal, unreadable Google Benchmark output, no case left to measure --
+ * and also for impls whose digests differ, with r->wrong_result set;
+ * BS_EIO or BS_EINTERNAL when a process or pipe cannot be made. On error
+ * r->log is NULL (warnings may be set). */
+bs_status bs_run_measure(const bs_run_options *o, bs_run_result *r,
+                         bs_error *err);
+
+/* Splits a command line into an argv: words separated by blanks (space,
+ * tab, newline), single quotes group literally, double quotes group with
+ * backslash escaping only `"` and `\`, a backslash outside quotes takes the
+ * next byte literally. Nothing else is interpreted: no `$`, backquotes,
+ * globs, `~`, `;` or redirections. *argv (NULL-terminated) and its strings
+ * are one malloc'd block: free(*argv). BS_EUSAGE for an empty command, an
+ * unterminated quote or a trailing backslash. */
+bs_status bs_run_split_command(const char *cmd, char ***argv, size_t *argc,
+                               bs_error *err);
+
+/* ---- The machine a run measures on --------------------------------------- */
+
+typedef struct bs_machine_facts {
+  char machine[512];         /* "<arch> <CPU model> ×<logical CPUs>" */
+  char frequency_policy[64]; /* cpufreq's scaling governor, or "unknown" */
+  char kernel[256];          /* uname -r */
+  char date[32];             /* ISO 8601 UTC, YYYY-MM-DDTHH:MM:SSZ */
+  char commit[128];          /* git rev-parse HEAD, "" when not known */
+  uint64_t cpus;             /* logical CPUs */
+  uint64_t memory_mib;       /* physical memory */
+} bs_machine_facts;
+
+/* Fills f from uname, /proc/cpuinfo, /proc/meminfo and cpufreq. The date
+ * is `source_date_epoch` (decimal seconds since 1970, as the environment
+ * variable SOURCE_DATE_EPOCH) when non-NULL, else now. With `git` set,
+ * the commit comes from `git rev-parse HEAD` in the current directory,
+ * started without a shell ("" outside a git work tree). BS_EUSAGE for a
+ * bad source_date_epoch; facts that cannot be read get "unknown" or 0. */
+bs_status bs_machine_probe(bs_machine_facts *f, const char *source_date_epoch,
+                           int git, bs_error *err);
+
+/* A manifest being written: key/value pairs in order. */
+typedef struct bs_manifest_draft {
+  char **keys;
+  char **values;
+  size_t n, cap;
+} bs_manifest_draft;
+
+void bs_manifest_draft_init(bs_manifest_draft *d);
+void bs_manifest_draft_release(bs_manifest_draft *d);
+/* Sets key to value: replaces the value of a key already present (in its
+ * place), else appends. BS_EUSAGE for an empty key or text that is not
+ * valid UTF-8 or holds a NUL; BS_ENOMEM. */
+bs_status bs_manifest_draft_set(bs_manifest_draft *d, const char *key,
+                                const char *value, bs_error *err);
+/* The manifest as RFC 4180 CSV (header `key,value`, every value quoted),
+ * malloc'd into *out. */
+bs_status bs_manifest_draft_render(const bs_manifest_draft *d, char **out,
+                                   size_t *len, bs_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

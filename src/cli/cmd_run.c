@@ -1,0 +1,290 @@
+/* benchsite run: measure builds, commands or Google Benchmark programs in
+ * calibrated, rotated blocks and write the observation log. */
+#include "measure.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const char usage[] =
+    "usage: benchsite run --out LOG [--protocol Development|RegressionGate]\n"
+    "                     [--blocks M] [--runs N] [--seed N] [--filter TEXT]\n"
+    "                     [--timeout SECONDS] [--show-output]\n"
+    "                     [--manifest-out M [manifest options]]\n"
+    "                     (--lib IMPL=PATH.so | --cmd IMPL=COMMAND\n"
+    "                      | --google-benchmark IMPL=COMMAND)...\n"
+    "\n"
+    "Measures every IMPL on this machine, interleaved, and writes the\n"
+    "observation log LOG (`-`: standard output). Give one kind of impl,\n"
+    "two or more times (the first is the baseline):\n"
+    "  --lib IMPL=PATH.so   a benchmark library built against\n"
+    "                       benchsite/harness.h; every library is loaded, as\n"
+    "                       its own copy, into one measuring process\n"
+    "  --cmd IMPL=COMMAND   a command, run n times per batch; COMMAND is "
+    "split\n"
+    "                       at blanks, with '...' and \"...\" grouping and \\\n"
+    "                       escaping, and nothing else (no shell, no $, no\n"
+    "                       globs, no ~); --benchmark NAME and --dataset D\n"
+    "                       label the case (default: the first program's\n"
+    "                       name and \"\"); --show-output keeps its output\n"
+    "  --google-benchmark IMPL=COMMAND\n"
+    "                       a Google Benchmark program (split as --cmd, so\n"
+    "                       flags may follow it), run once per block with\n"
+    "                       --benchmark_format=json --benchmark_repetitions=1\n"
+    "\n"
+    "For every case (benchmark, dataset) that every impl has, and every run:\n"
+    "each impl is calibrated from n = 1 by n' = min(10^9, max(n + 1,\n"
+    "ceil(n T / t))) while the batch time t is below T, then M blocks time\n"
+    "one batch of the calibrated n per impl, block j starting with impl\n"
+    "(j + seed) mod K. T and M come from the protocol: Development 5 ms and\n"
+    "10 blocks (the default), RegressionGate 10 ms and 20; --blocks M\n"
+    "overrides M. Rows are written in measurement order, calibration rows\n"
+    "too. --runs N repeats the whole measurement N times (run 0..N-1): with\n"
+    "the same library under two ids it is an A/A log for `benchsite noise`.\n"
+    "Library digests are compared after the last block.\n"
+    "  --filter TEXT       only cases whose \"benchmark/dataset\" contains "
+    "TEXT\n"
+    "  --timeout SECONDS   bound of each batch (default 600)\n"
+    "  --manifest-out M    also write the manifest (as `benchsite manifest`,\n"
+    "                      whose options follow it), with baseline and\n"
+    "                      candidate -- or aa_a and aa_b when both impls are\n"
+    "                      the same file or command -- from the impls\n"
+    "\n"
+    "Nothing is written unless the whole run succeeds.\n"
+    "Exit status: 0 measured, 1 an impl computes a different result (its\n"
+    "digest differs from the first impl's), 2 bad usage or a benchmark that\n"
+    "fails (cannot be loaded, crashes, hangs, exits non-zero, bad output),\n"
+    "3 an internal or I/O failure.\n";
+
+static const cli_opt opts[] = {{"out", 1, 0},
+                               {"protocol", 1, 0},
+                               {"blocks", 1, 0},
+                               {"runs", 1, 0},
+                               {"seed", 1, 0},
+                               {"filter", 1, 0},
+                               {"timeout", 1, 0},
+                               {"manifest-out", 1, 0},
+                               {"lib", 1, 1},
+                               {"cmd", 1, 1},
+                               {"google-benchmark", 1, 1},
+                               {"show-output", 0, 0},
+                               {"benchmark", 1, 0},
+                               {"dataset", 1, 0},
+                               CLI_MANIFEST_OPTS};
+
+/* Whether two impl targets are the same code: the same file (libraries)
+ * or the same command line. */
+static int same_target(bs_run_mode mode, const char *a, const char *b) {
+  if (mode != BS_RUN_LIBRARY)
+    return !strcmp(a, b);
+  struct stat sa, sb;
+  if (stat(a, &sa) || stat(b, &sb))
+    return !strcmp(a, b);
+  return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+static void put_plain(FILE *f, const char *s) {
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+    fputc(*p < 0x20 || *p == 0x7f ? '?' : *p, f);
+}
+
+int cli_cmd_run(int argc, char **argv) {
+  static const char *const kinds[] = {"lib", "cmd", "google-benchmark"};
+  static const bs_run_mode modes[] = {BS_RUN_LIBRARY, BS_RUN_COMMAND,
+                                      BS_RUN_GOOGLE_BENCHMARK};
+  cli_args a;
+  bs_run_options o;
+  bs_run_result res;
+  bs_error err;
+  bs_run_impl impls[CLI_MAX_VALUES];
+  char *names[CLI_MAX_VALUES];
+  size_t nimpls = 0;
+  cli_output outs[2];
+  size_t nouts = 0;
+  memset(names, 0, sizeof names);
+  memset(outs, 0, sizeof outs);
+  bs_error_clear(&err);
+  bs_run_options_init(&o);
+  bs_run_result_init(&res);
+  int rc = cli_start(argc, argv, opts, sizeof opts / sizeof opts[0], usage, &a);
+  if (rc || a.help)
+    goto done;
+  if (a.npos) {
+    rc = cli_usage_error("run: unexpected argument \"%s\" (see benchsite run "
+                         "--help)",
+                         a.positional[0]);
+    goto done;
+  }
+
+  /* The impls: one kind, IMPL=TARGET each. */
+  int kind = -1;
+  for (int k = 0; k < 3; k++) {
+    const char *const *v;
+    size_t n = cli_getall(&a, kinds[k], &v);
+    if (!n)
+      continue;
+    if (kind >= 0) {
+      rc = cli_usage_error("run: --%s and --%s cannot be mixed (one kind of "
+                           "impl per run)",
+                           kinds[kind], kinds[k]);
+      goto done;
+    }
+    kind = k;
+    for (size_t i = 0; i < n; i++) {
+      const char *eq = strchr(v[i], '=');
+      if (!eq || eq == v[i] || !eq[1]) {
+        rc = cli_usage_error("run: --%s \"%s\" is not IMPL=%s", kinds[k], v[i],
+                             k == 0 ? "PATH.so" : "COMMAND");
+        goto done;
+      }
+      if (!(names[nimpls] = strndup(v[i], (size_t)(eq - v[i])))) {
+        rc = cli_out_of_memory();
+        goto done;
+      }
+      impls[nimpls].name = names[nimpls];
+      impls[nimpls].target = eq + 1;
+      nimpls++;
+    }
+  }
+  if (kind < 0) {
+    rc = cli_usage_error("run: nothing to measure: give --lib, --cmd or "
+                         "--google-benchmark IMPL=... (see benchsite run "
+                         "--help)");
+    goto done;
+  }
+  o.mode = modes[kind];
+  o.impls = impls;
+  o.nimpls = nimpls;
+  if (o.mode != BS_RUN_COMMAND &&
+      (cli_get(&a, "benchmark") || cli_get(&a, "dataset"))) {
+    rc = cli_usage_error("run: --benchmark and --dataset label a --cmd run");
+    goto done;
+  }
+  if (o.mode == BS_RUN_LIBRARY && cli_flag(&a, "show-output")) {
+    rc = cli_usage_error("run: --show-output is for --cmd and "
+                         "--google-benchmark (a library's output is never "
+                         "captured)");
+    goto done;
+  }
+
+  const char *protocol = cli_get(&a, "protocol");
+  if (bs_run_protocol(protocol ? protocol : "Development", &o.target_us,
+                      &o.blocks, &err)) {
+    rc = cli_usage_error("run: --protocol: %s", err.message);
+    goto done;
+  }
+  if ((rc = cli_get_u64(&a, "blocks", &o.blocks)) ||
+      (rc = cli_get_u64(&a, "runs", &o.runs)) ||
+      (rc = cli_get_u64(&a, "seed", &o.seed)))
+    goto done;
+  if (o.blocks < 1 || o.blocks > 1000000 || o.runs < 1 || o.runs > 1000000) {
+    rc = cli_usage_error("run: --blocks and --runs must be 1 to 1000000");
+    goto done;
+  }
+  const char *timeout = cli_get(&a, "timeout");
+  if (timeout && ((rc = cli_parse_double("timeout", timeout, &o.timeout_s)) ||
+                  !(o.timeout_s > 0 && o.timeout_s <= 1e9))) {
+    if (!rc)
+      rc = cli_usage_error("--timeout: \"%s\" is not a positive number of "
+                           "seconds",
+                           timeout);
+    goto done;
+  }
+  o.filter = cli_get(&a, "filter");
+  o.show_output = cli_flag(&a, "show-output");
+  o.benchmark = cli_get(&a, "benchmark");
+  o.dataset = cli_get(&a, "dataset");
+
+  /* Outputs, and the manifest, before anything is measured: a mistake
+   * there costs nothing. */
+  const char *out = cli_get(&a, "out");
+  const char *mout = cli_get(&a, "manifest-out");
+  if (!out) {
+    rc = cli_usage_error("run: --out LOG is required (`-` for standard "
+                         "output)");
+    goto done;
+  }
+  if ((rc = cli_measure_check_path("out", out)) ||
+      (mout && (rc = cli_measure_check_path("manifest-out", mout))))
+    goto done;
+  if (mout && !strcmp(out, mout)) {
+    rc = cli_usage_error("run: --out and --manifest-out are the same file");
+    goto done;
+  }
+  outs[nouts++].path = out;
+  if (mout) {
+    cli_manifest_fill fill;
+    memset(&fill, 0, sizeof fill);
+    fill.protocol = protocol ? protocol : "Development";
+    if (nimpls >= 2 && same_target(o.mode, impls[0].target, impls[1].target)) {
+      fill.aa_a = impls[0].name;
+      fill.aa_b = impls[1].name;
+    } else if (nimpls >= 2) {
+      fill.baseline = impls[0].name;
+      fill.candidate = impls[1].name;
+    }
+    if (o.mode == BS_RUN_GOOGLE_BENCHMARK)
+      fill.harness = "google-benchmark";
+    outs[nouts].path = mout;
+    if ((rc = cli_manifest_render(&a, &fill, &outs[nouts].data,
+                                  &outs[nouts].len)))
+      goto done;
+    nouts++;
+  } else {
+    static const char *const mopts[] = {
+        "commit",   "baseline-commit", "profile", "dtype", "target",
+        "baseline", "candidate",       "aa",      "set"};
+    for (size_t i = 0; i < sizeof mopts / sizeof mopts[0]; i++) {
+      if (cli_get(&a, mopts[i])) {
+        rc = cli_usage_error("run: --%s is a manifest option: give "
+                             "--manifest-out M too",
+                             mopts[i]);
+        goto done;
+      }
+    }
+  }
+
+  bs_status st = bs_run_measure(&o, &res, &err);
+  for (size_t i = 0; i < res.nwarnings; i++) {
+    fputs("benchsite: run: warning: ", stderr);
+    put_plain(stderr, res.warnings[i]);
+    fputc('\n', stderr);
+  }
+  if (st) {
+    rc = cli_report(&err);
+    if (res.wrong_result)
+      rc = CLI_REGRESSION;
+    goto done;
+  }
+  outs[0].data = res.log;
+  outs[0].len = res.log_len;
+  res.log = NULL;
+  rc = cli_measure_write(outs, nouts);
+  nouts = 0;
+  if (!rc) {
+    FILE *f = strcmp(out, "-") ? stdout : stderr;
+    fprintf(f,
+            "benchsite run: %zu case%s, %zu impl%s, %llu run%s of %llu "
+            "block%s: %zu rows written to ",
+            res.ncases, res.ncases == 1 ? "" : "s", nimpls,
+            nimpls == 1 ? "" : "s", (unsigned long long)o.runs,
+            o.runs == 1 ? "" : "s", (unsigned long long)o.blocks,
+            o.blocks == 1 ? "" : "s", res.nrows);
+    put_plain(f, out);
+    if (mout) {
+      fputs(" and the manifest to ", f);
+      put_plain(f, mout);
+    }
+    fputc('\n', f);
+  }
+done:
+  for (size_t i = 0; i < nouts; i++)
+    free(outs[i].data);
+  for (size_t i = 0; i < nimpls; i++)
+    free(names[i]);
+  bs_run_result_release(&res);
+  return cli_finish(&a, rc);
+}

@@ -1,0 +1,270 @@
+/* benchsite: the facts of the machine a run measures on, and writing a
+ * manifest (`benchsite manifest`, `run --manifest-out`). */
+#include "benchsite/run.h"
+
+#include "buf.h"
+#include "csvin.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+/* The value of "key : value" lines of a /proc file: the first one of key,
+ * trimmed, into out; the number of lines with that key. */
+static size_t proc_field(const char *path, const char *key, char *out,
+                         size_t n) {
+  FILE *f = fopen(path, "r");
+  char line[1024];
+  size_t count = 0, klen = strlen(key);
+  if (n)
+    out[0] = '\0';
+  if (!f)
+    return 0;
+  while (fgets(line, sizeof line, f)) {
+    if (strncmp(line, key, klen) != 0)
+      continue;
+    const char *p = line + klen;
+    while (*p == ' ' || *p == '\t')
+      p++;
+    if (*p != ':')
+      continue;
+    if (count++ == 0 && n) {
+      p++;
+      while (*p == ' ' || *p == '\t')
+        p++;
+      size_t l = strcspn(p, "\r\n");
+      while (l > 0 && (p[l - 1] == ' ' || p[l - 1] == '\t'))
+        l--;
+      if (l >= n)
+        l = n - 1;
+      memcpy(out, p, l);
+      out[l] = '\0';
+    }
+  }
+  fclose(f);
+  return count;
+}
+
+/* Control bytes and invalid UTF-8 in probed text become '?': the facts go
+ * into a manifest that must read back. */
+static void clean(char *s) {
+  size_t n = strlen(s), i = 0;
+  while (i < n) {
+    size_t bad = i + bs__utf8_invalid_at((unsigned char *)s + i, n - i);
+    for (; i < bad; i++)
+      if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+        s[i] = '?';
+    if (i < n)
+      s[i++] = '?';
+  }
+}
+
+static void read_line_file(const char *path, char *out, size_t n) {
+  out[0] = '\0';
+  FILE *f = fopen(path, "r");
+  if (!f)
+    return;
+  if (fgets(out, (int)n, f))
+    out[strcspn(out, "\r\n")] = '\0';
+  fclose(f);
+}
+
+/* `git rev-parse HEAD` without a shell: its stdout, when it exits 0 and
+ * prints a hex id. */
+static void git_head(char *out, size_t n) {
+  int fds[2];
+  out[0] = '\0';
+  if (pipe(fds))
+    return;
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addclose(&fa, fds[0]);
+  posix_spawn_file_actions_addclose(&fa, fds[1]);
+  char a0[] = "git", a1[] = "rev-parse", a2[] = "HEAD";
+  char *argv[] = {a0, a1, a2, NULL};
+  pid_t pid;
+  int rc = posix_spawnp(&pid, "git", &fa, NULL, argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  close(fds[1]);
+  char buf[256];
+  size_t used = 0;
+  if (rc == 0) {
+    for (;;) {
+      ssize_t r = read(fds[0], buf + used, sizeof buf - 1 - used);
+      if (r < 0 && errno == EINTR)
+        continue;
+      if (r <= 0)
+        break;
+      used += (size_t)r;
+      if (used == sizeof buf - 1)
+        break;
+    }
+  }
+  close(fds[0]);
+  if (rc != 0)
+    return;
+  int st = 0;
+  while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+    ;
+  buf[used] = '\0';
+  size_t l = strspn(buf, "0123456789abcdef");
+  if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || l < 7 || l >= n ||
+      (buf[l] != '\n' && buf[l] != '\0'))
+    return;
+  memcpy(out, buf, l);
+  out[l] = '\0';
+}
+
+bs_status bs_machine_probe(bs_machine_facts *f, const char *source_date_epoch,
+                           int git, bs_error *err) {
+  memset(f, 0, sizeof *f);
+  time_t now;
+  if (source_date_epoch) {
+    char *end = NULL;
+    errno = 0;
+    unsigned long long v = strtoull(source_date_epoch, &end, 10);
+    if (!*source_date_epoch || *source_date_epoch < '0' ||
+        *source_date_epoch > '9' || *end || errno == ERANGE ||
+        v > 253402300799ULL)
+      return bs_error_set(err, BS_EUSAGE, NULL, 0,
+                          "SOURCE_DATE_EPOCH \"%.40s\" is not a number of "
+                          "seconds since 1970",
+                          source_date_epoch);
+    now = (time_t)v;
+  } else {
+    now = time(NULL);
+  }
+  struct tm tm;
+  if (!gmtime_r(&now, &tm) ||
+      !strftime(f->date, sizeof f->date, "%Y-%m-%dT%H:%M:%SZ", &tm))
+    return bs_error_set(err, BS_EINTERNAL, NULL, 0, "cannot format the date");
+
+  struct utsname u;
+  const char *arch = "unknown", *release = "unknown";
+  if (uname(&u) == 0) {
+    arch = u.machine;
+    release = u.release;
+  }
+  snprintf(f->kernel, sizeof f->kernel, "%s", release);
+
+  char model[256];
+  size_t nproc = proc_field("/proc/cpuinfo", "processor", NULL, 0);
+  if (!proc_field("/proc/cpuinfo", "model name", model, sizeof model) &&
+      !proc_field("/proc/cpuinfo", "Hardware", model, sizeof model) &&
+      !proc_field("/proc/cpuinfo", "cpu model", model, sizeof model))
+    snprintf(model, sizeof model, "unknown CPU");
+  long conf = sysconf(_SC_NPROCESSORS_CONF);
+  f->cpus = nproc ? nproc : (conf > 0 ? (uint64_t)conf : 0);
+  snprintf(f->machine, sizeof f->machine, "%s %s \xc3\x97%llu", arch, model,
+           (unsigned long long)f->cpus);
+
+  char mem[128];
+  if (proc_field("/proc/meminfo", "MemTotal", mem, sizeof mem))
+    f->memory_mib = (uint64_t)strtoull(mem, NULL, 10) / 1024;
+
+  read_line_file("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor",
+                 f->frequency_policy, sizeof f->frequency_policy);
+  if (!f->frequency_policy[0])
+    snprintf(f->frequency_policy, sizeof f->frequency_policy, "unknown");
+  if (git)
+    git_head(f->commit, sizeof f->commit);
+  clean(f->machine);
+  clean(f->kernel);
+  clean(f->frequency_policy);
+  return BS_OK;
+}
+
+void bs_manifest_draft_init(bs_manifest_draft *d) { memset(d, 0, sizeof *d); }
+
+void bs_manifest_draft_release(bs_manifest_draft *d) {
+  if (!d)
+    return;
+  for (size_t i = 0; i < d->n; i++) {
+    free(d->keys[i]);
+    free(d->values[i]);
+  }
+  free(d->keys);
+  free(d->values);
+  memset(d, 0, sizeof *d);
+}
+
+static int valid_text(const char *s) {
+  size_t n = strlen(s);
+  return bs__utf8_invalid_at((const unsigned char *)s, n) == n;
+}
+
+bs_status bs_manifest_draft_set(bs_manifest_draft *d, const char *key,
+                                const char *value, bs_error *err) {
+  if (!key[0])
+    return bs_error_set(err, BS_EUSAGE, NULL, 0, "empty manifest key");
+  if (!valid_text(key) || !valid_text(value))
+    return bs_error_set(err, BS_EUSAGE, NULL, 0,
+                        "manifest key or value is not valid UTF-8");
+  char *v = strdup(value);
+  if (!v)
+    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+  for (size_t i = 0; i < d->n; i++) {
+    if (!strcmp(d->keys[i], key)) {
+      free(d->values[i]);
+      d->values[i] = v;
+      return BS_OK;
+    }
+  }
+  if (d->n == d->cap) {
+    size_t cap = d->cap ? d->cap * 2 : 16;
+    char **k = realloc(d->keys, cap * sizeof *k);
+    if (k)
+      d->keys = k;
+    char **vv = k ? realloc(d->values, cap * sizeof *vv) : NULL;
+    if (!vv) {
+      free(v);
+      return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    }
+    d->values = vv;
+    d->cap = cap;
+  }
+  char *k = strdup(key);
+  if (!k) {
+    free(v);
+    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+  }
+  d->keys[d->n] = k;
+  d->values[d->n++] = v;
+  return BS_OK;
+}
+
+static bs_status put_quoted(bs__buf *b, const char *s) {
+  bs_status st = bs__buf_putc(b, '"');
+  for (; !st && *s; s++)
+    st = *s == '"' ? bs__buf_puts(b, "\"\"") : bs__buf_putc(b, *s);
+  return st ? st : bs__buf_putc(b, '"');
+}
+
+bs_status bs_manifest_draft_render(const bs_manifest_draft *d, char **out,
+                                   size_t *len, bs_error *err) {
+  bs__buf b;
+  bs__buf_init(&b, BS__BUF_DEFAULT_LIMIT);
+  bs_status st = bs__buf_puts(&b, "key,value\n");
+  for (size_t i = 0; !st && i < d->n; i++) {
+    st = put_quoted(&b, d->keys[i]);
+    if (!st)
+      st = bs__buf_putc(&b, ',');
+    if (!st)
+      st = put_quoted(&b, d->values[i]);
+    if (!st)
+      st = bs__buf_putc(&b, '\n');
+  }
+  return bs__buf_finish(&b, st, "the manifest", out, len, err);
+}
