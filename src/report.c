@@ -683,10 +683,10 @@ bs_status bs_report_write(const bs_log *log,
                           bs_report_summary *summary, bs_error *err) {
   bs__report r;
   memset(&r, 0, sizeof r);
-  char *parent = NULL, *base = NULL, *tmp = NULL, *aside = NULL, *charts = NULL;
+  char *charts = NULL;
+  bs_output_dir *od = NULL;
   bs_templates *tpl = NULL;
   bs_status st = BS_OK;
-  int exists = 0;
   if (summary)
     memset(summary, 0, sizeof *summary);
   if (!log || (!manifests && n) || !out_dir || !o || !o->templates_dir ||
@@ -702,9 +702,8 @@ bs_status bs_report_write(const bs_log *log,
   r.o = o;
   r.forest = BS__NO_CHART;
 
-  if ((st = bs__split_out(out_dir, "the output", &parent, &base, err)))
-    goto done;
-  if ((st = bs__check_out(out_dir, MARKER, "report", &exists, err)))
+  if ((st = bs_output_dir_open(out_dir, "the output", "report", MARKER, &od,
+                               err)))
     goto done;
   /* Templates first: a broken template fails before any work is done. */
   tpl = bs_templates_new(o->templates_dir);
@@ -728,26 +727,9 @@ bs_status bs_report_write(const bs_log *log,
     goto done;
 
   /* The new report grows in a private directory beside the old one. */
-  size_t tlen = strlen(parent) + strlen(base) + 32;
-  tmp = malloc(tlen);
-  if (!tmp) {
-    st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+  if ((st = bs_output_dir_start(od, err)))
     goto done;
-  }
-  snprintf(tmp, tlen, "%s/.%s.new-XXXXXX", parent, base);
-  if (!mkdtemp(tmp)) {
-    st = bs_error_set(err, BS_EIO, out_dir, 0,
-                      "cannot create a temporary directory beside it: %s",
-                      strerror(errno));
-    free(tmp);
-    tmp = NULL;
-    goto done;
-  }
-  if (chmod(tmp, 0755) != 0) {
-    st = bs_error_set(err, BS_EIO, tmp, 0, "cannot set permissions: %s",
-                      strerror(errno));
-    goto done;
-  }
+  const char *tmp = bs_output_dir_path(od);
   charts = bs__path_join(tmp, "charts");
   if (!charts) {
     st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
@@ -788,50 +770,8 @@ bs_status bs_report_write(const bs_log *log,
     goto done;
   }
 
-  /* Swap: old report away, new one in, old one removed. Between the two
-   * renames out_dir is briefly absent, never half-written. */
-  if (exists) {
-    aside = malloc(tlen);
-    if (!aside) {
-      st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
-      goto done;
-    }
-    snprintf(aside, tlen, "%s/.%s.old-XXXXXX", parent, base);
-    if (!mkdtemp(aside)) {
-      st = bs_error_set(err, BS_EIO, out_dir, 0,
-                        "cannot create a temporary directory beside it: %s",
-                        strerror(errno));
-      free(aside);
-      aside = NULL;
-      goto done;
-    }
-    if (rename(out_dir, aside) != 0) {
-      st = bs_error_set(err, BS_EIO, out_dir, 0,
-                        "cannot move the previous report aside: %s",
-                        strerror(errno));
-      rmdir(aside);
-      free(aside);
-      aside = NULL;
-      goto done;
-    }
-  }
-  if (rename(tmp, out_dir) != 0) {
-    int e = errno;
-    if (aside && rename(aside, out_dir) != 0)
-      st = bs_error_set(err, BS_EIO, out_dir, 0,
-                        "cannot rename into place: %s; the previous report "
-                        "could not be put back and is kept in %s",
-                        strerror(e), aside);
-    else
-      st = bs_error_set(err, BS_EIO, out_dir, 0, "cannot rename into place: %s",
-                        strerror(e));
-    /* Put back, or kept where the message says: not removed either way. */
-    free(aside);
-    aside = NULL;
+  if ((st = bs_output_dir_commit(od, err)))
     goto done;
-  }
-  free(tmp);
-  tmp = NULL;
   if (summary) {
     summary->cases = r.cmp ? r.cmp->ncases : 0;
     summary->regressions = r.cmp ? r.cmp->regressions : 0;
@@ -842,17 +782,8 @@ bs_status bs_report_write(const bs_log *log,
     summary->has_aa = r.aa != NULL;
   }
 done:
-  if (aside) {
-    bs__remove_tree(aside);
-    free(aside);
-  }
-  if (tmp) {
-    bs__remove_tree(tmp);
-    free(tmp);
-  }
+  bs_output_dir_free(od);
   free(charts);
-  free(parent);
-  free(base);
   bs_templates_free(tpl);
   report_release(&r);
   return st;

@@ -259,95 +259,33 @@ int cli_load_native_manifests(const cli_args *a, bs_manifest **out, size_t *n) {
   return rc;
 }
 
-static int write_all(int fd, const char *p, size_t len) {
-  while (len > 0) {
-    ssize_t w = write(fd, p, len);
-    if (w < 0) {
-      if (errno == EINTR)
-        continue;
-      return -1;
-    }
-    p += w;
-    len -= (size_t)w;
-  }
-  return 0;
-}
-
 int cli_outputs_commit(cli_output *outs, size_t n) {
   return cli_outputs_commit_with(outs, n, NULL, NULL);
 }
 
 int cli_outputs_commit_with(cli_output *outs, size_t n,
                             int (*between)(void *ctx), void *ctx) {
-  char **tmp = calloc(n ? n : 1, sizeof *tmp);
+  bs_error err;
+  bs_error_clear(&err);
   int rc = CLI_OK;
-  size_t i;
-  if (!tmp) {
+  bs_output_files *f = bs_output_files_new();
+  if (!f) {
     rc = cli_out_of_memory();
     goto done;
   }
-  /* A directory in the way would only fail at the rename, after
-   * `between` has done its part: refuse it first. */
-  for (i = 0; i < n; i++) {
-    struct stat st;
-    if (stat(outs[i].path, &st) == 0 && S_ISDIR(st.st_mode)) {
-      fprintf(stderr, "benchsite: %s: is a directory\n", outs[i].path);
-      rc = CLI_FAILURE;
-      goto done;
-    }
-  }
-  for (i = 0; i < n; i++) {
-    size_t plen = strlen(outs[i].path);
-    tmp[i] = malloc(plen + 32);
-    if (!tmp[i]) {
-      rc = cli_out_of_memory();
-      goto done;
-    }
-    snprintf(tmp[i], plen + 32, "%s.%ld.tmp", outs[i].path, (long)getpid());
-    int fd = open(tmp[i], O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd < 0) {
-      fprintf(stderr, "benchsite: %s: cannot create file: %s\n", outs[i].path,
-              strerror(errno));
-      free(tmp[i]);
-      tmp[i] = NULL;
-      rc = CLI_FAILURE;
-      goto done;
-    }
-    if (write_all(fd, outs[i].data, outs[i].len) || fsync(fd)) {
-      fprintf(stderr, "benchsite: %s: cannot write file: %s\n", outs[i].path,
-              strerror(errno));
-      close(fd);
-      rc = CLI_FAILURE;
-      goto done;
-    }
-    if (close(fd)) {
-      fprintf(stderr, "benchsite: %s: cannot write file: %s\n", outs[i].path,
-              strerror(errno));
-      rc = CLI_FAILURE;
+  for (size_t i = 0; i < n; i++) {
+    if (bs_output_files_add(f, outs[i].path, outs[i].data, outs[i].len, &err)) {
+      rc = cli_report(&err);
       goto done;
     }
   }
   if (between && (rc = between(ctx)) != 0)
     goto done;
-  for (i = 0; i < n; i++) {
-    if (rename(tmp[i], outs[i].path)) {
-      fprintf(stderr, "benchsite: %s: cannot rename into place: %s\n",
-              outs[i].path, strerror(errno));
-      rc = CLI_FAILURE;
-      goto done;
-    }
-    free(tmp[i]);
-    tmp[i] = NULL;
-  }
+  if (bs_output_files_commit(f, &err))
+    rc = cli_report(&err);
 done:
-  for (i = 0; tmp && i < n; i++) {
-    if (tmp[i]) {
-      unlink(tmp[i]);
-      free(tmp[i]);
-    }
-  }
-  free(tmp);
-  for (i = 0; i < n; i++) {
+  bs_output_files_free(f);
+  for (size_t i = 0; i < n; i++) {
     free(outs[i].data);
     outs[i].data = NULL;
   }
