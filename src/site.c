@@ -21,7 +21,7 @@
 #include "fsutil.h"
 #include "grow.h"
 #include "num.h"
-#include "report_int.h"
+#include "present.h"
 #include "sha256.h"
 #include "strlist.h"
 
@@ -45,7 +45,6 @@
 
 #define MARKER ".benchsite-site"
 #define STATE_MAGIC "benchsite-site 1"
-#define NBSP "\xc2\xa0"
 #define CHART_W 760
 #define CHART_H 360
 #define KEY_CHARS 40
@@ -1031,16 +1030,6 @@ static bs_status drift(site *s, scase *sc, bs_error *err) {
 
 /* ---- Formatting ---------------------------------------------------------- */
 
-static void fmt_interval(char *buf, size_t n, double lo, double hi) {
-  double f;
-  const char *unit = bs__time_unit(fmax(fabs(lo), fabs(hi)), &f);
-  if (!isfinite(lo) || !isfinite(hi)) {
-    snprintf(buf, n, "n/a");
-    return;
-  }
-  snprintf(buf, n, "%.4g–%.4g" NBSP "%s", lo * f, hi * f, unit);
-}
-
 /* "protocol=RegressionGate, machine=box-2": the comparability keys on
  * which group g differs from the other groups (all keys when alone). */
 static void group_label(const site *s, size_t g, char *buf, size_t n) {
@@ -1355,7 +1344,7 @@ static void result_fields(bs_tval *t, const result *res) {
   char buf[128];
   if (res->has_hist) {
     bs_tval_set_str(t, "median", bs__fmt_time(buf, sizeof buf, res->median));
-    fmt_interval(buf, sizeof buf, res->lo, res->hi);
+    bs__fmt_time_range(buf, sizeof buf, res->lo, res->hi);
     bs_tval_set_str(t, "interval", buf);
   }
   if (res->has_cmp) {
@@ -1503,7 +1492,7 @@ static bs_status run_page(site *s, size_t i, bs_error *err) {
   snprintf(title, sizeof title, "Run %zu: %s", i + 1, r->ar->commit);
   page_common(root, title, NULL);
   bs_tval *rv = bs_tval_set_obj(root, "run");
-  bs__report_facts(rv, r->mf);
+  bs__facts(rv, r->mf);
   const char *baseline = bs_manifest_get(r->mf, "baseline");
   const char *candidate = bs_manifest_get(r->mf, "candidate");
   if (baseline && candidate) {
