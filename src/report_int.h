@@ -4,6 +4,7 @@
 #ifndef BENCHSITE_REPORT_INT_H
 #define BENCHSITE_REPORT_INT_H
 
+#include "benchsite/analysis.h"
 #include "benchsite/compare.h"
 #include "benchsite/noise.h"
 #include "benchsite/plot.h"
@@ -41,15 +42,11 @@ typedef struct bs__report {
   size_t nmf;
   const bs_report_options *o;
 
+  /* The analysis the report renders, and its results (borrowed). */
+  const bs_analysis *an;
   const bs_compare_result *cmp; /* NULL when no comparison was made */
   const bs_tune_result *tune;   /* NULL when there is no tuning page */
   const bs_noise_result *aa;    /* NULL when no A/A validation was made */
-  /* The results the report computed itself, freed with it; the others
-   * are borrowed from the options (compare_result, ...). */
-  bs_compare_result *own_cmp;
-  bs_tune_result *own_tune;
-  bs_noise_result *own_aa;
-  const char *aa_source; /* path of the manifest naming aa_a/aa_b */
 
   bs__tune_group *groups;
   size_t ngroups;
@@ -58,10 +55,28 @@ typedef struct bs__report {
   bs__rchart *charts; /* parallel to the plot's charts */
   size_t ncharts, capcharts;
   size_t forest;
-  size_t (*case_charts)[3]; /* per compared case: deltas, bootstrap, drift */
-  size_t (*aa_charts)[2];   /* per A/A case: deltas, confidences */
-  bs_status st;             /* sticky: first out-of-memory */
+  size_t *case_charts;    /* per compared case, BS__CASE_CHARTS of them */
+  size_t (*aa_charts)[2]; /* per A/A case: deltas, confidences */
+  bs_status st;           /* sticky: first out-of-memory */
 } bs__report;
+
+/* The charts of a compared case's page. Adding one: write its function in
+ * report_charts.c (it describes the chart with new_chart and the bs_plot
+ * calls, sets its alt text and returns its index, or BS__NO_CHART), add
+ * it with its caption to bs__case_charts[] there and raise
+ * BS__CASE_CHARTS; the case page (templates/case.html, {{#charts}})
+ * shows every chart of the table in its order, so the template changes
+ * only to place it elsewhere; then add a test that the page shows it
+ * (tests/test_report.c, pages_follow_the_inputs). Nothing else refers to
+ * it. */
+#define BS__CASE_CHARTS 3
+typedef struct bs__case_chart {
+  /* Chart of compared case i; x holds its block positions, work 4 doubles
+   * per block of scratch. */
+  size_t (*make)(struct bs__report *r, size_t i, const double *x, double *work);
+  const char *caption; /* shown under it on the case page */
+} bs__case_chart;
+extern const bs__case_chart bs__case_charts[BS__CASE_CHARTS];
 
 /* report_charts.c: describes every chart into r->plot and r->charts. */
 bs_status bs__report_charts(bs__report *r, bs_error *err);

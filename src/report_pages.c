@@ -83,7 +83,7 @@ static bs_tval *page(const bs__report *r, bs_tdata *d, const char *title,
     bs_tval_set_str(run, "baseline", r->cmp->baseline);
     bs_tval_set_str(run, "candidate", r->cmp->candidate);
   }
-  bs_tval_set_strf(root, "seed", "%llu", (unsigned long long)r->o->seed);
+  bs_tval_set_strf(root, "seed", "%llu", (unsigned long long)r->an->seed);
   return root;
 }
 
@@ -404,15 +404,9 @@ static bs_status case_page(bs__report *r, bs_templates *t, const char *dir,
     bs_tval_push_str(warn, c->warnings[j]);
 
   bs_tval *charts = bs_tval_set_list(cv, "charts");
-  push_chart(r, charts, r->case_charts[i][0],
-             "Each point is one block's d = candidate − baseline; the line is "
-             "med(d), the band its interval.");
-  push_chart(r, charts, r->case_charts[i][1],
-             "The bootstrap distribution of med(d): L and U bound the "
-             "interval; ±δ mark the practical threshold.");
-  push_chart(r, charts, r->case_charts[i][2],
-             "Per-call time of both implementations in block order; dashed "
-             "segments are the medians of each half, to spot drift.");
+  for (size_t k = 0; k < BS__CASE_CHARTS; k++)
+    push_chart(r, charts, r->case_charts[i * BS__CASE_CHARTS + k],
+               bs__case_charts[k].caption);
 
   /* The data behind the charts. */
   double q1 = bs_quantile(c->delta, c->blocks, 0.25);
@@ -612,8 +606,8 @@ static bs_status aa_page(bs__report *r, bs_templates *t, const char *dir,
   char buf[256];
   bs_tval_set_str(av, "a", aa->a);
   bs_tval_set_str(av, "b", aa->b);
-  if (r->aa_source)
-    bs_tval_set_str(av, "source", basename_of(r->aa_source));
+  if (r->an->aa_source)
+    bs_tval_set_str(av, "source", basename_of(r->an->aa_source));
   bs_tval_set_strf(av, "resamples", "%llu",
                    (unsigned long long)aa->options.resamples);
   bs_tval_set_strf(av, "level", "%g", aa->options.level);

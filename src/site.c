@@ -656,7 +656,7 @@ static const char *history_impl(const bs_log *log, const bs_case *c,
 static bs_status analyse_fresh(site *s, srun *r, bs_error *err) {
   bs_status st = BS_OK;
   bs_log *log = bs_log_new();
-  bs_compare_result *cmp = NULL;
+  bs_analysis *an = NULL;
   double *x = NULL;
   size_t xcap = 0;
   char *dir = NULL;
@@ -677,7 +677,16 @@ static bs_status analyse_fresh(site *s, srun *r, bs_error *err) {
   if (st)
     goto done;
 
-  /* The run's report, as `benchsite report` makes it. */
+  /* The run's analysis, as `benchsite report` makes it; kept going past
+   * what stops a report, so the run's verdicts show even without one. */
+  const bs_manifest *mfs[1] = {r->mf};
+  bs_analysis_options ao;
+  bs_analysis_options_init(&ao);
+  ao.seed = s->o->seed;
+  ao.keep_going = 1;
+  if ((st = bs_analyse(log, mfs, 1, &ao, &an, err)))
+    goto done;
+  /* Its report. */
   char rel[BS_ARCHIVE_ID_MAX + 8];
   snprintf(rel, sizeof rel, "runs/%s", r->ar->id);
   if (!(dir = bs__path_join(s->tmp, rel))) {
@@ -688,13 +697,11 @@ static bs_status analyse_fresh(site *s, srun *r, bs_error *err) {
   bs_report_options_init(&ro);
   ro.templates_dir = s->o->templates_dir;
   ro.assets_dir = s->o->assets_dir;
-  ro.seed = s->o->seed;
   ro.gnuplot = s->o->gnuplot;
   ro.home_href = "../../index.html"; /* runs/ID/ -> the site index */
   bs_error rerr;
   bs_error_clear(&rerr);
-  const bs_manifest *mfs[1] = {r->mf};
-  bs_status rs = bs_report_write(log, mfs, 1, dir, &ro, NULL, &rerr);
+  bs_status rs = bs_report_write(an, dir, &ro, NULL, &rerr);
   if (rs == BS_EUSAGE || rs == BS_EINPUT || rs == BS_EMISMATCH) {
     char msg[1024];
     bs_error_format(&rerr, msg, sizeof msg);
@@ -708,17 +715,9 @@ static bs_status analyse_fresh(site *s, srun *r, bs_error *err) {
     goto done;
   }
 
-  /* Paired verdicts: the confirmatory gate, as the report computes it. */
-  const char *baseline = bs_manifest_get(r->mf, "baseline");
+  /* Paired verdicts: the analysis's confirmatory comparison. */
+  const bs_compare_result *cmp = an->compare;
   const char *candidate = bs_manifest_get(r->mf, "candidate");
-  if (baseline && candidate) {
-    bs_compare_options co;
-    bs_compare_options_init(&co, BS_MODE_CONFIRMATORY);
-    co.seed = s->o->seed;
-    bs_error cerr;
-    if (bs_compare_run(log, baseline, candidate, &co, &cmp, &cerr) != BS_OK)
-      cmp = NULL; /* no case has both, or unpaired rows: no verdicts */
-  }
   if (!(r->impl = bs__strdup(candidate ? candidate : ""))) {
     st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
     goto done;
@@ -783,7 +782,7 @@ static bs_status analyse_fresh(site *s, srun *r, bs_error *err) {
 done:
   free(dir);
   free(x);
-  bs_compare_result_free(cmp);
+  bs_analysis_free(an);
   bs_log_free(log);
   return st;
 }

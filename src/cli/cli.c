@@ -432,9 +432,8 @@ static int on_progress(void *ctx, const char *stage, size_t done,
   return 0;
 }
 
-int cli_report_write(const char *cmd, const bs_log *log, bs_manifest *const *mf,
-                     size_t nmf, const char *dir, bs_report_options *o,
-                     bs_report_summary *sum) {
+int cli_report_write(const char *cmd, const bs_analysis *an, const char *dir,
+                     bs_report_options *o, bs_report_summary *sum) {
   cli_signals old;
   progress prog;
   bs_error err;
@@ -446,8 +445,7 @@ int cli_report_write(const char *cmd, const bs_log *log, bs_manifest *const *mf,
   prog.tty = isatty(2);
   o->progress = on_progress;
   o->progress_ctx = &prog;
-  bs_status st = bs_report_write(log, (const bs_manifest *const *)mf, nmf, dir,
-                                 o, sum, &err);
+  bs_status st = bs_report_write(an, dir, o, sum, &err);
   cli_signals_restore(&old);
   o->progress = NULL;
   o->progress_ctx = NULL;
@@ -486,8 +484,7 @@ int cli_html_step(void *ctx) {
   cli_html *h = ctx;
   if (!h->dir)
     return 0;
-  return cli_report_write(h->cmd, h->log, h->mf, h->nmf, h->dir, &h->opts,
-                          NULL);
+  return cli_report_write(h->cmd, h->an, h->dir, &h->opts, NULL);
 }
 
 int cli_cmd_begin(cli_cmd *c, const char *name, int argc, char **argv,
@@ -499,14 +496,23 @@ int cli_cmd_begin(cli_cmd *c, const char *name, int argc, char **argv,
   return cli_html_init(&c->html, name, cli_get(&c->a, "html"));
 }
 
-int cli_cmd_render(cli_cmd *c, cli_render_fn render, const void *ctx) {
-  c->html.log = c->log;
-  c->html.mf = c->mf;
-  c->html.nmf = c->nmf;
-  return cli_render_outputs(&c->a, &c->html, render, ctx);
+int cli_cmd_analyse(cli_cmd *c, const bs_analysis_options *o) {
+  bs_error err;
+  bs_error_clear(&err);
+  if (bs_analyse(c->log, (const bs_manifest *const *)c->mf, c->nmf, o, &c->an,
+                 &err))
+    return cli_report(&err);
+  return 0;
+}
+
+int cli_cmd_render(cli_cmd *c, cli_render_fn render) {
+  c->html.an = c->an;
+  return cli_render_outputs(&c->a, &c->html, render, c->an);
 }
 
 int cli_cmd_end(cli_cmd *c, int rc) {
+  bs_analysis_free(c->an);
+  c->an = NULL;
   bs_log_free(c->log);
   c->log = NULL;
   cli_free_manifests(c->mf, c->nmf);
@@ -526,7 +532,7 @@ void cli_reraise_signal(void) {
 }
 
 int cli_render_outputs(const cli_args *a, cli_html *html, cli_render_fn render,
-                       const void *ctx) {
+                       const bs_analysis *an) {
   static const char *const options[] = {"json", "markdown"};
   static const cli_format formats[] = {CLI_JSON, CLI_MARKDOWN};
   cli_output outs[2];
@@ -541,13 +547,13 @@ int cli_render_outputs(const cli_args *a, cli_html *html, cli_render_fn render,
     if (!path)
       continue;
     outs[nouts].path = path;
-    if (render(ctx, formats[i], &outs[nouts].data, &outs[nouts].len, &err)) {
+    if (render(an, formats[i], &outs[nouts].data, &outs[nouts].len, &err)) {
       rc = cli_report(&err);
       goto done;
     }
     nouts++;
   }
-  if (!nouts && render(ctx, CLI_TEXT, &text, &text_len, &err)) {
+  if (!nouts && render(an, CLI_TEXT, &text, &text_len, &err)) {
     rc = cli_report(&err);
     goto done;
   }
