@@ -244,7 +244,8 @@ bs_status bs_analyse(const bs_log *log, const bs_manifest *const *manifests,
     return bs_error_set(err, BS_EUSAGE, NULL, 0,
                         "analysis: a log and known sections are required");
   bs_analysis *a = calloc(1, sizeof *a);
-  const bs_manifest **mf = calloc(n ? n : 1, sizeof *mf);
+  /* An array of pointers, one per manifest. */
+  const bs_manifest **mf = calloc(n ? n : 1, sizeof(const bs_manifest *));
   if (!a || !mf) {
     free(a);
     free(mf);

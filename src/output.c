@@ -204,7 +204,7 @@ static bs_status check_out(const char *out, const char *marker,
  * "-old" one is the previous output a two-rename swap had moved aside:
  * when `out` is missing it is put back first. */
 static void sweep_stale(const bs_output_dir *d) {
-  DIR *dir = opendir(d->parent);
+  DIR *dir = d->parent ? opendir(d->parent) : NULL;
   if (!dir)
     return;
   char prefix[512];

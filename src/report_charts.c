@@ -299,8 +299,10 @@ static double maxabs(const double *x, size_t n) {
   return m;
 }
 
-static size_t deltas_chart(bs__report *r, size_t i, const double *x,
-                           double *work) {
+static size_t deltas_chart(bs__report *r, size_t i,
+                           const bs__case_scratch *sc) {
+  const double *x = sc->x;
+  double *work = sc->work;
   const bs_case_compare *c = &r->cmp->cases[i];
   const bs_compare_result *cmp = r->cmp;
   size_t m = c->blocks;
@@ -384,10 +386,8 @@ static size_t deltas_chart(bs__report *r, size_t i, const double *x,
   return k;
 }
 
-static size_t boot_chart(bs__report *r, size_t i, const double *x,
-                         double *work) {
-  (void)x;
-  (void)work;
+static size_t boot_chart(bs__report *r, size_t i, const bs__case_scratch *sc) {
+  (void)sc;
   const bs_case_compare *c = &r->cmp->cases[i];
   const bs_compare_result *cmp = r->cmp;
   char file[64], name[256], title[512], xlabel[128];
@@ -530,9 +530,8 @@ static void drift_words(sbuf *sb, const char *impl, const double *v, size_t n) {
               d.p);
 }
 
-static size_t drift_chart(bs__report *r, size_t i, const double *x,
-                          double *work) {
-  (void)work;
+static size_t drift_chart(bs__report *r, size_t i, const bs__case_scratch *sc) {
+  const double *x = sc->x;
   const bs_case_compare *c = &r->cmp->cases[i];
   const bs_compare_result *cmp = r->cmp;
   size_t m = c->blocks;
@@ -940,11 +939,12 @@ bs_status bs__report_charts(bs__report *r, bs_error *err) {
     forest(r);
     for (size_t i = 0; i < n * BS__CASE_CHARTS; i++)
       r->case_charts[i] = BS__NO_CHART;
+    bs__case_scratch sc = {x, work};
     for (size_t i = 0; i < n && !r->st; i++) {
       x_positions(&r->cmp->cases[i], x);
       for (size_t k = 0; k < BS__CASE_CHARTS && !r->st; k++)
         r->case_charts[i * BS__CASE_CHARTS + k] =
-            bs__case_charts[k].make(r, i, x, work);
+            bs__case_charts[k].make(r, i, &sc);
     }
     free(x);
     free(work);

@@ -70,10 +70,13 @@ typedef struct bs__report {
  * (tests/test_report.c, pages_follow_the_inputs). Nothing else refers to
  * it. */
 #define BS__CASE_CHARTS 3
+typedef struct bs__case_scratch {
+  const double *x; /* the case's block positions */
+  double *work;    /* 4 doubles per block of scratch */
+} bs__case_scratch;
 typedef struct bs__case_chart {
-  /* Chart of compared case i; x holds its block positions, work 4 doubles
-   * per block of scratch. */
-  size_t (*make)(struct bs__report *r, size_t i, const double *x, double *work);
+  /* Chart of compared case i. */
+  size_t (*make)(struct bs__report *r, size_t i, const bs__case_scratch *sc);
   const char *caption; /* shown under it on the case page */
 } bs__case_chart;
 extern const bs__case_chart bs__case_charts[BS__CASE_CHARTS];

@@ -167,15 +167,15 @@ done:
 /* Noise files are small; anything larger is not one. */
 #define NOISE_FILE_LIMIT ((size_t)64 << 20)
 
-int cli_read_noise_file(const char *path, bs_noise_floors **out) {
+int cli_read_noise_file(const char *path, bs_noise_floors **floors) {
   bs_error err;
   bs_error_clear(&err);
   char *text = NULL;
   size_t len = 0;
-  *out = NULL;
+  *floors = NULL;
   if (bs_read_file(path, NOISE_FILE_LIMIT, &text, &len, &err))
     return cli_report_input(&err);
-  bs_status st = bs_noise_floors_parse(path, text, len, out, &err);
+  bs_status st = bs_noise_floors_parse(path, text, len, floors, &err);
   free(text);
   if (st)
     return cli_report_input(&err);
