@@ -81,7 +81,11 @@ int main(int argc, char **argv) {
   bs_report_summary sum;
   double c0 = cpu_ms();
   m.start = now_ms();
-  bs_status st = bs_report_write(log, env, 1, argv[3], &o, &sum, &err);
+  bs_analysis *an = NULL;
+  bs_status st = bs_analyse(log, env, 1, NULL, &an, &err);
+  if (!st)
+    st = bs_report_write(an, argv[3], &o, &sum, &err);
+  bs_analysis_free(an);
   double end = now_ms();
   double cpu = cpu_ms() - c0;
   if (st) {

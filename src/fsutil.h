@@ -49,20 +49,4 @@ bs_status bs__copy_file(const char *from, const char *to, bs_error *err);
 bs_status bs__list_dir(const char *dir, int (*keep)(const char *name),
                        char ***names, size_t *n, bs_error *err);
 
-/* ---- Output directories replaced as a whole (report, site) ------------- */
-
-/* Splits the output directory `out` into its parent and last component,
- * trailing slashes removed (both malloc'd). Refuses "", "." and ".." as
- * the last component (BS_EUSAGE: "WHAT must name a directory to create or
- * replace" for out); BS_ENOMEM in err when out of memory. */
-bs_status bs__split_out(const char *out, const char *what, char **parent,
-                        char **base, bs_error *err);
-/* Whether the output directory `out` may be replaced: *exists is 0 when
- * it is absent, else 1 for an empty directory or an earlier output, one
- * that holds the regular file `marker`. Anything else is refused with
- * BS_EUSAGE in err ("... not a benchsite KIND (no MARKER file)"), a
- * symbolic link included; BS_EIO when out cannot be inspected. */
-bs_status bs__check_out(const char *out, const char *marker, const char *kind,
-                        int *exists, bs_error *err);
-
 #endif

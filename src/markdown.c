@@ -2,6 +2,7 @@
 
 #include "buf.h"
 #include "mdw.h"
+#include "present.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -9,60 +10,24 @@
 #include <string.h>
 
 char *bs_format_time_us(double us, char *buf, size_t n) {
-  double a = fabs(us);
-  if (!isfinite(us))
-    snprintf(buf, n, "n/a");
-  else if (a == 0)
-    snprintf(buf, n, "0 µs");
-  else if (a < 1.0)
-    snprintf(buf, n, "%.4g ns", us * 1e3);
-  else if (a < 1e3)
-    snprintf(buf, n, "%.4g µs", us);
-  else if (a < 1e6)
-    snprintf(buf, n, "%.4g ms", us / 1e3);
-  else
-    snprintf(buf, n, "%.4g s", us / 1e6);
-  return buf;
-}
-
-/* Signed time: a leading '+' for positive values. */
-static char *signed_time(double us, char *buf, size_t n) {
-  if (us > 0 && n > 1) {
-    buf[0] = '+';
-    bs_format_time_us(us, buf + 1, n - 1);
-  } else {
-    bs_format_time_us(us, buf, n);
-  }
-  return buf;
-}
-
-static const char *marker(const bs_case_compare *c) {
-  if (c->significant_regression)
-    return "❌ significant regression";
-  switch (c->verdict) {
-  case BS_VERDICT_SLOWER:
-    return "▲ slower (not significant)";
-  case BS_VERDICT_FASTER:
-    return "▼ faster";
-  case BS_VERDICT_EQUIVALENT:
-    break;
-  }
-  return "≈ equivalent";
+  return bs__fmt_time_plain(buf, n, us);
 }
 
 static bs_status md_row(bs__buf *b, const bs_case_compare *c) {
-  char t1[48], t2[48], t3[48], t4[48];
+  char t1[48], t2[48], t3[48], t4[48], p[48];
   bs_status st = bs__buf_puts(b, "| ");
   if (!st)
     st = bs__md_case(b, c->benchmark, c->dataset);
   if (!st)
-    st =
-        bs__buf_printf(b, " | %s | %s | %+.2f %% | %s … %s | %s%s |\n",
-                       bs_format_time_us(c->median_baseline_us, t1, sizeof t1),
-                       bs_format_time_us(c->median_candidate_us, t2, sizeof t2),
-                       c->delta_pct, signed_time(c->ci_low_us, t3, sizeof t3),
-                       signed_time(c->ci_high_us, t4, sizeof t4), marker(c),
-                       c->within_noise ? " · within noise" : "");
+    st = bs__buf_printf(
+        b, " | %s | %s | %s %% | %s … %s | %s%s |\n",
+        bs__fmt_time_plain(t1, sizeof t1, c->median_baseline_us),
+        bs__fmt_time_plain(t2, sizeof t2, c->median_candidate_us),
+        bs__fmt_pct_num_plain(p, sizeof p, c->delta_pct),
+        bs__fmt_time_signed_plain(t3, sizeof t3, c->ci_low_us),
+        bs__fmt_time_signed_plain(t4, sizeof t4, c->ci_high_us),
+        bs__verdict_markdown(c->significant_regression, c->verdict),
+        c->within_noise ? " · within noise" : "");
   return st;
 }
 
@@ -327,13 +292,13 @@ bs_status bs_text_compare(const bs_compare_result *r, char **out, size_t *len,
       snprintf(cells[i + 1][0], 160, "%s", c->benchmark);
     bs_format_time_us(c->median_baseline_us, cells[i + 1][1], 160);
     bs_format_time_us(c->median_candidate_us, cells[i + 1][2], 160);
-    snprintf(cells[i + 1][3], 160, "%+.2f%%", c->delta_pct);
+    snprintf(cells[i + 1][3], 160, "%s%%",
+             bs__fmt_pct_num_plain(t1, sizeof t1, c->delta_pct));
     snprintf(cells[i + 1][4], 160, "[%s, %s]",
-             signed_time(c->ci_low_us, t1, sizeof t1),
-             signed_time(c->ci_high_us, t2, sizeof t2));
+             bs__fmt_time_signed_plain(t1, sizeof t1, c->ci_low_us),
+             bs__fmt_time_signed_plain(t2, sizeof t2, c->ci_high_us));
     snprintf(cells[i + 1][5], 160, "%s%s",
-             c->significant_regression ? "REGRESSION"
-                                       : bs_verdict_name(c->verdict),
+             bs__verdict_text(c->significant_regression, c->verdict),
              c->within_noise ? " (within noise)" : "");
   }
   size_t width[TEXT_COLS] = {0};

@@ -1,7 +1,18 @@
+/* Atomic output: the one place that decides how benchsite's outputs are
+ * replaced (see output.h). */
+#if defined(__linux__) && !defined(_GNU_SOURCE)
+#define _GNU_SOURCE /* renameat2(RENAME_EXCHANGE): an atomic swap */
+#endif
 #include "benchsite/output.h"
 
+#include "fsutil.h"
+#include "grow.h"
+#include "strlist.h"
+
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,15 +20,40 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-bs_status bs_write_file_atomic(const char *path, const void *data, size_t len,
-                               bs_error *err) {
-  size_t n = strlen(path);
-  char *tmp = malloc(n + 32);
+/* ---- Files replaced together ------------------------------------------- */
+
+typedef struct staged {
+  const char *path;
+  char *tmp; /* NULL once renamed into place */
+} staged;
+
+struct bs_output_files {
+  staged *v;
+  size_t n, cap;
+};
+
+bs_output_files *bs_output_files_new(void) {
+  return calloc(1, sizeof(bs_output_files));
+}
+
+bs_status bs_output_files_add(bs_output_files *f, const char *path,
+                              const void *data, size_t len, bs_error *err) {
+  struct stat sb;
+  /* A directory in the way would only fail at the rename, after the
+   * caller's later steps: refuse it first. */
+  if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+    return bs_error_set(err, BS_EIO, path, 0, "is a directory");
+  staged *v = BS__GROW(f->v, f->cap, f->n + 1, 4);
+  if (!v)
+    return bs_error_set(err, BS_ENOMEM, path, 0, "out of memory");
+  f->v = v;
+  size_t n = strlen(path) + 32;
+  char *tmp = malloc(n);
   if (!tmp)
     return bs_error_set(err, BS_ENOMEM, path, 0, "out of memory");
   /* A fixed suffix plus the pid: unique among concurrent benchsite runs,
    * and O_EXCL refuses to follow or reuse anything already there. */
-  snprintf(tmp, n + 32, "%s.%ld.tmp", path, (long)getpid());
+  snprintf(tmp, n, "%s.%ld.tmp", path, (long)getpid());
   int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) {
     int e = errno;
@@ -25,39 +61,284 @@ bs_status bs_write_file_atomic(const char *path, const void *data, size_t len,
     return bs_error_set(err, BS_EIO, path, 0, "cannot create file: %s",
                         strerror(e));
   }
-  const char *p = data;
-  size_t left = len;
-  while (left > 0) {
-    ssize_t w = write(fd, p, left);
-    if (w < 0) {
-      if (errno == EINTR)
-        continue;
-      goto fail;
-    }
-    p += w;
-    left -= (size_t)w;
-  }
-  if (fsync(fd) != 0)
-    goto fail;
-  if (close(fd) != 0) {
-    fd = -1;
-    goto fail;
-  }
-  fd = -1;
-  if (rename(tmp, path) != 0)
-    goto fail;
-  free(tmp);
-  return BS_OK;
-fail : {
-  int e = errno;
-  if (fd >= 0)
+  if (bs__write_all(fd, data, len) != 0 || fsync(fd) != 0) {
+    int e = errno;
     close(fd);
-  unlink(tmp);
-  free(tmp);
-  return bs_error_set(err, BS_EIO, path, 0, "cannot write file: %s",
+    unlink(tmp);
+    free(tmp);
+    return bs_error_set(err, BS_EIO, path, 0, "cannot write file: %s",
+                        strerror(e));
+  }
+  if (close(fd) != 0) {
+    int e = errno;
+    unlink(tmp);
+    free(tmp);
+    return bs_error_set(err, BS_EIO, path, 0, "cannot write file: %s",
+                        strerror(e));
+  }
+  f->v[f->n].path = path;
+  f->v[f->n].tmp = tmp;
+  f->n++;
+  return BS_OK;
+}
+
+bs_status bs_output_files_commit(bs_output_files *f, bs_error *err) {
+  for (size_t i = 0; i < f->n; i++) {
+    if (!f->v[i].tmp)
+      continue;
+    if (rename(f->v[i].tmp, f->v[i].path) != 0)
+      return bs_error_set(err, BS_EIO, f->v[i].path, 0,
+                          "cannot rename into place: %s", strerror(errno));
+    free(f->v[i].tmp);
+    f->v[i].tmp = NULL;
+  }
+  return BS_OK;
+}
+
+void bs_output_files_free(bs_output_files *f) {
+  if (!f)
+    return;
+  for (size_t i = 0; i < f->n; i++) {
+    if (f->v[i].tmp) {
+      unlink(f->v[i].tmp);
+      free(f->v[i].tmp);
+    }
+  }
+  free(f->v);
+  free(f);
+}
+
+bs_status bs_write_file_atomic(const char *path, const void *data, size_t len,
+                               bs_error *err) {
+  bs_output_files *f = bs_output_files_new();
+  if (!f)
+    return bs_error_set(err, BS_ENOMEM, path, 0, "out of memory");
+  bs_status st = bs_output_files_add(f, path, data, len, err);
+  if (!st)
+    st = bs_output_files_commit(f, err);
+  bs_output_files_free(f);
+  return st;
+}
+
+/* ---- Directories replaced as a whole ------------------------------------ */
+
+struct bs_output_dir {
+  char *out, *parent, *base, *kind;
+  char *build; /* the build directory; after a commit, the old tree */
+  int exists;
+};
+
+/* Splits `out` into its parent and last component, trailing slashes
+ * removed; "", "." and ".." as the last component are refused. */
+static bs_status split_out(const char *out, const char *what, char **parent,
+                           char **base, bs_error *err) {
+  size_t n = strlen(out);
+  while (n > 1 && out[n - 1] == '/')
+    n--;
+  size_t s = n;
+  while (s > 0 && out[s - 1] != '/')
+    s--;
+  size_t blen = n - s;
+  if (blen == 0 || (blen == 1 && out[s] == '.') ||
+      (blen == 2 && out[s] == '.' && out[s + 1] == '.'))
+    return bs_error_set(err, BS_EUSAGE, out, 0,
+                        "%s must name a directory to create or replace", what);
+  *base = strndup(out + s, blen);
+  if (s == 0)
+    *parent = strdup(".");
+  else if (s == 1)
+    *parent = strdup("/");
+  else
+    *parent = strndup(out, s - 1);
+  if (!*base || !*parent) {
+    free(*base);
+    free(*parent);
+    *base = *parent = NULL;
+    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+  }
+  return BS_OK;
+}
+
+/* Whether `out` may be replaced: absent (*exists 0), or an empty
+ * directory or an earlier output holding the regular file `marker`. */
+static bs_status check_out(const char *out, const char *marker,
+                           const char *kind, int *exists, bs_error *err) {
+  struct stat st;
+  *exists = 0;
+  if (lstat(out, &st) != 0) {
+    if (errno == ENOENT)
+      return BS_OK;
+    return bs_error_set(err, BS_EIO, out, 0, "cannot inspect: %s",
+                        strerror(errno));
+  }
+  if (S_ISLNK(st.st_mode))
+    return bs_error_set(err, BS_EUSAGE, out, 0,
+                        "is a symbolic link; give the real directory");
+  if (!S_ISDIR(st.st_mode))
+    return bs_error_set(err, BS_EUSAGE, out, 0,
+                        "exists and is not a directory");
+  *exists = 1;
+  char *path = bs__path_join(out, marker);
+  if (!path)
+    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+  int has_marker = bs__is_regular(path);
+  free(path);
+  if (has_marker)
+    return BS_OK;
+  char **names;
+  size_t n;
+  bs_status ls = bs__list_dir(out, NULL, &names, &n, err);
+  if (ls)
+    return ls;
+  bs__strlist_free(names, n);
+  if (n)
+    return bs_error_set(err, BS_EUSAGE, out, 0,
+                        "refusing to replace a directory that is not a "
+                        "benchsite %s (no %s file)",
+                        kind, marker);
+  return BS_OK;
+}
+
+/* Cleans up after builds that were killed: their build directories
+ * ".BASE.KIND-PID-*" in the parent, where PID is gone, are removed. A
+ * "-old" one is the previous output a two-rename swap had moved aside:
+ * when `out` is missing it is put back first. */
+static void sweep_stale(const bs_output_dir *d) {
+  DIR *dir = d->parent ? opendir(d->parent) : NULL;
+  if (!dir)
+    return;
+  char prefix[512];
+  snprintf(prefix, sizeof prefix, ".%s.%s-", d->base, d->kind);
+  size_t pn = strlen(prefix);
+  struct dirent *e;
+  while ((e = readdir(dir))) {
+    if (strncmp(e->d_name, prefix, pn))
+      continue;
+    char *end;
+    long pid = strtol(e->d_name + pn, &end, 10);
+    if (pid <= 0 || *end != '-' || pid == (long)getpid())
+      continue;
+    if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+      continue; /* alive, or not ours to judge */
+    char *p = bs__path_join(d->parent, e->d_name);
+    struct stat st;
+    if (p && !strcmp(end, "-old") && lstat(d->out, &st) != 0 &&
+        errno == ENOENT && rename(p, d->out) == 0) {
+      free(p);
+      continue;
+    }
+    if (p)
+      bs__remove_tree(p);
+    free(p);
+  }
+  closedir(dir);
+}
+
+bs_status bs_output_dir_open(const char *out, const char *what,
+                             const char *kind, const char *marker,
+                             bs_output_dir **dp, bs_error *err) {
+  *dp = NULL;
+  bs_output_dir *d = calloc(1, sizeof *d);
+  if (!d || !(d->out = strdup(out)) || !(d->kind = strdup(kind))) {
+    bs_output_dir_free(d);
+    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+  }
+  bs_status st = split_out(out, what, &d->parent, &d->base, err);
+  if (!st) {
+    sweep_stale(d);
+    st = check_out(out, marker, kind, &d->exists, err);
+  }
+  if (st) {
+    bs_output_dir_free(d);
+    return st;
+  }
+  *dp = d;
+  return BS_OK;
+}
+
+int bs_output_dir_exists(const bs_output_dir *d) { return d->exists; }
+
+const char *bs_output_dir_path(const bs_output_dir *d) { return d->build; }
+
+bs_status bs_output_dir_start(bs_output_dir *d, bs_error *err) {
+  size_t n = strlen(d->parent) + strlen(d->base) + strlen(d->kind) + 48;
+  char *b = malloc(n);
+  if (!b)
+    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+  snprintf(b, n, "%s/.%s.%s-%ld-XXXXXX", d->parent, d->base, d->kind,
+           (long)getpid());
+  if (!mkdtemp(b)) {
+    int e = errno;
+    free(b);
+    return bs_error_set(err, BS_EIO, d->out, 0,
+                        "cannot create a temporary directory beside it: %s",
+                        strerror(e));
+  }
+  d->build = b;
+  if (chmod(b, 0755) != 0)
+    return bs_error_set(err, BS_EIO, b, 0, "cannot set permissions: %s",
+                        strerror(errno));
+  return BS_OK;
+}
+
+bs_status bs_output_dir_commit(bs_output_dir *d, bs_error *err) {
+  if (!d->exists) {
+    if (rename(d->build, d->out) != 0)
+      return bs_error_set(err, BS_EIO, d->out, 0,
+                          "cannot rename into place: %s", strerror(errno));
+    free(d->build);
+    d->build = NULL;
+    return BS_OK;
+  }
+#if defined(__linux__) && defined(RENAME_EXCHANGE)
+  if (renameat2(AT_FDCWD, d->build, AT_FDCWD, d->out, RENAME_EXCHANGE) == 0)
+    return BS_OK; /* the old tree is now at d->build */
+#endif
+  size_t n = strlen(d->parent) + strlen(d->base) + strlen(d->kind) + 48;
+  char *aside = malloc(n);
+  if (!aside)
+    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+  snprintf(aside, n, "%s/.%s.%s-%ld-old", d->parent, d->base, d->kind,
+           (long)getpid());
+  bs_status st = BS_OK;
+  if (rename(d->out, aside) != 0) {
+    st = bs_error_set(err, BS_EIO, d->out, 0,
+                      "cannot move the previous %s aside: %s", d->kind,
+                      strerror(errno));
+  } else if (rename(d->build, d->out) != 0) {
+    int e = errno;
+    if (rename(aside, d->out) != 0) {
+      st = bs_error_set(err, BS_EIO, d->out, 0,
+                        "cannot rename into place: %s; the previous %s "
+                        "could not be put back and is kept in %s",
+                        strerror(e), d->kind, aside);
+      free(aside);
+      return st; /* kept where the message says */
+    }
+    st = bs_error_set(err, BS_EIO, d->out, 0, "cannot rename into place: %s",
                       strerror(e));
+  } else if (rename(aside, d->build) != 0) {
+    bs__remove_tree(aside);
+  }
+  free(aside);
+  return st;
 }
+
+void bs_output_dir_free(bs_output_dir *d) {
+  if (!d)
+    return;
+  if (d->build) {
+    bs__remove_tree(d->build);
+    free(d->build);
+  }
+  free(d->out);
+  free(d->parent);
+  free(d->base);
+  free(d->kind);
+  free(d);
 }
+
+/* ---- Reading ------------------------------------------------------------ */
 
 bs_status bs_read_file(const char *path, size_t limit, char **data, size_t *len,
                        bs_error *err) {

@@ -21,155 +21,8 @@
 
 #define MARKER ".benchsite-report"
 #define MARKER_TEXT "benchsite report\n"
-#define MINUS "\xe2\x88\x92" /* U+2212 */
-#define NBSP "\xc2\xa0"      /* keeps a number and its unit together */
 
 void bs_report_options_init(bs_report_options *o) { memset(o, 0, sizeof *o); }
-
-/* ---- Formatting -----------------------------------------------------------
- */
-
-const char *bs__time_unit(double maxabs, double *factor) {
-  if (!(maxabs >= 1.0) || !isfinite(maxabs)) {
-    if (maxabs > 0 && maxabs < 1.0) {
-      *factor = 1e3;
-      return "ns";
-    }
-    *factor = 1;
-    return "µs";
-  }
-  if (maxabs < 1e3) {
-    *factor = 1;
-    return "µs";
-  }
-  if (maxabs < 1e6) {
-    *factor = 1e-3;
-    return "ms";
-  }
-  *factor = 1e-6;
-  return "s";
-}
-
-/* %.*g with a true minus sign; `plus` adds '+' to positive values. */
-static char *num_sig(char *buf, size_t n, double v, int sig, int plus) {
-  char tmp[64];
-  if (!isfinite(v)) {
-    snprintf(buf, n, "n/a");
-    return buf;
-  }
-  if (v == 0)
-    v = 0; /* no "-0" */
-  snprintf(tmp, sizeof tmp, "%.*g", sig, fabs(v));
-  snprintf(buf, n, "%s%s", v < 0 ? MINUS : (plus && v > 0 ? "+" : ""), tmp);
-  return buf;
-}
-
-char *bs__fmt_num(char *buf, size_t n, double v, int sig) {
-  return num_sig(buf, n, v, sig, 0);
-}
-
-/* Four significant digits, trailing zeros kept ("10.50 µs" beside
- * "9.817 µs"), so a column of times reads at one precision. */
-static char *num4(char *buf, size_t n, double v, int plus) {
-  char tmp[64];
-  if (!isfinite(v)) {
-    snprintf(buf, n, "n/a");
-    return buf;
-  }
-  if (v == 0)
-    v = 0;
-  snprintf(tmp, sizeof tmp, "%#.4g", fabs(v));
-  size_t len = strlen(tmp);
-  if (len > 0 && tmp[len - 1] == '.')
-    tmp[len - 1] = '\0';
-  snprintf(buf, n, "%s%s", v < 0 ? MINUS : (plus && v > 0 ? "+" : ""), tmp);
-  return buf;
-}
-
-static char *fmt_time_sig(char *buf, size_t n, double us, int plus) {
-  double f;
-  const char *unit = bs__time_unit(fabs(us), &f);
-  char num[64];
-  if (!isfinite(us)) {
-    snprintf(buf, n, "n/a");
-    return buf;
-  }
-  num4(num, sizeof num, us * f, plus);
-  snprintf(buf, n, "%s" NBSP "%s", num, unit);
-  return buf;
-}
-
-char *bs__fmt_time(char *buf, size_t n, double us) {
-  return fmt_time_sig(buf, n, us, 0);
-}
-
-char *bs__fmt_time_signed(char *buf, size_t n, double us) {
-  return fmt_time_sig(buf, n, us, 1);
-}
-
-char *bs__fmt_time_interval(char *buf, size_t n, double lo, double hi) {
-  double f;
-  const char *unit = bs__time_unit(fmax(fabs(lo), fabs(hi)), &f);
-  char a[64], b[64];
-  num4(a, sizeof a, lo * f, 1);
-  num4(b, sizeof b, hi * f, 1);
-  snprintf(buf, n, "%s to %s" NBSP "%s", a, b, unit);
-  return buf;
-}
-
-char *bs__fmt_pct_signed(char *buf, size_t n, double pct) {
-  if (!isfinite(pct)) {
-    snprintf(buf, n, "n/a");
-    return buf;
-  }
-  double r = round(pct * 100) / 100;
-  if (r == 0)
-    snprintf(buf, n, "0.00" NBSP "%%");
-  else
-    snprintf(buf, n, "%s%.2f" NBSP "%%", r < 0 ? MINUS : "+", fabs(r));
-  return buf;
-}
-
-char *bs__clip(char *buf, size_t n, const char *s, size_t max_chars) {
-  size_t i = 0, chars = 0;
-  while (s[i] && chars < max_chars) {
-    i++;
-    while (((unsigned char)s[i] & 0xc0) == 0x80)
-      i++;
-    chars++;
-  }
-  if (!s[i])
-    snprintf(buf, n, "%s", s);
-  else
-    snprintf(buf, n, "%.*s…", (int)i, s);
-  return buf;
-}
-
-const char *bs__verdict_marker(int significant, bs_verdict verdict) {
-  if (significant)
-    return "■ significant regression";
-  switch (verdict) {
-  case BS_VERDICT_FASTER:
-    return "▼ faster";
-  case BS_VERDICT_SLOWER:
-    return "▲ slower";
-  default:
-    return "● equivalent";
-  }
-}
-
-const char *bs__verdict_class(int significant, bs_verdict verdict) {
-  if (significant)
-    return "regression";
-  switch (verdict) {
-  case BS_VERDICT_FASTER:
-    return "faster";
-  case BS_VERDICT_SLOWER:
-    return "slower";
-  default:
-    return "equivalent";
-  }
-}
 
 /* ---- Filesystem --------------------------------------------------------- */
 
@@ -181,11 +34,6 @@ static bs_status write_file(const char *dir, const char *name, const char *data,
   bs_status st = bs__write_file(path, data, len, 0, err);
   free(path);
   return st;
-}
-
-bs_status bs__report_write_file(const char *dir, const char *name,
-                                const char *data, size_t len, bs_error *err) {
-  return write_file(dir, name, data, len, err);
 }
 
 static int safe_asset_name(const char *s) {
@@ -231,17 +79,8 @@ static bs_status copy_assets(const char *assets, const char *dir,
   return st;
 }
 
-/* ---- Analysis ------------------------------------------------------------ */
-
-static const char *first_key(const bs_manifest *const *mf, size_t n,
-                             const char *key) {
-  for (size_t i = 0; i < n; i++) {
-    const char *v = bs_manifest_get(mf[i], key);
-    if (v)
-      return v;
-  }
-  return NULL;
-}
+/* ---- Tuning charts --------------------------------------------------------
+ */
 
 static int cmp_str(const void *a, const void *b) {
   return strcmp(*(const char *const *)a, *(const char *const *)b);
@@ -322,9 +161,6 @@ static bs_status tune_groups(bs__report *r) {
 }
 
 static void report_release(bs__report *r) {
-  bs_compare_result_free(r->own_cmp);
-  bs_tune_result_free(r->own_tune);
-  bs_noise_result_free(r->own_aa);
   for (size_t i = 0; i < r->ngroups; i++) {
     free(r->groups[i].cases);
     free(r->groups[i].impls);
@@ -338,294 +174,19 @@ static void report_release(bs__report *r) {
   free(r->aa_charts);
 }
 
-static int is_aa(const char *a, const char *b, const char *impl) {
-  return (a && !strcmp(a, impl)) || (b && !strcmp(b, impl));
-}
-
-/* The A/A pair: the options' (crediting a manifest that names exactly
- * that pair) or the first manifest's that names both. */
-static bs_status aa_pair(bs__report *r, const char **a, const char **b,
-                         bs_error *err) {
-  const bs_report_options *o = r->o;
-  *a = *b = NULL;
-  if ((o->aa_a != NULL) != (o->aa_b != NULL))
-    return bs_error_set(err, BS_EUSAGE, NULL, 0,
-                        "report: name both impls of the A/A pair or neither");
-  for (size_t i = 0; i < r->nmf && !*a; i++) {
-    const char *ma = bs_manifest_get(r->mf[i], "aa_a");
-    const char *mb = bs_manifest_get(r->mf[i], "aa_b");
-    if (!ma || !mb)
-      continue;
-    if (o->aa_a && (strcmp(ma, o->aa_a) || strcmp(mb, o->aa_b)))
-      continue;
-    *a = ma;
-    *b = mb;
-    r->aa_source = bs_manifest_path(r->mf[i]);
-  }
-  if (o->aa_a) {
-    *a = o->aa_a;
-    *b = o->aa_b;
-  }
-  return BS_OK;
-}
-
-/* ---- Results computed by the caller --------------------------------------
- * The report uses them only when they are what it would compute itself
- * (the contract in report.h); each check names what differs. */
-
-static bs_status not_as_computed(bs_error *err, const char *what,
-                                 const char *field) {
-  return bs_error_set(err, BS_EUSAGE, NULL, 0,
-                      "report: the given %s was not made as the report "
-                      "would make it (%s)",
-                      what, field);
-}
-
-static bs_status unused_result(bs_error *err, const char *what) {
-  return bs_error_set(err, BS_EUSAGE, NULL, 0,
-                      "report: a %s was given, but the report makes none",
-                      what);
-}
-
-/* The comparison's parameters and bootstrap distributions. */
-static bs_status check_compare(const bs_compare_result *c, const char *base,
-                               const char *cand, const bs_compare_options *co,
-                               bs_error *err) {
-  const char *what = "comparison";
-  const bs_compare_options *x = &c->options;
-  if (strcmp(c->baseline, base) || strcmp(c->candidate, cand))
-    return not_as_computed(err, what, "baseline or candidate");
-  if (x->mode != co->mode)
-    return not_as_computed(err, what, "mode");
-  if (x->threshold_pct != co->threshold_pct)
-    return not_as_computed(err, what, "threshold");
-  if (x->level_pct != co->level_pct)
-    return not_as_computed(err, what, "level");
-  if (x->resamples != co->resamples)
-    return not_as_computed(err, what, "resamples");
-  if (x->seed != co->seed)
-    return not_as_computed(err, what, "seed");
-  /* The case pages chart every case's bootstrap distribution. */
-  int kept = x->keep_bootstrap != 0;
-  for (size_t i = 0; i < c->ncases && kept; i++)
-    kept = c->cases[i].thetas != NULL;
-  if (!kept)
-    return not_as_computed(err, what, "no bootstrap distributions kept");
-  return BS_OK;
-}
-
-/* The environment warnings bs_compare_check_environment adds are the last
- * ones of the result. */
-static bs_status check_environment(const bs__report *r,
-                                   const bs_compare_result *c, bs_error *err) {
-  bs_compare_result want;
-  memset(&want, 0, sizeof want);
-  if (bs_compare_check_environment(&want, r->mf, r->nmf)) {
-    bs__strlist_free(want.warnings, want.nwarnings);
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
-  }
-  int same = want.nwarnings <= c->nwarnings;
-  for (size_t i = 0; i < want.nwarnings && same; i++)
-    same = !strcmp(want.warnings[i],
-                   c->warnings[c->nwarnings - want.nwarnings + i]);
-  bs__strlist_free(want.warnings, want.nwarnings);
-  return same ? BS_OK
-              : not_as_computed(err, "comparison", "environment warnings");
-}
-
-/* Each case carries the floor `lookup` gives it (bs_compare_apply_noise
- * of a fresh result), or none when there is no lookup. */
-static bs_status check_floors(const bs_compare_result *c,
-                              int (*lookup)(void *ctx, const char *benchmark,
-                                            const char *dataset,
-                                            double *floor_pct),
-                              void *ctx, bs_error *err) {
-  for (size_t i = 0; i < c->ncases; i++) {
-    const bs_case_compare *k = &c->cases[i];
-    double f = 0;
-    int has = lookup && lookup(ctx, k->benchmark, k->dataset, &f);
-    if (has != (k->has_noise_floor != 0) ||
-        (has && (k->noise_floor_pct != f ||
-                 !k->within_noise != !(fabs(k->delta_pct) <= f))))
-      return not_as_computed(err, "comparison", "noise floors");
-  }
-  return BS_OK;
-}
-
-static bs_status check_noise(const bs_noise_result *a, const char *aa_a,
-                             const char *aa_b, const bs_noise_options *no,
-                             bs_error *err) {
-  const char *what = "A/A validation";
-  const bs_noise_options *x = &a->options;
-  if (strcmp(a->a, aa_a) || strcmp(a->b, aa_b))
-    return not_as_computed(err, what, "A/A pair");
-  if (x->resamples != no->resamples)
-    return not_as_computed(err, what, "resamples");
-  if (x->level != no->level)
-    return not_as_computed(err, what, "level");
-  if (x->seed != no->seed)
-    return not_as_computed(err, what, "seed");
-  if (x->block_mode != no->block_mode || x->block_length != no->block_length)
-    return not_as_computed(err, what, "block bootstrap");
-  return BS_OK;
-}
-
-static bs_status analyse(bs__report *r, bs_error *err) {
-  const bs_report_options *o = r->o;
-  /* 0: every analysis the inputs allow, tuning only when it adds
-   * something; else exactly the named ones, each required. */
-  unsigned want = o->sections
-                      ? o->sections
-                      : BS_REPORT_COMPARE | BS_REPORT_TUNE | BS_REPORT_AA;
-  int required = o->sections != 0;
-  const char *base = NULL, *cand = NULL;
-  bs_status st;
-  if (want & BS_REPORT_COMPARE) {
-    base = o->baseline ? o->baseline : first_key(r->mf, r->nmf, "baseline");
-    cand = o->candidate ? o->candidate : first_key(r->mf, r->nmf, "candidate");
-    if ((base != NULL) != (cand != NULL) || (required && !base))
+/* What the pages need of the analysis beyond its results: the case pages
+ * chart every compared case's bootstrap distribution. */
+static bs_status check_analysis(bs__report *r, bs_error *err) {
+  const bs_compare_result *c = r->cmp;
+  for (size_t i = 0; c && i < c->ncases; i++)
+    if (!c->cases[i].thetas)
       return bs_error_set(err, BS_EUSAGE, NULL, 0,
-                          "report: name the %s with --%s or the manifest's "
-                          "\"%s\" key",
-                          base ? "candidate" : "baseline",
-                          base ? "candidate" : "baseline",
-                          base ? "candidate" : "baseline");
-  }
-  if (base) {
-    for (size_t i = 0; i < r->nmf; i++) {
-      if ((st = bs_manifest_require_native(r->mf[i], err)))
-        return st;
-    }
-    bs_compare_options co;
-    if (o->compare)
-      co = *o->compare;
-    else
-      bs_compare_options_init(&co, BS_MODE_CONFIRMATORY);
-    co.seed = o->seed;
-    co.keep_bootstrap = 1;
-    if (o->compare_result) {
-      if ((st = check_compare(o->compare_result, base, cand, &co, err)) ||
-          (st = check_environment(r, o->compare_result, err)))
-        return st;
-      r->cmp = o->compare_result;
-    } else {
-      if ((st = bs_compare_run(r->log, base, cand, &co, &r->own_cmp, err)))
-        return st;
-      if (bs_compare_check_environment(r->own_cmp, r->mf, r->nmf))
-        return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
-      r->cmp = r->own_cmp;
-    }
-  } else if (o->compare_result) {
-    return unused_result(err, "comparison");
-  }
-  const char *aa_a = NULL, *aa_b = NULL;
-  if (want & BS_REPORT_AA) {
-    if ((st = aa_pair(r, &aa_a, &aa_b, err)))
-      return st;
-    if (required && !aa_a)
-      return bs_error_set(err, BS_EUSAGE, NULL, 0,
-                          "report: name the A/A pair with --a and --b or "
-                          "the manifest's \"aa_a\" and \"aa_b\" keys");
-  }
-  if (aa_a) {
-    bs_noise_options no;
-    if (o->noise)
-      no = *o->noise;
-    else
-      bs_noise_options_init(&no);
-    no.seed = o->seed;
-    if (o->noise_result) {
-      if ((st = check_noise(o->noise_result, aa_a, aa_b, &no, err)))
-        return st;
-      r->aa = o->noise_result;
-    } else {
-      if ((st = bs_noise_run(r->log, aa_a, aa_b, &no, &r->own_aa, err)))
-        return st;
-      r->aa = r->own_aa;
-    }
-  } else if (o->noise_result) {
-    return unused_result(err, "A/A validation");
-  }
-  /* The noise floors: the report's own A/A floors, else the caller's. A
-   * given comparison must carry them already (it is not modified). */
-  int (*lookup)(void *, const char *, const char *, double *) = NULL;
-  void *lookup_ctx = NULL;
-  if (r->aa) {
-    lookup = bs_noise_result_lookup;
-    lookup_ctx = (void *)r->aa;
-  } else if (o->noise_lookup) {
-    lookup = o->noise_lookup;
-    lookup_ctx = o->noise_ctx;
-  }
-  if (r->own_cmp && lookup)
-    bs_compare_apply_noise(r->own_cmp, lookup, lookup_ctx);
-  else if (r->cmp && !r->own_cmp &&
-           (st = check_floors(r->cmp, lookup, lookup_ctx, err)))
-    return st;
-  if (!(want & BS_REPORT_TUNE)) {
-    if (o->tune_result)
-      return unused_result(err, "tuning");
-    return r->cmp || r->aa ? BS_OK
-                           : bs_error_set(err, BS_EUSAGE, NULL, 0,
-                                          "report: nothing to report");
-  }
-  /* Tuning is shown when it says something the comparison does not: a
-   * benchmark measured at several scales, a case with three or more
-   * impls, or a log with nothing else to report -- or when asked for. */
-  bs_error terr;
-  bs_error_clear(&terr);
-  bs_tune_result *t = NULL;
-  const bs_tune_result *tr = o->tune_result;
-  st = BS_OK;
-  if (!tr) {
-    st = bs_tune_run(r->log, &t, &terr);
-    if (st == BS_ENOMEM || (st && required)) {
-      *err = terr;
-      return st;
-    }
-    tr = t;
-  }
-  if (!st) {
-    /* The A/A pair is one implementation measured twice: it does not
-     * count towards "several implementations". */
-    int show = required || (!r->cmp && !r->aa);
-    for (size_t i = 0; i < tr->ncases && !show; i++) {
-      size_t k = 0;
-      for (size_t j = 0; j < tr->cases[i].nmedians; j++)
-        k += !is_aa(aa_a, aa_b, tr->cases[i].medians[j].impl);
-      show = k >= 3;
-    }
-    r->tune = tr;
-    r->own_tune = t;
-    if ((st = tune_groups(r)))
-      return bs_error_set(err, st, NULL, 0, "out of memory");
-    for (size_t g = 0; g < r->ngroups && !show; g++) {
-      size_t k = 0;
-      for (size_t j = 0; j < r->groups[g].nimpls; j++)
-        k += !is_aa(aa_a, aa_b, r->groups[g].impls[j]);
-      show = k >= 2;
-    }
-    if (!show) {
-      for (size_t i = 0; i < r->ngroups; i++) {
-        free(r->groups[i].cases);
-        free(r->groups[i].impls);
-      }
-      free(r->groups);
-      r->groups = NULL;
-      r->ngroups = 0;
-      bs_tune_result_free(r->own_tune);
-      r->own_tune = NULL;
-      r->tune = NULL;
-    }
-  }
-  if (!r->cmp && !r->aa && !r->tune) {
-    if (st) {
-      *err = terr;
-      return st;
-    }
-    return bs_error_set(err, BS_EUSAGE, NULL, 0,
-                        "report: nothing to report (no confirm rows)");
-  }
+                          "report: the comparison kept no bootstrap "
+                          "distributions (keep_bootstrap)");
+  if (!c && !r->tune && !r->aa)
+    return bs_error_set(err, BS_EUSAGE, NULL, 0, "report: nothing to report");
+  if (r->tune && (r->st = tune_groups(r)))
+    return bs_error_set(err, r->st, NULL, 0, "out of memory");
   return BS_OK;
 }
 
@@ -677,34 +238,33 @@ static bs_status cancelled(bs_error *err) {
   return bs_error_set(err, BS_EIO, NULL, 0, "report cancelled");
 }
 
-bs_status bs_report_write(const bs_log *log,
-                          const bs_manifest *const *manifests, size_t n,
-                          const char *out_dir, const bs_report_options *o,
+bs_status bs_report_write(const bs_analysis *a, const char *out_dir,
+                          const bs_report_options *o,
                           bs_report_summary *summary, bs_error *err) {
   bs__report r;
   memset(&r, 0, sizeof r);
-  char *parent = NULL, *base = NULL, *tmp = NULL, *aside = NULL, *charts = NULL;
+  char *charts = NULL;
+  bs_output_dir *od = NULL;
   bs_templates *tpl = NULL;
   bs_status st = BS_OK;
-  int exists = 0;
   if (summary)
     memset(summary, 0, sizeof *summary);
-  if (!log || (!manifests && n) || !out_dir || !o || !o->templates_dir ||
-      !o->assets_dir ||
-      (o->sections &
-       ~(unsigned)(BS_REPORT_COMPARE | BS_REPORT_TUNE | BS_REPORT_AA)))
+  if (!a || !out_dir || !o || !o->templates_dir || !o->assets_dir)
     return bs_error_set(err, BS_EUSAGE, NULL, 0,
-                        "report: a log, an output directory, templates and "
-                        "assets are required");
-  r.log = log;
-  r.mf = manifests;
-  r.nmf = n;
+                        "report: an analysis, an output directory, templates "
+                        "and assets are required");
+  r.an = a;
+  r.log = a->log;
+  r.mf = a->manifests;
+  r.nmf = a->nmanifests;
   r.o = o;
+  r.cmp = a->compare;
+  r.tune = a->tune;
+  r.aa = a->aa;
   r.forest = BS__NO_CHART;
 
-  if ((st = bs__split_out(out_dir, "the output", &parent, &base, err)))
-    goto done;
-  if ((st = bs__check_out(out_dir, MARKER, "report", &exists, err)))
+  if ((st = bs_output_dir_open(out_dir, "the output", "report", MARKER, &od,
+                               err)))
     goto done;
   /* Templates first: a broken template fails before any work is done. */
   tpl = bs_templates_new(o->templates_dir);
@@ -714,11 +274,15 @@ bs_status bs_report_write(const bs_log *log,
   }
   if ((st = bs_templates_load(tpl, "index", err)))
     goto done;
-  if (stage(o, "analysing", 0, 1)) {
-    st = cancelled(err);
+  if (a->status) {
+    /* A partial analysis (keep_going): its first problem is why there is
+     * no report. */
+    if (err)
+      *err = a->error;
+    st = a->status;
     goto done;
   }
-  if ((st = analyse(&r, err)))
+  if ((st = check_analysis(&r, err)))
     goto done;
   if (r.cmp && r.cmp->ncases && (st = bs_templates_load(tpl, "case", err)))
     goto done;
@@ -728,26 +292,9 @@ bs_status bs_report_write(const bs_log *log,
     goto done;
 
   /* The new report grows in a private directory beside the old one. */
-  size_t tlen = strlen(parent) + strlen(base) + 32;
-  tmp = malloc(tlen);
-  if (!tmp) {
-    st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+  if ((st = bs_output_dir_start(od, err)))
     goto done;
-  }
-  snprintf(tmp, tlen, "%s/.%s.new-XXXXXX", parent, base);
-  if (!mkdtemp(tmp)) {
-    st = bs_error_set(err, BS_EIO, out_dir, 0,
-                      "cannot create a temporary directory beside it: %s",
-                      strerror(errno));
-    free(tmp);
-    tmp = NULL;
-    goto done;
-  }
-  if (chmod(tmp, 0755) != 0) {
-    st = bs_error_set(err, BS_EIO, tmp, 0, "cannot set permissions: %s",
-                      strerror(errno));
-    goto done;
-  }
+  const char *tmp = bs_output_dir_path(od);
   charts = bs__path_join(tmp, "charts");
   if (!charts) {
     st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
@@ -788,50 +335,8 @@ bs_status bs_report_write(const bs_log *log,
     goto done;
   }
 
-  /* Swap: old report away, new one in, old one removed. Between the two
-   * renames out_dir is briefly absent, never half-written. */
-  if (exists) {
-    aside = malloc(tlen);
-    if (!aside) {
-      st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
-      goto done;
-    }
-    snprintf(aside, tlen, "%s/.%s.old-XXXXXX", parent, base);
-    if (!mkdtemp(aside)) {
-      st = bs_error_set(err, BS_EIO, out_dir, 0,
-                        "cannot create a temporary directory beside it: %s",
-                        strerror(errno));
-      free(aside);
-      aside = NULL;
-      goto done;
-    }
-    if (rename(out_dir, aside) != 0) {
-      st = bs_error_set(err, BS_EIO, out_dir, 0,
-                        "cannot move the previous report aside: %s",
-                        strerror(errno));
-      rmdir(aside);
-      free(aside);
-      aside = NULL;
-      goto done;
-    }
-  }
-  if (rename(tmp, out_dir) != 0) {
-    int e = errno;
-    if (aside && rename(aside, out_dir) != 0)
-      st = bs_error_set(err, BS_EIO, out_dir, 0,
-                        "cannot rename into place: %s; the previous report "
-                        "could not be put back and is kept in %s",
-                        strerror(e), aside);
-    else
-      st = bs_error_set(err, BS_EIO, out_dir, 0, "cannot rename into place: %s",
-                        strerror(e));
-    /* Put back, or kept where the message says: not removed either way. */
-    free(aside);
-    aside = NULL;
+  if ((st = bs_output_dir_commit(od, err)))
     goto done;
-  }
-  free(tmp);
-  tmp = NULL;
   if (summary) {
     summary->cases = r.cmp ? r.cmp->ncases : 0;
     summary->regressions = r.cmp ? r.cmp->regressions : 0;
@@ -842,17 +347,8 @@ bs_status bs_report_write(const bs_log *log,
     summary->has_aa = r.aa != NULL;
   }
 done:
-  if (aside) {
-    bs__remove_tree(aside);
-    free(aside);
-  }
-  if (tmp) {
-    bs__remove_tree(tmp);
-    free(tmp);
-  }
+  bs_output_dir_free(od);
   free(charts);
-  free(parent);
-  free(base);
   bs_templates_free(tpl);
   report_release(&r);
   return st;

@@ -299,17 +299,18 @@ static double maxabs(const double *x, size_t n) {
   return m;
 }
 
-static void deltas_chart(bs__report *r, size_t i, const double *x,
-                         double *work) {
+static size_t deltas_chart(bs__report *r, size_t i,
+                           const bs__case_scratch *sc) {
+  const double *x = sc->x;
+  double *work = sc->work;
   const bs_case_compare *c = &r->cmp->cases[i];
   const bs_compare_result *cmp = r->cmp;
   size_t m = c->blocks;
   char file[64], name[256], title[640], ylabel[320], a[64];
   snprintf(file, sizeof file, "case-%04zu-deltas.svg", i + 1);
   size_t k = new_chart(r, file, CASE_W, CASE_H);
-  r->case_charts[i][0] = k;
   if (k == BS__NO_CHART)
-    return;
+    return k;
   bs__case_label(name, sizeof name, c->benchmark, c->dataset);
   double f;
   double big =
@@ -382,17 +383,18 @@ static void deltas_chart(bs__report *r, size_t i, const double *x,
               no ? (no == 1 ? "; one Tukey outlier, marked and kept"
                             : "; Tukey outliers marked and kept")
                  : ""));
+  return k;
 }
 
-static void boot_chart(bs__report *r, size_t i) {
+static size_t boot_chart(bs__report *r, size_t i, const bs__case_scratch *sc) {
+  (void)sc;
   const bs_case_compare *c = &r->cmp->cases[i];
   const bs_compare_result *cmp = r->cmp;
   char file[64], name[256], title[512], xlabel[128];
   snprintf(file, sizeof file, "case-%04zu-bootstrap.svg", i + 1);
   size_t k = new_chart(r, file, CASE_W, CASE_H);
-  r->case_charts[i][1] = k;
   if (k == BS__NO_CHART || !c->thetas)
-    return;
+    return k;
   size_t R = (size_t)cmp->options.resamples;
   const double *th = c->thetas;
   double lo = th[0], hi = th[R - 1];
@@ -501,6 +503,7 @@ static void boot_chart(bs__report *r, size_t i) {
               where, cmp->options.threshold_pct,
               bs__fmt_time(dtxt, sizeof dtxt, delta_us), off,
               bs__verdict_marker(c->significant_regression, c->verdict)));
+  return k;
 }
 
 static void half_medians(const double *x, size_t n, double *first,
@@ -527,16 +530,16 @@ static void drift_words(sbuf *sb, const char *impl, const double *v, size_t n) {
               d.p);
 }
 
-static void drift_chart(bs__report *r, size_t i, const double *x) {
+static size_t drift_chart(bs__report *r, size_t i, const bs__case_scratch *sc) {
+  const double *x = sc->x;
   const bs_case_compare *c = &r->cmp->cases[i];
   const bs_compare_result *cmp = r->cmp;
   size_t m = c->blocks;
   char file[64], name[256], title[512], ylabel[64];
   snprintf(file, sizeof file, "case-%04zu-drift.svg", i + 1);
   size_t k = new_chart(r, file, CASE_W, CASE_H);
-  r->case_charts[i][2] = k;
   if (k == BS__NO_CHART)
-    return;
+    return k;
   double f;
   const char *unit =
       bs__time_unit(fmax(maxabs(c->baseline, m), maxabs(c->candidate, m)), &f);
@@ -552,7 +555,7 @@ static void drift_chart(bs__report *r, size_t i, const double *x) {
   double *ys = malloc(2 * m * sizeof *ys);
   if (!ys) {
     r->st = BS_ENOMEM;
-    return;
+    return k;
   }
   const double *series[2] = {c->baseline, c->candidate};
   const char *impls[2] = {cmp->baseline, cmp->candidate};
@@ -595,6 +598,7 @@ static void drift_chart(bs__report *r, size_t i, const double *x) {
   drift_words(&sb, cmp->candidate, c->candidate, m);
   sb_printf(&sb, ".");
   set_alt(r, k, sb_take(&sb));
+  return k;
 }
 
 /* ---- 5. Tuning ---------------------------------------------------------- */
@@ -902,6 +906,18 @@ static void aa_charts(bs__report *r, size_t i) {
 /* ---- All charts -----------------------------------------------------------
  */
 
+/* The charts of a case page, in page order (see report_int.h). */
+const bs__case_chart bs__case_charts[BS__CASE_CHARTS] = {
+    {deltas_chart,
+     "Each point is one block's d = candidate − baseline; the line is "
+     "med(d), the band its interval."},
+    {boot_chart, "The bootstrap distribution of med(d): L and U bound the "
+                 "interval; ±δ mark the practical threshold."},
+    {drift_chart, "Per-call time of both implementations in block order; "
+                  "dashed segments are the medians of each half, to spot "
+                  "drift."},
+};
+
 bs_status bs__report_charts(bs__report *r, bs_error *err) {
   r->forest = BS__NO_CHART;
   r->plot = bs_plot_new();
@@ -909,7 +925,7 @@ bs_status bs__report_charts(bs__report *r, bs_error *err) {
     return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
   if (r->cmp && r->cmp->ncases > 0) {
     size_t n = r->cmp->ncases;
-    r->case_charts = malloc(n * sizeof *r->case_charts);
+    r->case_charts = malloc(n * BS__CASE_CHARTS * sizeof *r->case_charts);
     size_t maxm = 1;
     for (size_t i = 0; i < n; i++)
       maxm = r->cmp->cases[i].blocks > maxm ? r->cmp->cases[i].blocks : maxm;
@@ -921,13 +937,14 @@ bs_status bs__report_charts(bs__report *r, bs_error *err) {
       return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
     }
     forest(r);
+    for (size_t i = 0; i < n * BS__CASE_CHARTS; i++)
+      r->case_charts[i] = BS__NO_CHART;
+    bs__case_scratch sc = {x, work};
     for (size_t i = 0; i < n && !r->st; i++) {
-      r->case_charts[i][0] = r->case_charts[i][1] = r->case_charts[i][2] =
-          BS__NO_CHART;
       x_positions(&r->cmp->cases[i], x);
-      deltas_chart(r, i, x, work);
-      boot_chart(r, i);
-      drift_chart(r, i, x);
+      for (size_t k = 0; k < BS__CASE_CHARTS && !r->st; k++)
+        r->case_charts[i * BS__CASE_CHARTS + k] =
+            bs__case_charts[k].make(r, i, &sc);
     }
     free(x);
     free(work);

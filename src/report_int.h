@@ -1,8 +1,10 @@
-/* Shared state of the report builder (report.c, report_charts.c,
- * report_pages.c). Private. */
+/* Shared state of the report builder. Private. report.c runs the build
+ * and calls report_charts.c and report_pages.c, which read this state and
+ * format through present.h; they never call back into report.c. */
 #ifndef BENCHSITE_REPORT_INT_H
 #define BENCHSITE_REPORT_INT_H
 
+#include "benchsite/analysis.h"
 #include "benchsite/compare.h"
 #include "benchsite/noise.h"
 #include "benchsite/plot.h"
@@ -10,28 +12,12 @@
 #include "benchsite/template.h"
 #include "benchsite/tune.h"
 
+#include "present.h"
 #include "strlist.h"
 
 #include <stddef.h>
 
 #define BS__NO_CHART ((size_t)-1)
-
-/* Okabe & Ito's colour-blind-safe palette, for the report's charts and
- * the site's; every series also differs in marker or dash, so colour is
- * never the only cue. */
-#define BS__C_BLUE 0x0072b2u
-#define BS__C_ORANGE 0xe69f00u
-#define BS__C_GREEN 0x009e73u
-#define BS__C_VERMILLION 0xd55e00u
-#define BS__C_SKY 0x56b4e9u
-#define BS__C_PURPLE 0xcc79a7u
-#define BS__C_YELLOW 0xf0e442u
-#define BS__C_GREY 0x6b6b6bu
-#define BS__C_LIGHT 0x9a9a9au
-#define BS__C_BLACK 0x222222u
-
-/* Chart texts cut names to this many characters (the pages keep all). */
-#define BS__NAME_CHARS 56
 
 /* A chart as the pages embed it. */
 typedef struct bs__rchart {
@@ -56,15 +42,11 @@ typedef struct bs__report {
   size_t nmf;
   const bs_report_options *o;
 
+  /* The analysis the report renders, and its results (borrowed). */
+  const bs_analysis *an;
   const bs_compare_result *cmp; /* NULL when no comparison was made */
   const bs_tune_result *tune;   /* NULL when there is no tuning page */
   const bs_noise_result *aa;    /* NULL when no A/A validation was made */
-  /* The results the report computed itself, freed with it; the others
-   * are borrowed from the options (compare_result, ...). */
-  bs_compare_result *own_cmp;
-  bs_tune_result *own_tune;
-  bs_noise_result *own_aa;
-  const char *aa_source; /* path of the manifest naming aa_a/aa_b */
 
   bs__tune_group *groups;
   size_t ngroups;
@@ -73,10 +55,31 @@ typedef struct bs__report {
   bs__rchart *charts; /* parallel to the plot's charts */
   size_t ncharts, capcharts;
   size_t forest;
-  size_t (*case_charts)[3]; /* per compared case: deltas, bootstrap, drift */
-  size_t (*aa_charts)[2];   /* per A/A case: deltas, confidences */
-  bs_status st;             /* sticky: first out-of-memory */
+  size_t *case_charts;    /* per compared case, BS__CASE_CHARTS of them */
+  size_t (*aa_charts)[2]; /* per A/A case: deltas, confidences */
+  bs_status st;           /* sticky: first out-of-memory */
 } bs__report;
+
+/* The charts of a compared case's page. Adding one: write its function in
+ * report_charts.c (it describes the chart with new_chart and the bs_plot
+ * calls, sets its alt text and returns its index, or BS__NO_CHART), add
+ * it with its caption to bs__case_charts[] there and raise
+ * BS__CASE_CHARTS; the case page (templates/case.html, {{#charts}})
+ * shows every chart of the table in its order, so the template changes
+ * only to place it elsewhere; then add a test that the page shows it
+ * (tests/test_report.c, pages_follow_the_inputs). Nothing else refers to
+ * it. */
+#define BS__CASE_CHARTS 3
+typedef struct bs__case_scratch {
+  const double *x; /* the case's block positions */
+  double *work;    /* 4 doubles per block of scratch */
+} bs__case_scratch;
+typedef struct bs__case_chart {
+  /* Chart of compared case i. */
+  size_t (*make)(struct bs__report *r, size_t i, const bs__case_scratch *sc);
+  const char *caption; /* shown under it on the case page */
+} bs__case_chart;
+extern const bs__case_chart bs__case_charts[BS__CASE_CHARTS];
 
 /* report_charts.c: describes every chart into r->plot and r->charts. */
 bs_status bs__report_charts(bs__report *r, bs_error *err);
@@ -84,38 +87,5 @@ bs_status bs__report_charts(bs__report *r, bs_error *err);
 /* report_pages.c: renders every page into `dir`. *pages gets the count. */
 bs_status bs__report_pages(bs__report *r, bs_templates *t, const char *dir,
                            size_t *pages, bs_error *err);
-
-/* report.c: creates dir/name (which must not exist) with the bytes. */
-bs_status bs__report_write_file(const char *dir, const char *name,
-                                const char *data, size_t len, bs_error *err);
-
-/* report.c: number formatting shared by charts and pages. Each writes a
- * NUL-terminated string into buf and returns buf. */
-/* The unit that suits values up to `maxabs` us: "ns", "µs", "ms", "s",
- * and the factor that converts microseconds into it. */
-const char *bs__time_unit(double maxabs, double *factor);
-/* "13.54 µs" (4 significant digits, unit chosen for the value). */
-char *bs__fmt_time(char *buf, size_t n, double us);
-/* "+10.21 µs", "−0.2017 µs" (a true minus sign), "0 µs". */
-char *bs__fmt_time_signed(char *buf, size_t n, double us);
-/* "+10.1 to +10.32 µs": both ends in one unit. */
-char *bs__fmt_time_interval(char *buf, size_t n, double lo, double hi);
-/* "+75.47 %" / "−54.21 %" (two decimals, a true minus sign). */
-char *bs__fmt_pct_signed(char *buf, size_t n, double pct);
-/* A number with `sig` significant digits and a true minus sign. */
-char *bs__fmt_num(char *buf, size_t n, double v, int sig);
-/* s cut to max_chars code points, with "…" when cut (for chart texts;
- * the pages and alt texts keep the whole name). */
-char *bs__clip(char *buf, size_t n, const char *s, size_t max_chars);
-/* The marker and word of a verdict, "■ significant regression" when
- * `significant` (a significant regression), else "▲ slower",
- * "● equivalent" or "▼ faster"; and its CSS class ("regression",
- * "slower", ...). */
-const char *bs__verdict_marker(int significant, bs_verdict verdict);
-const char *bs__verdict_class(int significant, bs_verdict verdict);
-/* The list "facts" under `run`: the manifest's commit, date, machine,
- * target, profile and protocol that are set (the header of every report
- * and site run page). mf may be NULL. */
-void bs__report_facts(bs_tval *run, const bs_manifest *mf);
 
 #endif

@@ -6,6 +6,8 @@
 #include "benchsite/manifest.h"
 #include "benchsite/quantile.h"
 
+#include "fsutil.h"
+
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -49,20 +51,6 @@ static const char *basename_of(const char *path) {
   return s && s[1] ? s + 1 : path;
 }
 
-void bs__report_facts(bs_tval *run, const bs_manifest *mf) {
-  static const char *const keys[] = {"commit", "date",    "machine",
-                                     "target", "profile", "protocol"};
-  bs_tval *list = bs_tval_set_list(run, "facts");
-  for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-    const char *v = bs_manifest_get(mf, keys[i]);
-    if (!v || !v[0])
-      continue;
-    bs_tval *f = bs_tval_push_obj(list);
-    bs_tval_set_str(f, "key", keys[i]);
-    bs_tval_set_str(f, "value", v);
-  }
-}
-
 /* Everything every page shows: title, navigation, the run's identity. */
 static bs_tval *page(const bs__report *r, bs_tdata *d, const char *title,
                      const char *current) {
@@ -90,12 +78,12 @@ static bs_tval *page(const bs__report *r, bs_tdata *d, const char *title,
   }
   const bs_manifest *env = r->nmf ? r->mf[0] : NULL;
   bs_tval *run = bs_tval_set_obj(root, "run");
-  bs__report_facts(run, env);
+  bs__facts(run, env);
   if (r->cmp) {
     bs_tval_set_str(run, "baseline", r->cmp->baseline);
     bs_tval_set_str(run, "candidate", r->cmp->candidate);
   }
-  bs_tval_set_strf(root, "seed", "%llu", (unsigned long long)r->o->seed);
+  bs_tval_set_strf(root, "seed", "%llu", (unsigned long long)r->an->seed);
   return root;
 }
 
@@ -246,8 +234,12 @@ static bs_status render_to(bs_templates *t, const char *tmpl, bs_tdata *d,
   if (st)
     st = bs_error_set(err, st, NULL, 0, "out of memory");
   else if (!(st = bs_templates_render(t, tmpl, bs_tdata_root(d), &html, &len,
-                                      err)))
-    st = bs__report_write_file(dir, file, html, len, err);
+                                      err))) {
+    char *path = bs__path_join(dir, file);
+    st = path ? bs__write_file(path, html, len, 0, err)
+              : bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    free(path);
+  }
   free(html);
   bs_tdata_free(d);
   return st;
@@ -412,15 +404,9 @@ static bs_status case_page(bs__report *r, bs_templates *t, const char *dir,
     bs_tval_push_str(warn, c->warnings[j]);
 
   bs_tval *charts = bs_tval_set_list(cv, "charts");
-  push_chart(r, charts, r->case_charts[i][0],
-             "Each point is one block's d = candidate − baseline; the line is "
-             "med(d), the band its interval.");
-  push_chart(r, charts, r->case_charts[i][1],
-             "The bootstrap distribution of med(d): L and U bound the "
-             "interval; ±δ mark the practical threshold.");
-  push_chart(r, charts, r->case_charts[i][2],
-             "Per-call time of both implementations in block order; dashed "
-             "segments are the medians of each half, to spot drift.");
+  for (size_t k = 0; k < BS__CASE_CHARTS; k++)
+    push_chart(r, charts, r->case_charts[i * BS__CASE_CHARTS + k],
+               bs__case_charts[k].caption);
 
   /* The data behind the charts. */
   double q1 = bs_quantile(c->delta, c->blocks, 0.25);
@@ -620,8 +606,8 @@ static bs_status aa_page(bs__report *r, bs_templates *t, const char *dir,
   char buf[256];
   bs_tval_set_str(av, "a", aa->a);
   bs_tval_set_str(av, "b", aa->b);
-  if (r->aa_source)
-    bs_tval_set_str(av, "source", basename_of(r->aa_source));
+  if (r->an->aa_source)
+    bs_tval_set_str(av, "source", basename_of(r->an->aa_source));
   bs_tval_set_strf(av, "resamples", "%llu",
                    (unsigned long long)aa->options.resamples);
   bs_tval_set_strf(av, "level", "%g", aa->options.level);

@@ -21,7 +21,7 @@
 #include "fsutil.h"
 #include "grow.h"
 #include "num.h"
-#include "report_int.h"
+#include "present.h"
 #include "sha256.h"
 #include "strlist.h"
 
@@ -45,7 +45,6 @@
 
 #define MARKER ".benchsite-site"
 #define STATE_MAGIC "benchsite-site 1"
-#define NBSP "\xc2\xa0"
 #define CHART_W 760
 #define CHART_H 360
 #define KEY_CHARS 40
@@ -280,7 +279,8 @@ typedef struct prev_file {
 typedef struct site {
   const bs_site_options *o;
   const char *out;
-  char *tmp;
+  bs_output_dir *od;
+  const char *tmp; /* the build directory, od's */
   int out_exists;
   bs_archive *ar;
   bs_acks *acks;
@@ -656,7 +656,7 @@ static const char *history_impl(const bs_log *log, const bs_case *c,
 static bs_status analyse_fresh(site *s, srun *r, bs_error *err) {
   bs_status st = BS_OK;
   bs_log *log = bs_log_new();
-  bs_compare_result *cmp = NULL;
+  bs_analysis *an = NULL;
   double *x = NULL;
   size_t xcap = 0;
   char *dir = NULL;
@@ -677,7 +677,16 @@ static bs_status analyse_fresh(site *s, srun *r, bs_error *err) {
   if (st)
     goto done;
 
-  /* The run's report, as `benchsite report` makes it. */
+  /* The run's analysis, as `benchsite report` makes it; kept going past
+   * what stops a report, so the run's verdicts show even without one. */
+  const bs_manifest *mfs[1] = {r->mf};
+  bs_analysis_options ao;
+  bs_analysis_options_init(&ao);
+  ao.seed = s->o->seed;
+  ao.keep_going = 1;
+  if ((st = bs_analyse(log, mfs, 1, &ao, &an, err)))
+    goto done;
+  /* Its report. */
   char rel[BS_ARCHIVE_ID_MAX + 8];
   snprintf(rel, sizeof rel, "runs/%s", r->ar->id);
   if (!(dir = bs__path_join(s->tmp, rel))) {
@@ -688,13 +697,11 @@ static bs_status analyse_fresh(site *s, srun *r, bs_error *err) {
   bs_report_options_init(&ro);
   ro.templates_dir = s->o->templates_dir;
   ro.assets_dir = s->o->assets_dir;
-  ro.seed = s->o->seed;
   ro.gnuplot = s->o->gnuplot;
   ro.home_href = "../../index.html"; /* runs/ID/ -> the site index */
   bs_error rerr;
   bs_error_clear(&rerr);
-  const bs_manifest *mfs[1] = {r->mf};
-  bs_status rs = bs_report_write(log, mfs, 1, dir, &ro, NULL, &rerr);
+  bs_status rs = bs_report_write(an, dir, &ro, NULL, &rerr);
   if (rs == BS_EUSAGE || rs == BS_EINPUT || rs == BS_EMISMATCH) {
     char msg[1024];
     bs_error_format(&rerr, msg, sizeof msg);
@@ -708,17 +715,9 @@ static bs_status analyse_fresh(site *s, srun *r, bs_error *err) {
     goto done;
   }
 
-  /* Paired verdicts: the confirmatory gate, as the report computes it. */
-  const char *baseline = bs_manifest_get(r->mf, "baseline");
+  /* Paired verdicts: the analysis's confirmatory comparison. */
+  const bs_compare_result *cmp = an->compare;
   const char *candidate = bs_manifest_get(r->mf, "candidate");
-  if (baseline && candidate) {
-    bs_compare_options co;
-    bs_compare_options_init(&co, BS_MODE_CONFIRMATORY);
-    co.seed = s->o->seed;
-    bs_error cerr;
-    if (bs_compare_run(log, baseline, candidate, &co, &cmp, &cerr) != BS_OK)
-      cmp = NULL; /* no case has both, or unpaired rows: no verdicts */
-  }
   if (!(r->impl = bs__strdup(candidate ? candidate : ""))) {
     st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
     goto done;
@@ -783,7 +782,7 @@ static bs_status analyse_fresh(site *s, srun *r, bs_error *err) {
 done:
   free(dir);
   free(x);
-  bs_compare_result_free(cmp);
+  bs_analysis_free(an);
   bs_log_free(log);
   return st;
 }
@@ -1029,16 +1028,6 @@ static bs_status drift(site *s, scase *sc, bs_error *err) {
 }
 
 /* ---- Formatting ---------------------------------------------------------- */
-
-static void fmt_interval(char *buf, size_t n, double lo, double hi) {
-  double f;
-  const char *unit = bs__time_unit(fmax(fabs(lo), fabs(hi)), &f);
-  if (!isfinite(lo) || !isfinite(hi)) {
-    snprintf(buf, n, "n/a");
-    return;
-  }
-  snprintf(buf, n, "%.4g–%.4g" NBSP "%s", lo * f, hi * f, unit);
-}
 
 /* "protocol=RegressionGate, machine=box-2": the comparability keys on
  * which group g differs from the other groups (all keys when alone). */
@@ -1354,7 +1343,7 @@ static void result_fields(bs_tval *t, const result *res) {
   char buf[128];
   if (res->has_hist) {
     bs_tval_set_str(t, "median", bs__fmt_time(buf, sizeof buf, res->median));
-    fmt_interval(buf, sizeof buf, res->lo, res->hi);
+    bs__fmt_time_range(buf, sizeof buf, res->lo, res->hi);
     bs_tval_set_str(t, "interval", buf);
   }
   if (res->has_cmp) {
@@ -1502,7 +1491,7 @@ static bs_status run_page(site *s, size_t i, bs_error *err) {
   snprintf(title, sizeof title, "Run %zu: %s", i + 1, r->ar->commit);
   page_common(root, title, NULL);
   bs_tval *rv = bs_tval_set_obj(root, "run");
-  bs__report_facts(rv, r->mf);
+  bs__facts(rv, r->mf);
   const char *baseline = bs_manifest_get(r->mf, "baseline");
   const char *candidate = bs_manifest_get(r->mf, "candidate");
   if (baseline && candidate) {
@@ -1618,78 +1607,6 @@ static bs_status case_page(site *s, size_t c, bs_error *err) {
   return emit_page(s, "site_case", d, file, err);
 }
 
-/* ---- Output directory ---------------------------------------------------- */
-
-/* Cleans up after site builds that were killed: their build directories
- * ".BASE.site-PID-*" in the parent, where PID is gone, are removed. A
- * "-old" one is the previous site a two-rename swap had moved aside: when
- * out_dir is missing it is put back first. */
-static void sweep_stale(const char *parent, const char *base, const char *out) {
-  DIR *d = opendir(parent);
-  if (!d)
-    return;
-  char prefix[512];
-  snprintf(prefix, sizeof prefix, ".%s.site-", base);
-  size_t pn = strlen(prefix);
-  struct dirent *e;
-  while ((e = readdir(d))) {
-    if (strncmp(e->d_name, prefix, pn))
-      continue;
-    char *end;
-    long pid = strtol(e->d_name + pn, &end, 10);
-    if (pid <= 0 || *end != '-' || pid == (long)getpid())
-      continue;
-    if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
-      continue; /* alive, or not ours to judge */
-    char *p = bs__path_join(parent, e->d_name);
-    struct stat st;
-    if (p && !strcmp(end, "-old") && lstat(out, &st) != 0 && errno == ENOENT &&
-        rename(p, out) == 0) {
-      free(p);
-      continue;
-    }
-    if (p)
-      bs__remove_tree(p);
-    free(p);
-  }
-  closedir(d);
-}
-
-/* Puts the new site in place of the old one. RENAME_EXCHANGE swaps them
- * in one step; elsewhere the old one moves aside first, and out_dir is
- * briefly absent (never half-written). The old tree ends up at `tmp`. */
-static bs_status swap_in(const char *tmp, const char *out, int exists,
-                         const char *parent, const char *base, bs_error *err) {
-  if (!exists) {
-    if (rename(tmp, out) != 0)
-      return bs_error_set(err, BS_EIO, out, 0, "cannot rename into place: %s",
-                          strerror(errno));
-    return BS_OK;
-  }
-#if defined(__linux__) && defined(RENAME_EXCHANGE)
-  if (renameat2(AT_FDCWD, tmp, AT_FDCWD, out, RENAME_EXCHANGE) == 0)
-    return BS_OK;
-#endif
-  size_t n = strlen(parent) + strlen(base) + 48;
-  char *aside = malloc(n);
-  if (!aside)
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
-  snprintf(aside, n, "%s/.%s.site-%ld-old", parent, base, (long)getpid());
-  bs_status st = BS_OK;
-  if (rename(out, aside) != 0) {
-    st = bs_error_set(err, BS_EIO, out, 0, "cannot move the old site: %s",
-                      strerror(errno));
-  } else if (rename(tmp, out) != 0) {
-    st = bs_error_set(err, BS_EIO, out, 0, "cannot rename into place: %s",
-                      strerror(errno));
-    rename(aside, out);
-  } else if (rename(aside, tmp) != 0) {
-    bs__remove_tree(aside);
-  }
-  free(aside);
-  return st;
-}
-
 /* ---- The build ----------------------------------------------------------- */
 
 static void site_release(site *s) {
@@ -1722,7 +1639,6 @@ bs_status bs_site_build(const char *archive_dir, const char *out_dir,
   memset(&s, 0, sizeof s);
   bs__buf_init(&s.state, BS__CAP_SITE_STATE);
   bs__buf_init(&s.files, BS__CAP_SITE_FILES);
-  char *parent = NULL, *base = NULL;
   bs_plot *plot = NULL;
   bs_status st = BS_OK;
   if (summary)
@@ -1733,11 +1649,9 @@ bs_status bs_site_build(const char *archive_dir, const char *out_dir,
                         "required");
   s.o = o;
   s.out = out_dir;
-  if ((st = bs__split_out(out_dir, "--out", &parent, &base, err)))
+  if ((st = bs_output_dir_open(out_dir, "--out", "site", MARKER, &s.od, err)))
     goto done;
-  sweep_stale(parent, base, out_dir);
-  if ((st = bs__check_out(out_dir, MARKER, "site", &s.out_exists, err)))
-    goto done;
+  s.out_exists = bs_output_dir_exists(s.od);
   if ((st = bs_archive_open(archive_dir, &s.ar, err)) ||
       (st = bs_acks_read(archive_dir, &s.acks, err)))
     goto done;
@@ -1755,25 +1669,9 @@ bs_status bs_site_build(const char *archive_dir, const char *out_dir,
   if (s.out_exists && !o->full)
     load_state(&s);
 
-  size_t tlen = strlen(parent) + strlen(base) + 48;
-  if (!(s.tmp = malloc(tlen))) {
-    st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+  if ((st = bs_output_dir_start(s.od, err)))
     goto done;
-  }
-  snprintf(s.tmp, tlen, "%s/.%s.site-%ld-XXXXXX", parent, base, (long)getpid());
-  if (!mkdtemp(s.tmp)) {
-    st = bs_error_set(err, BS_EIO, out_dir, 0,
-                      "cannot create a temporary directory beside it: %s",
-                      strerror(errno));
-    free(s.tmp);
-    s.tmp = NULL;
-    goto done;
-  }
-  if (chmod(s.tmp, 0755) != 0) {
-    st = bs_error_set(err, BS_EIO, s.tmp, 0, "cannot set permissions: %s",
-                      strerror(errno));
-    goto done;
-  }
+  s.tmp = bs_output_dir_path(s.od);
 
   if ((st = bs__buf_printf(&s.state, "%s\nenv %s\n", STATE_MAGIC, s.env_key))) {
     st = bs_error_set(err, st, NULL, 0, "out of memory");
@@ -1878,7 +1776,7 @@ bs_status bs_site_build(const char *archive_dir, const char *out_dir,
     st = cancelled(err);
     goto done;
   }
-  if ((st = swap_in(s.tmp, out_dir, s.out_exists, parent, base, err)))
+  if ((st = bs_output_dir_commit(s.od, err)))
     goto done;
   s.sum.runs = s.nruns;
   s.sum.cases = s.ncases;
@@ -1886,13 +1784,9 @@ bs_status bs_site_build(const char *archive_dir, const char *out_dir,
   if (summary)
     *summary = s.sum;
 done:
-  if (s.tmp) {
-    bs__remove_tree(s.tmp); /* the failed build, or the old site after a swap */
-    free(s.tmp);
-  }
+  /* The failed build, or the old site after the swap. */
+  bs_output_dir_free(s.od);
   bs_plot_free(plot);
   site_release(&s);
-  free(parent);
-  free(base);
   return st;
 }

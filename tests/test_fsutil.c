@@ -1,9 +1,11 @@
-/* The one directory listing (bs__list_dir) and the one array growth
- * (bs__grow). readdir is wrapped at link time (-Wl,--wrap=readdir, see
- * tests/CMakeLists.txt) so a test can make it fail part way, as it can on
- * a real file system (EIO, an NFS server gone), and check the failure is
- * reported instead of being taken for the end of the directory. */
+/* The one directory listing (bs__list_dir, also behind bs_output_dir_open) and
+ * the one array growth (bs__grow). readdir is wrapped at link time
+ * (-Wl,--wrap=readdir, see tests/CMakeLists.txt) so a test can make it fail
+ * part way, as it can on a real file system (EIO, an NFS server gone), and
+ * check the failure is reported instead of being taken for the end of the
+ * directory. */
 #include "benchsite/archive.h"
+#include "benchsite/output.h"
 #include "fsutil.h"
 #include "grow.h"
 #include "strlist.h"
@@ -92,16 +94,21 @@ Test(fsutil, list_dir_missing) {
 Test(fsutil, check_out_readdir_failure_refuses) {
   char *dir = ts_own(ts_tmpdir("out"));
   cr_assert_eq(ts_write(ts_own(ts_path(dir, "precious")), "x"), 0);
-  int exists = -1;
+  bs_output_dir *d = NULL;
   bs_error e;
-  cr_assert_eq(bs__check_out(dir, ".marker", "report", &exists, &e), BS_EUSAGE);
+  cr_assert_eq(bs_output_dir_open(dir, "--out", "report", ".marker", &d, &e),
+               BS_EUSAGE);
   fail_after = 0;
-  cr_assert_eq(bs__check_out(dir, ".marker", "report", &exists, &e), BS_EIO);
+  cr_assert_eq(bs_output_dir_open(dir, "--out", "report", ".marker", &d, &e),
+               BS_EIO);
   cr_assert(strstr(e.message, "cannot read directory"), "%s", e.message);
+  cr_assert_null(d);
   fail_after = -1;
   char *empty = ts_own(ts_tmpdir("outempty"));
-  cr_assert_eq(bs__check_out(empty, ".marker", "report", &exists, &e), BS_OK);
-  cr_assert_eq(exists, 1);
+  cr_assert_eq(bs_output_dir_open(empty, "--out", "report", ".marker", &d, &e),
+               BS_OK);
+  cr_assert_eq(bs_output_dir_exists(d), 1);
+  bs_output_dir_free(d);
 }
 
 /* The archive lists its runs with the same function: a failing readdir

@@ -1,6 +1,6 @@
 /* benchsite report: hostile input stays text, output is deterministic and
  * replaced atomically. Runs the built CLI (no shell anywhere), except the
- * tests of results computed by the caller, which call bs_report_write. */
+ * tests of the analysis a report renders, which call bs_report_write. */
 #include "support.h"
 
 #include "benchsite/benchsite.h"
@@ -583,7 +583,7 @@ Test(report, usage_errors_exit_2) {
   free(work);
 }
 
-/* ---- Results computed by the caller -------------------------------------- */
+/* ---- The report renders an analysis ------------------------------------ */
 
 #define REPORT_SEED 3
 #define AA_RESAMPLES 1000
@@ -592,9 +592,6 @@ Test(report, usage_errors_exit_2) {
 typedef struct given {
   bs_log *log;
   bs_manifest *mf[2];
-  bs_compare_result *cmp;
-  bs_tune_result *tune;
-  bs_noise_result *aa;
   bs_noise_options no;
 } given;
 
@@ -619,123 +616,64 @@ static void given_load(given *g) {
   g->no.resamples = AA_RESAMPLES;
 }
 
-/* The three analyses as report.h says the report makes them for options
- * `o` (sections 0, seed REPORT_SEED, noise g->no). */
-static void given_analyse(given *g) {
-  bs_error err;
-  bs_error_clear(&err);
-  bs_compare_options co;
-  bs_compare_options_init(&co, BS_MODE_CONFIRMATORY);
-  co.seed = REPORT_SEED;
-  co.keep_bootstrap = 1;
-  cr_assert_eq(bs_compare_run(g->log, "main", "pr", &co, &g->cmp, &err), BS_OK,
-               "%s", err.message);
-  cr_assert_eq(bs_compare_check_environment(
-                   g->cmp, (const bs_manifest *const *)g->mf, 2),
-               BS_OK);
-  bs_noise_options no = g->no;
-  no.seed = REPORT_SEED;
-  cr_assert_eq(bs_noise_run(g->log, "A", "B", &no, &g->aa, &err), BS_OK, "%s",
-               err.message);
-  cr_assert_eq(bs_tune_run(g->log, &g->tune, &err), BS_OK, "%s", err.message);
-}
-
 static void given_free(given *g) {
-  bs_compare_result_free(g->cmp);
-  bs_tune_result_free(g->tune);
-  bs_noise_result_free(g->aa);
   bs_manifest_free(g->mf[0]);
   bs_manifest_free(g->mf[1]);
   bs_log_free(g->log);
 }
 
-static void given_options(const given *g, bs_report_options *o) {
+static void given_options(bs_report_options *o) {
   bs_report_options_init(o);
   o->templates_dir = BENCHSITE_SOURCE_DIR "/templates";
   o->assets_dir = BENCHSITE_SOURCE_DIR "/site";
-  o->seed = REPORT_SEED;
-  o->noise = &g->no;
 }
 
-/* The report of g's log with its first `nmf` manifests. */
-static bs_status given_write(const given *g, size_t nmf, const char *out,
-                             const bs_report_options *o, bs_error *err) {
-  bs_error_clear(err);
-  return bs_report_write(g->log, (const bs_manifest *const *)g->mf, nmf, out, o,
-                         NULL, err);
-}
-
-Test(report, given_results_give_identical_bytes) {
-  char *work = ts_tmpdir("report_given");
-  char *computed = ts_path(work, "computed");
-  char *from_results = ts_path(work, "given");
-  given g;
-  given_load(&g);
-  bs_report_options o;
+/* Every analysis of g with its first `nmf` manifests. */
+static bs_analysis *given_analyse(const given *g, size_t nmf, int keep_going) {
+  bs_analysis_options ao;
+  bs_analysis_options_init(&ao);
+  ao.seed = REPORT_SEED;
+  ao.noise = &g->no;
+  ao.keep_going = keep_going;
+  bs_analysis *a = NULL;
   bs_error err;
-
-  /* Every section: the comparison carries the A/A floors. */
-  given_options(&g, &o);
-  bs_report_summary sum;
-  cr_assert_eq(bs_report_write(g.log, (const bs_manifest *const *)g.mf, 2,
-                               computed, &o, &sum, &err),
-               BS_OK, "%s", err.message);
-  cr_assert(sum.has_compare && sum.has_tuning && sum.has_aa);
-  given_analyse(&g);
-  bs_compare_apply_noise(g.cmp, bs_noise_result_lookup, g.aa);
-  o.compare_result = g.cmp;
-  o.tune_result = g.tune;
-  o.noise_result = g.aa;
-  cr_assert_eq(given_write(&g, 2, from_results, &o, &err), BS_OK, "%s",
-               err.message);
-  expect_same_tree(computed, from_results);
-
-  /* The comparison alone with a caller's floors, as `compare --noise
-   * --html` makes it. */
-  given_options(&g, &o);
-  o.sections = BS_REPORT_COMPARE;
-  o.noise_lookup = bs_noise_result_lookup;
-  o.noise_ctx = g.aa;
-  cr_assert_eq(given_write(&g, 2, computed, &o, &err), BS_OK, "%s",
-               err.message);
-  o.compare_result = g.cmp;
-  cr_assert_eq(given_write(&g, 2, from_results, &o, &err), BS_OK, "%s",
-               err.message);
-  expect_same_tree(computed, from_results);
-  given_free(&g);
-  free(computed);
-  free(from_results);
-  free(work);
+  bs_error_clear(&err);
+  cr_assert_eq(
+      bs_analyse(g->log, (const bs_manifest *const *)g->mf, nmf, &ao, &a, &err),
+      BS_OK, "%s", err.message);
+  return a;
 }
 
-/* A marker put into each result reaches the pages: the report used the
- * result it was given and did not make the analysis again (a report that
+/* A marker put into each result reaches the pages: the report rendered
+ * the analysis it was given and made none of its own (a report that
  * analysed the log itself could not know the marker). */
-Test(report, given_results_are_used_not_analysed_again) {
-  char *work = ts_tmpdir("report_given_used");
+Test(report, the_analysis_is_rendered_not_made_again) {
+  char *work = ts_tmpdir("report_analysis_used");
   char *out = ts_path(work, "out");
   given g;
   given_load(&g);
-  given_analyse(&g);
-  /* Before the floors are applied, so the comparison agrees with them. */
-  g.aa->cases[0].benchmark = "aa-marker";
-  bs_compare_apply_noise(g.cmp, bs_noise_result_lookup, g.aa);
-  g.tune->cases[0].benchmark = "tune-marker";
-  /* A run-level warning first: the environment ones stay the last. */
-  char **w = realloc(g.cmp->warnings, (g.cmp->nwarnings + 1) * sizeof *w);
+  bs_analysis *a = given_analyse(&g, 2, 0);
+  cr_assert(a->compare && a->tune && a->aa);
+  cr_expect_eq(a->compare->options.seed, REPORT_SEED);
+  cr_expect_eq(a->aa->options.seed, REPORT_SEED);
+  cr_expect_eq(a->aa->options.resamples, AA_RESAMPLES);
+  a->aa->cases[0].benchmark = "aa-marker";
+  a->tune->cases[0].benchmark = "tune-marker";
+  char **w =
+      realloc(a->compare->warnings, (a->compare->nwarnings + 1) * sizeof *w);
   cr_assert_not_null(w);
-  memmove(w + 1, w, g.cmp->nwarnings * sizeof *w);
-  w[0] = strdup("compare-marker");
-  g.cmp->warnings = w;
-  g.cmp->nwarnings++;
+  w[a->compare->nwarnings] = strdup("compare-marker");
+  a->compare->warnings = w;
+  a->compare->nwarnings++;
 
   bs_report_options o;
   bs_error err;
-  given_options(&g, &o);
-  o.compare_result = g.cmp;
-  o.tune_result = g.tune;
-  o.noise_result = g.aa;
-  cr_assert_eq(given_write(&g, 2, out, &o, &err), BS_OK, "%s", err.message);
+  bs_error_clear(&err);
+  given_options(&o);
+  bs_report_summary sum;
+  cr_assert_eq(bs_report_write(a, out, &o, &sum, &err), BS_OK, "%s",
+               err.message);
+  cr_expect(sum.has_compare && sum.has_tuning && sum.has_aa);
   static const char *const pages[][2] = {{"index.html", "compare-marker"},
                                          {"tuning.html", "tune-marker"},
                                          {"aa.html", "aa-marker"}};
@@ -747,80 +685,61 @@ Test(report, given_results_are_used_not_analysed_again) {
     free(html);
     free(p);
   }
+  bs_analysis_free(a);
+  bs_analysis_free(NULL);
   given_free(&g);
   free(out);
   free(work);
 }
 
-/* A result the report would not have made the same way is refused before
- * anything is written. */
-Test(report, given_results_made_otherwise_are_refused) {
-  char *work = ts_tmpdir("report_given_refused");
+/* An analysis kept going past a problem (as the site makes them) still
+ * has its comparison, but no report is made of it: the report fails with
+ * the problem and writes nothing. So does a comparison that kept no
+ * bootstrap distributions for the case pages. */
+Test(report, an_incomplete_analysis_is_refused) {
+  char *work = ts_tmpdir("report_analysis_refused");
   char *out = ts_path(work, "out");
   given g;
   given_load(&g);
   bs_error err;
   bs_error_clear(&err);
+  static const char wasm[] = "key,value\ntarget,wasm32\nbaseline,main\n"
+                             "candidate,pr\n";
+  bs_manifest_free(g.mf[0]);
+  g.mf[0] = bs_manifest_new();
+  cr_assert_eq(
+      bs_manifest_read_buffer(g.mf[0], "wasm.csv", wasm, sizeof wasm - 1, &err),
+      BS_OK, "%s", err.message);
+  bs_analysis *a = given_analyse(&g, 2, 1);
+  cr_assert_eq(a->status, BS_EINPUT);
+  cr_assert_not_null(a->compare, "keep_going keeps the comparison");
   bs_report_options o;
+  given_options(&o);
+  cr_expect_eq(bs_report_write(a, out, &o, NULL, &err), BS_EINPUT);
+  cr_expect_str_eq(err.message, a->error.message);
+  bs_analysis_free(a);
+
+  /* Without keep_going the same problem fails the analysis. */
+  bs_analysis_options ao;
+  bs_analysis_options_init(&ao);
+  a = (bs_analysis *)1;
+  cr_expect_eq(
+      bs_analyse(g.log, (const bs_manifest *const *)g.mf, 2, &ao, &a, &err),
+      BS_EINPUT);
+  cr_expect_null(a);
+
+  /* A comparison made without its bootstrap distributions. */
   bs_compare_options co;
-  bs_compare_result *cmp;
-  /* Without manifests the environment check adds a warning. */
-  struct {
-    int keep;
-    uint64_t seed;
-    size_t nmf;
-    int environment;
-    int floors;
-    const char *why;
-  } bad[] = {
-      {0, REPORT_SEED, 2, 1, 0, "no bootstrap distributions kept"},
-      {1, REPORT_SEED + 1, 2, 1, 0, "(seed)"},
-      {1, REPORT_SEED, 0, 0, 0, "environment warnings"},
-      {1, REPORT_SEED, 2, 1, 1, "noise floors"},
-  };
-  given_analyse(&g);
-  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-    bs_compare_options_init(&co, BS_MODE_CONFIRMATORY);
-    co.keep_bootstrap = bad[i].keep;
-    co.seed = bad[i].seed;
-    cr_assert_eq(bs_compare_run(g.log, "main", "pr", &co, &cmp, &err), BS_OK);
-    if (bad[i].environment)
-      cr_assert_eq(bs_compare_check_environment(
-                       cmp, (const bs_manifest *const *)g.mf, bad[i].nmf),
-                   BS_OK);
-    if (bad[i].floors)
-      bs_compare_apply_noise(cmp, bs_noise_result_lookup, g.aa);
-    given_options(&g, &o);
-    o.sections = BS_REPORT_COMPARE;
-    o.baseline = "main";
-    o.candidate = "pr";
-    o.compare_result = cmp;
-    cr_expect_eq(given_write(&g, bad[i].nmf, out, &o, &err), BS_EUSAGE, "%s",
-                 bad[i].why);
-    cr_expect(strstr(err.message, bad[i].why), "%s", err.message);
-    bs_compare_result_free(cmp);
-  }
-
-  /* The A/A validation at other resamples than the report's. */
-  given_options(&g, &o);
-  o.sections = BS_REPORT_AA;
-  o.noise = NULL;
-  o.noise_result = g.aa;
-  cr_expect_eq(given_write(&g, 2, out, &o, &err), BS_EUSAGE);
-  cr_expect(strstr(err.message, "resamples"), "%s", err.message);
-
-  /* A result for an analysis the report does not make. */
-  given_options(&g, &o);
-  o.sections = BS_REPORT_AA;
-  o.tune_result = g.tune;
-  cr_expect_eq(given_write(&g, 2, out, &o, &err), BS_EUSAGE);
-  cr_expect(strstr(err.message, "tuning"), "%s", err.message);
-  given_options(&g, &o);
-  o.sections = BS_REPORT_TUNE;
-  o.compare_result = g.cmp;
-  cr_expect_eq(given_write(&g, 2, out, &o, &err), BS_EUSAGE);
-  cr_expect(strstr(err.message, "comparison"), "%s", err.message);
-
+  bs_compare_options_init(&co, BS_MODE_CONFIRMATORY);
+  ao.sections = BS_ANALYSE_COMPARE;
+  ao.baseline = "main";
+  ao.candidate = "pr";
+  ao.compare = &co;
+  cr_assert_eq(bs_analyse(g.log, NULL, 0, &ao, &a, &err), BS_OK, "%s",
+               err.message);
+  cr_expect_eq(bs_report_write(a, out, &o, NULL, &err), BS_EUSAGE);
+  cr_expect(strstr(err.message, "bootstrap"), "%s", err.message);
+  bs_analysis_free(a);
   cr_expect_eq(ts_count_entries(work), 0, "a refused report wrote files");
   given_free(&g);
   free(out);

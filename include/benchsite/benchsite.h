@@ -2,6 +2,7 @@
 #ifndef BENCHSITE_BENCHSITE_H
 #define BENCHSITE_BENCHSITE_H
 
+#include "benchsite/analysis.h"
 #include "benchsite/archive.h"
 #include "benchsite/bootstrap.h"
 #include "benchsite/check.h"

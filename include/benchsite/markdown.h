@@ -30,8 +30,9 @@ bs_status bs_text_compare(const bs_compare_result *r, char **out, size_t *len,
 bs_status bs_text_tune(const bs_tune_result *r, char **out, size_t *len,
                        bs_error *err);
 
-/* Formats a time in microseconds with 4 significant digits and a unit
- * (ns, µs, ms, s) into buf. Returns buf. */
+/* Formats a time in microseconds with 4 significant digits, trailing
+ * zeros kept ("10.50 µs"), and a unit (ns, µs, ms, s) into buf, as the
+ * text and Markdown views write times. Returns buf. */
 char *bs_format_time_us(double us, char *buf, size_t n);
 
 #ifdef __cplusplus

@@ -259,95 +259,33 @@ int cli_load_native_manifests(const cli_args *a, bs_manifest **out, size_t *n) {
   return rc;
 }
 
-static int write_all(int fd, const char *p, size_t len) {
-  while (len > 0) {
-    ssize_t w = write(fd, p, len);
-    if (w < 0) {
-      if (errno == EINTR)
-        continue;
-      return -1;
-    }
-    p += w;
-    len -= (size_t)w;
-  }
-  return 0;
-}
-
 int cli_outputs_commit(cli_output *outs, size_t n) {
   return cli_outputs_commit_with(outs, n, NULL, NULL);
 }
 
 int cli_outputs_commit_with(cli_output *outs, size_t n,
                             int (*between)(void *ctx), void *ctx) {
-  char **tmp = calloc(n ? n : 1, sizeof *tmp);
+  bs_error err;
+  bs_error_clear(&err);
   int rc = CLI_OK;
-  size_t i;
-  if (!tmp) {
+  bs_output_files *f = bs_output_files_new();
+  if (!f) {
     rc = cli_out_of_memory();
     goto done;
   }
-  /* A directory in the way would only fail at the rename, after
-   * `between` has done its part: refuse it first. */
-  for (i = 0; i < n; i++) {
-    struct stat st;
-    if (stat(outs[i].path, &st) == 0 && S_ISDIR(st.st_mode)) {
-      fprintf(stderr, "benchsite: %s: is a directory\n", outs[i].path);
-      rc = CLI_FAILURE;
-      goto done;
-    }
-  }
-  for (i = 0; i < n; i++) {
-    size_t plen = strlen(outs[i].path);
-    tmp[i] = malloc(plen + 32);
-    if (!tmp[i]) {
-      rc = cli_out_of_memory();
-      goto done;
-    }
-    snprintf(tmp[i], plen + 32, "%s.%ld.tmp", outs[i].path, (long)getpid());
-    int fd = open(tmp[i], O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd < 0) {
-      fprintf(stderr, "benchsite: %s: cannot create file: %s\n", outs[i].path,
-              strerror(errno));
-      free(tmp[i]);
-      tmp[i] = NULL;
-      rc = CLI_FAILURE;
-      goto done;
-    }
-    if (write_all(fd, outs[i].data, outs[i].len) || fsync(fd)) {
-      fprintf(stderr, "benchsite: %s: cannot write file: %s\n", outs[i].path,
-              strerror(errno));
-      close(fd);
-      rc = CLI_FAILURE;
-      goto done;
-    }
-    if (close(fd)) {
-      fprintf(stderr, "benchsite: %s: cannot write file: %s\n", outs[i].path,
-              strerror(errno));
-      rc = CLI_FAILURE;
+  for (size_t i = 0; i < n; i++) {
+    if (bs_output_files_add(f, outs[i].path, outs[i].data, outs[i].len, &err)) {
+      rc = cli_report(&err);
       goto done;
     }
   }
   if (between && (rc = between(ctx)) != 0)
     goto done;
-  for (i = 0; i < n; i++) {
-    if (rename(tmp[i], outs[i].path)) {
-      fprintf(stderr, "benchsite: %s: cannot rename into place: %s\n",
-              outs[i].path, strerror(errno));
-      rc = CLI_FAILURE;
-      goto done;
-    }
-    free(tmp[i]);
-    tmp[i] = NULL;
-  }
+  if (bs_output_files_commit(f, &err))
+    rc = cli_report(&err);
 done:
-  for (i = 0; tmp && i < n; i++) {
-    if (tmp[i]) {
-      unlink(tmp[i]);
-      free(tmp[i]);
-    }
-  }
-  free(tmp);
-  for (i = 0; i < n; i++) {
+  bs_output_files_free(f);
+  for (size_t i = 0; i < n; i++) {
     free(outs[i].data);
     outs[i].data = NULL;
   }
@@ -494,9 +432,8 @@ static int on_progress(void *ctx, const char *stage, size_t done,
   return 0;
 }
 
-int cli_report_write(const char *cmd, const bs_log *log, bs_manifest *const *mf,
-                     size_t nmf, const char *dir, bs_report_options *o,
-                     bs_report_summary *sum) {
+int cli_report_write(const char *cmd, const bs_analysis *an, const char *dir,
+                     bs_report_options *o, bs_report_summary *sum) {
   cli_signals old;
   progress prog;
   bs_error err;
@@ -508,8 +445,7 @@ int cli_report_write(const char *cmd, const bs_log *log, bs_manifest *const *mf,
   prog.tty = isatty(2);
   o->progress = on_progress;
   o->progress_ctx = &prog;
-  bs_status st = bs_report_write(log, (const bs_manifest *const *)mf, nmf, dir,
-                                 o, sum, &err);
+  bs_status st = bs_report_write(an, dir, o, sum, &err);
   cli_signals_restore(&old);
   o->progress = NULL;
   o->progress_ctx = NULL;
@@ -548,8 +484,7 @@ int cli_html_step(void *ctx) {
   cli_html *h = ctx;
   if (!h->dir)
     return 0;
-  return cli_report_write(h->cmd, h->log, h->mf, h->nmf, h->dir, &h->opts,
-                          NULL);
+  return cli_report_write(h->cmd, h->an, h->dir, &h->opts, NULL);
 }
 
 int cli_cmd_begin(cli_cmd *c, const char *name, int argc, char **argv,
@@ -561,14 +496,23 @@ int cli_cmd_begin(cli_cmd *c, const char *name, int argc, char **argv,
   return cli_html_init(&c->html, name, cli_get(&c->a, "html"));
 }
 
-int cli_cmd_render(cli_cmd *c, cli_render_fn render, const void *ctx) {
-  c->html.log = c->log;
-  c->html.mf = c->mf;
-  c->html.nmf = c->nmf;
-  return cli_render_outputs(&c->a, &c->html, render, ctx);
+int cli_cmd_analyse(cli_cmd *c, const bs_analysis_options *o) {
+  bs_error err;
+  bs_error_clear(&err);
+  if (bs_analyse(c->log, (const bs_manifest *const *)c->mf, c->nmf, o, &c->an,
+                 &err))
+    return cli_report(&err);
+  return 0;
+}
+
+int cli_cmd_render(cli_cmd *c, cli_render_fn render) {
+  c->html.an = c->an;
+  return cli_render_outputs(&c->a, &c->html, render, c->an);
 }
 
 int cli_cmd_end(cli_cmd *c, int rc) {
+  bs_analysis_free(c->an);
+  c->an = NULL;
   bs_log_free(c->log);
   c->log = NULL;
   cli_free_manifests(c->mf, c->nmf);
@@ -588,7 +532,7 @@ void cli_reraise_signal(void) {
 }
 
 int cli_render_outputs(const cli_args *a, cli_html *html, cli_render_fn render,
-                       const void *ctx) {
+                       const bs_analysis *an) {
   static const char *const options[] = {"json", "markdown"};
   static const cli_format formats[] = {CLI_JSON, CLI_MARKDOWN};
   cli_output outs[2];
@@ -603,13 +547,13 @@ int cli_render_outputs(const cli_args *a, cli_html *html, cli_render_fn render,
     if (!path)
       continue;
     outs[nouts].path = path;
-    if (render(ctx, formats[i], &outs[nouts].data, &outs[nouts].len, &err)) {
+    if (render(an, formats[i], &outs[nouts].data, &outs[nouts].len, &err)) {
       rc = cli_report(&err);
       goto done;
     }
     nouts++;
   }
-  if (!nouts && render(ctx, CLI_TEXT, &text, &text_len, &err)) {
+  if (!nouts && render(an, CLI_TEXT, &text, &text_len, &err)) {
     rc = cli_report(&err);
     goto done;
   }

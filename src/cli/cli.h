@@ -134,27 +134,23 @@ const char *cli_find_data_dir(const char *sub, const char *probe, char *buf,
  * when one is missing. */
 int cli_report_data_dirs(const char *cmd, bs_report_options *o, char *tbuf,
                          char *abuf);
-/* bs_report_write into `dir`, with a progress line when stderr is a
- * terminal; SIGINT, SIGTERM and SIGHUP cancel the render, which leaves an
- * earlier report untouched. Sets o->progress. Prints any error and returns
- * 0 or an exit code (2 for bad input or a DIR that is not a report, 3 for
- * the rest: gnuplot, I/O, an interruption). `sum` may be NULL. */
-int cli_report_write(const char *cmd, const bs_log *log, bs_manifest *const *mf,
-                     size_t nmf, const char *dir, bs_report_options *o,
-                     bs_report_summary *sum);
-/* The `--html DIR` of compare, noise and tune: a report of that command's
- * analysis alone -- the result it computed, passed in opts
- * (compare_result, tune_result, noise_result), not computed again --
- * written between the temporary files of its other outputs and their
- * renames (cli_outputs_commit_with(outs, n, cli_html_step, &html)), so
- * that a failed report leaves none of them. */
+/* bs_report_write of the analysis `an` into `dir`, with a progress line
+ * when stderr is a terminal; SIGINT, SIGTERM and SIGHUP cancel the render,
+ * which leaves an earlier report untouched. Sets o->progress. Prints any error
+ * and returns 0 or an exit code (2 for bad input or a DIR that is not a report,
+ * 3 for the rest: gnuplot, I/O, an interruption). `sum` may be NULL. */
+int cli_report_write(const char *cmd, const bs_analysis *an, const char *dir,
+                     bs_report_options *o, bs_report_summary *sum);
+/* The `--html DIR` of compare, noise and tune: the report of that
+ * command's analysis (the one its other outputs render), written between the
+ * temporary files of its other outputs and their renames
+ * (cli_outputs_commit_with(outs, n, cli_html_step, &html)), so that a failed
+ * report leaves none of them. */
 typedef struct cli_html {
   const char *cmd;
   const char *dir; /* NULL: no --html, cli_html_step does nothing */
-  const bs_log *log;
-  bs_manifest *const *mf;
-  size_t nmf;
-  bs_report_options opts; /* sections, parameters and result: the command's */
+  const bs_analysis *an;
+  bs_report_options opts; /* templates, assets, progress */
   char tbuf[CLI_PATH_MAX], abuf[CLI_PATH_MAX];
 } cli_html;
 /* Zeroes h for `cmd` and --html `dir` (NULL: none) and, with a dir, finds
@@ -184,9 +180,9 @@ int cli_interrupted(void);
 /* The renderings of compare, noise and tune: a --json or --markdown file,
  * or (with neither) the text printed on stdout. */
 typedef enum cli_format { CLI_JSON, CLI_MARKDOWN, CLI_TEXT } cli_format;
-/* Renders the analysis `ctx` as `format` into *out (malloc'd), as the
+/* Renders the analysis `an` as `format` into *out (malloc'd), as the
  * library's bs_json_*, bs_markdown_* and bs_text_* do. */
-typedef bs_status (*cli_render_fn)(const void *ctx, cli_format format,
+typedef bs_status (*cli_render_fn)(const bs_analysis *an, cli_format format,
                                    char **out, size_t *len, bs_error *err);
 /* The outputs of compare, noise and tune: renders --json F and
  * --markdown F when given, else the stdout text; commits the files with
@@ -195,7 +191,7 @@ typedef bs_status (*cli_render_fn)(const void *ctx, cli_format format,
  * then prints the text. Returns 0 or an exit code after printing the
  * error. */
 int cli_render_outputs(const cli_args *args, cli_html *html,
-                       cli_render_fn render, const void *ctx);
+                       cli_render_fn render, const bs_analysis *an);
 
 /* What every command that reads logs holds, from start to exit. */
 typedef struct cli_cmd {
@@ -203,7 +199,8 @@ typedef struct cli_cmd {
   bs_log *log;                     /* cli_load_logs(&c->a, &c->log) */
   bs_manifest *mf[CLI_MAX_VALUES]; /* cli_load_*manifests(&c->a, c->mf, ..) */
   size_t nmf;
-  cli_html html; /* --html, for the commands that take it */
+  bs_analysis *an; /* cli_cmd_analyse: what every output renders */
+  cli_html html;   /* --html, for the commands that take it */
 } cli_cmd;
 /* Zeroes c, parses argv (printing `usage` for --help) and reads --html
  * with cli_html_init(.., name, ..). Returns 0 or an exit code; the caller
@@ -211,9 +208,12 @@ typedef struct cli_cmd {
  * with cli_cmd_end. */
 int cli_cmd_begin(cli_cmd *c, const char *name, int argc, char **argv,
                   const cli_opt *opts, size_t nopts, const char *usage);
-/* cli_render_outputs of the analysis `ctx`, with c's log and manifests as
- * the --html report's inputs. */
-int cli_cmd_render(cli_cmd *c, cli_render_fn render, const void *ctx);
+/* bs_analyse of c's log and manifests with `o` into c->an, made once for
+ * every output. Returns 0 or an exit code after printing the error. */
+int cli_cmd_analyse(cli_cmd *c, const bs_analysis_options *o);
+/* cli_render_outputs of c->an: the --json/--markdown files or the text,
+ * and the --html report, all of the one analysis. */
+int cli_cmd_render(cli_cmd *c, cli_render_fn render);
 /* Frees what c holds, then cli_finish and cli_reraise_signal: the exit
  * status for `rc`. */
 int cli_cmd_end(cli_cmd *c, int rc);
@@ -227,13 +227,12 @@ int cli_cmd_report(int argc, char **argv);
 int cli_cmd_archive(int argc, char **argv);
 int cli_cmd_site(int argc, char **argv);
 
-/* Implemented with `noise`: reads a `benchsite noise` JSON file and marks
- * the cases of r that lie within their paired noise floor. Returns 0 or an
- * exit code after printing the error. */
-int cli_apply_noise_file(const char *path, bs_compare_result *r);
-/* The same, handing the floors to the caller in *keep (free with
- * bs_noise_floors_free) for the HTML report of `compare --html`. */
-int cli_apply_noise_file_keep(const char *path, bs_compare_result *r,
-                              bs_noise_floors **keep);
+/* Implemented with `noise`: reads the noise floors of a `benchsite noise`
+ * JSON file into *floors (free with bs_noise_floors_free), for
+ * bs_analysis_options.noise_lookup. Returns 0 or an exit code after
+ * printing the error. */
+int cli_read_noise_file(const char *path, bs_noise_floors **floors);
+/* Warns on stderr when cases of r got no floor from the file `path`. */
+void cli_warn_missing_floors(const char *path, const bs_compare_result *r);
 
 #endif

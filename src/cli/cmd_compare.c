@@ -50,28 +50,21 @@ static const cli_opt opts[] = {
     {"markdown", 1, 0}, {"html", 1, 0},
 };
 
-/* What the renderings of a comparison show. */
-typedef struct compared {
-  const bs_compare_result *res;
-  const bs_manifest *env;
-} compared;
-
-static bs_status render(const void *ctx, cli_format f, char **out, size_t *len,
-                        bs_error *err) {
-  const compared *c = ctx;
+static bs_status render(const bs_analysis *an, cli_format f, char **out,
+                        size_t *len, bs_error *err) {
+  const bs_manifest *env = an->nmanifests ? an->manifests[0] : NULL;
   switch (f) {
   case CLI_JSON:
-    return bs_json_compare(c->res, c->env, out, len, err);
+    return bs_json_compare(an->compare, env, out, len, err);
   case CLI_MARKDOWN:
-    return bs_markdown_compare(c->res, c->env, out, len, err);
+    return bs_markdown_compare(an->compare, env, out, len, err);
   case CLI_TEXT:
     break;
   }
-  return bs_text_compare(c->res, out, len, err);
+  return bs_text_compare(an->compare, out, len, err);
 }
 
 int cli_cmd_compare(int argc, char **argv) {
-  bs_compare_result *res = NULL;
   bs_noise_floors *floors = NULL;
   bs_error err;
   bs_error_clear(&err);
@@ -133,44 +126,38 @@ int cli_cmd_compare(int argc, char **argv) {
   }
   if ((rc = cli_load_logs(&cmd.a, &cmd.log)))
     goto done;
-  /* The report's case pages chart the bootstrap distributions; keeping
-   * them lets it use this comparison instead of making its own. */
-  o.keep_bootstrap = cmd.html.dir != NULL;
-  if (bs_compare_run(cmd.log, baseline, candidate, &o, &res, &err)) {
-    rc = cli_report(&err);
-    goto done;
-  }
-  if (bs_compare_check_environment(res, (const bs_manifest *const *)cmd.mf,
-                                   cmd.nmf)) {
-    rc = cli_out_of_memory();
-    goto done;
-  }
-  if ((s = cli_get(&cmd.a, "noise")) &&
-      (rc = cli_apply_noise_file_keep(s, res, &floors)))
+  if ((s = cli_get(&cmd.a, "noise")) && (rc = cli_read_noise_file(s, &floors)))
     goto done;
 
-  /* --html: this comparison (its mode, delta, level, seed and noise
-   * floors), made once, as the report's only section. It is written after
-   * the files' temporary copies and before their renames, so a failed
-   * report (no gnuplot, a DIR that is not a report) leaves no file behind
-   * either. */
-  cmd.html.opts.sections = BS_REPORT_COMPARE;
-  cmd.html.opts.baseline = baseline;
-  cmd.html.opts.candidate = candidate;
-  cmd.html.opts.compare = &o;
-  cmd.html.opts.seed = o.seed;
-  cmd.html.opts.compare_result = res;
+  /* One comparison (its mode, delta, level, seed and noise floors) for
+   * every output. The --html report's case pages chart the bootstrap
+   * distributions, so they are kept when it is asked for. The report is
+   * written after the files' temporary copies and before their renames,
+   * so a failed report (no gnuplot, a DIR that is not a report) leaves no
+   * file behind either. */
+  o.keep_bootstrap = cmd.html.dir != NULL;
+  bs_analysis_options ao;
+  bs_analysis_options_init(&ao);
+  ao.sections = BS_ANALYSE_COMPARE;
+  ao.baseline = baseline;
+  ao.candidate = candidate;
+  ao.compare = &o;
+  ao.seed = o.seed;
   if (floors) {
-    cmd.html.opts.noise_lookup = bs_noise_floors_lookup;
-    cmd.html.opts.noise_ctx = floors;
+    ao.noise_lookup = bs_noise_floors_lookup;
+    ao.noise_ctx = floors;
   }
-  compared c = {res, env};
-  if ((rc = cli_cmd_render(&cmd, render, &c)))
+  if ((rc = cli_cmd_analyse(&cmd, &ao)))
+    goto done;
+  const bs_compare_result *res = cmd.an->compare;
+  if (s)
+    cli_warn_missing_floors(s, res);
+  if ((rc = cli_cmd_render(&cmd, render)))
     goto done;
   rc = (o.mode == BS_MODE_CONFIRMATORY && res->regressions > 0) ? CLI_REGRESSION
                                                                 : CLI_OK;
 done:
+  rc = cli_cmd_end(&cmd, rc);
   bs_noise_floors_free(floors);
-  bs_compare_result_free(res);
-  return cli_cmd_end(&cmd, rc);
+  return rc;
 }

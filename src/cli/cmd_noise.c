@@ -107,23 +107,20 @@ static int parse_options(const cli_args *a, bs_noise_options *o) {
   return 0;
 }
 
-static bs_status render(const void *res, cli_format f, char **out, size_t *len,
-                        bs_error *err) {
+static bs_status render(const bs_analysis *an, cli_format f, char **out,
+                        size_t *len, bs_error *err) {
   switch (f) {
   case CLI_JSON:
-    return bs_json_noise(res, out, len, err);
+    return bs_json_noise(an->aa, out, len, err);
   case CLI_MARKDOWN:
-    return bs_markdown_noise(res, out, len, err);
+    return bs_markdown_noise(an->aa, out, len, err);
   case CLI_TEXT:
     break;
   }
-  return bs_text_noise(res, out, len, err);
+  return bs_text_noise(an->aa, out, len, err);
 }
 
 int cli_cmd_noise(int argc, char **argv) {
-  bs_noise_result *res = NULL;
-  bs_error err;
-  bs_error_clear(&err);
   cli_cmd cmd;
   int rc = cli_cmd_begin(&cmd, "noise", argc, argv, opts,
                          sizeof opts / sizeof opts[0], usage);
@@ -150,48 +147,42 @@ int cli_cmd_noise(int argc, char **argv) {
   }
   if ((rc = cli_load_logs(&cmd.a, &cmd.log)))
     goto done;
-  if (bs_noise_run(cmd.log, ida, idb, &o, &res, &err)) {
-    rc = cli_report(&err);
+  /* One validation (pair, resamples, level, seed and block bootstrap)
+   * for every output; the --html report is written before the files are
+   * renamed into place, so a failed report leaves none of them. */
+  bs_analysis_options ao;
+  bs_analysis_options_init(&ao);
+  ao.sections = BS_ANALYSE_AA;
+  ao.aa_a = ida;
+  ao.aa_b = idb;
+  ao.noise = &o;
+  ao.seed = o.seed;
+  if ((rc = cli_cmd_analyse(&cmd, &ao)))
     goto done;
-  }
-
-  /* --html: this validation (same pair, resamples, level, seed and block
-   * bootstrap), made once, as the report's only section, written before
-   * the files are renamed into place, so a failed report leaves none of
-   * them. */
-  cmd.html.opts.sections = BS_REPORT_AA;
-  cmd.html.opts.aa_a = ida;
-  cmd.html.opts.aa_b = idb;
-  cmd.html.opts.noise = &o;
-  cmd.html.opts.seed = o.seed;
-  cmd.html.opts.noise_result = res;
-  rc = cli_cmd_render(&cmd, render, res);
+  rc = cli_cmd_render(&cmd, render);
 done:
-  bs_noise_result_free(res);
   return cli_cmd_end(&cmd, rc);
 }
 
 /* Noise files are small; anything larger is not one. */
 #define NOISE_FILE_LIMIT ((size_t)64 << 20)
 
-int cli_apply_noise_file(const char *path, bs_compare_result *r) {
-  return cli_apply_noise_file_keep(path, r, NULL);
-}
-
-int cli_apply_noise_file_keep(const char *path, bs_compare_result *r,
-                              bs_noise_floors **keep) {
+int cli_read_noise_file(const char *path, bs_noise_floors **floors) {
   bs_error err;
   bs_error_clear(&err);
   char *text = NULL;
   size_t len = 0;
-  bs_noise_floors *floors = NULL;
+  *floors = NULL;
   if (bs_read_file(path, NOISE_FILE_LIMIT, &text, &len, &err))
     return cli_report_input(&err);
-  bs_status st = bs_noise_floors_parse(path, text, len, &floors, &err);
+  bs_status st = bs_noise_floors_parse(path, text, len, floors, &err);
   free(text);
   if (st)
     return cli_report_input(&err);
-  bs_compare_apply_noise(r, bs_noise_floors_lookup, floors);
+  return 0;
+}
+
+void cli_warn_missing_floors(const char *path, const bs_compare_result *r) {
   size_t missing = 0;
   for (size_t i = 0; i < r->ncases; i++)
     missing += !r->cases[i].has_noise_floor;
@@ -199,9 +190,4 @@ int cli_apply_noise_file_keep(const char *path, bs_compare_result *r,
     fprintf(stderr,
             "benchsite: warning: %s: no noise floor for %zu of %zu case%s\n",
             path, missing, r->ncases, r->ncases == 1 ? "" : "s");
-  if (keep)
-    *keep = floors;
-  else
-    bs_noise_floors_free(floors);
-  return 0;
 }

@@ -30,23 +30,20 @@ static const char usage[] =
 static const cli_opt opts[] = {
     {"json", 1, 0}, {"markdown", 1, 0}, {"html", 1, 0}, {"manifest", 1, 1}};
 
-static bs_status render(const void *res, cli_format f, char **out, size_t *len,
-                        bs_error *err) {
+static bs_status render(const bs_analysis *an, cli_format f, char **out,
+                        size_t *len, bs_error *err) {
   switch (f) {
   case CLI_JSON:
-    return bs_json_tune(res, out, len, err);
+    return bs_json_tune(an->tune, out, len, err);
   case CLI_MARKDOWN:
-    return bs_markdown_tune(res, out, len, err);
+    return bs_markdown_tune(an->tune, out, len, err);
   case CLI_TEXT:
     break;
   }
-  return bs_text_tune(res, out, len, err);
+  return bs_text_tune(an->tune, out, len, err);
 }
 
 int cli_cmd_tune(int argc, char **argv) {
-  bs_tune_result *res = NULL;
-  bs_error err;
-  bs_error_clear(&err);
   cli_cmd cmd;
   int rc = cli_cmd_begin(&cmd, "tune", argc, argv, opts,
                          sizeof opts / sizeof opts[0], usage);
@@ -57,17 +54,15 @@ int cli_cmd_tune(int argc, char **argv) {
     goto done;
   if ((rc = cli_load_logs(&cmd.a, &cmd.log)))
     goto done;
-  if (bs_tune_run(cmd.log, &res, &err)) {
-    rc = cli_report(&err);
-    goto done;
-  }
-  /* --html: this tuning as the report's only section, written before
+  /* One tuning for every output; the --html report is written before
    * the files are renamed into place, so a failed report leaves none of
    * them. */
-  cmd.html.opts.sections = BS_REPORT_TUNE;
-  cmd.html.opts.tune_result = res;
-  rc = cli_cmd_render(&cmd, render, res);
+  bs_analysis_options ao;
+  bs_analysis_options_init(&ao);
+  ao.sections = BS_ANALYSE_TUNE;
+  if ((rc = cli_cmd_analyse(&cmd, &ao)))
+    goto done;
+  rc = cli_cmd_render(&cmd, render);
 done:
-  bs_tune_result_free(res);
   return cli_cmd_end(&cmd, rc);
 }

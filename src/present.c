@@ -1,0 +1,222 @@
+/* Presentation: one formatter per kind of value, in two typographies
+ * (see present.h). */
+#include "present.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define MINUS "\xe2\x88\x92" /* U+2212 */
+#define NBSP "\xc2\xa0"      /* keeps a number and its unit together */
+
+/* The typography of a medium. */
+typedef struct style {
+  const char *minus; /* before a negative number */
+  const char *space; /* between a number and its unit */
+} style;
+
+static const style HTML = {MINUS, NBSP};
+static const style PLAIN = {"-", " "};
+
+const char *bs__time_unit(double maxabs, double *factor) {
+  if (!(maxabs >= 1.0) || !isfinite(maxabs)) {
+    if (maxabs > 0 && maxabs < 1.0) {
+      *factor = 1e3;
+      return "ns";
+    }
+    *factor = 1;
+    return "µs";
+  }
+  if (maxabs < 1e3) {
+    *factor = 1;
+    return "µs";
+  }
+  if (maxabs < 1e6) {
+    *factor = 1e-3;
+    return "ms";
+  }
+  *factor = 1e-6;
+  return "s";
+}
+
+static const char *sign(const style *s, double v, int plus) {
+  return v < 0 ? s->minus : (plus && v > 0 ? "+" : "");
+}
+
+char *bs__fmt_num(char *buf, size_t n, double v, int sig) {
+  char tmp[64];
+  if (!isfinite(v)) {
+    snprintf(buf, n, "n/a");
+    return buf;
+  }
+  if (v == 0)
+    v = 0; /* no "-0" */
+  snprintf(tmp, sizeof tmp, "%.*g", sig, fabs(v));
+  snprintf(buf, n, "%s%s", sign(&HTML, v, 0), tmp);
+  return buf;
+}
+
+/* Four significant digits, trailing zeros kept ("10.50 µs" beside
+ * "9.817 µs"), so a column of times reads at one precision. */
+static char *num4(const style *s, char *buf, size_t n, double v, int plus) {
+  char tmp[64];
+  if (!isfinite(v)) {
+    snprintf(buf, n, "n/a");
+    return buf;
+  }
+  if (v == 0)
+    v = 0;
+  snprintf(tmp, sizeof tmp, "%#.4g", fabs(v));
+  size_t len = strlen(tmp);
+  if (len > 0 && tmp[len - 1] == '.')
+    tmp[len - 1] = '\0';
+  snprintf(buf, n, "%s%s", sign(s, v, plus), tmp);
+  return buf;
+}
+
+static char *time4(const style *s, char *buf, size_t n, double us, int plus) {
+  double f;
+  const char *unit = bs__time_unit(fabs(us), &f);
+  char num[64];
+  if (!isfinite(us)) {
+    snprintf(buf, n, "n/a");
+    return buf;
+  }
+  num4(s, num, sizeof num, us * f, plus);
+  snprintf(buf, n, "%s%s%s", num, s->space, unit);
+  return buf;
+}
+
+/* Both ends in the unit of the larger one, joined by `sep`. */
+static char *range4(const style *s, char *buf, size_t n, double lo, double hi,
+                    int plus, const char *sep) {
+  double f;
+  const char *unit = bs__time_unit(fmax(fabs(lo), fabs(hi)), &f);
+  char a[64], b[64];
+  if (!isfinite(lo) || !isfinite(hi)) {
+    snprintf(buf, n, "n/a");
+    return buf;
+  }
+  num4(s, a, sizeof a, lo * f, plus);
+  num4(s, b, sizeof b, hi * f, plus);
+  snprintf(buf, n, "%s%s%s%s%s", a, sep, b, s->space, unit);
+  return buf;
+}
+
+static char *pct2(const style *s, char *buf, size_t n, double pct,
+                  const char *unit) {
+  if (!isfinite(pct)) {
+    snprintf(buf, n, "n/a");
+    return buf;
+  }
+  double r = round(pct * 100) / 100;
+  if (r == 0)
+    snprintf(buf, n, "0.00%s", unit);
+  else
+    snprintf(buf, n, "%s%.2f%s", r < 0 ? s->minus : "+", fabs(r), unit);
+  return buf;
+}
+
+char *bs__fmt_time(char *buf, size_t n, double us) {
+  return time4(&HTML, buf, n, us, 0);
+}
+
+char *bs__fmt_time_signed(char *buf, size_t n, double us) {
+  return time4(&HTML, buf, n, us, 1);
+}
+
+char *bs__fmt_time_interval(char *buf, size_t n, double lo, double hi) {
+  return range4(&HTML, buf, n, lo, hi, 1, " to ");
+}
+
+char *bs__fmt_time_range(char *buf, size_t n, double lo, double hi) {
+  return range4(&HTML, buf, n, lo, hi, 0, "–");
+}
+
+char *bs__fmt_pct_signed(char *buf, size_t n, double pct) {
+  return pct2(&HTML, buf, n, pct, NBSP "%");
+}
+
+char *bs__fmt_time_plain(char *buf, size_t n, double us) {
+  return time4(&PLAIN, buf, n, us, 0);
+}
+
+char *bs__fmt_time_signed_plain(char *buf, size_t n, double us) {
+  return time4(&PLAIN, buf, n, us, 1);
+}
+
+char *bs__fmt_pct_num_plain(char *buf, size_t n, double pct) {
+  return pct2(&PLAIN, buf, n, pct, "");
+}
+
+char *bs__clip(char *buf, size_t n, const char *s, size_t max_chars) {
+  size_t i = 0, chars = 0;
+  while (s[i] && chars < max_chars) {
+    i++;
+    while (((unsigned char)s[i] & 0xc0) == 0x80)
+      i++;
+    chars++;
+  }
+  if (!s[i])
+    snprintf(buf, n, "%s", s);
+  else
+    snprintf(buf, n, "%.*s…", (int)i, s);
+  return buf;
+}
+
+const char *bs__verdict_marker(int significant, bs_verdict verdict) {
+  if (significant)
+    return "■ significant regression";
+  switch (verdict) {
+  case BS_VERDICT_FASTER:
+    return "▼ faster";
+  case BS_VERDICT_SLOWER:
+    return "▲ slower";
+  default:
+    return "● equivalent";
+  }
+}
+
+const char *bs__verdict_class(int significant, bs_verdict verdict) {
+  if (significant)
+    return "regression";
+  switch (verdict) {
+  case BS_VERDICT_FASTER:
+    return "faster";
+  case BS_VERDICT_SLOWER:
+    return "slower";
+  default:
+    return "equivalent";
+  }
+}
+
+const char *bs__verdict_markdown(int significant, bs_verdict verdict) {
+  if (significant)
+    return "❌ significant regression";
+  switch (verdict) {
+  case BS_VERDICT_SLOWER:
+    return "▲ slower (not significant)";
+  case BS_VERDICT_FASTER:
+    return "▼ faster";
+  default:
+    return "≈ equivalent";
+  }
+}
+
+const char *bs__verdict_text(int significant, bs_verdict verdict) {
+  return significant ? "REGRESSION" : bs_verdict_name(verdict);
+}
+
+void bs__facts(bs_tval *run, const bs_manifest *mf) {
+  static const char *const keys[] = {"commit", "date",    "machine",
+                                     "target", "profile", "protocol"};
+  bs_tval *list = bs_tval_set_list(run, "facts");
+  for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+    const char *v = bs_manifest_get(mf, keys[i]);
+    if (!v || !v[0])
+      continue;
+    bs_tval *f = bs_tval_push_obj(list);
+    bs_tval_set_str(f, "key", keys[i]);
+    bs_tval_set_str(f, "value", v);
+  }
+}

@@ -1,0 +1,90 @@
+/* Presentation: how every view writes a number, a time, a percentage, an
+ * interval, a verdict and a name -- the text tables, the Markdown comments,
+ * the report's pages and charts and the site's pages. One rule for each,
+ * so the views agree: four significant digits with trailing zeros kept
+ * ("10.50 µs" beside "9.817 µs"), the unit chosen for the value, and a
+ * percentage rounded to two decimals (never "-0.00"). Two typographies of
+ * the same text: HTML (a true minus sign U+2212, a no-break space between
+ * a number and its unit) and plain (ASCII '-' and ' ', for terminals, CI
+ * logs and Markdown). Private; depends on nothing above the statistics.
+ *
+ * Each bs__fmt_* writes a NUL-terminated string into buf (n bytes) and
+ * returns buf; a value that is not finite is "n/a". */
+#ifndef BENCHSITE_PRESENT_H
+#define BENCHSITE_PRESENT_H
+
+#include "benchsite/compare.h"
+#include "benchsite/manifest.h"
+#include "benchsite/template.h"
+
+#include <stddef.h>
+
+/* Okabe & Ito's colour-blind-safe palette, for the report's charts and
+ * the site's; every series also differs in marker or dash, so colour is
+ * never the only cue. */
+#define BS__C_BLUE 0x0072b2u
+#define BS__C_ORANGE 0xe69f00u
+#define BS__C_GREEN 0x009e73u
+#define BS__C_VERMILLION 0xd55e00u
+#define BS__C_SKY 0x56b4e9u
+#define BS__C_PURPLE 0xcc79a7u
+#define BS__C_YELLOW 0xf0e442u
+#define BS__C_GREY 0x6b6b6bu
+#define BS__C_LIGHT 0x9a9a9au
+#define BS__C_BLACK 0x222222u
+
+/* Chart texts cut names to this many characters (the pages keep all). */
+#define BS__NAME_CHARS 56
+
+/* The unit that suits values up to `maxabs` us: "ns", "µs", "ms", "s",
+ * and the factor that converts microseconds into it. */
+const char *bs__time_unit(double maxabs, double *factor);
+
+/* ---- HTML typography (pages, charts, alt texts) ------------------------ */
+
+/* A number with `sig` significant digits and a true minus sign. */
+char *bs__fmt_num(char *buf, size_t n, double v, int sig);
+/* "13.54 µs". */
+char *bs__fmt_time(char *buf, size_t n, double us);
+/* "+10.21 µs", "−0.2017 µs", "0.000 µs". */
+char *bs__fmt_time_signed(char *buf, size_t n, double us);
+/* A signed interval, both ends in one unit: "+10.10 to +10.32 µs". */
+char *bs__fmt_time_interval(char *buf, size_t n, double lo, double hi);
+/* An unsigned range, both ends in one unit: "162.8–187.7 µs". */
+char *bs__fmt_time_range(char *buf, size_t n, double lo, double hi);
+/* "+75.47 %", "−54.21 %", "0.00 %". */
+char *bs__fmt_pct_signed(char *buf, size_t n, double pct);
+
+/* ---- Plain typography (text tables, Markdown) -------------------------- */
+
+/* "13.54 µs". */
+char *bs__fmt_time_plain(char *buf, size_t n, double us);
+/* "+10.50 µs", "-0.2017 µs". */
+char *bs__fmt_time_signed_plain(char *buf, size_t n, double us);
+/* The number of a signed percentage, without the sign "%": "+75.47",
+ * "-54.21", "0.00". */
+char *bs__fmt_pct_num_plain(char *buf, size_t n, double pct);
+
+/* ---- Names and verdicts -------------------------------------------------- */
+
+/* s cut to max_chars code points, with "…" when cut (for chart texts;
+ * the pages and alt texts keep the whole name). */
+char *bs__clip(char *buf, size_t n, const char *s, size_t max_chars);
+/* A verdict as each view writes it; `significant` is a significant
+ * regression. Pages: "■ significant regression", "▲ slower",
+ * "● equivalent", "▼ faster", with the CSS class "regression", "slower",
+ * "equivalent", "faster". Markdown (plain-text markers that read in a
+ * pull-request comment): "❌ significant regression", "▲ slower (not
+ * significant)", "≈ equivalent", "▼ faster". Text: "REGRESSION", else
+ * bs_verdict_name. */
+const char *bs__verdict_marker(int significant, bs_verdict verdict);
+const char *bs__verdict_class(int significant, bs_verdict verdict);
+const char *bs__verdict_markdown(int significant, bs_verdict verdict);
+const char *bs__verdict_text(int significant, bs_verdict verdict);
+
+/* The list "facts" under `run`: the manifest's commit, date, machine,
+ * target, profile and protocol that are set (the header of every report
+ * and site run page). mf may be NULL. */
+void bs__facts(bs_tval *run, const bs_manifest *mf);
+
+#endif

@@ -1,0 +1,92 @@
+/* The atomic output module: files committed together or not at all,
+ * output directories built beside the target and swapped in. */
+#include "benchsite/output.h"
+
+#include "support.h"
+
+#include <criterion/criterion.h>
+#include <string.h>
+#include <sys/stat.h>
+
+TestSuite(output, .fini = ts_free_owned);
+
+Test(output, files_appear_only_at_commit) {
+  char *dir = ts_own(ts_tmpdir("output_files"));
+  char *a = ts_own(ts_path(dir, "a.json")), *b = ts_own(ts_path(dir, "b.md"));
+  cr_assert_eq(ts_write(a, "old\n"), 0);
+  bs_error err;
+  bs_output_files *f = bs_output_files_new();
+  cr_assert_not_null(f);
+  cr_assert_eq(bs_output_files_add(f, a, "new a\n", 6, &err), BS_OK);
+  cr_assert_eq(bs_output_files_add(f, b, "new b\n", 6, &err), BS_OK);
+  /* Staged, not yet visible. */
+  cr_assert_str_eq(ts_own(ts_read(a, NULL)), "old\n");
+  cr_assert(!ts_exists(b));
+  cr_assert_eq(bs_output_files_commit(f, &err), BS_OK);
+  bs_output_files_free(f);
+  cr_assert_str_eq(ts_own(ts_read(a, NULL)), "new a\n");
+  cr_assert_str_eq(ts_own(ts_read(b, NULL)), "new b\n");
+  cr_assert_eq(ts_count_entries(dir), 2);
+}
+
+Test(output, a_set_not_committed_leaves_no_trace) {
+  char *dir = ts_own(ts_tmpdir("output_abort"));
+  char *a = ts_own(ts_path(dir, "a.json")), *sub = ts_own(ts_path(dir, "sub"));
+  cr_assert_eq(mkdir(sub, 0755), 0);
+  bs_error err;
+  bs_output_files *f = bs_output_files_new();
+  cr_assert_eq(bs_output_files_add(f, a, "x", 1, &err), BS_OK);
+  /* A directory where a file should go is refused before it is written. */
+  cr_assert_eq(bs_output_files_add(f, sub, "y", 1, &err), BS_EIO);
+  cr_assert_str_eq(err.message, "is a directory");
+  bs_output_files_free(f);
+  bs_output_files_free(NULL);
+  cr_assert(!ts_exists(a));
+  cr_assert_eq(ts_count_entries(dir), 1);
+}
+
+Test(output, a_directory_is_swapped_in_whole) {
+  char *dir = ts_own(ts_tmpdir("output_dir"));
+  char *out = ts_own(ts_path(dir, "public"));
+  bs_error err;
+  for (int round = 0; round < 2; round++) {
+    bs_output_dir *d;
+    cr_assert_eq(bs_output_dir_open(out, "--out", "site", ".marker", &d, &err),
+                 BS_OK);
+    cr_assert_eq(bs_output_dir_exists(d), round);
+    cr_assert_null(bs_output_dir_path(d));
+    cr_assert_eq(bs_output_dir_start(d, &err), BS_OK);
+    const char *b = bs_output_dir_path(d);
+    cr_assert_not_null(b);
+    cr_assert_eq(ts_write(ts_own(ts_path(b, ".marker")), ""), 0);
+    cr_assert_eq(
+        ts_write(ts_own(ts_path(b, "index.html")), round ? "second" : "first"),
+        0);
+    if (round)
+      cr_assert_str_eq(
+          ts_own(ts_read(ts_own(ts_path(out, "index.html")), NULL)), "first");
+    cr_assert_eq(bs_output_dir_commit(d, &err), BS_OK);
+    bs_output_dir_free(d);
+    cr_assert_str_eq(ts_own(ts_read(ts_own(ts_path(out, "index.html")), NULL)),
+                     round ? "second" : "first");
+    /* Neither the build directory nor the old tree remains. */
+    cr_assert_eq(ts_count_entries(dir), 1);
+  }
+}
+
+Test(output, a_directory_that_is_not_an_output_is_refused) {
+  char *dir = ts_own(ts_tmpdir("output_refuse"));
+  char *out = ts_own(ts_path(dir, "home"));
+  cr_assert_eq(mkdir(out, 0755), 0);
+  cr_assert_eq(ts_write(ts_own(ts_path(out, "thesis.tex")), "x"), 0);
+  bs_error err;
+  bs_output_dir *d = (bs_output_dir *)1;
+  cr_assert_eq(bs_output_dir_open(out, "--out", "site", ".marker", &d, &err),
+               BS_EUSAGE);
+  cr_assert_null(d);
+  cr_assert(strstr(err.message, "not a benchsite site"));
+  cr_assert_eq(bs_output_dir_open(".", "--out", "site", ".marker", &d, &err),
+               BS_EUSAGE);
+  bs_output_dir_free(NULL);
+  cr_assert_eq(ts_count_entries(out), 1);
+}
