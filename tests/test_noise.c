@@ -520,6 +520,7 @@ static void expect_drift(const bs_drift *d, int has, const bs__jvalue *j,
 static void expect_reference(const bs_noise_result *r, const char *ref) {
   bs__jvalue *root = load_json(ref);
   const bs__jvalue *cases = bs__json_member(root, "cases");
+  cr_assert_gt(cases->n, 0, "%s has no case", ref);
   cr_assert_eq(r->ncases, cases->n);
   static const char *const fields[] = {"noise_floor",
                                        "max_observed_noise",
@@ -659,7 +660,14 @@ Test(noise, seeds_wrap_modulo_2_64_and_blocks_match_the_reference) {
   bs_log_free(log);
 }
 
-/* The paired extension is the confirmatory gate itself, run per run. */
+/* The paired extension is the confirmatory gate itself, run per run: each
+ * experiment's paired delta, 95 % interval (10000 resamples, the run's
+ * seed) and regression flag against the values reference.py computed on
+ * its own, printed by
+ *   /usr/bin/python3 tests/data/noise/reference.py small.csv A B \
+ *       --resamples 500 --seed 3
+ * (kept in tests/data/noise/small_ref_R500_seed3.json). A fixture with no
+ * case or no experiment fails. */
 Test(noise, paired_extension_is_the_confirmatory_gate_per_run) {
   bs_log *log = load("noise/small.csv");
   bs_noise_options o;
@@ -668,23 +676,36 @@ Test(noise, paired_extension_is_the_confirmatory_gate_per_run) {
   o.seed = 3;
   bs_noise_result *r = NULL;
   cr_assert_eq(bs_noise_run(log, "A", "B", &o, &r, NULL), BS_OK);
+  bs__jvalue *root = load_json("noise/small_ref_R500_seed3.json");
+  const bs__jvalue *cases = bs__json_member(root, "cases");
+  cr_assert_gt(cases->n, 0, "the reference has no case");
+  cr_assert_eq(r->ncases, cases->n);
+  size_t checked = 0;
   for (size_t c = 0; c < r->ncases; c++) {
+    const bs__jvalue *jx = bs__json_member(&cases->items[c], "experiments");
+    cr_assert_eq(r->cases[c].runs, jx->n);
     for (size_t k = 0; k < r->cases[c].runs; k++) {
       const bs_noise_experiment *e = &r->cases[c].experiments[k];
-      double d[16], lo, hi;
-      for (size_t j = 0; j < e->na; j++)
-        d[j] = e->a[j] - e->b[j];
-      cr_assert_eq(
-          bs_bootstrap_median_ci(d, e->na, 10000, 95, 3, &lo, &hi, NULL, NULL),
-          BS_OK);
-      cr_expect_eq(e->ci_low_us, lo);
-      cr_expect_eq(e->ci_high_us, hi);
-      cr_expect_eq(e->paired_delta_pct,
-                   100.0 * bs_median(d, e->na) / bs_median(e->b, e->nb));
+      const bs__jvalue *j = &jx->items[k];
+      const char *b = r->cases[c].benchmark;
+      cr_expect(reldiff(e->paired_delta_pct, jnum(j, "paired_delta_pct")) <=
+                    1e-12,
+                "%s run %zu delta %.17g, want %.17g", b, k, e->paired_delta_pct,
+                jnum(j, "paired_delta_pct"));
+      cr_expect(reldiff(e->ci_low_us, jnum(j, "ci_low_us")) <= 1e-12,
+                "%s run %zu low %.17g, want %.17g", b, k, e->ci_low_us,
+                jnum(j, "ci_low_us"));
+      cr_expect(reldiff(e->ci_high_us, jnum(j, "ci_high_us")) <= 1e-12,
+                "%s run %zu high %.17g, want %.17g", b, k, e->ci_high_us,
+                jnum(j, "ci_high_us"));
       cr_expect_eq(e->significant_regression,
-                   e->paired_delta_pct >= 3.0 && lo > 0);
+                   bs__json_member(j, "significant_regression")->boolean,
+                   "%s run %zu", b, k);
+      checked++;
     }
   }
+  cr_assert_gt(checked, 0, "no experiment was checked");
+  bs__json_free(root);
   bs_noise_result_free(r);
   bs_log_free(log);
 }

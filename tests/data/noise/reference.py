@@ -194,8 +194,11 @@ def main():
             pct = 100 * med(d) / med(b)
             pdeltas.append(pct)
             if opts["gate"]:
-                lo, _ = gate_ci(d, seed)
+                lo, hi = gate_ci(d, seed)
                 flagged += pct >= 3 and lo > 0
+                experiments[-1].update(
+                    paired_delta_pct=pct, ci_low_us=lo, ci_high_us=hi,
+                    significant_regression=bool(pct >= 3 and lo > 0))
         absd = sorted(abs(x) for x in deltas)
         absp = sorted(abs(x) for x in pdeltas)
         n = len(runs)
