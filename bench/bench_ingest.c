@@ -9,6 +9,7 @@
  *                                     best time, MB/s and peak RSS */
 #include "benchsite/benchsite.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,22 +56,31 @@ static int generate(const char *path, double mb) {
     const char *name = names[c % 5];
     unsigned scale = 1u << (4 + c % 20);
     double base = 0.5 + (double)(c % 97) * 3.25;
+    long last[4] = {1, 1, 1, 1};
     for (int k = 0; k < 4 && written < bytes; k++) {
+      /* Calibration by the runner's rule (T = 5 ms, the Development
+       * protocol), so that 'benchsite check' finds nothing: n' = max(n +
+       * 1, ceil(n T / t)) with t = n * per_call_us as printed. */
       long iters = 1;
-      for (int step = 0; step < 4; step++) {
+      for (;;) {
+        double pc = sample(&g, base * (1 + 0.01 * k));
         n = fprintf(f, "%s_%03d,n=%u,%u,%s,0,,calibration,%ld,%.17g\n", name,
-                    c / 5, scale, scale, impls[k], iters,
-                    sample(&g, base * (1 + 0.01 * k)));
+                    c / 5, scale, scale, impls[k], iters, pc);
         written += n;
-        iters = iters * 37 + 11;
+        double t = (double)iters * pc; /* %.17g reads back as pc */
+        if (t >= 5000.0)
+          break;
+        double want = ceil((double)iters * 5000.0 / t);
+        iters = want > (double)(iters + 1) ? (long)want : iters + 1;
       }
+      last[k] = iters;
     }
     for (int run = 0; run < 19 && written < bytes; run++)
       for (int b = 0; b < 20 && written < bytes; b++)
         for (int k = 0; k < 4; k++) {
           int which = (b + k) % 4;
-          n = fprintf(f, "%s_%03d,n=%u,%u,%s,%d,%d,confirm,%d,%.17g\n", name,
-                      c / 5, scale, scale, impls[which], run, b, 4096,
+          n = fprintf(f, "%s_%03d,n=%u,%u,%s,%d,%d,confirm,%ld,%.17g\n", name,
+                      c / 5, scale, scale, impls[which], run, b, last[which],
                       sample(&g, base * (1 + 0.01 * which)));
           written += n;
         }

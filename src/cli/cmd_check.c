@@ -62,16 +62,35 @@ int cli_cmd_check(int argc, char **argv) {
     goto done;
   }
 
-  /* Each file on its own first, so that every broken file is named; then
-   * all together for the checks that span files (duplicates, scale). */
+  /* Every broken file is named, and a file that is fine on its own but
+   * not beside the others (a duplicate across files, say) is reported
+   * only when no file is broken on its own. Each file is read once, into
+   * the log of all of them; only a file that fails there is read again on
+   * its own, to tell the two apart. Once one has failed, the rest are
+   * read on their own (the reading together stops at the first error). */
+  if (!(cmd.log = bs_log_new())) {
+    rc = cli_out_of_memory();
+    goto done;
+  }
+  bs_error across;
+  bs_error_clear(&across);
+  int together = 1;
   for (size_t i = 0; i < cmd.a.npos; i++) {
+    const char *path = cmd.a.positional[i];
+    bs_error_clear(&err);
+    if (together && !bs_log_read_file(cmd.log, path, &err))
+      continue;
+    if (together) {
+      across = err;
+      together = 0;
+    }
     bs_log *one = bs_log_new();
     if (!one) {
       rc = cli_out_of_memory();
       goto done;
     }
     bs_error_clear(&err);
-    if (bs_log_read_file(one, cmd.a.positional[i], &err)) {
+    if (bs_log_read_file(one, path, &err)) {
       int r = cli_report_input(&err);
       if (r > rc)
         rc = r;
@@ -80,8 +99,10 @@ int cli_cmd_check(int argc, char **argv) {
   }
   if (rc)
     goto done;
-  if ((rc = cli_load_logs(&cmd.a, &cmd.log)))
+  if (!together) {
+    rc = cli_report_input(&across);
     goto done;
+  }
   if (bs_check_run(cmd.log, &o, &res, &err)) {
     rc = cli_report(&err);
     goto done;
