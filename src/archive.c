@@ -830,8 +830,12 @@ nomem:
   return 0;
 }
 
+/* The SHA-256 of the regular file `path` (a symbolic link is refused).
+ * With `keep`, the bytes hashed are also handed over (*keep, malloc'd,
+ * *keep_len bytes; at most BS_ARCHIVE_MAX_FILE), so that what is parsed
+ * is exactly what was checked. */
 static bs_status hash_file(const char *path, char hex[BS__SHA256_HEXLEN + 1],
-                           int *missing) {
+                           int *missing, char **keep, size_t *keep_len) {
   *missing = 0;
   int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
   if (fd < 0) {
@@ -846,23 +850,51 @@ static bs_status hash_file(const char *path, char hex[BS__SHA256_HEXLEN + 1],
   bs__sha256 s;
   bs__sha256_init(&s);
   char buf[65536];
+  char *data = NULL;
+  size_t len = 0, cap = 0;
+  if (keep && sb.st_size > 0 && (uint64_t)sb.st_size < BS_ARCHIVE_MAX_FILE) {
+    cap = (size_t)sb.st_size + 1; /* one more: the end shows at once */
+    if (!(data = malloc(cap)))
+      goto fail;
+  }
   for (;;) {
-    ssize_t r = read(fd, buf, sizeof buf);
+    char *to = buf;
+    size_t room = sizeof buf;
+    if (keep) {
+      if (len == cap) {
+        if (len >= BS_ARCHIVE_MAX_FILE)
+          goto fail;
+        char *g = BS__GROW(data, cap, len + sizeof buf, sizeof buf);
+        if (!g)
+          goto fail;
+        data = g;
+      }
+      to = data + len;
+      room = cap - len;
+    }
+    ssize_t r = read(fd, to, room);
     if (r < 0 && errno == EINTR)
       continue;
-    if (r < 0) {
-      close(fd);
-      return BS_EIO;
-    }
+    if (r < 0)
+      goto fail;
     if (r == 0)
       break;
-    bs__sha256_update(&s, buf, (size_t)r);
+    bs__sha256_update(&s, to, (size_t)r);
+    len += (size_t)r;
   }
   close(fd);
   unsigned char d[BS__SHA256_LEN];
   bs__sha256_final(&s, d);
   bs__sha256_tohex(d, hex);
+  if (keep) {
+    *keep = data;
+    *keep_len = len;
+  }
   return BS_OK;
+fail:
+  close(fd);
+  free(data);
+  return BS_EIO;
 }
 
 /* ---- Verifying ----------------------------------------------------------- */
@@ -894,6 +926,11 @@ typedef struct verifier {
   bs_archive_verify_result *res;
   int damaged; /* the current run has a problem */
   bs_status st;
+  /* When keep: the bytes of each file listed in SHA256SUMS, in its order
+   * (manifest, log-1.csv, ...), as hashed; NULL where unread. */
+  int keep;
+  char **data;
+  size_t *lens, ndata;
 } verifier;
 
 static void problem(verifier *v, const char *fmt, ...)
@@ -1006,7 +1043,17 @@ static void verify_run(verifier *v, const char *runs, const char *id) {
       goto done;
     }
     int missing;
-    if (hash_file(path, h, &missing))
+    if (v->keep && i == 0) {
+      v->data = calloc(nentries, sizeof *v->data);
+      v->lens = calloc(nentries, sizeof *v->lens);
+      if (!v->data || !v->lens) {
+        v->st = BS_ENOMEM;
+        goto done;
+      }
+      v->ndata = nentries;
+    }
+    if (hash_file(path, h, &missing, v->keep ? &v->data[i] : NULL,
+                  v->keep ? &v->lens[i] : NULL))
       problem(v, "runs/%s/%s: %s", id, entries[i].name,
               missing ? "missing" : "unreadable or not a regular file");
     else if (strcmp(h, entries[i].hex))
@@ -1063,7 +1110,7 @@ bs_status bs_archive_verify(const char *dir, bs_archive_verify_result *res,
     goto done; /* no run was ever added */
   if ((st = bs__list_dir(runs, NULL, &ids, &nids, err)))
     goto done;
-  verifier v = {res, 0, BS_OK};
+  verifier v = {res, 0, BS_OK, 0, NULL, NULL, 0};
   for (size_t i = 0; i < nids && v.st == BS_OK; i++) {
     if (ids[i][0] == '.')
       continue; /* hidden entries are not runs (readers skip them too) */
@@ -1087,13 +1134,50 @@ bs_status bs_archive_verify_run(const char *dir, const char *id,
   char *runs = bs__path_join(dir, RUNS_NAME);
   if (!runs)
     return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
-  verifier v = {res, 0, BS_OK};
+  verifier v = {res, 0, BS_OK, 0, NULL, NULL, 0};
   res->runs++;
   verify_run(&v, runs, id);
   free(runs);
   if (v.st)
     return bs_error_set(err, v.st, dir, 0, "out of memory");
   return BS_OK;
+}
+
+bs_status bs_archive_read_run(const char *dir, const char *id, bs_log *log,
+                              bs_archive_verify_result *res, bs_error *err) {
+  bs_status st;
+  if ((st = require_archive(dir, err)))
+    return st;
+  char *runs = bs__path_join(dir, RUNS_NAME);
+  char *rundir = runs ? bs__path_join(runs, id) : NULL;
+  if (!rundir) {
+    free(runs);
+    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+  }
+  verifier v = {res, 0, BS_OK, 1, NULL, NULL, 0};
+  res->runs++;
+  verify_run(&v, runs, id);
+  if (v.st)
+    st = bs_error_set(err, v.st, dir, 0, "out of memory");
+  /* Entry 0 is the manifest; 1.. are the logs, in order. */
+  for (size_t i = 1; !st && !v.damaged && i < v.ndata; i++) {
+    char name[32];
+    snprintf(name, sizeof name, "log-%zu.csv", i);
+    char *path = bs__path_join(rundir, name);
+    if (!path)
+      st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    else
+      st = bs_log_read_buffer(log, path, v.data[i] ? v.data[i] : "", v.lens[i],
+                              err);
+    free(path);
+  }
+  for (size_t i = 0; i < v.ndata; i++)
+    free(v.data[i]);
+  free(v.data);
+  free(v.lens);
+  free(rundir);
+  free(runs);
+  return st;
 }
 
 /* ---- Reading ------------------------------------------------------------- */

@@ -115,7 +115,8 @@ static int cmp_run_impl(const void *a, const void *b) {
   const item *x = a, *y = b;
   if (x->run != y->run)
     return x->run < y->run ? -1 : 1;
-  int c = strcmp(x->impl, y->impl);
+  /* Names are interned by the log: equal text is the same pointer. */
+  int c = x->impl == y->impl ? 0 : strcmp(x->impl, y->impl);
   if (c)
     return c;
   return (x->pos > y->pos) - (x->pos < y->pos);
@@ -221,7 +222,7 @@ static void check_impl(checker *c, const char *label, const item *cal, size_t n,
 
 static int has_impl(const char *const *set, size_t n, const char *impl) {
   for (size_t i = 0; i < n; i++)
-    if (!strcmp(set[i], impl))
+    if (set[i] == impl || !strcmp(set[i], impl))
       return 1;
   return 0;
 }
@@ -271,7 +272,7 @@ static void check_blocks(checker *c, const char *label, item *conf, size_t m,
     for (size_t i = 0; i < run_k; i++) {
       int found = 0;
       for (size_t t = j; t < e && !found; t++)
-        found = !strcmp(conf[t].impl, scratch[i]);
+        found = conf[t].impl == scratch[i] || !strcmp(conf[t].impl, scratch[i]);
       if (!found) {
         int w = snprintf(missing + used, sizeof missing - used, "%s%s",
                          nmissing ? ", " : "", scratch[i]);
@@ -287,7 +288,7 @@ static void check_blocks(checker *c, const char *label, item *conf, size_t m,
           nmissing == 1 ? "" : "s", missing);
     if (bi < counted) {
       for (size_t i = 0; i < run_k; i++)
-        if (!strcmp(scratch[i], conf[j].impl))
+        if (scratch[i] == conf[j].impl || !strcmp(scratch[i], conf[j].impl))
           firsts[i]++;
     }
     bi++;
@@ -413,7 +414,8 @@ bs_status bs_check_run(const bs_log *log, const bs_check_options *opt,
       size_t nconf = 0;
       for (size_t g0 = r0; g0 < r1;) {
         size_t g1 = g0;
-        while (g1 < r1 && !strcmp(items[g1].impl, items[g0].impl))
+        while (g1 < r1 && (items[g1].impl == items[g0].impl ||
+                           !strcmp(items[g1].impl, items[g0].impl)))
           g1++;
         /* Split the impl's rows, in read order, by phase: calibration rows
          * go to the front of [g0, g1) through a scratch copy. */

@@ -662,18 +662,17 @@ static bs_status analyse_fresh(site *s, srun *r, bs_error *err) {
   char *dir = NULL;
   if (!log)
     return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
-  /* A run is read only after its files match its checksums: a damaged
-   * archive stops the build instead of being published. */
+  /* A run is read only after its files match its checksums, and from the
+   * bytes that were checked (each file read once): a damaged archive stops
+   * the build instead of being published. */
   bs_archive_verify_result vr;
   bs_archive_verify_result_init(&vr);
-  st = bs_archive_verify_run(bs_archive_dir(s->ar), r->ar->id, &vr, err);
+  st = bs_archive_read_run(bs_archive_dir(s->ar), r->ar->id, log, &vr, err);
   if (!st && vr.damaged)
     st = bs_error_set(err, BS_EINPUT, bs_archive_dir(s->ar), 0,
                       "%s; run 'benchsite archive verify --archive %s'",
                       vr.problems[0], bs_archive_dir(s->ar));
   bs_archive_verify_result_release(&vr);
-  for (size_t i = 0; i < r->ar->nlogs && !st; i++)
-    st = bs_log_read_file(log, r->ar->logs[i], err);
   if (st)
     goto done;
 

@@ -885,3 +885,47 @@ Test(archive, bad_acks_are_errors_with_the_line) {
   expect_acks_error("commit,benchmark,dataset,reason\nabc1234,s\xff,,a\n",
                     "column benchmark: not UTF-8");
 }
+
+/* bs_archive_read_run (what the site uses): the logs read from the bytes
+ * whose checksums were checked give the same rows as reading the files, in
+ * order; a damaged run is not read at all. */
+Test(archive, read_run_verifies_and_reads_the_same_bytes) {
+  char id[BS_ARCHIVE_ID_MAX];
+  char *archive = one_run_archive("archive_read_run", id, sizeof id);
+  bs_log *want = bs_log_new(), *got = bs_log_new();
+  bs_error err;
+  cr_assert_eq(bs_log_read_file(want, run_file(archive, id, "log-1.csv"), &err),
+               BS_OK, "%s", err.message);
+  bs_archive_verify_result res;
+  bs_archive_verify_result_init(&res);
+  cr_assert_eq(bs_archive_read_run(archive, id, got, &res, &err), BS_OK, "%s",
+               err.message);
+  cr_assert_eq(res.runs, 1);
+  cr_assert_eq(res.damaged, 0);
+  cr_assert_gt(bs_log_count(want), 0);
+  cr_assert_eq(bs_log_count(got), bs_log_count(want));
+  const bs_row *a = bs_log_rows(want), *b = bs_log_rows(got);
+  for (size_t i = 0; i < bs_log_count(want); i++) {
+    cr_assert_str_eq(a[i].benchmark, b[i].benchmark);
+    cr_assert_str_eq(a[i].impl, b[i].impl);
+    cr_assert_str_eq(a[i].file, b[i].file);
+    cr_assert_eq(a[i].line, b[i].line);
+    cr_assert_eq(a[i].per_call_us, b[i].per_call_us);
+  }
+  bs_archive_verify_result_release(&res);
+  bs_log_free(got);
+
+  flip_byte(run_file(archive, id, "log-1.csv"), 200);
+  got = bs_log_new();
+  bs_archive_verify_result_init(&res);
+  cr_assert_eq(bs_archive_read_run(archive, id, got, &res, &err), BS_OK, "%s",
+               err.message);
+  cr_assert_eq(res.damaged, 1);
+  cr_assert_gt(res.nproblems, 0);
+  cr_assert_not_null(strstr(res.problems[0], "checksum mismatch"), "%s",
+                     res.problems[0]);
+  cr_assert_eq(bs_log_count(got), 0);
+  bs_archive_verify_result_release(&res);
+  bs_log_free(got);
+  bs_log_free(want);
+}

@@ -36,6 +36,7 @@
 #define BENCHSITE_ARCHIVE_H
 
 #include "benchsite/error.h"
+#include "benchsite/log.h"
 
 #include <stddef.h>
 
@@ -139,6 +140,15 @@ bs_status bs_archive_verify(const char *dir, bs_archive_verify_result *res,
  * problems). Same errors. */
 bs_status bs_archive_verify_run(const char *dir, const char *id,
                                 bs_archive_verify_result *res, bs_error *err);
+
+/* Verifies the run `id` as bs_archive_verify_run() does and, when it is
+ * sound, reads its logs (log-1.csv, log-2.csv, ... in order) into `log`
+ * from the very bytes whose checksums were just checked: each file is
+ * read once. A damaged run (res->damaged counts it) leaves `log` as it
+ * was. Errors: those of bs_archive_verify_run, then those of
+ * bs_log_read_buffer for a log. */
+bs_status bs_archive_read_run(const char *dir, const char *id, bs_log *log,
+                              bs_archive_verify_result *res, bs_error *err);
 
 /* ---- Reading --------------------------------------------------------- */
 
