@@ -6,9 +6,14 @@
  *                                     megabytes (10^6 bytes) to FILE
  *   bench_ingest FILE [REPS]          reads FILE REPS times (default 3)
  *                                     with bs_log_read_file and reports the
- *                                     best time, MB/s and peak RSS */
+ *                                     best time, MB/s and peak RSS
+ *   bench_ingest --libcsv FILE        the floor: libcsv alone counting the
+ *                                     fields and records of FILE (the
+ *                                     options benchsite uses), printing
+ *                                     "FIELDS RECORDS" */
 #include "benchsite/benchsite.h"
 
+#include <csv.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,7 +93,45 @@ static int generate(const char *path, double mb) {
   return fclose(f);
 }
 
+static void count_field(void *s, size_t len, void *data) {
+  (void)s;
+  (void)len;
+  ((size_t *)data)[0]++;
+}
+
+static void count_record(int c, void *data) {
+  (void)c;
+  ((size_t *)data)[1]++;
+}
+
+/* libcsv and nothing else: read(2) in 256 KiB blocks, csv_parse, count. */
+static int libcsv_count(const char *path) {
+  FILE *f = fopen(path, "rb");
+  struct csv_parser p;
+  if (!f || csv_init(&p, CSV_STRICT | CSV_STRICT_FINI) != 0) {
+    fprintf(stderr, "bench_ingest: cannot open %s\n", path);
+    return 3;
+  }
+  csv_set_blk_size(&p, 4096);
+  static char buf[1 << 18];
+  size_t counts[2] = {0, 0}, n;
+  while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
+    if (csv_parse(&p, buf, n, count_field, count_record, counts) != n) {
+      fprintf(stderr, "bench_ingest: %s: %s\n", path,
+              csv_strerror(csv_error(&p)));
+      return 3;
+    }
+  }
+  csv_fini(&p, count_field, count_record, counts);
+  csv_free(&p);
+  fclose(f);
+  printf("%zu %zu\n", counts[0], counts[1]);
+  return 0;
+}
+
 int main(int argc, char **argv) {
+  if (argc == 3 && strcmp(argv[1], "--libcsv") == 0)
+    return libcsv_count(argv[2]);
   if (argc == 4 && strcmp(argv[1], "--generate") == 0) {
     if (generate(argv[2], strtod(argv[3], NULL)) != 0) {
       fprintf(stderr, "bench_ingest: cannot write %s\n", argv[2]);
@@ -98,7 +141,8 @@ int main(int argc, char **argv) {
   }
   if (argc != 2 && argc != 3) {
     fprintf(stderr, "usage: bench_ingest --generate FILE MB\n"
-                    "       bench_ingest FILE [REPS]\n");
+                    "       bench_ingest FILE [REPS]\n"
+                    "       bench_ingest --libcsv FILE\n");
     return 2;
   }
   const char *path = argv[1];
