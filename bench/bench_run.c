@@ -38,14 +38,17 @@ int main(int argc, char **argv) {
   uint64_t n = strtoull(argv[4], NULL, 10);
   size_t reps = (size_t)strtoull(argv[5], NULL, 10);
   double *t = calloc(reps ? reps : 1, sizeof *t);
-  if (!t || !n || !reps)
+  if (!t || !n || !reps) {
+    free(t);
     return 2;
+  }
   if (!strcmp(argv[1], "loop")) {
     void *h = dlopen(argv[2], RTLD_NOW | RTLD_LOCAL);
     void *sym = h ? dlsym(h, argv[3]) : NULL;
     void (*fn)(void);
     if (!sym) {
       fprintf(stderr, "bench_run: %s\n", dlerror());
+      free(t);
       return 2;
     }
     memcpy(&fn, &sym, sizeof fn);
@@ -68,8 +71,10 @@ int main(int argc, char **argv) {
       for (uint64_t i = 0; i < n; i++) {
         pid_t pid;
         int st;
-        if (posix_spawn(&pid, argv[2], &fa, NULL, args, environ))
+        if (posix_spawn(&pid, argv[2], &fa, NULL, args, environ)) {
+          free(t);
           return 2;
+        }
         waitpid(pid, &st, 0);
       }
       t[r] = (now_ns() - a) / (double)n / 1e3;

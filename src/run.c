@@ -204,9 +204,7 @@ static int case_matches(const bs_run_options *o, const char *benchmark,
   char *full = malloc(bl + dl + 2);
   if (!full)
     return 1;
-  memcpy(full, benchmark, bl);
-  full[bl] = '/';
-  memcpy(full + bl + 1, dataset, dl + 1);
+  snprintf(full, bl + dl + 2, "%s/%s", benchmark, dataset);
   int m = strstr(dl ? full : benchmark, o->filter) != NULL;
   free(full);
   return m;
@@ -251,8 +249,8 @@ static bs_status match_cases(sched *s, bs_error *err) {
     if (!case_matches(o, ec->benchmark, ec->dataset))
       continue;
     rcase *rc = &s->cases[s->ncases];
-    rc->idx = calloc(k, sizeof *rc->idx);
-    rc->batch = calloc(k, sizeof *rc->batch);
+    rc->idx = calloc(k ? k : 1, sizeof *rc->idx);
+    rc->batch = calloc(k ? k : 1, sizeof *rc->batch);
     if (!rc->idx || !rc->batch) {
       free(rc->idx);
       free(rc->batch);

@@ -145,7 +145,7 @@ static void *load_copy(int fd, const char *impl, const char *path) {
 
 static void child_lib(int fd, const bs_run_options *o) {
   size_t k = o->nimpls;
-  const bs_bench_case **tab = calloc(k, sizeof *tab);
+  const bs_bench_case **tab = calloc(k, sizeof(const bs_bench_case *));
   size_t *cnt = calloc(k, sizeof *cnt);
   void ***state = calloc(k, sizeof *state);
   if (!tab || !cnt || !state)
@@ -420,7 +420,7 @@ bs_status bs__exec_start(bs__exec *e, const bs_run_options *o,
   }
   if (o->mode != BS_RUN_LIBRARY)
     return BS_OK;
-  e->cases = calloc(o->nimpls, sizeof *e->cases);
+  e->cases = calloc(o->nimpls, sizeof(bs__exec_case *));
   e->ncases = calloc(o->nimpls, sizeof *e->ncases);
   if (!e->cases || !e->ncases)
     return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");

@@ -24,7 +24,6 @@ extern char **environ;
 
 typedef struct gcase {
   char *benchmark, *dataset;
-  size_t *count; /* rows per impl */
 } gcase;
 
 typedef struct grow {
@@ -40,7 +39,8 @@ typedef struct gb {
   size_t ncases, capcases;
   grow *rows;
   size_t nrows, caprows;
-  size_t *seen; /* per case: the (run, block, impl) serial that last had it */
+  size_t *seen;  /* per case: the (run, block, impl) serial that last had it */
+  size_t *count; /* per case and impl (case * K + impl): its rows */
 } gb;
 
 /* Runs argv with stdout captured (stdin and, unless show, stderr from/to
@@ -78,9 +78,9 @@ static int capture(char *const *argv, const bs_run_options *o, char **out,
   }
   size_t cap = 65536, used = 0;
   char *buf = malloc(cap);
-  int timed_out = 0, too_big = 0;
+  int timed_out = 0, too_big = 0, no_memory = buf == NULL;
   double end = bs__run_now() + o->timeout_s;
-  while (buf) {
+  while (!no_memory) {
     double left = end - bs__run_now();
     if (left <= 0) {
       timed_out = 1;
@@ -100,8 +100,7 @@ static int capture(char *const *argv, const bs_run_options *o, char **out,
       }
       char *nb = realloc(buf, cap * 2);
       if (!nb) {
-        free(buf);
-        buf = NULL;
+        no_memory = 1;
         break;
       }
       buf = nb;
@@ -115,12 +114,13 @@ static int capture(char *const *argv, const bs_run_options *o, char **out,
     used += (size_t)r;
   }
   close(fds[0]);
-  if (timed_out || too_big || !buf)
+  if (timed_out || too_big || no_memory)
     kill(-pid, SIGKILL);
   int st = 0;
   while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
     ;
-  if (!buf) {
+  if (no_memory) {
+    free(buf);
     snprintf(why, nwhy, "out of memory");
     return -1;
   }
@@ -170,25 +170,25 @@ static bs_status add_case(gb *g, const char *name, size_t *idx) {
   }
   if (g->ncases == g->capcases) {
     size_t cap = g->capcases ? g->capcases * 2 : 16;
+    size_t k = g->o->nimpls;
     gcase *nc = realloc(g->cases, cap * sizeof *nc);
-    size_t *ns = nc ? realloc(g->seen, cap * sizeof *ns) : NULL;
     if (nc)
       g->cases = nc;
-    if (!ns) {
+    size_t *ns = nc ? realloc(g->seen, cap * sizeof *ns) : NULL;
+    if (ns)
+      g->seen = ns;
+    size_t *cn = ns ? realloc(g->count, cap * k * sizeof *cn) : NULL;
+    if (!cn) {
       free(b);
       free(d);
       return BS_ENOMEM;
     }
-    g->seen = ns;
+    g->count = cn;
     g->capcases = cap;
   }
-  size_t *count = calloc(g->o->nimpls, sizeof *count);
-  if (!count) {
-    free(b);
-    free(d);
-    return BS_ENOMEM;
-  }
-  g->cases[g->ncases] = (gcase){b, d, count};
+  memset(g->count + g->ncases * g->o->nimpls, 0,
+         g->o->nimpls * sizeof *g->count);
+  g->cases[g->ncases] = (gcase){b, d};
   g->seen[g->ncases] = (size_t)-1;
   *idx = g->ncases++;
   return BS_OK;
@@ -283,7 +283,7 @@ static bs_status parse(gb *g, const char *text, size_t len, size_t impl,
       break;
     }
     g->seen[kase] = serial;
-    g->cases[kase].count[impl]++;
+    g->count[kase * g->o->nimpls + impl]++;
     if (g->nrows == g->caprows) {
       size_t cap = g->caprows ? g->caprows * 2 : 256;
       grow *nr = realloc(g->rows, cap * sizeof *nr);
@@ -389,7 +389,7 @@ bs_status bs__run_gbench(const bs_run_options *o, bs_run_result *r,
     char label[300];
     keep[c] = 1;
     for (size_t i = 0; i < k; i++)
-      if (g.cases[c].count[i] != want)
+      if (g.count[c * k + i] != want)
         keep[c] = 0;
     if (keep[c])
       r->ncases++;
@@ -435,9 +435,9 @@ done:
   for (size_t c = 0; c < g.ncases; c++) {
     free(g.cases[c].benchmark);
     free(g.cases[c].dataset);
-    free(g.cases[c].count);
   }
   free(g.cases);
+  free(g.count);
   free(g.seen);
   free(g.rows);
   if (st)

@@ -33,7 +33,7 @@ bs_status bs__run_log_row(bs__buf *b, const char *benchmark,
 
 /* "exited with status 3" / "was killed by signal 11 (Segmentation fault)"
  * for a wait status, into out. */
-const char *bs__run_wait_text(char *out, size_t n, int wstatus);
+const char *bs__run_wait_text(char *out, size_t n, int st);
 
 /* A word that ends `/`-separated path p (the basename). */
 const char *bs__run_basename(const char *p);
