@@ -19,7 +19,7 @@ static const char usage[] =
     "\n"
     "Measures every IMPL on this machine, interleaved, and writes the\n"
     "observation log LOG (`-`: standard output). Give one kind of impl,\n"
-    "two or more times (the first is the baseline):\n"
+    "once per impl, usually twice (the first is the baseline):\n"
     "  --lib IMPL=PATH.so   a benchmark library built against\n"
     "                       benchsite/harness.h; every library is loaded, as\n"
     "                       its own copy, into one measuring process\n"
