@@ -585,3 +585,19 @@ Test(run_cmd, google_benchmark_faults_name_impl_and_block) {
   ts_run_free(&r);
   cr_expect_eq(ts_count_entries(dir), 0);
 }
+
+Test(run_cmd, out_dash_is_standard_output_and_a_directory_is_refused) {
+  char *dir = ts_own(ts_tmpdir("run_stdout"));
+  const char *args[] = {"run", "--out", "-",      "--blocks",
+                        "2",   "--cmd", "a=true", NULL};
+  ts_run r = run_cli(NULL, args);
+  cr_expect_eq(r.status, 0, "%s", r.err);
+  cr_expect(!strncmp(r.out, "benchmark,dataset,scale,impl,", 29), "%s", r.out);
+  cr_expect(strstr(r.err, "rows written to -"), "%s", r.err);
+  ts_run_free(&r);
+  const char *todir[] = {"run", "--out", dir, "--cmd", "a=true", NULL};
+  r = run_cli(NULL, todir);
+  cr_expect_eq(r.status, 2);
+  cr_expect(strstr(r.err, "exists and is not a regular file"), "%s", r.err);
+  ts_run_free(&r);
+}
