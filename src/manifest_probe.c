@@ -4,6 +4,7 @@
 
 #include "buf.h"
 #include "csvin.h"
+#include "grow.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -223,7 +224,11 @@ bs_status bs_manifest_draft_set(bs_manifest_draft *d, const char *key,
     }
   }
   if (d->n == d->cap) {
-    size_t cap = d->cap ? d->cap * 2 : 16;
+    size_t cap = bs__grow_cap(d->cap, d->n + 1, 16, sizeof(char *));
+    if (!cap) {
+      free(v);
+      return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    }
     char **k = realloc(d->keys, cap * sizeof *k);
     if (k)
       d->keys = k;

@@ -3,6 +3,7 @@
  * and every benchmark entry of its JSON report becomes one confirm row;
  * there are no calibration rows. The JSON is read with jansson. */
 #include "csvin.h"
+#include "grow.h"
 #include "run_int.h"
 
 #include <errno.h>
@@ -98,13 +99,12 @@ static int capture(char *const *argv, const bs_run_options *o, char **out,
         too_big = 1;
         break;
       }
-      char *nb = realloc(buf, cap * 2);
+      char *nb = BS__GROW(buf, cap, cap + 1, 4096);
       if (!nb) {
         no_memory = 1;
         break;
       }
       buf = nb;
-      cap *= 2;
     }
     ssize_t r = read(fds[0], buf + used, cap - used - 1);
     if (r < 0 && errno == EINTR)
@@ -169,9 +169,11 @@ static bs_status add_case(gb *g, const char *name, size_t *idx) {
     return BS_OK;
   }
   if (g->ncases == g->capcases) {
-    size_t cap = g->capcases ? g->capcases * 2 : 16;
     size_t k = g->o->nimpls;
-    gcase *nc = realloc(g->cases, cap * sizeof *nc);
+    /* cases, seen and count (k per case) grow together */
+    size_t cap = bs__grow_cap(g->capcases, g->ncases + 1, 16,
+                              sizeof(gcase) + (k + 1) * sizeof(size_t));
+    gcase *nc = cap ? realloc(g->cases, cap * sizeof *nc) : NULL;
     if (nc)
       g->cases = nc;
     size_t *ns = nc ? realloc(g->seen, cap * sizeof *ns) : NULL;
@@ -285,14 +287,12 @@ static bs_status parse(gb *g, const char *text, size_t len, size_t impl,
     g->seen[kase] = serial;
     g->count[kase * g->o->nimpls + impl]++;
     if (g->nrows == g->caprows) {
-      size_t cap = g->caprows ? g->caprows * 2 : 256;
-      grow *nr = realloc(g->rows, cap * sizeof *nr);
+      grow *nr = BS__GROW(g->rows, g->caprows, g->nrows + 1, 256);
       if (!nr) {
         st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
         break;
       }
       g->rows = nr;
-      g->caprows = cap;
     }
     g->rows[g->nrows++] =
         (grow){kase, impl, run, block, (uint64_t)json_integer_value(it), t * f};
