@@ -601,3 +601,22 @@ Test(run_cmd, out_dash_is_standard_output_and_a_directory_is_refused) {
   cr_expect(strstr(r.err, "exists and is not a regular file"), "%s", r.err);
   ts_run_free(&r);
 }
+
+Test(run, help_lists_run_and_manifest) {
+  const char *top[] = {"--help", NULL};
+  ts_run r = run_cli(NULL, top);
+  cr_expect_eq(r.status, 0);
+  cr_expect(strstr(r.out, "\n  run      --out LOG"), "%s", r.out);
+  cr_expect(strstr(r.out, "\n  manifest [--out M]"), "%s", r.out);
+  ts_run_free(&r);
+  const char *run[] = {"run", "--help", NULL};
+  r = run_cli(NULL, run);
+  cr_expect_eq(r.status, 0);
+  cr_expect(strstr(r.out, "usage: benchsite run --out LOG"), "%s", r.out);
+  ts_run_free(&r);
+  const char *mf[] = {"help", "manifest", NULL};
+  r = run_cli(NULL, mf);
+  cr_expect_eq(r.status, 0);
+  cr_expect(strstr(r.out, "usage: benchsite manifest"), "%s", r.out);
+  ts_run_free(&r);
+}

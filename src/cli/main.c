@@ -22,10 +22,14 @@ static const char usage[] =
     "  report   LOG... --manifest M --out DIR   static HTML report of one run\n"
     "  archive  add|verify|list --archive DIR ...  immutable run archive\n"
     "  site     --archive DIR --out DIR         static site of every run\n"
+    "  run      --out LOG --lib A=a.so --lib B=b.so   measure builds,\n"
+    "           commands or Google Benchmark programs, interleaved\n"
+    "  manifest [--out M]          the environment manifest of this machine\n"
     "\n"
     "Run 'benchsite COMMAND --help' for a command's options.\n"
     "Exit status: 0 success, 1 significant regression (compare) or findings\n"
-    "(check), 2 bad input or usage, 3 internal or I/O failure.\n";
+    "(check) or a different result (run), 2 bad input or usage, 3 internal\n"
+    "or I/O failure.\n";
 
 typedef struct command {
   const char *name;
