@@ -625,3 +625,41 @@ Test(site, library_reports_usage_errors) {
   o.assets_dir = BENCHSITE_SOURCE_DIR "/site";
   cr_assert_eq(bs_site_build("a", ".", &o, NULL, &err), BS_EUSAGE);
 }
+
+/* A run no report can be made of (its target is not native) still shows
+ * its paired verdicts: the site analyses it once, keeps going past what
+ * stops the report, and says on the run page why there is none. */
+Test(site, a_run_without_a_report_keeps_its_verdicts) {
+  char *dir = ts_own(ts_tmpdir("site_no_report"));
+  char *archive = ts_pathf("%s/archive", dir),
+       *out = ts_pathf("%s/public", dir), *env = ts_pathf("%s/env.csv", dir);
+  cr_assert_eq(ts_write(env, "key,value\ntarget,wasm32\nprofile,release\n"
+                             "machine,test-box\ncommit,c1\n"
+                             "date,2026-03-01T00:00:00Z\n"
+                             "protocol,Development\nbaseline,main\n"
+                             "candidate,pr\n"),
+               0);
+  char *log = ts_own(ts_data("../../examples/pr.csv"));
+  const char *args[] = {"archive", "add",        "--archive", archive,
+                        log,       "--manifest", env,         NULL};
+  ts_run r = ts_cli(NULL, args);
+  cr_assert_eq(r.status, 0, "archive add: %s", r.err);
+  ts_run_free(&r);
+  char summary[2048];
+  build_ok(archive, out, summary, sizeof summary);
+  /* examples/pr.csv has one significant regression (sum). */
+  cr_assert_not_null(strstr(summary, "1 open regression in the newest run"),
+                     "%s", summary);
+  DIR *d = opendir(out);
+  cr_assert_not_null(d);
+  struct dirent *e;
+  char *page = NULL;
+  while ((e = readdir(d)))
+    if (!strncmp(e->d_name, "run-", 4))
+      page = slurp(ts_pathf("%s/%s", out, e->d_name));
+  closedir(d);
+  cr_assert_not_null(page, "no run page");
+  cr_expect_not_null(strstr(page, "No report for this run:"));
+  cr_expect_not_null(strstr(page, "not native"));
+  cr_expect_not_null(strstr(page, "significant regression"));
+}

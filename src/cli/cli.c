@@ -499,10 +499,20 @@ int cli_cmd_begin(cli_cmd *c, const char *name, int argc, char **argv,
 int cli_cmd_analyse(cli_cmd *c, const bs_analysis_options *o) {
   bs_error err;
   bs_error_clear(&err);
-  if (bs_analyse(c->log, (const bs_manifest *const *)c->mf, c->nmf, o, &c->an,
-                 &err))
-    return cli_report(&err);
-  return 0;
+  /* The analysis can take a while: say so on a terminal, as the report's
+   * stages do, and clear the line before anything else is printed. */
+  int tty = isatty(2);
+  if (tty) {
+    fputs("\rbenchsite: analysing\033[K", stderr);
+    fflush(stderr);
+  }
+  bs_status st = bs_analyse(c->log, (const bs_manifest *const *)c->mf, c->nmf,
+                            o, &c->an, &err);
+  if (tty) {
+    fputs("\r\033[K", stderr);
+    fflush(stderr);
+  }
+  return st ? cli_report(&err) : 0;
 }
 
 int cli_cmd_render(cli_cmd *c, cli_render_fn render) {
