@@ -8,6 +8,7 @@
 #include "benchsite/check.h"
 #include "benchsite/compare.h"
 #include "benchsite/error.h"
+#include "benchsite/history.h"
 #include "benchsite/json.h"
 #include "benchsite/log.h"
 #include "benchsite/manifest.h"
