@@ -56,6 +56,8 @@ typedef struct chart {
   double xr[2], yr[2];
   ytic *ytics;
   size_t nytics;
+  ytic *xtics;
+  size_t nxtics;
   deco *decos;
   size_t ndecos;
   series *series;
@@ -83,6 +85,9 @@ static void chart_release(chart *c) {
   for (size_t i = 0; i < c->nytics; i++)
     free(c->ytics[i].label);
   free(c->ytics);
+  for (size_t i = 0; i < c->nxtics; i++)
+    free(c->xtics[i].label);
+  free(c->xtics);
   for (size_t i = 0; i < c->ndecos; i++)
     free(c->decos[i].text);
   free(c->decos);
@@ -340,39 +345,52 @@ void bs_plot_yreverse(bs_plot *p) {
     c->yreverse = 1;
 }
 
-void bs_plot_ytic(bs_plot *p, double y, const char *label) {
-  chart *c = cur(p);
-  if (!c || !isfinite(y))
+/* Adds a labelled tic to `*tics`. */
+static void add_tic(bs_plot *p, ytic **tics, size_t *n, double at,
+                    const char *label) {
+  if (!isfinite(at))
     return;
-  ytic *t = realloc(c->ytics, (c->nytics + 1) * sizeof *t);
+  ytic *t = realloc(*tics, (*n + 1) * sizeof *t);
   if (!t) {
     set_fail(p, BS_ENOMEM, "out of memory");
     return;
   }
-  c->ytics = t;
-  t[c->nytics].y = y;
+  *tics = t;
+  t[*n].y = at;
   /* gnuplot reads explicit tic labels as printf formats: a lone '%' in a
    * name would fail the chart ("Bad format character"), so each '%' is
    * doubled before quoting. */
-  size_t n = 0;
+  size_t len = 0;
   for (const char *q = label ? label : ""; *q; q++)
-    n += *q == '%' ? 2 : 1;
-  char *doubled = malloc(n + 1);
+    len += *q == '%' ? 2 : 1;
+  char *doubled = malloc(len + 1);
   if (!doubled) {
     set_fail(p, BS_ENOMEM, "out of memory");
     return;
   }
-  n = 0;
+  len = 0;
   for (const char *q = label ? label : ""; *q; q++) {
-    doubled[n++] = *q;
+    doubled[len++] = *q;
     if (*q == '%')
-      doubled[n++] = '%';
+      doubled[len++] = '%';
   }
-  doubled[n] = '\0';
-  t[c->nytics].label = quote(p, doubled);
+  doubled[len] = '\0';
+  t[*n].label = quote(p, doubled);
   free(doubled);
-  if (t[c->nytics].label)
-    c->nytics++;
+  if (t[*n].label)
+    (*n)++;
+}
+
+void bs_plot_ytic(bs_plot *p, double y, const char *label) {
+  chart *c = cur(p);
+  if (c)
+    add_tic(p, &c->ytics, &c->nytics, y, label);
+}
+
+void bs_plot_xtic(bs_plot *p, double x, const char *label) {
+  chart *c = cur(p);
+  if (c)
+    add_tic(p, &c->xtics, &c->nxtics, x, label);
 }
 
 static void add_deco(bs_plot *p, dkind kind, double a, double b, double cc,
@@ -786,6 +804,14 @@ static bs_status put_chart(bs__buf *b, const chart *c, size_t index) {
     if (!st)
       st = bs__buf_puts(b, ")\n");
   }
+  for (size_t i = 0; i < c->nxtics && !st; i++) {
+    st = bs__buf_printf(b, "set xtics %s(%s ", i ? "add " : "",
+                        c->xtics[i].label);
+    if (!st)
+      st = put_num(b, c->xtics[i].y);
+    if (!st)
+      st = bs__buf_puts(b, ")\n");
+  }
   for (size_t i = 0; i < c->ndecos && !st; i++)
     st = put_deco(b, &c->decos[i]);
   for (size_t i = 0; i < c->nseries && !st; i++)
@@ -867,19 +893,19 @@ typedef struct child {
   int err; /* pipe: messages */
 } child;
 
-static bs_status spawn_gnuplot(const char *prog, const char *dir, child *ch,
-                               bs_error *err) {
+static bs_status spawn_gnuplot(const char *prog, const char *dir,
+                               const char *script, child *ch, bs_error *err) {
   int pi[2] = {-1, -1}, po[2] = {-1, -1}, pe[2] = {-1, -1};
   posix_spawn_file_actions_t fa;
   int fa_ok = 0, rc;
   /* A minimal environment: no HOME, no GNUPLOT_*, no PAGER or SHELL that
    * a stray command could pick up; UTF-8 so labels convert cleanly. */
   char *envp[] = {(char *)"LC_ALL=C.UTF-8", (char *)"PATH=/usr/bin:/bin", NULL};
-  char *argv[] = {(char *)prog, (char *)"-d", NULL};
+  char *argv[] = {(char *)prog, (char *)"-d", (char *)script, NULL};
   ch->pid = -1;
   ch->in = ch->out = ch->err = -1;
-  /* gnuplot reads a piped script one byte per read(); a pipe costs about
-   * half of what a socket does per call, which is most of its time. */
+  /* gnuplot reads a piped script one byte per read(), so the script is
+   * a file it reads in blocks; stdin is the empty end of a pipe. */
   if (pipe(pi) != 0 || pipe(po) != 0 || pipe(pe) != 0) {
     rc = errno;
     goto fail;
@@ -909,10 +935,10 @@ static bs_status spawn_gnuplot(const char *prog, const char *dir, child *ch,
   close(pi[0]);
   close(po[1]);
   close(pe[1]);
-  ch->in = pi[1];
+  close(pi[1]);
+  ch->in = -1;
   ch->out = po[0];
   ch->err = pe[0];
-  set_nonblock(ch->in);
   set_nonblock(ch->out);
   set_nonblock(ch->err);
   return BS_OK;
@@ -1031,25 +1057,21 @@ static int batch_hook(void *ctx, size_t done, size_t total) {
   return b->run->progress(b->run->progress_ctx, b->from + done, b->total);
 }
 
-/* Renders charts [from, to) with one gnuplot process. */
-static bs_status run_batch(bs_plot *p, const char *dir, const bs_plot_run *run,
-                           size_t from, size_t to, bs_error *err) {
+/* Charts [from, to) rendered by one gnuplot process from a script file. */
+typedef struct batch {
+  size_t from, to;
+  child ch;
+  char script[32]; /* its name in the chart directory */
+} batch;
+
+/* Writes the batch's script and starts its gnuplot. */
+static bs_status start_batch(bs_plot *p, const char *dir,
+                             const bs_plot_run *run, batch *b, bs_error *err) {
   bs__buf script;
   bs__buf_init(&script, BS__CAP_PLOT_SCRIPT);
-  bs_status st = BS_OK;
-  child ch = {-1, -1, -1, -1};
-  char *errbuf = NULL;
   const char *prog = run && run->gnuplot ? run->gnuplot : "gnuplot";
-  batch_progress bp = {run, from, p->n};
-  bs_plot_run hook;
-  memset(&hook, 0, sizeof hook);
-  if (run && run->progress) {
-    hook.progress = batch_hook;
-    hook.progress_ctx = &bp;
-  }
-
-  st = bs__buf_puts(&script, "set print \"-\"\n");
-  for (size_t i = from; i < to && !st; i++)
+  bs_status st = bs__buf_puts(&script, "set print \"-\"\n");
+  for (size_t i = b->from; i < b->to && !st; i++)
     st = put_chart(&script, &p->charts[i], i);
   if (st) {
     st = bs_error_set(err, st, NULL, 0, "out of memory");
@@ -1060,43 +1082,60 @@ static bs_status run_batch(bs_plot *p, const char *dir, const bs_plot_run *run,
                       "refusing to run a gnuplot script with unsafe bytes");
     goto done;
   }
+  snprintf(b->script, sizeof b->script, "gp%06zu.gp", b->from);
+  char *path = bs__path_join(dir, b->script);
+  st = path ? bs__write_file(path, script.data, script.len, 1, err)
+            : bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+  if (!st && (st = spawn_gnuplot(prog, dir, b->script, &b->ch, err)))
+    unlink(path);
+  free(path);
+done:
+  bs__buf_release(&script);
+  return st;
+}
+
+/* Waits for the batch's gnuplot (collecting its markers and messages,
+ * calling the progress hook) and checks its charts. `stop` kills it
+ * first (another batch failed). */
+static bs_status finish_batch(bs_plot *p, const char *dir,
+                              const bs_plot_run *run, batch *b, int stop,
+                              bs_error *err) {
+  bs_status st = BS_OK;
+  char *errbuf = NULL;
+  const char *prog = run && run->gnuplot ? run->gnuplot : "gnuplot";
+  batch_progress bp = {run, b->from, p->n};
+  bs_plot_run hook;
+  memset(&hook, 0, sizeof hook);
+  if (run && run->progress) {
+    hook.progress = batch_hook;
+    hook.progress_ctx = &bp;
+  }
   errbuf = malloc(STDERR_KEEP);
+  if (stop || !errbuf)
+    kill(b->ch.pid, SIGTERM);
+  int cancelled = 0;
+  size_t errlen = 0;
+  bs_status pst = BS_EIO;
+  if (errbuf && !stop) {
+    errbuf[0] = '\0';
+    pst = pump(&b->ch, "", 0, b->to - b->from, hook.progress ? &hook : NULL,
+               errbuf, &errlen, &cancelled);
+    if (pst)
+      kill(b->ch.pid, SIGTERM);
+  }
+  close(b->ch.out);
+  close(b->ch.err);
+  int ws = wait_child(b->ch.pid);
+  char *path = bs__path_join(dir, b->script);
+  if (path)
+    unlink(path);
+  free(path);
+  if (stop)
+    goto done;
   if (!errbuf) {
     st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
     goto done;
   }
-  errbuf[0] = '\0';
-  size_t errlen = 0;
-  if ((st = spawn_gnuplot(prog, dir, &ch, err)))
-    goto done;
-  int cancelled = 0;
-  /* A gnuplot that dies early would make the next write raise SIGPIPE and
-   * kill the caller. The library must not change signal dispositions, so
-   * SIGPIPE is blocked in this thread while writing and a pending one we
-   * caused is consumed before the old mask returns (as curl does). */
-  sigset_t pipe_set, old_set;
-  sigemptyset(&pipe_set);
-  sigaddset(&pipe_set, SIGPIPE);
-  int masked = pthread_sigmask(SIG_BLOCK, &pipe_set, &old_set) == 0;
-  bs_status pst =
-      pump(&ch, script.data, script.len, to - from,
-           hook.progress ? &hook : NULL, errbuf, &errlen, &cancelled);
-  if (pst)
-    kill(ch.pid, SIGTERM);
-  if (ch.in >= 0)
-    close(ch.in);
-  if (masked) {
-    sigset_t pending;
-    if (!sigismember(&old_set, SIGPIPE) && sigpending(&pending) == 0 &&
-        sigismember(&pending, SIGPIPE)) {
-      struct timespec zero = {0, 0};
-      sigtimedwait(&pipe_set, NULL, &zero);
-    }
-    pthread_sigmask(SIG_SETMASK, &old_set, NULL);
-  }
-  close(ch.out);
-  close(ch.err);
-  int ws = wait_child(ch.pid);
   if (pst) {
     st = bs_error_set(err, BS_EPLOT, NULL, 0, "%s",
                       cancelled ? "chart rendering cancelled"
@@ -1118,12 +1157,12 @@ static bs_status run_batch(bs_plot *p, const char *dir, const bs_plot_run *run,
                         line[0] ? ": " : "", line);
     goto done;
   }
-  for (size_t i = from; i < to; i++) {
-    char *path = bs__path_join(dir, p->charts[i].file);
+  for (size_t i = b->from; i < b->to; i++) {
+    char *svg = bs__path_join(dir, p->charts[i].file);
     struct stat sb;
     int ok =
-        path && lstat(path, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0;
-    free(path);
+        svg && lstat(svg, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0;
+    free(svg);
     if (!ok) {
       char line[300];
       first_line(errbuf, errlen, line, sizeof line);
@@ -1135,8 +1174,15 @@ static bs_status run_batch(bs_plot *p, const char *dir, const bs_plot_run *run,
   }
 done:
   free(errbuf);
-  bs__buf_release(&script);
   return st;
+}
+
+/* gnuplot processes to run at once. */
+static size_t job_count(const bs_plot_run *run) {
+  if (run && run->jobs)
+    return run->jobs;
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? (size_t)n : 1;
 }
 
 bs_status bs_plot_render(bs_plot *p, const char *dir, const bs_plot_run *run,
@@ -1165,10 +1211,35 @@ bs_status bs_plot_render(bs_plot *p, const char *dir, const bs_plot_run *run,
     if (st)
       goto done;
   }
-  size_t per = run && run->charts_per_process ? run->charts_per_process : p->n;
-  for (size_t from = 0; from < p->n && !st; from += per)
-    st = run_batch(p, dir, run, from, from + per < p->n ? from + per : p->n,
-                   err);
+  /* The charts are shared out between `jobs` gnuplot processes running
+   * at once (or run charts_per_process at a time, jobs at once). */
+  size_t jobs = job_count(run);
+  size_t per = run && run->charts_per_process ? run->charts_per_process
+                                              : (p->n + jobs - 1) / jobs;
+  size_t nb = (p->n + per - 1) / per;
+  if (jobs > nb)
+    jobs = nb;
+  batch *b = calloc(jobs, sizeof *b);
+  if (!b) {
+    st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    goto done;
+  }
+  for (size_t wave = 0; wave < nb && !st; wave += jobs) {
+    size_t started = 0;
+    for (size_t k = 0; k < jobs && wave + k < nb && !st; k++) {
+      b[k].from = (wave + k) * per;
+      b[k].to = b[k].from + per < p->n ? b[k].from + per : p->n;
+      st = start_batch(p, dir, run, &b[k], err);
+      if (!st)
+        started++;
+    }
+    for (size_t k = 0; k < started; k++) {
+      bs_status fs = finish_batch(p, dir, run, &b[k], st != BS_OK, err);
+      if (!st)
+        st = fs;
+    }
+  }
+  free(b);
 done:
   if (!(run && run->keep_data))
     remove_data(p, dir, written);

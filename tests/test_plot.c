@@ -243,6 +243,36 @@ Test(plot, a_failing_gnuplot_is_an_error) {
   free(dir);
 }
 
+Test(plot, gnuplot_reads_its_script_from_a_file_in_parallel_jobs) {
+  /* A stand-in gnuplot that succeeds only when it is given a script file
+   * and nothing on stdin, and renders each chart the script names. */
+  char *dir = ts_tmpdir("plot_file");
+  char *fake = ts_path(dir, "fake-gnuplot");
+  cr_assert_eq(ts_write(fake,
+                        "#!/bin/sh\n"
+                        "[ \"$1\" = -d ] && [ -f \"$2\" ] || exit 3\n"
+                        "[ \"$(wc -c)\" -eq 0 ] || exit 4\n"
+                        "for f in $(grep -o 'chart-[0-9]*.svg' \"$2\"); do\n"
+                        "  echo '<svg/>' > \"$f\"; done\n"),
+               0);
+  cr_assert_eq(chmod(fake, 0755), 0);
+  char *out = ts_path(dir, "out");
+  cr_assert_eq(mkdir(out, 0755), 0);
+  bs_plot *p = bs_plot_new();
+  build(p, 5);
+  bs_plot_run run = {0};
+  run.gnuplot = fake;
+  run.jobs = 2;
+  bs_error err;
+  cr_assert_eq(bs_plot_render(p, out, &run, &err), BS_OK, "%s", err.message);
+  /* Five charts, no script or data file left. */
+  cr_expect_eq(ts_count_entries(out), 5);
+  bs_plot_free(p);
+  free(out);
+  free(fake);
+  free(dir);
+}
+
 static int cancel_now(void *ctx, size_t done, size_t total) {
   (void)ctx;
   (void)done;

@@ -96,6 +96,8 @@ void bs_plot_logscale(bs_plot *p, int x, int y);
 void bs_plot_yreverse(bs_plot *p);
 /* Replaces the automatic y ticks by labelled ones (user text allowed). */
 void bs_plot_ytic(bs_plot *p, double y, const char *label);
+/* The same for the x axis. */
+void bs_plot_xtic(bs_plot *p, double x, const char *label);
 
 /* Decorations, drawn behind the data. Non-finite positions are ignored.
  * A horizontal or vertical line across the plot, optionally labelled
@@ -136,6 +138,9 @@ typedef struct bs_plot_run {
   /* Charts per gnuplot process: 0 = all in one (the point of this
    * module); 1 = one process per chart, for benchmarks to compare. */
   size_t charts_per_process;
+  /* gnuplot processes running at once, each rendering a share of the
+   * charts: 0 = the online CPUs, 1 = one at a time. */
+  size_t jobs;
 } bs_plot_run;
 
 /* Writes the data files into `dir` (which must exist), runs one gnuplot
