@@ -57,13 +57,17 @@ for r in range(runs):
     hh, mm = divmod(sec * 10, 60)
     with open(os.path.join(out, "log%04d.csv" % r), "w") as f:
         f.writelines(rows)
+    commit = "%040x" % (draw() ^ (r << 100))
     with open(os.path.join(out, "env%04d.csv" % r), "w") as f:
         f.write("key,value\ntarget,native\nprofile,release\ndtype,f64\n"
                 "machine,bench-box\nfrequency_policy,performance\n"
-                "commit,%040x\ndate,2026-%02d-%02dT%02d:%02d:00Z\n"
+                "commit,%s\ndate,2026-%02d-%02dT%02d:%02d:00Z\n"
                 "protocol,Development\nbaseline,base\ncandidate,head\n"
-                % (draw() ^ (r << 100), 1 + day // 28, 1 + day % 28,
-                   hh % 24, mm % 60))
+                % (commit, 1 + day // 28, 1 + day % 28, hh % 24, mm % 60))
+        # Each run compares with the one before: the site chains them.
+        if r > 0:
+            f.write("baseline_commit,%s\n" % prev)
+    prev = commit
 PY
 
 /usr/bin/python3 - "$bs" "$work/in" "$archive" "$runs" <<'PY'

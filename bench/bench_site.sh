@@ -1,54 +1,167 @@
 #!/bin/sh
-# Site speed (issue 5): a synthetic archive of RUNS runs x CASES cases
-# (bench_archive.sh makes it), a full `benchsite site` build, then one more
-# run and an incremental build. Prints the time per chart, the incremental
-# build as a share of the full one, and peak memory. Targets: at most 3 ms
-# per chart all told, incremental at most 5 % of full, peak memory under
-# 500 MB. Prints, never fails on a slow machine.
+# Site at scale (issue 12). For each archive size in SIZES (runs) x CASES
+# cases (synthetic, made by bench_archive.sh, each run chained to the one
+# before), prints:
+#   - the full build: wall time, CPU time (benchsite and its gnuplot
+#     processes) and the CPUs kept busy (CPU / wall; target >= 1.6 on 2);
+#   - one more run, incremental: wall, CPU, and benchsite's own CPU
+#     without gnuplot (target at the largest size: at most twice the
+#     smallest's);
+#   - a rebuild with nothing new;
+#   - the site's bytes, and a linear extrapolation to 10 000 runs x 200
+#     cases (target < 1 GB);
+#   - peak memory.
+# Then, side by side, the per-chart cost of the largest full build against
+# gnuplot alone rendering the same charts from the same script files
+# (target: at most 1.5x).
+# gnuplot's CPU is measured by a wrapper (--gnuplot) that runs it under
+# /usr/bin/time. Prints, never fails on a slow machine.
 #
-# usage: bench/bench_site.sh [BUILD_DIR] [RUNS] [CASES]
+# usage: bench/bench_site.sh [BUILD_DIR] [CASES] [SIZES...]
+#   defaults: build/release, 20 cases, sizes 30 100 300 1000
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$here/build/release}
-runs=${2:-1000}
-cases=${3:-20}
+cases=${2:-20}
+[ $# -ge 2 ] && shift 2 || shift $#
+sizes=${*:-30 100 300 1000}
+. "$here/bench/build.sh"
+bench_build "$build" benchsite_cli
 bs=$build/benchsite
+gp=$(command -v gnuplot)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-archive=$work/archive
-out=$work/public
 
-echo "== archive: $runs runs x $cases cases"
-"$here/bench/bench_archive.sh" "$build" "$runs" "$cases" "$archive"
+# The timing wrapper: one line "user sys" per gnuplot process.
+cat >"$work/gnuplot-timed" <<EOF
+#!/bin/sh
+exec /usr/bin/time -a -o "$work/gnuplot.cpu" -f "%U %S" "$gp" "\$@"
+EOF
+# The capturing wrapper: keeps each script and its data files to replay.
+cat >"$work/gnuplot-capture" <<EOF
+#!/bin/sh
+d=\$(mktemp -d "$work/replay/XXXXXX")
+cp "\$2" gp*.dat "\$d/"
+echo "\$2" >"\$d/script"
+exec "$gp" "\$@"
+EOF
+chmod +x "$work/gnuplot-timed" "$work/gnuplot-capture"
+mkdir "$work/replay"
 
-echo "== full site build"
-/usr/bin/time -f "%e %M" -o "$work/full.time" \
-  "$bs" site --archive "$archive" --out "$out"
-charts=$(find "$out" -name '*.svg' | wc -l)
-pages=$(find "$out" -name '*.html' | wc -l)
-bytes=$(du -sk "$out" | cut -f1)
+for runs in $sizes; do
+  archive=$work/archive-$runs
+  "$here/bench/bench_archive.sh" "$build" "$runs" "$cases" "$archive" \
+    >/dev/null
+  first=$(ls "$archive/runs" | head -n 1)
+  sed -e 's/^commit,.*/commit,one-more-run/' \
+    -e 's/^date,.*/date,2027-01-01T00:00:00Z/' \
+    "$archive/runs/$first/manifest.csv" >"$work/env-$runs.csv"
+  cp "$archive/runs/$first/log-1.csv" "$work/log-$runs.csv"
+done
 
-echo "== one more run, incremental build"
-first=$(ls "$archive/runs" | head -n 1)
-sed -e 's/^commit,.*/commit,one-more-run/' \
-  -e 's/^date,.*/date,2027-01-01T00:00:00Z/' \
-  "$archive/runs/$first/manifest.csv" >"$work/env.csv"
-"$bs" archive add --archive "$archive" "$archive/runs/$first/log-1.csv" \
-  --manifest "$work/env.csv"
-/usr/bin/time -f "%e %M" -o "$work/inc.time" \
-  "$bs" site --archive "$archive" --out "$out"
+/usr/bin/python3 - "$bs" "$work" "$cases" $sizes <<'PY'
+import glob, os, subprocess, sys, time
+bs, work, cases = sys.argv[1], sys.argv[2], int(sys.argv[3])
+sizes = [int(x) for x in sys.argv[4:]]
+cpu_log = os.path.join(work, "gnuplot.cpu")
 
-/usr/bin/python3 - "$work/full.time" "$work/inc.time" "$charts" "$pages" \
-  "$bytes" <<'PY'
-import sys
-full_s, full_kb = map(float, open(sys.argv[1]).read().split()[-2:])
-inc_s, inc_kb = map(float, open(sys.argv[2]).read().split()[-2:])
-charts, pages, kb = int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
-print(f"full build: {full_s:.1f} s for {charts} charts and {pages} pages "
-      f"({kb / 1024:.0f} MB): {full_s / charts * 1e3:.2f} ms per chart "
-      f"all told (target <= 3 ms)")
-print(f"incremental build after one run: {inc_s:.2f} s = "
-      f"{inc_s / full_s * 100:.1f} % of the full build (target <= 5 %)")
-print(f"peak memory: full {full_kb / 1024:.0f} MB, incremental "
-      f"{inc_kb / 1024:.0f} MB (target < 500 MB)")
+def gnuplot_cpu():
+    if not os.path.exists(cpu_log):
+        return 0.0
+    t = 0.0
+    for line in open(cpu_log):
+        f = line.split()
+        if len(f) == 2:
+            t += float(f[0]) + float(f[1])
+    os.unlink(cpu_log)
+    return t
+
+def run(args, gnuplot="gnuplot-timed"):
+    """Wall, CPU (with children), gnuplot's CPU, peak RSS (MB)."""
+    argv = [bs] + args + ["--gnuplot", os.path.join(work, gnuplot)]
+    t0 = time.perf_counter()
+    pid = os.spawnv(os.P_NOWAIT, bs, argv)
+    _, status, ru = os.wait4(pid, 0)
+    wall = time.perf_counter() - t0
+    if status != 0:
+        sys.exit("benchsite failed: %s" % " ".join(argv))
+    return wall, ru.ru_utime + ru.ru_stime, gnuplot_cpu(), ru.ru_maxrss / 1024
+
+def tree_bytes(d):
+    n = 0
+    for root, _, files in os.walk(d):
+        for f in files:
+            n += os.lstat(os.path.join(root, f)).st_size
+    return n
+
+print("load average when starting: %s (2 CPUs; wall times and CPUs busy "
+      "shrink as the load grows, CPU times much less)"
+      % " ".join(open("/proc/loadavg").read().split()[:3]))
+rows = {}
+for runs in sizes:
+    archive = os.path.join(work, "archive-%d" % runs)
+    out = os.path.join(work, "public-%d" % runs)
+    full = run(["site", "--archive", archive, "--out", out])
+    print("      load average now: %s"
+          % " ".join(open("/proc/loadavg").read().split()[:3]))
+    charts = len(glob.glob(out + "/**/*.svg", recursive=True))
+    size = tree_bytes(out)
+    reports = len(os.listdir(os.path.join(out, "runs")))
+    # The size of the part that grows with the archive: everything but
+    # the full reports (runs/), which stay about K + flagged runs.
+    detail = tree_bytes(os.path.join(out, "runs"))
+    none = run(["site", "--archive", archive, "--out", out])
+    subprocess.run([bs, "archive", "add", "--archive", archive,
+                    os.path.join(work, "log-%d.csv" % runs), "--manifest",
+                    os.path.join(work, "env-%d.csv" % runs)],
+                   check=True, stdout=subprocess.DEVNULL)
+    inc = run(["site", "--archive", archive, "--out", out])
+    rows[runs] = dict(full=full, none=none, inc=inc, charts=charts,
+                      size=size, detail=detail, reports=reports)
+    print("%5d runs x %d cases: full %6.1f s wall, %6.1f s CPU (%.2f CPUs "
+          "busy), %d charts, %d full reports; peak %.0f MB"
+          % (runs, cases, full[0], full[1], full[1] / full[0], charts,
+             reports, max(full[3], inc[3])))
+    print("      one more run: %.2f s wall, %.2f s CPU, benchsite alone "
+          "%.3f s CPU; nothing new: %.2f s wall, %.3f s CPU"
+          % (inc[0], inc[1], inc[1] - inc[2], none[0], none[1]))
+    print("      site: %.1f MB (%.1f MB of it full reports); %.0f bytes per "
+          "case-run outside the reports"
+          % (size / 2**20, detail / 2**20,
+             (size - detail) / (runs * cases)))
+
+lo, hi = sizes[0], sizes[-1]
+a, b = rows[lo]["inc"], rows[hi]["inc"]
+print("incremental, benchsite's own CPU: %.3f s at %d runs, %.3f s at %d "
+      "runs = %.2fx (target <= 2x)"
+      % (a[1] - a[2], lo, b[1] - b[2], hi, (b[1] - b[2]) / (a[1] - a[2])))
+if len(sizes) >= 2:
+    m, n = sizes[-2], sizes[-1]
+    grow = ((rows[n]["size"] - rows[n]["detail"])
+            - (rows[m]["size"] - rows[m]["detail"])) / (n - m)
+    base = rows[n]["size"] - grow * n
+    scale = 200 / cases
+    est = (base + grow * 10000) * scale
+    print("extrapolated to 10 000 runs x 200 cases: %.2f GB (%.0f bytes a "
+          "run, %.1f MB fixed, both x%.0f for the cases; target < 1 GB)"
+          % (est / 1e9, grow, base / 2**20, scale))
+
+# gnuplot alone on the same script files as the largest full build.
+archive = os.path.join(work, "archive-%d" % hi)
+out = os.path.join(work, "capture")
+run(["site", "--archive", archive, "--out", out], "gnuplot-capture")
+t = 0.0
+for d in sorted(glob.glob(os.path.join(work, "replay", "*"))):
+    script = open(os.path.join(d, "script")).read().strip()
+    pid = os.spawnv(os.P_NOWAIT, "/usr/bin/env",
+                    ["env", "-i", "LC_ALL=C.UTF-8", "PATH=/usr/bin:/bin",
+                     "sh", "-c", "cd '%s' && exec gnuplot -d %s" % (d, script)])
+    _, status, ru = os.wait4(pid, 0)
+    t += ru.ru_utime + ru.ru_stime
+full = rows[hi]["full"]
+charts = rows[hi]["charts"]
+print("per chart at %d runs: benchsite full build %.2f ms CPU (everything "
+      "included), gnuplot alone on the same scripts %.2f ms = %.2fx "
+      "(target <= 1.5x)"
+      % (hi, full[1] / charts * 1e3, t / charts * 1e3, full[1] / t))
 PY

@@ -8,6 +8,7 @@
 #include "benchsite/archive.h"
 #include "benchsite/bootstrap.h"
 #include "benchsite/compare.h"
+#include "benchsite/history.h"
 #include "benchsite/log.h"
 #include "benchsite/manifest.h"
 #include "benchsite/noise.h"
@@ -20,6 +21,7 @@
 #include "buf.h"
 #include "fsutil.h"
 #include "grow.h"
+#include "jsonw.h"
 #include "num.h"
 #include "present.h"
 #include "sha256.h"
@@ -44,11 +46,14 @@
 #endif
 
 #define MARKER ".benchsite-site"
-#define STATE_MAGIC "benchsite-site 1"
+#define STATE_MAGIC "benchsite-site 3"
 #define CHART_W 760
 #define CHART_H 360
 #define KEY_CHARS 40
-#define CASE_HASH 16 /* hex digits of a case's file id */
+#define CASE_HASH 16    /* hex digits of a case's file id */
+#define SHOWN_RUNS 200  /* runs a history table and chart show */
+#define CHUNK_RUNS 1000 /* runs per history chunk file */
+#define XTICS 8         /* labelled runs on a history chart's x axis */
 
 /* Comparability groups differ in colour and in marker. */
 static const uint32_t group_colors[] = {BS__C_BLUE, BS__C_ORANGE, BS__C_PURPLE,
@@ -58,115 +63,12 @@ static const bs_plot_marker group_markers[] = {
     BS_MARK_TRIANGLE_UP, BS_MARK_PLUS,   BS_MARK_CROSS};
 #define NGROUP_STYLES (sizeof group_colors / sizeof group_colors[0])
 
-void bs_site_options_init(bs_site_options *o) { memset(o, 0, sizeof *o); }
+void bs_site_options_init(bs_site_options *o) {
+  memset(o, 0, sizeof *o);
+  o->detail_runs = BS_SITE_DETAIL_RUNS;
+}
 
 /* ---- Small helpers ------------------------------------------------------- */
-
-static bs_status copy_at(int from, int to, const char *name, bs_error *err) {
-  int in = openat(from, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-  int out =
-      in < 0
-          ? -1
-          : openat(to, name,
-                   O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-  bs_status st = BS_OK;
-  char buf[65536];
-  ssize_t r = 0;
-  while (out >= 0 && (r = read(in, buf, sizeof buf)) != 0) {
-    if (r < 0 && errno == EINTR)
-      continue;
-    if (r < 0)
-      break;
-    const char *p = buf;
-    while (r > 0) {
-      ssize_t w = write(out, p, (size_t)r);
-      if (w < 0 && errno == EINTR)
-        continue;
-      if (w < 0)
-        break;
-      p += w;
-      r -= w;
-    }
-    if (r > 0)
-      break;
-  }
-  if (in < 0 || out < 0 || r != 0)
-    st = bs_error_set(err, BS_EIO, name, 0,
-                      "cannot copy from the previous "
-                      "site: %s",
-                      strerror(errno));
-  if (in >= 0)
-    close(in);
-  if (out >= 0 && close(out) != 0 && !st)
-    st = bs_error_set(err, BS_EIO, name, 0, "cannot copy: %s", strerror(errno));
-  return st;
-}
-
-/* Hard-links the entries of directory `from` into directory `to` (both
- * open; `from` is closed): reused files keep their bytes and their inode.
- * Falls back to copying where links are impossible. */
-static bs_status link_dir_fd(int from, int to, bs_error *err) {
-  DIR *d = fdopendir(from);
-  if (!d) {
-    close(from);
-    return bs_error_set(err, BS_EIO, NULL, 0,
-                        "cannot read the previous site: %s", strerror(errno));
-  }
-  bs_status st = BS_OK;
-  struct dirent *e;
-  while (!st && (e = readdir(d))) {
-    if (bs__is_dot(e->d_name))
-      continue;
-    int type = bs__entry_type(from, e);
-    if (type == BS__ENT_FILE) {
-      if (linkat(from, e->d_name, to, e->d_name, 0) != 0)
-        st = copy_at(from, to, e->d_name, err);
-    } else if (type == BS__ENT_DIR) {
-      if (mkdirat(to, e->d_name, 0755) != 0) {
-        st = bs_error_set(err, BS_EIO, e->d_name, 0,
-                          "cannot create directory: %s", strerror(errno));
-        break;
-      }
-      int f2 = openat(from, e->d_name,
-                      O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-      int t2 = openat(to, e->d_name,
-                      O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-      if (f2 < 0 || t2 < 0) {
-        st = bs_error_set(err, BS_EIO, e->d_name, 0, "cannot open: %s",
-                          strerror(errno));
-        if (f2 >= 0)
-          close(f2);
-      } else {
-        st = link_dir_fd(f2, t2, err);
-      }
-      if (t2 >= 0)
-        close(t2);
-    }
-  }
-  closedir(d);
-  return st;
-}
-
-/* Links the tree `from` of the previous build to the new path `to`. */
-static bs_status link_tree(const char *from, const char *to, bs_error *err) {
-  int f = open(from, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (f < 0)
-    return bs_error_set(err, BS_EIO, from, 0, "cannot open: %s",
-                        strerror(errno));
-  if (mkdir(to, 0755) != 0) {
-    close(f);
-    return bs_error_set(err, BS_EIO, to, 0, "cannot create directory: %s",
-                        strerror(errno));
-  }
-  int t = open(to, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (t < 0) {
-    close(f);
-    return bs_error_set(err, BS_EIO, to, 0, "cannot open: %s", strerror(errno));
-  }
-  bs_status st = link_dir_fd(f, t, err);
-  close(t);
-  return st;
-}
 
 /* "x" + hex: a token that holds any bytes (and "" as "x"). */
 static bs_status put_hex(bs__buf *b, const char *s) {
@@ -222,6 +124,7 @@ typedef struct result {
   int has_cmp;
   int verdict; /* bs_verdict */
   int sig;
+  int imp; /* significant improvement: delta <= -3 % and U < 0 */
   double delta_pct;
   size_t blocks;
   const bs_ack *ack;
@@ -230,13 +133,17 @@ typedef struct result {
 typedef struct srun {
   const bs_archive_run *ar;
   bs_manifest *mf;
-  char key[BS__SHA256_HEXLEN + 1];
+  const char *baseline_commit;      /* the manifest's, or NULL */
+  char key[BS__SHA256_HEXLEN + 1];  /* of its analysis */
+  char rkey[BS__SHA256_HEXLEN + 1]; /* of its report */
   char *impl;      /* the impl the history shows ("" when none) */
   char *no_report; /* why there is no report, or NULL */
   result *res;
   size_t nres;
   size_t group;
   int reused;
+  int detailed; /* gets its full report (runs/ID/) */
+  int report;   /* runs/ID/ holds its report in the new site */
   /* Verdict counts over compared cases. */
   size_t open, acked, slower, equivalent, faster, compared;
 } srun;
@@ -244,6 +151,9 @@ typedef struct srun {
 typedef struct point {
   size_t run; /* index in history order */
   const result *r;
+  int link; /* a paired comparison: part of a chain */
+  size_t chain;
+  double index; /* the chained index */
 } point;
 
 typedef struct scase {
@@ -254,8 +164,10 @@ typedef struct scase {
   int has_drift;
   bs_drift drift;
   size_t drift_n, drift_group;
-  char chart[64];
-  char *alt;
+  bs_history_creep creep;
+  size_t first_shown; /* the first of the newest SHOWN_RUNS points */
+  char chart[64], chart_ci[64];
+  char *alt, *alt_ci;
 } scase;
 
 typedef struct group {
@@ -266,15 +178,27 @@ typedef struct group {
 typedef struct prev_run {
   char *id;
   char key[BS__SHA256_HEXLEN + 1];
+  char rkey[BS__SHA256_HEXLEN + 1]; /* "-" when the site has no report */
   char *impl, *no_report;
   result *res;
   size_t nres, cap;
+  int kept; /* its report stays in the new site */
 } prev_run;
 
 typedef struct prev_file {
   char *name;
   char hash[BS__SHA256_HEXLEN + 1];
+  int kept; /* part of the new site too */
 } prev_file;
+
+/* A file or report directory of the new site waiting in the build
+ * directory to be renamed into the published one. */
+typedef struct pending {
+  char *rel;
+  int rank;  /* what it may link: lower ranks are published first */
+  int fresh; /* no file of that name is published yet */
+  int dir;
+} pending;
 
 typedef struct site {
   const bs_site_options *o;
@@ -284,8 +208,11 @@ typedef struct site {
   int out_exists;
   bs_archive *ar;
   bs_acks *acks;
-  char env_key[BS__SHA256_HEXLEN + 1];
-  char render_key[BS__SHA256_HEXLEN + 1]; /* benchsite + gnuplot */
+  /* Cache keys: the build of benchsite and the seed (analyses); with the
+   * templates, assets and gnuplot (reports); with gnuplot (charts). */
+  char analysis_key[BS__SHA256_HEXLEN + 1];
+  char report_key[BS__SHA256_HEXLEN + 1];
+  char render_key[BS__SHA256_HEXLEN + 1];
   srun *runs;
   size_t nruns;
   scase *cases;
@@ -299,7 +226,9 @@ typedef struct site {
   size_t npfiles;
   /* The new state, written last. */
   bs__buf state;
-  bs__buf files; /* "chart|page NAME HASH" lines of this build */
+  bs__buf files; /* "file NAME HASH" lines of this build */
+  pending *queue;
+  size_t nqueue, qcap;
   bs_templates *tpl;
   bs_site_summary sum;
 } site;
@@ -313,9 +242,36 @@ static bs_status cancelled(bs_error *err) {
   return bs_error_set(err, BS_EIO, NULL, 0, "site build cancelled");
 }
 
+/* Ranks: what a file may link is published before it. */
+enum { RANK_LEAF, RANK_RUN, RANK_CASE, RANK_INDEX };
+
+/* Queues rel (written into the build directory) for publication. */
+static bs_status queue_file(site *s, const char *rel, int rank, int dir,
+                            bs_error *err) {
+  pending *g = BS__GROW(s->queue, s->qcap, s->nqueue + 1, 64);
+  if (!g)
+    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+  s->queue = g;
+  pending *q = &s->queue[s->nqueue];
+  if (!(q->rel = bs__strdup(rel)))
+    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+  q->rank = rank;
+  q->dir = dir;
+  q->fresh = 1;
+  if (s->out_exists) {
+    char *path = bs__path_join(s->out, rel);
+    struct stat sb;
+    q->fresh = !path || lstat(path, &sb) != 0;
+    free(path);
+  }
+  s->nqueue++;
+  return BS_OK;
+}
+
 /* ---- The inputs' fingerprint --------------------------------------------- */
 
 static int not_hidden(const char *name) { return name[0] != '.'; }
+static int not_dots(const char *name) { return !bs__is_dot(name); }
 
 /* Hashes the names and bytes of every regular file of a directory. */
 static bs_status hash_dir(bs__sha256 *h, const char *dir, bs_error *err) {
@@ -381,27 +337,62 @@ static void gnuplot_version(const char *gnuplot, char *buf, size_t n) {
   close(fds[0]);
 }
 
-static bs_status env_key(site *s, bs_error *err) {
+/* The identity of this build of benchsite: its version and, where the
+ * system tells, the bytes of the running program (the library is linked
+ * into it), so a changed build invalidates what it computed. */
+static void build_identity(bs__sha256 *h) {
+  static const char v[] = "benchsite " BENCHSITE_VERSION "\n";
+  bs__sha256_update(h, v, sizeof v - 1);
+  int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return;
+  char buf[65536];
+  ssize_t r;
+  while ((r = read(fd, buf, sizeof buf)) > 0 || (r < 0 && errno == EINTR))
+    if (r > 0)
+      bs__sha256_update(h, buf, (size_t)r);
+  close(fd);
+}
+
+static void finish_key(bs__sha256 *h, char out[BS__SHA256_HEXLEN + 1]) {
+  unsigned char d[BS__SHA256_LEN];
+  bs__sha256_final(h, d);
+  bs__sha256_tohex(d, out);
+}
+
+static bs_status make_keys(site *s, bs_error *err) {
+  bs__sha256 id;
+  bs__sha256_init(&id);
+  build_identity(&id);
+  char build[BS__SHA256_HEXLEN + 1], text[512], gv[256];
+  finish_key(&id, build);
+  gnuplot_version(s->o->gnuplot ? s->o->gnuplot : "gnuplot", gv, sizeof gv);
+  snprintf(text, sizeof text, "analysis\n%s\nseed %llu\nR %d level %g\n", build,
+           (unsigned long long)s->o->seed, BS_SITE_RESAMPLES,
+           BS_SITE_LEVEL_PCT);
+  bs__sha256_hex(text, strlen(text), s->analysis_key);
+  snprintf(text, sizeof text, "render\n%s\ngnuplot %s\n", build, gv);
+  bs__sha256_hex(text, strlen(text), s->render_key);
   bs__sha256 h;
   bs__sha256_init(&h);
-  char text[512];
-  snprintf(text, sizeof text, "benchsite %s\nseed %llu\nR %d level %g\n",
-           BENCHSITE_VERSION, (unsigned long long)s->o->seed, BS_SITE_RESAMPLES,
-           BS_SITE_LEVEL_PCT);
-  bs__sha256_update(&h, text, strlen(text));
-  char gv[256], rk[512];
-  gnuplot_version(s->o->gnuplot ? s->o->gnuplot : "gnuplot", gv, sizeof gv);
-  snprintf(rk, sizeof rk, "benchsite %s\ngnuplot %s\n", BENCHSITE_VERSION, gv);
-  bs__sha256_hex(rk, strlen(rk), s->render_key);
-  bs__sha256_update(&h, rk, strlen(rk));
+  bs__sha256_update(&h, s->analysis_key, strlen(s->analysis_key));
+  bs__sha256_update(&h, s->render_key, strlen(s->render_key));
   bs_status st;
   if ((st = hash_dir(&h, s->o->templates_dir, err)) ||
       (st = hash_dir(&h, s->o->assets_dir, err)))
     return st;
-  unsigned char d[BS__SHA256_LEN];
-  bs__sha256_final(&h, d);
-  bs__sha256_tohex(d, s->env_key);
+  finish_key(&h, s->report_key);
   return BS_OK;
+}
+
+/* key = H(kind key, run id). */
+static void run_key(const char *kind, const char *id,
+                    char out[BS__SHA256_HEXLEN + 1]) {
+  bs__sha256 h;
+  bs__sha256_init(&h);
+  bs__sha256_update(&h, kind, strlen(kind));
+  bs__sha256_update(&h, id, strlen(id));
+  finish_key(&h, out);
 }
 
 /* ---- The previous build's state ------------------------------------------ */
@@ -498,11 +489,9 @@ static void load_state(site *s) {
     }
     char *tok[20];
     size_t nt = tokens(line, tok, 20);
-    if (nt == 2 && !strcmp(tok[0], "env")) {
-      if (strcmp(tok[1], s->env_key))
-        goto bad; /* other templates, seed, version: nothing is reusable */
+    if (nt == 1 && !strcmp(tok[0], "site")) {
       ok = 1;
-    } else if (nt == 5 && !strcmp(tok[0], "run")) {
+    } else if (nt == 6 && !strcmp(tok[0], "run")) {
       if (s->nprev == cap) {
         prev_run *g = BS__GROW(s->prev, cap, s->nprev + 1, 64);
         if (!g)
@@ -521,7 +510,10 @@ static void load_state(site *s) {
         goto bad;
       if (strcmp(tok[4], "-") && !(cur->no_report = get_hex(tok[4])))
         goto bad;
-    } else if (nt == 11 && !strcmp(tok[0], "res") && cur) {
+      if (strlen(tok[5]) != BS__SHA256_HEXLEN && strcmp(tok[5], "-"))
+        goto bad;
+      snprintf(cur->rkey, sizeof cur->rkey, "%s", tok[5]);
+    } else if (nt == 12 && !strcmp(tok[0], "res") && cur) {
       if (cur->nres == cur->cap) {
         result *g = BS__GROW(cur->res, cur->cap, cur->nres + 1, 8);
         if (!g)
@@ -536,16 +528,17 @@ static void load_state(site *s) {
           !(r->dataset = get_hex(tok[2])) || !parse_size(tok[3], &r->n) ||
           !parse_num(tok[4], &r->median) || !parse_num(tok[5], &r->lo) ||
           !parse_num(tok[6], &r->hi) || !parse_size(tok[7], &verdict) ||
-          verdict > 3 || !parse_num(tok[9], &r->delta_pct) ||
-          !parse_size(tok[10], &r->blocks))
+          verdict > 3 || !parse_num(tok[10], &r->delta_pct) ||
+          !parse_size(tok[11], &r->blocks))
         goto bad;
       r->has_hist = r->n > 0;
       r->has_cmp = verdict > 0;
       r->verdict = (int)verdict - 1;
       r->sig = !strcmp(tok[8], "1");
-    } else if (nt == 3 &&
-               (!strcmp(tok[0], "chart") || !strcmp(tok[0], "page"))) {
-      if (strlen(tok[2]) != BS__SHA256_HEXLEN)
+      r->imp = !strcmp(tok[9], "1");
+    } else if (nt == 3 && !strcmp(tok[0], "file")) {
+      /* "-": a file a killed build may have replaced or left over. */
+      if (strlen(tok[2]) != BS__SHA256_HEXLEN && strcmp(tok[2], "-"))
         goto bad;
       if (s->npfiles == fcap) {
         prev_file *g = BS__GROW(s->pfiles, fcap, s->npfiles + 1, 64);
@@ -557,6 +550,7 @@ static void load_state(site *s) {
       if (!(f->name = bs__strdup(tok[1])))
         goto bad;
       memcpy(f->hash, tok[2], sizeof f->hash);
+      f->kept = 0;
       s->npfiles++;
     } else {
       goto bad;
@@ -583,12 +577,28 @@ static prev_run *find_prev(const site *s, const char *id) {
              : NULL;
 }
 
-static const prev_file *find_pfile(const site *s, const char *name) {
+static prev_file *find_pfile(const site *s, const char *name) {
   prev_file key;
   key.name = (char *)name;
   return s->npfiles ? bsearch(&key, s->pfiles, s->npfiles, sizeof *s->pfiles,
                               cmp_prev_file)
                     : NULL;
+}
+
+/* Whether the published site holds `rel` with these bytes (by hash) from
+ * the previous build. The previous file is kept either way: it is part
+ * of the new site, unchanged or replaced. */
+static int unchanged(site *s, const char *rel, const char *hash) {
+  prev_file *pf = find_pfile(s, rel);
+  if (!pf)
+    return 0;
+  pf->kept = 1;
+  if (strcmp(pf->hash, hash))
+    return 0;
+  char *path = bs__path_join(s->out, rel);
+  int ok = path && bs__is_regular(path);
+  free(path);
+  return ok;
 }
 
 static bs_status state_result(bs__buf *b, const result *r) {
@@ -600,10 +610,10 @@ static bs_status state_result(bs__buf *b, const result *r) {
   if (!st)
     st = put_hex(b, r->dataset);
   if (!st)
-    st = bs__buf_printf(b, " %zu %.17g %.17g %.17g %d %d %.17g %zu\n",
+    st = bs__buf_printf(b, " %zu %.17g %.17g %.17g %d %d %d %.17g %zu\n",
                         r->has_hist ? r->n : 0, r->median, r->lo, r->hi,
-                        r->has_cmp ? r->verdict + 1 : 0, r->sig, r->delta_pct,
-                        r->blocks);
+                        r->has_cmp ? r->verdict + 1 : 0, r->sig, r->imp,
+                        r->delta_pct, r->blocks);
   return st;
 }
 
@@ -616,7 +626,7 @@ static bs_status state_run(bs__buf *b, const srun *r) {
   if (!st)
     st = r->no_report ? put_hex(b, r->no_report) : bs__buf_putc(b, '-');
   if (!st)
-    st = bs__buf_putc(b, '\n');
+    st = bs__buf_printf(b, " %s\n", r->report || r->no_report ? r->rkey : "-");
   for (size_t i = 0; i < r->nres && !st; i++)
     st = state_result(b, &r->res[i]);
   return st;
@@ -653,39 +663,46 @@ static const char *history_impl(const bs_log *log, const bs_case *c,
   return several ? NULL : only;
 }
 
-static bs_status analyse_fresh(site *s, srun *r, bs_error *err) {
-  bs_status st = BS_OK;
-  bs_log *log = bs_log_new();
-  bs_analysis *an = NULL;
-  double *x = NULL;
-  size_t xcap = 0;
-  char *dir = NULL;
-  if (!log)
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
-  /* A run is read only after its files match its checksums, and from the
-   * bytes that were checked (each file read once): a damaged archive stops
-   * the build instead of being published. */
+/* Reads a run's logs after checking them against their checksums: a
+ * damaged archive stops the build instead of being published. */
+static bs_status read_run(site *s, const srun *r, bs_log *log, bs_error *err) {
   bs_archive_verify_result vr;
   bs_archive_verify_result_init(&vr);
-  st = bs_archive_read_run(bs_archive_dir(s->ar), r->ar->id, log, &vr, err);
+  bs_status st =
+      bs_archive_read_run(bs_archive_dir(s->ar), r->ar->id, log, &vr, err);
   if (!st && vr.damaged)
     st = bs_error_set(err, BS_EINPUT, bs_archive_dir(s->ar), 0,
                       "%s; run 'benchsite archive verify --archive %s'",
                       vr.problems[0], bs_archive_dir(s->ar));
   bs_archive_verify_result_release(&vr);
-  if (st)
-    goto done;
+  return st;
+}
 
-  /* The run's analysis, as `benchsite report` makes it; kept going past
-   * what stops a report, so the run's verdicts show even without one. */
+/* The run's analysis, as `benchsite report` makes it; kept going past
+ * what stops a report, so the run's verdicts show even without one. */
+static bs_status analyse_log(site *s, const srun *r, const bs_log *log,
+                             bs_analysis **an, bs_error *err) {
   const bs_manifest *mfs[1] = {r->mf};
   bs_analysis_options ao;
   bs_analysis_options_init(&ao);
   ao.seed = s->o->seed;
   ao.keep_going = 1;
-  if ((st = bs_analyse(log, mfs, 1, &ao, &an, err)))
+  return bs_analyse(log, mfs, 1, &ao, an, err);
+}
+
+/* The run's report, as `benchsite report` makes it, into the build
+ * directory's runs/ID/. A run that cannot have one (nothing to report, a
+ * non-native comparison) gets the reason instead. */
+static bs_status write_report(site *s, srun *r, bs_error *err) {
+  bs_log *log = bs_log_new();
+  bs_analysis *an = NULL;
+  char *dir = NULL;
+  bs_status st;
+  if (!log)
+    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+  if ((st = read_run(s, r, log, err)) ||
+      (st = analyse_log(s, r, log, &an, err)))
     goto done;
-  /* Its report. */
   char rel[BS_ARCHIVE_ID_MAX + 8];
   snprintf(rel, sizeof rel, "runs/%s", r->ar->id);
   if (!(dir = bs__path_join(s->tmp, rel))) {
@@ -704,16 +721,37 @@ static bs_status analyse_fresh(site *s, srun *r, bs_error *err) {
   if (rs == BS_EUSAGE || rs == BS_EINPUT || rs == BS_EMISMATCH) {
     char msg[1024];
     bs_error_format(&rerr, msg, sizeof msg);
-    if (!(r->no_report = bs__strdup(msg))) {
+    free(r->no_report);
+    if (!(r->no_report = bs__strdup(msg)))
       st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
-      goto done;
-    }
   } else if (rs) {
     *err = rerr;
     st = rs;
-    goto done;
+  } else {
+    r->report = 1;
+    st = queue_file(s, rel, 0, 1, err);
   }
+  s->sum.reports_built++;
+done:
+  free(dir);
+  bs_analysis_free(an);
+  bs_log_free(log);
+  return st;
+}
 
+/* A run's results: per case the candidate's median with its interval and
+ * the paired verdict (the confirmatory gate, as the report computes it). */
+static bs_status analyse_fresh(site *s, srun *r, bs_error *err) {
+  bs_status st = BS_OK;
+  bs_log *log = bs_log_new();
+  bs_analysis *an = NULL;
+  double *x = NULL;
+  size_t xcap = 0;
+  if (!log)
+    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+  if ((st = read_run(s, r, log, err)) ||
+      (st = analyse_log(s, r, log, &an, err)))
+    goto done;
   /* Paired verdicts: the analysis's confirmatory comparison. */
   const bs_compare_result *cmp = an->compare;
   const char *candidate = bs_manifest_get(r->mf, "candidate");
@@ -773,52 +811,91 @@ static bs_status analyse_fresh(site *s, srun *r, bs_error *err) {
       res->has_cmp = 1;
       res->verdict = (int)cc->verdict;
       res->sig = cc->significant_regression;
+      res->imp =
+          cc->delta_pct <= -cmp->options.threshold_pct && cc->ci_high_us < 0;
       res->delta_pct = cc->delta_pct;
       res->blocks = cc->blocks;
     }
   }
-  s->sum.reports_built++;
+  s->sum.analyses_built++;
 done:
-  free(dir);
   free(x);
   bs_analysis_free(an);
   bs_log_free(log);
   return st;
 }
 
-/* Takes the report and results of an unchanged run from the previous
- * build. Returns 0 when that is not possible. */
-static int reuse(site *s, srun *r, prev_run *p, bs_error *err, bs_status *st) {
-  *st = BS_OK;
+/* The newest K runs, every run with a significant regression or an
+ * acknowledgement and the newest run of each group get a full report. */
+static void choose_detail(site *s) {
+  size_t k = s->o->detail_runs;
+  for (size_t i = 0; i < s->nruns; i++) {
+    srun *r = &s->runs[i];
+    int sig = 0;
+    for (size_t c = 0; c < r->nres; c++)
+      sig |= r->res[c].has_cmp && r->res[c].sig;
+    r->detailed = i + k >= s->nruns || sig || r->acked > 0;
+  }
+  for (size_t g = 0; g < s->ngroups; g++)
+    for (size_t i = s->nruns; i-- > 0;)
+      if (s->runs[i].group == g) {
+        s->runs[i].detailed = 1;
+        break;
+      }
+}
+
+/* Keeps the published report of a detailed run when its inputs are
+ * unchanged, else writes it again. */
+static bs_status reports(site *s, bs_error *err) {
+  for (size_t i = 0; i < s->nruns; i++) {
+    srun *r = &s->runs[i];
+    if (stage(s, "runs", i, s->nruns))
+      return cancelled(err);
+    run_key(s->report_key, r->ar->id, r->rkey);
+    bs_status st = BS_OK;
+    if (r->detailed) {
+      prev_run *p = find_prev(s, r->ar->id);
+      char rel[BS_ARCHIVE_ID_MAX + 32];
+      snprintf(rel, sizeof rel, "runs/%s/.benchsite-report", r->ar->id);
+      char *marker = s->out_exists ? bs__path_join(s->out, rel) : NULL;
+      if (s->out_exists && !marker)
+        return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+      int same = p && !strcmp(p->rkey, r->rkey);
+      if (same && !p->no_report && marker && bs__is_regular(marker)) {
+        r->report = 1;
+        p->kept = 1;
+        s->sum.reports_reused++;
+      } else if (same && p->no_report) {
+        free(r->no_report);
+        r->no_report = p->no_report;
+        p->no_report = NULL;
+        s->sum.reports_reused++;
+      } else {
+        st = write_report(s, r, err);
+      }
+      free(marker);
+    }
+    if (!st && (st = state_run(&s->state, r)))
+      st = bs_error_set(err, st, NULL, 0, "out of memory");
+    if (st)
+      return st;
+  }
+  return BS_OK;
+}
+
+/* Takes the results of an unchanged run from the previous build. */
+static int reuse(site *s, srun *r, prev_run *p) {
   if (!p || strcmp(p->key, r->key))
     return 0;
-  char rel[BS_ARCHIVE_ID_MAX + 8];
-  snprintf(rel, sizeof rel, "runs/%s", r->ar->id);
-  char *from = bs__path_join(s->out, rel), *to = bs__path_join(s->tmp, rel);
-  char *marker = from ? bs__path_join(from, ".benchsite-report") : NULL;
-  int ok = 0;
-  if (!from || !to || !marker) {
-    *st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
-  } else if (p->no_report || bs__is_regular(marker)) {
-    if (!p->no_report)
-      *st = link_tree(from, to, err);
-    if (!*st) {
-      r->impl = p->impl;
-      r->no_report = p->no_report;
-      r->res = p->res;
-      r->nres = p->nres;
-      p->impl = p->no_report = NULL;
-      p->res = NULL;
-      p->nres = 0;
-      r->reused = 1;
-      s->sum.reports_reused++;
-      ok = 1;
-    }
-  }
-  free(from);
-  free(to);
-  free(marker);
-  return ok || *st;
+  r->impl = p->impl;
+  r->res = p->res;
+  r->nres = p->nres;
+  p->impl = NULL;
+  p->res = NULL;
+  p->nres = 0;
+  r->reused = 1;
+  s->sum.analyses_reused++;
+  return 1;
 }
 
 static bs_status analyse_runs(site *s, bs_error *err) {
@@ -826,14 +903,6 @@ static bs_status analyse_runs(site *s, bs_error *err) {
   s->runs = calloc(n ? n : 1, sizeof *s->runs);
   if (!s->runs)
     return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
-  char *runs_dir = bs__path_join(s->tmp, "runs");
-  if (!runs_dir)
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
-  int made = mkdir(runs_dir, 0755) == 0;
-  free(runs_dir);
-  if (!made)
-    return bs_error_set(err, BS_EIO, s->tmp, 0, "cannot create runs/: %s",
-                        strerror(errno));
   for (size_t i = 0; i < n; i++) {
     if (stage(s, "runs", i, n))
       return cancelled(err);
@@ -845,22 +914,13 @@ static bs_status analyse_runs(site *s, bs_error *err) {
       return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
     if ((st = bs_manifest_read_file(r->mf, r->ar->manifest, err)))
       return st;
-    bs__sha256 h;
-    unsigned char d[BS__SHA256_LEN];
-    bs__sha256_init(&h);
-    bs__sha256_update(&h, s->env_key, strlen(s->env_key));
-    bs__sha256_update(&h, r->ar->id, strlen(r->ar->id));
-    bs__sha256_final(&h, d);
-    bs__sha256_tohex(d, r->key);
-    if (!reuse(s, r, find_prev(s, r->ar->id), err, &st) &&
+    r->baseline_commit = bs_manifest_get(r->mf, "baseline_commit");
+    run_key(s->analysis_key, r->ar->id, r->key);
+    if (!reuse(s, r, find_prev(s, r->ar->id)) &&
         (st = analyse_fresh(s, r, err)))
-      return st;
-    if (st)
       return st;
     if (r->nres)
       qsort(r->res, r->nres, sizeof *r->res, cmp_result);
-    if ((st = state_run(&s->state, r)))
-      return bs_error_set(err, st, NULL, 0, "out of memory");
     for (size_t k = 0; k < r->nres; k++) {
       result *res = &r->res[k];
       res->ack =
@@ -881,8 +941,6 @@ static bs_status analyse_runs(site *s, bs_error *err) {
       s->sum.acknowledged += res->ack != NULL;
     }
   }
-  if (stage(s, "runs", n, n))
-    return cancelled(err);
   return BS_OK;
 }
 
@@ -1026,7 +1084,58 @@ static bs_status drift(site *s, scase *sc, bs_error *err) {
   return BS_OK;
 }
 
+/* The chains and creep of a case (its links: the runs that compared it). */
+static bs_status chain_case(site *s, scase *sc, bs_error *err) {
+  sc->first_shown = sc->npts > SHOWN_RUNS ? sc->npts - SHOWN_RUNS : 0;
+  bs_history_link *links = calloc(sc->npts ? sc->npts : 1, sizeof *links);
+  bs_history_point *pts = calloc(sc->npts ? sc->npts : 1, sizeof *pts);
+  size_t *at = calloc(sc->npts ? sc->npts : 1, sizeof *at);
+  bs_status st = BS_OK;
+  if (!links || !pts || !at) {
+    st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    goto done;
+  }
+  size_t n = 0;
+  for (size_t i = 0; i < sc->npts; i++) {
+    const point *p = &sc->pts[i];
+    const srun *r = &s->runs[p->run];
+    if (!p->r->has_cmp || !isfinite(p->r->delta_pct))
+      continue;
+    links[n].commit = r->ar->commit;
+    links[n].baseline_commit = r->baseline_commit;
+    links[n].group = r->group;
+    links[n].delta_pct = p->r->delta_pct;
+    links[n].significant_regression = p->r->sig;
+    links[n].significant_improvement = p->r->imp;
+    links[n].acknowledged = p->r->ack != NULL;
+    at[n++] = i;
+  }
+  if ((st = bs_history_chain(links, n, pts, &sc->creep, err)))
+    goto done;
+  for (size_t k = 0; k < n; k++) {
+    point *p = &sc->pts[at[k]];
+    p->link = 1;
+    p->chain = pts[k].chain;
+    p->index = pts[k].chained_index;
+  }
+  s->sum.creeping += sc->creep.creeping != 0;
+done:
+  free(links);
+  free(pts);
+  free(at);
+  return st;
+}
+
 /* ---- Formatting ---------------------------------------------------------- */
+
+/* A commit as an axis label: 7 hex digits of a hash, else the id clipped. */
+static void short_commit(char *buf, size_t n, const char *commit) {
+  size_t len = strlen(commit), hex = strspn(commit, "0123456789abcdefABCDEF");
+  if (len >= 12 && hex == len)
+    snprintf(buf, n, "%.7s", commit);
+  else
+    bs__clip(buf, n, commit, 12);
+}
 
 /* "protocol=RegressionGate, machine=box-2": the comparability keys on
  * which group g differs from the other groups (all keys when alone). */
@@ -1072,14 +1181,129 @@ static bs_plot_style style(uint32_t color, bs_plot_marker m) {
   return st;
 }
 
+/* The x axis of a case's history charts: the shown runs at 1..m, some
+ * of them labelled with their commit, the newest always. */
+static void run_axis(const site *s, const scase *sc, bs_plot *p,
+                     bs__sha256 *h) {
+  size_t from = sc->first_shown, m = sc->npts - from;
+  size_t step = m > XTICS ? (m + XTICS - 1) / XTICS : 1;
+  static const char xlabel[] = "commit of the run, oldest to newest";
+  fp_str(h, xlabel);
+  fp_num(h, (double)m);
+  if (p) {
+    bs_plot_xlabel(p, xlabel);
+    bs_plot_xrange(p, 0.5, (double)(m ? m : 1) + 0.5);
+  }
+  for (size_t i = 0; i < m; i++) {
+    /* Every step-th run, and the newest unless a label is close by. */
+    if (i % step && !(i + 1 == m && (step <= 2 || i % step > step / 2)))
+      continue;
+    char label[64];
+    short_commit(label, sizeof label,
+                 s->runs[sc->pts[from + i].run].ar->commit);
+    fp_str(h, label);
+    fp_num(h, (double)(i + 1));
+    if (p)
+      bs_plot_xtic(p, (double)(i + 1), label);
+  }
+}
+
+/* Describes the chained-change chart of a case (see describe_history). */
+static bs_status describe_chain(const site *s, const scase *sc, bs_plot *p,
+                                bs__sha256 *h, bs_error *err) {
+  size_t cap = sc->npts ? sc->npts : 1, from = sc->first_shown;
+  char name[512], clipped[300], title[600];
+  bs__case_label(name, sizeof name, sc->benchmark, sc->dataset);
+  bs__clip(clipped, sizeof clipped, name, BS__NAME_CHARS);
+  snprintf(title, sizeof title, "%s: chained change by run", clipped);
+  static const char ylabel[] = "chained change since the chain began (%)";
+  double *cols = malloc(2 * cap * sizeof *cols);
+  if (!cols)
+    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+  fp_str(h, "chain/1");
+  fp_str(h, s->render_key);
+  fp_str(h, sc->chart_ci);
+  fp_str(h, title);
+  double lo = -BS_HISTORY_CREEP_PCT, hi = BS_HISTORY_CREEP_PCT;
+  for (size_t i = from; i < sc->npts; i++) {
+    if (!sc->pts[i].link)
+      continue;
+    double v = 100 * (sc->pts[i].index - 1);
+    lo = fmin(lo, v);
+    hi = fmax(hi, v);
+  }
+  double pad = (hi - lo) * 0.08;
+  fp_num(h, lo - pad);
+  fp_num(h, hi + pad);
+  if (p) {
+    bs_plot_chart(p, sc->chart_ci, CHART_W, CHART_H);
+    bs_plot_title(p, title);
+    bs_plot_ylabel(p, ylabel);
+    bs_plot_key(p, BS_KEY_BELOW);
+    bs_plot_yrange(p, lo - pad, hi + pad);
+    bs_plot_style zero = style(BS__C_LIGHT, BS_MARK_NONE);
+    zero.line_width = 1;
+    bs_plot_hline(p, 0, &zero, NULL);
+    bs_plot_style gate = style(BS__C_VERMILLION, BS_MARK_NONE);
+    gate.dashed = 1;
+    gate.line_width = 1;
+    bs_plot_hline(p, BS_HISTORY_CREEP_PCT, &gate, NULL);
+    bs_plot_hline(p, -BS_HISTORY_CREEP_PCT, &gate, NULL);
+    bs_plot_keyentry(p, BS_PLOT_LINES,
+                     "creep threshold (\xc2\xb1"
+                     "3 %)",
+                     &gate);
+  }
+  run_axis(s, sc, p, h);
+  /* One line per chain, in the colour of its group. */
+  size_t titled = 0;
+  for (size_t i = from; i < sc->npts; i++) {
+    const point *pt = &sc->pts[i];
+    if (!pt->link ||
+        (i > from && sc->pts[i - 1].link && sc->pts[i - 1].chain == pt->chain))
+      continue;
+    /* Is this the first shown point of its chain? */
+    int seen = 0;
+    for (size_t j = from; j < i && !seen; j++)
+      seen = sc->pts[j].link && sc->pts[j].chain == pt->chain;
+    if (seen)
+      continue;
+    size_t m = 0;
+    for (size_t j = i; j < sc->npts; j++) {
+      const point *q = &sc->pts[j];
+      if (!q->link || q->chain != pt->chain)
+        continue;
+      cols[m] = (double)(j - from + 1);
+      cols[cap + m] = 100 * (q->index - 1);
+      m++;
+    }
+    size_t g = s->runs[pt->run].group;
+    bs_plot_style sty = style(group_colors[g % NGROUP_STYLES],
+                              group_markers[g % NGROUP_STYLES]);
+    sty.line_width = 1.2;
+    const char *key = titled++ ? NULL : "chained change, a line per chain";
+    const double *c2[2] = {cols, cols + cap};
+    if (p)
+      bs_plot_series(p, BS_PLOT_LINESPOINTS, key, &sty, c2, m);
+    fp_str(h, key);
+    fp_num(h, (double)g);
+    for (size_t k = 0; k < m; k++) {
+      fp_num(h, cols[k]);
+      fp_num(h, cols[cap + k]);
+    }
+  }
+  free(cols);
+  return BS_OK;
+}
+
 /* Describes the history chart of a case: into `p` when not NULL, and
  * always into the fingerprint `h` (everything that shapes the SVG: texts,
  * ranges, styles by group and kind, every number). */
 static bs_status describe_history(const site *s, const scase *sc, bs_plot *p,
                                   bs__sha256 *h, bs_error *err) {
   double maxv = 0;
-  size_t cap = sc->npts ? sc->npts : 1;
-  for (size_t i = 0; i < sc->npts; i++) {
+  size_t cap = sc->npts ? sc->npts : 1, from = sc->first_shown;
+  for (size_t i = from; i < sc->npts; i++) {
     const result *r = sc->pts[i].r;
     if (r->has_hist && r->hi > maxv)
       maxv = r->hi;
@@ -1091,8 +1315,6 @@ static bs_status describe_history(const site *s, const scase *sc, bs_plot *p,
   bs__clip(clipped, sizeof clipped, name, BS__NAME_CHARS);
   snprintf(title, sizeof title, "%s: median per call by run", clipped);
   snprintf(ylabel, sizeof ylabel, "median per call (%s)", unit);
-  static const char xlabel[] =
-      "run number, oldest to newest (the table lists them)";
   double *cols = malloc(4 * cap * sizeof *cols);
   if (!cols)
     return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
@@ -1101,29 +1323,24 @@ static bs_status describe_history(const site *s, const scase *sc, bs_plot *p,
   fp_str(h, sc->chart);
   fp_str(h, title);
   fp_str(h, ylabel);
-  /* The x axis ends at the case's newest run, so a run that does not
-   * measure the case leaves its chart unchanged. */
-  size_t last = sc->npts ? sc->pts[sc->npts - 1].run + 1 : 1;
-  fp_num(h, (double)last);
   fp_num(h, maxv * f);
   if (p) {
     bs_plot_chart(p, sc->chart, CHART_W, CHART_H);
     bs_plot_title(p, title);
-    bs_plot_xlabel(p, xlabel);
     bs_plot_ylabel(p, ylabel);
     bs_plot_key(p, BS_KEY_BELOW);
-    bs_plot_xrange(p, 0.5, (double)last + 0.5);
     if (maxv > 0)
       bs_plot_yrange(p, 0, maxv * f * 1.08);
   }
+  run_axis(s, sc, p, h);
   /* Per group: the medians with their intervals, joined by a line. */
   for (size_t g = 0; g < s->ngroups; g++) {
     size_t m = 0;
-    for (size_t i = 0; i < sc->npts; i++) {
+    for (size_t i = from; i < sc->npts; i++) {
       const point *pt = &sc->pts[i];
       if (!pt->r->has_hist || s->runs[pt->run].group != g)
         continue;
-      cols[m] = (double)(pt->run + 1);
+      cols[m] = (double)(i - from + 1);
       cols[cap + m] = pt->r->median * f;
       cols[2 * cap + m] = pt->r->lo * f;
       cols[3 * cap + m] = pt->r->hi * f;
@@ -1174,7 +1391,7 @@ static bs_status describe_history(const site *s, const scase *sc, bs_plot *p,
   };
   for (int k = 0; k < 3; k++) {
     size_t m = 0;
-    for (size_t i = 0; i < sc->npts; i++) {
+    for (size_t i = from; i < sc->npts; i++) {
       const result *r = sc->pts[i].r;
       if (!r->has_hist || !r->has_cmp)
         continue;
@@ -1184,7 +1401,7 @@ static bs_status describe_history(const site *s, const scase *sc, bs_plot *p,
                                                    : -1;
       if (kind != k)
         continue;
-      cols[m] = (double)(sc->pts[i].run + 1);
+      cols[m] = (double)(i - from + 1);
       cols[cap + m] = r->hi * f + maxv * f * 0.03;
       m++;
     }
@@ -1233,39 +1450,62 @@ static char *history_alt(const site *s, const scase *sc) {
       bs__fmt_time(last, sizeof last, newest->median));
 }
 
-/* Queues the history chart of a case into `plot`, or links the previous
- * build's SVG when the chart's fingerprint is unchanged. */
-static bs_status history_chart(site *s, scase *sc, bs_plot *plot,
-                               size_t *queued, bs_error *err) {
-  snprintf(sc->chart, sizeof sc->chart, "case-%s-history.svg", sc->id);
-  if (!(sc->alt = history_alt(s, sc)))
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+/* The alt text of a chained-change chart. */
+static char *chain_alt(const scase *sc) {
+  char name[512], pct[64];
+  bs__case_label(name, sizeof name, sc->benchmark, sc->dataset);
+  if (!sc->creep.has_chain)
+    return bs__strdupf("Chained change of %s: no run compared it.", name);
+  return bs__strdupf(
+      "Chained change of %s: along its newest chain the %zu latest paired "
+      "changes multiply to %s%s.",
+      name, sc->creep.links,
+      bs__fmt_pct_signed(pct, sizeof pct, sc->creep.creep_pct),
+      sc->creep.creeping ? ", a creep no single gate caught" : "");
+}
+
+typedef bs_status (*describe_fn)(const site *s, const scase *sc, bs_plot *p,
+                                 bs__sha256 *h, bs_error *err);
+
+/* Queues a chart of a case into `plot`, or links the previous build's SVG
+ * when the chart's fingerprint is unchanged. */
+static bs_status case_chart(site *s, scase *sc, const char *file,
+                            describe_fn describe, bs_plot *plot, size_t *queued,
+                            bs_error *err) {
   bs__sha256 h;
   bs__sha256_init(&h);
-  bs_status st = describe_history(s, sc, NULL, &h, err);
+  bs_status st = describe(s, sc, NULL, &h, err);
   if (st)
     return st;
   unsigned char d[BS__SHA256_LEN];
   char hash[BS__SHA256_HEXLEN + 1], rel[128];
   bs__sha256_final(&h, d);
   bs__sha256_tohex(d, hash);
-  snprintf(rel, sizeof rel, "charts/%s", sc->chart);
-  if ((st = bs__buf_printf(&s->files, "chart %s %s\n", rel, hash)))
+  snprintf(rel, sizeof rel, "charts/%s", file);
+  if ((st = bs__buf_printf(&s->files, "file %s %s\n", rel, hash)))
     return bs_error_set(err, st, NULL, 0, "out of memory");
-  const prev_file *pf = find_pfile(s, rel);
-  char *from = bs__path_join(s->out, rel), *to = bs__path_join(s->tmp, rel);
-  if (!from || !to) {
-    st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
-  } else if (pf && !strcmp(pf->hash, hash) && bs__is_regular(from) &&
-             link(from, to) == 0) {
+  if (unchanged(s, rel, hash)) {
     s->sum.charts_reused++;
-  } else {
-    bs__sha256_init(&h);
-    st = describe_history(s, sc, plot, &h, err);
-    (*queued)++;
+    return BS_OK;
   }
-  free(from);
-  free(to);
+  bs__sha256_init(&h);
+  if ((st = describe(s, sc, plot, &h, err)) ||
+      (st = queue_file(s, rel, RANK_LEAF, 0, err)))
+    return st;
+  (*queued)++;
+  return BS_OK;
+}
+
+static bs_status history_charts(site *s, scase *sc, bs_plot *plot,
+                                size_t *queued, bs_error *err) {
+  snprintf(sc->chart, sizeof sc->chart, "case-%s-history.svg", sc->id);
+  snprintf(sc->chart_ci, sizeof sc->chart_ci, "case-%s-chain.svg", sc->id);
+  if (!(sc->alt = history_alt(s, sc)) || !(sc->alt_ci = chain_alt(sc)))
+    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+  bs_status st =
+      case_chart(s, sc, sc->chart, describe_history, plot, queued, err);
+  if (!st)
+    st = case_chart(s, sc, sc->chart_ci, describe_chain, plot, queued, err);
   return st;
 }
 
@@ -1330,10 +1570,12 @@ static void run_counts(bs_tval *t, const srun *r) {
 
 static void run_links(bs_tval *t, const srun *r) {
   bs_tval_set_strf(t, "href", "run-%s.html", r->ar->id);
-  if (!r->no_report)
+  if (r->report)
     bs_tval_set_strf(t, "report", "runs/%s/index.html", r->ar->id);
-  else
+  else if (r->no_report)
     bs_tval_set_str(t, "no_report", r->no_report);
+  else
+    bs_tval_set_bool(t, "compact", 1);
 }
 
 /* A run's median and interval (when it has one) and its paired verdict
@@ -1366,6 +1608,19 @@ static void drift_fields(bs_tval *dr, const scase *sc) {
   bs_tval_set_strf(dr, "n", "%zu", sc->drift_n);
 }
 
+/* A case's creep, as the index and its history page state it. */
+static void creep_fields(bs_tval *t, const scase *sc) {
+  char buf[64];
+  if (!sc->creep.has_chain)
+    return;
+  bs_tval *c = bs_tval_set_obj(t, "creep");
+  bs_tval_set_bool(c, "flagged", sc->creep.creeping);
+  bs_tval_set_str(c, "pct",
+                  bs__fmt_pct_signed(buf, sizeof buf, sc->creep.creep_pct));
+  bs_tval_set_strf(c, "links", "%zu", sc->creep.links);
+  bs_tval_set_strf(c, "chain", "%zu", sc->creep.chain + 1);
+}
+
 /* The link to the run before or after on a run page. */
 static void neighbour(bs_tval *root, const char *which, const srun *r) {
   bs_tval *t = bs_tval_set_obj(root, which);
@@ -1373,10 +1628,13 @@ static void neighbour(bs_tval *root, const char *which, const srun *r) {
   bs_tval_set_str(t, "commit", r->ar->commit);
 }
 
+static bs_status emit_file(site *s, const char *file, const char *data,
+                           size_t len, int rank, bs_error *err);
+
 /* Adds the footer's seed, renders the page (freeing d) and writes it
  * unless the previous build has the same bytes, which are then linked. */
 static bs_status emit_page(site *s, const char *tname, bs_tdata *d,
-                           const char *file, bs_error *err) {
+                           const char *file, int rank, bs_error *err) {
   bs_tval_set_strf(bs_tdata_root(d), "seed", "%llu",
                    (unsigned long long)s->o->seed);
   bs_status st = bs_tdata_status(d);
@@ -1390,24 +1648,31 @@ static bs_status emit_page(site *s, const char *tname, bs_tdata *d,
   bs_tdata_free(d);
   if (st)
     return st;
+  st = emit_file(s, file, html, len, rank, err);
+  free(html);
+  return st;
+}
+
+/* Writes `file` of the new site into the build directory and queues it,
+ * unless the published site has the same bytes already. */
+static bs_status emit_file(site *s, const char *file, const char *data,
+                           size_t len, int rank, bs_error *err) {
+  bs_status st = BS_OK;
   char hash[BS__SHA256_HEXLEN + 1];
-  bs__sha256_hex(html, len, hash);
-  char *to = bs__path_join(s->tmp, file), *from = bs__path_join(s->out, file);
-  const prev_file *pf = find_pfile(s, file);
-  if (!to || !from) {
-    st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
-  } else if (pf && !strcmp(pf->hash, hash) && bs__is_regular(from) &&
-             link(from, to) == 0) {
+  bs__sha256_hex(data, len, hash);
+  if (unchanged(s, file, hash)) {
     s->sum.pages_reused++;
   } else {
-    st = bs__write_file(to, html, len, 0, err);
+    char *to = bs__path_join(s->tmp, file);
+    st = to ? bs__write_file(to, data, len, 0, err)
+            : bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    free(to);
+    if (!st)
+      st = queue_file(s, file, rank, 0, err);
     s->sum.pages_written++;
   }
-  if (!st && (st = bs__buf_printf(&s->files, "page %s %s\n", file, hash)))
+  if (!st && (st = bs__buf_printf(&s->files, "file %s %s\n", file, hash)))
     st = bs_error_set(err, st, NULL, 0, "out of memory");
-  free(to);
-  free(from);
-  free(html);
   return st;
 }
 
@@ -1424,6 +1689,8 @@ static bs_status index_page(site *s, bs_error *err) {
   bs_tval_set_bool(sum, "several_groups", s->ngroups > 1);
   bs_tval_set_strf(sum, "drifting", "%zu", s->sum.drifting);
   bs_tval_set_bool(sum, "has_drifting", s->sum.drifting > 0);
+  bs_tval_set_strf(sum, "creeping", "%zu", s->sum.creeping);
+  bs_tval_set_bool(sum, "has_creeping", s->sum.creeping > 0);
   if (s->nruns) {
     const srun *newest = &s->runs[s->nruns - 1];
     bs_tval *nw = bs_tval_set_obj(sum, "newest");
@@ -1476,8 +1743,9 @@ static bs_status index_page(site *s, bs_error *err) {
     } else {
       bs_tval_set_strf(t, "drift_runs", "%zu", sc->drift_n);
     }
+    creep_fields(t, sc);
   }
-  return emit_page(s, "site_index", d, "index.html", err);
+  return emit_page(s, "site_index", d, "index.html", RANK_INDEX, err);
 }
 
 static bs_status run_page(site *s, size_t i, bs_error *err) {
@@ -1536,7 +1804,130 @@ static bs_status run_page(site *s, size_t i, bs_error *err) {
   }
   char file[BS_ARCHIVE_ID_MAX + 16];
   snprintf(file, sizeof file, "run-%s.html", r->ar->id);
-  return emit_page(s, "site_run", d, file, err);
+  return emit_page(s, r->detailed ? "site_run" : "site_run_compact", d, file,
+                   RANK_RUN, err);
+}
+
+/* One run of a case's history JSON, on one line. */
+static bs_status json_point(bs__buf *b, const site *s, const point *p) {
+  const srun *r = &s->runs[p->run];
+  const result *res = p->r;
+  bs_status st = bs__buf_puts(b, "{\"id\": ");
+  if (!st)
+    st = bs__json_string(b, r->ar->id);
+  if (!st)
+    st = bs__buf_puts(b, ", \"commit\": ");
+  if (!st)
+    st = bs__json_string(b, r->ar->commit);
+  if (!st)
+    st = bs__buf_puts(b, ", \"baseline_commit\": ");
+  if (!st)
+    st = r->baseline_commit ? bs__json_string(b, r->baseline_commit)
+                            : bs__buf_puts(b, "null");
+  if (!st)
+    st = bs__buf_puts(b, ", \"date\": ");
+  if (!st)
+    st = bs__json_string(b, r->ar->date);
+  if (!st)
+    st = bs__buf_printf(b, ", \"group\": %zu, \"median_us\": ", r->group + 1);
+  if (!st)
+    st = bs__json_number(b, res->has_hist ? res->median : (double)NAN);
+  if (!st)
+    st = bs__buf_puts(b, ", \"ci_low_us\": ");
+  if (!st)
+    st = bs__json_number(b, res->has_hist ? res->lo : (double)NAN);
+  if (!st)
+    st = bs__buf_puts(b, ", \"ci_high_us\": ");
+  if (!st)
+    st = bs__json_number(b, res->has_hist ? res->hi : (double)NAN);
+  if (!st)
+    st = bs__buf_puts(b, ", \"delta_pct\": ");
+  if (!st)
+    st = bs__json_number(b, res->has_cmp ? res->delta_pct : (double)NAN);
+  if (!st)
+    st = bs__buf_printf(b, ", \"significant_regression\": %s, \"chain\": ",
+                        res->has_cmp && res->sig ? "true" : "false");
+  if (!st)
+    st = p->link ? bs__buf_printf(b, "%zu", p->chain) : bs__buf_puts(b, "null");
+  if (!st)
+    st = bs__buf_puts(b, ", \"chained_index\": ");
+  if (!st)
+    st = bs__json_number(b, p->link ? p->index : (double)NAN);
+  if (!st)
+    st = bs__buf_putc(b, '}');
+  return st;
+}
+
+/* Points [from, to) of a case as the lines of a "runs" array. */
+static bs_status json_points(bs__buf *b, const site *s, const scase *sc,
+                             size_t from, size_t to) {
+  bs_status st = bs__buf_puts(b, "\"runs\": [");
+  for (size_t i = from; i < to && !st; i++) {
+    st = bs__buf_puts(b, i > from ? ",\n  " : "\n  ");
+    if (!st)
+      st = json_point(b, s, &sc->pts[i]);
+  }
+  if (!st)
+    st = bs__buf_puts(b, "]}\n");
+  return st;
+}
+
+/* history/case-ID.json: the newest SHOWN_RUNS runs of a case; the older
+ * ones in history/case-ID-K.json, CHUNK_RUNS runs each counted from the
+ * oldest, so a full chunk never changes when runs are added. */
+static bs_status history_json(site *s, const scase *sc, bs_error *err) {
+  bs__buf b;
+  bs__buf_init(&b, BS__CAP_JSON);
+  bs_status st = BS_OK;
+  char file[96];
+  size_t older = sc->first_shown;
+  size_t nchunks = (older + CHUNK_RUNS - 1) / CHUNK_RUNS;
+  for (size_t k = 0; k < nchunks && !st; k++) {
+    size_t from = k * CHUNK_RUNS;
+    size_t to = from + CHUNK_RUNS < older ? from + CHUNK_RUNS : older;
+    b.len = 0;
+    st = bs__buf_puts(&b, "{\"schema\": \"benchsite.history-chunk/1\", ");
+    if (!st)
+      st = json_points(&b, s, sc, from, to);
+    snprintf(file, sizeof file, "history/case-%s-%zu.json", sc->id, k);
+    if (st)
+      st = bs_error_set(err, st, NULL, 0, "out of memory");
+    else
+      st = emit_file(s, file, b.data, b.len, RANK_LEAF, err);
+  }
+  if (st)
+    goto done;
+  b.len = 0;
+  st = bs__buf_puts(&b, "{\"schema\": \"benchsite.history/1\", "
+                        "\"benchmark\": ");
+  if (!st)
+    st = bs__json_string(&b, sc->benchmark);
+  if (!st)
+    st = bs__buf_puts(&b, ", \"dataset\": ");
+  if (!st)
+    st = bs__json_string(&b, sc->dataset);
+  if (!st)
+    st = bs__buf_printf(&b, ", \"creeping\": %s, \"creep_pct\": ",
+                        sc->creep.creeping ? "true" : "false");
+  if (!st)
+    st = bs__json_number(&b, sc->creep.has_chain ? sc->creep.creep_pct
+                                                 : (double)NAN);
+  if (!st)
+    st = bs__buf_puts(&b, ", \"older\": [");
+  for (size_t k = 0; k < nchunks && !st; k++)
+    st = bs__buf_printf(&b, "%s\"case-%s-%zu.json\"", k ? ", " : "", sc->id, k);
+  if (!st)
+    st = bs__buf_puts(&b, "], ");
+  if (!st)
+    st = json_points(&b, s, sc, older, sc->npts);
+  snprintf(file, sizeof file, "history/case-%s.json", sc->id);
+  if (st)
+    st = bs_error_set(err, st, NULL, 0, "out of memory");
+  else
+    st = emit_file(s, file, b.data, b.len, RANK_CASE, err);
+done:
+  bs__buf_release(&b);
+  return st;
 }
 
 static bs_status case_page(site *s, size_t c, bs_error *err) {
@@ -1563,6 +1954,22 @@ static bs_status case_page(site *s, size_t c, bs_error *err) {
                   "bootstrap interval of the median (2000 resamples). "
                   "Markers above the bars show the run's paired verdict "
                   "against its own baseline.");
+  bs_tval *fci = bs_tval_set_obj(root, "chain_chart");
+  bs_tval_set_strf(fci, "src", "charts/%s", sc->chart_ci);
+  bs_tval_set_str(fci, "alt", sc->alt_ci);
+  bs_tval_set_strf(fci, "width", "%d", CHART_W);
+  bs_tval_set_strf(fci, "height", "%d", CHART_H);
+  bs_tval_set_str(fci, "caption",
+                  "The paired changes of consecutive runs multiplied along "
+                  "a chain: a run continues the chain when its baseline "
+                  "commit is the commit of the run before it in the same "
+                  "environment, and an acknowledged change starts the "
+                  "product again. Unlike the medians above, this does not "
+                  "move when the machine gets faster or slower.");
+  creep_fields(root, sc);
+  bs_tval_set_strf(root, "json", "history/case-%s.json", sc->id);
+  bs_tval_set_strf(root, "shown", "%zu", sc->npts - sc->first_shown);
+  bs_tval_set_bool(root, "truncated", sc->first_shown > 0);
   if (sc->has_drift) {
     bs_tval *dr = bs_tval_set_obj(root, "drift");
     drift_fields(dr, sc);
@@ -1581,17 +1988,24 @@ static bs_status case_page(site *s, size_t c, bs_error *err) {
   }
   bs_tval_set_bool(root, "several_groups", s->ngroups > 1);
   bs_tval *rows = bs_tval_set_list(root, "rows");
-  for (size_t i = 0; i < sc->npts; i++) {
+  for (size_t i = sc->first_shown; i < sc->npts; i++) {
     const point *pt = &sc->pts[i];
     const srun *r = &s->runs[pt->run];
     const result *res = pt->r;
     bs_tval *t = bs_tval_push_obj(rows);
+    if (pt->link) {
+      bs_tval_set_strf(t, "chain", "%zu", pt->chain + 1);
+      char buf[64];
+      bs_tval_set_str(
+          t, "chained",
+          bs__fmt_pct_signed(buf, sizeof buf, 100 * (pt->index - 1)));
+    }
     bs_tval_set_strf(t, "number", "%zu", pt->run + 1);
     bs_tval_set_str(t, "date", r->ar->date);
     bs_tval_set_str(t, "commit", r->ar->commit);
     bs_tval_set_strf(t, "href", "run-%s.html", r->ar->id);
     bs_tval_set_strf(t, "group", "%zu", r->group + 1);
-    if (i > 0 && s->runs[sc->pts[i - 1].run].group != r->group)
+    if (i > sc->first_shown && s->runs[sc->pts[i - 1].run].group != r->group)
       bs_tval_set_bool(t, "group_change", 1);
     result_fields(t, res);
     if (res->has_hist) {
@@ -1603,7 +2017,271 @@ static bs_status case_page(site *s, size_t c, bs_error *err) {
   }
   char file[64];
   snprintf(file, sizeof file, "case-%s.html", sc->id);
-  return emit_page(s, "site_case", d, file, err);
+  bs_status st = emit_page(s, "site_case", d, file, RANK_CASE, err);
+  return st ? st : history_json(s, sc, err);
+}
+
+/* ---- Output directory ---------------------------------------------------- */
+
+/* Renames one queued entry of the build directory into the published
+ * site. A report directory that exists is exchanged in one step where the
+ * system can (the old one lands in the build directory). */
+static bs_status publish_one(site *s, const pending *q, bs_error *err) {
+  char *from = bs__path_join(s->tmp, q->rel),
+       *to = bs__path_join(s->out, q->rel);
+  bs_status st = BS_OK;
+  if (!from || !to) {
+    st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    goto done;
+  }
+  if (q->dir && !q->fresh) {
+#if defined(__linux__) && defined(RENAME_EXCHANGE)
+    if (renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_EXCHANGE) == 0)
+      goto done;
+#endif
+    size_t n = strlen(from) + 8;
+    char *aside = malloc(n);
+    if (!aside) {
+      st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+      goto done;
+    }
+    snprintf(aside, n, "%s.old", from);
+    if (rename(to, aside) != 0 && errno != ENOENT)
+      st = bs_error_set(err, BS_EIO, to, 0, "cannot move the old report: %s",
+                        strerror(errno));
+    free(aside);
+    if (st)
+      goto done;
+  }
+  if (rename(from, to) != 0)
+    st = bs_error_set(err, BS_EIO, to, 0, "cannot rename into place: %s",
+                      strerror(errno));
+done:
+  free(from);
+  free(to);
+  return st;
+}
+
+static bs_status ensure_dir(const char *parent, const char *name,
+                            bs_error *err) {
+  char *p = bs__path_join(parent, name);
+  if (!p)
+    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+  bs_status st = BS_OK;
+  if (mkdir(p, 0755) != 0 && errno != EEXIST)
+    st = bs_error_set(err, BS_EIO, p, 0, "cannot create directory: %s",
+                      strerror(errno));
+  free(p);
+  return st;
+}
+
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The queued paths, sorted (for lookups). NULL when out of memory. */
+static char **queued_names(const site *s) {
+  char **v = malloc((s->nqueue ? s->nqueue : 1) * sizeof *v);
+  if (!v)
+    return NULL;
+  for (size_t i = 0; i < s->nqueue; i++)
+    v[i] = s->queue[i].rel;
+  if (s->nqueue)
+    qsort(v, s->nqueue, sizeof *v, cmp_str);
+  return v;
+}
+
+static int is_queued(char **v, size_t n, const char *rel) {
+  return n && bsearch(&rel, v, n, sizeof *v, cmp_str) != NULL;
+}
+
+/* Publishes the state of the site while files move: the new state, with
+ * "-" for every file and report being replaced, plus the previous files
+ * the new site drops (so a later build removes them). */
+static bs_status write_transition(site *s, bs_error *err) {
+  char **names = queued_names(s);
+  bs__buf b;
+  bs__buf_init(&b, BS__CAP_SITE_STATE);
+  bs_status st = names ? BS_OK : BS_ENOMEM;
+  const char *p = s->state.data ? s->state.data : "";
+  while (!st && *p) {
+    const char *nl = strchr(p, '\n');
+    size_t len = nl ? (size_t)(nl - p) : strlen(p);
+    char line[4096];
+    if (len >= sizeof line) {
+      st = bs__buf_append(&b, p, len);
+    } else {
+      memcpy(line, p, len);
+      line[len] = '\0';
+      char *last = strrchr(line, ' ');
+      int dirty = 0;
+      if (!strncmp(line, "file ", 5) && last) {
+        *last = '\0';
+        dirty = is_queued(names, s->nqueue, line + 5);
+        *last = ' ';
+      } else if (!strncmp(line, "run ", 4) && last) {
+        char rel[BS_ARCHIVE_ID_MAX + 8];
+        size_t idlen = strcspn(line + 4, " ");
+        snprintf(rel, sizeof rel, "runs/%.*s", (int)idlen, line + 4);
+        dirty = is_queued(names, s->nqueue, rel);
+      }
+      if (dirty) {
+        st = bs__buf_append(&b, line, (size_t)(last - line));
+        if (!st)
+          st = bs__buf_puts(&b, " -");
+      } else {
+        st = bs__buf_append(&b, line, len);
+      }
+    }
+    if (!st)
+      st = bs__buf_putc(&b, '\n');
+    p = nl ? nl + 1 : p + len;
+  }
+  for (size_t i = 0; i < s->npfiles && !st; i++)
+    if (!s->pfiles[i].kept)
+      st = bs__buf_printf(&b, "file %s -\n", s->pfiles[i].name);
+  free(names);
+  if (st) {
+    bs__buf_release(&b);
+    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+  }
+  char rel[64];
+  snprintf(rel, sizeof rel, "%s.transition", MARKER);
+  char *path = bs__path_join(s->tmp, rel);
+  st = path ? bs__write_file(path, b.data ? b.data : "", b.len, 0, err)
+            : bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+  bs__buf_release(&b);
+  if (!st) {
+    char *to = bs__path_join(s->out, MARKER);
+    if (!to)
+      st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    else if (rename(path, to) != 0)
+      st = bs_error_set(err, BS_EIO, to, 0, "cannot rename into place: %s",
+                        strerror(errno));
+    free(to);
+  }
+  free(path);
+  return st;
+}
+
+/* Removes the reports the new site no longer has: runs/ holds one per
+ * detailed run, so this looks at a few dozen entries. */
+static void sweep_reports(const site *s) {
+  char *runs = bs__path_join(s->out, "runs");
+  char **names = NULL;
+  size_t n = 0;
+  bs_error ignore;
+  if (!runs || bs__list_dir(runs, not_dots, &names, &n, &ignore)) {
+    free(runs);
+    return;
+  }
+  char **keep = malloc((s->nruns ? s->nruns : 1) * sizeof *keep);
+  size_t nk = 0;
+  for (size_t i = 0; keep && i < s->nruns; i++)
+    if (s->runs[i].report)
+      keep[nk++] = (char *)s->runs[i].ar->id;
+  if (keep && nk)
+    qsort(keep, nk, sizeof *keep, cmp_str);
+  for (size_t i = 0; keep && i < n; i++) {
+    if (is_queued(keep, nk, names[i]))
+      continue;
+    char *p = bs__path_join(runs, names[i]);
+    if (p)
+      bs__remove_tree(p);
+    free(p);
+  }
+  free(keep);
+  bs__strlist_free(names, n);
+  free(runs);
+}
+
+/* Publishes the new site. A first build renames the whole build directory
+ * into place. Otherwise only what changed moves into the published site,
+ * one rename each, in an order that keeps every link resolving at every
+ * moment: new files before replaced ones, each set by rank (charts,
+ * reports and history chunks, then run pages, then case pages and their
+ * history, then the index); then the files the new site no longer has are
+ * removed, and the state, written last, records the new site. */
+static bs_status publish(site *s, bs_error *err) {
+  bs_status st = BS_OK;
+  if (!s->out_exists) {
+    return bs_output_dir_commit(s->od, err);
+  }
+  static const char *const dirs[] = {"charts", "history", "runs"};
+  for (size_t i = 0; i < 3 && !st; i++)
+    st = ensure_dir(s->out, dirs[i], err);
+  /* While files move, the published state calls every one that moves or
+   * goes "-" (unknown): a build killed half-way leaves a state the next
+   * build can trust. */
+  if (!st)
+    st = write_transition(s, err);
+  for (int fresh = 1; fresh >= 0 && !st; fresh--)
+    for (int rank = RANK_LEAF; rank <= RANK_INDEX && !st; rank++)
+      for (size_t i = 0; i < s->nqueue && !st; i++)
+        if (s->queue[i].fresh == fresh && s->queue[i].rank == rank)
+          st = publish_one(s, &s->queue[i], err);
+  if (st)
+    return st;
+  for (size_t i = 0; i < s->npfiles; i++) {
+    if (s->pfiles[i].kept)
+      continue;
+    char *p = bs__path_join(s->out, s->pfiles[i].name);
+    if (p)
+      unlink(p);
+    free(p);
+  }
+  sweep_reports(s);
+  pending marker = {(char *)MARKER, RANK_INDEX, 0, 0};
+  return publish_one(s, &marker, err);
+}
+
+/* Whether this build already emitted `rel`. */
+static int emitted(const site *s, const char *rel) {
+  size_t n = strlen(rel);
+  for (const char *p = s->files.data; p && *p;) {
+    if (!strncmp(p, "file ", 5) && !strncmp(p + 5, rel, n) && p[5 + n] == ' ')
+      return 1;
+    const char *nl = strchr(p, '\n');
+    p = nl ? nl + 1 : NULL;
+  }
+  return 0;
+}
+
+/* Copies the regular files of `dir` into the site: the assets (visible
+ * names) or the user's static files (dot files too, and never in place of
+ * a file of the site). */
+static bs_status copy_files(site *s, const char *dir, int user, bs_error *err) {
+  char **names;
+  size_t n;
+  bs_status st =
+      bs__list_dir(dir, user ? not_dots : not_hidden, &names, &n, err);
+  if (st)
+    return st;
+  for (size_t i = 0; i < n && !st; i++) {
+    char *from = bs__path_join(dir, names[i]);
+    if (!from) {
+      st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+      break;
+    }
+    if (bs__is_regular(from)) {
+      if (user &&
+          (!strncmp(names[i], MARKER, strlen(MARKER)) ||
+           !strcmp(names[i], "charts") || !strcmp(names[i], "history") ||
+           !strcmp(names[i], "runs") || emitted(s, names[i]))) {
+        st = bs_error_set(err, BS_EUSAGE, from, 0,
+                          "a static file may not replace a file of the site");
+      } else {
+        char *data = NULL;
+        size_t len = 0;
+        if (!(st = bs_read_file(from, 0, &data, &len, err)))
+          st = emit_file(s, names[i], data ? data : "", len, RANK_LEAF, err);
+        free(data);
+      }
+    }
+    free(from);
+  }
+  bs__strlist_free(names, n);
+  return st;
 }
 
 /* ---- The build ----------------------------------------------------------- */
@@ -1620,9 +2298,13 @@ static void site_release(site *s) {
   for (size_t c = 0; c < s->ncases; c++) {
     free(s->cases[c].pts);
     free(s->cases[c].alt);
+    free(s->cases[c].alt_ci);
   }
   free(s->cases);
   free(s->groups);
+  for (size_t i = 0; i < s->nqueue; i++)
+    free(s->queue[i].rel);
+  free(s->queue);
   prev_release(s);
   bs__buf_release(&s->state);
   bs__buf_release(&s->files);
@@ -1661,9 +2343,10 @@ bs_status bs_site_build(const char *archive_dir, const char *out_dir,
   }
   if ((st = bs_templates_load(s.tpl, "site_index", err)) ||
       (st = bs_templates_load(s.tpl, "site_run", err)) ||
+      (st = bs_templates_load(s.tpl, "site_run_compact", err)) ||
       (st = bs_templates_load(s.tpl, "site_case", err)))
     goto done;
-  if ((st = env_key(&s, err)))
+  if ((st = make_keys(&s, err)))
     goto done;
   if (s.out_exists && !o->full)
     load_state(&s);
@@ -1671,8 +2354,13 @@ bs_status bs_site_build(const char *archive_dir, const char *out_dir,
   if ((st = bs_output_dir_start(s.od, err)))
     goto done;
   s.tmp = bs_output_dir_path(s.od);
+  static const char *const dirs[] = {"charts", "history", "runs"};
+  for (size_t i = 0; i < 3 && !st; i++)
+    st = ensure_dir(s.tmp, dirs[i], err);
+  if (st)
+    goto done;
 
-  if ((st = bs__buf_printf(&s.state, "%s\nenv %s\n", STATE_MAGIC, s.env_key))) {
+  if ((st = bs__buf_printf(&s.state, "%s\nsite\n", STATE_MAGIC))) {
     st = bs_error_set(err, st, NULL, 0, "out of memory");
     goto done;
   }
@@ -1683,19 +2371,24 @@ bs_status bs_site_build(const char *archive_dir, const char *out_dir,
     goto done;
   }
   assign_groups(&s);
+  choose_detail(&s);
+  if ((st = reports(&s, err)))
+    goto done;
+  if (stage(&s, "runs", s.nruns, s.nruns)) {
+    st = cancelled(err);
+    goto done;
+  }
   if ((st = collect_cases(&s, err)))
     goto done;
   for (size_t c = 0; c < s.ncases; c++)
-    if ((st = drift(&s, &s.cases[c], err)))
+    if ((st = drift(&s, &s.cases[c], err)) ||
+        (st = chain_case(&s, &s.cases[c], err)))
       goto done;
 
-  /* Charts: describe all, render the changed ones with one gnuplot. */
+  /* Charts: describe all, render the changed ones. */
   char *charts = bs__path_join(s.tmp, "charts");
-  if (!charts || mkdir(charts, 0755) != 0) {
-    st = charts ? bs_error_set(err, BS_EIO, s.tmp, 0,
-                               "cannot create charts/: %s", strerror(errno))
-                : bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
-    free(charts);
+  if (!charts) {
+    st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
     goto done;
   }
   size_t queued = 0;
@@ -1705,7 +2398,7 @@ bs_status bs_site_build(const char *archive_dir, const char *out_dir,
     goto done;
   }
   for (size_t c = 0; c < s.ncases && !st; c++)
-    st = history_chart(&s, &s.cases[c], plot, &queued, err);
+    st = history_charts(&s, &s.cases[c], plot, &queued, err);
   if (!st && queued) {
     if (stage(&s, "charts", 0, queued)) {
       st = cancelled(err);
@@ -1713,6 +2406,7 @@ bs_status bs_site_build(const char *archive_dir, const char *out_dir,
       bs_plot_run pr;
       memset(&pr, 0, sizeof pr);
       pr.gnuplot = o->gnuplot;
+      pr.jobs = o->jobs;
       st = bs_plot_render(plot, charts, &pr, err);
     }
   }
@@ -1721,7 +2415,7 @@ bs_status bs_site_build(const char *archive_dir, const char *out_dir,
     goto done;
   s.sum.charts_rendered = queued;
 
-  /* Pages. */
+  /* Pages, assets and the user's static files. */
   if (stage(&s, "pages", 0, 1)) {
     st = cancelled(err);
     goto done;
@@ -1734,28 +2428,8 @@ bs_status bs_site_build(const char *archive_dir, const char *out_dir,
   for (size_t c = 0; c < s.ncases; c++)
     if ((st = case_page(&s, c, err)))
       goto done;
-  /* Assets, then the state (which marks the directory as a site). */
-  DIR *ad = opendir(o->assets_dir);
-  if (!ad) {
-    st = bs_error_set(err, BS_EIO, o->assets_dir, 0,
-                      "cannot read directory: %s", strerror(errno));
-    goto done;
-  }
-  struct dirent *e;
-  while (!st && (e = readdir(ad))) {
-    if (e->d_name[0] == '.')
-      continue;
-    char *from = bs__path_join(o->assets_dir, e->d_name),
-         *to = bs__path_join(s.tmp, e->d_name);
-    if (!from || !to)
-      st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
-    else if (bs__is_regular(from))
-      st = bs__copy_file(from, to, err);
-    free(from);
-    free(to);
-  }
-  closedir(ad);
-  if (st)
+  if ((st = copy_files(&s, o->assets_dir, 0, err)) ||
+      (o->static_dir && (st = copy_files(&s, o->static_dir, 1, err))))
     goto done;
   if ((st = bs__buf_append(&s.state, s.files.data ? s.files.data : "",
                            s.files.len))) {
@@ -1775,15 +2449,17 @@ bs_status bs_site_build(const char *archive_dir, const char *out_dir,
     st = cancelled(err);
     goto done;
   }
-  if ((st = bs_output_dir_commit(s.od, err)))
+  if ((st = publish(&s, err)))
     goto done;
   s.sum.runs = s.nruns;
   s.sum.cases = s.ncases;
   s.sum.groups = s.ngroups;
+  for (size_t i = 0; i < s.nruns; i++)
+    s.sum.compact += !s.runs[i].detailed;
   if (summary)
     *summary = s.sum;
 done:
-  /* The failed build, or the old site after the swap. */
+  /* The failed build, or what a build replaced. */
   bs_output_dir_free(s.od);
   bs_plot_free(plot);
   site_release(&s);

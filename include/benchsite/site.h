@@ -58,6 +58,8 @@ extern "C" {
 /* Resamples and level of the history intervals. */
 #define BS_SITE_RESAMPLES 2000
 #define BS_SITE_LEVEL_PCT 95.0
+/* Runs that get full reports by default (newest first). */
+#define BS_SITE_DETAIL_RUNS 30
 
 typedef struct bs_site_options {
   const char *templates_dir; /* required: the report's and site_*.html */
@@ -65,6 +67,16 @@ typedef struct bs_site_options {
   uint64_t seed;             /* bootstrap seed (default 0) */
   const char *gnuplot;       /* NULL: "gnuplot" from PATH */
   int full;                  /* 1: ignore the previous build's state */
+  /* Runs that get a full report besides those with a significant
+   * regression or an acknowledgement and the newest of each group
+   * (bs_site_options_init sets BS_SITE_DETAIL_RUNS). */
+  size_t detail_runs;
+  /* Files copied into the site on every build (CNAME, .nojekyll, a
+   * logo): the regular files directly in this directory, dot files
+   * included. NULL: none. */
+  const char *static_dir;
+  /* gnuplot processes rendering at once; 0: the online CPUs. */
+  size_t jobs;
   /* Called with a stage ("runs", "charts", "pages") and progress in it;
    * a non-zero return cancels the build (BS_EIO, "cancelled") and leaves
    * the previous site untouched. May be NULL. */
@@ -72,19 +84,22 @@ typedef struct bs_site_options {
   void *progress_ctx;
 } bs_site_options;
 
-/* Zeroes `o`. */
+/* Zeroes `o` and sets detail_runs to BS_SITE_DETAIL_RUNS. */
 void bs_site_options_init(bs_site_options *o);
 
 typedef struct bs_site_summary {
   size_t runs;
   size_t cases;
   size_t groups; /* comparability groups */
+  size_t analyses_built, analyses_reused;
   size_t reports_built, reports_reused;
+  size_t compact; /* runs with a compact page only */
   size_t charts_rendered, charts_reused;
   size_t pages_written, pages_reused;
   size_t open_regressions; /* in the newest run, not acknowledged */
   size_t acknowledged;     /* acknowledged cases over all runs */
   size_t drifting;         /* cases whose drift test is significant */
+  size_t creeping;         /* cases creeping along their newest chain */
 } bs_site_summary;
 
 /* Builds the site of the archive `archive_dir` into `out_dir`. An existing

@@ -6,11 +6,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char usage[] =
     "usage: benchsite site --archive DIR --out DIR [--templates DIR]\n"
     "                      [--seed N] [--gnuplot PROGRAM] [--full]\n"
+    "                      [--detail-runs K] [--jobs N] [--static DIR]\n"
     "\n"
     "Builds a static site of every run in the archive: each run's report,\n"
     "an index of runs (newest first) with their verdicts, and per case a\n"
@@ -26,16 +28,30 @@ static const char usage[] =
     "  --seed N           bootstrap seed (default 0)\n"
     "  --gnuplot PROGRAM  gnuplot to run (default: gnuplot from PATH)\n"
     "  --full             rebuild everything, ignoring the previous build\n"
+    "  --detail-runs K    full reports (every chart, per-case pages) for the\n"
+    "                     newest K runs (default 30) and for every run with a\n"
+    "                     significant regression, an acknowledgement, or that\n"
+    "                     is the newest of its environment; the other runs\n"
+    "                     get a compact page ('benchsite report' remakes the\n"
+    "                     rest from the archive)\n"
+    "  --jobs N           gnuplot processes at once (default: the CPUs)\n"
+    "  --static DIR       files copied into the site on every build, e.g.\n"
+    "                     CNAME and .nojekyll for GitHub Pages\n"
     "\n"
-    "The build is incremental: reports, charts and pages whose inputs did\n"
-    "not change are taken from the previous site, and the result is the\n"
-    "same as a clean build. It happens beside DIR and is swapped in, so an\n"
-    "interruption leaves the previous site intact.\n"
+    "The build is incremental: each run's analysis is kept in the site and\n"
+    "reused while the run and this build of benchsite are unchanged, and\n"
+    "only the reports, charts and pages whose bytes change are written.\n"
+    "They are prepared beside DIR and moved in one file at a time, each\n"
+    "page after everything it links, so no page ever links a missing file;\n"
+    "an interruption leaves the previous site, or the new one, or a mix of\n"
+    "the two that the next build completes. The result is the same as a\n"
+    "clean build.\n"
     "Exit status: 0 site written, 2 bad input or usage, 3 failure.\n";
 
 static const cli_opt opts[] = {
-    {"archive", 1, 0}, {"out", 1, 0},     {"templates", 1, 0},
-    {"seed", 1, 0},    {"gnuplot", 1, 0}, {"full", 0, 0},
+    {"archive", 1, 0},     {"out", 1, 0},     {"templates", 1, 0},
+    {"seed", 1, 0},        {"gnuplot", 1, 0}, {"full", 0, 0},
+    {"detail-runs", 1, 0}, {"jobs", 1, 0},    {"static", 1, 0},
 };
 
 typedef struct progress {
@@ -87,6 +103,23 @@ int cli_cmd_site(int argc, char **argv) {
   bs_site_options_init(&o);
   if ((rc = cli_get_u64(&a, "seed", &o.seed)))
     goto done;
+  uint64_t k = o.detail_runs, jobs = 0;
+  if ((rc = cli_get_u64(&a, "detail-runs", &k)) ||
+      (rc = cli_get_u64(&a, "jobs", &jobs)))
+    goto done;
+  if (k > 1000000 || jobs > 1024 || (cli_get(&a, "jobs") && jobs == 0)) {
+    rc = cli_usage_error("site: --detail-runs wants 0..1000000 and --jobs "
+                         "1..1024");
+    goto done;
+  }
+  o.detail_runs = (size_t)k;
+  o.jobs = (size_t)jobs;
+  o.static_dir = cli_get(&a, "static");
+  struct stat sb;
+  if (o.static_dir && (stat(o.static_dir, &sb) != 0 || !S_ISDIR(sb.st_mode))) {
+    rc = cli_usage_error("site: --static %s: not a directory", o.static_dir);
+    goto done;
+  }
   o.gnuplot = cli_get(&a, "gnuplot");
   o.full = cli_flag(&a, "full");
   o.templates_dir = cli_get(&a, "templates");
@@ -137,15 +170,17 @@ int cli_cmd_site(int argc, char **argv) {
     goto done;
   }
   printf("%s/index.html: %zu run%s, %zu case%s, %zu comparability group%s; "
-         "reports %zu built, %zu reused; history charts %zu rendered, %zu "
+         "analyses %zu built, %zu reused; reports %zu built, %zu reused (%zu "
+         "compact runs); history charts %zu rendered, %zu "
          "reused; pages %zu written, %zu unchanged; %zu open regression%s in "
-         "the newest run, %zu drifting case%s\n",
+         "the newest run, %zu drifting case%s, %zu creeping\n",
          out, sum.runs, sum.runs == 1 ? "" : "s", sum.cases,
          sum.cases == 1 ? "" : "s", sum.groups, sum.groups == 1 ? "" : "s",
-         sum.reports_built, sum.reports_reused, sum.charts_rendered,
+         sum.analyses_built, sum.analyses_reused, sum.reports_built,
+         sum.reports_reused, sum.compact, sum.charts_rendered,
          sum.charts_reused, sum.pages_written, sum.pages_reused,
          sum.open_regressions, sum.open_regressions == 1 ? "" : "s",
-         sum.drifting, sum.drifting == 1 ? "" : "s");
+         sum.drifting, sum.drifting == 1 ? "" : "s", sum.creeping);
 done:
   if (handlers)
     cli_signals_restore(&old);
