@@ -139,9 +139,9 @@ static uint64_t dot_pr(const workload *w) {
 }
 
 /* dot, as it creeps at the end of the series: dot_pr followed by `rounds`
- * dependent multiply-adds (a rounding step, then a second and a third),
- * each about 2 % of the call: none is a significant regression on its
- * own, together they are. */
+ * dependent multiply-adds (a rounding step, then more), each step about
+ * 2 % of the call: none is a significant regression on its own, together
+ * they are. */
 static double dot_tail(double s, int rounds) {
   for (int r = 0; r < rounds; r++)
     s = s * 0.9999999999999999 + 0x1p-60;
@@ -160,8 +160,8 @@ static uint64_t dot_rounded(const workload *w, int rounds) {
 }
 
 static uint64_t dot_round1(const workload *w) { return dot_rounded(w, 10); }
-static uint64_t dot_round2(const workload *w) { return dot_rounded(w, 20); }
-static uint64_t dot_round3(const workload *w) { return dot_rounded(w, 30); }
+static uint64_t dot_round2(const workload *w) { return dot_rounded(w, 17); }
+static uint64_t dot_round3(const workload *w) { return dot_rounded(w, 24); }
 
 /* sum, the fix of the series: the four accumulators of sum_main, and the
  * finiteness check moved out of the loop: a non-finite input makes the
