@@ -222,6 +222,7 @@ typedef struct result {
   int has_cmp;
   int verdict; /* bs_verdict */
   int sig;
+  int imp; /* a significant improvement */
   double delta_pct;
   size_t blocks;
   const bs_ack *ack;
@@ -543,6 +544,7 @@ static void load_state(site *s) {
       r->has_cmp = verdict > 0;
       r->verdict = (int)verdict - 1;
       r->sig = !strcmp(tok[8], "1");
+      r->imp = !strcmp(tok[8], "2");
     } else if (nt == 3 &&
                (!strcmp(tok[0], "chart") || !strcmp(tok[0], "page"))) {
       if (strlen(tok[2]) != BS__SHA256_HEXLEN)
@@ -602,8 +604,11 @@ static bs_status state_result(bs__buf *b, const result *r) {
   if (!st)
     st = bs__buf_printf(b, " %zu %.17g %.17g %.17g %d %d %.17g %zu\n",
                         r->has_hist ? r->n : 0, r->median, r->lo, r->hi,
-                        r->has_cmp ? r->verdict + 1 : 0, r->sig, r->delta_pct,
-                        r->blocks);
+                        r->has_cmp ? r->verdict + 1 : 0,
+                        r->sig   ? 1
+                        : r->imp ? 2
+                                 : 0,
+                        r->delta_pct, r->blocks);
   return st;
 }
 
@@ -773,6 +778,7 @@ static bs_status analyse_fresh(site *s, srun *r, bs_error *err) {
       res->has_cmp = 1;
       res->verdict = (int)cc->verdict;
       res->sig = cc->significant_regression;
+      res->imp = cc->significant_improvement;
       res->delta_pct = cc->delta_pct;
       res->blocks = cc->blocks;
     }
@@ -1347,9 +1353,15 @@ static void result_fields(bs_tval *t, const result *res) {
   }
   if (res->has_cmp) {
     bs_tval_set_str(t, "verdict",
-                    bs__verdict_marker(res->sig, (bs_verdict)res->verdict));
+                    bs__verdict_marker(res->sig   ? 1
+                                       : res->imp ? -1
+                                                  : 0,
+                                       (bs_verdict)res->verdict));
     bs_tval_set_str(t, "verdict_class",
-                    bs__verdict_class(res->sig, (bs_verdict)res->verdict));
+                    bs__verdict_class(res->sig   ? 1
+                                      : res->imp ? -1
+                                                 : 0,
+                                      (bs_verdict)res->verdict));
     bs_tval_set_str(t, "delta_pct",
                     bs__fmt_pct_signed(buf, sizeof buf, res->delta_pct));
   }
