@@ -195,7 +195,7 @@ static bs_status tune(bs_analysis *a, const bs_analysis_options *o,
   bs_error e;
   bs_error_clear(&e);
   bs_tune_result *t = NULL;
-  bs_status st = bs_tune_run(a->log, &t, &e);
+  bs_status st = bs_tune_run(a->log, a->seed, &t, &e);
   if (st == BS_ENOMEM || (st && required))
     return problem(a, o, st, &e, err);
   if (!st) {
@@ -272,10 +272,13 @@ bs_status bs_analyse(const bs_log *log, const bs_manifest *const *manifests,
     st = validate(a, o, required, &aa_a, &aa_b, err);
   if (!st && !a->status && a->compare) {
     /* The noise floors: the A/A validation's own, else the caller's. */
+    bs_status ns = BS_OK;
     if (a->aa)
-      bs_compare_apply_noise(a->compare, bs_noise_result_lookup, a->aa);
+      ns = bs_compare_apply_noise(a->compare, bs_noise_result_lookup, a->aa);
     else if (o->noise_lookup)
-      bs_compare_apply_noise(a->compare, o->noise_lookup, o->noise_ctx);
+      ns = bs_compare_apply_noise(a->compare, o->noise_lookup, o->noise_ctx);
+    if (ns)
+      st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
   }
   if (!st && !a->status) {
     if (want & BS_ANALYSE_TUNE) {

@@ -109,12 +109,26 @@ static double bin_quantile(const bin *bins, size_t nb, size_t R, double f) {
   return a + frac * (b - a);
 }
 
+static bs_status median_ci(const double *x, size_t m, uint64_t resamples,
+                           double level_pct, uint64_t seed,
+                           bs_noise_engine want, bs_noise_engine *used,
+                           double *low, double *high, double *thetas,
+                           uint64_t *nonpositive, bs_error *err);
+
 bs_status bs_bootstrap_median_ci(const double *x, size_t m, uint64_t resamples,
                                  double level_pct, uint64_t seed, double *low,
                                  double *high, double *thetas, bs_error *err) {
-  return bs__bootstrap_median_ci_engine(x, m, resamples, level_pct, seed,
-                                        BS_NOISE_ENGINE_AUTO, NULL, low, high,
-                                        thetas, err);
+  return median_ci(x, m, resamples, level_pct, seed, BS_NOISE_ENGINE_AUTO, NULL,
+                   low, high, thetas, NULL, err);
+}
+
+bs_status bs_bootstrap_median_ci_count(const double *x, size_t m,
+                                       uint64_t resamples, double level_pct,
+                                       uint64_t seed, double *low, double *high,
+                                       double *thetas, uint64_t *nonpositive,
+                                       bs_error *err) {
+  return median_ci(x, m, resamples, level_pct, seed, BS_NOISE_ENGINE_AUTO, NULL,
+                   low, high, thetas, nonpositive, err);
 }
 
 bs_status bs__bootstrap_median_ci_engine(const double *x, size_t m,
@@ -123,6 +137,15 @@ bs_status bs__bootstrap_median_ci_engine(const double *x, size_t m,
                                          bs_noise_engine *used, double *low,
                                          double *high, double *thetas,
                                          bs_error *err) {
+  return median_ci(x, m, resamples, level_pct, seed, want, used, low, high,
+                   thetas, NULL, err);
+}
+
+static bs_status median_ci(const double *x, size_t m, uint64_t resamples,
+                           double level_pct, uint64_t seed,
+                           bs_noise_engine want, bs_noise_engine *used,
+                           double *low, double *high, double *thetas,
+                           uint64_t *nonpositive, bs_error *err) {
   bs_status st = bs_bootstrap_check_level(level_pct, err);
   if (st)
     return st;
@@ -191,6 +214,8 @@ bs_status bs__bootstrap_median_ci_engine(const double *x, size_t m,
   }
 
   double alpha = (100.0 - level_pct) / 200.0;
+  /* #{r : theta*_r <= 0}, for the one-sided bootstrap p-value. */
+  uint64_t np = 0;
   if (binned) {
     size_t nb = 0;
     for (uint32_t a = 0; a < m; a++) {
@@ -200,6 +225,8 @@ bs_status bs__bootstrap_median_ci_engine(const double *x, size_t m,
           continue;
         bins[nb].v = bs__series_median(&s, a, b);
         bins[nb].n = n;
+        if (bins[nb].v <= 0)
+          np += n;
         nb++;
       }
     }
@@ -212,14 +239,20 @@ bs_status bs__bootstrap_median_ci_engine(const double *x, size_t m,
         for (uint32_t c = 0; c < bins[i].n; c++)
           thetas[k++] = bins[i].v;
     }
-  } else if (thetas) {
-    bs_sort_doubles(t, R);
-    *low = bs_quantile_sorted(t, R, alpha);
-    *high = bs_quantile_sorted(t, R, 1.0 - alpha);
   } else {
-    *low = select_quantile(t, R, alpha);
-    *high = select_quantile(t, R, 1.0 - alpha);
+    for (size_t r = 0; r < R; r++)
+      np += t[r] <= 0;
+    if (thetas) {
+      bs_sort_doubles(t, R);
+      *low = bs_quantile_sorted(t, R, alpha);
+      *high = bs_quantile_sorted(t, R, 1.0 - alpha);
+    } else {
+      *low = select_quantile(t, R, alpha);
+      *high = select_quantile(t, R, 1.0 - alpha);
+    }
   }
+  if (nonpositive)
+    *nonpositive = np;
   st = BS_OK;
 fail:
   bs__series_release(&s);

@@ -46,6 +46,12 @@ bs_status bs_compare_options_check(const bs_compare_options *o, bs_error *err) {
   if (o->resamples < 1)
     return bs_error_set(err, BS_EUSAGE, NULL, 0,
                         "the number of resamples must be at least 1");
+  if (o->mode == BS_MODE_HOTSPOT && o->threshold_pct < BS_MIN_THRESHOLD_PCT)
+    return bs_error_set(err, BS_EUSAGE, NULL, 0,
+                        "threshold %g is a percentage, and below %g %% it is "
+                        "probably a fraction; did you mean %g?",
+                        o->threshold_pct, BS_MIN_THRESHOLD_PCT,
+                        o->threshold_pct * 100.0);
   if (o->mode == BS_MODE_CONFIRMATORY &&
       (o->threshold_pct != BS_GATE_THRESHOLD_PCT ||
        o->level_pct != BS_GATE_LEVEL_PCT || o->resamples != BS_GATE_RESAMPLES))
@@ -144,7 +150,37 @@ static bs_status pair_case(bs__keyed *kb, size_t nb, bs__keyed *kc, size_t nc,
   return BS_OK;
 }
 
-/* Point estimates, interval, verdict and gate for a paired case. */
+/* The decisions that depend on the threshold: the gate and its mirror at
+ * effective_threshold_pct, the verdict at delta. */
+static void decide(bs_case_compare *c, double delta) {
+  double eff = c->effective_threshold_pct;
+  if (c->delta_pct <= -delta)
+    c->verdict = BS_VERDICT_FASTER;
+  else if (c->delta_pct >= delta)
+    c->verdict = BS_VERDICT_SLOWER;
+  else
+    c->verdict = BS_VERDICT_EQUIVALENT;
+  c->significant_regression = c->delta_pct >= eff && c->ci_low_us > 0;
+  c->significant_improvement = c->delta_pct <= -eff && c->ci_high_us < 0;
+  c->family_significant_regression =
+      c->significant_regression && c->holm_p <= BS_FAMILY_ALPHA;
+}
+
+static void recount(bs_compare_result *r) {
+  r->regressions = r->improvements = r->family_regressions = 0;
+  for (size_t i = 0; i < r->ncases; i++) {
+    const bs_case_compare *c = &r->cases[i];
+    r->regressions += c->significant_regression != 0;
+    r->improvements += c->significant_improvement != 0;
+    r->family_regressions += c->family_significant_regression != 0;
+  }
+}
+
+size_t bs_compare_gate_failures(const bs_compare_result *r) {
+  return r->options.family_wise ? r->family_regressions : r->regressions;
+}
+
+/* Point estimates, interval, p-value and verdict for a paired case. */
 static bs_status analyse_case(bs_case_compare *c, const bs_compare_options *o,
                               bs_error *err) {
   size_t m = c->blocks;
@@ -153,27 +189,33 @@ static bs_status analyse_case(bs_case_compare *c, const bs_compare_options *o,
   c->median_delta_us = bs_median(c->delta, m);
   if (isnan(c->median_baseline_us) || isnan(c->median_delta_us))
     return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
-  c->delta_pct = 100.0 * c->median_delta_us / c->median_baseline_us;
+  /* The ratio first: med(d) and med(b) are finite, and their ratio stays
+   * finite where 100 * med(d) could overflow. */
+  c->delta_pct = 100.0 * (c->median_delta_us / c->median_baseline_us);
   c->speedup =
       c->median_baseline_us / (c->median_baseline_us + c->median_delta_us);
+  if (!isfinite(c->delta_pct) || !isfinite(c->speedup)) {
+    char label[256];
+    bs__case_label(label, sizeof label, c->benchmark, c->dataset);
+    return bs_error_set(err, BS_EINPUT, NULL, 0,
+                        "case %s: the change is not a finite number (delta "
+                        "%g %%, speedup %g): the per-call times are too far "
+                        "apart to compare",
+                        label, c->delta_pct, c->speedup);
+  }
   if (o->keep_bootstrap) {
     c->thetas = malloc((size_t)o->resamples * sizeof(double));
     if (!c->thetas)
       return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
   }
-  bs_status st =
-      bs_bootstrap_median_ci(c->delta, m, o->resamples, o->level_pct, o->seed,
-                             &c->ci_low_us, &c->ci_high_us, c->thetas, err);
+  uint64_t nonpositive = 0;
+  bs_status st = bs_bootstrap_median_ci_count(
+      c->delta, m, o->resamples, o->level_pct, o->seed, &c->ci_low_us,
+      &c->ci_high_us, c->thetas, &nonpositive, err);
   if (st)
     return st;
-  if (c->delta_pct <= -o->threshold_pct)
-    c->verdict = BS_VERDICT_FASTER;
-  else if (c->delta_pct >= o->threshold_pct)
-    c->verdict = BS_VERDICT_SLOWER;
-  else
-    c->verdict = BS_VERDICT_EQUIVALENT;
-  c->significant_regression =
-      c->delta_pct >= o->threshold_pct && c->ci_low_us > 0;
+  c->p_value = (1.0 + (double)nonpositive) / ((double)o->resamples + 1.0);
+  c->effective_threshold_pct = o->threshold_pct;
   c->outliers = bs_tukey_outliers(c->delta, m);
 
   if (m < BS_MIN_RELIABLE_PAIRS &&
@@ -189,6 +231,68 @@ static bs_status analyse_case(bs_case_compare *c, const bs_compare_options *o,
                        c->outliers, m))
     return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
   return BS_OK;
+}
+
+void bs_compare_adjust(const double *p, const size_t *order, size_t k,
+                       double *holm, double *bh) {
+  /* Holm: p_(i) -> min(1, max_{j <= i} (K - j + 1) p_(j)), 1-based. */
+  double run = 0.0;
+  for (size_t i = 0; i < k; i++) {
+    double v = (double)(k - i) * p[order[i]];
+    if (v > run)
+      run = v;
+    holm[order[i]] = run < 1.0 ? run : 1.0;
+  }
+  /* Benjamini-Hochberg: q_(i) = min_{j >= i} min(1, K p_(j) / j). */
+  double low = 1.0;
+  for (size_t i = k; i-- > 0;) {
+    double v = (double)k * p[order[i]] / (double)(i + 1);
+    if (v < low)
+      low = v;
+    bh[order[i]] = low;
+  }
+}
+
+/* Ascending p, ties by benchmark then dataset (byte order). */
+static int cmp_p(const void *a, const void *b) {
+  const bs_case_compare *x = *(const bs_case_compare *const *)a;
+  const bs_case_compare *y = *(const bs_case_compare *const *)b;
+  if (x->p_value != y->p_value)
+    return x->p_value < y->p_value ? -1 : 1;
+  int c = strcmp(x->benchmark, y->benchmark);
+  return c ? c : strcmp(x->dataset, y->dataset);
+}
+
+/* p-values, Holm and BH over the K compared cases of r. */
+static bs_status adjust_family(bs_compare_result *r) {
+  size_t k = r->ncases;
+  const bs_case_compare **sorted = malloc(k * sizeof *sorted);
+  size_t *order = malloc(k * sizeof *order);
+  double *p = malloc(k * sizeof *p), *holm = malloc(k * sizeof *holm),
+         *bh = malloc(k * sizeof *bh);
+  bs_status st = BS_ENOMEM;
+  if (!sorted || !order || !p || !holm || !bh)
+    goto done;
+  for (size_t i = 0; i < k; i++) {
+    sorted[i] = &r->cases[i];
+    p[i] = r->cases[i].p_value;
+  }
+  qsort(sorted, k, sizeof *sorted, cmp_p);
+  for (size_t i = 0; i < k; i++)
+    order[i] = (size_t)(sorted[i] - r->cases);
+  bs_compare_adjust(p, order, k, holm, bh);
+  for (size_t i = 0; i < k; i++) {
+    r->cases[i].holm_p = holm[i];
+    r->cases[i].bh_q = bh[i];
+  }
+  st = BS_OK;
+done:
+  free(sorted);
+  free(order);
+  free(p);
+  free(holm);
+  free(bh);
+  return st;
 }
 
 bs_status bs_compare_run(const bs_log *log, const char *baseline,
@@ -250,8 +354,6 @@ bs_status bs_compare_run(const bs_log *log, const char *baseline,
     st = analyse_case(c, opt, err);
     if (st)
       goto fail;
-    if (c->significant_regression)
-      r->regressions++;
   }
   if (r->ncases == 0) {
     st = bs_error_set(err, BS_EUSAGE, NULL, 0,
@@ -259,6 +361,13 @@ bs_status bs_compare_run(const bs_log *log, const char *baseline,
                       baseline, candidate);
     goto fail;
   }
+  if (adjust_family(r)) {
+    st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    goto fail;
+  }
+  for (size_t i = 0; i < r->ncases; i++)
+    decide(&r->cases[i], opt->threshold_pct);
+  recount(r);
   bs__pairs_release(&bc);
   *out = r;
   return BS_OK;
@@ -316,18 +425,60 @@ bs_status bs_compare_check_environment(bs_compare_result *r,
   return BS_OK;
 }
 
-void bs_compare_apply_noise(bs_compare_result *r,
-                            int (*lookup)(void *ctx, const char *benchmark,
-                                          const char *dataset,
-                                          double *floor_pct),
-                            void *ctx) {
+bs_status bs_compare_apply_noise(bs_compare_result *r,
+                                 int (*lookup)(void *ctx, const char *benchmark,
+                                               const char *dataset,
+                                               double *floor_pct),
+                                 void *ctx) {
+  double delta = r->options.threshold_pct;
+  char missing[512] = "";
+  size_t used = 0;
+  r->raised = r->without_floor = 0;
+  r->noise_applied = 1;
   for (size_t i = 0; i < r->ncases; i++) {
     bs_case_compare *c = &r->cases[i];
     double f;
+    c->has_noise_floor = 0;
+    c->noise_floor_pct = 0;
+    c->within_noise = 0;
+    c->effective_threshold_pct = delta;
     if (lookup(ctx, c->benchmark, c->dataset, &f)) {
       c->has_noise_floor = 1;
       c->noise_floor_pct = f;
       c->within_noise = fabs(c->delta_pct) <= f;
+      /* delta_eff only ever raises delta: the gate cannot be weakened. */
+      if (f > delta) {
+        c->effective_threshold_pct = f;
+        r->raised++;
+        if (bs__strlist_addf(&c->warnings, &c->nwarnings,
+                             "threshold raised from %g %% to %.3g %%: this "
+                             "case's A/A paired noise floor is above it, so "
+                             "a smaller change cannot be told from noise "
+                             "here",
+                             delta, f))
+          return BS_ENOMEM;
+      }
+    } else {
+      char label[256];
+      bs__case_label(label, sizeof label, c->benchmark, c->dataset);
+      if (r->without_floor < 8) {
+        int w = snprintf(missing + used, sizeof missing - used, "%s%s",
+                         used ? ", " : "", label);
+        if (w > 0 && (size_t)w < sizeof missing - used)
+          used += (size_t)w;
+      }
+      r->without_floor++;
     }
+    decide(c, delta);
   }
+  recount(r);
+  if (r->without_floor &&
+      bs__strlist_addf(&r->warnings, &r->nwarnings,
+                       "no A/A noise floor for %zu of %zu case%s (%s%s): "
+                       "%s the plain threshold of %g %%",
+                       r->without_floor, r->ncases, r->ncases == 1 ? "" : "s",
+                       missing, r->without_floor > 8 ? ", ..." : "",
+                       r->without_floor == 1 ? "it keeps" : "they keep", delta))
+    return BS_ENOMEM;
+  return BS_OK;
 }

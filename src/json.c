@@ -5,15 +5,6 @@
 
 #include <stdlib.h>
 
-static bs_status environment(bs__buf *b, const bs_manifest *env) {
-  size_t n = env ? bs_manifest_count(env) : 0;
-  bs__jobj o;
-  bs__jobj_begin(&o, b, 4);
-  for (size_t i = 0; i < n; i++)
-    bs__jobj_string(&o, bs_manifest_key(env, i), bs_manifest_value(env, i));
-  return bs__jobj_end(&o);
-}
-
 static bs_status compare_case(bs__buf *b, const void *cases, size_t i) {
   const bs_case_compare *c = (const bs_case_compare *)cases + i;
   static const char *const names[] = {"median_baseline_us",
@@ -36,11 +27,17 @@ static bs_status compare_case(bs__buf *b, const void *cases, size_t i) {
   bs__jobj_numbers(&o, names, values, sizeof values / sizeof values[0]);
   bs__jobj_string(&o, "verdict", bs_verdict_name(c->verdict));
   bs__jobj_bool(&o, "significant_regression", c->significant_regression);
+  bs__jobj_bool(&o, "significant_improvement", c->significant_improvement);
+  bs__jobj_number(&o, "p_value", c->p_value);
+  bs__jobj_number(&o, "holm_p", c->holm_p);
+  bs__jobj_number(&o, "bh_q", c->bh_q);
+  bs__jobj_bool(&o, "family_significant_regression",
+                c->family_significant_regression);
+  bs__jobj_number(&o, "effective_threshold_pct", c->effective_threshold_pct);
   bs__jobj_u64(&o, "outliers", c->outliers);
-  if (c->has_noise_floor) {
+  if (c->has_noise_floor)
     bs__jobj_number(&o, "noise_floor_pct", c->noise_floor_pct);
-    bs__jobj_bool(&o, "within_noise", c->within_noise);
-  }
+  bs__jobj_bool(&o, "within_noise", c->within_noise);
   if (bs__jobj_key(&o, "warnings"))
     o.st = bs__json_string_array(b, c->warnings, c->nwarnings);
   return bs__jobj_end(&o);
@@ -60,8 +57,11 @@ bs_status bs_json_compare(const bs_compare_result *r, const bs_manifest *env,
   bs__jobj_number(&j, "level_pct", o->level_pct);
   bs__jobj_u64(&j, "seed", o->seed);
   bs__jobj_u64(&j, "regressions", r->regressions);
+  bs__jobj_u64(&j, "family_regressions", r->family_regressions);
+  bs__jobj_bool(&j, "family_wise",
+                o->family_wise && o->mode == BS_MODE_CONFIRMATORY);
   if (bs__jobj_key(&j, "environment"))
-    j.st = environment(&b, env);
+    j.st = bs__json_manifest(&b, env, 4);
   bs__jobj_objects(&j, "cases", r->ncases, compare_case, r->cases);
   if (bs__jobj_key(&j, "warnings"))
     j.st = bs__json_string_array(&b, r->warnings, r->nwarnings);
@@ -89,6 +89,12 @@ static bs_status tune_case(bs__buf *b, const void *cases, size_t i) {
   }
   if (!o.st)
     o.st = bs__buf_putc(b, '}');
+  if (bs__jobj_key(&o, "runner_up"))
+    o.st = c->runner_up ? bs__json_string(b, c->runner_up)
+                        : bs__buf_puts(b, "null");
+  bs__jobj_bool(&o, "decisive", c->decisive);
+  bs__jobj_number(&o, "ci_low_us", c->ci_low_us);
+  bs__jobj_number(&o, "ci_high_us", c->ci_high_us);
   return bs__jobj_end(&o);
 }
 
@@ -100,6 +106,7 @@ static bs_status crossover(bs__buf *b, const void *crossovers, size_t i) {
   bs__jobj_string(&o, "a", c->a);
   bs__jobj_string(&o, "b", c->b);
   bs__jobj_number(&o, "scale", c->scale);
+  bs__jobj_bool(&o, "decisive", c->decisive);
   return bs__jobj_end(&o);
 }
 

@@ -254,6 +254,12 @@ bs_status bs_manifest_read_file(bs_manifest *m, const char *path,
   return read_manifest(m, path, 1, NULL, 0, err);
 }
 
+bs_status bs_manifest_set(bs_manifest *m, const char *key, const char *value) {
+  if (!key[0] || find(m, key) != EMPTY)
+    return BS_EINPUT;
+  return add(m, key, strlen(key), value, strlen(value), 0) ? BS_ENOMEM : BS_OK;
+}
+
 const char *bs_manifest_path(const bs_manifest *m) { return m->path; }
 
 size_t bs_manifest_count(const bs_manifest *m) { return m->n; }

@@ -13,6 +13,44 @@ char *bs_format_time_us(double us, char *buf, size_t n) {
   return bs__fmt_time_plain(buf, n, us);
 }
 
+/* "2 of 5 significant regressions survive Holm at 2.5 % over 40 cases". */
+static bs_status family_line(bs__buf *b, const bs_compare_result *r) {
+  if (r->regressions == 0)
+    return bs__buf_printf(b,
+                          "no significant regression, so none for Holm's "
+                          "correction at 2.5 %% over %zu case%s",
+                          r->ncases, r->ncases == 1 ? "" : "s");
+  return bs__buf_printf(
+      b,
+      "%zu of %zu significant regression%s survive%s Holm "
+      "at 2.5 %% over %zu case%s",
+      r->family_regressions, r->regressions, r->regressions == 1 ? "" : "s",
+      r->regressions == 1 ? "s" : "", r->ncases, r->ncases == 1 ? "" : "s");
+}
+
+/* What --noise did: thresholds raised, cases without a floor. */
+static bs_status noise_line(bs__buf *b, const bs_compare_result *r) {
+  if (!r->noise_applied)
+    return BS_OK;
+  bs_status st =
+      r->raised == 0
+          ? bs__buf_puts(b, "noise-aware gate: no case's A/A noise floor is "
+                            "above δ, so no threshold was raised")
+          : bs__buf_printf(b,
+                           "noise-aware gate: %zu of %zu case%s had %s "
+                           "threshold raised to %s A/A "
+                           "noise floor (a change below the floor cannot be "
+                           "told from noise on "
+                           "this setup)",
+                           r->raised, r->ncases, r->ncases == 1 ? "" : "s",
+                           r->raised == 1 ? "its" : "their",
+                           r->raised == 1 ? "its" : "their");
+  if (!st && r->without_floor)
+    st = bs__buf_printf(b, "; %zu had no floor and kept δ = %g %%",
+                        r->without_floor, r->options.threshold_pct);
+  return st;
+}
+
 static bs_status md_row(bs__buf *b, const bs_case_compare *c) {
   char t1[48], t2[48], t3[48], t4[48], p[48];
   bs_status st = bs__buf_puts(b, "| ");
@@ -26,7 +64,7 @@ static bs_status md_row(bs__buf *b, const bs_case_compare *c) {
         bs__fmt_pct_num_plain(p, sizeof p, c->delta_pct),
         bs__fmt_time_signed_plain(t3, sizeof t3, c->ci_low_us),
         bs__fmt_time_signed_plain(t4, sizeof t4, c->ci_high_us),
-        bs__verdict_markdown(c->significant_regression, c->verdict),
+        bs__verdict_markdown(bs__significance(c), c->verdict),
         c->within_noise ? " · within noise" : "");
   return st;
 }
@@ -52,6 +90,22 @@ bs_status bs_markdown_compare(const bs_compare_result *r,
   if (!st && r->regressions > 1)
     st = bs__buf_printf(&b, "%zu of %zu cases regressed significantly.\n\n",
                         r->regressions, r->ncases);
+  if (!st)
+    st = bs__buf_puts(&b, "Family-wise: ");
+  if (!st)
+    st = family_line(&b, r);
+  if (!st)
+    st = bs__buf_puts(&b, r->options.family_wise &&
+                                  r->options.mode == BS_MODE_CONFIRMATORY
+                              ? " (the gate counts only these).\n\n"
+                              : ".\n\n");
+  if (!st && r->noise_applied) {
+    st = bs__buf_puts(&b, "Noise-aware gate: ");
+    if (!st)
+      st = noise_line(&b, r);
+    if (!st)
+      st = bs__buf_puts(&b, ".\n\n");
+  }
   if (!st)
     st = bs__buf_puts(&b, "| case | ");
   if (!st)
@@ -79,7 +133,9 @@ bs_status bs_markdown_compare(const bs_compare_result *r,
         "\n<sub>%s mode: δ = %g %%, %llu bootstrap resamples of the median "
         "paired difference d = candidate − baseline per block, %g %% "
         "percentile interval, seed %llu. A significant regression needs "
-        "Δ%% ≥ δ and an interval entirely above zero.</sub>\n",
+        "Δ%% ≥ δ and an interval entirely above zero, a significant "
+        "improvement Δ%% ≤ −δ and an interval entirely below zero (δ raised "
+        "to a case's A/A noise floor with the noise-aware gate).</sub>\n",
         bs_mode_name(o->mode), o->threshold_pct,
         (unsigned long long)o->resamples, o->level_pct,
         (unsigned long long)o->seed);
@@ -118,8 +174,9 @@ bs_status bs_markdown_compare(const bs_compare_result *r,
   if (!st && any_floor) {
     st = bs__buf_puts(&b, "\n**Noise floor** (A/A validation, 90th "
                           "percentile of |Δ%| between identical code)\n\n"
-                          "| case | noise floor | |Δ%| | reading |\n"
-                          "|---|---:|---:|---|\n");
+                          "| case | noise floor | \\|Δ%\\| | threshold | "
+                          "reading |\n"
+                          "|---|---:|---:|---:|---|\n");
     for (size_t i = 0; i < r->ncases && !st; i++) {
       const bs_case_compare *c = &r->cases[i];
       if (!c->has_noise_floor)
@@ -128,10 +185,12 @@ bs_status bs_markdown_compare(const bs_compare_result *r,
       if (!st)
         st = bs__md_case(&b, c->benchmark, c->dataset);
       if (!st)
-        st = bs__buf_printf(&b, " | %.2f %% | %.2f %% | %s |\n",
-                            c->noise_floor_pct, fabs(c->delta_pct),
-                            c->within_noise ? "within noise"
-                                            : "clears the floor");
+        st = bs__buf_printf(
+            &b, " | %.2f %% | %.2f %% | %.3g %%%s | %s |\n", c->noise_floor_pct,
+            fabs(c->delta_pct), c->effective_threshold_pct,
+            c->effective_threshold_pct > r->options.threshold_pct ? " (raised)"
+                                                                  : "",
+            c->within_noise ? "within noise" : "clears the floor");
     }
   }
   if (!st && env && bs_manifest_count(env)) {
@@ -188,8 +247,8 @@ bs_status bs_markdown_tune(const bs_tune_result *r, char **out, size_t *len,
     return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
   bs_status st = bs__buf_puts(&b, "### benchsite: fastest implementation per "
                                   "case\n\n| case | scale | best | "
-                                  "median per call | others |\n"
-                                  "|---|---:|---|---:|---|\n");
+                                  "median per call | others | win |\n"
+                                  "|---|---:|---|---:|---|---|\n");
   for (size_t i = 0; i < r->ncases && !st; i++) {
     const bs_tune_case *c = order[i];
     double best = 0;
@@ -216,15 +275,32 @@ bs_status bs_markdown_tune(const bs_tune_result *r, char **out, size_t *len,
         st = bs__buf_printf(&b, " ×%.2f", c->medians[u].median_us / best);
     }
     if (!st)
-      st = bs__buf_puts(&b, " |\n");
+      st = bs__buf_puts(&b, !c->runner_up ? " | only one impl |\n"
+                            : c->decisive ? " | decisive |\n"
+                                          : " | tie within noise |\n");
   }
-  if (!st && r->ncrossovers) {
-    st =
-        bs__buf_puts(&b, "\n**Crossovers** (log-log interpolation)\n\n"
-                         "| benchmark | a | b | scale |\n|---|---|---|---:|\n");
+  if (!st)
+    st = bs__buf_puts(&b, "\n<sub>A win is decisive when the 95 % paired "
+                          "interval of med(best − runner-up) lies below zero "
+                          "(2000 resamples); otherwise it is a tie within "
+                          "noise.</sub>\n");
+  for (int pass = 0; pass < 2 && !st; pass++) {
+    size_t shown = 0;
     for (size_t i = 0; i < r->ncrossovers && !st; i++) {
       const bs_crossover *c = &r->crossovers[i];
-      st = bs__buf_puts(&b, "| ");
+      if ((c->decisive != 0) != (pass == 0))
+        continue;
+      if (shown++ == 0)
+        st = bs__buf_puts(
+            &b, pass == 0
+                    ? "\n**Crossovers** (log-log interpolation)\n\n"
+                      "| benchmark | a | b | scale |\n|---|---|---|---:|\n"
+                    : "\n**Crossovers that are ties within noise** (the "
+                      "paired interval includes zero at one of the two "
+                      "scales)\n\n"
+                      "| benchmark | a | b | scale |\n|---|---|---|---:|\n");
+      if (!st)
+        st = bs__buf_puts(&b, "| ");
       if (!st)
         st = bs__md_text(&b, c->benchmark);
       if (!st)
@@ -298,7 +374,7 @@ bs_status bs_text_compare(const bs_compare_result *r, char **out, size_t *len,
              bs__fmt_time_signed_plain(t1, sizeof t1, c->ci_low_us),
              bs__fmt_time_signed_plain(t2, sizeof t2, c->ci_high_us));
     snprintf(cells[i + 1][5], 160, "%s%s",
-             bs__verdict_text(c->significant_regression, c->verdict),
+             bs__verdict_text(bs__significance(c), c->verdict),
              c->within_noise ? " (within noise)" : "");
   }
   size_t width[TEXT_COLS] = {0};
@@ -318,14 +394,30 @@ bs_status bs_text_compare(const bs_compare_result *r, char **out, size_t *len,
       st = bs__buf_putc(&b, '\n');
   }
   if (!st)
-    st = bs__buf_printf(&b,
-                        "\n%zu case%s, %zu significant regression%s (%s: "
-                        "delta %g%%, %llu resamples, seed %llu)\n",
-                        r->ncases, r->ncases == 1 ? "" : "s", r->regressions,
-                        r->regressions == 1 ? "" : "s",
-                        bs_mode_name(r->options.mode), r->options.threshold_pct,
-                        (unsigned long long)r->options.resamples,
-                        (unsigned long long)r->options.seed);
+    st = bs__buf_printf(
+        &b,
+        "\n%zu case%s, %zu significant regression%s, %zu significant "
+        "improvement%s (%s: delta %g%%, %llu resamples, seed %llu)\n",
+        r->ncases, r->ncases == 1 ? "" : "s", r->regressions,
+        r->regressions == 1 ? "" : "s", r->improvements,
+        r->improvements == 1 ? "" : "s", bs_mode_name(r->options.mode),
+        r->options.threshold_pct, (unsigned long long)r->options.resamples,
+        (unsigned long long)r->options.seed);
+  if (!st)
+    st = bs__buf_puts(&b, "family-wise: ");
+  if (!st)
+    st = family_line(&b, r);
+  if (!st)
+    st = bs__buf_puts(&b, r->options.family_wise &&
+                                  r->options.mode == BS_MODE_CONFIRMATORY
+                              ? " (--family-wise: the exit status counts "
+                                "only these)\n"
+                              : "\n");
+  if (!st && r->noise_applied) {
+    st = noise_line(&b, r);
+    if (!st)
+      st = bs__buf_putc(&b, '\n');
+  }
   for (size_t i = 0; i < r->nwarnings && !st; i++)
     st = bs__buf_printf(&b, "warning: %s\n", r->warnings[i]);
   for (size_t i = 0; i < r->ncases && !st; i++)
@@ -336,6 +428,8 @@ done:
   free(cells);
   return bs__buf_finish(&b, st, "the table", out, len, err);
 }
+
+static bs_status crossover_text(bs__buf *b, const bs_crossover *c);
 
 bs_status bs_text_tune(const bs_tune_result *r, char **out, size_t *len,
                        bs_error *err) {
@@ -381,28 +475,57 @@ bs_status bs_text_tune(const bs_tune_result *r, char **out, size_t *len,
       if (!st)
         st = bs__buf_printf(&b, " x%.2f", c->medians[u].median_us / best);
     }
+    if (!st && c->runner_up) {
+      st = bs__buf_puts(&b, c->decisive ? "  [decisive over "
+                                        : "  [tie within noise with ");
+      if (!st)
+        st = cell(&b, c->runner_up, 0, 0);
+      if (!st)
+        st = bs__buf_putc(&b, ']');
+    }
     if (!st)
       st = bs__buf_putc(&b, '\n');
   }
-  for (size_t i = 0; i < r->ncrossovers && !st; i++) {
-    const bs_crossover *c = &r->crossovers[i];
-    st = bs__buf_puts(&b, i ? "" : "\ncrossovers:\n");
+  for (int pass = 0; pass < 2 && !st; pass++) {
+    size_t shown = 0;
+    for (size_t i = 0; i < r->ncrossovers && !st; i++) {
+      const bs_crossover *c = &r->crossovers[i];
+      if ((c->decisive != 0) != (pass == 0))
+        continue;
+      if (shown++ == 0)
+        st = bs__buf_puts(&b, pass == 0 ? "\ncrossovers:\n"
+                                        : "\ncrossovers that are ties within "
+                                          "noise (not decisive at both "
+                                          "scales):\n");
+      if (!st)
+        st = crossover_text(&b, c);
+    }
+  }
+  for (size_t i = 0; i < r->nwarnings && !st; i++) {
+    st = bs__buf_puts(&b, "warning: ");
     if (!st)
-      st = bs__buf_puts(&b, "  ");
+      st = cell(&b, r->warnings[i], 0, 0);
     if (!st)
-      st = cell(&b, c->benchmark, 0, 0);
-    if (!st)
-      st = bs__buf_puts(&b, ": ");
-    if (!st)
-      st = cell(&b, c->a, 0, 0);
-    if (!st)
-      st = bs__buf_puts(&b, " / ");
-    if (!st)
-      st = cell(&b, c->b, 0, 0);
-    if (!st)
-      st = bs__buf_printf(&b, " cross at scale %.4g (between %g and %g)\n",
-                          c->scale, c->scale_low, c->scale_high);
+      st = bs__buf_putc(&b, '\n');
   }
   free(order);
   return bs__buf_finish(&b, st, "the table", out, len, err);
+}
+
+static bs_status crossover_text(bs__buf *b, const bs_crossover *c) {
+  bs_status st = bs__buf_puts(b, "  ");
+  if (!st)
+    st = cell(b, c->benchmark, 0, 0);
+  if (!st)
+    st = bs__buf_puts(b, ": ");
+  if (!st)
+    st = cell(b, c->a, 0, 0);
+  if (!st)
+    st = bs__buf_puts(b, " / ");
+  if (!st)
+    st = cell(b, c->b, 0, 0);
+  if (!st)
+    st = bs__buf_printf(b, " cross at scale %.4g (between %g and %g)\n",
+                        c->scale, c->scale_low, c->scale_high);
+  return st;
 }

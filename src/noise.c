@@ -490,7 +490,63 @@ static bs_status summarise(bs_noise_case *c, const bs_noise_options *o,
   c->paired_noise_floor_pct = bs_quantile_sorted(s, n, BS_NOISE_FLOOR_QUANTILE);
   c->false_regression_rate = (double)regressions / (double)n;
   c->gate_resolves = BS_GATE_THRESHOLD_PCT > c->paired_noise_floor_pct;
+
+  /* Planning: if the noise of delta% falls as 1/sqrt(m), the floor F at m
+   * pairs per run becomes delta at m (F/delta)^2 pairs. */
+  for (size_t k = 0; k < n; k++)
+    s[k] = (double)c->experiments[k].na;
+  c->median_pairs = median_or_zero(s, n);
+  double ratio = c->paired_noise_floor_pct / BS_GATE_THRESHOLD_PCT;
+  double blocks = ceil(c->median_pairs * (ratio * ratio));
+  c->blocks_for_gate =
+      blocks < 18446744073709549568.0 ? (uint64_t)blocks : UINT64_MAX;
   free(s);
+  return BS_OK;
+}
+
+typedef struct run_flag {
+  uint64_t run;
+  int flagged;
+} run_flag;
+
+static int cmp_run_flag(const void *a, const void *b) {
+  uint64_t x = ((const run_flag *)a)->run, y = ((const run_flag *)b)->run;
+  return (x > y) - (x < y);
+}
+
+/* suite_false_alarm_rate: over the run ids present in at least one case,
+ * the share in which the gate flagged at least one case. */
+static bs_status suite_rate(bs_noise_result *r) {
+  size_t total = 0;
+  for (size_t i = 0; i < r->ncases; i++)
+    total += r->cases[i].runs;
+  run_flag *v = malloc((total ? total : 1) * sizeof *v);
+  if (!v)
+    return BS_ENOMEM;
+  size_t n = 0;
+  for (size_t i = 0; i < r->ncases; i++) {
+    for (size_t k = 0; k < r->cases[i].runs; k++) {
+      const bs_noise_experiment *e = &r->cases[i].experiments[k];
+      v[n].run = e->run;
+      v[n].flagged = e->significant_regression != 0;
+      n++;
+    }
+  }
+  qsort(v, n, sizeof *v, cmp_run_flag);
+  r->suite_runs = r->suite_flagged_runs = 0;
+  for (size_t i = 0; i < n;) {
+    int flagged = 0;
+    size_t j = i;
+    for (; j < n && v[j].run == v[i].run; j++)
+      flagged |= v[j].flagged;
+    r->suite_runs++;
+    r->suite_flagged_runs += flagged != 0;
+    i = j;
+  }
+  r->suite_false_alarm_rate =
+      r->suite_runs ? (double)r->suite_flagged_runs / (double)r->suite_runs
+                    : 0.0;
+  free(v);
   return BS_OK;
 }
 
@@ -601,6 +657,10 @@ bs_status bs_noise_run(const bs_log *log, const char *a, const char *b,
   if (r->ncases == 0) {
     st = bs_error_set(err, BS_EUSAGE, NULL, 0,
                       "no case has confirm rows of \"%s\" or \"%s\"", a, b);
+    goto fail;
+  }
+  if (suite_rate(r)) {
+    st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
     goto fail;
   }
   bs__pairs_release(&ab);

@@ -118,12 +118,13 @@ static bs_status case_json(bs__buf *b, const void *result, size_t i) {
   bs__jobj_number(&o, "paired_noise_floor_pct", c->paired_noise_floor_pct);
   bs__jobj_number(&o, "false_regression_rate", c->false_regression_rate);
   bs__jobj_bool(&o, "gate_resolves", c->gate_resolves);
+  bs__jobj_u64(&o, "blocks_for_gate", c->blocks_for_gate);
   bs__jobj_objects(&o, "experiments", c->runs, experiment_json, &ex);
   return bs__jobj_end(&o);
 }
 
-bs_status bs_json_noise(const bs_noise_result *r, char **out, size_t *len,
-                        bs_error *err) {
+bs_status bs_json_noise(const bs_noise_result *r, const bs_manifest *env,
+                        char **out, size_t *len, bs_error *err) {
   bs__buf b;
   const bs_noise_options *o = &r->options;
   int blocks = o->block_mode != BS_BLOCK_NONE;
@@ -137,6 +138,9 @@ bs_status bs_json_noise(const bs_noise_result *r, char **out, size_t *len,
   if (blocks && bs__jobj_key(&j, "block_length"))
     j.st = o->block_mode == BS_BLOCK_AUTO ? bs__json_string(&b, "auto")
                                           : bs__json_u64(&b, o->block_length);
+  bs__jobj_number(&j, "suite_false_alarm_rate", r->suite_false_alarm_rate);
+  if (bs__jobj_key(&j, "environment"))
+    j.st = bs__json_manifest(&b, env, 4);
   bs__jobj_objects(&j, "cases", r->ncases, case_json, r);
   return bs__json_doc_end(&j, out, len, err);
 }
@@ -185,6 +189,59 @@ static int drift_tested(const bs_noise_case *c) {
   return 0;
 }
 
+/* A share in percent for a sentence: whole percents from 1 %, one decimal
+ * below. */
+static double share_pct(double share, int *decimals) {
+  double v = 100.0 * share;
+  *decimals = v != 0.0 && v < 1.0 ? 1 : 0;
+  return v;
+}
+
+/* The case that needs the most blocks for the gate (the suite resolves
+ * when it does). */
+static const bs_noise_case *neediest(const bs_noise_result *r) {
+  const bs_noise_case *w = NULL;
+  for (size_t i = 0; i < r->ncases; i++)
+    if (!w || r->cases[i].blocks_for_gate > w->blocks_for_gate)
+      w = &r->cases[i];
+  return w;
+}
+
+/* The suite's planning figures in words: how often an unchanged change
+ * fails the gate, and how many blocks would let delta = 3 % resolve. The
+ * text holds no user input except through `put_case` (escaped by the
+ * caller's writer). */
+static bs_status planning(bs__buf *b, const bs_noise_result *r,
+                          bs_status (*put_case)(bs__buf *, const char *,
+                                                const char *)) {
+  int dec;
+  double v = share_pct(r->suite_false_alarm_rate, &dec);
+  const bs_noise_case *w = neediest(r);
+  bs_status st = bs__buf_printf(
+      b,
+      "An unchanged change fails %.*f %% of gates on this setup (the gate "
+      "flagged at least one of the %zu case%s in %zu of %zu A/A runs). ",
+      dec, v, r->ncases, r->ncases == 1 ? "" : "s", r->suite_flagged_runs,
+      r->suite_runs);
+  if (st || !w)
+    return st;
+  if (w->gate_resolves)
+    return bs__buf_printf(b,
+                          "δ = 3 %% resolves on every case at the present "
+                          "%g blocks per run.\n",
+                          w->median_pairs);
+  st = bs__buf_printf(b,
+                      "About %llu blocks per run (now %g) would let δ = "
+                      "3 %% resolve on every case; the most demanding is ",
+                      (unsigned long long)w->blocks_for_gate, w->median_pairs);
+  if (!st)
+    st = put_case(b, w->benchmark, w->dataset);
+  if (!st)
+    st = bs__buf_printf(b, " (paired floor %.3g %%).\n",
+                        w->paired_noise_floor_pct);
+  return st;
+}
+
 /* The plain-language reading of each figure. `md` wraps option names in
  * code spans. The text holds no user input. */
 static bs_status readings(const bs_noise_result *r, const bs_noise_case *c,
@@ -211,6 +268,22 @@ static bs_status readings(const bs_noise_result *r, const bs_noise_case *c,
         "the gate cannot tell a 3 %% change from noise; use longer batches, "
         "more blocks or a quieter machine before trusting it",
         c->paired_noise_floor_pct);
+  if (st)
+    return st;
+  if (c->gate_resolves)
+    st = bs__strlist_addf(list, n,
+                          "blocks for the gate %llu (now %g per run): the "
+                          "setup has room to spare at δ = 3 %%",
+                          (unsigned long long)c->blocks_for_gate,
+                          c->median_pairs);
+  else
+    st = bs__strlist_addf(
+        list, n,
+        "blocks for the gate %llu (now %g per run): about that many blocks "
+        "per run would let δ = 3 %% resolve, if the noise of Δ%% falls as "
+        "1/√blocks; until then %scompare --noise%s raises this case's "
+        "threshold to its floor",
+        (unsigned long long)c->blocks_for_gate, c->median_pairs, q, q);
   if (st)
     return st;
   if (flagged &&
@@ -351,6 +424,14 @@ static bs_status text_plain(bs__buf *b, const char *s) {
   return st;
 }
 
+/* A case label for the terminal. */
+static bs_status text_case(bs__buf *b, const char *benchmark,
+                           const char *dataset) {
+  char label[512];
+  bs__case_label(label, sizeof label, benchmark, dataset);
+  return text_plain(b, label);
+}
+
 static const char *block_mode_text(const bs_noise_options *o, char *buf,
                                    size_t n) {
   if (o->block_mode == BS_BLOCK_AUTO)
@@ -427,6 +508,19 @@ bs_status bs_text_noise(const bs_noise_result *r, char **out, size_t *len,
                         (unsigned long long)o->resamples, o->level,
                         (unsigned long long)o->seed,
                         block_mode_text(o, mode, sizeof mode));
+  if (!st) {
+    bs__buf para;
+    bs__buf_init(&para, BS__CAP_TEXT);
+    st = planning(&para, r, text_case);
+    if (!st && para.len && para.data[para.len - 1] == '\n')
+      para.data[--para.len] = '\0'; /* wrapped ends the line itself */
+    if (!st) {
+      st = bs__buf_putc(&b, '\n');
+      if (!st)
+        st = wrapped(&b, para.data, "", "", 78);
+    }
+    bs__buf_release(&para);
+  }
   for (size_t i = 0; i < r->ncases && !st; i++) {
     const bs_noise_case *c = &r->cases[i];
     char label[512];
@@ -447,6 +541,7 @@ bs_status bs_text_noise(const bs_noise_result *r, char **out, size_t *len,
           "  noise floor        %.3f%% (typical %.3f%%, worst seen %.3f%%)\n"
           "  paired floor       %.3f%% of Δ%% (gate δ 3%%: %s)\n"
           "  gate on A/A        %.1f%% of runs flagged a regression\n"
+          "  blocks for gate    %llu (now %g per run)\n"
           "  mean confidence    %.3f (0.500 expected, ties split)\n"
           "  median confidence  %.3f\n"
           "  tied replicates    %.1f%%\n"
@@ -456,10 +551,12 @@ bs_status bs_text_noise(const bs_noise_result *r, char **out, size_t *len,
           100.0 * c->noise_floor, 100.0 * c->typical_noise,
           100.0 * c->max_observed_noise, c->paired_noise_floor_pct,
           c->gate_resolves ? "resolves" : "does not resolve",
-          100.0 * c->false_regression_rate, c->mean_confidence,
-          c->median_confidence, 100.0 * c->tie_rate, 100.0 * c->drift_rate,
-          100.0 * c->median_drift_shift, c->autocorrelation,
-          100.0 * c->false_signal_rate, o->level, 200.0 * (1.0 - o->level));
+          100.0 * c->false_regression_rate,
+          (unsigned long long)c->blocks_for_gate, c->median_pairs,
+          c->mean_confidence, c->median_confidence, 100.0 * c->tie_rate,
+          100.0 * c->drift_rate, 100.0 * c->median_drift_shift,
+          c->autocorrelation, 100.0 * c->false_signal_rate, o->level,
+          200.0 * (1.0 - o->level));
     char **list = NULL;
     size_t nl = 0;
     if (!st)
@@ -489,12 +586,17 @@ bs_status bs_markdown_noise(const bs_noise_result *r, char **out, size_t *len,
   if (!st)
     st = bs__md_text(&b, r->b);
   if (!st)
+    st = bs__buf_puts(&b, "\n\n");
+  if (!st)
+    st = planning(&b, r, bs__md_case);
+  if (!st)
     st = bs__buf_puts(
-        &b, "\n\n| case | runs | paired noise floor | gate (δ 3 %) | "
+        &b, "\n| case | runs | paired noise floor | gate (δ 3 %) | "
+            "blocks for the gate | "
             "false regressions | noise floor (typical, worst) | mean "
             "confidence | ties | drifting runs | autocorrelation | false "
             "signals |\n"
-            "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|\n");
+            "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (size_t i = 0; i < r->ncases && !st; i++) {
     const bs_noise_case *c = &r->cases[i];
     st = bs__buf_puts(&b, "| ");
@@ -503,10 +605,11 @@ bs_status bs_markdown_noise(const bs_noise_result *r, char **out, size_t *len,
     if (!st)
       st = bs__buf_printf(
           &b,
-          " | %zu | %.3f %% | %s | %.1f %% | %.3f %% (%.3f %%, %.3f %%) | "
-          "%.3f | %.1f %% | %.1f %% | %+.2f | %.1f %% |\n",
+          " | %zu | %.3f %% | %s | %llu (now %g) | %.1f %% | %.3f %% (%.3f "
+          "%%, %.3f %%) | %.3f | %.1f %% | %.1f %% | %+.2f | %.1f %% |\n",
           c->runs, c->paired_noise_floor_pct,
           c->gate_resolves ? "✅ resolves" : "⚠️ does not resolve",
+          (unsigned long long)c->blocks_for_gate, c->median_pairs,
           100.0 * c->false_regression_rate, 100.0 * c->noise_floor,
           100.0 * c->typical_noise, 100.0 * c->max_observed_noise,
           c->mean_confidence, 100.0 * c->tie_rate, 100.0 * c->drift_rate,
@@ -554,11 +657,13 @@ typedef struct floor_entry {
 struct bs_noise_floors {
   floor_entry *entries;
   size_t n;
+  bs_manifest *env;
 };
 
 void bs_noise_floors_free(bs_noise_floors *f) {
   if (!f)
     return;
+  bs_manifest_free(f->env);
   for (size_t i = 0; i < f->n; i++) {
     free(f->entries[i].benchmark);
     free(f->entries[i].dataset);
@@ -568,6 +673,40 @@ void bs_noise_floors_free(bs_noise_floors *f) {
 }
 
 size_t bs_noise_floors_count(const bs_noise_floors *f) { return f ? f->n : 0; }
+
+const bs_manifest *bs_noise_floors_environment(const bs_noise_floors *f) {
+  return f ? f->env : NULL;
+}
+
+bs_status bs_noise_floors_check_environment(const bs_noise_floors *f,
+                                            const char *name,
+                                            const bs_manifest *run,
+                                            bs_error *err) {
+  const bs_manifest *aa = bs_noise_floors_environment(f);
+  if (!run || !aa || !bs_manifest_count(run) || !bs_manifest_count(aa))
+    return BS_OK;
+  const char *diff[BS_MANIFEST_NCOMPARABILITY];
+  size_t nd = 0;
+  if (bs_manifest_comparable(run, aa, diff, &nd))
+    return BS_OK;
+  char keys[768] = "";
+  size_t used = 0;
+  for (size_t k = 0; k < nd; k++) {
+    const char *va = bs_manifest_get(run, diff[k]);
+    const char *vb = bs_manifest_get(aa, diff[k]);
+    int w = snprintf(keys + used, sizeof keys - used,
+                     "%s%s (this run \"%.60s\", the A/A run \"%.60s\")",
+                     used ? ", " : "", diff[k], va ? va : "missing",
+                     vb ? vb : "missing");
+    if (w > 0 && (size_t)w < sizeof keys - used)
+      used += (size_t)w;
+  }
+  return bs_error_set(err, BS_EINPUT, name, 0,
+                      "the noise floors were measured on a setup not "
+                      "comparable with this run: %s; run the A/A validation "
+                      "on this setup",
+                      keys);
+}
 
 bs_status bs_noise_floors_parse(const char *name, const char *text, size_t len,
                                 bs_noise_floors **out, bs_error *err) {
@@ -593,9 +732,34 @@ bs_status bs_noise_floors_parse(const char *name, const char *text, size_t len,
   }
   f = calloc(1, sizeof *f);
   if (!f ||
-      !(f->entries = calloc(cases->n ? cases->n : 1, sizeof *f->entries))) {
+      !(f->entries = calloc(cases->n ? cases->n : 1, sizeof *f->entries)) ||
+      !(f->env = bs_manifest_new())) {
     st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
     goto fail;
+  }
+  const bs__jvalue *env = bs__json_member(root, "environment");
+  if (env && env->type != BS__JOBJECT) {
+    st = bs_error_set(err, BS_EINPUT, name, env->line,
+                      "\"environment\" must be an object");
+    goto fail;
+  }
+  for (size_t i = 0; env && i < env->n; i++) {
+    const bs__jvalue *v = &env->items[i];
+    if (v->type != BS__JSTRING || strlen(v->string) != v->len ||
+        strlen(env->keys[i]) == 0) {
+      st = bs_error_set(err, BS_EINPUT, name, v->line,
+                        "environment key %zu: needs a non-empty key and a "
+                        "string value",
+                        i + 1);
+      goto fail;
+    }
+    if ((st = bs_manifest_set(f->env, env->keys[i], v->string))) {
+      st = st == BS_ENOMEM
+               ? bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory")
+               : bs_error_set(err, BS_EINPUT, name, v->line,
+                              "environment key %zu is repeated", i + 1);
+      goto fail;
+    }
   }
   for (size_t i = 0; i < cases->n; i++) {
     const bs__jvalue *c = &cases->items[i];

@@ -61,3 +61,43 @@ void bs__keyed_describe(char *msg, size_t cap, size_t *used, const bs__keyed *k,
     *used += (size_t)n;
   (*listed)++;
 }
+
+bs_status bs__pairs_deltas(bs__pairs *p, const char *label, double **d,
+                           size_t *m, bs_error *err) {
+  *d = NULL;
+  *m = 0;
+  qsort(p->x, p->nx, sizeof *p->x, bs__keyed_cmp);
+  qsort(p->y, p->ny, sizeof *p->y, bs__keyed_cmp);
+  size_t i = 0, j = 0, n = 0, listed = 0, used = 0;
+  const bs_row *first = NULL;
+  char list[600];
+  list[0] = '\0';
+  while (i < p->nx || j < p->ny) {
+    int c = i == p->nx   ? 1
+            : j == p->ny ? -1
+                         : bs__keyed_cmp(&p->x[i], &p->y[j]);
+    if (c == 0) {
+      p->x[n] = p->x[i++];
+      p->y[n] = p->y[j++];
+      n++;
+      continue;
+    }
+    const bs__keyed *lone = c < 0 ? &p->x[i++] : &p->y[j++];
+    if (!first)
+      first = lone->row;
+    bs__keyed_describe(list, sizeof list, &used, lone, 1, &listed);
+  }
+  if (first)
+    return bs_error_set(
+        err, BS_EMISMATCH, first->file, first->line,
+        "mismatched pairs in case %s: %zu row%s without a partner: %s%s", label,
+        listed, listed == 1 ? "" : "s", list, listed > 8 ? ", ..." : "");
+  double *v = malloc((n ? n : 1) * sizeof *v);
+  if (!v)
+    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+  for (size_t k = 0; k < n; k++)
+    v[k] = p->y[k].row->per_call_us - p->x[k].row->per_call_us;
+  *d = v;
+  *m = n;
+  return BS_OK;
+}

@@ -164,22 +164,32 @@ char *bs__clip(char *buf, size_t n, const char *s, size_t max_chars) {
   return buf;
 }
 
+int bs__significance(const bs_case_compare *c) {
+  return c->significant_regression ? 1 : c->significant_improvement ? -1 : 0;
+}
+
+/* Symmetric words: a slower or faster case that is not significant says
+ * so, and a significant improvement mirrors the regression. */
 const char *bs__verdict_marker(int significant, bs_verdict verdict) {
-  if (significant)
+  if (significant > 0)
     return "■ significant regression";
+  if (significant < 0)
+    return "◆ significant improvement";
   switch (verdict) {
   case BS_VERDICT_FASTER:
-    return "▼ faster";
+    return "▼ faster, not significant";
   case BS_VERDICT_SLOWER:
-    return "▲ slower";
+    return "▲ slower, not significant";
   default:
     return "● equivalent";
   }
 }
 
 const char *bs__verdict_class(int significant, bs_verdict verdict) {
-  if (significant)
+  if (significant > 0)
     return "regression";
+  if (significant < 0)
+    return "improvement";
   switch (verdict) {
   case BS_VERDICT_FASTER:
     return "faster";
@@ -191,20 +201,33 @@ const char *bs__verdict_class(int significant, bs_verdict verdict) {
 }
 
 const char *bs__verdict_markdown(int significant, bs_verdict verdict) {
-  if (significant)
+  if (significant > 0)
     return "❌ significant regression";
+  if (significant < 0)
+    return "✅ significant improvement";
   switch (verdict) {
   case BS_VERDICT_SLOWER:
-    return "▲ slower (not significant)";
+    return "▲ slower, not significant";
   case BS_VERDICT_FASTER:
-    return "▼ faster";
+    return "▼ faster, not significant";
   default:
     return "≈ equivalent";
   }
 }
 
 const char *bs__verdict_text(int significant, bs_verdict verdict) {
-  return significant ? "REGRESSION" : bs_verdict_name(verdict);
+  if (significant > 0)
+    return "REGRESSION";
+  if (significant < 0)
+    return "IMPROVEMENT";
+  switch (verdict) {
+  case BS_VERDICT_SLOWER:
+    return "slower, not significant";
+  case BS_VERDICT_FASTER:
+    return "faster, not significant";
+  default:
+    return "equivalent";
+  }
 }
 
 void bs__facts(bs_tval *run, const bs_manifest *mf) {

@@ -70,17 +70,22 @@ char *bs__fmt_pct_num_plain(char *buf, size_t n, double pct);
 /* s cut to max_chars code points, with "…" when cut (for chart texts;
  * the pages and alt texts keep the whole name). */
 char *bs__clip(char *buf, size_t n, const char *s, size_t max_chars);
-/* A verdict as each view writes it; `significant` is a significant
- * regression. Pages: "■ significant regression", "▲ slower",
- * "● equivalent", "▼ faster", with the CSS class "regression", "slower",
- * "equivalent", "faster". Markdown (plain-text markers that read in a
- * pull-request comment): "❌ significant regression", "▲ slower (not
- * significant)", "≈ equivalent", "▼ faster". Text: "REGRESSION", else
- * bs_verdict_name. */
+/* A verdict as each view writes it; `significant` is 1 for a significant
+ * regression, -1 for a significant improvement, else 0
+ * (bs__significance). Pages: "■ significant regression", "◆ significant
+ * improvement", "▲ slower, not significant", "● equivalent", "▼ faster,
+ * not significant", with the CSS class "regression", "improvement",
+ * "slower", "equivalent", "faster". Markdown (plain-text markers that read
+ * in a pull-request comment): "❌ significant regression", "✅ significant
+ * improvement", "▲ slower, not significant", "≈ equivalent", "▼ faster,
+ * not significant". Text: "REGRESSION", "IMPROVEMENT", "slower, not
+ * significant", "equivalent", "faster, not significant". */
 const char *bs__verdict_marker(int significant, bs_verdict verdict);
 const char *bs__verdict_class(int significant, bs_verdict verdict);
 const char *bs__verdict_markdown(int significant, bs_verdict verdict);
 const char *bs__verdict_text(int significant, bs_verdict verdict);
+/* The `significant` of the bs__verdict_* functions for a case. */
+int bs__significance(const bs_case_compare *c);
 
 /* The list "facts" under `run`: the manifest's commit, date, machine,
  * target, profile and protocol that are set (the header of every report

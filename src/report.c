@@ -214,7 +214,7 @@ static bs_status write_json(bs__report *r, const char *dir, bs_error *err) {
       return st;
   }
   if (r->aa) {
-    if ((st = bs_json_noise(r->aa, &data, &len, err)))
+    if ((st = bs_json_noise(r->aa, env, &data, &len, err)))
       return st;
     st = write_file(dir, "noise.json", data, len, err);
     free(data);

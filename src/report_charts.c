@@ -502,7 +502,7 @@ static size_t boot_chart(bs__report *r, size_t i, const bs__case_scratch *sc) {
               bs__fmt_time_interval(iv, sizeof iv, c->ci_low_us, c->ci_high_us),
               where, cmp->options.threshold_pct,
               bs__fmt_time(dtxt, sizeof dtxt, delta_us), off,
-              bs__verdict_marker(c->significant_regression, c->verdict)));
+              bs__verdict_marker(bs__significance(c), c->verdict)));
   return k;
 }
 

@@ -212,9 +212,9 @@ static void case_row(const bs__report *r, bs_tval *row, size_t i) {
   bs_tval_set_strf(row, "interval_pct", "%s to %s", a, b);
   bs_tval_set_strf(row, "speedup", "×%.3f", c->speedup);
   bs_tval_set_str(row, "verdict",
-                  bs__verdict_marker(c->significant_regression, c->verdict));
+                  bs__verdict_marker(bs__significance(c), c->verdict));
   bs_tval_set_str(row, "verdict_class",
-                  bs__verdict_class(c->significant_regression, c->verdict));
+                  bs__verdict_class(bs__significance(c), c->verdict));
   bs_tval_set_bool(row, "regression", c->significant_regression);
   if (c->has_noise_floor)
     bs_tval_set_strf(row, "noise_floor", "±%.2f\xc2\xa0%%", c->noise_floor_pct);
@@ -267,20 +267,57 @@ static bs_status index_page(bs__report *r, bs_templates *t, const char *dir,
     bs_tval_set_bool(c, "confirmatory", !hotspot);
     /* Disjoint counts: a significant regression is not counted again as
      * slower, so the four numbers add up to the cases. */
-    size_t counts[4] = {0}, within = 0, floors = 0;
+    size_t counts[5] = {0}, within = 0, floors = 0;
     for (size_t i = 0; i < cmp->ncases; i++) {
       const bs_case_compare *cc = &cmp->cases[i];
       if (cc->significant_regression)
         counts[3]++;
+      else if (cc->significant_improvement)
+        counts[4]++;
       else
         counts[cc->verdict]++;
       within += cc->has_noise_floor && cc->within_noise;
       floors += cc->has_noise_floor != 0;
     }
-    bs_tval_set_bool(c, "pass", cmp->regressions == 0);
+    size_t failures = bs_compare_gate_failures(cmp);
+    bs_tval_set_bool(c, "pass", failures == 0);
+    bs_tval_set_strf(c, "improvements", "%zu", counts[4]);
     if (cmp->regressions)
-      bs_tval_set_strf(c, "gate", "%zu significant regression%s",
-                       cmp->regressions, cmp->regressions == 1 ? "" : "s");
+      bs_tval_set_strf(
+          c, "family",
+          "%zu of %zu significant regression%s survive%s Holm's "
+          "correction at 2.5\xc2\xa0%% over the %zu cases%s.",
+          cmp->family_regressions, cmp->regressions,
+          cmp->regressions == 1 ? "" : "s", cmp->regressions == 1 ? "s" : "",
+          cmp->ncases,
+          cmp->options.family_wise ? " (the gate counts only these)" : "");
+    else
+      bs_tval_set_strf(c, "family",
+                       "No significant regression, so none for Holm's "
+                       "correction at 2.5\xc2\xa0%% over the %zu cases.",
+                       cmp->ncases);
+    if (cmp->noise_applied && !cmp->raised)
+      bs_tval_set_str(c, "noise_gate",
+                      "Noise-aware gate: no case's A/A noise floor is above "
+                      "δ, so no threshold was raised.");
+    else if (cmp->noise_applied)
+      bs_tval_set_strf(
+          c, "noise_gate",
+          "Noise-aware gate: %zu of %zu cases had their threshold raised to "
+          "their A/A noise floor, above δ, because a smaller change cannot "
+          "be told from noise on this setup (the verdict keeps δ; a case "
+          "between δ and its floor is marked within noise and does not "
+          "gate).",
+          cmp->raised, cmp->ncases);
+    if (cmp->noise_applied && cmp->without_floor)
+      bs_tval_set_strf(c, "no_floor",
+                       "%zu case%s had no floor in the noise file and kept "
+                       "δ\xc2\xa0=\xc2\xa0%g\xc2\xa0%% (see the warnings).",
+                       cmp->without_floor, cmp->without_floor == 1 ? "" : "s",
+                       cmp->options.threshold_pct);
+    if (failures)
+      bs_tval_set_strf(c, "gate", "%zu significant regression%s", failures,
+                       failures == 1 ? "" : "s");
     else
       bs_tval_set_str(c, "gate", "no significant regression");
     bs_tval_set_strf(c, "ncases", "%zu", cmp->ncases);
@@ -388,8 +425,20 @@ static bs_status case_page(bs__report *r, bs_templates *t, const char *dir,
              c->within_noise ? " (this change is within noise)" : "");
     kv(sum, "A/A paired noise floor", buf, 1);
   }
+  if (c->effective_threshold_pct > cmp->options.threshold_pct) {
+    snprintf(buf, sizeof buf,
+             "%.3g\xc2\xa0%%, raised from δ = %g\xc2\xa0%% to the A/A "
+             "noise floor (a smaller change cannot be told from noise here)",
+             c->effective_threshold_pct, cmp->options.threshold_pct);
+    kv(sum, "Threshold for significance", buf, 0);
+  }
   kv(sum, "Significant regression",
      c->significant_regression ? "yes: Δ% ≥ δ and L > 0" : "no", 0);
+  kv(sum, "Significant improvement",
+     c->significant_improvement ? "yes: Δ% ≤ −δ and U < 0" : "no", 0);
+  snprintf(buf, sizeof buf, "%.4g (Holm %.4g, BH q %.4g)", c->p_value,
+           c->holm_p, c->bh_q);
+  kv(sum, "Bootstrap p-value toward a regression", buf, 1);
   if (cmp->options.mode == BS_MODE_HOTSPOT) {
     snprintf(buf, sizeof buf,
              "hotspot (exploratory, does not gate): δ = %g %%, %llu "
@@ -536,6 +585,14 @@ static bs_status tuning_page(bs__report *r, bs_templates *t, const char *dir,
           row, "scale",
           tc->has_scale ? bs__fmt_num(buf, sizeof buf, tc->scale, 10) : "");
       bs_tval_set_str(row, "best", tc->best);
+      if (tc->runner_up) {
+        char lo[64], hi[64];
+        bs_tval_set_str(row, "runner_up", tc->runner_up);
+        bs_tval_set_bool(row, "decisive", tc->decisive);
+        bs_tval_set_strf(row, "win_interval", "%s to %s",
+                         bs__fmt_time_signed(lo, sizeof lo, tc->ci_low_us),
+                         bs__fmt_time_signed(hi, sizeof hi, tc->ci_high_us));
+      }
       double best_us = NAN;
       for (size_t z = 0; z < tc->nmedians; z++) {
         if (!strcmp(tc->medians[z].impl, tc->best))
@@ -561,14 +618,19 @@ static bs_status tuning_page(bs__report *r, bs_templates *t, const char *dir,
       }
     }
     free(impls);
-    size_t nx = 0;
+    size_t nx = 0, nties = 0;
     bs_tval *xs = bs_tval_set_list(b, "crossovers");
+    bs_tval *ties = bs_tval_set_list(b, "tie_crossovers");
     for (size_t q = 0; q < tr->ncrossovers; q++) {
       const bs_crossover *x = &tr->crossovers[q];
       if (strcmp(x->benchmark, tr->cases[i].benchmark))
         continue;
-      nx++;
-      bs_tval *o = bs_tval_push_obj(xs);
+      /* Non-decisive crossovers are listed apart: a tie within noise. */
+      if (x->decisive)
+        nx++;
+      else
+        nties++;
+      bs_tval *o = bs_tval_push_obj(x->decisive ? xs : ties);
       bs_tval_set_str(o, "a", x->a);
       bs_tval_set_str(o, "b", x->b);
       bs_tval_set_str(o, "scale", bs__fmt_num(buf, sizeof buf, x->scale, 3));
@@ -578,6 +640,7 @@ static bs_status tuning_page(bs__report *r, bs_templates *t, const char *dir,
                        bs__fmt_num(hi, sizeof hi, x->scale_high, 10));
     }
     bs_tval_set_bool(b, "has_crossovers", nx > 0);
+    bs_tval_set_bool(b, "has_tie_crossovers", nties > 0);
     bs_tval_set_bool(b, "has_chart", g != NULL);
     i = e;
   }
@@ -611,6 +674,37 @@ static bs_status aa_page(bs__report *r, bs_templates *t, const char *dir,
   bs_tval_set_strf(av, "resamples", "%llu",
                    (unsigned long long)aa->options.resamples);
   bs_tval_set_strf(av, "level", "%g", aa->options.level);
+  /* The planning figures in words: how often an unchanged change fails,
+   * and how far the setup is from resolving delta = 3 %. */
+  const bs_noise_case *need = NULL;
+  for (size_t i = 0; i < aa->ncases; i++)
+    if (!need || aa->cases[i].blocks_for_gate > need->blocks_for_gate)
+      need = &aa->cases[i];
+  double rate = 100.0 * aa->suite_false_alarm_rate;
+  bs_tval_set_strf(av, "suite",
+                   "An unchanged change fails %.*f\xc2\xa0%% of gates on this "
+                   "setup: the gate flagged at least one of the %zu cases in "
+                   "%zu of %zu A/A runs.",
+                   rate != 0.0 && rate < 1.0 ? 1 : 0, rate, aa->ncases,
+                   aa->suite_flagged_runs, aa->suite_runs);
+  if (need && need->gate_resolves)
+    bs_tval_set_strf(av, "plan",
+                     "δ\xc2\xa0=\xc2\xa0"
+                     "3\xc2\xa0%% resolves on every case at the "
+                     "present "
+                     "%g blocks per run.",
+                     need->median_pairs);
+  else if (need)
+    bs_tval_set_strf(
+        av, "plan",
+        "About %llu blocks per run (now %g) would let "
+        "δ\xc2\xa0=\xc2\xa0"
+        "3\xc2\xa0%% resolve "
+        "on every case, if the noise of Δ%% falls as 1/√blocks; the most "
+        "demanding case is %s (paired floor %.3g\xc2\xa0%%).",
+        (unsigned long long)need->blocks_for_gate, need->median_pairs,
+        bs__case_label(buf, sizeof buf, need->benchmark, need->dataset),
+        need->paired_noise_floor_pct);
   bs_tval *cases = bs_tval_set_list(av, "cases");
   for (size_t i = 0; i < aa->ncases; i++) {
     const bs_noise_case *nc = &aa->cases[i];
@@ -648,6 +742,9 @@ static bs_status aa_page(bs__report *r, bs_templates *t, const char *dir,
        nc->gate_resolves ? "✔ yes: 3 % > paired floor"
                          : "✖ no: paired floor ≥ 3 %",
        0);
+    snprintf(buf, sizeof buf, "%llu (now %g)",
+             (unsigned long long)nc->blocks_for_gate, nc->median_pairs);
+    kv(rows, "Blocks per run at which δ = 3 % would resolve", buf, 1);
     int blocks = aa->options.block_mode != BS_BLOCK_NONE;
     if (blocks) {
       /* The lengths actually used (auto: per series, from its size). */

@@ -811,8 +811,7 @@ static bs_status analyse_fresh(site *s, srun *r, bs_error *err) {
       res->has_cmp = 1;
       res->verdict = (int)cc->verdict;
       res->sig = cc->significant_regression;
-      res->imp =
-          cc->delta_pct <= -cmp->options.threshold_pct && cc->ci_high_us < 0;
+      res->imp = cc->significant_improvement;
       res->delta_pct = cc->delta_pct;
       res->blocks = cc->blocks;
     }
@@ -1589,9 +1588,15 @@ static void result_fields(bs_tval *t, const result *res) {
   }
   if (res->has_cmp) {
     bs_tval_set_str(t, "verdict",
-                    bs__verdict_marker(res->sig, (bs_verdict)res->verdict));
+                    bs__verdict_marker(res->sig   ? 1
+                                       : res->imp ? -1
+                                                  : 0,
+                                       (bs_verdict)res->verdict));
     bs_tval_set_str(t, "verdict_class",
-                    bs__verdict_class(res->sig, (bs_verdict)res->verdict));
+                    bs__verdict_class(res->sig   ? 1
+                                      : res->imp ? -1
+                                                 : 0,
+                                      (bs_verdict)res->verdict));
     bs_tval_set_str(t, "delta_pct",
                     bs__fmt_pct_signed(buf, sizeof buf, res->delta_pct));
   }

@@ -1,7 +1,10 @@
 #include "benchsite/tune.h"
 
+#include "benchsite/bootstrap.h"
 #include "benchsite/quantile.h"
 #include "grow.h"
+#include "pairs.h"
+#include "strlist.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -35,6 +38,7 @@ void bs_tune_result_free(bs_tune_result *r) {
     free(r->cases[i].medians);
   free(r->cases);
   free(r->crossovers);
+  bs__strlist_free(r->warnings, r->nwarnings);
   free(r);
 }
 
@@ -103,6 +107,7 @@ typedef struct scaled {
   double scale;
   double r; /* ln(med_X / med_Y) */
   size_t order;
+  size_t ci; /* the case, an index into the result's cases */
 } scaled;
 
 static int cmp_scaled(const void *a, const void *b) {
@@ -159,6 +164,7 @@ static bs_status benchmark_crossovers(bs_tune_result *r, size_t lo, size_t hi,
         pts[np].scale = tc->scale;
         pts[np].r = log(mx->median_us / my->median_us);
         pts[np].order = np;
+        pts[np].ci = i;
         np++;
       }
       qsort(pts, np, sizeof *pts, cmp_scaled);
@@ -176,6 +182,9 @@ static bs_status benchmark_crossovers(bs_tune_result *r, size_t lo, size_t hi,
         c.scale = exp(log(s0) + (log(s1) - log(s0)) * r0 / (r0 - r1));
         c.scale_low = s0;
         c.scale_high = s1;
+        c.dataset_low = r->cases[pts[k].ci].dataset;
+        c.dataset_high = r->cases[pts[k + 1].ci].dataset;
+        c.decisive = 0;
         if (push_crossover(r, cap, &c))
           goto done;
       }
@@ -188,14 +197,117 @@ done:
   return st;
 }
 
-bs_status bs_tune_run(const bs_log *log, bs_tune_result **out, bs_error *err) {
+/* The paired interval of med(y - x) in case lc, rows paired by (run,
+ * block) as a comparison pairs them (x baseline, y candidate). *tested is
+ * 0 (and a warning added to r) when the rows do not pair. */
+static bs_status paired_interval(bs_tune_result *r, const bs_log *log,
+                                 const bs_case *lc, const char *x,
+                                 const char *y, uint64_t seed, bs__pairs *p,
+                                 double *lo, double *hi, int *tested,
+                                 bs_error *err) {
+  double *d = NULL;
+  size_t m = 0;
+  char label[256];
+  bs_error perr;
+  bs_error_clear(&perr);
+  *tested = 0;
+  bs_status st = bs__pairs_gather(p, log, lc, x, y, err);
+  if (st)
+    return st;
+  bs__case_label(label, sizeof label, lc->benchmark, lc->dataset);
+  st = bs__pairs_deltas(p, label, &d, &m, &perr);
+  if (st == BS_EMISMATCH) {
+    char msg[1024];
+    bs_error_format(&perr, msg, sizeof msg);
+    return bs__strlist_addf(&r->warnings, &r->nwarnings,
+                            "%s / %s not tested for noise (counted as a tie): "
+                            "%s",
+                            x, y, msg)
+               ? bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory")
+               : BS_OK;
+  }
+  if (st) {
+    *err = perr;
+    return st;
+  }
+  st = bs_bootstrap_median_ci(d, m, BS_TUNE_RESAMPLES, BS_TUNE_LEVEL_PCT, seed,
+                              lo, hi, NULL, err);
+  free(d);
+  *tested = !st;
+  return st;
+}
+
+/* The runner-up of a scored case: the smallest (median, impl) after the
+ * best's. */
+static const char *runner_up(const bs_tune_case *tc) {
+  const bs_tune_median *w = NULL;
+  for (size_t u = 0; u < tc->nmedians; u++) {
+    const bs_tune_median *c = &tc->medians[u];
+    if (c->impl == tc->best)
+      continue;
+    /* Impls are in byte order: keeping the first of equal medians breaks
+     * exact ties by impl id. */
+    if (!w || c->median_us < w->median_us)
+      w = c;
+  }
+  return w ? w->impl : NULL;
+}
+
+static int is_decisive_interval(double lo, double hi) {
+  return lo > 0 || hi < 0;
+}
+
+/* Decisiveness of every win and every crossover. cases[i] was scored from
+ * log case log_case[i]. */
+static bs_status decide(const bs_log *log, bs_tune_result *r,
+                        const size_t *log_case, uint64_t seed, bs_error *err) {
+  bs__pairs p = {0};
+  bs_status st = BS_OK;
+  for (size_t i = 0; i < r->ncases && !st; i++) {
+    bs_tune_case *tc = &r->cases[i];
+    tc->runner_up = runner_up(tc);
+    tc->ci_low_us = tc->ci_high_us = NAN;
+    if (!tc->runner_up)
+      continue;
+    int tested;
+    st = paired_interval(r, log, bs_log_case(log, log_case[i]), tc->runner_up,
+                         tc->best, seed, &p, &tc->ci_low_us, &tc->ci_high_us,
+                         &tested, err);
+    tc->decisive = !st && tested && tc->ci_high_us < 0;
+  }
+  for (size_t k = 0; k < r->ncrossovers && !st; k++) {
+    bs_crossover *c = &r->crossovers[k];
+    int decisive = 1;
+    for (size_t i = 0; i < r->ncases && !st; i++) {
+      const bs_tune_case *tc = &r->cases[i];
+      if (strcmp(tc->benchmark, c->benchmark) ||
+          (tc->dataset != c->dataset_low && tc->dataset != c->dataset_high))
+        continue;
+      double lo = 0, hi = 0;
+      int tested;
+      st = paired_interval(r, log, bs_log_case(log, log_case[i]), c->a, c->b,
+                           seed, &p, &lo, &hi, &tested, err);
+      decisive = decisive && !st && tested && is_decisive_interval(lo, hi);
+    }
+    c->decisive = !st && decisive;
+  }
+  bs__pairs_release(&p);
+  return st;
+}
+
+bs_status bs_tune_run(const bs_log *log, uint64_t seed, bs_tune_result **out,
+                      bs_error *err) {
   *out = NULL;
   bs_tune_result *r = calloc(1, sizeof *r);
   size_t ncase = bs_log_case_count(log);
   const bs_row *rows = bs_log_rows(log);
   size_t cap = 0;
-  if (!r)
+  size_t *log_case = malloc((ncase ? ncase : 1) * sizeof *log_case);
+  if (!r || !log_case) {
+    free(r);
+    free(log_case);
     return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+  }
   r->cases = calloc(ncase ? ncase : 1, sizeof *r->cases);
   if (!r->cases)
     goto nomem;
@@ -215,10 +327,11 @@ bs_status bs_tune_run(const bs_log *log, bs_tune_result **out, bs_error *err) {
       free(tc->medians);
       continue;
     }
-    r->ncases++;
+    log_case[r->ncases++] = i;
   }
   if (r->ncases == 0) {
     bs_tune_result_free(r);
+    free(log_case);
     return bs_error_set(err, BS_EUSAGE, NULL, 0,
                         "no case has confirm rows to tune");
   }
@@ -234,9 +347,16 @@ bs_status bs_tune_run(const bs_log *log, bs_tune_result **out, bs_error *err) {
   }
   if (r->ncrossovers > 1)
     qsort(r->crossovers, r->ncrossovers, sizeof *r->crossovers, cmp_crossover);
+  bs_status st = decide(log, r, log_case, seed, err);
+  free(log_case);
+  if (st) {
+    bs_tune_result_free(r);
+    return st;
+  }
   *out = r;
   return BS_OK;
 nomem:
   bs_tune_result_free(r);
+  free(log_case);
   return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
 }

@@ -211,7 +211,7 @@ Test(cli_html, noise_writes_the_aa_page_with_its_parameters) {
                         "--resamples",
                         "500",
                         "--level",
-                        "0.9",
+                        "90",
                         "--block-length",
                         "4",
                         "--html",

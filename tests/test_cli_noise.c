@@ -51,7 +51,8 @@ Test(cli_noise, json_is_deterministic_and_compare_reads_it) {
   char *md = ts_path(dir, "n.md");
   const char *a1[] = {"noise", log,          "--manifest", env, "--json",
                       j1,      "--markdown", md,           NULL};
-  const char *a2[] = {"noise", log, "--a", "A", "--b", "B", "--json", j2, NULL};
+  const char *a2[] = {"noise",  log, "--a",        "A", "--b", "B",
+                      "--json", j2,  "--manifest", env, NULL};
   ts_run r1 = ts_cli(NULL, a1), r2 = ts_cli(NULL, a2);
   cr_assert_eq(r1.status, 0, "%s", r1.err);
   cr_assert_eq(r2.status, 0, "%s", r2.err);
@@ -65,6 +66,11 @@ Test(cli_noise, json_is_deterministic_and_compare_reads_it) {
   cr_expect(strstr(t1, "\"schema\": \"benchsite.noise/1\"") != NULL);
   cr_expect(strstr(t1, "\"paired_noise_floor_pct\": ") != NULL);
   cr_expect(strstr(t1, "\"block_length\"") == NULL);
+  /* The A/A run's manifest travels with its floors. */
+  cr_expect(strstr(t1, "\"environment\": {\n") != NULL, "%s", t1);
+  cr_expect(strstr(t1, "\"aa_a\": \"A\"") != NULL);
+  cr_expect(strstr(t1, "\"suite_false_alarm_rate\": ") != NULL);
+  cr_expect(strstr(t1, "\"blocks_for_gate\": ") != NULL);
   char *m = ts_read(md, NULL);
   cr_assert_not_null(m);
   cr_expect(strstr(m, "### benchsite: A/A noise validation") != NULL);
@@ -184,6 +190,7 @@ Test(cli_noise, help_lists_the_options) {
   ts_run r = ts_cli(NULL, args);
   cr_expect_eq(r.status, 0);
   cr_expect(strstr(r.out, "--block-length L") != NULL);
-  cr_expect(strstr(r.out, "a fraction in") != NULL);
+  cr_expect(strstr(r.out, "--level PCT") != NULL);
+  cr_expect(strstr(r.out, "in percent") != NULL);
   ts_run_free(&r);
 }

@@ -46,8 +46,22 @@ Test(present, verdicts_and_clipped_names) {
                    "■ significant regression");
   cr_assert_str_eq(bs__verdict_class(0, BS_VERDICT_FASTER), "faster");
   cr_assert_str_eq(bs__verdict_markdown(0, BS_VERDICT_SLOWER),
-                   "▲ slower (not significant)");
+                   "▲ slower, not significant");
   cr_assert_str_eq(bs__verdict_text(1, BS_VERDICT_SLOWER), "REGRESSION");
+  /* Symmetric: the improvement mirrors the regression, and a faster case
+   * that is not significant says so as a slower one does. */
+  cr_assert_str_eq(bs__verdict_marker(-1, BS_VERDICT_FASTER),
+                   "◆ significant improvement");
+  cr_assert_str_eq(bs__verdict_class(-1, BS_VERDICT_FASTER), "improvement");
+  cr_assert_str_eq(bs__verdict_markdown(-1, BS_VERDICT_FASTER),
+                   "✅ significant improvement");
+  cr_assert_str_eq(bs__verdict_text(-1, BS_VERDICT_FASTER), "IMPROVEMENT");
+  cr_assert_str_eq(bs__verdict_marker(0, BS_VERDICT_FASTER),
+                   "▼ faster, not significant");
+  cr_assert_str_eq(bs__verdict_text(0, BS_VERDICT_FASTER),
+                   "faster, not significant");
+  cr_assert_str_eq(bs__verdict_text(0, BS_VERDICT_SLOWER),
+                   "slower, not significant");
   cr_assert_str_eq(bs__clip(b, sizeof b, "µµµµ", 3), "µµµ…");
   cr_assert_str_eq(bs__clip(b, sizeof b, "abc", 3), "abc");
 }

@@ -25,6 +25,16 @@ bs_status bs_bootstrap_median_ci(const double *x, size_t m, uint64_t resamples,
                                  double level_pct, uint64_t seed, double *low,
                                  double *high, double *thetas, bs_error *err);
 
+/* bs_bootstrap_median_ci(), and *nonpositive (may be NULL) receives the
+ * number of resamples with theta*_r <= 0, from the same theta* as the
+ * interval: the one-sided bootstrap p-value toward a regression is
+ * (1 + *nonpositive) / (R + 1). */
+bs_status bs_bootstrap_median_ci_count(const double *x, size_t m,
+                                       uint64_t resamples, double level_pct,
+                                       uint64_t seed, double *low, double *high,
+                                       double *thetas, uint64_t *nonpositive,
+                                       bs_error *err);
+
 /* Checks a confidence level given in percent (50 < c < 100). */
 bs_status bs_bootstrap_check_level(double level_pct, bs_error *err);
 

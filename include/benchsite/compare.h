@@ -34,6 +34,10 @@ const char *bs_mode_name(bs_mode m);
 #define BS_GATE_RESAMPLES 10000
 #define BS_GATE_LEVEL_PCT 95.0
 #define BS_HOTSPOT_RESAMPLES 2000
+/* Family-wise error rate of the Holm step-down over the cases of a run. */
+#define BS_FAMILY_ALPHA 0.025
+/* A hotspot threshold below this is probably a fraction, not a percentage. */
+#define BS_MIN_THRESHOLD_PCT 0.5
 /* Fewer pairs than this make the interval unreliable (a warning). */
 #define BS_MIN_RELIABLE_PAIRS 6
 
@@ -44,14 +48,19 @@ typedef struct bs_compare_options {
   uint64_t resamples;   /* R */
   uint64_t seed;
   int keep_bootstrap; /* keep the sorted theta* of every case */
+  /* The gate (exit status) counts family_significant_regression instead
+   * of significant_regression; it can only make the gate stricter. */
+  int family_wise;
 } bs_compare_options;
 
 /* Fills the parameters the mode fixes (SPEC §2.5 table); seed 0. */
 void bs_compare_options_init(bs_compare_options *o, bs_mode mode);
 
 /* BS_EUSAGE when the options break the mode's rules: confirmatory mode
- * must keep delta 3, R 10000, c 95; every mode needs 50 < c < 100, R >= 1
- * and a finite threshold > 0. */
+ * must keep delta 3, R 10000, c 95; every mode needs 50 < c < 100 (a
+ * level <= 1 gets "did you mean 95?"), R >= 1 and a finite threshold > 0;
+ * a hotspot threshold below 0.5 is refused as probably a fraction (with
+ * "did you mean 5?" for 0.05). */
 bs_status bs_compare_options_check(const bs_compare_options *o, bs_error *err);
 
 /* The outcome for one case. Strings point into the log. */
@@ -68,19 +77,31 @@ typedef struct bs_case_compare {
   double median_baseline_us;
   double median_candidate_us;
   double median_delta_us;
-  double delta_pct;
-  double speedup;
+  double delta_pct; /* 100 (med(d) / med(b)) */
+  double speedup;   /* med(b) / (med(b) + med(d)) */
   double ci_low_us;
   double ci_high_us;
-  bs_verdict verdict;
+  bs_verdict verdict; /* against delta, never against the raised one */
+  /* delta_pct >= effective_threshold_pct and ci_low_us > 0 */
   int significant_regression;
+  /* delta_pct <= -effective_threshold_pct and ci_high_us < 0 */
+  int significant_improvement;
+  /* One-sided bootstrap p-value toward a regression,
+   * (1 + #{theta*_r <= 0}) / (R + 1), from the theta* of the interval. */
+  double p_value;
+  double holm_p; /* Holm-adjusted p over the cases of the result */
+  double bh_q;   /* Benjamini-Hochberg q-value over the same cases */
+  /* significant_regression and holm_p <= BS_FAMILY_ALPHA */
+  int family_significant_regression;
+  /* delta, or max(delta, noise_floor_pct) when the case has a floor */
+  double effective_threshold_pct;
   size_t outliers; /* Tukey-fence outliers among d (never removed) */
   double *thetas;  /* sorted bootstrap medians (R) when keep_bootstrap */
   /* Set by bs_compare_apply_noise(): */
   int has_noise_floor;
   double noise_floor_pct;
-  int within_noise;
-  char **warnings; /* plain-text warnings about this case */
+  int within_noise; /* has_noise_floor and |delta_pct| <= noise_floor_pct */
+  char **warnings;  /* plain-text warnings about this case */
   size_t nwarnings;
 } bs_case_compare;
 
@@ -101,13 +122,26 @@ typedef struct bs_compare_result {
   size_t n_one_sided;
   char **warnings; /* run-level warnings (environment, one-sided cases) */
   size_t nwarnings;
-  size_t regressions; /* cases with significant_regression */
+  size_t regressions;        /* cases with significant_regression */
+  size_t improvements;       /* cases with significant_improvement */
+  size_t family_regressions; /* cases with family_significant_regression */
+  size_t raised;             /* cases whose threshold a noise floor raised */
+  size_t without_floor;      /* after bs_compare_apply_noise: cases it had
+                                no floor for (they keep delta) */
+  int noise_applied;         /* bs_compare_apply_noise() ran */
 } bs_compare_result;
 
+/* The number of cases that fail the gate: family_regressions with
+ * options.family_wise, else regressions. */
+size_t bs_compare_gate_failures(const bs_compare_result *r);
+
 /* Pairs baseline and candidate in every case of `log` that has confirm rows
- * of both, bootstraps med(d) and applies the verdicts and the gate.
+ * of both, bootstraps med(d) and applies the verdicts and the gate, the
+ * p-values and the family-wise adjustments (Holm, Benjamini-Hochberg) over
+ * the compared cases.
  * Fails with BS_EMISMATCH naming the case and every unpaired row as
- * file:line, BS_EUSAGE for bad options or when no case has both impls,
+ * file:line, BS_EINPUT naming the case when its delta_pct or speedup is
+ * not finite, BS_EUSAGE for bad options or when no case has both impls,
  * BS_ENOMEM. On success *out is owned by the caller
  * (bs_compare_result_free); it borrows strings from `log`, which must
  * outlive it. */
@@ -122,14 +156,25 @@ bs_status bs_compare_check_environment(bs_compare_result *r,
                                        const bs_manifest *const *manifests,
                                        size_t n);
 
-/* Marks cases whose |delta_pct| <= floor as within noise. `lookup` is
- * called per case and returns 1 with *floor_pct set when a floor is
- * known for that (benchmark, dataset). */
-void bs_compare_apply_noise(bs_compare_result *r,
-                            int (*lookup)(void *ctx, const char *benchmark,
-                                          const char *dataset,
-                                          double *floor_pct),
-                            void *ctx);
+/* The noise-aware gate. `lookup` is called per case and returns 1 with
+ * *floor_pct set when a paired noise floor F is known for that
+ * (benchmark, dataset). Such a case gets effective_threshold_pct =
+ * max(delta, F) for its significance decisions (the verdict keeps delta),
+ * within_noise = |delta_pct| <= F, and a warning when its threshold was
+ * raised; cases without a floor keep delta and are named in one run-level
+ * warning. The counts of r are recomputed. BS_ENOMEM (r stays usable). */
+bs_status bs_compare_apply_noise(bs_compare_result *r,
+                                 int (*lookup)(void *ctx, const char *benchmark,
+                                               const char *dataset,
+                                               double *floor_pct),
+                                 void *ctx);
+
+/* Holm step-down adjusted p-values and Benjamini-Hochberg q-values of
+ * p[0..k-1], in place into holm[] and bh[]; order[] (k entries) is the
+ * ascending order of p with ties already broken by the caller, as indices
+ * into p. K = k. Allocates nothing. */
+void bs_compare_adjust(const double *p, const size_t *order, size_t k,
+                       double *holm, double *bh);
 
 /* NULL is a no-op. */
 void bs_compare_result_free(bs_compare_result *r);

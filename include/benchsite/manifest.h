@@ -31,6 +31,10 @@ bs_status bs_manifest_read_file(bs_manifest *m, const char *path,
 bs_status bs_manifest_read_buffer(bs_manifest *m, const char *name,
                                   const char *data, size_t len, bs_error *err);
 
+/* Appends key = value (copied). BS_EINPUT for an empty or duplicate key,
+ * BS_ENOMEM. */
+bs_status bs_manifest_set(bs_manifest *m, const char *key, const char *value);
+
 /* The path it was read from ("" for an empty manifest). */
 const char *bs_manifest_path(const bs_manifest *m);
 /* Entries in file order. */

@@ -6,6 +6,7 @@
 
 #include "benchsite/error.h"
 #include "benchsite/log.h"
+#include "benchsite/manifest.h"
 #include "benchsite/rng.h"
 
 #include <stddef.h>
@@ -179,6 +180,12 @@ typedef struct bs_noise_case {
   double paired_noise_floor_pct; /* Q(0.90) of |paired Δ%_k| */
   double false_regression_rate;  /* share of runs the gate flagged */
   int gate_resolves;             /* 3 > paired_noise_floor_pct */
+  /* Planning: with m the median number of pairs per run,
+   * ceil(m (paired_noise_floor_pct / 3)^2), the blocks per run at which
+   * the floor would drop to the gate's delta if the noise of delta% falls
+   * as 1/sqrt(m). */
+  double median_pairs; /* m */
+  uint64_t blocks_for_gate;
 } bs_noise_case;
 
 typedef struct bs_noise_result {
@@ -186,6 +193,10 @@ typedef struct bs_noise_result {
   bs_noise_options options;
   bs_noise_case *cases; /* by benchmark, then dataset (byte order) */
   size_t ncases;
+  /* Share of the run ids (present in at least one case) in which the gate
+   * flagged at least one case: how often an unchanged change fails. */
+  size_t suite_runs, suite_flagged_runs;
+  double suite_false_alarm_rate;
 } bs_noise_result;
 
 /* Validates every case of `log` that has confirm rows of A or B. Each
@@ -208,17 +219,20 @@ void bs_noise_result_free(bs_noise_result *r);
 /* --- renderers (src/noise_out.c) --------------------------------------- */
 
 /* `benchsite.noise/1` JSON: every number with %.17g, a fixed key order,
- * cases by benchmark then dataset, and "block_length" (a number or
- * "auto") at the top level when a block bootstrap was used. *out is a
- * malloc'd NUL-terminated string of *len bytes (the caller frees it). */
-bs_status bs_json_noise(const bs_noise_result *r, char **out, size_t *len,
-                        bs_error *err);
+ * cases by benchmark then dataset, "block_length" (a number or "auto") at
+ * the top level when a block bootstrap was used, and "environment": the
+ * manifest `env` of the A/A run ({} when NULL), which `compare --noise`
+ * holds against its own. *out is a malloc'd NUL-terminated string of
+ * *len bytes (the caller frees it). */
+bs_status bs_json_noise(const bs_noise_result *r, const bs_manifest *env,
+                        char **out, size_t *len, bs_error *err);
 /* A Markdown summary (one row per case, then the readings). User text is
  * escaped. *out is malloc'd. */
 bs_status bs_markdown_noise(const bs_noise_result *r, char **out, size_t *len,
                             bs_error *err);
-/* The terminal report: per case the figures of the seed's
- * HarnessValidation.String() and a plain-language reading of each. */
+/* The terminal report: the suite's planning figures in words, then per
+ * case the figures of the seed's HarnessValidation.String() and a
+ * plain-language reading of each. */
 bs_status bs_text_noise(const bs_noise_result *r, char **out, size_t *len,
                         bs_error *err);
 
@@ -227,15 +241,27 @@ bs_status bs_text_noise(const bs_noise_result *r, char **out, size_t *len,
 typedef struct bs_noise_floors bs_noise_floors;
 
 /* Parses `benchsite.noise/1` JSON (strict RFC 8259) and keeps each case's
- * paired_noise_floor_pct. `name` is used in messages. BS_EINPUT with
- * name:line for malformed JSON, a wrong schema or a case without a
- * benchmark, dataset or finite non-negative floor; BS_ENOMEM. On success
- * *out is freed with bs_noise_floors_free. */
+ * paired_noise_floor_pct and the "environment" object (absent or {}: none).
+ * `name` is used in messages. BS_EINPUT with name:line for malformed JSON,
+ * a wrong schema, an environment that is not an object of strings, or a
+ * case without a benchmark, dataset or finite non-negative floor;
+ * BS_ENOMEM. On success *out is freed with bs_noise_floors_free. */
 bs_status bs_noise_floors_parse(const char *name, const char *text, size_t len,
                                 bs_noise_floors **out, bs_error *err);
 /* NULL is a no-op. */
 void bs_noise_floors_free(bs_noise_floors *f);
 size_t bs_noise_floors_count(const bs_noise_floors *f);
+/* The manifest of the A/A run the file records (empty when it has none);
+ * owned by f. */
+const bs_manifest *bs_noise_floors_environment(const bs_noise_floors *f);
+/* BS_EINPUT naming `name` and every differing comparability key (with
+ * both values) when `run` and the floors' environment are both non-empty
+ * and not comparable: a noise floor measured elsewhere says nothing about
+ * this run. BS_OK otherwise (also for a NULL run). */
+bs_status bs_noise_floors_check_environment(const bs_noise_floors *f,
+                                            const char *name,
+                                            const bs_manifest *run,
+                                            bs_error *err);
 /* A lookup for bs_compare_apply_noise(): ctx is a bs_noise_floors *.
  * Returns 1 and sets *floor_pct when the case is known, else 0. */
 int bs_noise_floors_lookup(void *ctx, const char *benchmark,

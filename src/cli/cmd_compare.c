@@ -11,6 +11,7 @@ static const char usage[] =
     "                         [--mode confirmatory|hotspot] [--threshold "
     "PCT]\n"
     "                         [--level PCT] [--seed N] [--noise NOISE.json]\n"
+    "                         [--family-wise]\n"
     "                         [--json F] [--markdown F] [--html DIR]\n"
     "\n"
     "Pairs baseline and candidate rows by (run, block) in every case, and\n"
@@ -27,9 +28,15 @@ static const char usage[] =
     "  --level PCT        hotspot only: confidence level in percent, 50 < c <\n"
     "                     100 (default 95)\n"
     "  --seed N           bootstrap seed (default 0)\n"
-    "  --noise FILE       JSON from 'benchsite noise': mark cases whose "
-    "|delta|\n"
-    "                     is within that case's paired noise floor\n"
+    "  --noise FILE       JSON from 'benchsite noise' on this setup: the\n"
+    "                     noise-aware gate. A case whose paired noise floor\n"
+    "                     F is above delta is judged significant only at\n"
+    "                     max(delta, F) (its verdict keeps delta); cases\n"
+    "                     within their floor are marked. A file measured on\n"
+    "                     a setup not comparable with --manifest is refused\n"
+    "  --family-wise      the exit status counts only regressions that\n"
+    "                     survive Holm's correction at 2.5 % over all the\n"
+    "                     cases (always reported; only ever stricter)\n"
     "  --json F           write benchsite.compare/1 JSON to F\n"
     "  --markdown F       write a pull-request comment to F\n"
     "  --html DIR         write the HTML report of this comparison (its mode\n"
@@ -41,13 +48,14 @@ static const char usage[] =
     "are all or nothing: if the HTML report fails, no --json or --markdown\n"
     "file is written either.\n"
     "Exit status: 0 no significant regression, 1 significant regression\n"
-    "(confirmatory mode), 2 bad input or usage, 3 failure.\n";
+    "(confirmatory mode; with --family-wise one that survives Holm), 2 bad\n"
+    "input or usage, 3 failure.\n";
 
 static const cli_opt opts[] = {
     {"manifest", 1, 1}, {"baseline", 1, 0},  {"candidate", 1, 0},
     {"mode", 1, 0},     {"threshold", 1, 0}, {"level", 1, 0},
     {"seed", 1, 0},     {"noise", 1, 0},     {"json", 1, 0},
-    {"markdown", 1, 0}, {"html", 1, 0},
+    {"markdown", 1, 0}, {"html", 1, 0},      {"family-wise", 0, 0},
 };
 
 static bs_status render(const bs_analysis *an, cli_format f, char **out,
@@ -102,6 +110,7 @@ int cli_cmd_compare(int argc, char **argv) {
     goto done;
   if ((rc = cli_get_u64(&cmd.a, "seed", &o.seed)))
     goto done;
+  o.family_wise = cli_flag(&cmd.a, "family-wise");
   if (bs_compare_options_check(&o, &err)) {
     rc = cli_report(&err);
     goto done;
@@ -126,7 +135,8 @@ int cli_cmd_compare(int argc, char **argv) {
   }
   if ((rc = cli_load_logs(&cmd.a, &cmd.log)))
     goto done;
-  if ((s = cli_get(&cmd.a, "noise")) && (rc = cli_read_noise_file(s, &floors)))
+  if ((s = cli_get(&cmd.a, "noise")) &&
+      (rc = cli_read_noise_file(s, env, &floors)))
     goto done;
 
   /* One comparison (its mode, delta, level, seed and noise floors) for
@@ -154,8 +164,9 @@ int cli_cmd_compare(int argc, char **argv) {
     cli_warn_missing_floors(s, res);
   if ((rc = cli_cmd_render(&cmd, render)))
     goto done;
-  rc = (o.mode == BS_MODE_CONFIRMATORY && res->regressions > 0) ? CLI_REGRESSION
-                                                                : CLI_OK;
+  rc = (o.mode == BS_MODE_CONFIRMATORY && bs_compare_gate_failures(res) > 0)
+           ? CLI_REGRESSION
+           : CLI_OK;
 done:
   rc = cli_cmd_end(&cmd, rc);
   bs_noise_floors_free(floors);

@@ -10,7 +10,7 @@
 
 static const char usage[] =
     "usage: benchsite noise LOG... [--manifest M] --a A --b B\n"
-    "                       [--resamples R] [--level L] [--seed N]\n"
+    "                       [--resamples R] [--level PCT] [--seed N]\n"
     "                       [--block-length L|auto] [--json F] "
     "[--markdown F]\n"
     "                       [--html DIR]\n"
@@ -26,8 +26,8 @@ static const char usage[] =
     "                     aa_b keys)\n"
     "  --manifest M       environment manifest (key,value CSV)\n"
     "  --resamples R      bootstrap resamples per confidence (default 10000)\n"
-    "  --level L          confidence level for false signals, a fraction in\n"
-    "                     (0.5, 1) (default 0.95)\n"
+    "  --level PCT        confidence level for false signals in percent,\n"
+    "                     50 < c < 100 (default 95)\n"
     "  --seed N           bootstrap seed (default 0); run k uses N+2k and\n"
     "                     N+2k+1\n"
     "  --block-length L   moving block bootstrap of each series with blocks\n"
@@ -68,17 +68,15 @@ static int parse_options(const cli_args *a, bs_noise_options *o) {
     o->resamples = (uint64_t)v;
   }
   if ((s = cli_get(a, "level"))) {
-    if ((rc = cli_parse_double("level", s, &o->level)))
+    /* A percentage, as everywhere; the JSON keeps the fraction. */
+    double pct;
+    bs_error lerr;
+    bs_error_clear(&lerr);
+    if ((rc = cli_parse_double("level", s, &pct)))
       return rc;
-    if (o->level > 1.0 && o->level < 100.0)
-      return cli_usage_error("noise: --level %s: the A/A level is a fraction "
-                             "in (0.5, 1), not a percentage; did you mean "
-                             "%g?",
-                             s, o->level / 100.0);
-    if (!(o->level > 0.5 && o->level < 1.0))
-      return cli_usage_error("noise: --level %s is outside (0.5, 1); give a "
-                             "fraction such as 0.95",
-                             s);
+    if (bs_bootstrap_check_level(pct, &lerr))
+      return cli_usage_error("noise: --level %s: %s", s, lerr.message);
+    o->level = pct / 100.0;
   }
   if ((rc = cli_get_u64(a, "seed", &o->seed)))
     return rc;
@@ -109,9 +107,10 @@ static int parse_options(const cli_args *a, bs_noise_options *o) {
 
 static bs_status render(const bs_analysis *an, cli_format f, char **out,
                         size_t *len, bs_error *err) {
+  const bs_manifest *env = an->nmanifests ? an->manifests[0] : NULL;
   switch (f) {
   case CLI_JSON:
-    return bs_json_noise(an->aa, out, len, err);
+    return bs_json_noise(an->aa, env, out, len, err);
   case CLI_MARKDOWN:
     return bs_markdown_noise(an->aa, out, len, err);
   case CLI_TEXT:
@@ -167,7 +166,8 @@ done:
 /* Noise files are small; anything larger is not one. */
 #define NOISE_FILE_LIMIT ((size_t)64 << 20)
 
-int cli_read_noise_file(const char *path, bs_noise_floors **floors) {
+int cli_read_noise_file(const char *path, const bs_manifest *env,
+                        bs_noise_floors **floors) {
   bs_error err;
   bs_error_clear(&err);
   char *text = NULL;
@@ -177,17 +177,20 @@ int cli_read_noise_file(const char *path, bs_noise_floors **floors) {
     return cli_report_input(&err);
   bs_status st = bs_noise_floors_parse(path, text, len, floors, &err);
   free(text);
-  if (st)
+  if (!st)
+    st = bs_noise_floors_check_environment(*floors, path, env, &err);
+  if (st) {
+    bs_noise_floors_free(*floors);
+    *floors = NULL;
     return cli_report_input(&err);
+  }
   return 0;
 }
 
 void cli_warn_missing_floors(const char *path, const bs_compare_result *r) {
-  size_t missing = 0;
-  for (size_t i = 0; i < r->ncases; i++)
-    missing += !r->cases[i].has_noise_floor;
-  if (missing)
+  if (r->without_floor)
     fprintf(stderr,
-            "benchsite: warning: %s: no noise floor for %zu of %zu case%s\n",
-            path, missing, r->ncases, r->ncases == 1 ? "" : "s");
+            "benchsite: warning: %s: no noise floor for %zu of %zu case%s; "
+            "they keep the plain threshold\n",
+            path, r->without_floor, r->ncases, r->ncases == 1 ? "" : "s");
 }

@@ -5,14 +5,19 @@
 #include <stdlib.h>
 
 static const char usage[] =
-    "usage: benchsite tune LOG... [--json F] [--markdown F] [--html DIR]\n"
-    "                      [--manifest M]...\n"
+    "usage: benchsite tune LOG... [--seed N] [--json F] [--markdown F]\n"
+    "                      [--html DIR] [--manifest M]...\n"
     "\n"
     "Scores every impl of every case by the median of its confirm samples;\n"
     "the smallest wins (exact ties: impl id in byte order). For each pair\n"
     "of impls of a benchmark, finds the scales where the faster one changes\n"
     "(log-log interpolation between adjacent scales).\n"
+    "A win is decisive when the paired interval of med(best - runner-up)\n"
+    "lies below zero (2000 resamples, 95 %), a crossover when the paired\n"
+    "interval excludes zero at both of its scales; the others are ties\n"
+    "within noise.\n"
     "\n"
+    "  --seed N       bootstrap seed (default 0)\n"
     "  --json F       write benchsite.tune/1 JSON to F\n"
     "  --markdown F   write a Markdown summary to F\n"
     "  --html DIR     write the HTML report of the tuning (tuning.html with\n"
@@ -28,7 +33,9 @@ static const char usage[] =
     "Exit status: 0 success, 2 bad input or usage, 3 failure.\n";
 
 static const cli_opt opts[] = {
-    {"json", 1, 0}, {"markdown", 1, 0}, {"html", 1, 0}, {"manifest", 1, 1}};
+    {"json", 1, 0},     {"markdown", 1, 0}, {"html", 1, 0},
+    {"manifest", 1, 1}, {"seed", 1, 0},
+};
 
 static bs_status render(const bs_analysis *an, cli_format f, char **out,
                         size_t *len, bs_error *err) {
@@ -60,6 +67,8 @@ int cli_cmd_tune(int argc, char **argv) {
   bs_analysis_options ao;
   bs_analysis_options_init(&ao);
   ao.sections = BS_ANALYSE_TUNE;
+  if ((rc = cli_get_u64(&cmd.a, "seed", &ao.seed)))
+    goto done;
   if ((rc = cli_cmd_analyse(&cmd, &ao)))
     goto done;
   rc = cli_cmd_render(&cmd, render);

@@ -175,6 +175,12 @@ static void compare_case(fz_in *in, pool *p, bs_case_compare *c) {
   c->has_noise_floor = fz_byte(in) & 1;
   c->noise_floor_pct = num(in);
   c->within_noise = fz_byte(in) & 1;
+  c->significant_improvement = fz_byte(in) & 1;
+  c->family_significant_regression = fz_byte(in) & 1;
+  c->p_value = num(in);
+  c->holm_p = num(in);
+  c->bh_q = num(in);
+  c->effective_threshold_pct = num(in);
   c->nwarnings = fz_byte(in) % 3;
   c->warnings = c->nwarnings ? calloc(c->nwarnings, sizeof(char *)) : NULL;
   for (size_t w = 0; w < c->nwarnings; w++)
@@ -194,11 +200,17 @@ static void check_case(const bs__jvalue *v, const bs_case_compare *c) {
   same_num(v, "ci_high_us", c->ci_high_us);
   same_str(v, "verdict", bs_verdict_name(c->verdict));
   same_bool(v, "significant_regression", c->significant_regression);
+  same_bool(v, "significant_improvement", c->significant_improvement);
+  same_bool(v, "family_significant_regression",
+            c->family_significant_regression);
+  same_num(v, "p_value", c->p_value);
+  same_num(v, "holm_p", c->holm_p);
+  same_num(v, "bh_q", c->bh_q);
+  same_num(v, "effective_threshold_pct", c->effective_threshold_pct);
   same_num(v, "outliers", (double)c->outliers);
-  if (c->has_noise_floor) {
+  if (c->has_noise_floor)
     same_num(v, "noise_floor_pct", c->noise_floor_pct);
-    same_bool(v, "within_noise", c->within_noise);
-  }
+  same_bool(v, "within_noise", c->within_noise);
   same_list(v, "warnings", c->warnings, c->nwarnings);
 }
 
@@ -213,6 +225,8 @@ static void fuzz_compare(fz_in *in, pool *p) {
   r.options.resamples = fz_u64(in);
   r.options.seed = fz_u64(in);
   r.regressions = fz_byte(in);
+  r.family_regressions = fz_byte(in);
+  r.options.family_wise = fz_byte(in) & 1;
   bs_case_compare cases[3];
   r.ncases = fz_byte(in) % 4;
   r.cases = cases;
@@ -239,6 +253,9 @@ static void fuzz_compare(fz_in *in, pool *p) {
   same_num(root, "level_pct", r.options.level_pct);
   same_num(root, "seed", (double)r.options.seed);
   same_num(root, "regressions", (double)r.regressions);
+  same_num(root, "family_regressions", (double)r.family_regressions);
+  same_bool(root, "family_wise",
+            r.options.family_wise && r.options.mode == BS_MODE_CONFIRMATORY);
   check_env(root, env);
   const bs__jvalue *cv = member(root, "cases");
   FUZZ_CHECK(cv->type == BS__JARRAY && cv->n == r.ncases, "cases");
@@ -258,6 +275,8 @@ static void fuzz_tune(fz_in *in, pool *p) {
   bs_tune_case cases[3];
   bs_tune_median medians[3][3];
   bs_crossover xs[3];
+  memset(cases, 0, sizeof cases);
+  memset(xs, 0, sizeof xs);
   r.cases = cases;
   r.ncases = fz_byte(in) % 4;
   for (size_t i = 0; i < r.ncases; i++) {
@@ -282,6 +301,10 @@ static void fuzz_tune(fz_in *in, pool *p) {
       medians[i][k].median_us = num(in);
       medians[i][k].samples = fz_byte(in);
     }
+    c->runner_up = fz_byte(in) & 1 ? str(p, in, 1) : NULL;
+    c->decisive = fz_byte(in) & 1;
+    c->ci_low_us = num(in);
+    c->ci_high_us = num(in);
   }
   r.crossovers = xs;
   r.ncrossovers = fz_byte(in) % 4;
@@ -291,6 +314,7 @@ static void fuzz_tune(fz_in *in, pool *p) {
     xs[i].b = str(p, in, 1);
     xs[i].scale = num(in);
     xs[i].scale_low = xs[i].scale_high = 0;
+    xs[i].decisive = fz_byte(in) & 1;
   }
   char *json = NULL;
   size_t len = 0;
@@ -318,6 +342,13 @@ static void fuzz_tune(fz_in *in, pool *p) {
       FUZZ_CHECK(strcmp(m->keys[k], c->medians[k].impl) == 0, "impl key");
       same_num_value(&m->items[k], "median", c->medians[k].median_us);
     }
+    if (c->runner_up)
+      same_str(v, "runner_up", c->runner_up);
+    else
+      FUZZ_CHECK(member(v, "runner_up")->type == BS__JNULL, "runner_up");
+    same_bool(v, "decisive", c->decisive);
+    same_num(v, "ci_low_us", c->ci_low_us);
+    same_num(v, "ci_high_us", c->ci_high_us);
   }
   const bs__jvalue *x = member(root, "crossovers");
   FUZZ_CHECK(x->type == BS__JARRAY && x->n == r.ncrossovers, "crossovers");
@@ -326,6 +357,7 @@ static void fuzz_tune(fz_in *in, pool *p) {
     same_str(&x->items[i], "a", xs[i].a);
     same_str(&x->items[i], "b", xs[i].b);
     same_num(&x->items[i], "scale", xs[i].scale);
+    same_bool(&x->items[i], "decisive", xs[i].decisive);
   }
   bs__json_free(root);
   free(json);
