@@ -5,12 +5,14 @@
 #include "benchsite/manifest.h"
 #include "benchsite/output.h"
 
+#include "archived.h"
 #include "buf.h"
 #include "csvin.h"
 #include "fsutil.h"
 #include "grow.h"
 #include "sha256.h"
 #include "strlist.h"
+#include "strset.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -20,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define FORMAT_NAME "FORMAT"
@@ -138,6 +141,19 @@ static int parse_utc(const char *s, utc_time *t) {
 }
 
 static int cmp_int(int a, int b) { return (a > b) - (a < b); }
+
+/* Seconds since 1970-01-01T00:00:00Z (fraction dropped), by the days of
+ * the proleptic Gregorian calendar (Hinnant's days_from_civil). */
+static long long utc_seconds(const utc_time *t) {
+  long long y = t->year - (t->month <= 2);
+  long long era = (y >= 0 ? y : y - 399) / 400;
+  long long yoe = y - era * 400;
+  long long mp = (t->month + 9) % 12;
+  long long doy = (153 * mp + 2) / 5 + t->day - 1;
+  long long doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  long long days = era * 146097 + doe - 719468;
+  return days * 86400 + t->hour * 3600LL + t->minute * 60LL + t->second;
+}
 
 static int utc_cmp(const utc_time *a, const utc_time *b) {
   int c;
@@ -323,7 +339,8 @@ static bs_status prepare(const char *manifest, const char *const *logs,
     else
       snprintf(f->name, sizeof f->name, "log-%zu.csv", i);
     p->nfiles = i + 1;
-    if ((st = bs_read_file(path, BS_ARCHIVE_MAX_FILE, &f->data, &f->len, err)))
+    if ((st = bs__read_regular(path, 0, BS_ARCHIVE_MAX_FILE, &f->data, &f->len,
+                               err)))
       goto fail;
     if (i == 0)
       st = bs_manifest_read_buffer(mf, path, f->data, f->len, err);
@@ -357,6 +374,17 @@ static bs_status prepare(const char *manifest, const char *const *logs,
     st = bs_error_set(err, BS_EINPUT, manifest, 0,
                       "key date: \"%s\" is not an ISO 8601 UTC time such as "
                       "2026-11-30T10:56:21Z",
+                      date);
+    goto fail;
+  }
+  /* A run dated in the future would head the history (the site's newest
+   * run) until the calendar caught up; a day's slack covers clocks and
+   * time zones gone wrong by hours. */
+  time_t now = time(NULL);
+  if (now != (time_t)-1 && utc_seconds(&t) > (long long)now + 86400) {
+    st = bs_error_set(err, BS_EINPUT, manifest, 0,
+                      "key date: \"%s\" is more than a day in the future; "
+                      "an archived run needs the UTC time it was measured",
                       date);
     goto fail;
   }
@@ -575,12 +603,10 @@ static bs_status open_for_writing(const char *dir, int *lockfd, bs_error *err) {
       free(p);
     }
   }
-  fd = open(format, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-  if (fd < 0 && errno != ENOENT) {
-    st = bs_error_set(err, BS_EIO, format, 0, "cannot open: %s",
-                      strerror(errno));
+  if ((st = bs__open_regular(format, BS__OPEN_NOFOLLOW, &fd, err)) &&
+      !(st == BS_EIO && errno == ENOENT))
     goto done;
-  }
+  st = BS_OK;
   if (fd < 0) {
     /* runs/ before FORMAT: an archive with FORMAT always has runs/. */
     if ((st = may_initialise(dir, err)))
@@ -631,7 +657,8 @@ static bs_status compare_existing(const char *rundir, const prepared *p,
     st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
     goto done;
   }
-  if (bs_read_file(path, BS_ARCHIVE_MAX_FILE, &data, &len, &ignore) == BS_OK &&
+  if (bs__read_regular(path, BS__OPEN_NOFOLLOW, BS_ARCHIVE_MAX_FILE, &data,
+                       &len, &ignore) == BS_OK &&
       (len != p->sums.len || memcmp(data, p->sums.data, len) != 0)) {
     st = bs_error_set(err, BS_EINPUT, rundir, 0,
                       "already holds a different run under this id; "
@@ -647,7 +674,8 @@ static bs_status compare_existing(const char *rundir, const prepared *p,
       st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
       goto done;
     }
-    if (bs_read_file(path, BS_ARCHIVE_MAX_FILE, &data, &len, &ignore) ||
+    if (bs__read_regular(path, BS__OPEN_NOFOLLOW, BS_ARCHIVE_MAX_FILE, &data,
+                         &len, &ignore) ||
         len != p->files[i].len || memcmp(data, p->files[i].data, len) != 0)
       damaged = 1;
     free(data);
@@ -837,13 +865,14 @@ nomem:
 static bs_status hash_file(const char *path, char hex[BS__SHA256_HEXLEN + 1],
                            int *missing, char **keep, size_t *keep_len) {
   *missing = 0;
-  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-  if (fd < 0) {
-    *missing = errno == ENOENT;
+  int fd;
+  bs_error e;
+  if (bs__open_regular(path, BS__OPEN_NOFOLLOW, &fd, &e)) {
+    *missing = e.status == BS_EIO && errno == ENOENT;
     return BS_EIO;
   }
   struct stat sb;
-  if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+  if (fstat(fd, &sb) != 0) {
     close(fd);
     return BS_EIO;
   }
@@ -905,8 +934,13 @@ static bs_status require_archive(const char *dir, bs_error *err) {
   if (!format)
     return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
   bs_status st = BS_OK;
-  int fd = open(format, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-  if (fd < 0) {
+  int fd;
+  bs_error e;
+  if ((st = bs__open_regular(format, BS__OPEN_NOFOLLOW, &fd, &e)) ==
+      BS_EINPUT) {
+    st = bs_error_set(err, BS_EINPUT, format, 0, "not a benchsite archive (%s)",
+                      e.message);
+  } else if (st) {
     struct stat sb;
     if (stat(dir, &sb) != 0)
       st = bs_error_set(err, BS_EINPUT, dir, 0, "no such archive: %s",
@@ -956,12 +990,14 @@ static void verify_manifest(verifier *v, const char *id, const char *path,
                             const char *date_part, const char *commit_part) {
   bs_manifest *m = bs_manifest_new();
   bs_error e;
+  char eid[BS__PATH_BUF];
+  bs__csvin_path(eid, id); /* a directory name: any bytes but '/' */
   if (!m) {
     v->st = BS_ENOMEM;
     return;
   }
-  if (bs_manifest_read_file(m, path, &e)) {
-    problem(v, "runs/%s/%s: not a readable manifest: %s", id, MANIFEST_NAME,
+  if (bs__manifest_read_archived(m, path, &e)) {
+    problem(v, "runs/%s/%s: not a readable manifest: %s", eid, MANIFEST_NAME,
             e.message);
     bs_manifest_free(m);
     return;
@@ -971,24 +1007,24 @@ static void verify_manifest(verifier *v, const char *id, const char *path,
   utc_time t;
   char d[DATE_CHARS + 1], c[COMMIT_CHARS + 1];
   if (!date || !parse_utc(date, &t)) {
-    problem(v, "runs/%s/%s: no valid date", id, MANIFEST_NAME);
+    problem(v, "runs/%s/%s: no valid date", eid, MANIFEST_NAME);
   } else {
     id_date(&t, d);
     if (strcmp(d, date_part))
       problem(v,
               "runs/%s: the id's date does not match the manifest's date "
               "\"%s\"",
-              id, date);
+              eid, date);
   }
   if (!commit || !commit[0]) {
-    problem(v, "runs/%s/%s: no commit", id, MANIFEST_NAME);
+    problem(v, "runs/%s/%s: no commit", eid, MANIFEST_NAME);
   } else {
     id_commit(commit, c);
     if (strcmp(c, commit_part))
       problem(v,
               "runs/%s: the id's commit does not match the manifest's "
               "commit",
-              id);
+              eid);
   }
   bs_manifest_free(m);
 }
@@ -1001,32 +1037,35 @@ static void verify_run(verifier *v, const char *runs, const char *id) {
   sums_entry *entries = NULL;
   bs_error e;
   struct stat sb;
+  char eid[BS__PATH_BUF], ename[BS__PATH_BUF];
+  bs__csvin_path(eid, id); /* a directory name: any bytes but '/' */
   v->damaged = 0;
   if (!rundir) {
     v->st = BS_ENOMEM;
     return;
   }
   if (lstat(rundir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
-    problem(v, "runs/%s: not a run directory", id);
+    problem(v, "runs/%s: not a run directory", eid);
     goto done;
   }
   if (!id_parse(id, date, commit, hash)) {
-    problem(v, "runs/%s: not a well-formed run id", id);
+    problem(v, "runs/%s: not a well-formed run id", eid);
     goto done;
   }
   if (!(path = bs__path_join(rundir, SUMS_NAME))) {
     v->st = BS_ENOMEM;
     goto done;
   }
-  if (bs_read_file(path, BS_ARCHIVE_MAX_FILE, &text, &len, &e)) {
-    problem(v, "runs/%s/%s: %s", id, SUMS_NAME,
+  if (bs__read_regular(path, BS__OPEN_NOFOLLOW, BS_ARCHIVE_MAX_FILE, &text,
+                       &len, &e)) {
+    problem(v, "runs/%s/%s: %s", eid, SUMS_NAME,
             e.status == BS_EIO ? "missing or unreadable" : e.message);
     goto done;
   }
   long badline;
   if (!parse_sums(text, len, &entries, &nentries, &badline)) {
     if (badline)
-      problem(v, "runs/%s/%s:%ld: malformed line", id, SUMS_NAME, badline);
+      problem(v, "runs/%s/%s:%ld: malformed line", eid, SUMS_NAME, badline);
     else
       v->st = BS_ENOMEM;
     goto done;
@@ -1034,7 +1073,7 @@ static void verify_run(verifier *v, const char *runs, const char *id) {
   char h[BS__SHA256_HEXLEN + 1];
   bs__sha256_hex(text, len, h);
   if (strncmp(h, hash, HASH_DIGITS))
-    problem(v, "runs/%s: the id's hash %s does not match %s (%.12s)", id, hash,
+    problem(v, "runs/%s: the id's hash %s does not match %s (%.12s)", eid, hash,
             SUMS_NAME, h);
   for (size_t i = 0; i < nentries; i++) {
     free(path);
@@ -1054,16 +1093,16 @@ static void verify_run(verifier *v, const char *runs, const char *id) {
     }
     if (hash_file(path, h, &missing, v->keep ? &v->data[i] : NULL,
                   v->keep ? &v->lens[i] : NULL))
-      problem(v, "runs/%s/%s: %s", id, entries[i].name,
+      problem(v, "runs/%s/%s: %s", eid, entries[i].name,
               missing ? "missing" : "unreadable or not a regular file");
     else if (strcmp(h, entries[i].hex))
       problem(v,
               "runs/%s/%s: checksum mismatch (SHA256SUMS has %.12s..., the "
               "file %.12s...)",
-              id, entries[i].name, entries[i].hex, h);
+              eid, entries[i].name, entries[i].hex, h);
   }
   if (bs__list_dir(rundir, NULL, &names, &nnames, &e)) {
-    problem(v, "runs/%s: cannot list: %s", id, e.message);
+    problem(v, "runs/%s: cannot list: %s", eid, e.message);
     goto done;
   }
   for (size_t i = 0; i < nnames; i++) {
@@ -1071,7 +1110,8 @@ static void verify_run(verifier *v, const char *runs, const char *id) {
     for (size_t j = 0; j < nentries && !listed; j++)
       listed = !strcmp(names[i], entries[j].name);
     if (!listed)
-      problem(v, "runs/%s/%s: not listed in %s", id, names[i], SUMS_NAME);
+      problem(v, "runs/%s/%s: not listed in %s", eid,
+              bs__csvin_path(ename, names[i]), SUMS_NAME);
   }
   free(path);
   if (!(path = bs__path_join(rundir, MANIFEST_NAME))) {
@@ -1222,10 +1262,13 @@ static int cmp_run(const void *pa, const void *pb) {
 
 static bs_status malformed(const char *dir, const char *id, const char *what,
                            bs_error *err) {
-  return bs_error_set(err, BS_EINPUT, dir, 0,
+  char eid[BS__PATH_BUF], edir[BS__PATH_BUF];
+  id = bs__csvin_path(eid, id);
+  bs__csvin_path(edir, dir);
+  return bs_error_set(err, BS_EINPUT, edir, 0,
                       "run %s: %s; run 'benchsite archive verify --archive "
                       "%s'",
-                      id, what, dir);
+                      id, what, edir);
 }
 
 static bs_status load_run(const char *dir, const char *runs, const char *id,
@@ -1244,8 +1287,13 @@ static bs_status load_run(const char *dir, const char *runs, const char *id,
       !(r->manifest = bs__path_join(r->dir, MANIFEST_NAME)) ||
       !(path = bs__path_join(r->dir, SUMS_NAME)))
     goto nomem;
-  if (bs_read_file(path, BS_ARCHIVE_MAX_FILE, &text, &len, &e)) {
-    st = malformed(dir, id, "SHA256SUMS is missing or unreadable", err);
+  if (bs__read_regular(path, BS__OPEN_NOFOLLOW, BS_ARCHIVE_MAX_FILE, &text,
+                       &len, &e)) {
+    st =
+        malformed(dir, id,
+                  e.status == BS_EINPUT ? "SHA256SUMS is not a regular file"
+                                        : "SHA256SUMS is missing or unreadable",
+                  err);
     goto done;
   }
   long badline;
@@ -1265,7 +1313,7 @@ static bs_status load_run(const char *dir, const char *runs, const char *id,
   }
   if (!(m = bs_manifest_new()))
     goto nomem;
-  if (bs_manifest_read_file(m, r->manifest, &e)) {
+  if (bs__manifest_read_archived(m, r->manifest, &e)) {
     st = malformed(dir, id, "the manifest is unreadable", err);
     goto done;
   }
@@ -1370,9 +1418,18 @@ const bs_archive_run *bs_archive_find(const bs_archive *a, const char *id) {
 
 struct bs_acks {
   bs_ack *rows;
-  size_t nrows;
+  size_t nrows, rows_cap;
   char **strings; /* every string the rows point to */
   size_t nstrings;
+  /* Hash sets, so neither reading nor looking up scans every row:
+   * `exact` holds each row's (commit, benchmark, dataset), for the
+   * duplicate check; `bucket` maps (commit key, benchmark, dataset) to the
+   * row index + 1 of the last row with that key, and prev[i] chains row i
+   * to the row before it with the same key (0: none). A commit's key is
+   * its first ACK_MIN_COMMIT characters, or all of it when shorter: the
+   * key of every row that may match a commit is the commit's own key. */
+  bs__strset exact, bucket;
+  size_t *prev;
 };
 
 typedef struct acks_reader {
@@ -1419,6 +1476,15 @@ static void acks_header(acks_reader *r) {
     int k = 0;
     while (k < 4 && strcmp(r->fields[i], ack_columns[k]))
       k++;
+    size_t flen = strlen(r->fields[i]);
+    if (k == 4 && bs__utf8_invalid_at((const unsigned char *)r->fields[i],
+                                      flen) != flen) {
+      bs__csvin_fail(&r->in, BS_EINPUT, line, 0,
+                     "header field %zu is not UTF-8 (the columns are commit, "
+                     "benchmark, dataset, reason)",
+                     i + 1);
+      return;
+    }
     if (k == 4) {
       char q[BS__QUOTE_BUF];
       bs__csvin_fail(&r->in, BS_EINPUT, line, 0,
@@ -1442,6 +1508,47 @@ static void acks_header(acks_reader *r) {
     }
   }
   r->header_done = 1;
+}
+
+/* The length of the part of `commit` that keys its bucket. */
+static size_t ack_commit_key(const char *commit) {
+  size_t n = strlen(commit);
+  return n < ACK_MIN_COMMIT ? n : ACK_MIN_COMMIT;
+}
+
+/* commit[0..clen-1], benchmark and dataset into one key, NUL-separated:
+ * the parts are C strings, so no part holds the separator. */
+static bs_status ack_key(bs__buf *b, const char *commit, size_t clen,
+                         const char *benchmark, const char *dataset) {
+  bs_status st = bs__buf_append(b, commit, clen);
+  if (!st)
+    st = bs__buf_append(b, "", 1);
+  if (!st)
+    st = bs__buf_append(b, benchmark, strlen(benchmark));
+  if (!st)
+    st = bs__buf_append(b, "", 1);
+  if (!st)
+    st = bs__buf_append(b, dataset, strlen(dataset));
+  return st;
+}
+
+static int grow_rows(bs_acks *a) {
+  if (a->nrows < a->rows_cap)
+    return 0;
+  size_t nc = a->rows_cap ? a->rows_cap * 2 : 64;
+  bs_ack *rows = realloc(a->rows, nc * sizeof *rows);
+  if (rows)
+    a->rows = rows;
+  size_t *prev = rows ? realloc(a->prev, nc * sizeof *prev) : NULL;
+  if (prev)
+    a->prev = prev;
+  char **strs = prev ? realloc(a->strings, 4 * nc * sizeof *strs) : NULL;
+  if (strs)
+    a->strings = strs;
+  if (!strs)
+    return -1;
+  a->rows_cap = nc;
+  return 0;
 }
 
 static void acks_record(void *ctx) {
@@ -1477,28 +1584,32 @@ static void acks_record(void *ctx) {
       return;
     }
   }
-  for (size_t i = 0; i < a->nrows; i++) {
-    const bs_ack *o = &a->rows[i];
-    if (!strcmp(o->commit, v[0]) && !strcmp(o->benchmark, v[1]) &&
-        !strcmp(o->dataset, v[2])) {
-      bs__csvin_fail(&r->in, BS_EINPUT, line, 0,
-                     "the same commit and case as line %ld", o->line);
-      acks_clear_fields(r);
-      return;
-    }
+  bs__buf key;
+  bs__buf_init(&key, 0);
+  size_t old = 0, *lastp = NULL;
+  int added = -1;
+  if (!ack_key(&key, v[0], strlen(v[0]), v[1], v[2]))
+    added = bs__strset_put(&a->exact, key.data, key.len, a->nrows, &old);
+  if (added == 0) {
+    bs__buf_release(&key);
+    bs__csvin_fail(&r->in, BS_EINPUT, line, 0,
+                   "the same commit and case as line %ld", a->rows[old].line);
+    acks_clear_fields(r);
+    return;
   }
-  bs_ack *rows = realloc(a->rows, (a->nrows + 1) * sizeof *rows);
-  char **strs =
-      rows ? realloc(a->strings, (a->nstrings + 4) * sizeof *strs) : NULL;
-  if (rows)
-    a->rows = rows;
-  if (strs)
-    a->strings = strs;
-  if (!rows || !strs) {
+  if (added == 1) {
+    bs__buf_reset(&key);
+    if (!ack_key(&key, v[0], ack_commit_key(v[0]), v[1], v[2]))
+      lastp = bs__strset_ref(&a->bucket, key.data, key.len, NULL);
+  }
+  bs__buf_release(&key);
+  if (!lastp || grow_rows(a)) {
     bs__csvin_fail(&r->in, BS_ENOMEM, 0, 0, "out of memory");
     acks_clear_fields(r);
     return;
   }
+  a->prev[a->nrows] = *lastp;
+  *lastp = a->nrows + 1;
   /* The row takes the field strings over. */
   bs_ack *row = &a->rows[a->nrows++];
   row->commit = v[0];
@@ -1516,7 +1627,49 @@ void bs_acks_free(bs_acks *a) {
     return;
   bs__strlist_free(a->strings, a->nstrings);
   free(a->rows);
+  free(a->prev);
+  bs__strset_release(&a->exact);
+  bs__strset_release(&a->bucket);
   free(a);
+}
+
+static bs_acks *acks_new(void) {
+  bs_acks *a = calloc(1, sizeof *a);
+  if (a) {
+    bs__strset_init(&a->exact);
+    bs__strset_init(&a->bucket);
+  }
+  return a;
+}
+
+bs_status bs__acks_parse(const char *name, const char *data, size_t len,
+                         bs_acks **out, bs_error *err) {
+  *out = NULL;
+  bs_acks *a = acks_new();
+  if (!a)
+    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+  acks_reader r;
+  memset(&r, 0, sizeof r);
+  r.acks = a;
+  bs_status st;
+  if ((st = bs__csvin_init(&r.in, name, err, 65536, acks_field, acks_record,
+                           &r)) == BS_OK) {
+    if (bs__csvin_feed(&r.in, data, len) == BS_OK)
+      bs__csvin_finish(&r.in);
+    st = r.in.status;
+    if (st == BS_OK && !r.header_done)
+      st = bs_error_set(err, BS_EINPUT, r.in.name, 1,
+                        "empty file; the header is commit,benchmark,dataset,"
+                        "reason");
+  }
+  acks_clear_fields(&r);
+  bs__csvin_release(&r.in);
+  if (st) {
+    bs_acks_free(a);
+    return st;
+  }
+  *out = a;
+  return BS_OK;
 }
 
 bs_status bs_acks_read(const char *dir, bs_acks **out, bs_error *err) {
@@ -1525,42 +1678,23 @@ bs_status bs_acks_read(const char *dir, bs_acks **out, bs_error *err) {
   char *data = NULL;
   size_t len = 0;
   bs_status st;
-  bs_acks *a = calloc(1, sizeof *a);
-  if (!path || !a) {
-    st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
-    goto done;
-  }
+  if (!path)
+    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
   struct stat sb;
-  if (stat(path, &sb) != 0 && errno == ENOENT) {
-    st = BS_OK; /* no acknowledgements */
-    goto done;
+  if (lstat(path, &sb) != 0 && errno == ENOENT) {
+    free(path);
+    return (*out = acks_new())
+               ? BS_OK
+               : bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
   }
-  if ((st = bs_read_file(path, ACKS_MAX_FILE, &data, &len, err)))
-    goto done;
-  acks_reader r;
-  memset(&r, 0, sizeof r);
-  r.acks = a;
-  if ((st = bs__csvin_init(&r.in, path, err, 65536, acks_field, acks_record,
-                           &r)) == BS_OK) {
-    if (bs__csvin_feed(&r.in, data, len) == BS_OK)
-      bs__csvin_finish(&r.in);
-    st = r.in.status;
-    if (st == BS_OK && !r.header_done)
-      st = bs_error_set(err, BS_EINPUT, path, 1,
-                        "empty file; the header is commit,benchmark,dataset,"
-                        "reason");
-  }
-  acks_clear_fields(&r);
-  bs__csvin_release(&r.in);
-done:
+  /* Never through a link: its target's first line would be quoted in an
+   * error message (a CI log), and it is outside the archive anyway. */
+  if ((st = bs__read_regular(path, BS__OPEN_NOFOLLOW, ACKS_MAX_FILE, &data,
+                             &len, err)) == BS_OK)
+    st = bs__acks_parse(path, data, len, out, err);
   free(data);
   free(path);
-  if (st) {
-    bs_acks_free(a);
-    return st;
-  }
-  *out = a;
-  return BS_OK;
+  return st;
 }
 
 size_t bs_acks_count(const bs_acks *a) { return a ? a->nrows : 0; }
@@ -1578,14 +1712,25 @@ static int commit_matches(const char *ack, const char *commit) {
 
 const bs_ack *bs_acks_find(const bs_acks *a, const char *commit,
                            const char *benchmark, const char *dataset) {
-  if (!a || !commit)
+  if (!a || !commit || !a->nrows)
     return NULL;
-  for (size_t i = 0; i < a->nrows; i++) {
-    const bs_ack *r = &a->rows[i];
-    if (!strcmp(r->benchmark, benchmark) &&
-        !strcmp(r->dataset, dataset ? dataset : "") &&
-        commit_matches(r->commit, commit))
-      return r;
+  if (!dataset)
+    dataset = "";
+  bs__buf key;
+  bs__buf_init(&key, 0);
+  size_t last = 0;
+  const bs_ack *found = NULL;
+  if (!ack_key(&key, commit, ack_commit_key(commit), benchmark, dataset) &&
+      bs__strset_get(&a->bucket, key.data, key.len, &last)) {
+    /* The chain runs from the last row back: the first match in file
+     * order is the last one met. */
+    for (size_t i = last; i; i = a->prev[i - 1]) {
+      const bs_ack *r = &a->rows[i - 1];
+      if (!strcmp(r->benchmark, benchmark) && !strcmp(r->dataset, dataset) &&
+          commit_matches(r->commit, commit))
+        found = r;
+    }
   }
-  return NULL;
+  bs__buf_release(&key);
+  return found;
 }

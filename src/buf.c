@@ -99,3 +99,17 @@ bs_status bs__buf_finish(bs__buf *b, bs_status st, const char *what, char **out,
   *out = bs__buf_detach(b, len);
   return *out ? BS_OK : bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
 }
+
+bs_status bs__buf_term(bs__buf *b, const char *s, int flags) {
+  size_t need = bs_text_escape(NULL, 0, s, flags);
+  if (need >= b->limit || b->len > b->limit - need)
+    return BS_ELIMIT;
+  bs_status st = bs__buf_append(b, "", 0);
+  char *tmp = st ? NULL : malloc(need + 1);
+  if (!tmp)
+    return st ? st : BS_ENOMEM;
+  bs_text_escape(tmp, need + 1, s, flags);
+  st = bs__buf_append(b, tmp, need);
+  free(tmp);
+  return st;
+}

@@ -49,6 +49,9 @@ bs_status bs__buf_vprintf(bs__buf *b, const char *fmt, va_list ap)
     __attribute__((format(printf, 2, 0)))
 #endif
     ;
+/* Appends `s` escaped for a terminal or CI log (bs_text_escape, with
+ * its flags). */
+bs_status bs__buf_term(bs__buf *b, const char *s, int flags);
 /* Gives the storage to the caller (free() it); the buffer is emptied. */
 char *bs__buf_detach(bs__buf *b, size_t *len);
 /* Ends rendering a text into b, st being the rendering's status: on BS_OK

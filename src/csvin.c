@@ -1,5 +1,7 @@
 #include "csvin.h"
 
+#include "fsutil.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -247,7 +249,17 @@ bs_status bs__csvin_finish(bs__csvin *in) {
 bs_status bs__csvin_feed_file(bs__csvin *in, const char *path) {
   if (in->status)
     return in->status;
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  int fd;
+  if (in->archived) {
+    bs_error e;
+    bs_status st = bs__open_regular(path, BS__OPEN_NOFOLLOW, &fd, &e);
+    if (st) {
+      bs_error_set(in->err, st, in->name, 0, "%s", e.message);
+      return in->status = st;
+    }
+  } else {
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+  }
   if (fd < 0) {
     int e = errno;
     bs_error_set(in->err, BS_EIO, in->name, 0, "cannot open: %s", strerror(e));

@@ -58,6 +58,11 @@ typedef struct bs__csvin {
   unsigned char bom[3];
   size_t nbom; /* bytes of a possible BOM held back */
   size_t nrecords;
+  /* bs__csvin_feed_file reads a file of the run archive: a regular file
+   * only, opened without blocking and never through a symbolic link
+   * (bs__open_regular). 0 (bs__csvin_init's default): any readable path,
+   * as a user names it (a FIFO from a shell's <(...) included). */
+  int archived;
 } bs__csvin;
 
 /* Prepares a feed; returns BS_OK or BS_ENOMEM (with `err` filled). */

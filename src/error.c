@@ -60,3 +60,69 @@ size_t bs_error_format(const bs_error *err, char *buf, size_t n) {
     len = snprintf(buf, n, "%s", err->message);
   return len < 0 ? 0 : (size_t)len;
 }
+
+/* Length of the valid UTF-8 sequence at p (RFC 3629), or 0. */
+static size_t utf8_len(const unsigned char *p) {
+  unsigned c = p[0];
+  size_t n;
+  unsigned long cp;
+  if (c < 0x80)
+    return 1;
+  if (c >= 0xC2 && c <= 0xDF)
+    n = 2, cp = c & 0x1F;
+  else if (c >= 0xE0 && c <= 0xEF)
+    n = 3, cp = c & 0x0F;
+  else if (c >= 0xF0 && c <= 0xF4)
+    n = 4, cp = c & 0x07;
+  else
+    return 0;
+  for (size_t i = 1; i < n; i++) {
+    if ((p[i] & 0xC0) != 0x80)
+      return 0; /* also stops at the NUL */
+    cp = cp << 6 | (p[i] & 0x3Fu);
+  }
+  if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
+      (cp >= 0xD800 && cp <= 0xDFFF))
+    return 0;
+  /* C1 controls and the Unicode line and paragraph separators. */
+  if ((cp >= 0x80 && cp <= 0x9F) || cp == 0x2028 || cp == 0x2029)
+    return 0;
+  return n;
+}
+
+size_t bs_text_escape(char *out, size_t n, const char *s, int flags) {
+  static const char hex[] = "0123456789abcdef";
+  const unsigned char *p = (const unsigned char *)s;
+  size_t need = 0, used = 0;
+  int full = 0; /* out holds no more: everything after is only counted */
+  for (size_t i = 0; p[i];) {
+    size_t len = utf8_len(p + i);
+    int esc = len == 0 || p[i] < 0x20 || p[i] == 0x7F;
+    if (!esc && i == 0 && (flags & BS_TEXT_LINE_START) &&
+        (p[0] == ' ' || p[0] == ':' || p[0] == '#'))
+      esc = 1;
+    if (!esc && p[i] == '#' && p[i + 1] == '#' && p[i + 2] == '[')
+      esc = 1;
+    if (esc)
+      len = 1; /* one byte at a time: an invalid sequence is bytes */
+    size_t w = esc ? 4 : len;
+    if (!full && used + w < n) {
+      if (esc) {
+        out[used++] = '\\';
+        out[used++] = 'x';
+        out[used++] = hex[p[i] >> 4];
+        out[used++] = hex[p[i] & 15];
+      } else {
+        memcpy(out + used, p + i, len);
+        used += len;
+      }
+    } else {
+      full = 1;
+    }
+    need += w;
+    i += len;
+  }
+  if (n)
+    out[used] = '\0';
+  return need;
+}

@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,6 +87,114 @@ void bs__remove_tree(const char *path) {
   }
   empty_dir_fd(fd);
   rmdir(path);
+}
+
+static const char *file_kind(mode_t m) {
+  if (S_ISDIR(m))
+    return "a directory";
+  if (S_ISFIFO(m))
+    return "a FIFO";
+  if (S_ISCHR(m) || S_ISBLK(m))
+    return "a device";
+  if (S_ISSOCK(m))
+    return "a socket";
+  if (S_ISLNK(m))
+    return "a symbolic link";
+  return "of an unknown type";
+}
+
+bs_status bs__open_regular(const char *path, int flags, int *fd,
+                           bs_error *err) {
+  *fd = -1;
+  /* O_NONBLOCK: opening a FIFO without a writer returns at once instead of
+   * waiting for one; the type check below then refuses it. */
+  int f = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC |
+                         (flags & BS__OPEN_NOFOLLOW ? O_NOFOLLOW : 0));
+  if (f < 0) {
+    int e = errno;
+    struct stat sb;
+    if ((e == ELOOP || e == EMLINK) && (flags & BS__OPEN_NOFOLLOW) &&
+        lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode))
+      return bs_error_set(err, BS_EINPUT, path, 0,
+                          "a symbolic link (not followed)");
+    if (e == ENXIO)
+      return bs_error_set(err, BS_EINPUT, path, 0,
+                          "not a regular file (a socket or device)");
+    bs_error_set(err, BS_EIO, path, 0, "cannot open: %s", strerror(e));
+    errno = e;
+    return BS_EIO;
+  }
+  struct stat sb;
+  if (fstat(f, &sb) != 0) {
+    int e = errno;
+    close(f);
+    bs_error_set(err, BS_EIO, path, 0, "cannot open: %s", strerror(e));
+    errno = e;
+    return BS_EIO;
+  }
+  if (!S_ISREG(sb.st_mode)) {
+    close(f);
+    return bs_error_set(err, BS_EINPUT, path, 0, "not a regular file (%s)",
+                        file_kind(sb.st_mode));
+  }
+  int fl = fcntl(f, F_GETFL);
+  if (fl >= 0)
+    (void)fcntl(f, F_SETFL, fl & ~O_NONBLOCK);
+  *fd = f;
+  return BS_OK;
+}
+
+bs_status bs__read_regular(const char *path, int flags, size_t limit,
+                           char **data, size_t *len, bs_error *err) {
+  *data = NULL;
+  if (len)
+    *len = 0;
+  int fd;
+  bs_status st = bs__open_regular(path, flags, &fd, err);
+  if (st)
+    return st;
+  size_t cap = 65536, used = 0;
+  char *buf = malloc(cap);
+  if (!buf) {
+    close(fd);
+    return bs_error_set(err, BS_ENOMEM, path, 0, "out of memory");
+  }
+  for (;;) {
+    if (cap - used < 2) {
+      char *nb = cap <= SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
+      if (!nb) {
+        free(buf);
+        close(fd);
+        return bs_error_set(err, BS_ENOMEM, path, 0, "out of memory");
+      }
+      buf = nb;
+      cap *= 2;
+    }
+    ssize_t r = read(fd, buf + used, cap - used - 1);
+    if (r < 0 && errno == EINTR)
+      continue;
+    if (r < 0) {
+      int e = errno;
+      free(buf);
+      close(fd);
+      return bs_error_set(err, BS_EIO, path, 0, "read error: %s", strerror(e));
+    }
+    if (r == 0)
+      break;
+    used += (size_t)r;
+    if (limit && used > limit) {
+      free(buf);
+      close(fd);
+      return bs_error_set(err, BS_ELIMIT, path, 0,
+                          "file is larger than the limit of %zu bytes", limit);
+    }
+  }
+  close(fd);
+  buf[used] = '\0';
+  *data = buf;
+  if (len)
+    *len = used;
+  return BS_OK;
 }
 
 int bs__write_all(int fd, const char *p, size_t len) {

@@ -26,6 +26,27 @@ int bs__entry_type(int dirfd, const struct dirent *e);
  * effort: what cannot be removed stays. */
 void bs__remove_tree(const char *path);
 
+/* ---- Reading files an archive holds -------------------------------------
+ *
+ * Archive files come from a repository a pull request can write to: a
+ * FIFO named like a log would block an open() or read() for ever, a
+ * device could be read without end, and a symbolic link would read (and
+ * quote in messages) a file outside the archive. These open without
+ * blocking, never follow a link (BS__OPEN_NOFOLLOW) and accept only a
+ * regular file, checked with fstat on the descriptor they read. */
+enum { BS__OPEN_NOFOLLOW = 1 };
+/* Opens `path` for reading: *fd on BS_OK (a regular file, blocking mode
+ * restored). Errors in err for path, none quoting the file's content:
+ * BS_EIO "cannot open: reason" (errno kept: ENOENT for a missing file),
+ * BS_EINPUT "a symbolic link (not followed)" or "not a regular file (a
+ * FIFO)" and the like. */
+bs_status bs__open_regular(const char *path, int flags, int *fd, bs_error *err);
+/* Reads the regular file `path` (opened as bs__open_regular) into a
+ * malloc'd NUL-terminated buffer. BS_ELIMIT past `limit` bytes (0: none),
+ * BS_EIO when unreadable, BS_ENOMEM. */
+bs_status bs__read_regular(const char *path, int flags, size_t limit,
+                           char **data, size_t *len, bs_error *err);
+
 /* Writes all of p to fd, retrying after EINTR. Returns 0, or -1 with
  * errno set. */
 int bs__write_all(int fd, const char *p, size_t len);

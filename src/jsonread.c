@@ -1,7 +1,9 @@
 #include "jsonread.h"
 
+#include "arena.h"
 #include "buf.h"
 #include "grow.h"
+#include "strset.h"
 
 #include <errno.h>
 #include <math.h>
@@ -18,7 +20,16 @@ typedef struct jparser {
   const unsigned char *line_start;
   bs_error *err;
   bs_status status;
+  bs__arena *arena; /* the tree's strings and keys */
+  bs__buf scratch;  /* a string being decoded */
+  size_t bytes;     /* memory the tree holds so far */
 } jparser;
+
+/* A parsed tree: the root and the arena its strings live in. */
+typedef struct jtree {
+  bs__jvalue root; /* first: a root pointer is a tree pointer */
+  bs__arena arena;
+} jtree;
 
 static long column(const jparser *j) {
   /* Columns count code points, as an editor shows them. */
@@ -47,6 +58,21 @@ static bs_status nomem(jparser *j) {
     j->status = BS_ENOMEM;
   }
   return j->status;
+}
+
+/* Counts n more bytes of tree; fails past BS__JSON_MAX_MEMORY. */
+static bs_status charge(jparser *j, size_t n) {
+  if (n > BS__JSON_MAX_MEMORY - j->bytes) {
+    if (!j->status) {
+      bs_error_set(j->err, BS_ELIMIT, j->name, j->line,
+                   "the JSON needs more than %zu MiB of memory",
+                   BS__JSON_MAX_MEMORY >> 20);
+      j->status = BS_ELIMIT;
+    }
+    return j->status;
+  }
+  j->bytes += n;
+  return BS_OK;
 }
 
 static void skip_ws(jparser *j) {
@@ -155,11 +181,11 @@ static size_t utf8_seq(const unsigned char *p, const unsigned char *end) {
   return n;
 }
 
-/* Parses a string at the opening quote into a malloc'd NUL-terminated
- * copy. */
+/* Parses a string at the opening quote into a NUL-terminated copy in the
+ * tree's arena. */
 static bs_status parse_string(jparser *j, char **out, size_t *len) {
-  bs__buf b;
-  bs__buf_init(&b, BS__CAP_JSON_STRING);
+  bs__buf b = j->scratch;
+  bs__buf_reset(&b);
   j->p++; /* opening quote */
   bs_status st = bs__buf_append(&b, "", 0);
   while (!st) {
@@ -257,11 +283,14 @@ static bs_status parse_string(jparser *j, char **out, size_t *len) {
       st = nomem(j);
     j->p += n;
   }
-  if (st) {
-    bs__buf_release(&b);
+  j->scratch = b;
+  if (st)
     return st;
-  }
-  *out = bs__buf_detach(&b, len);
+  /* The arena rounds every string up to 16 bytes. */
+  if (charge(j, b.len + 16))
+    return j->status;
+  *out = bs__arena_strndup(j->arena, b.data, b.len);
+  *len = b.len;
   return *out ? BS_OK : nomem(j);
 }
 
@@ -318,10 +347,12 @@ static bs_status parse_value(jparser *j, bs__jvalue *v, int depth);
 static bs_status grow(jparser *j, bs__jvalue *v, size_t *cap, int keys) {
   if (v->n < *cap)
     return BS_OK;
-  size_t nc =
-      bs__grow_cap(*cap, v->n + 1, 8, sizeof(bs__jvalue) + sizeof(char *));
+  size_t per = sizeof *v->items + (keys ? sizeof *v->keys : 0);
+  size_t nc = bs__grow_cap(*cap, v->n + 1, 4, per);
   if (!nc)
     return nomem(j);
+  if (charge(j, (nc - *cap) * per))
+    return j->status;
   bs__jvalue *items = realloc(v->items, nc * sizeof *items);
   if (!items)
     return nomem(j);
@@ -334,6 +365,22 @@ static bs_status grow(jparser *j, bs__jvalue *v, size_t *cap, int keys) {
   }
   *cap = nc;
   return BS_OK;
+}
+
+/* Gives back the unused room of a closed array or object. */
+static void shrink(jparser *j, bs__jvalue *v, size_t cap) {
+  if (v->n == cap || !v->n)
+    return;
+  bs__jvalue *items = realloc(v->items, v->n * sizeof *items);
+  if (items)
+    v->items = items;
+  if (v->keys) {
+    char **k = realloc(v->keys, v->n * sizeof *k);
+    if (k)
+      v->keys = k;
+  }
+  j->bytes -=
+      (cap - v->n) * (sizeof *v->items + (v->keys ? sizeof *v->keys : 0));
 }
 
 /* After an element of an array or a member of an object closed by
@@ -380,36 +427,47 @@ static bs_status parse_array(jparser *j, bs__jvalue *v, int depth) {
       return j->status;
     int more = after_item(j, ']', "trailing comma in an array",
                           "expected ',' or ']' in an array");
-    if (more <= 0)
+    if (more <= 0) {
+      if (!more)
+        shrink(j, v, cap);
       return more ? j->status : BS_OK;
+    }
   }
 }
 
-static bs_status parse_object(jparser *j, bs__jvalue *v, int depth) {
-  size_t cap = 0;
-  v->type = BS__JOBJECT;
-  j->p++;
-  skip_ws(j);
-  if (j->p < j->end && *j->p == '}') {
-    j->p++;
-    return BS_OK;
-  }
+/* Objects of more keys than this find duplicates with a hash set. */
+#define FEW_KEYS 8
+
+static bs_status parse_members(jparser *j, bs__jvalue *v, int depth,
+                               size_t *cap, bs__strset *seen) {
   for (;;) {
     skip_ws(j);
     if (j->p >= j->end || *j->p != '"')
       return fail(j, "expected a string key in an object");
-    if (grow(j, v, &cap, 1))
+    if (grow(j, v, cap, 1))
       return j->status;
     char *key;
     size_t klen;
     if (parse_string(j, &key, &klen))
       return j->status;
-    for (size_t i = 0; i < v->n; i++) {
-      if (!strcmp(v->keys[i], key)) {
-        free(key);
-        return fail(j, "duplicate key in an object");
+    int dup = 0;
+    if (v->n < FEW_KEYS) {
+      for (size_t i = 0; i < v->n && !dup; i++)
+        dup = !strcmp(v->keys[i], key);
+    } else {
+      if (v->n == FEW_KEYS) {
+        for (size_t i = 0; i < v->n; i++)
+          if (bs__strset_put(seen, v->keys[i], strlen(v->keys[i]), i, NULL) < 0)
+            return nomem(j);
       }
+      /* Keys compare as C strings (a key cannot hold U+0000). */
+      int r = bs__strset_put(seen, key, strlen(key), v->n, NULL);
+      if (r < 0)
+        return nomem(j);
+      dup = r == 0;
     }
+    if (dup)
+      return fail(j, "duplicate key in an object");
     bs__jvalue *item = &v->items[v->n];
     memset(item, 0, sizeof *item);
     v->keys[v->n] = key;
@@ -423,15 +481,36 @@ static bs_status parse_object(jparser *j, bs__jvalue *v, int depth) {
       return j->status;
     int more = after_item(j, '}', "trailing comma in an object",
                           "expected ',' or '}' in an object");
-    if (more <= 0)
+    if (more <= 0) {
+      if (!more)
+        shrink(j, v, *cap);
       return more ? j->status : BS_OK;
+    }
   }
+}
+
+static bs_status parse_object(jparser *j, bs__jvalue *v, int depth) {
+  size_t cap = 0;
+  v->type = BS__JOBJECT;
+  j->p++;
+  skip_ws(j);
+  if (j->p < j->end && *j->p == '}') {
+    j->p++;
+    return BS_OK;
+  }
+  bs__strset seen;
+  bs__strset_init(&seen);
+  bs_status st = parse_members(j, v, depth, &cap, &seen);
+  bs__strset_release(&seen);
+  return st;
 }
 
 static bs_status parse_value(jparser *j, bs__jvalue *v, int depth) {
   if (depth > BS__JSON_MAX_DEPTH)
     return fail(j, "nested too deeply");
-  v->line = j->line;
+  v->line = (int32_t)j->line;
+  if (charge(j, 0))
+    return j->status;
   if (j->p >= j->end)
     return fail(j, "unexpected end of input");
   switch (*j->p) {
@@ -464,12 +543,10 @@ static bs_status parse_value(jparser *j, bs__jvalue *v, int depth) {
 }
 
 static void release(bs__jvalue *v) {
-  free(v->string);
-  for (size_t i = 0; i < v->n; i++) {
+  if (v->type != BS__JARRAY && v->type != BS__JOBJECT)
+    return;
+  for (size_t i = 0; i < v->n; i++)
     release(&v->items[i]);
-    if (v->keys)
-      free(v->keys[i]);
-  }
   free(v->items);
   free(v->keys);
 }
@@ -477,8 +554,10 @@ static void release(bs__jvalue *v) {
 void bs__json_free(bs__jvalue *v) {
   if (!v)
     return;
-  release(v);
-  free(v);
+  jtree *t = (jtree *)(void *)v;
+  release(&t->root);
+  bs__arena_release(&t->arena);
+  free(t);
 }
 
 bs_status bs__json_parse(const char *name, const char *text, size_t len,
@@ -491,9 +570,14 @@ bs_status bs__json_parse(const char *name, const char *text, size_t len,
   j.line = 1;
   j.err = err;
   j.status = BS_OK;
-  bs__jvalue *v = calloc(1, sizeof *v);
-  if (!v)
+  j.bytes = 0;
+  jtree *t = calloc(1, sizeof *t);
+  if (!t)
     return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+  bs__arena_init(&t->arena);
+  j.arena = &t->arena;
+  bs__buf_init(&j.scratch, BS__CAP_JSON_STRING);
+  bs__jvalue *v = &t->root;
   /* A UTF-8 byte order mark is not JSON (RFC 8259 §8.1 lets a parser
    * ignore it; strict means refusing it). */
   skip_ws(&j);
@@ -502,6 +586,7 @@ bs_status bs__json_parse(const char *name, const char *text, size_t len,
     if (j.p != j.end)
       fail(&j, "unexpected text after the JSON value");
   }
+  bs__buf_release(&j.scratch);
   if (j.status) {
     bs__json_free(v);
     return j.status;

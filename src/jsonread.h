@@ -11,6 +11,7 @@
 #include "benchsite/error.h"
 
 #include <stddef.h>
+#include <stdint.h>
 
 typedef enum bs__jtype {
   BS__JNULL = 0,
@@ -22,24 +23,37 @@ typedef enum bs__jtype {
 } bs__jtype;
 
 typedef struct bs__jvalue bs__jvalue;
+/* 32 bytes: a 16 MiB file of "[1,1,1,..." (the densest input) needs 16
+ * bytes of nodes per input byte; strings and keys live in one arena. */
 struct bs__jvalue {
   bs__jtype type;
-  long line; /* where the value starts, 1-based */
-  int boolean;
-  double number; /* finite; a literal that overflows is an error */
-  char *string;  /* NUL-terminated UTF-8 (strings) */
-  size_t len;    /* string length in bytes */
-  /* Arrays and objects: n items; objects also have keys[0..n-1]. */
-  bs__jvalue *items;
-  char **keys;
-  size_t n;
+  int32_t line; /* where the value starts, 1-based */
+  union {
+    int boolean;
+    double number; /* finite; a literal that overflows is an error */
+    struct {
+      char *string; /* NUL-terminated UTF-8 (strings) */
+      size_t len;   /* string length in bytes */
+    };
+    /* Arrays and objects: n items; objects also have keys[0..n-1]. */
+    struct {
+      bs__jvalue *items;
+      char **keys;
+      size_t n;
+    };
+  };
 };
 
 #define BS__JSON_MAX_DEPTH 64
+/* The most memory a parsed tree may take (nodes, key lists, strings):
+ * past it the parse fails with BS_ELIMIT. */
+#define BS__JSON_MAX_MEMORY ((size_t)512 << 20)
 
-/* Parses text[0..len-1]. On success *out is a tree owned by the caller
+/* Parses text[0..len-1] in time linear in len (duplicate keys are found
+ * with a hash set). On success *out is a tree owned by the caller
  * (bs__json_free). On failure BS_EINPUT (bad JSON, with `name`:line and
- * the column in the message) or BS_ENOMEM, and *out is NULL. */
+ * the column in the message), BS_ELIMIT (past BS__JSON_MAX_MEMORY) or
+ * BS_ENOMEM, and *out is NULL. */
 bs_status bs__json_parse(const char *name, const char *text, size_t len,
                          bs__jvalue **out, bs_error *err);
 

@@ -1,5 +1,6 @@
 #include "benchsite/log.h"
 
+#include "archived.h"
 #include "arena.h"
 #include "csvin.h"
 #include "grow.h"
@@ -1050,7 +1051,7 @@ void bs_log_set_limits(bs_log *log, const bs_log_limits *limits) {
       l.max_memory_bytes ? l.max_memory_bytes : BS_LOG_DEFAULT_MAX_MEMORY_BYTES;
 }
 
-typedef enum { SRC_BUFFER, SRC_FILE } source;
+typedef enum { SRC_BUFFER, SRC_FILE, SRC_ARCHIVED } source;
 
 static bs_status read_log(bs_log *log, const char *name, source src,
                           const char *data, size_t len, bs_error *err) {
@@ -1071,9 +1072,10 @@ static bs_status read_log(bs_log *log, const char *name, source src,
       fail_memory_limit(&r, 0);
     else if (!(r.file = bs__arena_strndup(&log->arena, name, strlen(name))))
       fail_nomem(&r);
-    else if (src == SRC_FILE)
+    else if (src != SRC_BUFFER) {
+      r.in.archived = src == SRC_ARCHIVED;
       bs__csvin_feed_file(&r.in, name);
-    else if (bs__csvin_feed(&r.in, data ? data : "", data ? len : 0) == BS_OK)
+    } else if (bs__csvin_feed(&r.in, data ? data : "", data ? len : 0) == BS_OK)
       bs__csvin_finish(&r.in);
   }
   if (!r.in.status && !r.have_header)
@@ -1115,6 +1117,10 @@ bs_status bs_log_read_buffer(bs_log *log, const char *name, const char *data,
 
 bs_status bs_log_read_file(bs_log *log, const char *path, bs_error *err) {
   return read_log(log, path, SRC_FILE, NULL, 0, err);
+}
+
+bs_status bs__log_read_archived(bs_log *log, const char *path, bs_error *err) {
+  return read_log(log, path, SRC_ARCHIVED, NULL, 0, err);
 }
 
 size_t bs_log_count(const bs_log *log) { return log->nrows; }

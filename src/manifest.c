@@ -1,5 +1,6 @@
 #include "benchsite/manifest.h"
 
+#include "archived.h"
 #include "arena.h"
 #include "buf.h"
 #include "csvin.h"
@@ -222,9 +223,10 @@ static bs_status read_manifest(bs_manifest *m, const char *name, int is_file,
     if (bs__buf_putc(&r.rec, '\0') != BS_OK)
       FAIL(&r, BS_ENOMEM, 0, "out of memory");
     bs__buf_reset(&r.rec);
-    if (is_file)
+    if (is_file) {
+      r.in.archived = is_file == 2;
       bs__csvin_feed_file(&r.in, name);
-    else if (bs__csvin_feed(&r.in, data ? data : "", data ? len : 0) == BS_OK)
+    } else if (bs__csvin_feed(&r.in, data ? data : "", data ? len : 0) == BS_OK)
       bs__csvin_finish(&r.in);
   }
   if (!r.in.status && !r.have_header)
@@ -258,6 +260,11 @@ bs_status bs_manifest_set(bs_manifest *m, const char *key, const char *value) {
   if (!key[0] || find(m, key) != EMPTY)
     return BS_EINPUT;
   return add(m, key, strlen(key), value, strlen(value), 0) ? BS_ENOMEM : BS_OK;
+}
+
+bs_status bs__manifest_read_archived(bs_manifest *m, const char *path,
+                                     bs_error *err) {
+  return read_manifest(m, path, 2, NULL, 0, err);
 }
 
 const char *bs_manifest_path(const bs_manifest *m) { return m->path; }

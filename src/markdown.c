@@ -320,26 +320,40 @@ bs_status bs_markdown_tune(const bs_tune_result *r, char **out, size_t *len,
 }
 
 /* Display width of UTF-8 text: code points, control bytes dropped. */
-static size_t text_width(const char *s) {
+/* Text cells are escaped for a terminal or CI log (bs_text_escape): a
+ * hostile name cannot start a line, a workflow command or an escape
+ * sequence. A cell that begins a line is escaped as a line start. */
+static size_t plain_width(const char *s) {
   size_t w = 0;
   for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-    if ((*p & 0xC0) != 0x80 && *p >= 0x20)
+    if ((*p & 0xC0) != 0x80)
       w++;
   return w;
 }
 
-/* Appends a cell padded to `width`; left- or right-aligned. Control bytes
- * (a newline in a hostile name) are shown as spaces. */
-static bs_status cell(bs__buf *b, const char *s, size_t width, int right) {
-  size_t w = text_width(s);
+static size_t text_width_at(const char *s, int flags) {
+  char tmp[1024];
+  if (bs_text_escape(tmp, sizeof tmp, s, flags) >= sizeof tmp)
+    return plain_width(s) * 4; /* an upper bound; cells are short */
+  return plain_width(tmp);
+}
+
+/* Appends a cell padded to `width`; left- or right-aligned. */
+static bs_status cell_at(bs__buf *b, const char *s, size_t width, int right,
+                         int flags) {
+  size_t w = text_width_at(s, flags);
   bs_status st = BS_OK;
   for (size_t i = w; right && i < width && !st; i++)
     st = bs__buf_putc(b, ' ');
-  for (const unsigned char *p = (const unsigned char *)s; *p && !st; p++)
-    st = *p < 0x20 ? bs__buf_putc(b, ' ') : bs__buf_putc(b, (char)*p);
+  if (!st)
+    st = bs__buf_term(b, s, flags);
   for (size_t i = w; !right && i < width && !st; i++)
     st = bs__buf_putc(b, ' ');
   return st;
+}
+
+static bs_status cell(bs__buf *b, const char *s, size_t width, int right) {
+  return cell_at(b, s, width, right, 0);
 }
 
 #define TEXT_COLS 6
@@ -380,13 +394,13 @@ bs_status bs_text_compare(const bs_compare_result *r, char **out, size_t *len,
   size_t width[TEXT_COLS] = {0};
   for (size_t i = 0; i < n; i++)
     for (size_t k = 0; k < TEXT_COLS; k++)
-      if (text_width(cells[i][k]) > width[k])
-        width[k] = text_width(cells[i][k]);
+      if (text_width_at(cells[i][k], k ? 0 : BS_TEXT_LINE_START) > width[k])
+        width[k] = text_width_at(cells[i][k], k ? 0 : BS_TEXT_LINE_START);
   st = BS_OK;
   for (size_t i = 0; i < n && !st; i++) {
     for (size_t k = 0; k < TEXT_COLS && !st; k++) {
-      st = cell(&b, cells[i][k], k + 1 == TEXT_COLS ? 0 : width[k],
-                k >= 1 && k <= 3);
+      st = cell_at(&b, cells[i][k], k + 1 == TEXT_COLS ? 0 : width[k],
+                   k >= 1 && k <= 3, k ? 0 : BS_TEXT_LINE_START);
       if (!st && k + 1 < TEXT_COLS)
         st = bs__buf_puts(&b, "  ");
     }
@@ -418,12 +432,25 @@ bs_status bs_text_compare(const bs_compare_result *r, char **out, size_t *len,
     if (!st)
       st = bs__buf_putc(&b, '\n');
   }
-  for (size_t i = 0; i < r->nwarnings && !st; i++)
-    st = bs__buf_printf(&b, "warning: %s\n", r->warnings[i]);
+  for (size_t i = 0; i < r->nwarnings && !st; i++) {
+    st = bs__buf_puts(&b, "warning: ");
+    if (!st)
+      st = bs__buf_term(&b, r->warnings[i], 0);
+    if (!st)
+      st = bs__buf_putc(&b, '\n');
+  }
   for (size_t i = 0; i < r->ncases && !st; i++)
-    for (size_t k = 0; k < r->cases[i].nwarnings && !st; k++)
-      st = bs__buf_printf(&b, "warning: %s: %s\n", cells[i + 1][0],
-                          r->cases[i].warnings[k]);
+    for (size_t k = 0; k < r->cases[i].nwarnings && !st; k++) {
+      st = bs__buf_puts(&b, "warning: ");
+      if (!st)
+        st = bs__buf_term(&b, cells[i + 1][0], 0);
+      if (!st)
+        st = bs__buf_puts(&b, ": ");
+      if (!st)
+        st = bs__buf_term(&b, r->cases[i].warnings[k], 0);
+      if (!st)
+        st = bs__buf_putc(&b, '\n');
+    }
 done:
   free(cells);
   return bs__buf_finish(&b, st, "the table", out, len, err);
@@ -445,10 +472,10 @@ bs_status bs_text_tune(const bs_tune_result *r, char **out, size_t *len,
     const bs_tune_case *c = &r->cases[i];
     snprintf(label, sizeof label, c->dataset[0] ? "%s [%s]" : "%s",
              c->benchmark, c->dataset);
-    if (text_width(label) > w0)
-      w0 = text_width(label);
+    if (text_width_at(label, BS_TEXT_LINE_START) > w0)
+      w0 = text_width_at(label, BS_TEXT_LINE_START);
   }
-  st = cell(&b, "case", w0, 0);
+  st = cell_at(&b, "case", w0, 0, BS_TEXT_LINE_START);
   if (!st)
     st = bs__buf_puts(&b, "  best  (median per call; others as ratio)\n");
   for (size_t i = 0; i < r->ncases && !st; i++) {
@@ -459,7 +486,7 @@ bs_status bs_text_tune(const bs_tune_result *r, char **out, size_t *len,
     for (size_t u = 0; u < c->nmedians; u++)
       if (c->medians[u].impl == c->best)
         best = c->medians[u].median_us;
-    st = cell(&b, label, w0, 0);
+    st = cell_at(&b, label, w0, 0, BS_TEXT_LINE_START);
     if (!st)
       st = bs__buf_puts(&b, "  ");
     if (!st)

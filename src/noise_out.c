@@ -4,10 +4,12 @@
 
 #include "benchsite/compare.h"
 #include "buf.h"
+#include "csvin.h"
 #include "jsonread.h"
 #include "jsonw.h"
 #include "mdw.h"
 #include "strlist.h"
+#include "strset.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -416,12 +418,9 @@ static void blocks_range(const bs_noise_case *c, size_t *lo, size_t *hi) {
 /* --- text -------------------------------------------------------------- */
 
 /* Copies user text for the terminal with control bytes replaced. */
+/* Untrusted text for a terminal or CI log (bs_text_escape). */
 static bs_status text_plain(bs__buf *b, const char *s) {
-  bs_status st = BS_OK;
-  for (const unsigned char *p = (const unsigned char *)s; !st && *p; p++)
-    st = (*p < 0x20 || *p == 0x7f) ? bs__buf_putc(b, '?')
-                                   : bs__buf_putc(b, (char)*p);
-  return st;
+  return bs__buf_term(b, s, 0);
 }
 
 /* A case label for the terminal. */
@@ -529,7 +528,7 @@ bs_status bs_text_noise(const bs_noise_result *r, char **out, size_t *len,
     blocks_range(c, &lo, &hi);
     st = bs__buf_puts(&b, "\n");
     if (!st)
-      st = text_plain(&b, label);
+      st = bs__buf_term(&b, label, BS_TEXT_LINE_START);
     if (!st && lo == hi)
       st = bs__buf_printf(&b, ": %zu runs of %zu blocks\n", c->runs, lo);
     else if (!st)
@@ -658,7 +657,16 @@ struct bs_noise_floors {
   floor_entry *entries;
   size_t n;
   bs_manifest *env;
+  bs__strset index; /* "benchmark\0dataset" -> entry */
 };
+
+/* The index key of a case, NUL-separated (names hold no NUL). */
+static bs_status floor_key(bs__buf *k, const char *benchmark,
+                           const char *dataset) {
+  bs__buf_reset(k);
+  bs_status st = bs__buf_append(k, benchmark, strlen(benchmark) + 1);
+  return st ? st : bs__buf_append(k, dataset, strlen(dataset));
+}
 
 void bs_noise_floors_free(bs_noise_floors *f) {
   if (!f)
@@ -669,6 +677,7 @@ void bs_noise_floors_free(bs_noise_floors *f) {
     free(f->entries[i].dataset);
   }
   free(f->entries);
+  bs__strset_release(&f->index);
   free(f);
 }
 
@@ -713,6 +722,8 @@ bs_status bs_noise_floors_parse(const char *name, const char *text, size_t len,
   *out = NULL;
   bs__jvalue *root = NULL;
   bs_noise_floors *f = NULL;
+  bs__buf key;
+  bs__buf_init(&key, 0);
   bs_status st = bs__json_parse(name, text, len, &root, err);
   if (st)
     return st;
@@ -731,6 +742,8 @@ bs_status bs_noise_floors_parse(const char *name, const char *text, size_t len,
     goto fail;
   }
   f = calloc(1, sizeof *f);
+  if (f)
+    bs__strset_init(&f->index);
   if (!f ||
       !(f->entries = calloc(cases->n ? cases->n : 1, sizeof *f->entries)) ||
       !(f->env = bs_manifest_new())) {
@@ -781,15 +794,23 @@ bs_status bs_noise_floors_parse(const char *name, const char *text, size_t len,
                         i + 1);
       goto fail;
     }
-    for (size_t k = 0; k < f->n; k++) {
-      if (!strcmp(f->entries[k].benchmark, bench->string) &&
-          !strcmp(f->entries[k].dataset, ds->string)) {
-        st = bs_error_set(err, BS_EINPUT, name, c->line,
-                          "case %zu repeats benchmark \"%s\", dataset "
-                          "\"%s\"",
-                          i + 1, bench->string, ds->string);
-        goto fail;
-      }
+    size_t first = 0;
+    int added =
+        floor_key(&key, bench->string, ds->string)
+            ? -1
+            : bs__strset_put(&f->index, key.data, key.len, f->n, &first);
+    if (added < 0) {
+      st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+      goto fail;
+    }
+    if (!added) {
+      char qb[BS__QUOTE_BUF], qd[BS__QUOTE_BUF];
+      st =
+          bs_error_set(err, BS_EINPUT, name, c->line,
+                       "case %zu repeats benchmark %s, dataset %s of case %zu",
+                       i + 1, bs__csvin_quote(qb, bench->string, bench->len, 1),
+                       bs__csvin_quote(qd, ds->string, ds->len, 1), first + 1);
+      goto fail;
     }
     floor_entry *e = &f->entries[f->n];
     e->benchmark = bs__strdup(bench->string);
@@ -802,10 +823,12 @@ bs_status bs_noise_floors_parse(const char *name, const char *text, size_t len,
     }
   }
   bs__json_free(root);
+  bs__buf_release(&key);
   *out = f;
   return BS_OK;
 fail:
   bs__json_free(root);
+  bs__buf_release(&key);
   bs_noise_floors_free(f);
   return st;
 }
@@ -827,12 +850,15 @@ int bs_noise_result_lookup(void *ctx, const char *benchmark,
 int bs_noise_floors_lookup(void *ctx, const char *benchmark,
                            const char *dataset, double *floor_pct) {
   const bs_noise_floors *f = ctx;
-  for (size_t i = 0; f && i < f->n; i++) {
-    if (!strcmp(f->entries[i].benchmark, benchmark) &&
-        !strcmp(f->entries[i].dataset, dataset)) {
-      *floor_pct = f->entries[i].floor_pct;
-      return 1;
-    }
-  }
-  return 0;
+  if (!f)
+    return 0;
+  bs__buf key;
+  bs__buf_init(&key, 0);
+  size_t i = 0;
+  int found = !floor_key(&key, benchmark, dataset) &&
+              bs__strset_get(&f->index, key.data, key.len, &i);
+  bs__buf_release(&key);
+  if (found)
+    *floor_pct = f->entries[i].floor_pct;
+  return found;
 }

@@ -7,6 +7,7 @@
 #include "buf.h"
 #include "fsutil.h"
 #include "grow.h"
+#include "plotsafe.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -189,7 +190,14 @@ size_t bs_plot_quote(const char *s, size_t max_chars, char *buf, size_t n) {
   static const unsigned char replacement[] = {0xef, 0xbf, 0xbd};
   static const unsigned char ellipsis[] = {0xe2, 0x80, 0xa6};
   const unsigned char *p = (const unsigned char *)(s ? s : "");
+  static const unsigned char joiner[] = {0xe2, 0x81, 0xa0}; /* U+2060 */
   size_t left = strlen((const char *)p), pos = 0, chars = 0;
+  /* The last two characters written: gnuplot's SVG terminal copies
+   * "&#x..." (a character reference) and "]]>" into the SVG as they are,
+   * which makes "&#x1;" an illegal reference and "]]>" illegal text. An
+   * invisible word joiner after '&' or before that '>' keeps the XML
+   * well-formed and the label looking the same. */
+  unsigned last = 0, last2 = 0;
   put_byte(buf, n, &pos, '"');
   while (left > 0) {
     unsigned cp;
@@ -213,6 +221,12 @@ size_t bs_plot_quote(const char *s, size_t max_chars, char *buf, size_t n) {
         emit_octal(ellipsis, sizeof ellipsis, buf, n, &pos);
         break;
       }
+      unsigned now = nb == 1 ? bytes[0] : 0x80;
+      if ((now == '#' && last == '&') ||
+          (now == '>' && last == ']' && last2 == ']'))
+        emit_octal(joiner, sizeof joiner, buf, n, &pos);
+      last2 = last;
+      last = now;
       emit_octal(bytes, nb, buf, n, &pos);
       chars++;
     }
@@ -969,14 +983,29 @@ static int wait_child(pid_t pid) {
 
 /* Feeds the script and collects markers and messages until gnuplot closes
  * its output, calling the progress hook as charts complete. */
+static long long now_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
 static bs_status pump(child *ch, const char *script, size_t len, size_t total,
                       const bs_plot_run *run, char *errbuf, size_t *errlen,
-                      int *cancelled) {
+                      int *cancelled, long long idle_ms, int *timed_out) {
   size_t sent = 0, done = 0;
   int out_open = 1, err_open = 1;
   char buf[4096];
   *cancelled = 0;
+  *timed_out = 0;
+  /* A gnuplot that neither takes script nor writes anything for idle_ms
+   * is hung (a chart takes milliseconds): it is killed, never waited for
+   * for ever. */
+  long long last = now_ms();
   while (out_open || err_open) {
+    if (now_ms() - last > idle_ms) {
+      *timed_out = 1;
+      return BS_EPLOT;
+    }
     struct pollfd fds[3];
     nfds_t nf = 0;
     int iin = -1, iout = -1, ierr = -1;
@@ -1007,8 +1036,10 @@ static bs_status pump(child *ch, const char *script, size_t len, size_t total,
       continue;
     if (iin >= 0 && (fds[iin].revents & (POLLOUT | POLLERR | POLLHUP))) {
       ssize_t w = write(ch->in, script + sent, len - sent);
-      if (w > 0)
+      if (w > 0) {
         sent += (size_t)w;
+        last = now_ms();
+      }
       if ((w < 0 && errno != EAGAIN && errno != EINTR) || sent == len) {
         close(ch->in); /* EOF: gnuplot exits after the last command */
         ch->in = -1;
@@ -1017,6 +1048,7 @@ static bs_status pump(child *ch, const char *script, size_t len, size_t total,
     if (iout >= 0 && (fds[iout].revents & (POLLIN | POLLHUP | POLLERR))) {
       ssize_t n = read(ch->out, buf, sizeof buf);
       if (n > 0) {
+        last = now_ms();
         for (ssize_t i = 0; i < n; i++)
           done += buf[i] == '\n';
         if (run && run->progress &&
@@ -1031,6 +1063,7 @@ static bs_status pump(child *ch, const char *script, size_t len, size_t total,
     if (ierr >= 0 && (fds[ierr].revents & (POLLIN | POLLHUP | POLLERR))) {
       ssize_t n = read(ch->err, buf, sizeof buf);
       if (n > 0) {
+        last = now_ms();
         size_t keep = STDERR_KEEP - 1 - *errlen;
         if ((size_t)n < keep)
           keep = (size_t)n;
@@ -1069,12 +1102,15 @@ static bs_status start_batch(bs_plot *p, const char *dir,
                              const bs_plot_run *run, batch *b, bs_error *err) {
   bs__buf script;
   bs__buf_init(&script, BS__CAP_PLOT_SCRIPT);
-  const char *prog = run && run->gnuplot ? run->gnuplot : "gnuplot";
+  /* A relative path is the caller's, not the chart directory's (gnuplot
+   * starts there). */
+  char *prog =
+      bs__gnuplot_program(run && run->gnuplot ? run->gnuplot : "gnuplot");
   bs_status st = bs__buf_puts(&script, "set print \"-\"\n");
   for (size_t i = b->from; i < b->to && !st; i++)
     st = put_chart(&script, &p->charts[i], i);
-  if (st) {
-    st = bs_error_set(err, st, NULL, 0, "out of memory");
+  if (st || !prog) {
+    st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
     goto done;
   }
   if (!script_is_clean(script.data, script.len)) {
@@ -1090,6 +1126,7 @@ static bs_status start_batch(bs_plot *p, const char *dir,
     unlink(path);
   free(path);
 done:
+  free(prog);
   bs__buf_release(&script);
   return st;
 }
@@ -1102,7 +1139,8 @@ static bs_status finish_batch(bs_plot *p, const char *dir,
                               bs_error *err) {
   bs_status st = BS_OK;
   char *errbuf = NULL;
-  const char *prog = run && run->gnuplot ? run->gnuplot : "gnuplot";
+  char *prog =
+      bs__gnuplot_program(run && run->gnuplot ? run->gnuplot : "gnuplot");
   batch_progress bp = {run, b->from, p->n};
   bs_plot_run hook;
   memset(&hook, 0, sizeof hook);
@@ -1113,15 +1151,18 @@ static bs_status finish_batch(bs_plot *p, const char *dir,
   errbuf = malloc(STDERR_KEEP);
   if (stop || !errbuf)
     kill(b->ch.pid, SIGTERM);
-  int cancelled = 0;
+  int cancelled = 0, timed_out = 0;
+  long long idle_ms = run && run->idle_timeout_ms
+                          ? (long long)run->idle_timeout_ms
+                          : BS__GNUPLOT_IDLE_MS;
   size_t errlen = 0;
   bs_status pst = BS_EIO;
   if (errbuf && !stop) {
     errbuf[0] = '\0';
     pst = pump(&b->ch, "", 0, b->to - b->from, hook.progress ? &hook : NULL,
-               errbuf, &errlen, &cancelled);
+               errbuf, &errlen, &cancelled, idle_ms, &timed_out);
     if (pst)
-      kill(b->ch.pid, SIGTERM);
+      kill(b->ch.pid, timed_out ? SIGKILL : SIGTERM);
   }
   close(b->ch.out);
   close(b->ch.err);
@@ -1132,14 +1173,19 @@ static bs_status finish_batch(bs_plot *p, const char *dir,
   free(path);
   if (stop)
     goto done;
-  if (!errbuf) {
+  if (!errbuf || !prog) {
     st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
     goto done;
   }
   if (pst) {
-    st = bs_error_set(err, BS_EPLOT, NULL, 0, "%s",
-                      cancelled ? "chart rendering cancelled"
-                                : "lost contact with gnuplot");
+    if (timed_out)
+      st = bs_error_set(err, BS_EPLOT, NULL, 0,
+                        "%s did nothing for %lld s and was killed", prog,
+                        idle_ms / 1000);
+    else
+      st = bs_error_set(err, BS_EPLOT, NULL, 0, "%s",
+                        cancelled ? "chart rendering cancelled"
+                                  : "lost contact with gnuplot");
     goto done;
   }
   if (ws < 0 || !WIFEXITED(ws) || WEXITSTATUS(ws) != 0) {
@@ -1172,7 +1218,15 @@ static bs_status finish_batch(bs_plot *p, const char *dir,
       goto done;
     }
   }
+  /* Nothing gnuplot wrote is published unchecked. */
+  for (size_t i = b->from; i < b->to && !st; i++) {
+    char *svg = bs__path_join(dir, p->charts[i].file);
+    st = svg ? bs__svg_check(svg, err)
+             : bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    free(svg);
+  }
 done:
+  free(prog);
   free(errbuf);
   return st;
 }

@@ -2,6 +2,7 @@
  * formatted here (with units); every string reaches the HTML through the
  * template engine's escaping. Page names come from indices. */
 #include "report_int.h"
+#include "strset.h"
 
 #include "benchsite/manifest.h"
 #include "benchsite/quantile.h"
@@ -113,17 +114,27 @@ static bs_status environment(const bs__report *r, bs_tval *root) {
   if (!keys)
     return BS_ENOMEM;
   size_t nk = 0;
-  for (size_t i = 0; i < BS_MANIFEST_NCOMPARABILITY; i++)
+  /* A hash set of the keys listed so far: manifests may hold 10 000 keys
+   * each, and a scan per key would be quadratic. */
+  bs__strset seen;
+  bs__strset_init(&seen);
+  int added = 1;
+  for (size_t i = 0; i < BS_MANIFEST_NCOMPARABILITY && added >= 0; i++) {
     keys[nk++] = bs_manifest_comparability_keys[i];
-  for (size_t m = 0; m < r->nmf; m++) {
-    for (size_t i = 0; i < bs_manifest_count(r->mf[m]); i++) {
+    added = bs__strset_put(&seen, keys[i], strlen(keys[i]), i, NULL);
+  }
+  for (size_t m = 0; m < r->nmf && added >= 0; m++) {
+    for (size_t i = 0; i < bs_manifest_count(r->mf[m]) && added >= 0; i++) {
       const char *k = bs_manifest_key(r->mf[m], i);
-      size_t z = 0;
-      while (z < nk && strcmp(keys[z], k))
-        z++;
-      if (z == nk)
+      added = bs__strset_put(&seen, k, strlen(k), nk, NULL);
+      if (added == 1)
         keys[nk++] = k;
     }
+  }
+  bs__strset_release(&seen);
+  if (added < 0) {
+    free(keys);
+    return BS_ENOMEM;
   }
   size_t ndiff = 0, nmissing = 0;
   for (size_t i = 0; i < nk; i++) {

@@ -18,11 +18,13 @@
 #include "benchsite/report.h"
 #include "benchsite/template.h"
 
+#include "archived.h"
 #include "buf.h"
 #include "fsutil.h"
 #include "grow.h"
 #include "jsonw.h"
 #include "num.h"
+#include "plotsafe.h"
 #include "present.h"
 #include "sha256.h"
 #include "strlist.h"
@@ -304,39 +306,6 @@ static bs_status hash_dir(bs__sha256 *h, const char *dir, bs_error *err) {
   return st;
 }
 
-/* `gnuplot --version` (charts are gnuplot's bytes). Empty when it does
- * not run: rendering reports that properly later. */
-static void gnuplot_version(const char *gnuplot, char *buf, size_t n) {
-  buf[0] = '\0';
-  int fds[2];
-  if (pipe(fds) != 0)
-    return;
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-  posix_spawn_file_actions_addclose(&fa, fds[0]);
-  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  char *argv[] = {(char *)gnuplot, (char *)"--version", NULL};
-  pid_t pid;
-  int rc = posix_spawnp(&pid, gnuplot, &fa, NULL, argv, environ);
-  posix_spawn_file_actions_destroy(&fa);
-  close(fds[1]);
-  if (rc == 0) {
-    size_t used = 0;
-    ssize_t r;
-    while (used + 1 < n && ((r = read(fds[0], buf + used, n - 1 - used)) > 0 ||
-                            (r < 0 && errno == EINTR)))
-      if (r > 0)
-        used += (size_t)r;
-    buf[used] = '\0';
-    int status;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-      ;
-  }
-  close(fds[0]);
-}
-
 /* The identity of this build of benchsite: its version and, where the
  * system tells, the bytes of the running program (the library is linked
  * into it), so a changed build invalidates what it computed. */
@@ -366,7 +335,9 @@ static bs_status make_keys(site *s, bs_error *err) {
   build_identity(&id);
   char build[BS__SHA256_HEXLEN + 1], text[512], gv[256];
   finish_key(&id, build);
-  gnuplot_version(s->o->gnuplot ? s->o->gnuplot : "gnuplot", gv, sizeof gv);
+  /* `gnuplot --version` (charts are gnuplot's bytes); "" when it does not
+   * run: rendering reports that properly later. */
+  bs__gnuplot_version(s->o->gnuplot ? s->o->gnuplot : "gnuplot", gv, sizeof gv);
   snprintf(text, sizeof text, "analysis\n%s\nseed %llu\nR %d level %g\n", build,
            (unsigned long long)s->o->seed, BS_SITE_RESAMPLES,
            BS_SITE_LEVEL_PCT);
@@ -469,7 +440,8 @@ static void load_state(site *s) {
   char *data = NULL;
   size_t len = 0;
   bs_error ignore;
-  if (!path || bs_read_file(path, 0, &data, &len, &ignore) != BS_OK) {
+  if (!path || bs__read_regular(path, BS__OPEN_NOFOLLOW, 0, &data, &len,
+                                &ignore) != BS_OK) {
     free(path);
     return;
   }
@@ -911,7 +883,7 @@ static bs_status analyse_runs(site *s, bs_error *err) {
     bs_status st;
     if (!(r->mf = bs_manifest_new()))
       return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
-    if ((st = bs_manifest_read_file(r->mf, r->ar->manifest, err)))
+    if ((st = bs__manifest_read_archived(r->mf, r->ar->manifest, err)))
       return st;
     r->baseline_commit = bs_manifest_get(r->mf, "baseline_commit");
     run_key(s->analysis_key, r->ar->id, r->key);

@@ -609,9 +609,16 @@ bs_status bs_templates_load(bs_templates *t, const char *name, bs_error *err) {
 
 /* ---- Rendering ---------------------------------------------------------- */
 
+/* The most template nodes one render visits: partials that include
+ * others twice, 28 deep, would expand 2^28 times while writing nothing
+ * (so the output cap never stops them). Real pages visit a few hundred
+ * thousand. */
+#define MAX_STEPS ((unsigned long)1 << 25)
+
 typedef struct rstate {
   bs_templates *t;
   bs__buf *out;
+  unsigned long steps;
   const bs_tval *stack[MAX_DEPTH + 2];
   size_t nstack;
   int depth;
@@ -655,11 +662,47 @@ static int truthy(const bs_tval *v) {
   return 0;
 }
 
+/* The length of the UTF-8 character at s when it may appear in HTML as
+ * text, else 0: an invalid sequence, a C0 control other than tab and line
+ * breaks, DEL, a C1 control, U+FFFE or U+FFFF (what the gnuplot labels
+ * drop too). */
+static size_t html_char(const unsigned char *s, size_t *bad) {
+  unsigned c = s[0];
+  *bad = 1; /* an invalid sequence is replaced byte by byte */
+  if (c < 0x80)
+    return (c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f ? 0
+                                                                          : 1;
+  size_t n;
+  unsigned long cp;
+  if (c >= 0xC2 && c <= 0xDF)
+    n = 2, cp = c & 0x1F;
+  else if (c >= 0xE0 && c <= 0xEF)
+    n = 3, cp = c & 0x0F;
+  else if (c >= 0xF0 && c <= 0xF4)
+    n = 4, cp = c & 0x07;
+  else
+    return 0;
+  for (size_t i = 1; i < n; i++) {
+    if ((s[i] & 0xC0) != 0x80)
+      return 0; /* a NUL ends the sequence too */
+    cp = cp << 6 | (s[i] & 0x3Fu);
+  }
+  if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
+      (cp >= 0xD800 && cp <= 0xDFFF))
+    return 0;
+  if (cp <= 0x9F || cp == 0xFFFE || cp == 0xFFFF) {
+    *bad = n; /* one character, one replacement */
+    return 0;
+  }
+  return n;
+}
+
 static bs_status put_escaped(bs__buf *b, const char *s) {
   const char *run = s;
   bs_status st = BS_OK;
-  for (; *s && !st; s++) {
+  while (*s && !st) {
     const char *rep;
+    size_t skip = 1;
     switch (*s) {
     case '&':
       rep = "&amp;";
@@ -676,22 +719,25 @@ static bs_status put_escaped(bs__buf *b, const char *s) {
     case '\'':
       rep = "&#39;";
       break;
-    default:
+    default: {
       /* Control characters are not allowed in HTML, not even as character
-       * references; a hostile name shows U+FFFD in their place. Tab and
-       * line breaks are text. */
-      if (((unsigned char)*s < 0x20 && *s != '\t' && *s != '\n' &&
-           *s != '\r') ||
-          *s == 0x7f) {
-        rep = "\xef\xbf\xbd";
-        break;
+       * references, nor are noncharacters and bytes that are not UTF-8: a
+       * hostile name shows U+FFFD in their place. Tab and line breaks are
+       * text. */
+      size_t n = html_char((const unsigned char *)s, &skip);
+      if (n) {
+        s += n;
+        continue;
       }
-      continue;
+      rep = "\xef\xbf\xbd";
+      break;
+    }
     }
     if ((st = bs__buf_append(b, run, (size_t)(s - run))))
       break;
     st = bs__buf_puts(b, rep);
-    run = s + 1;
+    s += skip;
+    run = s;
   }
   if (!st)
     st = bs__buf_append(b, run, strlen(run));
@@ -712,6 +758,11 @@ static bs_status render_range(rstate *rs, const tmpl *tp, size_t from,
   bs_status st = BS_OK;
   for (size_t i = from; i < to && !st;) {
     const tnode *nd = &tp->nodes[i];
+    if (++rs->steps > MAX_STEPS)
+      return bs_error_set(rs->err, BS_ELIMIT, tp->path, nd->line,
+                          "the template expands too far (more than %lu "
+                          "steps): do its partials or sections fan out?",
+                          MAX_STEPS);
     switch (nd->kind) {
     case N_TEXT:
       if ((st = bs__buf_append(rs->out, nd->s, nd->len)))
@@ -799,6 +850,7 @@ bs_status bs_templates_render(bs_templates *t, const char *name,
   rs.out = &b;
   rs.nstack = 0;
   rs.depth = 0;
+  rs.steps = 0;
   rs.err = err;
   if (ctx)
     rs.stack[rs.nstack++] = ctx;

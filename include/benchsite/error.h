@@ -58,6 +58,29 @@ bs_status bs_error_set(bs_error *err, bs_status status, const char *path,
  * buf (always NUL-terminated when n > 0). Returns the full length. */
 size_t bs_error_format(const bs_error *err, char *buf, size_t n);
 
+/* ---- Text for a terminal or a CI log ------------------------------------
+ *
+ * Untrusted text (names, paths, manifest values) printed to a terminal or
+ * a CI log must not change the terminal (escape sequences), start a new
+ * line, or be taken as a command by the CI system: GitHub Actions runs a
+ * line that starts with "::" (after blanks), such as "::add-mask::" or
+ * "::stop-commands::", and one holding "##[". */
+
+/* `s` starts a line of output: its leading blank, ':' or '#' is escaped
+ * too, so that no line can begin with a workflow command. */
+#define BS_TEXT_LINE_START 1
+
+/* Writes `s` into out (n bytes; NUL-terminated when n > 0) as one safe
+ * line: every byte that is not part of valid UTF-8, every C0 control (tab
+ * and line ends included), DEL, every C1 control (U+0080..U+009F) and the
+ * line and paragraph separators U+2028/U+2029 as "\xNN" per byte; the
+ * first '#' of "##[" as "\x23"; with BS_TEXT_LINE_START a leading ' ',
+ * ':' or '#' as "\xNN". Other text, backslashes included, is copied. An
+ * escape or a character is never cut: when out is too small the text ends
+ * early. Returns the length the whole text needs (without the NUL), as
+ * snprintf does. */
+size_t bs_text_escape(char *out, size_t n, const char *s, int flags);
+
 #ifdef __cplusplus
 }
 #endif

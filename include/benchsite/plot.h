@@ -141,11 +141,17 @@ typedef struct bs_plot_run {
   /* gnuplot processes running at once, each rendering a share of the
    * charts: 0 = the online CPUs, 1 = one at a time. */
   size_t jobs;
+  /* A gnuplot that takes no script and writes nothing for this long is
+   * killed (BS_EPLOT): 0 = 120 000 ms. */
+  unsigned idle_timeout_ms;
 } bs_plot_run;
 
 /* Writes the data files into `dir` (which must exist), runs one gnuplot
  * process there with a minimal environment, waits for it, removes the
- * data files and checks that every chart's SVG exists and is not empty.
+ * data files and checks that every chart's SVG exists, is not empty and
+ * is a well-formed SVG without scripts, event handlers or outside links
+ * (parsed with libxml2). A relative `gnuplot` path with a '/' is taken
+ * from the current directory, not the output directory.
  * Returns BS_OK, the first builder failure, BS_EIO (writing data),
  * BS_EPLOT (gnuplot missing, failing or leaving a chart empty; the
  * message quotes its first error line) or BS_ENOMEM. Charts are rendered

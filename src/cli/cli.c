@@ -17,12 +17,35 @@ int cli_out_of_memory(void) {
   return CLI_FAILURE;
 }
 
+/* Formats, escapes and prints one line: the prefix as it is, the text
+ * escaped. Messages are short: past 8 KiB a line is cut (never inside an
+ * escape or a character). */
+static void put_escaped(FILE *f, const char *prefix, int flags, const char *fmt,
+                        va_list ap) {
+  char text[8192], safe[4 * sizeof text];
+  vsnprintf(text, sizeof text, fmt, ap);
+  bs_text_escape(safe, sizeof safe, text, flags);
+  fprintf(f, "%s%s\n", prefix, safe);
+}
+
+void cli_linef(FILE *f, int flags, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  put_escaped(f, "", flags, fmt, ap);
+  va_end(ap);
+}
+
+void cli_errorf(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  put_escaped(stderr, "benchsite: ", 0, fmt, ap);
+  va_end(ap);
+}
+
 int cli_usage_error(const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  fputs("benchsite: ", stderr);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
+  put_escaped(stderr, "benchsite: ", 0, fmt, ap);
   va_end(ap);
   return CLI_BAD_INPUT;
 }
@@ -153,14 +176,14 @@ static int exit_for(bs_status st, int io_is_input) {
 int cli_report(const bs_error *err) {
   char msg[2048];
   bs_error_format(err, msg, sizeof msg);
-  fprintf(stderr, "benchsite: %s\n", msg);
+  cli_errorf("%s", msg);
   return exit_for(err->status, 0);
 }
 
 int cli_report_input(const bs_error *err) {
   char msg[2048];
   bs_error_format(err, msg, sizeof msg);
-  fprintf(stderr, "benchsite: %s\n", msg);
+  cli_errorf("%s", msg);
   return exit_for(err->status, 1);
 }
 
@@ -217,6 +240,19 @@ int cli_load_logs(const cli_args *a, bs_log **out) {
   }
   *out = log;
   return 0;
+}
+
+int cli_require_rows(const cli_args *a, const bs_log *log) {
+  if (bs_log_count(log) > 0)
+    return 0;
+  /* Say which file holds no rows instead of failing later on cases
+   * nobody can locate. */
+  if (a->npos == 1)
+    return cli_usage_error("%s: no observation rows (only a header)",
+                           a->positional[0]);
+  return cli_usage_error("%s ... %s: no observation rows in any of the %zu "
+                         "logs (only headers)",
+                         a->positional[0], a->positional[a->npos - 1], a->npos);
 }
 
 int cli_load_manifests(const cli_args *a, bs_manifest **out, size_t *n) {

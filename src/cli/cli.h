@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* Exit codes (SPEC §5). */
 enum {
@@ -61,6 +62,24 @@ int cli_flag(const cli_args *args, const char *name);
 size_t cli_getall(const cli_args *args, const char *name,
                   const char *const **values);
 
+/* Every line the CLI prints that quotes untrusted text (names, paths,
+ * manifest values, archive contents) goes through these, which escape it
+ * with bs_text_escape: it cannot add a line, an escape sequence or a CI
+ * workflow command. */
+/* Writes the formatted text and a newline to f, escaped; `flags` as
+ * bs_text_escape (BS_TEXT_LINE_START when the text begins the line). */
+void cli_linef(FILE *f, int flags, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* "benchsite: " + the formatted message, escaped, on stderr. */
+void cli_errorf(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
 /* "benchsite: out of memory" on stderr; returns CLI_FAILURE (exit 3). */
 int cli_out_of_memory(void);
 /* "benchsite: " + message on stderr; returns CLI_BAD_INPUT. */
@@ -87,6 +106,9 @@ int cli_parse_double(const char *opt, const char *s, double *out);
 
 /* Reads every log (at least one required) into a new log. Returns 0 or an
  * exit code after printing the error. */
+/* 0 when the loaded log has rows; else "FILE: no observation rows" on
+ * stderr and CLI_BAD_INPUT (for commands that analyse rows). */
+int cli_require_rows(const cli_args *a, const bs_log *log);
 int cli_load_logs(const cli_args *args, bs_log **out);
 /* Reads every --manifest into manifests[] (up to CLI_MAX_VALUES). */
 int cli_load_manifests(const cli_args *args, bs_manifest **out, size_t *n);

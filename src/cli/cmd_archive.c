@@ -57,7 +57,7 @@ static int cmd_add(const cli_args *a, const char *dir) {
   if (cli_flag(a, "dry-run")) {
     if (bs_archive_identify(manifest, logs, nlogs, &res, &err)) {
       for (size_t i = 0; i < res.nfindings; i++)
-        fprintf(stderr, "%s\n", res.findings[i]);
+        cli_linef(stderr, BS_TEXT_LINE_START, "%s", res.findings[i]);
       rc = cli_report_input(&err);
       goto done;
     }
@@ -66,7 +66,7 @@ static int cmd_add(const cli_args *a, const char *dir) {
   }
   if (bs_archive_add(dir, manifest, logs, nlogs, &res, &err)) {
     for (size_t i = 0; i < res.nfindings; i++)
-      fprintf(stderr, "%s\n", res.findings[i]);
+      cli_linef(stderr, BS_TEXT_LINE_START, "%s", res.findings[i]);
     /* A refused run is bad input (exit 2), an unreadable log included;
      * only a failing archive is an I/O failure (exit 3). */
     rc = res.refused ? cli_report_input(&err) : cli_report(&err);
@@ -97,7 +97,7 @@ static int cmd_verify(const cli_args *a, const char *dir) {
     goto done;
   }
   for (size_t i = 0; i < res.nproblems; i++)
-    printf("%s/%s\n", dir, res.problems[i]);
+    cli_linef(stdout, BS_TEXT_LINE_START, "%s/%s", dir, res.problems[i]);
   printf("%zu run%s checked, %zu damaged", res.runs, res.runs == 1 ? "" : "s",
          res.damaged);
   if (res.stale)
@@ -123,13 +123,10 @@ static int cmd_list(const cli_args *a, const char *dir) {
     return cli_report_input(&err);
   for (size_t i = 0; i < bs_archive_count(ar); i++) {
     const bs_archive_run *r = bs_archive_run_at(ar, i);
-    /* The commit is user text: control bytes become '?' so that it cannot
-     * forge lines or fields. The id is safe by construction and the date
-     * was validated. */
-    printf("%s\t%s\t", r->id, r->date);
-    for (const char *p = r->commit; *p; p++)
-      putchar((unsigned char)*p < 0x20 || *p == 0x7f ? '?' : *p);
-    putchar('\n');
+    /* The commit is user text: escaped so that it cannot forge lines or
+     * fields. The id is safe by construction and the date was validated. */
+    cli_linef(stdout, BS_TEXT_LINE_START, "%s\t%s\t%s", r->id, r->date,
+              r->commit);
   }
   bs_archive_free(ar);
   return CLI_OK;

@@ -31,11 +31,6 @@ static const char usage[] =
 static const cli_opt opts[] = {{"manifest", 1, 1}};
 
 /* Log text on a terminal: control bytes (escape sequences) become '?'. */
-static void put_plain(const char *s) {
-  for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-    putchar(*p < 0x20 || *p == 0x7f ? '?' : *p);
-}
-
 int cli_cmd_check(int argc, char **argv) {
   bs_check_result *res = NULL;
   bs_error err;
@@ -56,8 +51,7 @@ int cli_cmd_check(int argc, char **argv) {
   const char *protocol =
       cmd.nmf ? bs_manifest_get(cmd.mf[0], "protocol") : NULL;
   if (bs_check_protocol_target(protocol, &o.target_us, &err)) {
-    fprintf(stderr, "benchsite: %s: %s\n", bs_manifest_path(cmd.mf[0]),
-            err.message);
+    cli_errorf("%s: %s", bs_manifest_path(cmd.mf[0]), err.message);
     rc = CLI_BAD_INPUT;
     goto done;
   }
@@ -109,10 +103,8 @@ int cli_cmd_check(int argc, char **argv) {
   }
   for (size_t i = 0; i < res->nfindings; i++) {
     const bs_finding *f = &res->findings[i];
-    put_plain(f->file);
-    printf(":%ld: %s: ", f->line, bs_check_kind_name(f->kind));
-    put_plain(f->message);
-    putchar('\n');
+    cli_linef(stdout, BS_TEXT_LINE_START, "%s:%ld: %s: %s", f->file, f->line,
+              bs_check_kind_name(f->kind), f->message);
   }
   printf("%zu finding%s in %zu row%s of %zu case%s (calibration checked "
          "against T = %g ms, protocol %s)\n",

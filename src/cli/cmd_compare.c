@@ -135,6 +135,8 @@ int cli_cmd_compare(int argc, char **argv) {
   }
   if ((rc = cli_load_logs(&cmd.a, &cmd.log)))
     goto done;
+  if ((rc = cli_require_rows(&cmd.a, cmd.log)))
+    goto done;
   if ((s = cli_get(&cmd.a, "noise")) &&
       (rc = cli_read_noise_file(s, env, &floors)))
     goto done;

@@ -40,7 +40,7 @@ static int set(bs_manifest_draft *d, const char *key, const char *value) {
   if (!value)
     return 0;
   if (bs_manifest_draft_set(d, key, value, &err)) {
-    fprintf(stderr, "benchsite: manifest: %s: %s\n", key, err.message);
+    cli_errorf("manifest: %s: %s", key, err.message);
     return err.status == BS_ENOMEM ? CLI_FAILURE : CLI_BAD_INPUT;
   }
   return 0;

@@ -146,6 +146,8 @@ int cli_cmd_noise(int argc, char **argv) {
   }
   if ((rc = cli_load_logs(&cmd.a, &cmd.log)))
     goto done;
+  if ((rc = cli_require_rows(&cmd.a, cmd.log)))
+    goto done;
   /* One validation (pair, resamples, level, seed and block bootstrap)
    * for every output; the --html report is written before the files are
    * renamed into place, so a failed report leaves none of them. */
@@ -189,8 +191,7 @@ int cli_read_noise_file(const char *path, const bs_manifest *env,
 
 void cli_warn_missing_floors(const char *path, const bs_compare_result *r) {
   if (r->without_floor)
-    fprintf(stderr,
-            "benchsite: warning: %s: no noise floor for %zu of %zu case%s; "
-            "they keep the plain threshold\n",
-            path, r->without_floor, r->ncases, r->ncases == 1 ? "" : "s");
+    cli_errorf("warning: %s: no noise floor for %zu of %zu case%s; they "
+               "keep the plain threshold",
+               path, r->without_floor, r->ncases, r->ncases == 1 ? "" : "s");
 }

@@ -77,6 +77,8 @@ int cli_cmd_report(int argc, char **argv) {
     goto done;
   if ((rc = cli_load_logs(&cmd.a, &cmd.log)))
     goto done;
+  if ((rc = cli_require_rows(&cmd.a, cmd.log)))
+    goto done;
 
   /* Every analysis the inputs allow, made once, then its report. */
   if ((rc = cli_cmd_analyse(&cmd, &ao)))
@@ -84,11 +86,12 @@ int cli_cmd_report(int argc, char **argv) {
   bs_report_summary sum;
   if ((rc = cli_report_write("report", cmd.an, out, &o, &sum)))
     goto done;
-  printf("%s/index.html: %zu case%s, %zu significant regression%s, %zu "
-         "chart%s, %zu page%s\n",
-         out, sum.cases, sum.cases == 1 ? "" : "s", sum.regressions,
-         sum.regressions == 1 ? "" : "s", sum.charts,
-         sum.charts == 1 ? "" : "s", sum.pages, sum.pages == 1 ? "" : "s");
+  cli_linef(stdout, BS_TEXT_LINE_START,
+            "%s/index.html: %zu case%s, %zu significant regression%s, %zu "
+            "chart%s, %zu page%s",
+            out, sum.cases, sum.cases == 1 ? "" : "s", sum.regressions,
+            sum.regressions == 1 ? "" : "s", sum.charts,
+            sum.charts == 1 ? "" : "s", sum.pages, sum.pages == 1 ? "" : "s");
 done:
   return cli_cmd_end(&cmd, rc);
 }

@@ -169,18 +169,20 @@ int cli_cmd_site(int argc, char **argv) {
       rc = CLI_FAILURE;
     goto done;
   }
-  printf("%s/index.html: %zu run%s, %zu case%s, %zu comparability group%s; "
-         "analyses %zu built, %zu reused; reports %zu built, %zu reused (%zu "
-         "compact runs); history charts %zu rendered, %zu "
-         "reused; pages %zu written, %zu unchanged; %zu open regression%s in "
-         "the newest run, %zu drifting case%s, %zu creeping\n",
-         out, sum.runs, sum.runs == 1 ? "" : "s", sum.cases,
-         sum.cases == 1 ? "" : "s", sum.groups, sum.groups == 1 ? "" : "s",
-         sum.analyses_built, sum.analyses_reused, sum.reports_built,
-         sum.reports_reused, sum.compact, sum.charts_rendered,
-         sum.charts_reused, sum.pages_written, sum.pages_reused,
-         sum.open_regressions, sum.open_regressions == 1 ? "" : "s",
-         sum.drifting, sum.drifting == 1 ? "" : "s", sum.creeping);
+  cli_linef(
+      stdout, BS_TEXT_LINE_START,
+      "%s/index.html: %zu run%s, %zu case%s, %zu comparability group%s; "
+      "analyses %zu built, %zu reused; reports %zu built, %zu reused (%zu "
+      "compact runs); history charts %zu rendered, %zu "
+      "reused; pages %zu written, %zu unchanged; %zu open regression%s in "
+      "the newest run, %zu drifting case%s, %zu creeping",
+      out, sum.runs, sum.runs == 1 ? "" : "s", sum.cases,
+      sum.cases == 1 ? "" : "s", sum.groups, sum.groups == 1 ? "" : "s",
+      sum.analyses_built, sum.analyses_reused, sum.reports_built,
+      sum.reports_reused, sum.compact, sum.charts_rendered, sum.charts_reused,
+      sum.pages_written, sum.pages_reused, sum.open_regressions,
+      sum.open_regressions == 1 ? "" : "s", sum.drifting,
+      sum.drifting == 1 ? "" : "s", sum.creeping);
 done:
   if (handlers)
     cli_signals_restore(&old);

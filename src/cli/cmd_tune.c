@@ -61,6 +61,8 @@ int cli_cmd_tune(int argc, char **argv) {
     goto done;
   if ((rc = cli_load_logs(&cmd.a, &cmd.log)))
     goto done;
+  if ((rc = cli_require_rows(&cmd.a, cmd.log)))
+    goto done;
   /* One tuning for every output; the --html report is written before
    * the files are renamed into place, so a failed report leaves none of
    * them. */

@@ -3,8 +3,8 @@
 #
 #   tests/fuzz/run.sh TARGET SECONDS [BUILD_DIR] [-- LIBFUZZER_ARGS...]
 #
-# TARGET is log, manifest, csvin, num, json, jsonread or template (the
-# tests/fuzz/fuzz_TARGET.c). Builds BUILD_DIR (default build/fuzz, with
+# TARGET is log, manifest, csvin, num, json, jsonread, template, acks or
+# archive (tests/fuzz/fuzz_TARGET.c). Builds BUILD_DIR (default build/fuzz, with
 # CC=clang) when needed, seeds the working corpus BUILD_DIR/corpus/TARGET
 # from examples/, tests/data/ and tests/fuzz/regressions/TARGET/, and
 # fuzzes on one core. A crashing input lands in BUILD_DIR/artifacts/TARGET/
@@ -49,6 +49,7 @@ log | csvin)
 manifest) seeds="$here/examples $here/tests/data/manifest $here/tests/data/bad" ;;
 template) seeds="$here/templates" ;;
 jsonread) seeds="$here/tests/data/noise $here/tests/data/report" ;;
+acks) seeds="$here/tests/data/archive/acks" ;;
 esac
 regressions=$here/tests/fuzz/regressions/$target
 corpus=$build/corpus/$target
@@ -59,7 +60,7 @@ for d in $seeds $here/tests/fuzz/seeds/$target $regressions; do
   find "$d" -maxdepth 2 -type f -size -64k -exec cp {} "$corpus"/ \; 2>/dev/null || true
 done
 case $target in
-log | manifest | csvin) dict=$here/tests/fuzz/csv.dict ;;
+log | manifest | csvin | acks | archive) dict=$here/tests/fuzz/csv.dict ;;
 *) dict=$here/tests/fuzz/$target.dict ;;
 esac
 if [ -f "$dict" ]; then dict="-dict=$dict"; else dict=""; fi

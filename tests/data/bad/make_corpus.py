@@ -51,6 +51,10 @@ MGOOD = (b"key,value\ntarget,native\nprofile,release\ndtype,f64\n"
 
 L14 = "benchsite: {f}:14: "
 
+# A benchmark name holding a line break, a CR, "##[" and an escape
+# sequence: what would start workflow commands in a CI log if printed raw.
+CI_NAME = b"\"x\n::error::pwned\r##[add-mask]\x1b[31m\""
+
 # (file, kind, content or None for generated, exit, stderr prefix, note)
 ENTRIES = [
     # ---- accepted ----
@@ -100,8 +104,8 @@ ENTRIES = [
     ("bom_only.csv", "log", b"\xef\xbb\xbf", 2,
      "benchsite: bom_only.csv: empty file: no header row", ""),
     ("header_only.csv", "compare", HDR, 2,
-     "benchsite: no case has confirm rows of both \"main\" and \"pr\"",
-     "a valid but empty log: nothing to compare"),
+     "benchsite: header_only.csv: no observation rows (only a header)",
+     "a valid but empty log: the message names it"),
     ("truncated_quote.csv", "log", GOOD + b"sort,\"n=8,8,main,0,6,confirm,1", 2,
      "benchsite: truncated_quote.csv:14: malformed CSV: quoted field not "
      "closed at end of file", ""),
@@ -259,6 +263,15 @@ ENTRIES = [
      "benchsite: mismatched_pairs.csv:14: mismatched pairs in case sort "
      "[n=8]: 1 row without a partner: main run 0 block 6 "
      "(mismatched_pairs.csv:14)", "never truncated"),
+    # A name that tries to start GitHub Actions workflow commands in the CI
+    # log: its newline, CR, ESC and the "##[" are escaped as \\xNN, so the
+    # message stays one line and no line starts with "::".
+    ("ci_command_name.csv", "compare",
+     HDR + rows().replace(b"sort,", CI_NAME + b",") +
+     row(benchmark=CI_NAME, block=b"6"), 2,
+     "benchsite: ci_command_name.csv:38: mismatched pairs in case "
+     "x\\x0a::error::pwned\\x0d\\x23#[add-mask]\\x1b[31m [n=8]: 1 row "
+     "without a partner", "hostile name in the mismatched-pairs error"),
     ("only_baseline.csv", "compare", HDR + rows().replace(b",pr,", b",main2,"), 2,
      "benchsite: no case has confirm rows of both \"main\" and \"pr\"", ""),
     # ---- limits (generated: see README.md) ----

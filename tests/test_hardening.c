@@ -1,0 +1,683 @@
+/* Hardening: what a pull request or a damaged archive holds must not
+ * hang a command, block on a FIFO, follow a link out of the archive, blow
+ * up quadratically, inject lines or workflow commands into a CI log, or
+ * publish a chart gnuplot got wrong. Each test here failed before its fix
+ * (the note above it says how). */
+#include "benchsite/archive.h"
+#include "benchsite/noise.h"
+#include "benchsite/plot.h"
+#include "benchsite/template.h"
+
+#include "support.h"
+
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+TestSuite(hardening, .fini = ts_free_owned);
+
+/* ---- Helpers ------------------------------------------------------------- */
+
+static const char *const HOSTILE = "x\n::error::pwned\r##[add-mask]\x1b[31m";
+
+static void field(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; *s; s++) {
+    if (*s == '"')
+      fputc('"', f);
+    fputc(*s, f);
+  }
+  fputc('"', f);
+}
+
+/* A log of one case (impls base and head, 12 blocks). */
+static char *write_log(const char *dir, const char *name, const char *bench,
+                       double base, double head) {
+  char *log = ts_pathf("%s/%s", dir, name);
+  FILE *f = fopen(log, "w");
+  cr_assert_not_null(f);
+  fputs("benchmark,dataset,impl,run,block,phase,iterations,per_call_us\n", f);
+  for (int j = 0; j < 12; j++) {
+    for (int k = 0; k < 2; k++) {
+      int h = (j + k) % 2;
+      field(f, bench);
+      fprintf(f, ",n=8,%s,0,%d,confirm,100,%.17g\n", h ? "head" : "base", j,
+              (h ? head : base) * (1 + 0.001 * ((j * 7 + k * 3) % 5)));
+    }
+  }
+  cr_assert_eq(fclose(f), 0);
+  return log;
+}
+
+static char *write_env(const char *dir, const char *name, const char *commit,
+                       const char *date) {
+  char *env = ts_pathf("%s/%s", dir, name);
+  FILE *f = fopen(env, "w");
+  cr_assert_not_null(f);
+  fprintf(f,
+          "key,value\ntarget,native\nprofile,release\ndtype,f64\n"
+          "machine,test-box\nfrequency_policy,performance\ncommit,%s\n"
+          "date,%s\nprotocol,Development\nbaseline,base\ncandidate,head\n",
+          commit, date);
+  cr_assert_eq(fclose(f), 0);
+  return env;
+}
+
+/* Adds a run; returns its id (owned). */
+static char *add_run(const char *archive, const char *work, const char *commit,
+                     const char *date) {
+  char *log = write_log(work, ts_pathf("%s.csv", commit), "sort", 100, 100);
+  char *env = write_env(work, ts_pathf("%s-env.csv", commit), commit, date);
+  const char *args[] = {"archive", "add",        "--archive", archive,
+                        log,       "--manifest", env,         NULL};
+  ts_run r = ts_cli(NULL, args);
+  cr_assert_eq(r.status, 0, "archive add: %s", r.err);
+  const char *p = strstr(r.out, "added run ");
+  cr_assert_not_null(p, "%s", r.out);
+  p += 10;
+  char *id = ts_own(strndup(p, strcspn(p, "\n")));
+  ts_run_free(&r);
+  return id;
+}
+
+/* One archive with one run, in a fresh directory: *work for scratch. */
+static char *one_run_archive(const char *tag, char **work, char **id) {
+  char *dir = ts_own(ts_tmpdir(tag));
+  char *archive = ts_pathf("%s/archive", dir);
+  *work = dir;
+  *id = add_run(archive, dir, "3f9a2c1d0b7e", "2026-11-30T10:56:21Z");
+  return archive;
+}
+
+/* Every line of text: no C0 control but the line ends, no DEL, no line
+ * starting with "::" (after blanks), no "##[" anywhere. */
+static void ci_safe(const char *what, const char *text) {
+  const char *line = text;
+  for (const char *p = text;; p++) {
+    if (*p == '\n' || *p == '\0') {
+      const char *q = line;
+      while (q < p && (*q == ' ' || *q == '\t'))
+        q++;
+      cr_expect(!(p - q >= 2 && q[0] == ':' && q[1] == ':'),
+                "%s: a line starts a workflow command: %.*s", what,
+                (int)(p - line), line);
+      if (!*p)
+        break;
+      line = p + 1;
+      continue;
+    }
+    unsigned char c = (unsigned char)*p;
+    cr_expect(c >= 0x20 && c != 0x7f, "%s: control byte 0x%02x in: %s", what, c,
+              text);
+  }
+  cr_expect(!strstr(text, "##["), "%s: \"##[\" in: %s", what, text);
+}
+
+/* ---- Archive files that are not regular files ---------------------------- *
+ * Before: every archive file was opened with a blocking open() and no type
+ * check, so a FIFO hung `archive verify`, `site` and `archive add`. */
+
+Test(hardening, a_fifo_log_is_damage_not_a_hang, .timeout = 60) {
+  char *work, *id;
+  char *archive = one_run_archive("fifo_log", &work, &id);
+  char *log = ts_pathf("%s/runs/%s/log-1.csv", archive, id);
+  cr_assert_eq(unlink(log), 0);
+  cr_assert_eq(mkfifo(log, 0644), 0);
+  const char *verify[] = {"archive", "verify", "--archive", archive, NULL};
+  ts_run r = ts_cli(NULL, verify);
+  cr_expect_eq(r.status, 1, "verify: exit %d: %s%s", r.status, r.out, r.err);
+  cr_expect(strstr(r.out, "log-1.csv: unreadable or not a regular file"), "%s",
+            r.out);
+  ts_run_free(&r);
+  const char *site[] = {
+      "site", "--archive", archive, "--out", ts_pathf("%s/web", work), NULL};
+  r = ts_cli(NULL, site);
+  cr_expect_eq(r.status, 2, "site: exit %d: %s", r.status, r.err);
+  cr_expect(strstr(r.err, "log-1.csv: unreadable or not a regular file"), "%s",
+            r.err);
+  ts_run_free(&r);
+  /* A second add of the same run meets the FIFO too. */
+  const char *add[] = {"archive",
+                       "add",
+                       "--archive",
+                       archive,
+                       ts_pathf("%s/3f9a2c1d0b7e.csv", work),
+                       "--manifest",
+                       ts_pathf("%s/3f9a2c1d0b7e-env.csv", work),
+                       NULL};
+  r = ts_cli(NULL, add);
+  cr_expect_eq(r.status, 3, "add: exit %d: %s", r.status, r.err);
+  ts_run_free(&r);
+}
+
+Test(hardening, fifos_for_format_manifest_and_acks_do_not_block,
+     .timeout = 60) {
+  char *work, *id;
+  char *archive = one_run_archive("fifo_more", &work, &id);
+  char *acks = ts_pathf("%s/acks.csv", archive);
+  cr_assert_eq(mkfifo(acks, 0644), 0);
+  bs_acks *a = NULL;
+  bs_error err;
+  cr_expect_eq(bs_acks_read(archive, &a, &err), BS_EINPUT);
+  cr_expect(strstr(err.message, "FIFO"), "%s", err.message);
+  const char *site[] = {
+      "site", "--archive", archive, "--out", ts_pathf("%s/web", work), NULL};
+  ts_run r = ts_cli(NULL, site);
+  cr_expect_eq(r.status, 2, "site: exit %d: %s", r.status, r.err);
+  ts_run_free(&r);
+  cr_assert_eq(unlink(acks), 0);
+
+  char *mf = ts_pathf("%s/runs/%s/manifest.csv", archive, id);
+  cr_assert_eq(unlink(mf), 0);
+  cr_assert_eq(mkfifo(mf, 0644), 0);
+  const char *verify[] = {"archive", "verify", "--archive", archive, NULL};
+  r = ts_cli(NULL, verify);
+  cr_expect_eq(r.status, 1, "verify: exit %d: %s%s", r.status, r.out, r.err);
+  ts_run_free(&r);
+  const char *list[] = {"archive", "list", "--archive", archive, NULL};
+  r = ts_cli(NULL, list);
+  cr_expect_eq(r.status, 2, "list: exit %d: %s", r.status, r.err);
+  ts_run_free(&r);
+
+  char *format = ts_pathf("%s/FORMAT", archive);
+  cr_assert_eq(unlink(format), 0);
+  cr_assert_eq(mkfifo(format, 0644), 0);
+  r = ts_cli(NULL, verify);
+  cr_expect_eq(r.status, 2, "verify: exit %d: %s", r.status, r.err);
+  cr_expect(strstr(r.err, "not a benchsite archive"), "%s", r.err);
+  ts_run_free(&r);
+}
+
+/* Before: acks.csv was followed through a symbolic link and the error
+ * quoted the target's first line (/etc/passwd's, in a CI log). */
+Test(hardening, acks_csv_is_never_followed_through_a_link) {
+  char *work, *id;
+  char *archive = one_run_archive("acks_link", &work, &id);
+  char *secret = ts_pathf("%s/secret.txt", work);
+  cr_assert_eq(ts_write(secret, "root:x:0:0:SECRET-LINE\n"), 0);
+  cr_assert_eq(symlink(secret, ts_pathf("%s/acks.csv", archive)), 0);
+  bs_acks *a = NULL;
+  bs_error err;
+  cr_assert_eq(bs_acks_read(archive, &a, &err), BS_EINPUT);
+  cr_expect(strstr(err.message, "symbolic link"), "%s", err.message);
+  cr_expect(!strstr(err.message, "SECRET"), "%s", err.message);
+  const char *site[] = {
+      "site", "--archive", archive, "--out", ts_pathf("%s/web", work), NULL};
+  ts_run r = ts_cli(NULL, site);
+  cr_expect_eq(r.status, 2, "site: exit %d: %s", r.status, r.err);
+  cr_expect(!strstr(r.err, "SECRET"), "%s", r.err);
+  ts_run_free(&r);
+}
+
+/* ---- Quadratic work ------------------------------------------------------ *
+ * Before: each acks row was compared with every earlier one (120 000 rows
+ * ran for minutes); each JSON key with every earlier key of its object and
+ * each noise case with every earlier case; each environment key with every
+ * key listed so far. The timeouts are far above the linear times (well
+ * under a second each) and far below the quadratic ones. */
+
+Test(hardening, acks_of_120000_rows_read_in_linear_time, .timeout = 60) {
+  char *dir = ts_own(ts_tmpdir("acks_big"));
+  FILE *f = fopen(ts_pathf("%s/acks.csv", dir), "w");
+  cr_assert_not_null(f);
+  fputs("commit,benchmark,dataset,reason\n", f);
+  for (int i = 0; i < 120000; i++)
+    fprintf(f, "c%07d,bench%d,n=%d,known\n", i, i % 1000, i);
+  cr_assert_eq(fclose(f), 0);
+  bs_acks *a = NULL;
+  bs_error err;
+  cr_assert_eq(bs_acks_read(dir, &a, &err), BS_OK, "%s", err.message);
+  cr_expect_eq(bs_acks_count(a), 120000);
+  for (int i = 0; i < 120000; i += 7) {
+    char c[32], b[32], d[32];
+    snprintf(c, sizeof c, "c%07dffff", i);
+    snprintf(b, sizeof b, "bench%d", i % 1000);
+    snprintf(d, sizeof d, "n=%d", i);
+    const bs_ack *k = bs_acks_find(a, c, b, d);
+    cr_assert_not_null(k, "row %d", i);
+    cr_assert_eq(k->line, i + 2);
+  }
+  cr_expect_null(bs_acks_find(a, "c0000001", "bench2", "n=1"));
+  bs_acks_free(a);
+}
+
+Test(hardening, noise_json_of_100000_keys_and_cases_parses_in_linear_time,
+     .timeout = 60) {
+  size_t n = 100000;
+  char *text = malloc(n * 80 + 200);
+  cr_assert_not_null(text);
+  size_t k = (size_t)sprintf(text, "{\"schema\":\"benchsite.noise/1\",\"x\":{");
+  for (size_t i = 0; i < n; i++)
+    k += (size_t)sprintf(text + k, "%s\"k%zu\":1", i ? "," : "", i);
+  k += (size_t)sprintf(text + k, "},\"cases\":[");
+  for (size_t i = 0; i < n; i++)
+    k += (size_t)sprintf(text + k,
+                         "%s{\"benchmark\":\"b%zu\",\"dataset\":\"\","
+                         "\"paired_noise_floor_pct\":0.5}",
+                         i ? "," : "", i);
+  k += (size_t)sprintf(text + k, "]}");
+  bs_noise_floors *fl = NULL;
+  bs_error err;
+  cr_assert_eq(bs_noise_floors_parse("n.json", text, k, &fl, &err), BS_OK, "%s",
+               err.message);
+  cr_expect_eq(bs_noise_floors_count(fl), n);
+  double pct = 0;
+  cr_expect(bs_noise_floors_lookup(fl, "b99999", "", &pct));
+  cr_expect_eq(pct, 0.5);
+  cr_expect(!bs_noise_floors_lookup(fl, "b100000", "", &pct));
+  bs_noise_floors_free(fl);
+  /* A repeated case is still refused, naming the first. */
+  k = (size_t)sprintf(text, "{\"schema\":\"benchsite.noise/1\",\"cases\":[");
+  for (size_t i = 0; i < 3; i++)
+    k += (size_t)sprintf(text + k,
+                         "%s{\"benchmark\":\"b\",\"dataset\":\"\\n::x\","
+                         "\"paired_noise_floor_pct\":0.5}",
+                         i ? "," : "");
+  k += (size_t)sprintf(text + k, "]}");
+  cr_expect_eq(bs_noise_floors_parse("n.json", text, k, &fl, &err), BS_EINPUT);
+  cr_expect(strstr(err.message, "case 2 repeats"), "%s", err.message);
+  cr_expect(!strchr(err.message, '\n'), "%s", err.message);
+  free(text);
+}
+
+/* Before: the noise JSON reader held ~37 bytes per input byte (600 MB for
+ * a 16 MB file). Measured in a child's peak RSS; not under ASan, whose
+ * shadow memory and quarantine change the figure. */
+Test(hardening, noise_json_memory_stays_near_16_bytes_per_input_byte,
+     .timeout = 120) {
+#if defined(__SANITIZE_ADDRESS__)
+  cr_skip_test("peak RSS is not meaningful under ASan");
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+  cr_skip_test("peak RSS is not meaningful under ASan");
+#endif
+#endif
+  size_t n = (size_t)8 << 20; /* 8 MiB of "1," */
+  pid_t pid = fork();
+  cr_assert_geq(pid, 0);
+  if (pid == 0) {
+    char *text = malloc(n + 64);
+    if (!text)
+      _exit(3);
+    size_t k = (size_t)sprintf(text, "{\"x\":[");
+    while (k < n)
+      text[k++] = '1', text[k++] = ',';
+    k += (size_t)sprintf(text + k, "1]}");
+    struct rusage before, after;
+    getrusage(RUSAGE_SELF, &before);
+    bs_noise_floors *fl = NULL;
+    bs_error err;
+    bs_status st = bs_noise_floors_parse("n.json", text, k, &fl, &err);
+    getrusage(RUSAGE_SELF, &after);
+    /* Not a noise file (no schema): refused after the whole parse. */
+    if (st != BS_EINPUT)
+      _exit(4);
+    long grew_kb = after.ru_maxrss - before.ru_maxrss;
+    _exit(grew_kb > (long)(n * 20 / 1024) ? 5 : 0);
+  }
+  int ws;
+  cr_assert_eq(waitpid(pid, &ws, 0), pid);
+  cr_expect(WIFEXITED(ws) && WEXITSTATUS(ws) == 0,
+            "child: status %d (5: more than 20 bytes per input byte)",
+            WIFEXITED(ws) ? WEXITSTATUS(ws) : -1);
+}
+
+Test(hardening, environment_table_of_20_manifests_of_10000_keys,
+     .timeout = 60) {
+  char *dir = ts_own(ts_tmpdir("env_table"));
+  const char *args[80];
+  size_t na = 0;
+  args[na++] = "report";
+  args[na++] = write_log(dir, "log.csv", "sort", 100, 100);
+  for (int m = 0; m < 20; m++) {
+    char *p = ts_pathf("%s/m%d.csv", dir, m);
+    FILE *f = fopen(p, "w");
+    cr_assert_not_null(f);
+    fputs("key,value\ntarget,native\nprofile,release\ndtype,f64\n"
+          "machine,box\nfrequency_policy,performance\nprotocol,Development\n",
+          f);
+    for (int i = 0; i < 9990; i++)
+      fprintf(f, "k%d_%d,v\n", m, i);
+    cr_assert_eq(fclose(f), 0);
+    args[na++] = "--manifest";
+    args[na++] = p;
+  }
+  const char *rest[] = {"--baseline", "base",  "--candidate",
+                        "head",       "--out", ts_pathf("%s/out", dir),
+                        NULL};
+  for (size_t i = 0; rest[i]; i++)
+    args[na++] = rest[i];
+  args[na] = NULL;
+  ts_run r = ts_cli(NULL, args);
+  cr_expect_eq(r.status, 0, "report: exit %d: %s", r.status, r.err);
+  ts_run_free(&r);
+}
+
+/* Before: partials that include others twice expanded 2^28 times. */
+Test(hardening, template_partials_that_fan_out_are_refused, .timeout = 60) {
+  bs_templates *t = bs_templates_new(NULL);
+  cr_assert_not_null(t);
+  bs_error err;
+  char name[16], text[64];
+  for (int i = 28; i >= 0; i--) {
+    snprintf(name, sizeof name, "p%d", i);
+    if (i == 28)
+      snprintf(text, sizeof text, "{{x}}");
+    else
+      snprintf(text, sizeof text, "{{> p%d}}{{> p%d}}", i + 1, i + 1);
+    cr_assert_eq(bs_templates_add(t, name, text, strlen(text), &err), BS_OK,
+                 "%s", err.message);
+  }
+  char *out = NULL;
+  cr_expect_eq(bs_templates_render(t, "p0", NULL, &out, NULL, &err), BS_ELIMIT);
+  cr_expect(strstr(err.message, "expands too far"), "%s", err.message);
+  cr_expect_null(out);
+  /* A fan-out that stays small still renders. */
+  char *small = NULL;
+  cr_expect_eq(bs_templates_render(t, "p20", NULL, &small, NULL, &err), BS_OK,
+               "%s", err.message);
+  free(small);
+  bs_templates_free(t);
+}
+
+/* ---- Archive add refuses future dates ------------------------------------ */
+
+Test(hardening, archive_add_refuses_a_date_more_than_a_day_ahead) {
+  char *dir = ts_own(ts_tmpdir("future"));
+  char *archive = ts_pathf("%s/archive", dir);
+  char *log = write_log(dir, "log.csv", "sort", 100, 100);
+  char *env = write_env(dir, "env.csv", "abc1234", "2999-01-01T00:00:00Z");
+  const char *args[] = {"archive", "add",        "--archive", archive,
+                        log,       "--manifest", env,         NULL};
+  ts_run r = ts_cli(NULL, args);
+  cr_expect_eq(r.status, 2, "exit %d: %s", r.status, r.err);
+  cr_expect(strstr(r.err, "more than a day in the future"), "%s", r.err);
+  cr_expect(!ts_exists(ts_pathf("%s/runs", archive)) ||
+                ts_count_entries(ts_pathf("%s/runs", archive)) == 0,
+            "a run was stored");
+  ts_run_free(&r);
+  /* Twelve hours ahead (a clock set wrong by a time zone) is accepted. */
+  time_t soon = time(NULL) + 12 * 3600;
+  struct tm tm;
+  gmtime_r(&soon, &tm);
+  char date[32];
+  strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  env = write_env(dir, "env2.csv", "abc1234", date);
+  const char *args2[] = {"archive", "add",        "--archive", archive,
+                         log,       "--manifest", env,         NULL};
+  r = ts_cli(NULL, args2);
+  cr_expect_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+  ts_run_free(&r);
+}
+
+/* ---- The CI log ---------------------------------------------------------- *
+ * Before: names were printed raw in compare's warnings, its mismatched
+ * pairs error, the text table (where a name starts the line) and archive
+ * add's findings: "\n::error::" or "::add-mask::" started workflow
+ * commands in a GitHub Actions log. */
+
+Test(hardening, hostile_names_cannot_start_a_ci_log_line) {
+  char *dir = ts_own(ts_tmpdir("ci_log"));
+  /* Three cases: a hostile one in both impls (the table), a hostile one
+   * in only the baseline (a warning) and "::add-mask::" at a line start. */
+  char *log = ts_pathf("%s/log.csv", dir);
+  FILE *f = fopen(log, "w");
+  cr_assert_not_null(f);
+  fputs("benchmark,dataset,impl,run,block,phase,iterations,per_call_us\n", f);
+  const char *names[] = {HOSTILE, "::add-mask::secret", "  ::warning::x"};
+  for (int c = 0; c < 3; c++)
+    for (int j = 0; j < 12; j++)
+      for (int k = 0; k < 2; k++) {
+        field(f, names[c]);
+        fprintf(f, ",,%s,0,%d,confirm,100,%d\n", (j + k) % 2 ? "head" : "base",
+                j, 100 + j % 3);
+      }
+  field(f, "only\n::error::base");
+  fputs(",,base,0,0,confirm,100,1\n", f);
+  cr_assert_eq(fclose(f), 0);
+  const char *cmp[] = {"compare",     log,    "--baseline", "base",
+                       "--candidate", "head", NULL};
+  ts_run r = ts_cli(NULL, cmp);
+  cr_expect_eq(r.status, 0, "compare: %s", r.err);
+  cr_expect(strstr(r.out, "\\x0a::error::pwned"), "%s", r.out);
+  ci_safe("compare stdout", r.out);
+  ci_safe("compare stderr", r.err);
+  ts_run_free(&r);
+  const char *tune[] = {"tune", log, NULL};
+  r = ts_cli(NULL, tune);
+  ci_safe("tune stdout", r.out);
+  ci_safe("tune stderr", r.err);
+  ts_run_free(&r);
+  const char *noise[] = {"noise", log, "--a", "base", "--b", "head", NULL};
+  r = ts_cli(NULL, noise);
+  ci_safe("noise stdout", r.out);
+  ci_safe("noise stderr", r.err);
+  ts_run_free(&r);
+
+  /* Mismatched pairs: an extra row of the hostile case. */
+  f = fopen(log, "a");
+  cr_assert_not_null(f);
+  field(f, HOSTILE);
+  fputs(",,base,0,99,confirm,100,1\n", f);
+  cr_assert_eq(fclose(f), 0);
+  r = ts_cli(NULL, cmp);
+  cr_expect_eq(r.status, 2, "compare: %s", r.err);
+  cr_expect(strstr(r.err, "mismatched pairs"), "%s", r.err);
+  ci_safe("mismatched pairs", r.err);
+  ts_run_free(&r);
+}
+
+Test(hardening, archive_add_findings_and_verify_problems_are_escaped) {
+  char *dir = ts_own(ts_tmpdir("ci_findings"));
+  /* A block whose head row is missing: a `check` finding that quotes the
+   * case. */
+  char *log = ts_pathf("%s/log.csv", dir);
+  FILE *f = fopen(log, "w");
+  cr_assert_not_null(f);
+  fputs("benchmark,dataset,impl,run,block,phase,iterations,per_call_us\n", f);
+  for (int j = 0; j < 12; j++)
+    for (int k = 0; k < 2; k++) {
+      if (j == 1 && (j + k) % 2)
+        continue;
+      field(f, HOSTILE);
+      fprintf(f, ",,%s,0,%d,confirm,100,%d\n", (j + k) % 2 ? "head" : "base", j,
+              100 + j % 3);
+    }
+  cr_assert_eq(fclose(f), 0);
+  char *env = write_env(dir, "env.csv", "abc1234", "2026-11-30T10:56:21Z");
+  const char *args[] = {
+      "archive", "add",        "--archive", ts_pathf("%s/archive", dir),
+      log,       "--manifest", env,         NULL};
+  ts_run r = ts_cli(NULL, args);
+  cr_expect_eq(r.status, 2, "add: exit %d: %s", r.status, r.err);
+  cr_expect(strstr(r.err, "\\x0a::error::pwned"), "%s", r.err);
+  ci_safe("add findings", r.err);
+  ts_run_free(&r);
+  const char *check[] = {"check", log, "--manifest", env, NULL};
+  r = ts_cli(NULL, check);
+  ci_safe("check", r.out);
+  ts_run_free(&r);
+
+  /* A run directory named to inject lines into verify's report. */
+  char *work, *id;
+  char *archive = one_run_archive("ci_verify", &work, &id);
+  cr_assert_eq(
+      mkdir(ts_pathf("%s/runs/x\n::error::pwned\x1b[31m", archive), 0755), 0);
+  const char *verify[] = {"archive", "verify", "--archive", archive, NULL};
+  r = ts_cli(NULL, verify);
+  cr_expect_eq(r.status, 1, "verify: %s%s", r.out, r.err);
+  cr_expect(strstr(r.out, "not a well-formed run id"), "%s", r.out);
+  ci_safe("verify", r.out);
+  ts_run_free(&r);
+  const char *site[] = {
+      "site", "--archive", archive, "--out", ts_pathf("%s/web", work), NULL};
+  r = ts_cli(NULL, site);
+  cr_expect_eq(r.status, 2, "site: %s", r.err);
+  ci_safe("site", r.err);
+  ts_run_free(&r);
+}
+
+/* ---- HTML and SVG -------------------------------------------------------- */
+
+/* Before: U+FFFE, U+FFFF and C1 controls reached HTML pages (the gnuplot
+ * path dropped them, the HTML escaper did not). */
+Test(hardening, html_escaper_drops_what_gnuplot_labels_drop) {
+  bs_templates *t = bs_templates_new(NULL);
+  bs_error err;
+  cr_assert_eq(bs_templates_add(t, "p", "[{{v}}]", 7, &err), BS_OK);
+  bs_tdata *data = bs_tdata_new();
+  bs_tval *ctx = bs_tdata_root(data);
+  bs_tval_set_str(ctx, "v",
+                  "a\xef\xbf\xbe"
+                  "b\xef\xbf\xbf"
+                  "c\xc2\x85"
+                  "d\x01"
+                  "e\xc3\xa9\xe2\x81\xa0<");
+  char *out = NULL;
+  cr_assert_eq(bs_templates_render(t, "p", ctx, &out, NULL, &err), BS_OK);
+  cr_expect_str_eq(out, "[a\xef\xbf\xbd"
+                        "b\xef\xbf\xbd"
+                        "c\xef\xbf\xbd"
+                        "d\xef\xbf\xbd"
+                        "e\xc3\xa9\xe2\x81\xa0&lt;]");
+  free(out);
+  bs_tdata_free(data);
+  bs_templates_free(t);
+}
+
+static int xml_well_formed(const char *path) {
+  char *argv[] = {(char *)"xmllint", (char *)"--noout", (char *)path, NULL};
+  return ts_run_quiet(argv) == 0;
+}
+
+static size_t check_svgs(const char *dir) {
+  DIR *d = opendir(dir);
+  cr_assert_not_null(d, "%s", dir);
+  size_t n = 0;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    if (e->d_name[0] == '.')
+      continue;
+    char *p = ts_pathf("%s/%s", dir, e->d_name);
+    struct stat st;
+    cr_assert_eq(lstat(p, &st), 0);
+    size_t l = strlen(e->d_name);
+    if (S_ISDIR(st.st_mode)) {
+      n += check_svgs(p);
+    } else if (l > 4 && !strcmp(e->d_name + l - 4, ".svg")) {
+      cr_expect(xml_well_formed(p), "not well-formed: %s", p);
+      n++;
+    }
+  }
+  closedir(d);
+  return n;
+}
+
+/* Before: gnuplot copies "&#x..;" and "]]>" into the SVG as they are: 14
+ * of 23 charts of such a report were not well-formed XML. */
+Test(hardening, names_with_character_references_give_well_formed_svg,
+     .timeout = 120) {
+  char *dir = ts_own(ts_tmpdir("svg_names"));
+  char *log = write_log(dir, "log.csv", "a&#x1;b]]>c&#65;&amp;<", 100, 110);
+  char *env = write_env(dir, "env.csv", "abc1234", "2026-11-30T10:56:21Z");
+  const char *args[] = {
+      "report", log,           "--manifest", env,     "--baseline",
+      "base",   "--candidate", "head",       "--out", ts_pathf("%s/out", dir),
+      NULL};
+  ts_run r = ts_cli(NULL, args);
+  cr_assert_eq(r.status, 0, "report: %s", r.err);
+  ts_run_free(&r);
+  cr_expect_gt(check_svgs(ts_pathf("%s/out", dir)), 0);
+}
+
+/* A fake gnuplot: a shell script (tests only; src/ never runs a shell). */
+static char *fake_gnuplot(const char *dir, const char *name, const char *body) {
+  char *p = ts_pathf("%s/%s", dir, name);
+  char *text = ts_pathf("#!/bin/sh\n%s\n", body);
+  cr_assert_eq(ts_write(p, text), 0);
+  cr_assert_eq(chmod(p, 0755), 0);
+  return p;
+}
+
+/* Before: nothing bounded gnuplot's time; a hung gnuplot hung report and
+ * site for ever. */
+Test(hardening, a_hanging_gnuplot_is_killed, .timeout = 60) {
+  char *dir = ts_own(ts_tmpdir("gp_hang"));
+  char *gp = fake_gnuplot(dir, "gp", "exec sleep 1000");
+  bs_plot *p = bs_plot_new();
+  size_t c = bs_plot_chart(p, "c.svg", 300, 200);
+  (void)c;
+  double x[2] = {1, 2}, y[2] = {1, 2};
+  const double *cols[2] = {x, y};
+  bs_plot_series(p, BS_PLOT_LINES, "a", NULL, cols, 2);
+  bs_plot_run run;
+  memset(&run, 0, sizeof run);
+  run.gnuplot = gp;
+  run.idle_timeout_ms = 1500;
+  bs_error err;
+  cr_expect_eq(bs_plot_render(p, dir, &run, &err), BS_EPLOT);
+  cr_expect(strstr(err.message, "was killed"), "%s", err.message);
+  bs_plot_free(p);
+}
+
+/* Before: any non-empty file gnuplot wrote was published, a <script>
+ * included. */
+Test(hardening, an_svg_with_a_script_is_not_published, .timeout = 120) {
+  char *dir = ts_own(ts_tmpdir("gp_script"));
+  char *gp = fake_gnuplot(
+      dir, "gp",
+      "gnuplot \"$@\" || exit $?\n"
+      "for f in *.svg; do sed -i 's|</svg>|<script>alert(1)</script></svg>|' "
+      "\"$f\"; done");
+  char *log = write_log(dir, "log.csv", "sort", 100, 110);
+  char *out = ts_pathf("%s/out", dir);
+  char *env = write_env(dir, "env.csv", "abc1234", "2026-11-30T10:56:21Z");
+  const char *args[] = {"report",     log,    "--manifest",  env,
+                        "--baseline", "base", "--candidate", "head",
+                        "--gnuplot",  gp,     "--out",       out,
+                        NULL};
+  ts_run r = ts_cli(NULL, args);
+  cr_expect_eq(r.status, 3, "report: exit %d: %s", r.status, r.err);
+  cr_expect(strstr(r.err, "<script>"), "%s", r.err);
+  cr_expect(!ts_exists(out), "a report was published");
+  ts_run_free(&r);
+}
+
+/* Before: `--gnuplot ./gp` was looked up after gnuplot's change into the
+ * output directory, and `gnuplot --version` was read into a small buffer
+ * and then waited for: one that printed more than a pipe holds blocked
+ * `site` for ever. */
+Test(hardening, a_relative_and_verbose_gnuplot_works_for_site, .timeout = 180) {
+  char *work, *id;
+  char *archive = one_run_archive("gp_verbose", &work, &id);
+  fake_gnuplot(work, "gp",
+               "if [ \"$1\" = --version ]; then\n"
+               "  head -c 1000000 /dev/zero | tr '\\000' x; echo; exit 0\n"
+               "fi\nexec gnuplot \"$@\"");
+  const char *site[] = {"site", "--archive", archive, "--out",
+                        "web",  "--gnuplot", "./gp",  NULL};
+  ts_run r = ts_cli(work, site);
+  cr_expect_eq(r.status, 0, "site: exit %d: %s", r.status, r.err);
+  ts_run_free(&r);
+  const char *report[] = {
+      "report",      ts_pathf("%s/3f9a2c1d0b7e.csv", work),
+      "--manifest",  ts_pathf("%s/3f9a2c1d0b7e-env.csv", work),
+      "--baseline",  "base",
+      "--candidate", "head",
+      "--gnuplot",   "./gp",
+      "--out",       "rep",
+      NULL};
+  r = ts_cli(work, report);
+  cr_expect_eq(r.status, 0, "report: exit %d: %s", r.status, r.err);
+  ts_run_free(&r);
+}
