@@ -1,6 +1,7 @@
 #include "benchsite/archive.h"
 
 #include "benchsite/check.h"
+#include "benchsite/compare.h"
 #include "benchsite/log.h"
 #include "benchsite/manifest.h"
 #include "benchsite/output.h"
@@ -17,6 +18,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -303,6 +305,49 @@ static bs_status refuse_findings(const bs_check_result *cr,
 
 /* Reads every file once, validates the run and computes SHA256SUMS and the
  * id. The bytes kept are the bytes validated. */
+/* A run is archived for ever and the site analyses it on every build: its
+ * comparison (the manifest's baseline against its candidate, as the site
+ * computes it) must give a finite delta and speedup for every case. Values
+ * the reader accepts (any finite per-call time) can still make them
+ * overflow; such a run is refused here rather than poisoning every later
+ * report and site. Runs without both keys, or whose impls do not pair
+ * (the site then shows no verdicts), are not this check's business. */
+static bs_status finite_verdicts(const bs_log *log, const bs_manifest *mf,
+                                 const char *manifest, bs_error *err) {
+  const char *baseline = bs_manifest_get(mf, "baseline");
+  const char *candidate = bs_manifest_get(mf, "candidate");
+  if (!baseline || !candidate)
+    return BS_OK;
+  bs_compare_options co;
+  bs_compare_options_init(&co, BS_MODE_CONFIRMATORY);
+  bs_compare_result *cmp = NULL;
+  bs_error e;
+  bs_status st = bs_compare_run(log, baseline, candidate, &co, &cmp, &e);
+  if (st == BS_EINPUT) {
+    if (err)
+      *err = e;
+    return st;
+  }
+  if (st == BS_ENOMEM)
+    return bs_error_set(err, st, NULL, 0, "out of memory");
+  st = BS_OK;
+  for (size_t i = 0; cmp && i < cmp->ncases && !st; i++) {
+    const bs_case_compare *c = &cmp->cases[i];
+    if (isfinite(c->delta_pct) && isfinite(c->speedup))
+      continue;
+    char label[256], q[BS__QUOTE_BUF];
+    bs__case_label(label, sizeof label, c->benchmark, c->dataset);
+    st = bs_error_set(err, BS_EINPUT, manifest, 0,
+                      "case %s: the delta of \"%s\" against \"%s\" is not a "
+                      "finite number (per-call times too far apart); such a "
+                      "run cannot be compared and is not archived",
+                      bs__csvin_quote(q, label, strlen(label), 0), candidate,
+                      baseline);
+  }
+  bs_compare_result_free(cmp);
+  return st;
+}
+
 static bs_status prepare(const char *manifest, const char *const *logs,
                          size_t nlogs, prepared *p, bs_archive_add_result *res,
                          bs_error *err) {
@@ -405,6 +450,8 @@ static bs_status prepare(const char *manifest, const char *const *logs,
     st = refuse_findings(cr, res, err);
     goto fail;
   }
+  if ((st = finite_verdicts(log, mf, manifest, err)))
+    goto fail;
 
   char d[DATE_CHARS + 1], c[COMMIT_CHARS + 1], h[BS__SHA256_HEXLEN + 1];
   id_date(&t, d);

@@ -65,6 +65,9 @@ typedef struct chart {
   size_t nseries;
   bs__buf data;
   size_t nblocks;
+  /* Data rows gnuplot can place: every column plottable (and, for log
+   * axes, the first two positive). */
+  size_t valid, valid_pos;
 } chart;
 
 struct bs_plot {
@@ -472,10 +475,20 @@ static size_t kind_columns(bs_plot_kind k) {
   }
 }
 
+/* The largest magnitude a chart shows. Inputs may be any finite double
+ * (1.7976931348623157e308 µs is a valid per-call time), but gnuplot
+ * overflows on ranges, box widths and tic steps derived from such values
+ * and then refuses the whole chart, which would make every later report
+ * or site of an archived run fail. Beyond this, a value is missing from
+ * the chart (the tables still show it). */
+#define PLOT_MAX 1e100
+
+static int plottable(double v) { return isfinite(v) && fabs(v) <= PLOT_MAX; }
+
 /* Numbers in the script and the data: %.17g round-trips every double and
  * prints the same bytes on every run. */
 static bs_status put_num(bs__buf *b, double v) {
-  if (!isfinite(v))
+  if (!plottable(v))
     return bs__buf_puts(b, "NaN");
   return bs__buf_printf(b, "%.17g", v);
 }
@@ -519,12 +532,16 @@ void bs_plot_series(bs_plot *p, bs_plot_kind kind, const char *title,
   if (c->nblocks > 0)
     st = bs__buf_puts(&c->data, "\n\n");
   for (size_t i = 0; i < n && !st; i++) {
+    int ok = 1;
     for (size_t j = 0; j < ncol && !st; j++) {
       if (j)
         st = bs__buf_putc(&c->data, ' ');
       if (!st)
         st = put_num(&c->data, cols[j][i]);
+      ok &= plottable(cols[j][i]);
     }
+    c->valid += ok ? 1u : 0u;
+    c->valid_pos += ok && cols[0][i] > 0 && cols[1][i] > 0 ? 1u : 0u;
     if (!st)
       st = bs__buf_putc(&c->data, '\n');
   }
@@ -615,6 +632,12 @@ static bs_status put_nums(bs__buf *b, const char *tmpl, ...) {
   }
   va_end(ap);
   return st;
+}
+
+/* A decoration at a position gnuplot cannot place is left out. */
+static int deco_plottable(const deco *d) {
+  return plottable(d->a) && plottable(d->b) && plottable(d->c) &&
+         plottable(d->d);
 }
 
 static bs_status put_deco(bs__buf *b, const deco *d) {
@@ -770,6 +793,8 @@ static const char *key_setting(bs_plot_keypos k) {
  * range is reversed by writing it high to low. */
 static bs_status put_range(bs__buf *b, const char *axis, const double *r,
                            int reverse) {
+  if (r && (!plottable(r[0]) || !plottable(r[1])))
+    r = NULL; /* autoscaled rather than an overflowing range */
   bs_status st = bs__buf_printf(b, "set %srange [", axis);
   if (!st)
     st = r ? put_num(b, r[reverse ? 1 : 0]) : bs__buf_putc(b, '*');
@@ -810,8 +835,19 @@ static bs_status put_chart(bs__buf *b, const chart *c, size_t index) {
   if (!st && (c->xlog || c->ylog))
     st = bs__buf_printf(b, "set logscale %s%s\n", c->xlog ? "x" : "",
                         c->ylog ? "y" : "");
+  /* No point gnuplot can place: autoscaling would fail ("range is
+   * invalid"), so an unset range gets [0:1] and the chart is empty. */
+  if (!st && !((c->xlog || c->ylog) ? c->valid_pos : c->valid)) {
+    if (!c->has_xrange || !plottable(c->xr[0]) || !plottable(c->xr[1]))
+      st = bs__buf_puts(b, "set xrange [0:1]\n");
+    if (!st && (!c->has_yrange || !plottable(c->yr[0]) || !plottable(c->yr[1])))
+      st = bs__buf_puts(b, "set yrange [0:1]\n");
+  }
+  int added = 0;
   for (size_t i = 0; i < c->nytics && !st; i++) {
-    st = bs__buf_printf(b, "set ytics %s(%s ", i ? "add " : "",
+    if (!plottable(c->ytics[i].y))
+      continue;
+    st = bs__buf_printf(b, "set ytics %s(%s ", added++ ? "add " : "",
                         c->ytics[i].label);
     if (!st)
       st = put_num(b, c->ytics[i].y);
@@ -827,7 +863,8 @@ static bs_status put_chart(bs__buf *b, const chart *c, size_t index) {
       st = bs__buf_puts(b, ")\n");
   }
   for (size_t i = 0; i < c->ndecos && !st; i++)
-    st = put_deco(b, &c->decos[i]);
+    if (deco_plottable(&c->decos[i]))
+      st = put_deco(b, &c->decos[i]);
   for (size_t i = 0; i < c->nseries && !st; i++)
     st = put_series(b, index, &c->series[i], i == 0);
   if (!st && c->nseries == 0)

@@ -20,6 +20,7 @@
 
 #include "archived.h"
 #include "buf.h"
+#include "csvin.h"
 #include "fsutil.h"
 #include "grow.h"
 #include "jsonw.h"
@@ -1125,8 +1126,10 @@ static void group_label(const site *s, size_t g, char *buf, size_t n) {
       continue;
     int r = snprintf(buf + used, n - used, "%s%s=%s", used ? ", " : "", key,
                      v ? v : "(missing)");
-    if (r < 0 || (size_t)r >= n - used)
+    if (r < 0 || (size_t)r >= n - used) {
+      buf[bs__utf8_trim(buf, strlen(buf))] = '\0'; /* not inside UTF-8 */
       break;
+    }
     used += (size_t)r;
   }
 }

@@ -1,5 +1,7 @@
 #include "strlist.h"
 
+#include "csvin.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,9 +76,13 @@ void bs__strlist_free(char **list, size_t n) {
 
 char *bs__case_label(char *buf, size_t n, const char *benchmark,
                      const char *dataset) {
+  int r;
   if (dataset && dataset[0])
-    snprintf(buf, n, "%s [%s]", benchmark, dataset);
+    r = snprintf(buf, n, "%s [%s]", benchmark, dataset);
   else
-    snprintf(buf, n, "%s", benchmark);
+    r = snprintf(buf, n, "%s", benchmark);
+  /* Cut short: never inside a UTF-8 sequence (pages must stay UTF-8). */
+  if (n && (r < 0 || (size_t)r >= n))
+    buf[bs__utf8_trim(buf, strlen(buf))] = '\0';
   return buf;
 }

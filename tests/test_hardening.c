@@ -73,10 +73,11 @@ static char *write_env(const char *dir, const char *name, const char *commit,
   return env;
 }
 
-/* Adds a run; returns its id (owned). */
-static char *add_run(const char *archive, const char *work, const char *commit,
-                     const char *date) {
-  char *log = write_log(work, ts_pathf("%s.csv", commit), "sort", 100, 100);
+/* Adds a run of one case `bench`; returns its id (owned). */
+static char *add_run_of(const char *archive, const char *work,
+                        const char *commit, const char *date,
+                        const char *bench) {
+  char *log = write_log(work, ts_pathf("%s.csv", commit), bench, 100, 100);
   char *env = write_env(work, ts_pathf("%s-env.csv", commit), commit, date);
   const char *args[] = {"archive", "add",        "--archive", archive,
                         log,       "--manifest", env,         NULL};
@@ -88,6 +89,11 @@ static char *add_run(const char *archive, const char *work, const char *commit,
   char *id = ts_own(strndup(p, strcspn(p, "\n")));
   ts_run_free(&r);
   return id;
+}
+
+static char *add_run(const char *archive, const char *work, const char *commit,
+                     const char *date) {
+  return add_run_of(archive, work, commit, date, "sort");
 }
 
 /* One archive with one run, in a fresh directory: *work for scratch. */
@@ -680,4 +686,171 @@ Test(hardening, a_relative_and_verbose_gnuplot_works_for_site, .timeout = 180) {
   r = ts_cli(work, report);
   cr_expect_eq(r.status, 0, "report: exit %d: %s", r.status, r.err);
   ts_run_free(&r);
+}
+
+/* 1 when s[0..n-1] is valid UTF-8 (written again here, independent of
+ * the library's validators). */
+static int utf8_ok(const unsigned char *s, size_t n) {
+  for (size_t i = 0; i < n;) {
+    unsigned c = s[i];
+    size_t len = c < 0x80             ? 1
+                 : (c & 0xE0) == 0xC0 ? 2
+                 : (c & 0xF0) == 0xE0 ? 3
+                 : (c & 0xF8) == 0xF0 ? 4
+                                      : 0;
+    if (!len || n - i < len || (len == 2 && c < 0xC2))
+      return 0;
+    for (size_t k = 1; k < len; k++)
+      if ((s[i + k] & 0xC0) != 0x80)
+        return 0;
+    i += len;
+  }
+  return 1;
+}
+
+static size_t check_pages_utf8(const char *dir) {
+  DIR *d = opendir(dir);
+  cr_assert_not_null(d, "%s", dir);
+  size_t n = 0;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    if (e->d_name[0] == '.')
+      continue;
+    char *p = ts_pathf("%s/%s", dir, e->d_name);
+    struct stat st;
+    cr_assert_eq(lstat(p, &st), 0);
+    size_t l = strlen(e->d_name);
+    if (S_ISDIR(st.st_mode)) {
+      n += check_pages_utf8(p);
+    } else if ((l > 5 && !strcmp(e->d_name + l - 5, ".html")) ||
+               (l > 4 && !strcmp(e->d_name + l - 4, ".svg"))) {
+      size_t len;
+      unsigned char *text = (unsigned char *)ts_read(p, &len);
+      cr_assert_not_null(text);
+      cr_expect(utf8_ok(text, len), "invalid UTF-8 in %s", p);
+      free(text);
+      n++;
+    }
+  }
+  closedir(d);
+  return n;
+}
+
+/* Before: site labels were cut in a 512-byte buffer inside a UTF-8
+ * sequence, putting invalid UTF-8 in three pages. */
+Test(hardening, long_multibyte_names_keep_site_pages_utf8, .timeout = 180) {
+  char *dir = ts_own(ts_tmpdir("utf8_cut"));
+  char name[1200] = "";
+  for (int i = 0; i < 300; i++)
+    strcat(name, "\xc3\xa9"); /* 600 bytes of é: 511 ends inside one */
+  char *archive = ts_pathf("%s/archive", dir);
+  add_run_of(archive, dir, "3f9a2c1d0b7e", "2026-11-30T10:56:21Z", name);
+  const char *site[] = {
+      "site", "--archive", archive, "--out", ts_pathf("%s/web", dir), NULL};
+  ts_run r = ts_cli(NULL, site);
+  cr_assert_eq(r.status, 0, "site: %s", r.err);
+  ts_run_free(&r);
+  cr_expect_gt(check_pages_utf8(ts_pathf("%s/web", dir)), 0);
+}
+
+/* ---- Values at the edge of double ---------------------------------------- */
+
+/* A log of case sort [n=8]: impl base at `b` + j*db, head at `h` + j*dh
+ * (block j). */
+static char *edge_log(const char *dir, const char *name, double b, double db,
+                      double h, double dh) {
+  char *log = ts_pathf("%s/%s", dir, name);
+  FILE *f = fopen(log, "w");
+  cr_assert_not_null(f);
+  fputs("benchmark,dataset,impl,run,block,phase,iterations,per_call_us\n", f);
+  for (int j = 0; j < 12; j++)
+    for (int k = 0; k < 2; k++) {
+      int head = (j + k) % 2;
+      fprintf(f, "sort,n=8,%s,0,%d,confirm,100,%.17g\n", head ? "head" : "base",
+              j, head ? h - dh * ((j * 7) % 11) : b + db * j);
+    }
+  cr_assert_eq(fclose(f), 0);
+  return log;
+}
+
+/* Before: gnuplot refused charts whose values (any finite double is a
+ * valid per-call time) made its ranges and box widths overflow, so
+ * `report` exited 3 and every later `site` of an archive holding such a
+ * run failed. */
+Test(hardening, charts_of_values_near_dbl_max_render, .timeout = 120) {
+  char *dir = ts_own(ts_tmpdir("dbl_max"));
+  bs_plot *p = bs_plot_new();
+  double x[3] = {1e-300, 1e300, 1.7976931348623157e308};
+  double y[3] = {1, 1.7976931348623157e308, 2};
+  double w[3] = {1e308, 1e308, 1e308};
+  const double *cols[3] = {x, y, w};
+  bs_plot_chart(p, "a.svg", 300, 200);
+  bs_plot_series(p, BS_PLOT_BOXES, "boxes", NULL, cols, 3);
+  bs_plot_hline(p, 1.7976931348623157e308, NULL, "max");
+  bs_plot_yrange(p, 0, 1.7976931348623157e308 * 1.08);
+  bs_plot_chart(p, "b.svg", 300, 200);
+  double big[2] = {1.7976931348623157e308, 1.7e308};
+  const double *cols2[2] = {big, big};
+  bs_plot_series(p, BS_PLOT_LINES, "nothing to place", NULL, cols2, 2);
+  bs_error err;
+  cr_expect_eq(bs_plot_render(p, dir, NULL, &err), BS_OK, "%s", err.message);
+  bs_plot_free(p);
+  cr_expect(xml_well_formed(ts_pathf("%s/a.svg", dir)));
+  cr_expect(xml_well_formed(ts_pathf("%s/b.svg", dir)));
+
+  /* The same through `report`: deltas of up to 1.7e308. */
+  char *log =
+      edge_log(dir, "edge.csv", 1e300, 1e300, 1.7976931348623157e308, 1e304);
+  char *env = write_env(dir, "env.csv", "abc1234", "2026-11-30T10:56:21Z");
+  const char *args[] = {
+      "report", log,           "--manifest", env,     "--baseline",
+      "base",   "--candidate", "head",       "--out", ts_pathf("%s/out", dir),
+      NULL};
+  ts_run r = ts_cli(NULL, args);
+  cr_expect_eq(r.status, 0, "report: exit %d: %s", r.status, r.err);
+  ts_run_free(&r);
+}
+
+/* Before: a run whose delta overflows (medians 1e-300 apart from 1e308)
+ * was archived, and every later site analysed it again. */
+Test(hardening, archive_add_refuses_a_run_whose_delta_overflows) {
+  char *dir = ts_own(ts_tmpdir("delta_inf"));
+  char *log =
+      edge_log(dir, "edge.csv", 1e-300, 1e-300, 1.7976931348623157e308, 1e304);
+  char *env = write_env(dir, "env.csv", "abc1234", "2026-11-30T10:56:21Z");
+  const char *args[] = {
+      "archive", "add",        "--archive", ts_pathf("%s/archive", dir),
+      log,       "--manifest", env,         NULL};
+  ts_run r = ts_cli(NULL, args);
+  cr_expect_eq(r.status, 2, "add: exit %d: %s", r.status, r.err);
+  cr_expect(strstr(r.err, "not a finite number") ||
+                strstr(r.err, "not finite") || strstr(r.err, "finite"),
+            "%s", r.err);
+  ts_run_free(&r);
+}
+
+/* The escaper itself, byte by byte (hand-written expectations). */
+Test(hardening, text_escape_neutralises_controls_and_line_starts) {
+  char out[256];
+  bs_text_escape(out, sizeof out, "a\nb\rc\x1b[0m\x7f", 0);
+  cr_expect_str_eq(out, "a\\x0ab\\x0dc\\x1b[0m\\x7f");
+  bs_text_escape(out, sizeof out,
+                 "\xc2\x85|\xe2\x80\xa8|\xe2\x80\xa9|\xff|\xc3", 0);
+  cr_expect_str_eq(out,
+                   "\\xc2\\x85|\\xe2\\x80\\xa8|\\xe2\\x80\\xa9|\\xff|\\xc3");
+  bs_text_escape(out, sizeof out, "ok ##[group] \xc3\xa9 \\x41", 0);
+  cr_expect_str_eq(out, "ok \\x23#[group] \xc3\xa9 \\x41");
+  bs_text_escape(out, sizeof out, "::error::x", BS_TEXT_LINE_START);
+  cr_expect_str_eq(out, "\\x3a:error::x");
+  bs_text_escape(out, sizeof out, " ::error::x", BS_TEXT_LINE_START);
+  cr_expect_str_eq(out, "\\x20::error::x");
+  bs_text_escape(out, sizeof out, "::error::x", 0);
+  cr_expect_str_eq(out, "::error::x");
+  /* Too small: whole escapes and characters only, and the full length. */
+  cr_expect_eq(bs_text_escape(out, 6, "ab\ncd", 0), 8);
+  cr_expect_str_eq(out, "ab");
+  cr_expect_eq(bs_text_escape(out, 4, "a\xc3\xa9", 0), 3);
+  cr_expect_str_eq(out, "a\xc3\xa9");
+  cr_expect_eq(bs_text_escape(out, 3, "a\xc3\xa9", 0), 3);
+  cr_expect_str_eq(out, "a");
 }
