@@ -285,3 +285,53 @@ bs_status bs__list_dir(const char *dir, int (*keep)(const char *name),
     qsort(*names, *n, sizeof **names, cmp_str);
   return BS_OK;
 }
+
+/* The real path of `path`, or of its parent joined with its last
+ * component when it does not exist yet; malloc'd, or NULL. */
+static char *real_or_parent(const char *path) {
+  char *r = realpath(path, NULL);
+  if (r || errno != ENOENT)
+    return r;
+  size_t n = strlen(path);
+  while (n > 1 && path[n - 1] == '/')
+    n--;
+  size_t s = n;
+  while (s > 0 && path[s - 1] != '/')
+    s--;
+  char *parent = s == 0 ? bs__strdup(".") : strndup(path, s > 1 ? s - 1 : 1);
+  char *base = strndup(path + s, n - s);
+  char *rp = parent ? realpath(parent, NULL) : NULL;
+  char *out = rp && base ? bs__path_join(rp, base) : NULL;
+  free(parent);
+  free(base);
+  free(rp);
+  return out;
+}
+
+/* Whether `in` is `dir` or below it. */
+static int is_within(const char *in, const char *dir) {
+  size_t n = strlen(dir);
+  if (n == 1 && dir[0] == '/')
+    return 1;
+  return !strncmp(in, dir, n) && (in[n] == '\0' || in[n] == '/');
+}
+
+bs_status bs__check_apart(const char *out, const char *what, const char *dir,
+                          const char *dir_what, bs_error *err) {
+  char *ro = real_or_parent(out);
+  char *rd = realpath(dir, NULL);
+  bs_status st = BS_OK;
+  if (ro && rd) {
+    if (is_within(ro, rd))
+      st = bs_error_set(err, BS_EUSAGE, out, 0,
+                        "%s lies inside %s %s: writing it would change %s",
+                        what, dir_what, dir, dir_what);
+    else if (is_within(rd, ro))
+      st = bs_error_set(err, BS_EUSAGE, out, 0,
+                        "%s holds %s %s: replacing it would delete %s", what,
+                        dir_what, dir, dir_what);
+  }
+  free(ro);
+  free(rd);
+  return st;
+}

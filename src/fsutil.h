@@ -70,4 +70,13 @@ bs_status bs__copy_file(const char *from, const char *to, bs_error *err);
 bs_status bs__list_dir(const char *dir, int (*keep)(const char *name),
                        char ***names, size_t *n, bs_error *err);
 
+/* Refuses (BS_EUSAGE) an output directory `out` (named `what` in the
+ * message) that is `dir`, lies inside it, or holds it: replacing `out`
+ * would then write into, or delete, `dir` (`dir_what`, e.g. "the
+ * archive"). Both are compared as real paths (links resolved; a missing
+ * `out` by its parent's real path). BS_OK when they are apart or cannot
+ * be resolved (the later steps report a missing directory). */
+bs_status bs__check_apart(const char *out, const char *what, const char *dir,
+                          const char *dir_what, bs_error *err);
+
 #endif

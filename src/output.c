@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -39,10 +40,18 @@ bs_output_files *bs_output_files_new(void) {
 bs_status bs_output_files_add(bs_output_files *f, const char *path,
                               const void *data, size_t len, bs_error *err) {
   struct stat sb;
-  /* A directory in the way would only fail at the rename, after the
-   * caller's later steps: refuse it first. */
-  if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
-    return bs_error_set(err, BS_EIO, path, 0, "is a directory");
+  /* Only a regular file (or nothing) is replaced. A directory in the way
+   * would only fail at the rename, after the caller's later steps; a
+   * symbolic link, FIFO or device would be replaced by a regular file
+   * (`--json /dev/stdout` would swap the system's /dev/stdout link for a
+   * file and print nothing): refused before anything is written. */
+  if (lstat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
+    return bs_error_set(err, BS_EUSAGE, path, 0, "%s",
+                        S_ISDIR(sb.st_mode)
+                            ? "is a directory"
+                            : "exists and is not a regular file (a symbolic "
+                              "link, FIFO or device is never replaced); give "
+                              "- for standard output");
   staged *v = BS__GROW(f->v, f->cap, f->n + 1, 4);
   if (!v)
     return bs_error_set(err, BS_ENOMEM, path, 0, "out of memory");
@@ -126,7 +135,29 @@ struct bs_output_dir {
   char *out, *parent, *base, *kind;
   char *build; /* the build directory; after a commit, the old tree */
   int exists;
+  int lock; /* flock'd ".BASE.KIND.lock" beside out, held until freed */
 };
+
+/* Serialises builds into one `out`: the second waits for the first to
+ * commit or fail instead of finding the tree it reuses deleted under it.
+ * The lock is an flock on out's parent directory itself, so nothing is
+ * created beside `out` (builds into other directories of the same parent
+ * wait too; they are rare and short). */
+static bs_status lock_out(bs_output_dir *d, bs_error *err) {
+  int fd = open(d->parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0)
+    return BS_OK; /* the build reports the missing parent */
+  int r;
+  while ((r = flock(fd, LOCK_EX)) != 0 && errno == EINTR)
+    ;
+  if (r != 0) {
+    int e = errno;
+    close(fd);
+    return bs_error_set(err, BS_EIO, d->out, 0, "cannot lock: %s", strerror(e));
+  }
+  d->lock = fd;
+  return BS_OK;
+}
 
 /* Splits `out` into its parent and last component, trailing slashes
  * removed; "", "." and ".." as the last component are refused. */
@@ -239,11 +270,15 @@ bs_status bs_output_dir_open(const char *out, const char *what,
                              bs_output_dir **dp, bs_error *err) {
   *dp = NULL;
   bs_output_dir *d = calloc(1, sizeof *d);
+  if (d)
+    d->lock = -1;
   if (!d || !(d->out = strdup(out)) || !(d->kind = strdup(kind))) {
     bs_output_dir_free(d);
     return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
   }
   bs_status st = split_out(out, what, &d->parent, &d->base, err);
+  if (!st)
+    st = lock_out(d, err);
   if (!st) {
     sweep_stale(d);
     st = check_out(out, marker, kind, &d->exists, err);
@@ -331,6 +366,8 @@ void bs_output_dir_free(bs_output_dir *d) {
     bs__remove_tree(d->build);
     free(d->build);
   }
+  if (d->lock >= 0)
+    close(d->lock); /* releases the flock */
   free(d->out);
   free(d->parent);
   free(d->base);

@@ -2310,7 +2310,9 @@ bs_status bs_site_build(const char *archive_dir, const char *out_dir,
                         "required");
   s.o = o;
   s.out = out_dir;
-  if ((st = bs_output_dir_open(out_dir, "--out", "site", MARKER, &s.od, err)))
+  if ((st = bs__check_apart(out_dir, "--out", archive_dir, "the archive",
+                            err)) ||
+      (st = bs_output_dir_open(out_dir, "--out", "site", MARKER, &s.od, err)))
     goto done;
   s.out_exists = bs_output_dir_exists(s.od);
   if ((st = bs_archive_open(archive_dir, &s.ar, err)) ||

@@ -854,3 +854,114 @@ Test(hardening, text_escape_neutralises_controls_and_line_starts) {
   cr_expect_eq(bs_text_escape(out, 3, "a\xc3\xa9", 0), 3);
   cr_expect_str_eq(out, "a");
 }
+
+/* ---- Output paths -------------------------------------------------------- *
+ * Before: --json renamed a temporary file over any path, so a symbolic
+ * link (as root, /dev/stdout itself) or a FIFO was replaced by a regular
+ * file and nothing was printed. Tested on links and a FIFO of our own,
+ * never on the real /dev/stdout. */
+Test(hardening, json_output_never_replaces_a_link_or_fifo) {
+  char *dir = ts_own(ts_tmpdir("out_policy"));
+  char *log = write_log(dir, "log.csv", "sort", 100, 100);
+  char *target = ts_pathf("%s/target.txt", dir);
+  cr_assert_eq(ts_write(target, "keep\n"), 0);
+  char *link = ts_pathf("%s/link.json", dir);
+  cr_assert_eq(symlink(target, link), 0);
+  char *fifo = ts_pathf("%s/fifo.json", dir);
+  cr_assert_eq(mkfifo(fifo, 0644), 0);
+  const char *paths[] = {link, fifo};
+  for (int i = 0; i < 2; i++) {
+    const char *args[] = {"compare", log,           "--baseline",
+                          "base",    "--candidate", "head",
+                          "--json",  paths[i],      NULL};
+    ts_run r = ts_cli(NULL, args);
+    cr_expect_eq(r.status, 2, "%s: exit %d: %s", paths[i], r.status, r.err);
+    cr_expect(strstr(r.err, "not a regular file"), "%s", r.err);
+    ts_run_free(&r);
+    struct stat st;
+    cr_assert_eq(lstat(paths[i], &st), 0);
+    cr_expect(i == 0 ? S_ISLNK(st.st_mode) : S_ISFIFO(st.st_mode),
+              "%s was replaced", paths[i]);
+  }
+  char *t = ts_read(target, NULL);
+  cr_expect_str_eq(t, "keep\n");
+  free(t);
+  /* "-" is standard output, written directly. */
+  const char *args[] = {"compare", log,           "--baseline",
+                        "base",    "--candidate", "head",
+                        "--json",  "-",           NULL};
+  ts_run r = ts_cli(NULL, args);
+  cr_expect_eq(r.status, 0, "%s", r.err);
+  cr_expect(strstr(r.out, "\"schema\": \"benchsite.compare/1\""), "%s", r.out);
+  cr_expect(!ts_exists(ts_pathf("%s/-", dir)));
+  ts_run_free(&r);
+}
+
+/* Before: `site --out` holding the archive deleted it in the swap, and one
+ * inside the archive wrote into runs/. */
+Test(hardening, site_out_and_archive_must_be_apart, .timeout = 120) {
+  char *work, *id;
+  char *archive = one_run_archive("apart", &work, &id);
+  const char *outs[] = {work, ts_pathf("%s/runs/web", archive), archive,
+                        ts_pathf("%s/web", archive)};
+  for (int i = 0; i < 4; i++) {
+    const char *site[] = {"site", "--archive", archive, "--out", outs[i], NULL};
+    ts_run r = ts_cli(NULL, site);
+    cr_expect_eq(r.status, 2, "%s: exit %d: %s", outs[i], r.status, r.err);
+    cr_expect(strstr(r.err, "the archive"), "%s", r.err);
+    ts_run_free(&r);
+  }
+  const char *verify[] = {"archive", "verify", "--archive", archive, NULL};
+  ts_run r = ts_cli(NULL, verify);
+  cr_expect_eq(r.status, 0, "verify: %s%s", r.out, r.err);
+  ts_run_free(&r);
+  /* Through a link to the archive's parent: the real paths decide. */
+  char *adir = ts_own(ts_tmpdir("apart_link"));
+  char *alias = ts_pathf("%s/alias", adir);
+  cr_assert_eq(symlink(work, alias), 0);
+  const char *site[] = {
+      "site", "--archive", archive, "--out", ts_pathf("%s/archive/x", alias),
+      NULL};
+  r = ts_cli(NULL, site);
+  cr_expect_eq(r.status, 2, "exit %d: %s", r.status, r.err);
+  ts_run_free(&r);
+}
+
+/* Before: of two site builds into one --out at once, the slower failed
+ * (exit 3): the faster deleted the site it was reusing. */
+Test(hardening, two_site_builds_into_one_out_both_succeed, .timeout = 300) {
+  char *work, *id;
+  char *archive = one_run_archive("two_sites", &work, &id);
+  add_run(archive, work, "4a0b3d2e1f8c", "2026-11-30T11:56:21Z");
+  char *out = ts_pathf("%s/web", work);
+  const char *site[] = {"site", "--archive", archive, "--out", out, NULL};
+  ts_run r = ts_cli(NULL, site);
+  cr_assert_eq(r.status, 0, "%s", r.err);
+  ts_run_free(&r);
+  for (int round = 0; round < 4; round++) {
+    /* A new run each round: both builds have work, and reuse the site. */
+    add_run(archive, work, ts_pathf("5b1c4e3f2a%02d", round),
+            ts_pathf("2026-11-30T12:%02d:00Z", round));
+    pid_t pid[2];
+    for (int k = 0; k < 2; k++) {
+      pid[k] = fork();
+      cr_assert_geq(pid[k], 0);
+      if (pid[k] == 0) {
+        int null = open("/dev/null", O_WRONLY);
+        dup2(null, 1);
+        dup2(null, 2);
+        execl(BENCHSITE_BIN, BENCHSITE_BIN, "site", "--archive", archive,
+              "--out", out, (char *)NULL);
+        _exit(127);
+      }
+    }
+    for (int k = 0; k < 2; k++) {
+      int ws;
+      cr_assert_eq(waitpid(pid[k], &ws, 0), pid[k]);
+      cr_expect(WIFEXITED(ws) && WEXITSTATUS(ws) == 0,
+                "round %d build %d: status %d", round, k,
+                WIFEXITED(ws) ? WEXITSTATUS(ws) : -1);
+    }
+  }
+  cr_expect(ts_exists(ts_pathf("%s/index.html", out)));
+}

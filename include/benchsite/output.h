@@ -27,10 +27,12 @@ bs_output_files *bs_output_files_new(void);
 /* Writes `len` bytes of `data` (copied; the caller keeps its buffer) to a
  * new temporary file beside `path` ("PATH.PID.tmp", created exclusively,
  * never following a link) and fsyncs it. `path` is borrowed until the
- * set is committed or freed. A directory at `path` is refused before
- * anything is written. Returns BS_OK, or BS_EIO ("is a directory",
- * "cannot create file: reason", "cannot write file: reason" for path) or
- * BS_ENOMEM in err; the set then stays valid and its other files staged. */
+ * set is committed or freed. An existing `path` that is not a regular
+ * file (a directory, a symbolic link, a FIFO, a device) is refused with
+ * BS_EUSAGE before anything is written; "-" (standard output) is the
+ * caller's to write directly. Returns BS_OK, or BS_EUSAGE, BS_EIO ("cannot
+ * create file: reason", "cannot write file: reason" for path) or BS_ENOMEM
+ * in err; the set then stays valid and its other files staged. */
 bs_status bs_output_files_add(bs_output_files *f, const char *path,
                               const void *data, size_t len, bs_error *err);
 /* Renames every staged file into place, in the order added. Returns

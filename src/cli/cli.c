@@ -309,16 +309,30 @@ int cli_outputs_commit_with(cli_output *outs, size_t n,
     rc = cli_out_of_memory();
     goto done;
   }
+  /* "-" is standard output, written directly once everything else is in
+   * place; every other path goes through the atomic output. */
   for (size_t i = 0; i < n; i++) {
-    if (bs_output_files_add(f, outs[i].path, outs[i].data, outs[i].len, &err)) {
+    if (strcmp(outs[i].path, "-") &&
+        bs_output_files_add(f, outs[i].path, outs[i].data, outs[i].len, &err)) {
       rc = cli_report(&err);
       goto done;
     }
   }
   if (between && (rc = between(ctx)) != 0)
     goto done;
-  if (bs_output_files_commit(f, &err))
+  if (bs_output_files_commit(f, &err)) {
     rc = cli_report(&err);
+    goto done;
+  }
+  for (size_t i = 0; i < n; i++) {
+    if (!strcmp(outs[i].path, "-") &&
+        (fwrite(outs[i].data, 1, outs[i].len, stdout) != outs[i].len ||
+         fflush(stdout) != 0)) {
+      cli_errorf("standard output: cannot write: %s", strerror(errno));
+      rc = CLI_FAILURE;
+      goto done;
+    }
+  }
 done:
   bs_output_files_free(f);
   for (size_t i = 0; i < n; i++) {
