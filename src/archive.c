@@ -175,6 +175,13 @@ int bs_archive_date_valid(const char *text) {
   return text && parse_utc(text, &t);
 }
 
+int bs_archive_date_in_future(const char *text) {
+  utc_time t;
+  time_t now = time(NULL);
+  return text && parse_utc(text, &t) && now != (time_t)-1 &&
+         utc_seconds(&t) > (long long)now + 86400;
+}
+
 int bs_archive_date_cmp(const char *a, const char *b) {
   utc_time ta, tb;
   int va = parse_utc(a, &ta), vb = parse_utc(b, &tb);

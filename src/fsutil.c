@@ -9,6 +9,7 @@
 
 #include "strlist.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -334,4 +335,94 @@ bs_status bs__check_apart(const char *out, const char *what, const char *dir,
   free(ro);
   free(rd);
   return st;
+}
+
+typedef struct tree_ent {
+  char *path;
+  long long size; /* -1: a directory, -2: anything else */
+} tree_ent;
+
+static int cmp_ent(const void *a, const void *b) {
+  return strcmp(((const tree_ent *)a)->path, ((const tree_ent *)b)->path);
+}
+
+static bs_status tree_walk(int top, const char *rel, const char *skip,
+                           tree_ent **v, size_t *n, size_t *cap) {
+  int fd = openat(top, rel[0] ? rel : ".",
+                  O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0)
+    return BS_EIO;
+  DIR *d = fdopendir(fd);
+  if (!d) {
+    close(fd);
+    return BS_EIO;
+  }
+  bs_status st = BS_OK;
+  struct dirent *e;
+  while (!st && (e = readdir(d))) {
+    if (bs__is_dot(e->d_name) || (!rel[0] && skip && !strcmp(e->d_name, skip)))
+      continue;
+    if (*n == *cap) {
+      size_t nc = *cap ? *cap * 2 : 64;
+      tree_ent *g = realloc(*v, nc * sizeof *g);
+      if (!g) {
+        st = BS_ENOMEM;
+        break;
+      }
+      *v = g;
+      *cap = nc;
+    }
+    char *p =
+        rel[0] ? bs__strdupf("%s/%s", rel, e->d_name) : bs__strdup(e->d_name);
+    if (!p) {
+      st = BS_ENOMEM;
+      break;
+    }
+    struct stat sb;
+    long long size = -2;
+    if (fstatat(fd, e->d_name, &sb, AT_SYMLINK_NOFOLLOW) == 0) {
+      if (S_ISREG(sb.st_mode))
+        size = (long long)sb.st_size;
+      else if (S_ISDIR(sb.st_mode))
+        size = -1;
+    }
+    (*v)[*n].path = p;
+    (*v)[(*n)++].size = size;
+    if (size == -1)
+      st = tree_walk(top, p, skip, v, n, cap);
+  }
+  closedir(d);
+  return st;
+}
+
+bs_status bs__tree_list(const char *dir, const char *skip, bs__buf *b) {
+  tree_ent *v = NULL;
+  size_t n = 0, cap = 0;
+  int top = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  bs_status st = top < 0 ? BS_EIO : tree_walk(top, "", skip, &v, &n, &cap);
+  if (top >= 0)
+    close(top);
+  if (!st && n)
+    qsort(v, n, sizeof *v, cmp_ent);
+  for (size_t i = 0; i < n && !st; i++) {
+    if (v[i].size >= 0)
+      st = bs__buf_printf(b, "%lld %s\n", v[i].size, v[i].path);
+    else
+      st = bs__buf_printf(b, "%s %s\n", v[i].size == -1 ? "dir" : "other",
+                          v[i].path);
+  }
+  for (size_t i = 0; i < n; i++)
+    free(v[i].path);
+  free(v);
+  return st;
+}
+
+int bs__tree_matches(const char *dir, const char *skip, const char *list,
+                     size_t len) {
+  bs__buf b;
+  bs__buf_init(&b, BS__CAP_SITE_FILES);
+  int ok = bs__tree_list(dir, skip, &b) == BS_OK && b.len == len &&
+           (len == 0 || memcmp(b.data, list, len) == 0);
+  bs__buf_release(&b);
+  return ok;
 }

@@ -5,6 +5,8 @@
 
 #include "benchsite/error.h"
 
+#include "buf.h"
+
 #include <dirent.h>
 #include <stddef.h>
 
@@ -78,5 +80,19 @@ bs_status bs__list_dir(const char *dir, int (*keep)(const char *name),
  * be resolved (the later steps report a missing directory). */
 bs_status bs__check_apart(const char *out, const char *what, const char *dir,
                           const char *dir_what, bs_error *err);
+
+/* ---- What an output directory holds ------------------------------------ */
+
+/* Appends to b one line per entry under `dir` other than the top-level
+ * file `skip` (NULL: none), in byte order of the relative paths: "SIZE
+ * PATH" for a regular file, "dir PATH" for a directory (descended), "other
+ * PATH" for anything else (never followed). BS_EIO when a directory cannot
+ * be read, BS_ENOMEM. */
+bs_status bs__tree_list(const char *dir, const char *skip, bs__buf *b);
+/* 1 when `dir` holds exactly what the listing `list` (as bs__tree_list
+ * wrote it, skipping `skip`) says: nothing missing, added, resized or
+ * replaced by a link; else 0. */
+int bs__tree_matches(const char *dir, const char *skip, const char *list,
+                     size_t len);
 
 #endif

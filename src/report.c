@@ -328,8 +328,24 @@ bs_status bs_report_write(const bs_analysis *a, const char *out_dir,
     goto done;
   if ((st = copy_assets(o->assets_dir, tmp, &assets, err)))
     goto done;
-  if ((st = write_file(tmp, MARKER, MARKER_TEXT, strlen(MARKER_TEXT), err)))
-    goto done;
+  /* The marker lists every file of the report (size and path), written
+   * last: a site reusing this report checks the tree still matches it, so
+   * a file deleted or replaced by a link is rebuilt, never trusted. */
+  {
+    bs__buf mk;
+    bs__buf_init(&mk, BS__CAP_SITE_FILES);
+    st = bs__buf_puts(&mk, MARKER_TEXT "files\n");
+    if (!st)
+      st = bs__tree_list(tmp, MARKER, &mk);
+    if (st)
+      st = bs_error_set(err, st, tmp, 0,
+                        st == BS_ENOMEM ? "out of memory" : "cannot list");
+    else
+      st = write_file(tmp, MARKER, mk.data, mk.len, err);
+    bs__buf_release(&mk);
+    if (st)
+      goto done;
+  }
   if (stage(o, "pages", 1, 1)) {
     st = cancelled(err);
     goto done;

@@ -816,6 +816,27 @@ static void choose_detail(site *s) {
       }
 }
 
+/* Whether the published report at `dir` is still what its marker lists:
+ * the site never trusts its own output (a file deleted from it, or
+ * replaced by a link, means the report is built again). */
+static int report_intact(const char *dir, const char *marker) {
+  char *text = NULL;
+  size_t len = 0;
+  bs_error ign;
+  int ok = 0;
+  if (bs__read_regular(marker, BS__OPEN_NOFOLLOW, (size_t)64 << 20, &text, &len,
+                       &ign) == BS_OK) {
+    const char *list = strstr(text, "\nfiles\n");
+    if (list) {
+      list += 7;
+      ok = bs__tree_matches(dir, ".benchsite-report", list,
+                            len - (size_t)(list - text));
+    }
+  }
+  free(text);
+  return ok;
+}
+
 /* Keeps the published report of a detailed run when its inputs are
  * unchanged, else writes it again. */
 static bs_status reports(site *s, bs_error *err) {
@@ -833,7 +854,11 @@ static bs_status reports(site *s, bs_error *err) {
       if (s->out_exists && !marker)
         return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
       int same = p && !strcmp(p->rkey, r->rkey);
-      if (same && !p->no_report && marker && bs__is_regular(marker)) {
+      char *pub = marker ? bs__path_join(s->out, rel) : NULL;
+      if (pub)
+        pub[strlen(pub) - strlen("/.benchsite-report")] = '\0';
+      if (same && !p->no_report && marker && pub &&
+          report_intact(pub, marker)) {
         r->report = 1;
         p->kept = 1;
         s->sum.reports_reused++;
@@ -845,6 +870,7 @@ static bs_status reports(site *s, bs_error *err) {
       } else {
         st = write_report(s, r, err);
       }
+      free(pub);
       free(marker);
     }
     if (!st && (st = state_run(&s->state, r)))
@@ -893,6 +919,7 @@ static bs_status analyse_runs(site *s, bs_error *err) {
       return st;
     if (r->nres)
       qsort(r->res, r->nres, sizeof *r->res, cmp_result);
+    int native = bs_manifest_require_native(r->mf, NULL) == BS_OK;
     for (size_t k = 0; k < r->nres; k++) {
       result *res = &r->res[k];
       res->ack =
@@ -902,8 +929,8 @@ static bs_status analyse_runs(site *s, bs_error *err) {
       r->compared++;
       if (res->ack)
         r->acked++;
-      else if (res->sig)
-        r->open++;
+      else if (res->sig && native)
+        r->open++; /* no performance claims for a target not native */
       else if (res->verdict == BS_VERDICT_SLOWER)
         r->slower++;
       else if (res->verdict == BS_VERDICT_FASTER)
@@ -1672,7 +1699,12 @@ static bs_status index_page(site *s, bs_error *err) {
   bs_tval_set_strf(sum, "creeping", "%zu", s->sum.creeping);
   bs_tval_set_bool(sum, "has_creeping", s->sum.creeping > 0);
   if (s->nruns) {
-    const srun *newest = &s->runs[s->nruns - 1];
+    /* The newest run by date, but never one dated more than a day ahead
+     * (a forged date would head the site for ever). */
+    size_t ni = s->nruns - 1;
+    while (ni > 0 && bs_archive_date_in_future(s->runs[ni].ar->date))
+      ni--;
+    const srun *newest = &s->runs[ni];
     bs_tval *nw = bs_tval_set_obj(sum, "newest");
     bs_tval_set_str(nw, "commit", newest->ar->commit);
     bs_tval_set_str(nw, "date", newest->ar->date);

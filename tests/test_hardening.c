@@ -8,6 +8,7 @@
 #include "benchsite/plot.h"
 #include "benchsite/template.h"
 
+#include "sha256.h"
 #include "support.h"
 
 #include <criterion/criterion.h>
@@ -964,4 +965,107 @@ Test(hardening, two_site_builds_into_one_out_both_succeed, .timeout = 300) {
     }
   }
   cr_expect(ts_exists(ts_pathf("%s/index.html", out)));
+}
+
+/* ---- The site's headlines and its own output ----------------------------- */
+
+static ts_run site_build(const char *archive, const char *out) {
+  const char *site[] = {"site", "--archive", archive, "--out", out, NULL};
+  return ts_cli(NULL, site);
+}
+
+/* Before: a report file deleted from the published site, or replaced by
+ * a symbolic link, stayed so in every incremental rebuild (exit 0). */
+Test(hardening, incremental_site_rebuilds_a_damaged_published_report,
+     .timeout = 300) {
+  char *work, *id;
+  char *archive = one_run_archive("site_trust", &work, &id);
+  char *out = ts_pathf("%s/web", work);
+  ts_run r = site_build(archive, out);
+  cr_assert_eq(r.status, 0, "%s", r.err);
+  ts_run_free(&r);
+  /* Untouched: the report is reused. */
+  r = site_build(archive, out);
+  cr_assert_eq(r.status, 0, "%s", r.err);
+  cr_expect(strstr(r.out, "reports 0 built, 1 reused"), "%s", r.out);
+  ts_run_free(&r);
+  char *page = ts_pathf("%s/runs/%s/index.html", out, id);
+  cr_assert(ts_exists(page));
+  cr_assert_eq(unlink(page), 0);
+  r = site_build(archive, out);
+  cr_assert_eq(r.status, 0, "%s", r.err);
+  cr_expect(strstr(r.out, "reports 1 built, 0 reused"), "%s", r.out);
+  ts_run_free(&r);
+  struct stat st;
+  cr_expect(lstat(page, &st) == 0 && S_ISREG(st.st_mode), "not rebuilt");
+  cr_assert_eq(unlink(page), 0);
+  cr_assert_eq(symlink("/etc/hostname", page), 0);
+  r = site_build(archive, out);
+  cr_assert_eq(r.status, 0, "%s", r.err);
+  ts_run_free(&r);
+  cr_expect(lstat(page, &st) == 0 && S_ISREG(st.st_mode), "the link was kept");
+}
+
+/* Before: runs whose target is not native (no performance claims; compare
+ * refuses them) counted as open regressions on the site. */
+Test(hardening, non_native_runs_are_not_open_regressions, .timeout = 120) {
+  char *dir = ts_own(ts_tmpdir("non_native"));
+  char *archive = ts_pathf("%s/archive", dir);
+  char *log = write_log(dir, "log.csv", "sort", 100, 130);
+  char *env = ts_pathf("%s/env.csv", dir);
+  cr_assert_eq(
+      ts_write(env, "key,value\ntarget,wasm32\nprofile,release\ndtype,f64\n"
+                    "machine,test-box\nfrequency_policy,performance\n"
+                    "commit,abc1234\ndate,2026-11-30T10:56:21Z\n"
+                    "protocol,Development\nbaseline,base\ncandidate,head\n"),
+      0);
+  const char *add[] = {"archive", "add",        "--archive", archive,
+                       log,       "--manifest", env,         NULL};
+  ts_run r = ts_cli(NULL, add);
+  cr_assert_eq(r.status, 0, "%s", r.err);
+  ts_run_free(&r);
+  r = site_build(archive, ts_pathf("%s/web", dir));
+  cr_assert_eq(r.status, 0, "%s", r.err);
+  cr_expect(strstr(r.out, "0 open regressions"), "%s", r.out);
+  ts_run_free(&r);
+}
+
+/* Before: a run archived with a date far in the future (before `archive
+ * add` refused one) was the site's "newest run" for ever. The run is
+ * written by hand, checksums and id included, as an old add stored it. */
+Test(hardening, a_far_future_run_does_not_head_the_site, .timeout = 180) {
+  char *work, *id;
+  char *archive = one_run_archive("future_site", &work, &id);
+  char *log = write_log(work, "f.csv", "sort", 100, 200);
+  char *env = write_env(work, "f-env.csv", "ffff0000ffff", "2999-01-01");
+  size_t ll, ml;
+  char *ltext = ts_read(log, &ll), *mtext = ts_read(env, &ml);
+  char lh[BS__SHA256_HEXLEN + 1], mh[BS__SHA256_HEXLEN + 1];
+  bs__sha256_hex(mtext, ml, mh);
+  bs__sha256_hex(ltext, ll, lh);
+  char *sums = ts_pathf("%s  manifest.csv\n%s  log-1.csv\n", mh, lh);
+  char sh[BS__SHA256_HEXLEN + 1];
+  bs__sha256_hex(sums, strlen(sums), sh);
+  char *fid = ts_pathf("29990101T000000Z-ffff0000ffff-%.12s", sh);
+  char *rd = ts_pathf("%s/runs/%s", archive, fid);
+  cr_assert_eq(mkdir(rd, 0755), 0);
+  cr_assert_eq(ts_write(ts_pathf("%s/manifest.csv", rd), mtext), 0);
+  cr_assert_eq(ts_write(ts_pathf("%s/log-1.csv", rd), ltext), 0);
+  cr_assert_eq(ts_write(ts_pathf("%s/SHA256SUMS", rd), sums), 0);
+  free(ltext);
+  free(mtext);
+  const char *verify[] = {"archive", "verify", "--archive", archive, NULL};
+  ts_run r = ts_cli(NULL, verify);
+  cr_assert_eq(r.status, 0, "the forged run is not a valid run: %s%s", r.out,
+               r.err);
+  ts_run_free(&r);
+  char *out = ts_pathf("%s/web", work);
+  r = site_build(archive, out);
+  cr_assert_eq(r.status, 0, "%s", r.err);
+  /* The far-future run regressed (100 -> 200); the real newest did not. */
+  cr_expect(strstr(r.out, "0 open regressions"), "%s", r.out);
+  ts_run_free(&r);
+  char *index = ts_read(ts_pathf("%s/index.html", out), NULL);
+  cr_assert_not_null(index);
+  free(index);
 }

@@ -230,6 +230,11 @@ int bs_archive_date_cmp(const char *a, const char *b);
 /* Returns 1 when `text` is an accepted ISO 8601 UTC time, else 0. */
 int bs_archive_date_valid(const char *text);
 
+/* Returns 1 when `text` is an accepted time more than a day after the
+ * current time (a run `archive add` would refuse; one archived before that
+ * rule must not head the history for ever), else 0. */
+int bs_archive_date_in_future(const char *text);
+
 #ifdef __cplusplus
 }
 #endif
