@@ -1183,6 +1183,16 @@ done:
   free(rundir);
 }
 
+/* runs/ must be the archive's own directory, never a link elsewhere. */
+static bs_status runs_is_dir(const char *runs, bs_error *err) {
+  struct stat sb;
+  if (lstat(runs, &sb) == 0 && !S_ISDIR(sb.st_mode))
+    return bs_error_set(err, BS_EINPUT, runs, 0,
+                        "not a directory (a link or a file): the archive is "
+                        "damaged");
+  return BS_OK;
+}
+
 bs_status bs_archive_verify(const char *dir, bs_archive_verify_result *res,
                             bs_error *err) {
   bs_status st;
@@ -1200,9 +1210,10 @@ bs_status bs_archive_verify(const char *dir, bs_archive_verify_result *res,
       res->stale++;
   }
   struct stat sb;
-  if (stat(runs, &sb) != 0 && errno == ENOENT)
+  if (lstat(runs, &sb) != 0 && errno == ENOENT)
     goto done; /* no run was ever added */
-  if ((st = bs__list_dir(runs, NULL, &ids, &nids, err)))
+  if ((st = runs_is_dir(runs, err)) ||
+      (st = bs__list_dir(runs, NULL, &ids, &nids, err)))
     goto done;
   verifier v = {res, 0, BS_OK, 0, NULL, NULL, 0};
   for (size_t i = 0; i < nids && v.st == BS_OK; i++) {
@@ -1337,6 +1348,16 @@ static bs_status load_run(const char *dir, const char *runs, const char *id,
   memset(r, 0, sizeof *r);
   if (!id_parse(id, d, c, h))
     return malformed(dir, id, "not a well-formed run id", err);
+  {
+    /* A run is a directory of the archive, never a link to one elsewhere
+     * (its files would be read from outside the archive). */
+    char *rd = bs__path_join(runs, id);
+    struct stat sb;
+    int isdir = rd && lstat(rd, &sb) == 0 && S_ISDIR(sb.st_mode);
+    free(rd);
+    if (!isdir)
+      return malformed(dir, id, "not a run directory (a link or a file)", err);
+  }
   if (!(r->id = bs__strdup(id)) || !(r->dir = bs__path_join(runs, id)) ||
       !(r->manifest = bs__path_join(r->dir, MANIFEST_NAME)) ||
       !(path = bs__path_join(r->dir, SUMS_NAME)))
@@ -1415,12 +1436,13 @@ bs_status bs_archive_open(const char *dir, bs_archive **out, bs_error *err) {
     goto fail;
   }
   struct stat sb;
-  if (stat(runs, &sb) != 0 && errno == ENOENT) {
+  if (lstat(runs, &sb) != 0 && errno == ENOENT) {
     free(runs);
     *out = a;
     return BS_OK;
   }
-  if ((st = bs__list_dir(runs, NULL, &ids, &nids, err)))
+  if ((st = runs_is_dir(runs, err)) ||
+      (st = bs__list_dir(runs, NULL, &ids, &nids, err)))
     goto fail;
   if (nids && !(a->runs = calloc(nids, sizeof *a->runs))) {
     st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");

@@ -142,6 +142,11 @@ static const char *bad_node(xmlNode *node, int depth) {
       return "a <script> element";
     if (name_is(n->name, "foreignObject"))
       return "a <foreignObject> element";
+    /* Animation can set any attribute later, href and on* included. */
+    if (name_is(n->name, "set") || name_is(n->name, "animate") ||
+        name_is(n->name, "animateMotion") ||
+        name_is(n->name, "animateTransform"))
+      return "an animation element";
     for (xmlAttr *a = n->properties; a; a = a->next) {
       const char *an = (const char *)a->name;
       if (!an)

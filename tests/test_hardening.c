@@ -8,6 +8,7 @@
 #include "benchsite/plot.h"
 #include "benchsite/template.h"
 
+#include "plotsafe.h"
 #include "sha256.h"
 #include "support.h"
 
@@ -1068,4 +1069,65 @@ Test(hardening, a_far_future_run_does_not_head_the_site, .timeout = 180) {
   char *index = ts_read(ts_pathf("%s/index.html", out), NULL);
   cr_assert_not_null(index);
   free(index);
+}
+
+/* ---- Second pass: what the fixes above might still let through ---------- */
+
+/* A run directory, or runs/ itself, that is a link to a tree elsewhere:
+ * its files would be read from outside the archive. */
+Test(hardening, linked_run_directories_are_not_followed, .timeout = 60) {
+  char *work, *id;
+  char *archive = one_run_archive("linked_run", &work, &id);
+  char *rd = ts_pathf("%s/runs/%s", archive, id);
+  char *moved = ts_pathf("%s/elsewhere", work);
+  cr_assert_eq(rename(rd, moved), 0);
+  cr_assert_eq(symlink(moved, rd), 0);
+  const char *list[] = {"archive", "list", "--archive", archive, NULL};
+  ts_run r = ts_cli(NULL, list);
+  cr_expect_eq(r.status, 2, "list: exit %d: %s", r.status, r.err);
+  cr_expect(strstr(r.err, "not a run directory"), "%s", r.err);
+  ts_run_free(&r);
+  cr_assert_eq(unlink(rd), 0);
+  cr_assert_eq(rename(moved, rd), 0);
+  char *runs = ts_pathf("%s/runs", archive);
+  char *runs2 = ts_pathf("%s/runs-elsewhere", work);
+  cr_assert_eq(rename(runs, runs2), 0);
+  cr_assert_eq(symlink(runs2, runs), 0);
+  r = ts_cli(NULL, list);
+  cr_expect_eq(r.status, 2, "list: exit %d: %s", r.status, r.err);
+  ts_run_free(&r);
+  const char *verify[] = {"archive", "verify", "--archive", archive, NULL};
+  r = ts_cli(NULL, verify);
+  cr_expect_eq(r.status, 2, "verify: exit %d: %s%s", r.status, r.out, r.err);
+  ts_run_free(&r);
+}
+
+/* SVG that is well-formed but active: animation can set href or on*
+ * later; entities; links out. gnuplot writes none of them. */
+Test(hardening, svg_check_refuses_active_content) {
+  static const char *const bad[] = {
+      "<svg xmlns='http://www.w3.org/2000/svg'><script>x</script></svg>",
+      "<svg xmlns='http://www.w3.org/2000/svg' onload='x'/>",
+      "<svg xmlns='http://www.w3.org/2000/svg'><a href='javascript:x'/></svg>",
+      "<svg xmlns='http://www.w3.org/2000/svg' "
+      "xmlns:xlink='http://www.w3.org/1999/xlink'><use "
+      "xlink:href='http://evil/x.svg#a'/></svg>",
+      "<svg xmlns='http://www.w3.org/2000/svg'><set attributeName='href' "
+      "to='javascript:x'/></svg>",
+      "<svg xmlns='http://www.w3.org/2000/svg'><foreignObject/></svg>",
+      "<!DOCTYPE svg [<!ENTITY e 'x'>]><svg>&e;</svg>",
+      "<svg><text>&#x1;</text></svg>",
+      "<svg><text>]]></text></svg>",
+      "<html/>",
+  };
+  bs_error err;
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+    cr_expect_eq(bs__svg_check_memory("t.svg", bad[i], strlen(bad[i]), &err),
+                 BS_EPLOT, "accepted: %s", bad[i]);
+  const char *good =
+      "<?xml version='1.0'?><svg xmlns='http://www.w3.org/2000/svg' "
+      "xmlns:xlink='http://www.w3.org/1999/xlink'><defs><path id='p'/></defs>"
+      "<use xlink:href='#p'/><text>a &amp; b &#x41;</text></svg>";
+  cr_expect_eq(bs__svg_check_memory("t.svg", good, strlen(good), &err), BS_OK,
+               "%s", err.message);
 }
