@@ -714,7 +714,7 @@ Test(run_faults, an_output_that_is_an_impls_library_or_program_is_refused) {
   fclose(f);
   /* The same file under another spelling of its name, as the log or the
    * manifest. */
-  char *other = ts_own(ts_pathf("%s/./lib.so", dir));
+  char *other = ts_pathf("%s/./lib.so", dir);
   const char *out[] = {"run", "--out", other,           "--blocks",
                        "1",   "--lib", impl("a", copy), NULL};
   const char *mout[] = {"run",      "--out", log,     "--manifest-out", copy,
@@ -743,8 +743,8 @@ Test(run_faults, an_output_that_is_an_impls_library_or_program_is_refused) {
 
 Test(run_faults, an_output_in_a_missing_directory_is_refused_before_measuring) {
   char *dir = ts_own(ts_tmpdir("run_missing_dir"));
-  char *log = ts_own(ts_pathf("%s/no/such/log.csv", dir));
-  char *mf = ts_own(ts_pathf("%s/no/env.csv", dir));
+  char *log = ts_pathf("%s/no/such/log.csv", dir);
+  char *mf = ts_pathf("%s/no/env.csv", dir);
   /* A hanging library: only a refusal before measuring ends quickly. */
   const char *run[] = {
       "run", "--out", log, "--timeout", "30", "--lib", impl("a", lib("hang")),
@@ -764,12 +764,12 @@ Test(run_faults, an_output_in_a_missing_directory_is_refused_before_measuring) {
  * does `tail` (shell words). */
 static char *gb_script(const char *dir, const char *name, const char *tail) {
   char *path = ts_own(ts_path(dir, name));
-  char *text = ts_own(
+  char *text =
       ts_pathf("#!/bin/sh\n"
                "echo '{\"benchmarks\":[{\"name\":\"BM_x/8\",\"run_type\":"
                "\"iteration\",\"iterations\":10,\"real_time\":3,\"time_unit\":"
                "\"ms\"}]}'\n%s\n",
-               tail));
+               tail);
   cr_assert_eq(ts_write(path, text), 0);
   cr_assert_eq(chmod(path, 0755), 0);
   return path;
