@@ -253,10 +253,15 @@ void bs_compare_adjust(const double *p, const size_t *order, size_t k,
   }
 }
 
+/* A case in the order of its p-value. */
+typedef struct ranked {
+  const bs_case_compare *c;
+} ranked;
+
 /* Ascending p, ties by benchmark then dataset (byte order). */
 static int cmp_p(const void *a, const void *b) {
-  const bs_case_compare *x = *(const bs_case_compare *const *)a;
-  const bs_case_compare *y = *(const bs_case_compare *const *)b;
+  const bs_case_compare *x = ((const ranked *)a)->c;
+  const bs_case_compare *y = ((const ranked *)b)->c;
   if (x->p_value != y->p_value)
     return x->p_value < y->p_value ? -1 : 1;
   int c = strcmp(x->benchmark, y->benchmark);
@@ -266,7 +271,7 @@ static int cmp_p(const void *a, const void *b) {
 /* p-values, Holm and BH over the K compared cases of r. */
 static bs_status adjust_family(bs_compare_result *r) {
   size_t k = r->ncases;
-  const bs_case_compare **sorted = malloc(k * sizeof *sorted);
+  ranked *sorted = malloc(k * sizeof *sorted);
   size_t *order = malloc(k * sizeof *order);
   double *p = malloc(k * sizeof *p), *holm = malloc(k * sizeof *holm),
          *bh = malloc(k * sizeof *bh);
@@ -274,12 +279,12 @@ static bs_status adjust_family(bs_compare_result *r) {
   if (!sorted || !order || !p || !holm || !bh)
     goto done;
   for (size_t i = 0; i < k; i++) {
-    sorted[i] = &r->cases[i];
+    sorted[i].c = &r->cases[i];
     p[i] = r->cases[i].p_value;
   }
   qsort(sorted, k, sizeof *sorted, cmp_p);
   for (size_t i = 0; i < k; i++)
-    order[i] = (size_t)(sorted[i] - r->cases);
+    order[i] = (size_t)(sorted[i].c - r->cases);
   bs_compare_adjust(p, order, k, holm, bh);
   for (size_t i = 0; i < k; i++) {
     r->cases[i].holm_p = holm[i];

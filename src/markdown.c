@@ -34,10 +34,10 @@ static bs_status noise_line(bs__buf *b, const bs_compare_result *r) {
     return BS_OK;
   bs_status st =
       r->raised == 0
-          ? bs__buf_puts(b, "noise-aware gate: no case's A/A noise floor is "
+          ? bs__buf_puts(b, "no case's A/A noise floor is "
                             "above δ, so no threshold was raised")
           : bs__buf_printf(b,
-                           "noise-aware gate: %zu of %zu case%s had %s "
+                           "%zu of %zu case%s had %s "
                            "threshold raised to %s A/A "
                            "noise floor (a change below the floor cannot be "
                            "told from noise on "
@@ -428,7 +428,9 @@ bs_status bs_text_compare(const bs_compare_result *r, char **out, size_t *len,
                                 "only these)\n"
                               : "\n");
   if (!st && r->noise_applied) {
-    st = noise_line(&b, r);
+    st = bs__buf_puts(&b, "noise-aware gate: ");
+    if (!st)
+      st = noise_line(&b, r);
     if (!st)
       st = bs__buf_putc(&b, '\n');
   }

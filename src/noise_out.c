@@ -202,11 +202,11 @@ static double share_pct(double share, int *decimals) {
 /* The case that needs the most blocks for the gate (the suite resolves
  * when it does). */
 static const bs_noise_case *neediest(const bs_noise_result *r) {
-  const bs_noise_case *w = NULL;
-  for (size_t i = 0; i < r->ncases; i++)
-    if (!w || r->cases[i].blocks_for_gate > w->blocks_for_gate)
-      w = &r->cases[i];
-  return w;
+  size_t w = 0;
+  for (size_t i = 1; i < r->ncases; i++)
+    if (r->cases[i].blocks_for_gate > r->cases[w].blocks_for_gate)
+      w = i;
+  return r->ncases ? &r->cases[w] : NULL;
 }
 
 /* The suite's planning figures in words: how often an unchanged change

@@ -687,10 +687,10 @@ static bs_status aa_page(bs__report *r, bs_templates *t, const char *dir,
   bs_tval_set_strf(av, "level", "%g", aa->options.level);
   /* The planning figures in words: how often an unchanged change fails,
    * and how far the setup is from resolving delta = 3 %. */
-  const bs_noise_case *need = NULL;
-  for (size_t i = 0; i < aa->ncases; i++)
-    if (!need || aa->cases[i].blocks_for_gate > need->blocks_for_gate)
-      need = &aa->cases[i];
+  size_t w = 0;
+  for (size_t i = 1; i < aa->ncases; i++)
+    if (aa->cases[i].blocks_for_gate > aa->cases[w].blocks_for_gate)
+      w = i;
   double rate = 100.0 * aa->suite_false_alarm_rate;
   bs_tval_set_strf(av, "suite",
                    "An unchanged change fails %.*f\xc2\xa0%% of gates on this "
@@ -698,24 +698,27 @@ static bs_status aa_page(bs__report *r, bs_templates *t, const char *dir,
                    "%zu of %zu A/A runs.",
                    rate != 0.0 && rate < 1.0 ? 1 : 0, rate, aa->ncases,
                    aa->suite_flagged_runs, aa->suite_runs);
-  if (need && need->gate_resolves)
-    bs_tval_set_strf(av, "plan",
-                     "δ\xc2\xa0=\xc2\xa0"
-                     "3\xc2\xa0%% resolves on every case at the "
-                     "present "
-                     "%g blocks per run.",
-                     need->median_pairs);
-  else if (need)
-    bs_tval_set_strf(
-        av, "plan",
-        "About %llu blocks per run (now %g) would let "
-        "δ\xc2\xa0=\xc2\xa0"
-        "3\xc2\xa0%% resolve "
-        "on every case, if the noise of Δ%% falls as 1/√blocks; the most "
-        "demanding case is %s (paired floor %.3g\xc2\xa0%%).",
-        (unsigned long long)need->blocks_for_gate, need->median_pairs,
-        bs__case_label(buf, sizeof buf, need->benchmark, need->dataset),
-        need->paired_noise_floor_pct);
+  if (aa->ncases) {
+    const bs_noise_case *need = &aa->cases[w];
+    if (need->gate_resolves)
+      bs_tval_set_strf(av, "plan",
+                       "δ\xc2\xa0=\xc2\xa0"
+                       "3\xc2\xa0%% resolves on every case at the "
+                       "present "
+                       "%g blocks per run.",
+                       need->median_pairs);
+    else
+      bs_tval_set_strf(
+          av, "plan",
+          "About %llu blocks per run (now %g) would let "
+          "δ\xc2\xa0=\xc2\xa0"
+          "3\xc2\xa0%% resolve "
+          "on every case, if the noise of Δ%% falls as 1/√blocks; the most "
+          "demanding case is %s (paired floor %.3g\xc2\xa0%%).",
+          (unsigned long long)need->blocks_for_gate, need->median_pairs,
+          bs__case_label(buf, sizeof buf, need->benchmark, need->dataset),
+          need->paired_noise_floor_pct);
+  }
   bs_tval *cases = bs_tval_set_list(av, "cases");
   for (size_t i = 0; i < aa->ncases; i++) {
     const bs_noise_case *nc = &aa->cases[i];

@@ -4,6 +4,9 @@
  * parent asks for over a socket, one at a time. The parent waits for each
  * answer at most the timeout, so a crash or a hang is the child's end and
  * an error naming the impl and the case, never benchsite's. */
+#if defined(__linux__) && !defined(_GNU_SOURCE)
+#define _GNU_SOURCE /* memfd_create */
+#endif
 #include "run_int.h"
 
 #include "benchsite/harness.h"
@@ -25,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 #ifdef __linux__
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #endif
 
@@ -98,10 +102,26 @@ static uint64_t ns_between(const struct timespec *a, const struct timespec *b) {
   return ns > 0 ? (uint64_t)ns : 1;
 }
 
-/* A private copy of the library at `path`: the file is copied to a new
- * temporary file and loaded from there, so the dynamic loader sees a
- * different object every time (two builds with one soname, or one path
- * given twice, get their own globals). The copy is unlinked once loaded. */
+/* Copies the file open as `in` to `out`: 0, or -1 with errno set. */
+static int copy_fd(int in, int out) {
+  char buf[65536];
+  for (;;) {
+    ssize_t r = read(in, buf, sizeof buf);
+    if (r < 0 && errno == EINTR)
+      continue;
+    if (r < 0 || (r > 0 && put(out, buf, (size_t)r)))
+      return -1;
+    if (r == 0)
+      return 0;
+  }
+}
+
+/* A private copy of the library at `path`: the file is copied and loaded
+ * from the copy, so the dynamic loader sees a different object every time
+ * (two builds with one soname, or one path given twice, get their own
+ * globals). On Linux the copy is an anonymous memory file, which has no
+ * name to leave behind, whatever kills the process, and needs no writable
+ * $TMPDIR; elsewhere it is a temporary file, unlinked once loaded. */
 static void *load_copy(int fd, const char *impl, const char *path) {
   char esc[256], tmp[4096];
   bs__run_esc(esc, sizeof esc, path);
@@ -109,37 +129,46 @@ static void *load_copy(int fd, const char *impl, const char *path) {
   if (in < 0)
     fail_start(fd, "%s: cannot open the library %s: %s", impl, esc,
                strerror(errno));
-  const char *dir = getenv("TMPDIR");
-  if (!dir || !*dir)
-    dir = "/tmp";
-  snprintf(tmp, sizeof tmp, "%s/benchsite-lib-XXXXXX", dir);
-  int out = mkstemp(tmp);
-  if (out < 0)
-    fail_start(fd, "%s: cannot copy the library %s: %s", impl, esc,
-               strerror(errno));
-  char buf[65536];
-  for (;;) {
-    ssize_t r = read(in, buf, sizeof buf);
-    if (r < 0 && errno == EINTR)
-      continue;
-    if (r < 0 || (r > 0 && put(out, buf, (size_t)r))) {
-      int e = errno;
-      unlink(tmp);
+  int out = -1;
+  const char *unlink_me = NULL;
+#if defined(__linux__) && defined(MFD_CLOEXEC)
+  out = memfd_create("benchsite-lib", MFD_CLOEXEC);
+  if (out >= 0)
+    snprintf(tmp, sizeof tmp, "/proc/self/fd/%d", out);
+#endif
+  if (out < 0) {
+    const char *dir = getenv("TMPDIR");
+    if (!dir || !*dir)
+      dir = "/tmp";
+    snprintf(tmp, sizeof tmp, "%s/benchsite-lib-XXXXXX", dir);
+    out = mkstemp(tmp);
+    if (out < 0)
       fail_start(fd, "%s: cannot copy the library %s: %s", impl, esc,
-                 strerror(e));
-    }
-    if (r == 0)
-      break;
+                 strerror(errno));
+    unlink_me = tmp;
+  }
+  if (copy_fd(in, out)) {
+    int e = errno;
+    if (unlink_me)
+      unlink(unlink_me);
+    fail_start(fd, "%s: cannot copy the library %s: %s", impl, esc,
+               strerror(e));
   }
   close(in);
-  fchmod(out, 0700);
-  close(out);
+  if (unlink_me) {
+    fchmod(out, 0700);
+    close(out);
+  }
   void *h = dlopen(tmp, RTLD_NOW | RTLD_LOCAL);
-  unlink(tmp);
+  /* The memory file stays open until the child ends: the loader knows a
+   * loaded object by its name too, and a closed descriptor's number (the
+   * name) would come back for the next copy and get this one. */
+  if (unlink_me)
+    unlink(unlink_me);
   if (!h) {
     char why[512];
     const char *e = dlerror();
-    /* dlerror names the temporary copy: say the library instead. */
+    /* dlerror names the copy: say the library instead. */
     bs__run_esc(why, sizeof why, e ? e : "unknown error");
     fail_start(fd, "%s: cannot load the library %s: %s", impl, esc, why);
   }
@@ -401,6 +430,9 @@ bs_status bs__exec_start(bs__exec *e, const bs_run_options *o,
     if (getppid() != parent)
       _exit(0);
 #endif
+    /* Standard output is benchsite's (the log, with --out -): whatever a
+     * benchmark prints goes to standard error instead. */
+    dup2(2, 1);
     if (o->mode == BS_RUN_LIBRARY)
       child_lib(sv[1], o);
     else
@@ -503,9 +535,11 @@ void bs__exec_stop(bs__exec *e) {
   if (e->fd >= 0)
     close(e->fd);
   e->fd = -1;
-  /* Closing the socket ends the child's loop (it waits for a request:
-   * every error while it was busy has reaped it already). */
-  reap(e, 0, NULL);
+  /* The child waits for a request (every error while it was busy has
+   * reaped it already): it and whatever a benchmark started and left
+   * running in its process group end here, so nothing outlives the run
+   * (a process left behind would hold benchsite's output open). */
+  reap(e, 1, NULL);
   for (size_t i = 0; e->cases && i < e->nimpls; i++) {
     for (size_t c = 0; c < e->ncases[i]; c++) {
       free(e->cases[i][c].benchmark);

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -43,6 +44,15 @@ typedef struct gb {
   size_t *seen;  /* per case: the (run, block, impl) serial that last had it */
   size_t *count; /* per case and impl (case * K + impl): its rows */
 } gb;
+
+/* Whether process pid has ended (it stays unreaped: a zombie). */
+static int gone(pid_t pid) {
+  siginfo_t si;
+  memset(&si, 0, sizeof si);
+  if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) < 0)
+    return errno != EINTR;
+  return si.si_pid == pid;
+}
 
 /* Runs argv with stdout captured (stdin and, unless show, stderr from/to
  * /dev/null) within timeout_s. Returns 0 with *out, or fills why. */
@@ -79,17 +89,24 @@ static int capture(char *const *argv, const bs_run_options *o, char **out,
   }
   size_t cap = 65536, used = 0;
   char *buf = malloc(cap);
-  int timed_out = 0, too_big = 0, no_memory = buf == NULL;
+  int timed_out = 0, too_big = 0, no_memory = buf == NULL, exited = 0;
   double end = bs__run_now() + o->timeout_s;
+  /* Read to the end of its output, looking every 50 ms whether it has
+   * exited: then whatever it left running in its process group (holding
+   * the pipe open) is killed, so the end of the output comes. */
   while (!no_memory) {
     double left = end - bs__run_now();
     if (left <= 0) {
       timed_out = 1;
       break;
     }
+    if (!exited && gone(pid)) {
+      exited = 1;
+      kill(-pid, SIGKILL);
+    }
     struct pollfd pfd = {fds[0], POLLIN, 0};
     double ms = ceil(left * 1000.0);
-    int pr = poll(&pfd, 1, ms > 2e9 ? 2000000000 : (int)ms);
+    int pr = poll(&pfd, 1, ms > 50 ? 50 : (int)ms);
     if (pr < 0 && errno == EINTR)
       continue;
     if (pr <= 0)
@@ -114,8 +131,20 @@ static int capture(char *const *argv, const bs_run_options *o, char **out,
     used += (size_t)r;
   }
   close(fds[0]);
-  if (timed_out || too_big || no_memory)
-    kill(-pid, SIGKILL);
+  /* Its output has ended (or is given up): it still has until the
+   * timeout to exit (a program that closes its output and hangs is one
+   * that hangs). */
+  while (!timed_out && !too_big && !no_memory && !gone(pid)) {
+    if (bs__run_now() >= end) {
+      timed_out = 1;
+      break;
+    }
+    struct timespec tick = {0, 1000000};
+    nanosleep(&tick, NULL);
+  }
+  /* Still a member of its group while unreaped: nothing else can have
+   * this group id, and nothing it started outlives it. */
+  kill(-pid, SIGKILL);
   int st = 0;
   while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
     ;

@@ -269,7 +269,7 @@ static bs_status decide(const bs_log *log, bs_tune_result *r,
     tc->ci_low_us = tc->ci_high_us = NAN;
     if (!tc->runner_up)
       continue;
-    int tested;
+    int tested = 0;
     st = paired_interval(r, log, bs_log_case(log, log_case[i]), tc->runner_up,
                          tc->best, seed, &p, &tc->ci_low_us, &tc->ci_high_us,
                          &tested, err);
@@ -284,7 +284,7 @@ static bs_status decide(const bs_log *log, bs_tune_result *r,
           (tc->dataset != c->dataset_low && tc->dataset != c->dataset_high))
         continue;
       double lo = 0, hi = 0;
-      int tested;
+      int tested = 0;
       st = paired_interval(r, log, bs_log_case(log, log_case[i]), c->a, c->b,
                            seed, &p, &lo, &hi, &tested, err);
       decisive = decisive && !st && tested && is_decisive_interval(lo, hi);
@@ -302,7 +302,7 @@ bs_status bs_tune_run(const bs_log *log, uint64_t seed, bs_tune_result **out,
   size_t ncase = bs_log_case_count(log);
   const bs_row *rows = bs_log_rows(log);
   size_t cap = 0;
-  size_t *log_case = malloc((ncase ? ncase : 1) * sizeof *log_case);
+  size_t *log_case = calloc(ncase ? ncase : 1, sizeof *log_case);
   if (!r || !log_case) {
     free(r);
     free(log_case);

@@ -10,10 +10,13 @@
 #include "support.h"
 
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 static void fini(void) { ts_free_owned(); }
@@ -619,4 +622,194 @@ Test(run, help_lists_run_and_manifest) {
   cr_expect_eq(r.status, 0);
   cr_expect(strstr(r.out, "usage: benchsite manifest"), "%s", r.out);
   ts_run_free(&r);
+}
+
+/* ---- what a hostile or unlucky benchmark does (review of issue 9) -------- */
+
+Test(run_faults, a_library_printing_megabytes_leaves_the_log_on_stdout_clean) {
+  const char *args[] = {"run",      "--out", "-",
+                        "--blocks", "1",     "--filter",
+                        "add",      "--lib", impl("a", lib("print")),
+                        NULL};
+  ts_run r = run_cli(NULL, args);
+  cr_expect_eq(r.status, 0, "%s", r.err);
+  /* Standard output is the log and only the log; the library's output
+   * goes to standard error, all of it (no pipe filled up). */
+  cr_expect(!strncmp(r.out, "benchmark,dataset,scale,impl,", 29), "%.200s",
+            r.out);
+  cr_expect(!strstr(r.out, "testlib output"), "%.200s", r.out);
+  cr_expect(strstr(r.err, "testlib output line 39999 on stdout"));
+  cr_expect(strstr(r.err, "testlib output line 39999 on stderr"));
+  ts_run_free(&r);
+}
+
+/* Whether process pid is gone (a zombie counts: it runs no more). */
+static int process_gone(long pid) {
+  char path[64], text[256];
+  snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+  FILE *f = fopen(path, "r");
+  if (!f)
+    return 1;
+  size_t n = fread(text, 1, sizeof text - 1, f);
+  fclose(f);
+  text[n] = '\0';
+  const char *p = strrchr(text, ')');
+  return p && (p[2] == 'Z' || p[2] == 'X');
+}
+
+Test(run_faults, a_process_a_library_leaves_running_ends_with_the_run) {
+  char *dir = ts_own(ts_tmpdir("run_fork"));
+  char *pidfile = ts_own(ts_path(dir, "pid"));
+  char *log = ts_own(ts_path(dir, "log.csv"));
+  setenv("TESTLIB_PIDFILE", pidfile, 1);
+  const char *args[] = {"run",      "--out", log,
+                        "--blocks", "1",     "--filter",
+                        "add",      "--lib", impl("a", lib("fork")),
+                        NULL};
+  ts_run r = run_cli(NULL, args);
+  cr_expect_eq(r.status, 0, "%s", r.err);
+  ts_run_free(&r);
+  char *text = ts_own(ts_read(pidfile, NULL));
+  long pid = strtol(text, NULL, 10);
+  cr_assert(pid > 1);
+  int gone = 0;
+  for (int i = 0; i < 200 && !(gone = process_gone(pid)); i++)
+    nanosleep(&(struct timespec){0, 10000000}, NULL);
+  if (!gone)
+    kill((pid_t)pid, SIGKILL);
+  cr_expect(gone, "the library's process %ld outlived the run", pid);
+}
+
+Test(run_faults, no_writable_tmpdir_is_needed_and_no_copy_is_left) {
+  char *dir = ts_own(ts_tmpdir("run_tmpdir"));
+  char *tmp = ts_own(ts_path(dir, "tmp"));
+  char *log = ts_own(ts_path(dir, "log.csv"));
+  /* A TMPDIR that does not exist: the private copies need none. */
+  setenv("TMPDIR", tmp, 1);
+  const char *args[] = {"run",
+                        "--out",
+                        log,
+                        "--blocks",
+                        "1",
+                        "--lib",
+                        impl("a", lib("ok")),
+                        "--lib",
+                        impl("b", lib("ok")),
+                        NULL};
+  ts_run r = run_cli(NULL, args);
+  cr_expect_eq(r.status, 0, "%s", r.err);
+  ts_run_free(&r);
+  cr_expect_eq(ts_count_entries(dir), 1, "only the log");
+}
+
+Test(run_faults, an_output_that_is_an_impls_library_or_program_is_refused) {
+  char *dir = ts_own(ts_tmpdir("run_own_input"));
+  char *copy = ts_own(ts_path(dir, "lib.so"));
+  char *log = ts_own(ts_path(dir, "log.csv"));
+  size_t len = 0;
+  char *bytes = ts_own(ts_read(lib("ok"), &len));
+  FILE *f = fopen(copy, "wb");
+  cr_assert_not_null(f);
+  cr_assert_eq(fwrite(bytes, 1, len, f), len);
+  fclose(f);
+  /* The same file under another spelling of its name, as the log or the
+   * manifest. */
+  char *other = ts_pathf("%s/./lib.so", dir);
+  const char *out[] = {"run", "--out", other,           "--blocks",
+                       "1",   "--lib", impl("a", copy), NULL};
+  const char *mout[] = {"run",      "--out", log,     "--manifest-out", copy,
+                        "--blocks", "1",     "--lib", impl("a", copy),  NULL};
+  const char *cmd[] = {"run",
+                       "--out",
+                       RUN_ARGV_DUMP,
+                       "--blocks",
+                       "1",
+                       "--cmd",
+                       impl("a", RUN_ARGV_DUMP),
+                       NULL};
+  const char *const *all[] = {out, mout, cmd};
+  for (size_t i = 0; i < 3; i++) {
+    ts_run r = run_cli(NULL, all[i]);
+    cr_expect_eq(r.status, 2, "case %zu: %s", i, r.err);
+    cr_expect(strstr(r.err, "is what impl a runs: it would be overwritten"),
+              "case %zu: %s", i, r.err);
+    ts_run_free(&r);
+  }
+  size_t now = 0;
+  char *after = ts_own(ts_read(copy, &now));
+  cr_expect(now == len && !memcmp(after, bytes, len), "the library is intact");
+  cr_expect_eq(ts_count_entries(dir), 1);
+}
+
+Test(run_faults, an_output_in_a_missing_directory_is_refused_before_measuring) {
+  char *dir = ts_own(ts_tmpdir("run_missing_dir"));
+  char *log = ts_pathf("%s/no/such/log.csv", dir);
+  char *mf = ts_pathf("%s/no/env.csv", dir);
+  /* A hanging library: only a refusal before measuring ends quickly. */
+  const char *run[] = {
+      "run", "--out", log, "--timeout", "30", "--lib", impl("a", lib("hang")),
+      NULL};
+  const char *man[] = {"manifest", "--out", mf, NULL};
+  const char *const *all[] = {run, man};
+  for (size_t i = 0; i < 2; i++) {
+    ts_run r = run_cli(NULL, all[i]);
+    cr_expect_eq(r.status, 2, "case %zu: %s", i, r.err);
+    cr_expect(strstr(r.err, "no such directory"), "case %zu: %s", i, r.err);
+    ts_run_free(&r);
+  }
+  cr_expect_eq(ts_count_entries(dir), 0);
+}
+
+/* A Google Benchmark stand-in: a script that prints one report and then
+ * does `tail` (shell words). */
+static char *gb_script(const char *dir, const char *name, const char *tail) {
+  char *path = ts_own(ts_path(dir, name));
+  char *text =
+      ts_pathf("#!/bin/sh\n"
+               "echo '{\"benchmarks\":[{\"name\":\"BM_x/8\",\"run_type\":"
+               "\"iteration\",\"iterations\":10,\"real_time\":3,\"time_unit\":"
+               "\"ms\"}]}'\n%s\n",
+               tail);
+  cr_assert_eq(ts_write(path, text), 0);
+  cr_assert_eq(chmod(path, 0755), 0);
+  return path;
+}
+
+Test(run_cmd, google_benchmark_that_closes_its_output_and_hangs_times_out) {
+  char *dir = ts_own(ts_tmpdir("run_gb_hang"));
+  char *log = ts_own(ts_path(dir, "log.csv"));
+  char *prog = gb_script(dir, "gb.sh", "exec >&-\nexec sleep 30");
+  const char *args[] = {"run",           "--out", log,
+                        "--timeout",     "0.5",   "--google-benchmark",
+                        impl("a", prog), NULL};
+  ts_run r = run_cli(NULL, args);
+  cr_expect_eq(r.status, 2, "%s", r.err);
+  cr_expect(strstr(r.err, "a: block 0 of run 0: the program did not finish "
+                          "within 0.5 s"),
+            "%s", r.err);
+  ts_run_free(&r);
+  cr_expect(!ts_exists(log));
+}
+
+Test(run_cmd, google_benchmark_leaving_a_process_behind_is_not_a_hang) {
+  char *dir = ts_own(ts_tmpdir("run_gb_bg"));
+  char *log = ts_own(ts_path(dir, "log.csv"));
+  /* It exits, but what it started still holds its output open. */
+  char *prog = gb_script(dir, "gb.sh", "sleep 30 &");
+  const char *args[] = {"run",
+                        "--out",
+                        log,
+                        "--timeout",
+                        "5",
+                        "--blocks",
+                        "2",
+                        "--google-benchmark",
+                        impl("a", prog),
+                        NULL};
+  ts_run r = run_cli(NULL, args);
+  cr_expect_eq(r.status, 0, "%s", r.err);
+  ts_run_free(&r);
+  char *text = ts_own(ts_read(log, NULL));
+  cr_expect(strstr(text, "\"BM_x\",\"8\",,\"a\",0,1,confirm,10,3000\n"), "%s",
+            text);
 }

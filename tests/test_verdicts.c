@@ -328,6 +328,26 @@ Test(verdicts, cli_noise_aware_gate_passes_what_the_plain_gate_fails) {
   r = ts_cli(NULL, text);
   cr_expect(strstr(r.out, "threshold raised from 3 % to 8.5 %") != NULL, "%s",
             r.out);
+  cr_expect(strstr(r.out, "noise-aware gate: 1 of 3 cases had its threshold "
+                          "raised") != NULL,
+            "%s", r.out);
+  ts_run_free(&r);
+  /* And the pull-request comment. */
+  char *md = ts_own(ts_path(g.dir, "c.md"));
+  const char *mdargs[] = {"compare",    g.log,     "--manifest",
+                          g.mf,         "--noise", g.noise,
+                          "--markdown", md,        NULL};
+  r = ts_cli(NULL, mdargs);
+  char *m = ts_own(ts_read(md, NULL));
+  cr_assert_not_null(m);
+  cr_expect(strstr(m, "Noise-aware gate: 1 of 3 cases had its threshold "
+                      "raised") != NULL,
+            "%s", m);
+  cr_expect(strstr(m, "1 had no floor and kept δ = 3 %") != NULL);
+  cr_expect(strstr(m, "Family-wise: 1 of 1 significant regression survives "
+                      "Holm at 2.5 %") != NULL);
+  cr_expect(strstr(m, "▲ slower, not significant · within noise") != NULL);
+  cr_expect(strstr(m, "✅ significant improvement") != NULL);
   ts_run_free(&r);
 }
 

@@ -39,7 +39,9 @@
  *   would be timed with the next batch).
  * - A crash, an abort or a hang (past `--timeout`) ends the measuring
  *   process only: benchsite reports the impl and the case and writes no
- *   log. Output on stdout or stderr is allowed but not captured.
+ *   log. Output on stdout or stderr is allowed but not captured: both go
+ *   to benchsite's standard error (its standard output is the log's). A
+ *   process the library starts is killed when the run ends.
  */
 #ifndef BENCHSITE_HARNESS_H
 #define BENCHSITE_HARNESS_H

@@ -157,6 +157,19 @@ int cli_measure_check_path(const char *opt, const char *path) {
   if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
     return cli_usage_error("--%s: %s exists and is not a regular file", opt,
                            path);
+  /* Its directory must exist before anything is measured, not be found
+   * missing after a long run. */
+  const char *slash = strrchr(path, '/');
+  if (slash) {
+    char dir[CLI_PATH_MAX];
+    size_t n = slash == path ? 1 : (size_t)(slash - path);
+    if (n >= sizeof dir)
+      return cli_usage_error("--%s: the file name is too long", opt);
+    memcpy(dir, path, n);
+    dir[n] = '\0';
+    if (stat(dir, &st) || !S_ISDIR(st.st_mode))
+      return cli_usage_error("--%s: %s: no such directory", opt, dir);
+  }
   return 0;
 }
 

@@ -86,6 +86,40 @@ static int same_target(bs_run_mode mode, const char *a, const char *b) {
   return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+/* Refuses an output that is one of the impls' libraries or programs:
+ * the log would overwrite the build it measured. */
+static int refuse_own_input(const bs_run_options *o, const char *path,
+                            const char *opt) {
+  struct stat sp, si;
+  if (!strcmp(path, "-"))
+    return 0;
+  int have = stat(path, &sp) == 0;
+  for (size_t i = 0; i < o->nimpls; i++) {
+    char **argv = NULL;
+    const char *input = o->impls[i].target;
+    int same = 0;
+    if (o->mode != BS_RUN_LIBRARY) {
+      /* A program named by a path (not found on PATH). */
+      bs_error err;
+      if (bs_run_split_command(input, &argv, NULL, &err) ||
+          !strchr(argv[0], '/')) {
+        free(argv);
+        continue;
+      }
+      input = argv[0];
+    }
+    same = !strcmp(input, path) ||
+           (have && stat(input, &si) == 0 && si.st_dev == sp.st_dev &&
+            si.st_ino == sp.st_ino);
+    free(argv);
+    if (same)
+      return cli_usage_error("run: --%s %s is what impl %s runs: it would be "
+                             "overwritten",
+                             opt, path, o->impls[i].name);
+  }
+  return 0;
+}
+
 static void put_plain(FILE *f, const char *s) {
   for (const unsigned char *p = (const unsigned char *)s; *p; p++)
     fputc(*p < 0x20 || *p == 0x7f ? '?' : *p, f);
@@ -214,6 +248,9 @@ int cli_cmd_run(int argc, char **argv) {
     rc = cli_usage_error("run: --out and --manifest-out are the same file");
     goto done;
   }
+  if ((rc = refuse_own_input(&o, out, "out")) ||
+      (mout && (rc = refuse_own_input(&o, mout, "manifest-out"))))
+    goto done;
   outs[nouts++].path = out;
   if (mout) {
     cli_manifest_fill fill;

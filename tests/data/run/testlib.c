@@ -1,11 +1,14 @@
 /* Benchmark libraries for tests/test_run.c, one per TESTLIB_* variant:
  * OK (two cases with digests), WRONG (a different digest), CRASH, HANG,
  * EXIT, NOSYM (no benchsite_cases), ABI (refuses version 1), EXTRA (one more
- * case than OK). Built with only benchsite/harness.h. */
+ * case than OK), PRINT (writes megabytes to stdout and stderr), FORK
+ * (leaves a process running; its pid goes to the file $TESTLIB_PIDFILE).
+ * Built with only benchsite/harness.h. */
 #include "benchsite/harness.h"
 
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -39,6 +42,28 @@ static void run_add(void *p, uint64_t n) {
     sleep(1);
 #elif defined(TESTLIB_EXIT)
   _exit(3);
+#elif defined(TESTLIB_PRINT)
+  static int printed;
+  for (int i = 0; !printed && i < 40000; i++) {
+    printf("testlib output line %d on stdout\n", i);
+    fprintf(stderr, "testlib output line %d on stderr\n", i);
+  }
+  printed = 1;
+  fflush(stdout);
+#elif defined(TESTLIB_FORK)
+  static int forked;
+  if (!forked++) {
+    pid_t pid = fork();
+    if (pid == 0) {
+      sleep(30);
+      _exit(0);
+    }
+    FILE *f = fopen(getenv("TESTLIB_PIDFILE"), "w");
+    if (!f)
+      abort();
+    fprintf(f, "%ld\n", (long)pid);
+    fclose(f);
+  }
 #endif
 }
 
