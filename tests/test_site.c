@@ -509,6 +509,52 @@ Test(site, a_template_change_rebuilds_what_it_affects) {
   ts_run_free(&r);
 }
 
+Test(site, history_json_keeps_the_newest_200_and_chunks_the_rest) {
+  char *dir = ts_own(ts_tmpdir("site_chunks"));
+  char *archive = ts_pathf("%s/archive", dir),
+       *out = ts_pathf("%s/public", dir);
+  static const tcase one[] = {{"sort", "n=1024", 100.0, 100.0}};
+  for (int k = 0; k < 205; k++) {
+    char commit[32], date[32], parent[32];
+    snprintf(commit, sizeof commit, "c%03d", k);
+    snprintf(parent, sizeof parent, "c%03d", k - 1);
+    snprintf(date, sizeof date, "2026-%02d-%02dT%02d:00:00Z", 1 + k / 240,
+             1 + k / 24 % 10, k % 24);
+    next_baseline_commit = parent;
+    add_run(archive, dir, commit, date, "Development", one, 1);
+  }
+  const char *k1[] = {"--detail-runs", "1", NULL};
+  ts_run r = build_with(archive, out, k1);
+  cr_assert_eq(r.status, 0, "%s", r.err);
+  ts_run_free(&r);
+  char *sort = case_file("sort", "n=1024");
+  bs__jvalue *v = json_file(ts_pathf("%s/history/%s.json", out, sort));
+  const bs__jvalue *older = member(v, "older", BS__JARRAY);
+  cr_assert_eq(older->n, 1);
+  cr_expect_str_eq(older->items[0].string, ts_pathf("%s-0.json", sort));
+  const bs__jvalue *runs = member(v, "runs", BS__JARRAY);
+  cr_assert_eq(runs->n, 200);
+  cr_expect_str_eq(member(&runs->items[0], "commit", BS__JSTRING)->string,
+                   "c005");
+  cr_expect_str_eq(member(&runs->items[199], "commit", BS__JSTRING)->string,
+                   "c204");
+  cr_expect_eq(member(&runs->items[199], "chain", BS__JNUMBER)->number, 0);
+  bs__json_free(v);
+  v = json_file(ts_pathf("%s/history/%s-0.json", out, sort));
+  cr_expect_str_eq(member(v, "schema", BS__JSTRING)->string,
+                   "benchsite.history-chunk/1");
+  runs = member(v, "runs", BS__JARRAY);
+  cr_assert_eq(runs->n, 5);
+  cr_expect_str_eq(member(&runs->items[0], "commit", BS__JSTRING)->string,
+                   "c000");
+  bs__json_free(v);
+  /* The history page's table lists the newest 200 only. */
+  char *page = slurp(ts_pathf("%s/%s.html", out, sort));
+  cr_expect_null(strstr(page, ">c004<"));
+  cr_expect_not_null(strstr(page, ">c005<"));
+  cr_expect_not_null(strstr(page, "The newest 200 runs"));
+}
+
 Test(site, refuses_to_replace_a_directory_that_is_not_a_site) {
   char *dir = ts_own(ts_tmpdir("site_refuse"));
   char *archive = ts_pathf("%s/archive", dir),
