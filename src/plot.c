@@ -1157,8 +1157,11 @@ static bs_status start_batch(bs_plot *p, const char *dir,
   }
   snprintf(b->script, sizeof b->script, "gp%06zu.gp", b->from);
   char *path = bs__path_join(dir, b->script);
-  st = path ? bs__write_file(path, script.data, script.len, 1, err)
-            : bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+  if (!path) {
+    st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    goto done;
+  }
+  st = bs__write_file(path, script.data, script.len, 1, err);
   if (!st && (st = spawn_gnuplot(prog, dir, b->script, &b->ch, err)))
     unlink(path);
   free(path);
@@ -1310,7 +1313,7 @@ bs_status bs_plot_render(bs_plot *p, const char *dir, const bs_plot_run *run,
   size_t nb = (p->n + per - 1) / per;
   if (jobs > nb)
     jobs = nb;
-  batch *b = calloc(jobs, sizeof *b);
+  batch *b = calloc(jobs ? jobs : 1, sizeof *b);
   if (!b) {
     st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
     goto done;

@@ -1098,7 +1098,7 @@ static bs_status chain_case(site *s, scase *sc, bs_error *err) {
   for (size_t i = 0; i < sc->npts; i++) {
     const point *p = &sc->pts[i];
     const srun *r = &s->runs[p->run];
-    if (!p->r->has_cmp || !isfinite(p->r->delta_pct))
+    if (!r->ar || !p->r->has_cmp || !isfinite(p->r->delta_pct))
       continue;
     links[n].commit = r->ar->commit;
     links[n].baseline_commit = r->baseline_commit;
