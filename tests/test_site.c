@@ -988,8 +988,10 @@ Test(site, a_run_without_a_report_keeps_its_verdicts) {
   ts_run_free(&r);
   char summary[2048];
   build_ok(archive, out, summary, sizeof summary);
-  /* examples/pr.csv has one significant regression (sum). */
-  cr_assert_not_null(strstr(summary, "1 open regression in the newest run"),
+  /* examples/pr.csv has one significant regression (sum), but no
+   * performance claim is made for a target that is not native: it is
+   * shown, not counted as an open regression. */
+  cr_assert_not_null(strstr(summary, "0 open regressions in the newest run"),
                      "%s", summary);
   DIR *d = opendir(out);
   cr_assert_not_null(d);
