@@ -259,9 +259,32 @@ static void check_impl(checker *c, const char *label, const item *cal, size_t n,
   }
 }
 
-static int has_impl(const char *const *set, size_t n, const char *impl) {
+/* Where impl is in set[0..n-1] (n when absent). The log interns names, so
+ * equal text is almost always the same pointer: pointers are compared
+ * first, and the text only when no pointer matches. */
+static size_t find_impl(const char *const *set, size_t n, const char *impl) {
   for (size_t i = 0; i < n; i++)
-    if (set[i] == impl || !strcmp(set[i], impl))
+    if (set[i] == impl)
+      return i;
+  for (size_t i = 0; i < n; i++)
+    if (!strcmp(set[i], impl))
+      return i;
+  return n;
+}
+
+static int has_impl(const char *const *set, size_t n, const char *impl) {
+  return find_impl(set, n, impl) < n;
+}
+
+/* Whether some row of conf[j..e-1] has impl `impl` (pointers first, as
+ * find_impl). */
+static int block_has_impl(const item *conf, size_t j, size_t e,
+                          const char *impl) {
+  for (size_t t = j; t < e; t++)
+    if (conf[t].impl == impl)
+      return 1;
+  for (size_t t = j; t < e; t++)
+    if (!strcmp(conf[t].impl, impl))
       return 1;
   return 0;
 }
@@ -309,10 +332,7 @@ static void check_blocks(checker *c, const char *label, item *conf, size_t m,
     char missing[256] = "";
     size_t used = 0, nmissing = 0;
     for (size_t i = 0; i < run_k; i++) {
-      int found = 0;
-      for (size_t t = j; t < e && !found; t++)
-        found = conf[t].impl == scratch[i] || !strcmp(conf[t].impl, scratch[i]);
-      if (!found) {
+      if (!block_has_impl(conf, j, e, scratch[i])) {
         int w = snprintf(missing + used, sizeof missing - used, "%s%s",
                          nmissing ? ", " : "", scratch[i]);
         if (w > 0 && (size_t)w < sizeof missing - used)
@@ -326,9 +346,10 @@ static void check_blocks(checker *c, const char *label, item *conf, size_t m,
           (unsigned long long)run, (long long)conf[j].block,
           nmissing == 1 ? "" : "s", missing);
     if (bi < counted) {
-      for (size_t i = 0; i < run_k; i++)
-        if (scratch[i] == conf[j].impl || !strcmp(scratch[i], conf[j].impl))
-          firsts[i]++;
+      /* scratch holds each impl's text once: at most one matches. */
+      size_t i = find_impl(scratch, run_k, conf[j].impl);
+      if (i < run_k)
+        firsts[i]++;
     }
     bi++;
     j = e;
