@@ -102,8 +102,12 @@ add(checker *c, bs_check_kind kind, const char *file, long line,
   f->message = msg;
 }
 
-/* One row of a case, keyed for grouping. `pos` is the read order. */
+/* One row of a case, keyed for grouping. `pos` is the read order. The
+ * sort key is (k1, k2): (run, impl rank << 32 | pos) to group by run and
+ * impl, then (block, pos) within a run. Both end in the unique read
+ * position, so the order is total and the same whatever sort is used. */
 typedef struct item {
+  uint64_t k1, k2;
   uint64_t run;
   const char *impl;
   int64_t block;
@@ -111,22 +115,57 @@ typedef struct item {
   const bs_row *row;
 } item;
 
-static int cmp_run_impl(const void *a, const void *b) {
-  const item *x = a, *y = b;
-  if (x->run != y->run)
-    return x->run < y->run ? -1 : 1;
-  /* Names are interned by the log: equal text is the same pointer. */
-  int c = x->impl == y->impl ? 0 : strcmp(x->impl, y->impl);
-  if (c)
-    return c;
-  return (x->pos > y->pos) - (x->pos < y->pos);
+static int item_less(const item *x, const item *y) {
+  return x->k1 != y->k1 ? x->k1 < y->k1 : x->k2 < y->k2;
 }
 
-static int cmp_block(const void *a, const void *b) {
-  const item *x = a, *y = b;
-  if (x->block != y->block)
-    return x->block < y->block ? -1 : 1;
-  return (x->pos > y->pos) - (x->pos < y->pos);
+/* Sorts a[0..n-1] by item_less with tmp[0..n-1] as scratch: a merge sort
+ * whose comparison is inlined (qsort's indirect calls were a tenth of
+ * `check`), and linear on runs already in order, as logs mostly are. */
+static void sort_items(item *a, item *tmp, size_t n) {
+  if (n <= 16) {
+    for (size_t i = 1; i < n; i++) {
+      item v = a[i];
+      size_t j = i;
+      for (; j > 0 && item_less(&v, &a[j - 1]); j--)
+        a[j] = a[j - 1];
+      a[j] = v;
+    }
+    return;
+  }
+  size_t h = n / 2;
+  sort_items(a, tmp, h);
+  sort_items(a + h, tmp, n - h);
+  if (!item_less(&a[h], &a[h - 1]))
+    return; /* already in order */
+  memcpy(tmp, a, h * sizeof *a);
+  size_t i = 0, j = h, o = 0;
+  while (i < h && j < n)
+    a[o++] = item_less(&a[j], &tmp[i]) ? a[j++] : tmp[i++];
+  while (i < h)
+    a[o++] = tmp[i++];
+}
+
+/* Sorts by (block, pos): confirm rows have block >= 0, but the key keeps
+ * the signed order anyway. */
+static void sort_by_block(item *a, item *tmp, size_t n) {
+  for (size_t j = 0; j < n; j++) {
+    a[j].k1 = (uint64_t)a[j].block ^ ((uint64_t)1 << 63);
+    a[j].k2 = a[j].pos;
+  }
+  sort_items(a, tmp, n);
+}
+
+/* A case's distinct impl, for ranking impls in strcmp order. */
+typedef struct impl_ent {
+  const char *s;
+  size_t first; /* index in first-seen order */
+} impl_ent;
+
+static int cmp_impl_ent(const void *a, const void *b) {
+  const impl_ent *x = a, *y = b;
+  int c = strcmp(x->s, y->s);
+  return c ? c : (x->first > y->first) - (x->first < y->first);
 }
 
 /* The next batch size by the rule of SPEC §2.6, computed the way the
@@ -220,9 +259,32 @@ static void check_impl(checker *c, const char *label, const item *cal, size_t n,
   }
 }
 
-static int has_impl(const char *const *set, size_t n, const char *impl) {
+/* Where impl is in set[0..n-1] (n when absent). The log interns names, so
+ * equal text is almost always the same pointer: pointers are compared
+ * first, and the text only when no pointer matches. */
+static size_t find_impl(const char *const *set, size_t n, const char *impl) {
   for (size_t i = 0; i < n; i++)
-    if (set[i] == impl || !strcmp(set[i], impl))
+    if (set[i] == impl)
+      return i;
+  for (size_t i = 0; i < n; i++)
+    if (!strcmp(set[i], impl))
+      return i;
+  return n;
+}
+
+static int has_impl(const char *const *set, size_t n, const char *impl) {
+  return find_impl(set, n, impl) < n;
+}
+
+/* Whether some row of conf[j..e-1] has impl `impl` (pointers first, as
+ * find_impl). */
+static int block_has_impl(const item *conf, size_t j, size_t e,
+                          const char *impl) {
+  for (size_t t = j; t < e; t++)
+    if (conf[t].impl == impl)
+      return 1;
+  for (size_t t = j; t < e; t++)
+    if (!strcmp(conf[t].impl, impl))
       return 1;
   return 0;
 }
@@ -231,7 +293,7 @@ static int has_impl(const char *const *set, size_t n, const char *impl) {
  * impls[0..k-1] are the impls of the whole case. */
 static void check_blocks(checker *c, const char *label, item *conf, size_t m,
                          const char *const *impls, size_t k,
-                         const char **scratch, size_t *firsts) {
+                         const char **scratch, size_t *firsts, item *tmp) {
   if (m == 0)
     return;
   uint64_t run = conf[0].run;
@@ -253,7 +315,7 @@ static void check_blocks(checker *c, const char *label, item *conf, size_t m,
           label, (unsigned long long)run, impls[i]);
   }
 
-  qsort(conf, m, sizeof *conf, cmp_block);
+  sort_by_block(conf, tmp, m);
   size_t nblocks = 0;
   for (size_t j = 0; j < m; j++)
     if (j == 0 || conf[j].block != conf[j - 1].block)
@@ -270,10 +332,7 @@ static void check_blocks(checker *c, const char *label, item *conf, size_t m,
     char missing[256] = "";
     size_t used = 0, nmissing = 0;
     for (size_t i = 0; i < run_k; i++) {
-      int found = 0;
-      for (size_t t = j; t < e && !found; t++)
-        found = conf[t].impl == scratch[i] || !strcmp(conf[t].impl, scratch[i]);
-      if (!found) {
+      if (!block_has_impl(conf, j, e, scratch[i])) {
         int w = snprintf(missing + used, sizeof missing - used, "%s%s",
                          nmissing ? ", " : "", scratch[i]);
         if (w > 0 && (size_t)w < sizeof missing - used)
@@ -287,9 +346,10 @@ static void check_blocks(checker *c, const char *label, item *conf, size_t m,
           (unsigned long long)run, (long long)conf[j].block,
           nmissing == 1 ? "" : "s", missing);
     if (bi < counted) {
-      for (size_t i = 0; i < run_k; i++)
-        if (scratch[i] == conf[j].impl || !strcmp(scratch[i], conf[j].impl))
-          firsts[i]++;
+      /* scratch holds each impl's text once: at most one matches. */
+      size_t i = find_impl(scratch, run_k, conf[j].impl);
+      if (i < run_k)
+        firsts[i]++;
     }
     bi++;
     j = e;
@@ -364,9 +424,10 @@ bs_status bs_check_run(const bs_log *log, const bs_check_options *opt,
   memset(&c, 0, sizeof c);
   c.o = opt;
   c.r = calloc(1, sizeof *c.r);
-  item *items = NULL, *conf = NULL;
+  item *items = NULL, *conf = NULL, *tmp = NULL;
   const char **impls = NULL, **scratch = NULL;
-  size_t *firsts = NULL;
+  size_t *firsts = NULL, *rank = NULL;
+  impl_ent *dist = NULL;
   if (!c.r)
     return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
   c.r->rows = bs_log_count(log);
@@ -389,24 +450,53 @@ bs_status bs_check_run(const bs_log *log, const bs_check_options *opt,
     free(impls);
     free(scratch);
     free(firsts);
+    free(tmp);
+    free(rank);
+    free(dist);
     items = malloc(n * sizeof *items);
     conf = malloc(n * sizeof *conf);
     impls = malloc(n * sizeof *impls);
     scratch = malloc(n * sizeof *scratch);
     firsts = malloc(n * sizeof *firsts);
-    if (!items || !conf || !impls || !scratch || !firsts) {
+    tmp = malloc(n * sizeof *tmp);
+    rank = malloc(n * sizeof *rank);
+    dist = malloc(n * sizeof *dist);
+    if (!items || !conf || !impls || !scratch || !firsts || !tmp || !rank ||
+        !dist) {
       c.status = BS_ENOMEM;
       break;
     }
-    size_t nimpls = 0;
+    /* Items are grouped by run, then by impl in strcmp order: each impl
+     * gets its rank in that order (equal text, equal rank), so the sort
+     * compares integers. rank[] is indexed by first-seen order. */
+    size_t nimpls = 0, ndist = 0, last = 0;
     for (size_t k = 0; k < lc->nrows; k++) {
       const bs_row *row = &rows[lc->rows[k]];
-      item it = {row->run, row->impl, row->block, k, row};
+      item it = {0, k, row->run, row->impl, row->block, k, row};
+      if (!(ndist > 0 && dist[last].s == row->impl)) {
+        last = 0;
+        while (last < ndist && dist[last].s != row->impl)
+          last++;
+        if (last == ndist) {
+          dist[ndist].s = row->impl;
+          dist[ndist].first = ndist;
+          ndist++;
+        }
+      }
+      it.k1 = row->run;
+      it.k2 = last; /* first-seen index until ranked below */
       items[k] = it;
       if (row->phase == BS_PHASE_CONFIRM && !has_impl(impls, nimpls, row->impl))
         impls[nimpls++] = row->impl;
     }
-    qsort(items, lc->nrows, sizeof *items, cmp_run_impl);
+    qsort(dist, ndist, sizeof *dist, cmp_impl_ent);
+    for (size_t j = 0; j < ndist; j++)
+      rank[dist[j].first] = j > 0 && !strcmp(dist[j].s, dist[j - 1].s)
+                                ? rank[dist[j - 1].first]
+                                : j;
+    for (size_t k = 0; k < lc->nrows; k++)
+      items[k].k2 = (uint64_t)rank[items[k].k2] << 32 | k;
+    sort_items(items, tmp, lc->nrows);
     for (size_t r0 = 0; r0 < lc->nrows && !c.status;) {
       size_t r1 = r0;
       while (r1 < lc->nrows && items[r1].run == items[r0].run)
@@ -429,7 +519,7 @@ bs_status bs_check_run(const bs_log *log, const bs_check_options *opt,
         check_impl(&c, label, items + g0, ncal, conf + nc0, nconf - nc0);
         g0 = g1;
       }
-      check_blocks(&c, label, conf, nconf, impls, nimpls, scratch, firsts);
+      check_blocks(&c, label, conf, nconf, impls, nimpls, scratch, firsts, tmp);
       r0 = r1;
     }
   }
@@ -438,6 +528,9 @@ bs_status bs_check_run(const bs_log *log, const bs_check_options *opt,
   free(impls);
   free(scratch);
   free(firsts);
+  free(tmp);
+  free(rank);
+  free(dist);
   if (!c.status)
     c.status = sort_findings(c.r);
   if (c.status) {

@@ -680,10 +680,26 @@ static void header_record(reader *r) {
   }
 }
 
+/* memcmp(a, b, n) == 0 inlined: names are short, and this runs for every
+ * name field, where a call into libc cost more than the comparison. */
+static int same_text(const char *a, const char *b, size_t n) {
+  for (; n >= 8; a += 8, b += 8, n -= 8) {
+    uint64_t x, y;
+    memcpy(&x, a, 8);
+    memcpy(&y, b, 8);
+    if (x != y)
+      return 0;
+  }
+  for (; n > 0; n--)
+    if (*a++ != *b++)
+      return 0;
+  return 1;
+}
+
 static const char *intern_col(reader *r, int k, const char *v, size_t n) {
   for (int i = 0; i < NRECENT; i++) {
     const char *p = r->last[k][i];
-    if (p && r->last_len[k][i] == n && memcmp(p, v, n) == 0)
+    if (p && r->last_len[k][i] == n && same_text(p, v, n))
       return p;
   }
   const char *p = intern(r, v, n);

@@ -127,6 +127,72 @@ Test(num, random_doubles_round_trip_like_strtod) {
   }
 }
 
+/* The exact path for w / 10^j (up to 19 significant digits and a negative
+ * exponent, as runners print per-call times with %.17g, where Clinger's
+ * fast path does not apply): random digits at every decimal point
+ * position, and decimals within a unit in the 19th digit of a midpoint
+ * between two doubles, where a lost remainder bit or a wrong tie rule
+ * shows (a sticky bit forced to 0 fails here, and not in the round-trip
+ * test above). */
+static uint64_t next_rand(uint64_t *x) {
+  *x ^= *x >> 12;
+  *x ^= *x << 25;
+  *x ^= *x >> 27;
+  return *x * 0x2545F4914F6CDD1Du;
+}
+
+Test(num, long_fractions_like_strtod) {
+  uint64_t x = 0xD1B54A32D192ED03u;
+  char buf[64];
+  for (int i = 0; i < 400000; i++) {
+    uint64_t r = next_rand(&x);
+    int digits = 15 + (int)(r % 5); /* 15..19 significant digits */
+    char d[24];
+    for (int k = 0; k < digits; k++)
+      d[k] = (char)('0' + next_rand(&x) % 10);
+    d[0] = (char)('1' + next_rand(&x) % 9);
+    d[digits] = '\0';
+    int point = (int)((r >> 8) % (unsigned)(digits + 3)); /* digits before */
+    if (point == 0)
+      snprintf(buf, sizeof buf, "0.%s", d);
+    else if (point > digits)
+      snprintf(buf, sizeof buf, "0.%0*d%s", point - digits, 0, d);
+    else
+      snprintf(buf, sizeof buf, "%.*s.%s", point, d, d + point);
+    same_as_strtod(buf);
+  }
+  for (int i = 0; i < 200000; i++) {
+    uint64_t bits = next_rand(&x) >> 2; /* positive */
+    double v;
+    memcpy(&v, &bits, sizeof v);
+    if (!isfinite(v) || v < 1e-15 || v > 1e15)
+      continue;
+    double mid = v + (nextafter(v, INFINITY) - v) / 2; /* rounds: near */
+    snprintf(buf, sizeof buf, "%.18e", mid);
+    same_as_strtod(buf);
+    /* The same 19 digits as a plain fraction with the last one moved. */
+    snprintf(buf, sizeof buf, "%.18f", mid / 1e4);
+    same_as_strtod(buf);
+  }
+  static const char *const edge[] = {
+      "0.50242682223843693",
+      "0.51468359360507887",
+      "0.9999999999999999999",
+      "0.1000000000000000055511151231257827",
+      "0.30000000000000001665",
+      "0.000000000000000001",
+      "1.000000000000000111", /* near 1 + 2^-53 */
+      "1.000000000000000222",
+      "0.4503599627370496",
+      "9.007199254740993",
+      "4.503599627370497",
+      "0.0000000000000000001844674407370955161",
+      "1844674407370955161.5",
+      "0.7205759403792793"};
+  for (size_t i = 0; i < sizeof edge / sizeof edge[0]; i++)
+    same_as_strtod(edge[i]);
+}
+
 Test(num, unsigned_integers) {
   uint64_t v;
   cr_assert_eq(bs__num_u64("0", 1, &v), BS__NUM_OK);
