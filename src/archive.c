@@ -657,10 +657,11 @@ static bs_status open_for_writing(const char *dir, int *lockfd, bs_error *err) {
       free(p);
     }
   }
-  if ((st = bs__open_regular(format, BS__OPEN_NOFOLLOW, &fd, err)) &&
-      !(st == BS_EIO && errno == ENOENT))
+  bs_status fst = bs__open_regular(format, BS__OPEN_NOFOLLOW, &fd, err);
+  if (fst && !(fst == BS_EIO && errno == ENOENT)) {
+    st = fst;
     goto done;
-  st = BS_OK;
+  }
   if (fd < 0) {
     /* runs/ before FORMAT: an archive with FORMAT always has runs/. */
     if ((st = may_initialise(dir, err)))

@@ -446,10 +446,12 @@ static bs_status parse_members(jparser *j, bs__jvalue *v, int depth,
       return fail(j, "expected a string key in an object");
     if (grow(j, v, cap, 1))
       return j->status;
-    char *key;
-    size_t klen;
+    char *key = NULL;
+    size_t klen = 0;
     if (parse_string(j, &key, &klen))
       return j->status;
+    if (!key)
+      return nomem(j);
     int dup = 0;
     if (v->n < FEW_KEYS) {
       for (size_t i = 0; i < v->n && !dup; i++)

@@ -144,6 +144,8 @@ struct bs_output_dir {
  * created beside `out` (builds into other directories of the same parent
  * wait too; they are rare and short). */
 static bs_status lock_out(bs_output_dir *d, bs_error *err) {
+  if (!d->parent)
+    return BS_OK;
   int fd = open(d->parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0)
     return BS_OK; /* the build reports the missing parent */

@@ -32,14 +32,7 @@ char *bs__gnuplot_program(const char *prog) {
       memcpy(p, prog, n + 1);
     return p; /* spawning reports it */
   }
-  size_t c = strlen(cwd);
-  char *p = malloc(c + 1 + n + 1);
-  if (p) {
-    memcpy(p, cwd, c);
-    p[c] = '/';
-    memcpy(p + c + 1, prog, n + 1);
-  }
-  return p;
+  return bs__path_join(cwd, prog);
 }
 
 static long long now_ms(void) {

@@ -83,6 +83,6 @@ char *bs__case_label(char *buf, size_t n, const char *benchmark,
     r = snprintf(buf, n, "%s", benchmark);
   /* Cut short: never inside a UTF-8 sequence (pages must stay UTF-8). */
   if (n && (r < 0 || (size_t)r >= n))
-    buf[bs__utf8_trim(buf, strlen(buf))] = '\0';
+    buf[bs__utf8_trim(buf, n - 1)] = '\0'; /* snprintf kept n - 1 bytes */
   return buf;
 }

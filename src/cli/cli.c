@@ -21,6 +21,13 @@ int cli_out_of_memory(void) {
  * escaped. Messages are short: past 8 KiB a line is cut (never inside an
  * escape or a character). */
 static void put_escaped(FILE *f, const char *prefix, int flags, const char *fmt,
+                        va_list ap)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 0)))
+#endif
+    ;
+
+static void put_escaped(FILE *f, const char *prefix, int flags, const char *fmt,
                         va_list ap) {
   char text[8192], safe[4 * sizeof text];
   vsnprintf(text, sizeof text, fmt, ap);
