@@ -32,7 +32,9 @@
 #include <sys/prctl.h>
 #endif
 
+#ifndef _GNU_SOURCE /* <unistd.h> declares it then */
 extern char **environ;
+#endif
 
 typedef struct req {
   uint32_t op, impl, kase, pad;

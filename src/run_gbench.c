@@ -241,6 +241,17 @@ static double unit_us(const char *u) {
 static bs_status parse(gb *g, const char *text, size_t len, size_t impl,
                        uint64_t run, uint64_t block, const char *ctx,
                        bs_error *err) {
+  size_t blank = 0;
+  while (blank < len && (text[blank] == ' ' || text[blank] == '\t' ||
+                         text[blank] == '\r' || text[blank] == '\n'))
+    blank++;
+  if (blank == len)
+    return bs_error_set(err, BS_EINPUT, NULL, 0,
+                        "%s: the program printed no Google Benchmark report%s",
+                        ctx,
+                        g->o->filter && g->o->filter[0]
+                            ? " (does --filter match none of its benchmarks?)"
+                            : "");
   json_error_t je;
   json_t *root = json_loadb(text, len, 0, &je);
   bs_status st = BS_OK;
@@ -349,12 +360,23 @@ bs_status bs__run_gbench(const bs_run_options *o, bs_run_result *r,
     return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
   }
   if (o->filter && o->filter[0]) {
+    /* --filter is a substring and Google Benchmark's a regular expression
+     * (searched in the name): the characters special in one are escaped,
+     * so that both select the same names ("n=1.5" no "n=105", "f(x" no
+     * regular expression error). */
+    static const char special[] = ".[\\()*+?{|^$";
     size_t fl = strlen(o->filter);
-    if (!(filter_arg = malloc(fl + 32))) {
+    if (!(filter_arg = malloc(2 * fl + 32))) {
       st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
       goto done;
     }
-    snprintf(filter_arg, fl + 32, "--benchmark_filter=%s", o->filter);
+    char *w = filter_arg + snprintf(filter_arg, 32, "--benchmark_filter=");
+    for (const char *p = o->filter; *p; p++) {
+      if (strchr(special, *p))
+        *w++ = '\\';
+      *w++ = *p;
+    }
+    *w = '\0';
   }
   for (size_t i = 0; i < k; i++) {
     char **words;

@@ -574,8 +574,8 @@ Test(run_cmd, google_benchmark_faults_name_impl_and_block) {
                          "a=true", NULL};
   ts_run r = run_cli(NULL, empty);
   cr_expect_eq(r.status, 2);
-  cr_expect(strstr(r.err, "a: block 0 of run 0: cannot read its Google "
-                          "Benchmark JSON"),
+  cr_expect(strstr(r.err, "a: block 0 of run 0: the program printed no "
+                          "Google Benchmark report"),
             "%s", r.err);
   ts_run_free(&r);
   const char *fails[] = {"run",     "--out", log, "--google-benchmark",
@@ -812,4 +812,46 @@ Test(run_cmd, google_benchmark_leaving_a_process_behind_is_not_a_hang) {
   char *text = ts_own(ts_read(log, NULL));
   cr_expect(strstr(text, "\"BM_x\",\"8\",,\"a\",0,1,confirm,10,3000\n"), "%s",
             text);
+}
+
+Test(run_cmd, google_benchmark_filter_is_the_same_substring_as_filter) {
+  char *dir = ts_own(ts_tmpdir("run_gb_filter"));
+  char *log = ts_own(ts_path(dir, "log.csv"));
+  char *args_file = ts_own(ts_path(dir, "args"));
+  /* The stand-in keeps its argv; regular expression characters in
+   * --filter must reach Google Benchmark escaped (a substring). */
+  char *tail = ts_pathf("printf '%%s\\n' \"$@\" > '%s'", args_file);
+  char *prog = gb_script(dir, "gb.sh", tail);
+  const char *args[] = {"run",
+                        "--out",
+                        log,
+                        "--blocks",
+                        "1",
+                        "--filter",
+                        "M_x/8(.+*?[{|^$\\",
+                        "--google-benchmark",
+                        impl("a", prog),
+                        NULL};
+  ts_run r = run_cli(NULL, args);
+  ts_run_free(&r);
+  char *got = ts_own(ts_read(args_file, NULL));
+  cr_expect(strstr(got, "\n--benchmark_filter=M_x/8\\(\\.\\+\\*\\?\\[\\{\\|"
+                        "\\^\\$\\\\\n"),
+            "%s", got);
+}
+
+Test(run_cmd, google_benchmark_with_no_report_says_so) {
+  char *dir = ts_own(ts_tmpdir("run_gb_none"));
+  char *log = ts_own(ts_path(dir, "log.csv"));
+  const char *args[] = {"run",      "--out",   log,
+                        "--filter", "nothing", "--google-benchmark",
+                        "a=true",   NULL};
+  ts_run r = run_cli(NULL, args);
+  cr_expect_eq(r.status, 2);
+  cr_expect(strstr(r.err, "a: block 0 of run 0: the program printed no Google "
+                          "Benchmark report (does --filter match none of its "
+                          "benchmarks?)"),
+            "%s", r.err);
+  ts_run_free(&r);
+  cr_expect_eq(ts_count_entries(dir), 0);
 }
