@@ -230,6 +230,12 @@ bs_status bs_json_noise(const bs_noise_result *r, const bs_manifest *env,
  * escaped. *out is malloc'd. */
 bs_status bs_markdown_noise(const bs_noise_result *r, char **out, size_t *len,
                             bs_error *err);
+/* The one-line summary (with its newline) `noise` prints on stdout when
+ * its results go to files: cases, the range of the paired noise floors and
+ * how many of them the gate's δ resolves. No user text. *out is malloc'd.
+ */
+bs_status bs_summary_noise(const bs_noise_result *r, char **out, size_t *len,
+                           bs_error *err);
 /* The terminal report: the suite's planning figures in words, then per
  * case the figures of the seed's HarnessValidation.String() and a
  * plain-language reading of each. */
