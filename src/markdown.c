@@ -444,38 +444,11 @@ bs_status bs_markdown_compare(const bs_compare_result *r,
   return bs__buf_finish(&b, st, "Markdown", out, len, err);
 }
 
-/* Human order for tuning tables: by benchmark, then scale (when both
- * cases have one), then dataset; the JSON keeps byte order. */
-static int cmp_tune_case(const void *a, const void *b) {
-  const bs_tune_case *x = *(const bs_tune_case *const *)a;
-  const bs_tune_case *y = *(const bs_tune_case *const *)b;
-  int c = strcmp(x->benchmark, y->benchmark);
-  if (c)
-    return c;
-  if (x->has_scale && y->has_scale && x->scale != y->scale)
-    return x->scale < y->scale ? -1 : 1;
-  return strcmp(x->dataset, y->dataset);
-}
-
-static const bs_tune_case **human_order(const bs_tune_result *r) {
-  const bs_tune_case **order =
-      malloc((r->ncases ? r->ncases : 1) * sizeof(const bs_tune_case *));
-  if (!order)
-    return NULL;
-  for (size_t i = 0; i < r->ncases; i++)
-    order[i] = &r->cases[i];
-  qsort(order, r->ncases, sizeof(const bs_tune_case *), cmp_tune_case);
-  return order;
-}
-
 bs_status bs_markdown_tune(const bs_tune_result *r, char **out, size_t *len,
                            bs_error *err) {
   bs__buf b;
   bs__buf_init(&b, BS__CAP_MARKDOWN);
   char t[48];
-  const bs_tune_case **order = human_order(r);
-  if (!order)
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
   bs__buf row;
   bs__buf_init(&row, BS__CAP_MARKDOWN);
   size_t cut = 0, cut_cross = 0;
@@ -485,7 +458,7 @@ bs_status bs_markdown_tune(const bs_tune_result *r, char **out, size_t *len,
                               "median per call | others | win |\n"
                               "|---|---:|---|---:|---|---|\n");
   for (size_t i = 0; i < r->ncases && !st; i++) {
-    const bs_tune_case *c = order[i];
+    const bs_tune_case *c = &r->cases[i];
     double best = 0;
     bs__buf_reset(&row);
     st = bs__buf_puts(&row, "| ");
@@ -566,7 +539,6 @@ bs_status bs_markdown_tune(const bs_tune_result *r, char **out, size_t *len,
                         "`--html` report).\n",
                         cut, r->ncases, cut_cross, r->ncrossovers);
   bs__buf_release(&row);
-  free(order);
   return bs__buf_finish(&b, st, "Markdown", out, len, err);
 }
 
@@ -739,9 +711,6 @@ bs_status bs_text_tune(const bs_tune_result *r, char **out, size_t *len,
                        bs_error *err) {
   bs__buf b;
   bs__buf_init(&b, BS__CAP_TEXT);
-  const bs_tune_case **order = human_order(r);
-  if (!order)
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
   bs_status st = BS_OK;
   size_t w0 = 4;
   char label[200], t[48];
@@ -756,7 +725,7 @@ bs_status bs_text_tune(const bs_tune_result *r, char **out, size_t *len,
   if (!st)
     st = bs__buf_puts(&b, "  best  (median per call; others as ratio)\n");
   for (size_t i = 0; i < r->ncases && !st; i++) {
-    const bs_tune_case *c = order[i];
+    const bs_tune_case *c = &r->cases[i];
     snprintf(label, sizeof label, c->dataset[0] ? "%s [%s]" : "%s",
              c->benchmark, c->dataset);
     double best = 0;
@@ -812,7 +781,6 @@ bs_status bs_text_tune(const bs_tune_result *r, char **out, size_t *len,
     if (!st)
       st = bs__buf_putc(&b, '\n');
   }
-  free(order);
   return bs__buf_finish(&b, st, "the table", out, len, err);
 }
 

@@ -12,6 +12,7 @@
 #include "benchsite/log.h"
 #include "benchsite/manifest.h"
 #include "benchsite/noise.h"
+#include "benchsite/order.h"
 #include "benchsite/output.h"
 #include "benchsite/plot.h"
 #include "benchsite/quantile.h"
@@ -49,7 +50,7 @@
 #endif
 
 #define MARKER ".benchsite-site"
-#define STATE_MAGIC "benchsite-site 3"
+#define STATE_MAGIC "benchsite-site 4"
 #define CHART_W 760
 #define CHART_H 360
 #define KEY_CHARS 40
@@ -120,6 +121,8 @@ static char *get_hex(const char *tok) {
  * paired verdict when the run compared it. */
 typedef struct result {
   char *benchmark, *dataset;
+  int has_scale;
+  double scale;
   size_t case_idx;
   int has_hist;
   size_t n;
@@ -486,7 +489,7 @@ static void load_state(site *s) {
       if (strlen(tok[5]) != BS__SHA256_HEXLEN && strcmp(tok[5], "-"))
         goto bad;
       snprintf(cur->rkey, sizeof cur->rkey, "%s", tok[5]);
-    } else if (nt == 12 && !strcmp(tok[0], "res") && cur) {
+    } else if (nt == 13 && !strcmp(tok[0], "res") && cur) {
       if (cur->nres == cur->cap) {
         result *g = BS__GROW(cur->res, cur->cap, cur->nres + 1, 8);
         if (!g)
@@ -502,8 +505,10 @@ static void load_state(site *s) {
           !parse_num(tok[4], &r->median) || !parse_num(tok[5], &r->lo) ||
           !parse_num(tok[6], &r->hi) || !parse_size(tok[7], &verdict) ||
           verdict > 3 || !parse_num(tok[10], &r->delta_pct) ||
-          !parse_size(tok[11], &r->blocks))
+          !parse_size(tok[11], &r->blocks) || !parse_num(tok[12], &r->scale) ||
+          !(r->scale >= 0))
         goto bad;
+      r->has_scale = r->scale > 0;
       r->has_hist = r->n > 0;
       r->has_cmp = verdict > 0;
       r->verdict = (int)verdict - 1;
@@ -583,10 +588,10 @@ static bs_status state_result(bs__buf *b, const result *r) {
   if (!st)
     st = put_hex(b, r->dataset);
   if (!st)
-    st = bs__buf_printf(b, " %zu %.17g %.17g %.17g %d %d %d %.17g %zu\n",
+    st = bs__buf_printf(b, " %zu %.17g %.17g %.17g %d %d %d %.17g %zu %.17g\n",
                         r->has_hist ? r->n : 0, r->median, r->lo, r->hi,
                         r->has_cmp ? r->verdict + 1 : 0, r->sig, r->imp,
-                        r->delta_pct, r->blocks);
+                        r->delta_pct, r->blocks, r->has_scale ? r->scale : 0.0);
   return st;
 }
 
@@ -607,10 +612,29 @@ static bs_status state_run(bs__buf *b, const srun *r) {
 
 /* ---- Analysing a run ----------------------------------------------------- */
 
-static int cmp_result(const void *pa, const void *pb) {
-  const result *a = pa, *b = pb;
-  int c = strcmp(a->benchmark, b->benchmark);
-  return c ? c : strcmp(a->dataset, b->dataset);
+/* Puts a run's results in case order (benchsite/order.h). */
+static bs_status order_results(result *res, size_t n) {
+  bs_case_key *keys = malloc((n ? n : 1) * sizeof *keys);
+  result *sorted = malloc((n ? n : 1) * sizeof *sorted);
+  if (!keys || !sorted) {
+    free(keys);
+    free(sorted);
+    return BS_ENOMEM;
+  }
+  for (size_t i = 0; i < n; i++) {
+    keys[i].benchmark = res[i].benchmark;
+    keys[i].dataset = res[i].dataset;
+    keys[i].has_scale = res[i].has_scale;
+    keys[i].scale = res[i].scale;
+    keys[i].id = i;
+  }
+  bs_case_order(keys, n);
+  for (size_t i = 0; i < n; i++)
+    sorted[i] = res[keys[i].id];
+  memcpy(res, sorted, n * sizeof *res);
+  free(keys);
+  free(sorted);
+  return BS_OK;
 }
 
 /* The impl a run's history shows for a case: the manifest's candidate
@@ -744,6 +768,8 @@ static bs_status analyse_fresh(site *s, srun *r, bs_error *err) {
     const bs_case *c = bs_log_case(log, i);
     result *res = &r->res[r->nres];
     memset(res, 0, sizeof *res);
+    res->has_scale = c->has_scale;
+    res->scale = c->has_scale ? c->scale : 0.0;
     if (!(res->benchmark = bs__strdup(c->benchmark)) ||
         !(res->dataset = bs__strdup(c->dataset))) {
       result_release(res);
@@ -917,8 +943,8 @@ static bs_status analyse_runs(site *s, bs_error *err) {
     if (!reuse(s, r, find_prev(s, r->ar->id)) &&
         (st = analyse_fresh(s, r, err)))
       return st;
-    if (r->nres)
-      qsort(r->res, r->nres, sizeof *r->res, cmp_result);
+    if ((st = order_results(r->res, r->nres)))
+      return bs_error_set(err, st, NULL, 0, "out of memory");
     int native = bs_manifest_require_native(r->mf, NULL) == BS_OK;
     for (size_t k = 0; k < r->nres; k++) {
       result *res = &r->res[k];
@@ -978,6 +1004,44 @@ static int cmp_case(const void *pa, const void *pb) {
   const scase *a = pa, *b = pb;
   int c = strcmp(a->benchmark, b->benchmark);
   return c ? c : strcmp(a->dataset, b->dataset);
+}
+
+/* Puts the site's cases, found in byte order, in case order
+ * (benchsite/order.h), each with the scale of its newest result, and
+ * points every result at its case's new place. */
+static bs_status order_cases(site *s) {
+  size_t n = s->ncases;
+  bs_case_key *keys = malloc((n ? n : 1) * sizeof *keys);
+  scase *sorted = malloc((n ? n : 1) * sizeof *sorted);
+  size_t *where = malloc((n ? n : 1) * sizeof *where);
+  if (!keys || !sorted || !where) {
+    free(keys);
+    free(sorted);
+    free(where);
+    return BS_ENOMEM;
+  }
+  for (size_t c = 0; c < n; c++) {
+    const scase *sc = &s->cases[c];
+    const result *newest = sc->npts ? sc->pts[sc->npts - 1].r : NULL;
+    keys[c].benchmark = sc->benchmark;
+    keys[c].dataset = sc->dataset;
+    keys[c].has_scale = newest && newest->has_scale;
+    keys[c].scale = newest ? newest->scale : 0.0;
+    keys[c].id = c;
+  }
+  bs_case_order(keys, n);
+  for (size_t i = 0; i < n; i++) {
+    sorted[i] = s->cases[keys[i].id];
+    where[keys[i].id] = i;
+  }
+  memcpy(s->cases, sorted, n * sizeof *sorted);
+  for (size_t i = 0; i < s->nruns; i++)
+    for (size_t k = 0; k < s->runs[i].nres; k++)
+      s->runs[i].res[k].case_idx = where[s->runs[i].res[k].case_idx];
+  free(keys);
+  free(sorted);
+  free(where);
+  return BS_OK;
 }
 
 static bs_status collect_cases(site *s, bs_error *err) {
@@ -1046,6 +1110,8 @@ static bs_status collect_cases(site *s, bs_error *err) {
       sc->npts++;
     }
   }
+  if (order_cases(s))
+    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
   return BS_OK;
 }
 

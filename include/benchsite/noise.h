@@ -191,7 +191,7 @@ typedef struct bs_noise_case {
 typedef struct bs_noise_result {
   char *a, *b;
   bs_noise_options options;
-  bs_noise_case *cases; /* by benchmark, then dataset (byte order) */
+  bs_noise_case *cases; /* in case order (benchsite/order.h) */
   size_t ncases;
   /* Share of the run ids (present in at least one case) in which the gate
    * flagged at least one case: how often an unchanged change fails. */
