@@ -96,7 +96,7 @@ typedef struct md_piece {
 
 typedef struct md_list {
   md_piece *p;
-  size_t n;
+  size_t n, cap;
 } md_list;
 
 static bs_status piece_take(md_list *l, bs__buf *b, bs_status st) {
@@ -104,7 +104,7 @@ static bs_status piece_take(md_list *l, bs__buf *b, bs_status st) {
     bs__buf_release(b);
     return st;
   }
-  md_piece *p = realloc(l->p, (l->n + 1) * sizeof *p);
+  md_piece *p = BS__GROW(l->p, l->cap, l->n + 1, 16);
   if (!p) {
     bs__buf_release(b);
     return BS_ENOMEM;
