@@ -1694,11 +1694,24 @@ static void creep_fields(bs_tval *t, const scase *sc) {
   bs_tval_set_strf(c, "chain", "%zu", sc->creep.chain + 1);
 }
 
+/* A commit as "commit" (in full, for titles and the run page) and
+ * "commit_short": a hexadecimal id longer than 12 digits cut to 12, as
+ * git abbreviates it, so that a 40-digit id does not push a table's
+ * verdict off the screen; any other text stays whole. */
+static void set_commit(bs_tval *t, const char *commit) {
+  size_t n = strlen(commit), hex = strspn(commit, "0123456789abcdefABCDEF");
+  bs_tval_set_str(t, "commit", commit);
+  if (hex == n && n > 12)
+    bs_tval_set_strf(t, "commit_short", "%.12s", commit);
+  else
+    bs_tval_set_str(t, "commit_short", commit);
+}
+
 /* The link to the run before or after on a run page. */
 static void neighbour(bs_tval *root, const char *which, const srun *r) {
   bs_tval *t = bs_tval_set_obj(root, which);
   bs_tval_set_strf(t, "href", "run-%s.html", r->ar->id);
-  bs_tval_set_str(t, "commit", r->ar->commit);
+  set_commit(t, r->ar->commit);
 }
 
 static bs_status emit_file(site *s, const char *file, const char *data,
@@ -1772,7 +1785,7 @@ static bs_status index_page(site *s, bs_error *err) {
       ni--;
     const srun *newest = &s->runs[ni];
     bs_tval *nw = bs_tval_set_obj(sum, "newest");
-    bs_tval_set_str(nw, "commit", newest->ar->commit);
+    set_commit(nw, newest->ar->commit);
     bs_tval_set_str(nw, "date", newest->ar->date);
     run_links(nw, newest);
     run_counts(nw, newest);
@@ -1783,7 +1796,7 @@ static bs_status index_page(site *s, bs_error *err) {
     const srun *r = &s->runs[i];
     bs_tval *t = bs_tval_push_obj(runs);
     bs_tval_set_str(t, "date", r->ar->date);
-    bs_tval_set_str(t, "commit", r->ar->commit);
+    set_commit(t, r->ar->commit);
     bs_tval_set_str(t, "id", r->ar->id);
     bs_tval_set_strf(t, "number", "%zu", i + 1);
     bs_tval_set_strf(t, "group", "%zu", r->group + 1);
@@ -1845,7 +1858,7 @@ static bs_status run_page(site *s, size_t i, bs_error *err) {
   }
   bs_tval *t = bs_tval_set_obj(root, "this");
   bs_tval_set_str(t, "id", r->ar->id);
-  bs_tval_set_str(t, "commit", r->ar->commit);
+  set_commit(t, r->ar->commit);
   bs_tval_set_str(t, "date", r->ar->date);
   bs_tval_set_strf(t, "number", "%zu", i + 1);
   bs_tval_set_strf(t, "group", "%zu", r->group + 1);
@@ -2080,7 +2093,7 @@ static bs_status case_page(site *s, size_t c, bs_error *err) {
     }
     bs_tval_set_strf(t, "number", "%zu", pt->run + 1);
     bs_tval_set_str(t, "date", r->ar->date);
-    bs_tval_set_str(t, "commit", r->ar->commit);
+    set_commit(t, r->ar->commit);
     bs_tval_set_strf(t, "href", "run-%s.html", r->ar->id);
     bs_tval_set_strf(t, "group", "%zu", r->group + 1);
     if (i > sc->first_shown && s->runs[sc->pts[i - 1].run].group != r->group)
