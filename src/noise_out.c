@@ -576,7 +576,7 @@ bs_status bs_summary_noise(const bs_noise_result *r, char **out, size_t *len,
                            bs_error *err) {
   bs__buf b;
   bs__buf_init(&b, BS__CAP_TEXT);
-  double lo = INFINITY, hi = -INFINITY;
+  double lo = HUGE_VAL, hi = -HUGE_VAL;
   size_t resolves = 0;
   for (size_t i = 0; i < r->ncases; i++) {
     const bs_noise_case *c = &r->cases[i];
