@@ -2,6 +2,7 @@
 
 #include "archived.h"
 #include "arena.h"
+#include "benchsite/order.h"
 #include "csvin.h"
 #include "grow.h"
 #include "num.h"
@@ -947,37 +948,32 @@ static void on_record(void *ctx) {
 
 /* ---- the public case index ---- */
 
-typedef struct sort_ent {
-  const char *benchmark, *dataset;
-  size_t id;
-} sort_ent;
-
-static int cmp_case(const void *a, const void *b) {
-  const sort_ent *x = a, *y = b;
-  int c = strcmp(x->benchmark, y->benchmark);
-  return c ? c : strcmp(x->dataset, y->dataset);
-}
-
 static bs_status rebuild_index(bs_log *log) {
   size_t nc = log->ncases, nr = log->nrows;
   /* The new index plus the sort's scratch, while the old index lives. */
-  size_t need = nc * (sizeof(sort_ent) + 2 * sizeof(size_t) + sizeof(bs_case)) +
-                nr * sizeof(size_t);
+  size_t need =
+      nc * (sizeof(bs_case_key) + 2 * sizeof(size_t) + sizeof(bs_case)) +
+      nr * sizeof(size_t);
   if (!fits(log, need))
     return BS_ELIMIT;
-  sort_ent *ord = malloc((nc ? nc : 1) * sizeof *ord);
+  bs_case_key *ord = malloc((nc ? nc : 1) * sizeof *ord);
   size_t *rank = malloc((nc ? nc : 1) * sizeof *rank);
   size_t *start = calloc(nc + 1, sizeof *start);
   bs_case *index = malloc((nc ? nc : 1) * sizeof *index);
   size_t *rows = malloc((nr ? nr : 1) * sizeof *rows);
   if (!ord || !rank || !start || !index || !rows)
     goto fail;
+  /* The index is in case order, so every analysis of the log lists its
+   * cases in the order the outputs show them. */
   for (size_t i = 0; i < nc; i++) {
+    const bs_row *first = &log->rows[log->cases[i].first_row];
     ord[i].benchmark = log->cases[i].benchmark;
     ord[i].dataset = log->cases[i].dataset;
+    ord[i].has_scale = first->has_scale;
+    ord[i].scale = first->has_scale ? first->scale : 0.0;
     ord[i].id = i;
   }
-  qsort(ord, nc, sizeof *ord, cmp_case);
+  bs_case_order(ord, nc);
   for (size_t i = 0; i < nc; i++)
     rank[ord[i].id] = i;
   for (size_t i = 0; i < nr; i++)

@@ -1,6 +1,7 @@
 #include "benchsite/markdown.h"
 
 #include "buf.h"
+#include "grow.h"
 #include "mdw.h"
 #include "present.h"
 
@@ -51,17 +52,33 @@ static bs_status noise_line(bs__buf *b, const bs_compare_result *r) {
   return st;
 }
 
+/* A case the comment must show whatever its size: a significant
+ * regression, a significant improvement (faster with the whole interval
+ * below zero) or a difference the noise floor explains. */
+static int flagged(const bs_case_compare *c) {
+  return c->significant_regression || c->significant_improvement ||
+         c->within_noise;
+}
+
+/* 100·x/med(b): an interval end in percent of the baseline median, the
+ * unit of Δ%. */
+static double pct_of_baseline(const bs_case_compare *c, double us) {
+  return 100.0 * (us / c->median_baseline_us);
+}
+
 static bs_status md_row(bs__buf *b, const bs_case_compare *c) {
-  char t1[48], t2[48], t3[48], t4[48], p[48];
+  char t1[48], t2[48], t3[48], t4[48], p[48], p1[48], p2[48];
   bs_status st = bs__buf_puts(b, "| ");
   if (!st)
     st = bs__md_case(b, c->benchmark, c->dataset);
   if (!st)
     st = bs__buf_printf(
-        b, " | %s | %s | %s %% | %s … %s | %s%s |\n",
+        b, " | %s | %s | %s %% | %.3f× | %s %% … %s %% | %s … %s | %s%s |\n",
         bs__fmt_time_plain(t1, sizeof t1, c->median_baseline_us),
         bs__fmt_time_plain(t2, sizeof t2, c->median_candidate_us),
-        bs__fmt_pct_num_plain(p, sizeof p, c->delta_pct),
+        bs__fmt_pct_num_plain(p, sizeof p, c->delta_pct), c->speedup,
+        bs__fmt_pct_num_plain(p1, sizeof p1, pct_of_baseline(c, c->ci_low_us)),
+        bs__fmt_pct_num_plain(p2, sizeof p2, pct_of_baseline(c, c->ci_high_us)),
         bs__fmt_time_signed_plain(t3, sizeof t3, c->ci_low_us),
         bs__fmt_time_signed_plain(t4, sizeof t4, c->ci_high_us),
         bs__verdict_markdown(bs__significance(c), c->verdict),
@@ -69,172 +86,362 @@ static bs_status md_row(bs__buf *b, const bs_case_compare *c) {
   return st;
 }
 
-bs_status bs_markdown_compare(const bs_compare_result *r,
-                              const bs_manifest *env, char **out, size_t *len,
-                              bs_error *err) {
-  bs__buf b;
-  bs__buf_init(&b, BS__CAP_MARKDOWN);
+/* The pieces of a comparison comment, each rendered on its own so that a
+ * comment too long for GitHub can keep the ones that matter. */
+typedef struct md_piece {
+  char *text;
+  size_t len;
+  int keep;
+} md_piece;
+
+typedef struct md_list {
+  md_piece *p;
+  size_t n, cap;
+} md_list;
+
+static bs_status piece_take(md_list *l, bs__buf *b, bs_status st) {
+  if (st) {
+    bs__buf_release(b);
+    return st;
+  }
+  md_piece *p = BS__GROW(l->p, l->cap, l->n + 1, 16);
+  if (!p) {
+    bs__buf_release(b);
+    return BS_ENOMEM;
+  }
+  l->p = p;
+  p[l->n].len = b->len;
+  p[l->n].text = bs__buf_detach(b, NULL);
+  if (!p[l->n].text)
+    return BS_ENOMEM;
+  p[l->n].keep = 1;
+  l->n++;
+  return BS_OK;
+}
+
+static void list_free(md_list *l) {
+  for (size_t i = 0; i < l->n; i++)
+    free(l->p[i].text);
+  free(l->p);
+}
+
+static size_t list_len(const md_list *l) {
+  size_t n = 0;
+  for (size_t i = 0; i < l->n; i++)
+    n += l->p[i].len;
+  return n;
+}
+
+/* Keeps the leading pieces of l that fit in *budget (stopping at the first
+ * that does not) and returns how many were cut. */
+static size_t list_fit(md_list *l, size_t *budget) {
+  size_t cut = 0;
+  for (size_t i = 0; i < l->n; i++) {
+    if (!cut && l->p[i].len <= *budget) {
+      *budget -= l->p[i].len;
+    } else {
+      l->p[i].keep = 0;
+      cut++;
+    }
+  }
+  return cut;
+}
+
+static bs_status list_emit(bs__buf *b, const md_list *l) {
+  bs_status st = BS_OK;
+  for (size_t i = 0; i < l->n && !st; i++)
+    if (l->p[i].keep)
+      st = bs__buf_append(b, l->p[i].text, l->p[i].len);
+  return st;
+}
+
+static bs_status table_head(bs__buf *b, const bs_compare_result *r) {
+  bs_status st = bs__buf_puts(b, "| case | ");
+  if (!st)
+    st = bs__md_text(b, r->baseline);
+  if (!st)
+    st = bs__buf_puts(b, " (baseline) | ");
+  if (!st)
+    st = bs__md_text(b, r->candidate);
+  if (!st)
+    st = bs__buf_printf(b,
+                        " (candidate) | Δ%% | speedup | %g %% interval, %% of "
+                        "baseline | %g %% interval of med(d) | verdict |\n"
+                        "|---|---:|---:|---:|---:|---:|---:|---|\n",
+                        r->options.level_pct, r->options.level_pct);
+  return st;
+}
+
+/* Everything but the table rows, in the order the comment shows it. */
+typedef struct md_compare {
+  bs__buf head, thead, foot, noise_head, env;
+  md_list flagged, other;   /* table rows */
+  md_list warnings, floors; /* warning lines, noise-floor rows */
+} md_compare;
+
+static bs_status md_compare_pieces(md_compare *m, const bs_compare_result *r,
+                                   const bs_manifest *env) {
   const bs_compare_options *o = &r->options;
-  bs_status st = bs__buf_puts(&b, "### benchsite: ");
+  bs__buf *b = &m->head;
+  bs_status st =
+      bs__buf_puts(b, BS_MARKDOWN_MARKER_COMPARE "\n### benchsite: ");
   if (!st)
-    st = bs__md_text(&b, r->candidate);
+    st = bs__md_text(b, r->candidate);
   if (!st)
-    st = bs__buf_puts(&b, " vs ");
+    st = bs__buf_puts(b, " vs ");
   if (!st)
-    st = bs__md_text(&b, r->baseline);
+    st = bs__md_text(b, r->baseline);
   if (!st)
-    st = bs__buf_printf(&b, " — %s\n\n",
+    st = bs__buf_printf(b, " — %s\n\n",
                         r->regressions == 0   ? "no significant regression"
                         : r->regressions == 1 ? "**1 significant regression**"
                                               : "**significant regressions**");
   if (!st && r->regressions > 1)
-    st = bs__buf_printf(&b, "%zu of %zu cases regressed significantly.\n\n",
+    st = bs__buf_printf(b, "%zu of %zu cases regressed significantly.\n\n",
                         r->regressions, r->ncases);
   if (!st)
-    st = bs__buf_puts(&b, "Family-wise: ");
+    st = bs__buf_puts(b, "Family-wise: ");
   if (!st)
-    st = family_line(&b, r);
+    st = family_line(b, r);
   if (!st)
-    st = bs__buf_puts(&b, r->options.family_wise &&
-                                  r->options.mode == BS_MODE_CONFIRMATORY
-                              ? " (the gate counts only these).\n\n"
-                              : ".\n\n");
+    st = bs__buf_puts(b, r->options.family_wise &&
+                                 r->options.mode == BS_MODE_CONFIRMATORY
+                             ? " (the gate counts only these).\n\n"
+                             : ".\n\n");
   if (!st && r->noise_applied) {
-    st = bs__buf_puts(&b, "Noise-aware gate: ");
+    st = bs__buf_puts(b, "Noise-aware gate: ");
     if (!st)
-      st = noise_line(&b, r);
+      st = noise_line(b, r);
     if (!st)
-      st = bs__buf_puts(&b, ".\n\n");
+      st = bs__buf_puts(b, ".\n\n");
   }
   if (!st)
-    st = bs__buf_puts(&b, "| case | ");
-  if (!st)
-    st = bs__md_text(&b, r->baseline);
-  if (!st)
-    st = bs__buf_puts(&b, " (baseline) | ");
-  if (!st)
-    st = bs__md_text(&b, r->candidate);
-  if (!st)
-    st = bs__buf_printf(&b,
-                        " (candidate) | Δ%% | %g %% interval of med(d) | "
-                        "verdict |\n|---|---:|---:|---:|---|---|\n",
-                        o->level_pct);
+    st = table_head(&m->thead, r);
   /* Regressions first, then the rest, each in case order. */
   for (int pass = 0; pass < 2 && !st; pass++) {
     for (size_t i = 0; i < r->ncases && !st; i++) {
       const bs_case_compare *c = &r->cases[i];
-      if ((pass == 0) == (c->significant_regression != 0))
-        st = md_row(&b, c);
+      if ((pass == 0) != (c->significant_regression != 0))
+        continue;
+      bs__buf row;
+      bs__buf_init(&row, BS__CAP_MARKDOWN);
+      st = piece_take(flagged(c) ? &m->flagged : &m->other, &row,
+                      md_row(&row, c));
     }
   }
   if (!st)
     st = bs__buf_printf(
-        &b,
+        &m->foot,
         "\n<sub>%s mode: δ = %g %%, %llu bootstrap resamples of the median "
         "paired difference d = candidate − baseline per block, %g %% "
-        "percentile interval, seed %llu. A significant regression needs "
-        "Δ%% ≥ δ and an interval entirely above zero, a significant "
-        "improvement Δ%% ≤ −δ and an interval entirely below zero (δ raised "
-        "to a case's A/A noise floor with the noise-aware gate).</sub>\n",
+        "percentile interval, seed %llu. Δ%% is med(d) relative to the "
+        "baseline median, so it need not equal the ratio of the two medians "
+        "shown; speedup = med(baseline) / (med(baseline) + med(d)). A "
+        "significant regression needs Δ%% ≥ δ and an interval entirely "
+        "above zero, a significant improvement Δ%% ≤ −δ and an interval "
+        "entirely below zero (δ raised to a case's A/A noise floor with the "
+        "noise-aware gate).</sub>\n",
         bs_mode_name(o->mode), o->threshold_pct,
         (unsigned long long)o->resamples, o->level_pct,
         (unsigned long long)o->seed);
 
-  size_t nw = r->nwarnings;
-  for (size_t i = 0; i < r->ncases; i++)
-    nw += r->cases[i].nwarnings;
-  if (!st && nw) {
-    st = bs__buf_puts(&b, "\n**Warnings**\n\n");
-    for (size_t i = 0; i < r->nwarnings && !st; i++) {
-      st = bs__buf_puts(&b, "- ");
-      if (!st)
-        st = bs__md_text(&b, r->warnings[i]);
-      if (!st)
-        st = bs__buf_putc(&b, '\n');
-    }
-    for (size_t i = 0; i < r->ncases && !st; i++) {
-      const bs_case_compare *c = &r->cases[i];
-      for (size_t k = 0; k < c->nwarnings && !st; k++) {
-        st = bs__buf_puts(&b, "- ");
-        if (!st)
-          st = bs__md_case(&b, c->benchmark, c->dataset);
-        if (!st)
-          st = bs__buf_puts(&b, ": ");
-        if (!st)
-          st = bs__md_text(&b, c->warnings[k]);
-        if (!st)
-          st = bs__buf_putc(&b, '\n');
-      }
+  for (size_t i = 0; i < r->nwarnings && !st; i++) {
+    bs__buf w;
+    bs__buf_init(&w, BS__CAP_MARKDOWN);
+    bs_status s2 = bs__buf_puts(&w, "- ");
+    if (!s2)
+      s2 = bs__md_text(&w, r->warnings[i]);
+    if (!s2)
+      s2 = bs__buf_putc(&w, '\n');
+    st = piece_take(&m->warnings, &w, s2);
+  }
+  for (size_t i = 0; i < r->ncases && !st; i++) {
+    const bs_case_compare *c = &r->cases[i];
+    for (size_t k = 0; k < c->nwarnings && !st; k++) {
+      bs__buf w;
+      bs__buf_init(&w, BS__CAP_MARKDOWN);
+      bs_status s2 = bs__buf_puts(&w, "- ");
+      if (!s2)
+        s2 = bs__md_case(&w, c->benchmark, c->dataset);
+      if (!s2)
+        s2 = bs__buf_puts(&w, ": ");
+      if (!s2)
+        s2 = bs__md_text(&w, c->warnings[k]);
+      if (!s2)
+        s2 = bs__buf_putc(&w, '\n');
+      st = piece_take(&m->warnings, &w, s2);
     }
   }
 
-  int any_floor = 0;
-  for (size_t i = 0; i < r->ncases; i++)
-    any_floor |= r->cases[i].has_noise_floor;
-  if (!st && any_floor) {
-    st = bs__buf_puts(&b, "\n**Noise floor** (A/A validation, 90th "
-                          "percentile of |Δ%| between identical code)\n\n"
-                          "| case | noise floor | \\|Δ%\\| | threshold | "
-                          "reading |\n"
-                          "|---|---:|---:|---:|---|\n");
-    for (size_t i = 0; i < r->ncases && !st; i++) {
-      const bs_case_compare *c = &r->cases[i];
-      if (!c->has_noise_floor)
-        continue;
-      st = bs__buf_puts(&b, "| ");
-      if (!st)
-        st = bs__md_case(&b, c->benchmark, c->dataset);
-      if (!st)
-        st = bs__buf_printf(
-            &b, " | %.2f %% | %.2f %% | %.3g %%%s | %s |\n", c->noise_floor_pct,
-            fabs(c->delta_pct), c->effective_threshold_pct,
-            c->effective_threshold_pct > r->options.threshold_pct ? " (raised)"
-                                                                  : "",
-            c->within_noise ? "within noise" : "clears the floor");
-    }
+  for (size_t i = 0; i < r->ncases && !st; i++) {
+    const bs_case_compare *c = &r->cases[i];
+    if (!c->has_noise_floor)
+      continue;
+    bs__buf w;
+    bs__buf_init(&w, BS__CAP_MARKDOWN);
+    bs_status s2 = bs__buf_puts(&w, "| ");
+    if (!s2)
+      s2 = bs__md_case(&w, c->benchmark, c->dataset);
+    if (!s2)
+      s2 = bs__buf_printf(
+          &w, " | %.2f %% | %.2f %% | %.3g %%%s | %s |\n", c->noise_floor_pct,
+          fabs(c->delta_pct), c->effective_threshold_pct,
+          c->effective_threshold_pct > r->options.threshold_pct ? " (raised)"
+                                                                : "",
+          c->within_noise ? "within noise" : "clears the floor");
+    st = piece_take(&m->floors, &w, s2);
   }
+  if (!st && m->floors.n)
+    st = bs__buf_puts(&m->noise_head,
+                      "\n**Noise floor** (A/A validation, 90th "
+                      "percentile of \\|Δ%\\| between identical code)\n\n"
+                      "| case | noise floor | \\|Δ%\\| | threshold | "
+                      "reading |\n"
+                      "|---|---:|---:|---:|---|\n");
   if (!st && env && bs_manifest_count(env)) {
-    st = bs__buf_puts(&b, "\n<details><summary>Environment</summary>\n\n"
-                          "| key | value |\n|---|---|\n");
+    b = &m->env;
+    st = bs__buf_puts(b, "\n<details><summary>Environment</summary>\n\n"
+                         "| key | value |\n|---|---|\n");
     for (size_t i = 0; i < bs_manifest_count(env) && !st; i++) {
-      st = bs__buf_puts(&b, "| ");
+      st = bs__buf_puts(b, "| ");
       if (!st)
-        st = bs__md_text(&b, bs_manifest_key(env, i));
+        st = bs__md_text(b, bs_manifest_key(env, i));
       if (!st)
-        st = bs__buf_puts(&b, " | ");
+        st = bs__buf_puts(b, " | ");
       if (!st)
-        st = bs__md_text(&b, bs_manifest_value(env, i));
+        st = bs__md_text(b, bs_manifest_value(env, i));
       if (!st)
-        st = bs__buf_puts(&b, " |\n");
+        st = bs__buf_puts(b, " |\n");
     }
     if (!st)
-      st = bs__buf_puts(&b, "\n</details>\n");
+      st = bs__buf_puts(b, "\n</details>\n");
   }
+  return st;
+}
+
+/* Room left for the lines that say what was folded or cut. */
+#define MD_RESERVE 1200
+
+bs_status bs_markdown_compare(const bs_compare_result *r,
+                              const bs_manifest *env, char **out, size_t *len,
+                              bs_error *err) {
+  md_compare m;
+  memset(&m, 0, sizeof m);
+  bs__buf_init(&m.head, BS__CAP_MARKDOWN);
+  bs__buf_init(&m.thead, BS__CAP_MARKDOWN);
+  bs__buf_init(&m.foot, BS__CAP_MARKDOWN);
+  bs__buf_init(&m.noise_head, BS__CAP_MARKDOWN);
+  bs__buf_init(&m.env, BS__CAP_MARKDOWN);
+  bs__buf b;
+  bs__buf_init(&b, BS__CAP_MARKDOWN);
+  bs_status st = md_compare_pieces(&m, r, env);
+  size_t total = m.head.len + m.thead.len + m.foot.len + m.noise_head.len +
+                 m.env.len + list_len(&m.flagged) + list_len(&m.other) +
+                 list_len(&m.warnings) + list_len(&m.floors) + 32;
+  if (!st && total <= BS_MARKDOWN_LIMIT) {
+    /* It fits: one table, significant regressions first. */
+    st = bs__buf_append(&b, m.head.data, m.head.len);
+    if (!st)
+      st = bs__buf_append(&b, m.thead.data, m.thead.len);
+    /* Rows were split by flag; put them back in one sequence: the
+     * regressions (all flagged) first, then the rest in case order. */
+    size_t fi = 0, oi = 0;
+    for (int pass = 0; pass < 2 && !st; pass++) {
+      for (size_t i = 0; i < r->ncases && !st; i++) {
+        const bs_case_compare *c = &r->cases[i];
+        if ((pass == 0) != (c->significant_regression != 0))
+          continue;
+        const md_piece *p = flagged(c) ? &m.flagged.p[fi++] : &m.other.p[oi++];
+        st = bs__buf_append(&b, p->text, p->len);
+      }
+    }
+    if (!st)
+      st = bs__buf_append(&b, m.foot.data, m.foot.len);
+    if (!st && m.warnings.n)
+      st = bs__buf_puts(&b, "\n**Warnings**\n\n");
+    if (!st)
+      st = list_emit(&b, &m.warnings);
+    if (!st && m.floors.n)
+      st = bs__buf_append(&b, m.noise_head.data, m.noise_head.len);
+    if (!st)
+      st = list_emit(&b, &m.floors);
+    if (!st && m.env.len)
+      st = bs__buf_append(&b, m.env.data, m.env.len);
+  } else if (!st) {
+    /* Too long for a comment: the flagged cases stay in the table, the
+     * others fold into <details>; what still does not fit is cut, most
+     * important last: other rows, the environment, noise-floor rows,
+     * warnings, and flagged rows. */
+    size_t fixed = m.head.len + 2 * m.thead.len + m.foot.len +
+                   m.noise_head.len + MD_RESERVE;
+    size_t budget = fixed < BS_MARKDOWN_LIMIT ? BS_MARKDOWN_LIMIT - fixed : 0;
+    size_t cut_flagged = list_fit(&m.flagged, &budget);
+    size_t cut_warnings = list_fit(&m.warnings, &budget);
+    size_t cut_floors = list_fit(&m.floors, &budget);
+    int env_kept = m.env.len <= budget;
+    if (env_kept)
+      budget -= m.env.len;
+    size_t cut_other = list_fit(&m.other, &budget);
+    size_t cut = cut_flagged + cut_other;
+
+    st = bs__buf_append(&b, m.head.data, m.head.len);
+    if (!st && m.flagged.n) {
+      st = bs__buf_append(&b, m.thead.data, m.thead.len);
+      if (!st)
+        st = list_emit(&b, &m.flagged);
+    }
+    if (!st && m.other.n) {
+      st = bs__buf_printf(&b,
+                          "\n<details><summary>%zu other case%s: no "
+                          "significant change</summary>\n\n",
+                          m.other.n, m.other.n == 1 ? "" : "s");
+      if (!st)
+        st = bs__buf_append(&b, m.thead.data, m.thead.len);
+      if (!st)
+        st = list_emit(&b, &m.other);
+      if (!st)
+        st = bs__buf_puts(&b, "\n</details>\n");
+    }
+    if (!st && cut)
+      st = bs__buf_printf(
+          &b,
+          "\n**%zu of %zu cases are left out** (%zu flagged, %zu without "
+          "a significant change) to keep this comment under GitHub's size "
+          "limit. The full table is in the output of `benchsite compare` "
+          "(its text table, `--json` and `--html` report) in this job's "
+          "log and artifacts.\n",
+          cut, r->ncases, cut_flagged, cut_other);
+    if (!st)
+      st = bs__buf_append(&b, m.foot.data, m.foot.len);
+    if (!st && m.warnings.n)
+      st = bs__buf_puts(&b, "\n**Warnings**\n\n");
+    if (!st)
+      st = list_emit(&b, &m.warnings);
+    if (!st && cut_warnings)
+      st = bs__buf_printf(&b, "- … and %zu more warnings (left out)\n",
+                          cut_warnings);
+    if (!st && m.floors.n)
+      st = bs__buf_append(&b, m.noise_head.data, m.noise_head.len);
+    if (!st)
+      st = list_emit(&b, &m.floors);
+    if (!st && cut_floors)
+      st = bs__buf_printf(&b, "\n%zu more noise-floor rows are left out.\n",
+                          cut_floors);
+    if (!st && m.env.len && env_kept)
+      st = bs__buf_append(&b, m.env.data, m.env.len);
+    else if (!st && m.env.len)
+      st = bs__buf_puts(&b, "\nThe environment is left out (too long).\n");
+  }
+  bs__buf_release(&m.head);
+  bs__buf_release(&m.thead);
+  bs__buf_release(&m.foot);
+  bs__buf_release(&m.noise_head);
+  bs__buf_release(&m.env);
+  list_free(&m.flagged);
+  list_free(&m.other);
+  list_free(&m.warnings);
+  list_free(&m.floors);
   return bs__buf_finish(&b, st, "Markdown", out, len, err);
-}
-
-/* Human order for tuning tables: by benchmark, then scale (when both
- * cases have one), then dataset; the JSON keeps byte order. */
-static int cmp_tune_case(const void *a, const void *b) {
-  const bs_tune_case *x = *(const bs_tune_case *const *)a;
-  const bs_tune_case *y = *(const bs_tune_case *const *)b;
-  int c = strcmp(x->benchmark, y->benchmark);
-  if (c)
-    return c;
-  if (x->has_scale && y->has_scale && x->scale != y->scale)
-    return x->scale < y->scale ? -1 : 1;
-  return strcmp(x->dataset, y->dataset);
-}
-
-static const bs_tune_case **human_order(const bs_tune_result *r) {
-  const bs_tune_case **order =
-      malloc((r->ncases ? r->ncases : 1) * sizeof(const bs_tune_case *));
-  if (!order)
-    return NULL;
-  for (size_t i = 0; i < r->ncases; i++)
-    order[i] = &r->cases[i];
-  qsort(order, r->ncases, sizeof(const bs_tune_case *), cmp_tune_case);
-  return order;
 }
 
 bs_status bs_markdown_tune(const bs_tune_result *r, char **out, size_t *len,
@@ -242,42 +449,47 @@ bs_status bs_markdown_tune(const bs_tune_result *r, char **out, size_t *len,
   bs__buf b;
   bs__buf_init(&b, BS__CAP_MARKDOWN);
   char t[48];
-  const bs_tune_case **order = human_order(r);
-  if (!order)
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
-  bs_status st = bs__buf_puts(&b, "### benchsite: fastest implementation per "
-                                  "case\n\n| case | scale | best | "
-                                  "median per call | others | win |\n"
-                                  "|---|---:|---|---:|---|---|\n");
+  bs__buf row;
+  bs__buf_init(&row, BS__CAP_MARKDOWN);
+  size_t cut = 0, cut_cross = 0;
+  bs_status st = bs__buf_puts(&b, BS_MARKDOWN_MARKER_TUNE
+                              "\n### benchsite: fastest implementation per "
+                              "case\n\n| case | scale | best | "
+                              "median per call | others | win |\n"
+                              "|---|---:|---|---:|---|---|\n");
   for (size_t i = 0; i < r->ncases && !st; i++) {
-    const bs_tune_case *c = order[i];
+    const bs_tune_case *c = &r->cases[i];
     double best = 0;
-    st = bs__buf_puts(&b, "| ");
+    bs__buf_reset(&row);
+    st = bs__buf_puts(&row, "| ");
     if (!st)
-      st = bs__md_case(&b, c->benchmark, c->dataset);
+      st = bs__md_case(&row, c->benchmark, c->dataset);
     if (!st)
-      st = c->has_scale ? bs__buf_printf(&b, " | %g | ", c->scale)
-                        : bs__buf_puts(&b, " | | ");
+      st = c->has_scale ? bs__buf_printf(&row, " | %g | ", c->scale)
+                        : bs__buf_puts(&row, " | | ");
     if (!st)
-      st = bs__md_text(&b, c->best);
+      st = bs__md_text(&row, c->best);
     for (size_t u = 0; u < c->nmedians; u++)
       if (c->medians[u].impl == c->best)
         best = c->medians[u].median_us;
     if (!st)
-      st = bs__buf_printf(&b, " | %s | ", bs_format_time_us(best, t, sizeof t));
+      st = bs__buf_printf(&row, " | %s | ",
+                          bs_format_time_us(best, t, sizeof t));
     for (size_t u = 0, k = 0; u < c->nmedians && !st; u++) {
       if (c->medians[u].impl == c->best)
         continue;
-      st = bs__buf_puts(&b, k++ ? ", " : "");
+      st = bs__buf_puts(&row, k++ ? ", " : "");
       if (!st)
-        st = bs__md_text(&b, c->medians[u].impl);
+        st = bs__md_text(&row, c->medians[u].impl);
       if (!st)
-        st = bs__buf_printf(&b, " ×%.2f", c->medians[u].median_us / best);
+        st = bs__buf_printf(&row, " ×%.2f", c->medians[u].median_us / best);
     }
     if (!st)
-      st = bs__buf_puts(&b, !c->runner_up ? " | only one impl |\n"
-                            : c->decisive ? " | decisive |\n"
-                                          : " | tie within noise |\n");
+      st = bs__buf_puts(&row, !c->runner_up ? " | only one impl |\n"
+                              : c->decisive ? " | decisive |\n"
+                                            : " | tie within noise |\n");
+    if (!st)
+      st = bs__md_fit(&b, &row, MD_RESERVE, &cut);
   }
   if (!st)
     st = bs__buf_puts(&b, "\n<sub>A win is decisive when the 95 % paired "
@@ -299,23 +511,34 @@ bs_status bs_markdown_tune(const bs_tune_result *r, char **out, size_t *len,
                       "paired interval includes zero at one of the two "
                       "scales)\n\n"
                       "| benchmark | a | b | scale |\n|---|---|---|---:|\n");
+      bs__buf_reset(&row);
       if (!st)
-        st = bs__buf_puts(&b, "| ");
+        st = bs__buf_puts(&row, "| ");
       if (!st)
-        st = bs__md_text(&b, c->benchmark);
+        st = bs__md_text(&row, c->benchmark);
       if (!st)
-        st = bs__buf_puts(&b, " | ");
+        st = bs__buf_puts(&row, " | ");
       if (!st)
-        st = bs__md_text(&b, c->a);
+        st = bs__md_text(&row, c->a);
       if (!st)
-        st = bs__buf_puts(&b, " | ");
+        st = bs__buf_puts(&row, " | ");
       if (!st)
-        st = bs__md_text(&b, c->b);
+        st = bs__md_text(&row, c->b);
       if (!st)
-        st = bs__buf_printf(&b, " | %.4g |\n", c->scale);
+        st = bs__buf_printf(&row, " | %.4g |\n", c->scale);
+      if (!st)
+        st = bs__md_fit(&b, &row, MD_RESERVE, &cut_cross);
     }
   }
-  free(order);
+  if (!st && (cut || cut_cross))
+    st = bs__buf_printf(&b,
+                        "\n**%zu of %zu cases and %zu of %zu crossovers are "
+                        "left out** to keep this comment under GitHub's size "
+                        "limit; the full tables are in the output of "
+                        "`benchsite tune` (its text table, `--json` and "
+                        "`--html` report).\n",
+                        cut, r->ncases, cut_cross, r->ncrossovers);
+  bs__buf_release(&row);
   return bs__buf_finish(&b, st, "Markdown", out, len, err);
 }
 
@@ -357,6 +580,36 @@ static bs_status cell(bs__buf *b, const char *s, size_t width, int right) {
 }
 
 #define TEXT_COLS 6
+
+static bs_status summary_compare(bs__buf *b, const bs_compare_result *r) {
+  return bs__buf_printf(
+      b,
+      "%zu case%s, %zu significant regression%s, %zu significant "
+      "improvement%s (%s: delta %g%%, %llu resamples, seed %llu)\n",
+      r->ncases, r->ncases == 1 ? "" : "s", r->regressions,
+      r->regressions == 1 ? "" : "s", r->improvements,
+      r->improvements == 1 ? "" : "s", bs_mode_name(r->options.mode),
+      r->options.threshold_pct, (unsigned long long)r->options.resamples,
+      (unsigned long long)r->options.seed);
+}
+
+bs_status bs_summary_compare(const bs_compare_result *r, char **out,
+                             size_t *len, bs_error *err) {
+  bs__buf b;
+  bs__buf_init(&b, BS__CAP_TEXT);
+  return bs__buf_finish(&b, summary_compare(&b, r), "the summary", out, len,
+                        err);
+}
+
+bs_status bs_summary_tune(const bs_tune_result *r, char **out, size_t *len,
+                          bs_error *err) {
+  bs__buf b;
+  bs__buf_init(&b, BS__CAP_TEXT);
+  bs_status st = bs__buf_printf(&b, "%zu case%s tuned, %zu crossover%s\n",
+                                r->ncases, r->ncases == 1 ? "" : "s",
+                                r->ncrossovers, r->ncrossovers == 1 ? "" : "s");
+  return bs__buf_finish(&b, st, "the summary", out, len, err);
+}
 
 bs_status bs_text_compare(const bs_compare_result *r, char **out, size_t *len,
                           bs_error *err) {
@@ -408,15 +661,9 @@ bs_status bs_text_compare(const bs_compare_result *r, char **out, size_t *len,
       st = bs__buf_putc(&b, '\n');
   }
   if (!st)
-    st = bs__buf_printf(
-        &b,
-        "\n%zu case%s, %zu significant regression%s, %zu significant "
-        "improvement%s (%s: delta %g%%, %llu resamples, seed %llu)\n",
-        r->ncases, r->ncases == 1 ? "" : "s", r->regressions,
-        r->regressions == 1 ? "" : "s", r->improvements,
-        r->improvements == 1 ? "" : "s", bs_mode_name(r->options.mode),
-        r->options.threshold_pct, (unsigned long long)r->options.resamples,
-        (unsigned long long)r->options.seed);
+    st = bs__buf_putc(&b, '\n');
+  if (!st)
+    st = summary_compare(&b, r);
   if (!st)
     st = bs__buf_puts(&b, "family-wise: ");
   if (!st)
@@ -464,9 +711,6 @@ bs_status bs_text_tune(const bs_tune_result *r, char **out, size_t *len,
                        bs_error *err) {
   bs__buf b;
   bs__buf_init(&b, BS__CAP_TEXT);
-  const bs_tune_case **order = human_order(r);
-  if (!order)
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
   bs_status st = BS_OK;
   size_t w0 = 4;
   char label[200], t[48];
@@ -481,7 +725,7 @@ bs_status bs_text_tune(const bs_tune_result *r, char **out, size_t *len,
   if (!st)
     st = bs__buf_puts(&b, "  best  (median per call; others as ratio)\n");
   for (size_t i = 0; i < r->ncases && !st; i++) {
-    const bs_tune_case *c = order[i];
+    const bs_tune_case *c = &r->cases[i];
     snprintf(label, sizeof label, c->dataset[0] ? "%s [%s]" : "%s",
              c->benchmark, c->dataset);
     double best = 0;
@@ -537,7 +781,6 @@ bs_status bs_text_tune(const bs_tune_result *r, char **out, size_t *len,
     if (!st)
       st = bs__buf_putc(&b, '\n');
   }
-  free(order);
   return bs__buf_finish(&b, st, "the table", out, len, err);
 }
 

@@ -1,5 +1,7 @@
 #include "mdw.h"
 
+#include "benchsite/markdown.h"
+
 #include <string.h>
 
 bs_status bs__md_text(bs__buf *b, const char *s) {
@@ -30,5 +32,15 @@ bs_status bs__md_case(bs__buf *b, const char *benchmark, const char *dataset) {
     if (!st)
       st = bs__buf_puts(b, "\\]");
   }
+  return st;
+}
+
+bs_status bs__md_fit(bs__buf *doc, bs__buf *row, size_t reserve, size_t *cut) {
+  bs_status st = BS_OK;
+  if (!*cut && doc->len + row->len + reserve <= BS_MARKDOWN_LIMIT)
+    st = bs__buf_append(doc, row->data ? row->data : "", row->len);
+  else
+    (*cut)++;
+  bs__buf_reset(row);
   return st;
 }

@@ -3,6 +3,7 @@
 #include "benchsite/noise.h"
 
 #include "benchsite/compare.h"
+#include "benchsite/markdown.h"
 #include "buf.h"
 #include "csvin.h"
 #include "jsonread.h"
@@ -571,13 +572,44 @@ bs_status bs_text_noise(const bs_noise_result *r, char **out, size_t *len,
 
 /* --- Markdown ---------------------------------------------------------- */
 
+bs_status bs_summary_noise(const bs_noise_result *r, char **out, size_t *len,
+                           bs_error *err) {
+  bs__buf b;
+  bs__buf_init(&b, BS__CAP_TEXT);
+  double lo = HUGE_VAL, hi = -HUGE_VAL;
+  size_t resolves = 0;
+  for (size_t i = 0; i < r->ncases; i++) {
+    const bs_noise_case *c = &r->cases[i];
+    lo = fmin(lo, c->paired_noise_floor_pct);
+    hi = fmax(hi, c->paired_noise_floor_pct);
+    resolves += c->gate_resolves != 0;
+  }
+  bs_status st = bs__buf_printf(&b, "A/A validation of %zu case%s", r->ncases,
+                                r->ncases == 1 ? "" : "s");
+  if (!st && r->ncases)
+    st = bs__buf_printf(&b,
+                        ": paired noise floor %.3f%% to %.3f%%, the gate's "
+                        "delta 3%% resolves %zu of %zu",
+                        lo, hi, resolves, r->ncases);
+  if (!st)
+    st = bs__buf_putc(&b, '\n');
+  return bs__buf_finish(&b, st, "the summary", out, len, err);
+}
+
+/* Room left for the line that says what was cut. */
+#define NOISE_MD_RESERVE 600
+
 bs_status bs_markdown_noise(const bs_noise_result *r, char **out, size_t *len,
                             bs_error *err) {
   bs__buf b;
   bs__buf_init(&b, BS__CAP_MARKDOWN);
   const bs_noise_options *o = &r->options;
   char mode[64];
-  bs_status st = bs__buf_puts(&b, "### benchsite: A/A noise validation — ");
+  bs__buf row;
+  bs__buf_init(&row, BS__CAP_MARKDOWN);
+  size_t cut = 0, cut_readings = 0;
+  bs_status st = bs__buf_puts(&b, BS_MARKDOWN_MARKER_NOISE
+                              "\n### benchsite: A/A noise validation — ");
   if (!st)
     st = bs__md_text(&b, r->a);
   if (!st)
@@ -598,12 +630,12 @@ bs_status bs_markdown_noise(const bs_noise_result *r, char **out, size_t *len,
             "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (size_t i = 0; i < r->ncases && !st; i++) {
     const bs_noise_case *c = &r->cases[i];
-    st = bs__buf_puts(&b, "| ");
+    st = bs__buf_puts(&row, "| ");
     if (!st)
-      st = bs__md_case(&b, c->benchmark, c->dataset);
+      st = bs__md_case(&row, c->benchmark, c->dataset);
     if (!st)
       st = bs__buf_printf(
-          &b,
+          &row,
           " | %zu | %.3f %% | %s | %llu (now %g) | %.1f %% | %.3f %% (%.3f "
           "%%, %.3f %%) | %.3f | %.1f %% | %.1f %% | %+.2f | %.1f %% |\n",
           c->runs, c->paired_noise_floor_pct,
@@ -613,6 +645,8 @@ bs_status bs_markdown_noise(const bs_noise_result *r, char **out, size_t *len,
           100.0 * c->typical_noise, 100.0 * c->max_observed_noise,
           c->mean_confidence, 100.0 * c->tie_rate, 100.0 * c->drift_rate,
           c->autocorrelation, 100.0 * c->false_signal_rate);
+    if (!st)
+      st = bs__md_fit(&b, &row, NOISE_MD_RESERVE, &cut);
   }
   if (!st)
     st = bs__buf_printf(
@@ -631,17 +665,29 @@ bs_status bs_markdown_noise(const bs_noise_result *r, char **out, size_t *len,
     const bs_noise_case *c = &r->cases[i];
     char **list = NULL;
     size_t nl = 0;
-    st = bs__buf_puts(&b, "\n**");
+    st = bs__buf_puts(&row, "\n**");
     if (!st)
-      st = bs__md_case(&b, c->benchmark, c->dataset);
+      st = bs__md_case(&row, c->benchmark, c->dataset);
     if (!st)
-      st = bs__buf_puts(&b, "**\n\n");
+      st = bs__buf_puts(&row, "**\n\n");
     if (!st)
       st = readings(r, c, 1, &list, &nl);
     for (size_t k = 0; k < nl && !st; k++)
-      st = bs__buf_printf(&b, "- %s\n", list[k]);
+      st = bs__buf_printf(&row, "- %s\n", list[k]);
     bs__strlist_free(list, nl);
+    if (!st)
+      st = bs__md_fit(&b, &row, NOISE_MD_RESERVE, &cut_readings);
   }
+  if (!st && (cut || cut_readings))
+    st = bs__buf_printf(&b,
+                        "\n**%zu of %zu cases are left out of the table and "
+                        "the readings of %zu** to keep this comment under "
+                        "GitHub's size limit; the full report is in the "
+                        "output of `benchsite noise` (its text report, "
+                        "`--json` and `--html` report).\n",
+                        cut, r->ncases, cut_readings);
+  bs__buf_release(&row);
+
   return bs__buf_finish(&b, st, "Markdown", out, len, err);
 }
 

@@ -386,7 +386,7 @@ static size_t deltas_chart(bs__report *r, size_t i,
   return k;
 }
 
-static size_t boot_chart(bs__report *r, size_t i, const bs__case_scratch *sc) {
+size_t bs__boot_chart(bs__report *r, size_t i, const bs__case_scratch *sc) {
   (void)sc;
   const bs_case_compare *c = &r->cmp->cases[i];
   const bs_compare_result *cmp = r->cmp;
@@ -793,18 +793,21 @@ static void aa_charts(bs__report *r, size_t i) {
     y2[k] = nc->paired_deltas_pct[k];
   }
 
+  /* Two panels, one floor each: the unpaired δ with its noise floor, and
+   * the paired Δ% (what the gate sees) with the paired floor. One chart
+   * with both floors drew two different "noise floors" over each other. */
   snprintf(file, sizeof file, "aa-%03zu-deltas.svg", i + 1);
   size_t k1 = new_chart(r, file, CASE_W, CASE_H);
   r->aa_charts[i][0] = k1;
   if (k1 != BS__NO_CHART) {
     char cn[256], ca[128], cb[128];
-    snprintf(title, sizeof title, "%s: A/A differences per run (%s vs %s)",
+    snprintf(title, sizeof title, "%s: A/A difference δ per run (%s vs %s)",
              bs__clip(cn, sizeof cn, name, BS__NAME_CHARS),
              bs__clip(ca, sizeof ca, aa->a, IMPL_CHARS),
              bs__clip(cb, sizeof cb, aa->b, IMPL_CHARS));
     bs_plot_title(r->plot, title);
     bs_plot_xlabel(r->plot, "run");
-    bs_plot_ylabel(r->plot, "difference   (%)");
+    bs_plot_ylabel(r->plot, "δ = 1 − med(A)/med(B)   (%)");
     bs_plot_key(r->plot, BS_KEY_BELOW);
     bs_plot_style zero = style(BS__C_GREY);
     zero.line_width = 1;
@@ -812,41 +815,60 @@ static void aa_charts(bs__report *r, size_t i) {
     char lab[96], pct[64];
     bs_plot_style f1 = style(BS__C_BLUE);
     f1.dashed = 1;
-    snprintf(lab, sizeof lab, "noise floor ±%s",
+    snprintf(lab, sizeof lab, "noise floor ±%s %%",
              bs__fmt_num(pct, sizeof pct, 100.0 * nc->noise_floor, 3));
     bs_plot_hline(r->plot, 100.0 * nc->noise_floor, &f1, lab);
     bs_plot_hline(r->plot, -100.0 * nc->noise_floor, &f1, NULL);
-    bs_plot_style f2 = style(BS__C_ORANGE);
-    f2.dashed = 1;
-    snprintf(lab, sizeof lab, "paired floor ±%s",
-             bs__fmt_num(pct, sizeof pct, nc->paired_noise_floor_pct, 3));
-    /* Labelled under the lower line, so the two labels never collide. */
-    f2.label_below = 1;
-    bs_plot_hline(r->plot, nc->paired_noise_floor_pct, &f2, NULL);
-    bs_plot_hline(r->plot, -nc->paired_noise_floor_pct, &f2, lab);
     bs_plot_style s1 = style(BS__C_BLUE);
     s1.marker = BS_MARK_CIRCLE;
     s1.line_width = 1;
     const double *c1[2] = {x, y1};
-    bs_plot_series(r->plot, BS_PLOT_LINESPOINTS, "δ = 1 − med(A)/med(B), in %",
-                   &s1, c1, n);
+    bs_plot_series(r->plot, BS_PLOT_LINESPOINTS, "δ of one run", &s1, c1, n);
+    char a[64], b[64];
+    set_alt(r, k1,
+            bs__strdupf(
+                "A/A differences δ of %s over %zu runs: noise floor (90th "
+                "percentile of |δ|) %s\u00a0%%, largest %s\u00a0%%.",
+                name, n, bs__fmt_num(a, sizeof a, 100.0 * nc->noise_floor, 3),
+                bs__fmt_num(b, sizeof b, 100.0 * nc->max_observed_noise, 3)));
+  }
+
+  snprintf(file, sizeof file, "aa-%03zu-paired.svg", i + 1);
+  size_t k3 = new_chart(r, file, CASE_W, CASE_H);
+  r->aa_charts[i][2] = k3;
+  if (k3 != BS__NO_CHART) {
+    char cn[256];
+    snprintf(title, sizeof title,
+             "%s: paired Δ%% per run, as the gate pairs it",
+             bs__clip(cn, sizeof cn, name, BS__NAME_CHARS));
+    bs_plot_title(r->plot, title);
+    bs_plot_xlabel(r->plot, "run");
+    bs_plot_ylabel(r->plot, "paired Δ% of A against B   (%)");
+    bs_plot_key(r->plot, BS_KEY_BELOW);
+    bs_plot_style zero = style(BS__C_GREY);
+    zero.line_width = 1;
+    bs_plot_hline(r->plot, 0, &zero, NULL);
+    char lab[96], pct[64];
+    bs_plot_style f2 = style(BS__C_ORANGE);
+    f2.dashed = 1;
+    snprintf(lab, sizeof lab, "paired noise floor ±%s %%",
+             bs__fmt_num(pct, sizeof pct, nc->paired_noise_floor_pct, 3));
+    bs_plot_hline(r->plot, nc->paired_noise_floor_pct, &f2, lab);
+    bs_plot_hline(r->plot, -nc->paired_noise_floor_pct, &f2, NULL);
     bs_plot_style s2 = style(BS__C_ORANGE);
     s2.marker = BS_MARK_TRIANGLE_UP;
     s2.line_width = 1;
     const double *c2[2] = {x, y2};
-    bs_plot_series(r->plot, BS_PLOT_LINESPOINTS, "paired Δ% (A vs B)", &s2, c2,
-                   n);
-    char a[64], b[64], c[64];
-    set_alt(r, k1,
-            bs__strdupf(
-                "A/A differences of %s over %zu runs: noise floor (90th "
-                "percentile of |δ|) %s\u00a0%%, largest %s\u00a0%%; paired "
-                "noise floor "
-                "%s\u00a0%%, which the gate's 3\u00a0%% threshold %s.",
-                name, n, bs__fmt_num(a, sizeof a, 100.0 * nc->noise_floor, 3),
-                bs__fmt_num(b, sizeof b, 100.0 * nc->max_observed_noise, 3),
-                bs__fmt_num(c, sizeof c, nc->paired_noise_floor_pct, 3),
-                nc->gate_resolves ? "clears" : "does not clear"));
+    bs_plot_series(r->plot, BS_PLOT_LINESPOINTS, "paired Δ% of one run", &s2,
+                   c2, n);
+    char c[64];
+    set_alt(r, k3,
+            bs__strdupf("Paired Δ%% of %s over %zu runs: paired noise floor "
+                        "(90th percentile of |Δ%%|) %s\u00a0%%, which the "
+                        "gate's 3\u00a0%% threshold %s.",
+                        name, n,
+                        bs__fmt_num(c, sizeof c, nc->paired_noise_floor_pct, 3),
+                        nc->gate_resolves ? "clears" : "does not clear"));
   }
 
   snprintf(file, sizeof file, "aa-%03zu-confidence.svg", i + 1);
@@ -911,8 +933,8 @@ const bs__case_chart bs__case_charts[BS__CASE_CHARTS] = {
     {deltas_chart,
      "Each point is one block's d = candidate − baseline; the line is "
      "med(d), the band its interval."},
-    {boot_chart, "The bootstrap distribution of med(d): L and U bound the "
-                 "interval; ±δ mark the practical threshold."},
+    {bs__boot_chart, "The bootstrap distribution of med(d): L and U bound the "
+                     "interval; ±δ mark the practical threshold."},
     {drift_chart, "Per-call time of both implementations in block order; "
                   "dashed segments are the medians of each half, to spot "
                   "drift."},
@@ -956,7 +978,8 @@ bs_status bs__report_charts(bs__report *r, bs_error *err) {
     if (!r->aa_charts)
       return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
     for (size_t i = 0; i < r->aa->ncases && !r->st; i++) {
-      r->aa_charts[i][0] = r->aa_charts[i][1] = BS__NO_CHART;
+      r->aa_charts[i][0] = r->aa_charts[i][1] = r->aa_charts[i][2] =
+          BS__NO_CHART;
       aa_charts(r, i);
     }
   }

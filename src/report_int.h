@@ -56,7 +56,7 @@ typedef struct bs__report {
   size_t ncharts, capcharts;
   size_t forest;
   size_t *case_charts;    /* per compared case, BS__CASE_CHARTS of them */
-  size_t (*aa_charts)[2]; /* per A/A case: deltas, confidences */
+  size_t (*aa_charts)[3]; /* per A/A case: deltas, confidences, paired */
   bs_status st;           /* sticky: first out-of-memory */
 } bs__report;
 
@@ -80,6 +80,10 @@ typedef struct bs__case_chart {
   const char *caption; /* shown under it on the case page */
 } bs__case_chart;
 extern const bs__case_chart bs__case_charts[BS__CASE_CHARTS];
+/* The bootstrap distribution chart (its page caption adds why it is
+ * comb-shaped, with the case's numbers). */
+size_t bs__boot_chart(struct bs__report *r, size_t i,
+                      const bs__case_scratch *sc);
 
 /* report_charts.c: describes every chart into r->plot and r->charts. */
 bs_status bs__report_charts(bs__report *r, bs_error *err);

@@ -464,9 +464,29 @@ static bs_status case_page(bs__report *r, bs_templates *t, const char *dir,
     bs_tval_push_str(warn, c->warnings[j]);
 
   bs_tval *charts = bs_tval_set_list(cv, "charts");
-  for (size_t k = 0; k < BS__CASE_CHARTS; k++)
-    push_chart(r, charts, r->case_charts[i * BS__CASE_CHARTS + k],
-               bs__case_charts[k].caption);
+  /* The histogram of a median over few pairs is a comb, not a bell: the
+   * bootstrap chart's caption says why, with this case's numbers. */
+  size_t distinct = 0;
+  size_t R = (size_t)cmp->options.resamples;
+  for (size_t j = 0; c->thetas && j < R; j++)
+    distinct += j == 0 || c->thetas[j] != c->thetas[j - 1];
+  char hist[768], many[96] = "";
+  if (distinct)
+    snprintf(many, sizeof many,
+             ": here %zu distinct values among %zu resamples", distinct, R);
+  for (size_t k = 0; k < BS__CASE_CHARTS; k++) {
+    const char *caption = bs__case_charts[k].caption;
+    if (bs__case_charts[k].make == bs__boot_chart) {
+      snprintf(hist, sizeof hist,
+               "%s It is comb-shaped, not smooth, because with %zu pairs the "
+               "median of a resample can only be one of the %zu values of "
+               "d%s, so the resamples pile up on a few values%s.",
+               caption, c->blocks, c->blocks,
+               c->blocks % 2 ? "" : " or the midpoint of two of them", many);
+      caption = hist;
+    }
+    push_chart(r, charts, r->case_charts[i * BS__CASE_CHARTS + k], caption);
+  }
 
   /* The data behind the charts. */
   double q1 = bs_quantile(c->delta, c->blocks, 0.25);
@@ -786,9 +806,15 @@ static bs_status aa_page(bs__report *r, bs_templates *t, const char *dir,
                      !blocks && nc->autocorrelation > BS_NOISE_AUTOCORR_LIMIT);
     bs_tval *charts = bs_tval_set_list(c, "charts");
     if (r->aa_charts) {
+      push_chart(r, charts, r->aa_charts[i][2],
+                 "Per-run paired Δ% of two ids of the same code, paired by "
+                 "block as the gate pairs them; the dashed lines are the "
+                 "paired noise floor, the one a comparison's Δ% is held "
+                 "against.");
       push_chart(r, charts, r->aa_charts[i][0],
-                 "Per-run differences between two ids of the same code, with "
-                 "the noise floors as dashed lines.");
+                 "Per-run unpaired difference δ = 1 − med(A)/med(B); the "
+                 "dashed lines are its own noise floor (90th percentile of "
+                 "|δ|).");
       push_chart(r, charts, r->aa_charts[i][1],
                  "Per-run confidence that A is not slower than B; outside the "
                  "shaded band a run would have signalled a difference.");

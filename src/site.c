@@ -12,6 +12,7 @@
 #include "benchsite/log.h"
 #include "benchsite/manifest.h"
 #include "benchsite/noise.h"
+#include "benchsite/order.h"
 #include "benchsite/output.h"
 #include "benchsite/plot.h"
 #include "benchsite/quantile.h"
@@ -49,7 +50,7 @@
 #endif
 
 #define MARKER ".benchsite-site"
-#define STATE_MAGIC "benchsite-site 3"
+#define STATE_MAGIC "benchsite-site 4"
 #define CHART_W 760
 #define CHART_H 360
 #define KEY_CHARS 40
@@ -120,6 +121,8 @@ static char *get_hex(const char *tok) {
  * paired verdict when the run compared it. */
 typedef struct result {
   char *benchmark, *dataset;
+  int has_scale;
+  double scale;
   size_t case_idx;
   int has_hist;
   size_t n;
@@ -486,7 +489,7 @@ static void load_state(site *s) {
       if (strlen(tok[5]) != BS__SHA256_HEXLEN && strcmp(tok[5], "-"))
         goto bad;
       snprintf(cur->rkey, sizeof cur->rkey, "%s", tok[5]);
-    } else if (nt == 12 && !strcmp(tok[0], "res") && cur) {
+    } else if (nt == 13 && !strcmp(tok[0], "res") && cur) {
       if (cur->nres == cur->cap) {
         result *g = BS__GROW(cur->res, cur->cap, cur->nres + 1, 8);
         if (!g)
@@ -502,8 +505,10 @@ static void load_state(site *s) {
           !parse_num(tok[4], &r->median) || !parse_num(tok[5], &r->lo) ||
           !parse_num(tok[6], &r->hi) || !parse_size(tok[7], &verdict) ||
           verdict > 3 || !parse_num(tok[10], &r->delta_pct) ||
-          !parse_size(tok[11], &r->blocks))
+          !parse_size(tok[11], &r->blocks) || !parse_num(tok[12], &r->scale) ||
+          !(r->scale >= 0))
         goto bad;
+      r->has_scale = r->scale > 0;
       r->has_hist = r->n > 0;
       r->has_cmp = verdict > 0;
       r->verdict = (int)verdict - 1;
@@ -583,10 +588,10 @@ static bs_status state_result(bs__buf *b, const result *r) {
   if (!st)
     st = put_hex(b, r->dataset);
   if (!st)
-    st = bs__buf_printf(b, " %zu %.17g %.17g %.17g %d %d %d %.17g %zu\n",
+    st = bs__buf_printf(b, " %zu %.17g %.17g %.17g %d %d %d %.17g %zu %.17g\n",
                         r->has_hist ? r->n : 0, r->median, r->lo, r->hi,
                         r->has_cmp ? r->verdict + 1 : 0, r->sig, r->imp,
-                        r->delta_pct, r->blocks);
+                        r->delta_pct, r->blocks, r->has_scale ? r->scale : 0.0);
   return st;
 }
 
@@ -607,10 +612,29 @@ static bs_status state_run(bs__buf *b, const srun *r) {
 
 /* ---- Analysing a run ----------------------------------------------------- */
 
-static int cmp_result(const void *pa, const void *pb) {
-  const result *a = pa, *b = pb;
-  int c = strcmp(a->benchmark, b->benchmark);
-  return c ? c : strcmp(a->dataset, b->dataset);
+/* Puts a run's results in case order (benchsite/order.h). */
+static bs_status order_results(result *res, size_t n) {
+  bs_case_key *keys = malloc((n ? n : 1) * sizeof *keys);
+  result *sorted = malloc((n ? n : 1) * sizeof *sorted);
+  if (!keys || !sorted) {
+    free(keys);
+    free(sorted);
+    return BS_ENOMEM;
+  }
+  for (size_t i = 0; i < n; i++) {
+    keys[i].benchmark = res[i].benchmark;
+    keys[i].dataset = res[i].dataset;
+    keys[i].has_scale = res[i].has_scale;
+    keys[i].scale = res[i].scale;
+    keys[i].id = i;
+  }
+  bs_case_order(keys, n);
+  for (size_t i = 0; i < n; i++)
+    sorted[i] = res[keys[i].id];
+  memcpy(res, sorted, n * sizeof *res);
+  free(keys);
+  free(sorted);
+  return BS_OK;
 }
 
 /* The impl a run's history shows for a case: the manifest's candidate
@@ -744,6 +768,8 @@ static bs_status analyse_fresh(site *s, srun *r, bs_error *err) {
     const bs_case *c = bs_log_case(log, i);
     result *res = &r->res[r->nres];
     memset(res, 0, sizeof *res);
+    res->has_scale = c->has_scale;
+    res->scale = c->has_scale ? c->scale : 0.0;
     if (!(res->benchmark = bs__strdup(c->benchmark)) ||
         !(res->dataset = bs__strdup(c->dataset))) {
       result_release(res);
@@ -917,8 +943,8 @@ static bs_status analyse_runs(site *s, bs_error *err) {
     if (!reuse(s, r, find_prev(s, r->ar->id)) &&
         (st = analyse_fresh(s, r, err)))
       return st;
-    if (r->nres)
-      qsort(r->res, r->nres, sizeof *r->res, cmp_result);
+    if ((st = order_results(r->res, r->nres)))
+      return bs_error_set(err, st, NULL, 0, "out of memory");
     int native = bs_manifest_require_native(r->mf, NULL) == BS_OK;
     for (size_t k = 0; k < r->nres; k++) {
       result *res = &r->res[k];
@@ -978,6 +1004,44 @@ static int cmp_case(const void *pa, const void *pb) {
   const scase *a = pa, *b = pb;
   int c = strcmp(a->benchmark, b->benchmark);
   return c ? c : strcmp(a->dataset, b->dataset);
+}
+
+/* Puts the site's cases, found in byte order, in case order
+ * (benchsite/order.h), each with the scale of its newest result, and
+ * points every result at its case's new place. */
+static bs_status order_cases(site *s) {
+  size_t n = s->ncases;
+  bs_case_key *keys = malloc((n ? n : 1) * sizeof *keys);
+  scase *sorted = malloc((n ? n : 1) * sizeof *sorted);
+  size_t *where = malloc((n ? n : 1) * sizeof *where);
+  if (!keys || !sorted || !where) {
+    free(keys);
+    free(sorted);
+    free(where);
+    return BS_ENOMEM;
+  }
+  for (size_t c = 0; c < n; c++) {
+    const scase *sc = &s->cases[c];
+    const result *newest = sc->npts ? sc->pts[sc->npts - 1].r : NULL;
+    keys[c].benchmark = sc->benchmark;
+    keys[c].dataset = sc->dataset;
+    keys[c].has_scale = newest && newest->has_scale;
+    keys[c].scale = newest ? newest->scale : 0.0;
+    keys[c].id = c;
+  }
+  bs_case_order(keys, n);
+  for (size_t i = 0; i < n; i++) {
+    sorted[i] = s->cases[keys[i].id];
+    where[keys[i].id] = i;
+  }
+  memcpy(s->cases, sorted, n * sizeof *sorted);
+  for (size_t i = 0; i < s->nruns; i++)
+    for (size_t k = 0; k < s->runs[i].nres; k++)
+      s->runs[i].res[k].case_idx = where[s->runs[i].res[k].case_idx];
+  free(keys);
+  free(sorted);
+  free(where);
+  return BS_OK;
 }
 
 static bs_status collect_cases(site *s, bs_error *err) {
@@ -1046,6 +1110,8 @@ static bs_status collect_cases(site *s, bs_error *err) {
       sc->npts++;
     }
   }
+  if (order_cases(s))
+    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
   return BS_OK;
 }
 
@@ -1628,11 +1694,24 @@ static void creep_fields(bs_tval *t, const scase *sc) {
   bs_tval_set_strf(c, "chain", "%zu", sc->creep.chain + 1);
 }
 
+/* A commit as "commit" (in full, for titles and the run page) and
+ * "commit_short": a hexadecimal id longer than 12 digits cut to 12, as
+ * git abbreviates it, so that a 40-digit id does not push a table's
+ * verdict off the screen; any other text stays whole. */
+static void set_commit(bs_tval *t, const char *commit) {
+  size_t n = strlen(commit), hex = strspn(commit, "0123456789abcdefABCDEF");
+  bs_tval_set_str(t, "commit", commit);
+  if (hex == n && n > 12)
+    bs_tval_set_strf(t, "commit_short", "%.12s", commit);
+  else
+    bs_tval_set_str(t, "commit_short", commit);
+}
+
 /* The link to the run before or after on a run page. */
 static void neighbour(bs_tval *root, const char *which, const srun *r) {
   bs_tval *t = bs_tval_set_obj(root, which);
   bs_tval_set_strf(t, "href", "run-%s.html", r->ar->id);
-  bs_tval_set_str(t, "commit", r->ar->commit);
+  set_commit(t, r->ar->commit);
 }
 
 static bs_status emit_file(site *s, const char *file, const char *data,
@@ -1706,7 +1785,7 @@ static bs_status index_page(site *s, bs_error *err) {
       ni--;
     const srun *newest = &s->runs[ni];
     bs_tval *nw = bs_tval_set_obj(sum, "newest");
-    bs_tval_set_str(nw, "commit", newest->ar->commit);
+    set_commit(nw, newest->ar->commit);
     bs_tval_set_str(nw, "date", newest->ar->date);
     run_links(nw, newest);
     run_counts(nw, newest);
@@ -1717,7 +1796,7 @@ static bs_status index_page(site *s, bs_error *err) {
     const srun *r = &s->runs[i];
     bs_tval *t = bs_tval_push_obj(runs);
     bs_tval_set_str(t, "date", r->ar->date);
-    bs_tval_set_str(t, "commit", r->ar->commit);
+    set_commit(t, r->ar->commit);
     bs_tval_set_str(t, "id", r->ar->id);
     bs_tval_set_strf(t, "number", "%zu", i + 1);
     bs_tval_set_strf(t, "group", "%zu", r->group + 1);
@@ -1779,7 +1858,7 @@ static bs_status run_page(site *s, size_t i, bs_error *err) {
   }
   bs_tval *t = bs_tval_set_obj(root, "this");
   bs_tval_set_str(t, "id", r->ar->id);
-  bs_tval_set_str(t, "commit", r->ar->commit);
+  set_commit(t, r->ar->commit);
   bs_tval_set_str(t, "date", r->ar->date);
   bs_tval_set_strf(t, "number", "%zu", i + 1);
   bs_tval_set_strf(t, "group", "%zu", r->group + 1);
@@ -2014,7 +2093,7 @@ static bs_status case_page(site *s, size_t c, bs_error *err) {
     }
     bs_tval_set_strf(t, "number", "%zu", pt->run + 1);
     bs_tval_set_str(t, "date", r->ar->date);
-    bs_tval_set_str(t, "commit", r->ar->commit);
+    set_commit(t, r->ar->commit);
     bs_tval_set_strf(t, "href", "run-%s.html", r->ar->id);
     bs_tval_set_strf(t, "group", "%zu", r->group + 1);
     if (i > sc->first_shown && s->runs[sc->pts[i - 1].run].group != r->group)

@@ -1,6 +1,7 @@
 #include "benchsite/tune.h"
 
 #include "benchsite/bootstrap.h"
+#include "benchsite/order.h"
 #include "benchsite/quantile.h"
 #include "grow.h"
 #include "pairs.h"
@@ -21,7 +22,7 @@ static int cmp_median_impl(const void *a, const void *b) {
 
 static int cmp_crossover(const void *a, const void *b) {
   const bs_crossover *x = a, *y = b;
-  int c = strcmp(x->benchmark, y->benchmark);
+  int c = bs_natural_cmp(x->benchmark, y->benchmark);
   if (!c)
     c = strcmp(x->a, y->a);
   if (!c)

@@ -61,7 +61,7 @@ What is not run, and what stands in for it:
 
 - actions/checkout: a local clone of a throwaway project repository
   (five commits; the pushes are its 2nd to 5th), checked out as `main`.
-  "Find the baseline commit" then runs for real (git rev-parse HEAD^,
+  "Find the baseline commit" then runs for real (github.event.before,
   git worktree add).
 - apt-get installs and "Build benchsite": not run; the directory of the
   benchsite binary given on the command line goes into GITHUB_PATH, and
@@ -103,6 +103,25 @@ commits without a merge, `benchsite archive verify` passes on a clone,
 and every pages job's public/index.html lists every run on the branch
 when it ran (pages 2: all 3). On the damaged branch the add fails and
 pushes nothing.
+
+Also simulated (issue 13): the measure job's concurrency (a group per
+pull request that cancels the older measurement; on main a group per
+commit, never cancelled); the job summary ($GITHUB_STEP_SUMMARY holds the
+comment, marker first); the baseline of a push is github.event.before
+(push 4 brings two commits: the baseline is the tip before them, not
+HEAD^) and the manifest records it as baseline_commit; the actions/cache
+steps are not run (the installed benchsite is the one under test, its
+include/ the source tree's), but the previous site is restored as
+actions/cache would (each pages job starts from the site the previous one
+left, state file included); the on-demand noise job (workflow_dispatch)
+runs for real -- `benchsite run --runs 40` of the project's library under
+two ids, `benchsite noise` -- and publishes noise.json on its branch of the
+project repository, and the next gate fetches it and passes --noise (the
+comment then holds the noise-floor table). The comment upsert runs for a
+pull request against a `gh` shim (a python stand-in for the REST API,
+its --jq through the real jq): the first run creates the comment, the
+second edits that one, and another bot comment without the marker and a
+human's comment that quotes it are left alone.
 
 Not covered: GitHub itself (triggers, permissions, the token, concurrency
 groups in action, artifact retention, Pages), the pull_request path
@@ -148,7 +167,8 @@ def check(cond, what, got=None):
 # and job outputs; anything else fails the test.
 KNOWN_GITHUB = {"github.event_name", "github.sha", "github.token",
                 "github.repository", "github.base_ref", "github.ref",
-                "github.event.pull_request.number"}
+                "github.event.pull_request.number", "github.event.before",
+                "runner.os", "env.BENCHSITE_PREFIX", "env.BENCHSITE_COMMIT"}
 KNOWN_FUNCTIONS = {"always", "success", "failure", "cancelled"}
 
 TOKEN = re.compile(r"""\s*(?:
@@ -370,6 +390,7 @@ class Job:
         files = {k: f"{base}.{k}"
                  for k in ("sh", "output", "env", "path", "pushes", "sleeps",
                            "gate")}
+        self.summary = os.path.join(self.runner, "step_summary.md")
         with open(files["sh"], "w") as f:
             f.write(script)
         for k in ("output", "env", "path", "pushes", "sleeps"):
@@ -384,6 +405,7 @@ class Job:
             "GITHUB_WORKSPACE": self.workspace,
             "GITHUB_OUTPUT": files["output"], "GITHUB_ENV": files["env"],
             "GITHUB_PATH": files["path"], "RUNNER_TEMP": self.runner,
+            "GITHUB_STEP_SUMMARY": self.summary,
             "GITHUB_SHA": self.ctx["github.sha"],
             "GITHUB_REPOSITORY": self.ctx["github.repository"],
             "GITHUB_EVENT_NAME": self.ctx["github.event_name"],
@@ -514,6 +536,8 @@ class Simulation:
         self.home = self.mkdir("home")
         self.shims = self.mkdir("shims")
         self.artifacts = {}  # push -> its artifact directory
+        self.site_cache = {}  # archive remote -> the newest saved site
+        self.site_cache_all = []
         # No network: only file:// remotes, and nothing from the caller's
         # git configuration.
         self.base_env = {
@@ -581,20 +605,65 @@ exit "$rc"
             f.write('#!/bin/sh\n'
                     '[ -z "$CI_TEST_SLEEPS" ] ||'
                     ' echo "$*" >>"$CI_TEST_SLEEPS"\n')
-        for s in ("date", "git", "sleep"):
+        # gh: a stand-in for `gh api` on one pull request's comments, kept
+        # in $CI_TEST_GH_STORE (a JSON list); --jq goes through the real jq.
+        with open(os.path.join(self.shims, "gh"), "w") as f:
+            f.write(f"""#!{sys.executable}
+import json, os, re, subprocess, sys
+a = sys.argv[1:]
+assert a[0] == "api", a
+a = a[1:]
+method, jq, fields, path = "GET", None, {{}}, None
+while a:
+    x = a.pop(0)
+    if x == "--paginate":
+        continue
+    if x == "--method":
+        method = a.pop(0)
+    elif x == "--jq":
+        jq = a.pop(0)
+    elif x == "-F":
+        k, v = a.pop(0).split("=", 1)
+        fields[k] = open(v[1:]).read() if v.startswith("@") else v
+    else:
+        path = x
+store = os.environ["CI_TEST_GH_STORE"]
+comments = json.load(open(store))
+m = re.fullmatch(r"repos/[^/]+/[^/]+/issues/(\\d+)/comments", path or "")
+e = re.fullmatch(r"repos/[^/]+/[^/]+/issues/comments/(\\d+)", path or "")
+if method == "GET" and m:
+    out = json.dumps(comments)
+elif method == "POST" and m:
+    c = {{"id": 100 + len(comments), "body": fields["body"],
+         "user": {{"login": "github-actions[bot]", "type": "Bot"}}}}
+    comments.append(c)
+    out = json.dumps(c)
+elif method == "PATCH" and e:
+    c = [c for c in comments if c["id"] == int(e.group(1))][0]
+    c["body"], c["edited"] = fields["body"], True
+    out = json.dumps(c)
+else:
+    sys.exit("gh shim: unexpected call %r" % sys.argv)
+json.dump(comments, open(store, "w"))
+if jq:
+    out = subprocess.run(["jq", "-r", jq], input=out, text=True,
+                         capture_output=True, check=True).stdout
+sys.stdout.write(out + ("" if out.endswith("\\n") else "\\n"))
+""")
+        for s in ("date", "git", "sleep", "gh"):
             os.chmod(os.path.join(self.shims, s), 0o755)
 
     # -- the local stand-ins for GitHub --------------------------------------
 
     def make_project(self):
-        """The repository the workflow lives in: five commits on main of a
+        """The repository the workflow lives in: six commits on main of a
         benchmark library, each about four times slower than the last."""
         proj = self.mkdir("project")
         git("init", "--quiet", cwd=proj)
         with open(os.path.join(proj, "CMakeLists.txt"), "w") as f:
             f.write(PROJECT_CMAKE)
         shas = []
-        for i in range(5):
+        for i in range(6):
             with open(os.path.join(proj, "bench.c"), "w") as f:
                 f.write(f"#define EXTRA_PASSES {4 ** i - 1}\n" + PROJECT_BENCH)
             git("add", "CMakeLists.txt", "bench.c", cwd=proj)
@@ -631,28 +700,50 @@ exit "$rc"
         check(os.path.isdir(src), f"{key}: artifact {w['name']} was uploaded")
         shutil.copytree(src, job.ws(w.get("path", ".")), dirs_exist_ok=True)
 
+    def cache_skip(self, job, key):
+        """actions/cache of the benchsite build: not run (the build step is
+        simulated too); its key must name the pinned commit."""
+        w = job.step(key)["with"]
+        job.skip(key, "actions/cache")
+        check("BENCHSITE_COMMIT" in str(w.get("key")),
+              f"{key!r}: the cache key is the benchsite commit", w.get("key"))
+
     def build_benchsite(self, job, key):
-        """The effect of "Build benchsite": the binary's directory on PATH."""
+        """The effect of "Build benchsite": the binary's directory on PATH,
+        and the installed headers (benchsite/harness.h) in the prefix."""
         job.skip(key, "the benchsite under test goes on GITHUB_PATH instead")
         check("GITHUB_PATH" in job.step(key)["run"],
               f"{key!r} puts benchsite on GITHUB_PATH")
+        commit = (self.wf.get("env") or {}).get("BENCHSITE_COMMIT", "")
+        check(re.fullmatch(r"[0-9a-f]{40}", str(commit)) is not None,
+              "benchsite is pinned by a full commit id", commit)
+        check('checkout --quiet --detach "$BENCHSITE_COMMIT"'
+              in job.step(key)["run"], f"{key!r} builds that commit")
         job.path.append(os.path.dirname(self.binary))
-        # The checkout the step clones: its headers (benchsite/harness.h).
-        if not os.path.exists(job.ws("benchsite")):
-            os.symlink(self.src, job.ws("benchsite"))
+        prefix = job.ws(str(self.wf["env"]["BENCHSITE_PREFIX"]))
+        if not os.path.exists(os.path.join(prefix, "include")):
+            os.makedirs(prefix, exist_ok=True)
+            os.symlink(os.path.join(self.src, "include"),
+                       os.path.join(prefix, "include"))
 
     # -- the measure job -------------------------------------------------------
 
-    def push_context(self, sha):
-        """The github context of a push of sha to main."""
+    def push_context(self, sha, before=""):
+        """The github context of a push of sha to main; before is the tip
+        the push replaced."""
+        env = self.wf.get("env") or {}
         return {"github.event_name": "push", "github.sha": sha,
                 "github.token": self.TOKEN,
                 "github.repository": self.REPOSITORY,
                 "github.base_ref": "", "github.ref": "refs/heads/main",
-                "github.event.pull_request.number": ""}
+                "github.event.pull_request.number": "",
+                "github.event.before": before, "runner.os": "Linux",
+                "env.BENCHSITE_PREFIX": env.get("BENCHSITE_PREFIX", ""),
+                "env.BENCHSITE_COMMIT": env.get("BENCHSITE_COMMIT", "")}
 
-    def measure(self, push, proj, sha, date):
-        ctx = self.push_context(sha)
+    def measure(self, push, proj, sha, date, before, noise=False):
+        """noise: the noise branch exists, so the gate must use it."""
+        ctx = self.push_context(sha, before)
         job = Job(self, push, "measure", ctx)
         self.base_env["CI_TEST_DATE"] = date
         self.base_env["SOURCE_DATE_EPOCH"] = str(int(
@@ -702,21 +793,42 @@ exit "$rc"
             for k in ("target", "profile", "dtype", "frequency_policy",
                       "baseline", "candidate", "baseline_commit", "kernel"):
                 check(m.get(k), f"manifest has {k}")
-            parent = git("rev-parse", f"{sha}^", cwd=proj, capture=True)
-            check(m.get("baseline_commit") == parent,
-                  "manifest baseline_commit is the parent")
+            check(m.get("baseline_commit") == before,
+                  "manifest baseline_commit is the tip before the push",
+                  m.get("baseline_commit"))
 
         def base():
             job.run("Find the baseline commit")
             out = job.outputs["base"]
             check(out.get("head") == sha, "base: head output is the pushed sha")
             parent = git("rev-parse", f"{sha}^", cwd=proj, capture=True)
-            check(out.get("sha") == parent, "base: sha output is the parent")
+            what = ("the parent" if parent == before else
+                    "github.event.before (a push of several commits), not "
+                    "the parent")
+            check(out.get("sha") == before, f"base: sha output is {what}",
+                  out.get("sha"))
             check(git("rev-parse", "HEAD", cwd=job.ws("base"), capture=True)
-                  == parent, "base: the baseline worktree is the parent")
+                  == before, f"base: the baseline worktree is {what}")
+
+        def fetch_noise():
+            job.run("Fetch the noise floor")
+            have = os.path.exists(job.ws("out", "noise.json"))
+            check(have == noise, "the noise file is fetched" if noise else
+                  "no noise file yet", have)
 
         def gate():
             job.run("Gate")
+            with open(job.summary, encoding="utf-8") as f:
+                summary = f.read()
+            check(summary.startswith("<!-- benchsite:compare -->\n")
+                  and "significant regression" in summary,
+                  "Gate: the comment is the job summary")
+            with open(job.ws("out", "comment.md"), encoding="utf-8") as f:
+                comment = f.read()
+            check(("**Noise floor**" in comment) == noise,
+                  "Gate: the comment shows the noise floor" if noise else
+                  "Gate: no noise floor without a noise file")
+
             check(job.outputs["gate"].get("status") == "1",
                   "Gate: status=1 in GITHUB_OUTPUT (a significant regression)")
             for f in ("comment.md", "compare.json"):
@@ -752,6 +864,8 @@ exit "$rc"
             ("Find the baseline commit", base),
             ("Install build dependencies",
              lambda: job.skip("Install build dependencies", "apt-get")),
+            ("Restore the benchsite build",
+             lambda: self.cache_skip(job, "Restore the benchsite build")),
             ("Build benchsite",
              lambda: self.build_benchsite(job, "Build benchsite")),
             ("Build the baseline and the head", build_trees),
@@ -759,6 +873,7 @@ exit "$rc"
              lambda: job.run("Write the environment manifest")),
             ("Measure both builds, interleaved", measure_log),
             ("Lint the log", lint),
+            ("Fetch the noise floor", fetch_noise),
             ("Gate", gate),
             ("Report", report),
             ("Upload the report",
@@ -769,6 +884,7 @@ exit "$rc"
         ]
         self.run_plan(job, plan, handled, do)
         check(job.status == "failure", "measure fails (the regression)")
+        self.last_measure = job
         # The job's outputs: mapping, evaluated at its end.
         return {name: substitute(v, job.lookup)
                 for name, v in (job.spec.get("outputs") or {}).items()}
@@ -934,6 +1050,8 @@ exit "$rc"
             ("Download the run", lambda: self.download(job, "Download the run")),
             ("Install dependencies",
              lambda: job.skip("Install dependencies", "apt-get")),
+            ("Restore the benchsite build",
+             lambda: self.cache_skip(job, "Restore the benchsite build")),
             ("Build benchsite",
              lambda: self.build_benchsite(job, "Build benchsite")),
             ("Add the run to the archive", add),
@@ -956,6 +1074,19 @@ exit "$rc"
             handled.add(key)
             fn()
 
+        def restore_site():
+            key = "Restore the previous site"
+            w = job.step(key)["with"]
+            check("github.sha" in str(w.get("key")) and w.get("restore-keys"),
+                  f"{key!r}: saved per commit, restored from the newest")
+            prev = self.site_cache.get(remote)
+            job.header(key, "simulated: the previous pages job's site"
+                       if prev else "simulated: no previous site (a miss)")
+            if prev:
+                shutil.copytree(prev, job.ws(w["path"]), symlinks=True)
+                check(os.path.exists(job.ws(w["path"], ".benchsite-site")),
+                      "the restored site holds its state file")
+
         def checkout():
             key = "Check out the archive branch"
             job.run(key, script_filter=lambda s: self.local_remote(key)(
@@ -977,9 +1108,12 @@ exit "$rc"
                   f"Pages artifact path {w['path']} exists")
 
         plan = [
+            ("Restore the previous site", restore_site),
             ("Check out the archive branch", checkout),
             ("Install dependencies",
              lambda: job.skip("Install dependencies", "apt-get")),
+            ("Restore the benchsite build",
+             lambda: self.cache_skip(job, "Restore the benchsite build")),
             ("Build benchsite",
              lambda: self.build_benchsite(job, "Build benchsite")),
             ("Build the site", site),
@@ -991,15 +1125,140 @@ exit "$rc"
         ]
         self.run_plan(job, plan, handled, do)
         check(job.status == "success", f"pages of push {push} succeeds")
+        # actions/cache's post step: this site is what the next restores.
+        saved = os.path.join(self.work, f"site-cache-{len(self.site_cache_all)}")
+        shutil.copytree(job.ws("public"), saved, symlinks=True)
+        self.site_cache_all.append(saved)
+        self.site_cache[remote] = saved
         return job
+
+    # -- the on-demand A/A job ---------------------------------------------------
+
+    def noise(self, proj, sha):
+        """The noise job of a workflow_dispatch at sha, for real: builds
+        the project's library, measures it under two ids (40 runs) and
+        publishes noise.json on the noise branch of the project
+        repository."""
+        ctx = self.push_context(sha)
+        ctx["github.event_name"] = "workflow_dispatch"
+        check(condition_holds(self.wf["jobs"]["noise"].get("if"),
+                              lambda n: ctx[n], "success"),
+              "noise: its if: is true on workflow_dispatch")
+        job = Job(self, 0, "noise", ctx)
+        handled = set()
+
+        def do(key, fn):
+            handled.add(key)
+            fn()
+
+        def checkout():
+            key = "Check out the head"
+            job.header(key, f"simulated: a local clone at {sha[:12]}")
+            head = job.ws(job.step(key)["with"]["path"])
+            git("clone", "--quiet", proj, head)
+            git("checkout", "--quiet", "-B", "main", sha, cwd=head)
+
+        def measure():
+            key = "Measure A against A, 40 runs"
+            check("--runs 40" in job.step(key)["run"],
+                  f"{key!r}: benchsite run --runs 40")
+            job.run(key)
+            with open(job.ws("out", "aa.csv"), newline="") as f:
+                runs = {r["run"] for r in csv.DictReader(f)}
+            check(len(runs) == 40, "the A/A log holds 40 runs", len(runs))
+            m = read_manifest(job.ws("out", "aa-env.csv"))
+            check(m.get("aa_a") == "A" and m.get("aa_b") == "B",
+                  "the A/A manifest names the pair", m)
+
+        def floor():
+            job.run("The noise floor")
+            with open(job.ws("out", "noise.json")) as f:
+                check(json.load(f)["schema"].startswith("benchsite.noise"),
+                      "out/noise.json is a benchsite.noise document")
+            with open(job.summary, encoding="utf-8") as f:
+                check(f.read().startswith("<!-- benchsite:noise -->"),
+                      "the noise report is the job summary")
+
+        def publish():
+            key = "Publish the noise file"
+            job.run(key, script_filter=lambda s: self.local_remote(key)(
+                s, proj))
+            shown = git("show", "benchsite-noise:noise.json", cwd=proj,
+                        capture=True)
+            check(json.loads(shown)["schema"].startswith("benchsite.noise"),
+                  "the noise branch holds noise.json")
+
+        plan = [
+            ("Check out the head", checkout),
+            ("Install build dependencies",
+             lambda: job.skip("Install build dependencies", "apt-get")),
+            ("Restore the benchsite build",
+             lambda: self.cache_skip(job, "Restore the benchsite build")),
+            ("Build benchsite",
+             lambda: self.build_benchsite(job, "Build benchsite")),
+            ("Build the benchmarks",
+             lambda: job.run("Build the benchmarks")),
+            ("Measure A against A, 40 runs", measure),
+            ("The noise floor", floor),
+            ("Publish the noise file", publish),
+        ]
+        self.run_plan(job, plan, handled, do)
+        check(job.status == "success", "the noise job succeeds")
+
+    # -- the pull-request comment ------------------------------------------------
+
+    def comment(self, measured_job):
+        """The comment step of a pull request, twice, against a gh shim
+        holding the pull request's comments: the first run creates
+        benchsite's comment, the second edits it; the others stay."""
+        key = "Comment on the pull request"
+        job = measured_job
+        store = os.path.join(self.work, "pr-comments.json")
+        human = {"id": 1, "user": {"login": "someone", "type": "User"},
+                 "body": "<!-- benchsite:compare --> quoted by a human"}
+        other = {"id": 2, "user": {"login": "github-actions[bot]",
+                                   "type": "Bot"},
+                 "body": "<!-- other-tool -->\ncoverage 90 %"}
+        with open(store, "w") as f:
+            json.dump([human, other], f)
+        saved = dict(job.ctx)
+        job.ctx.update({"github.event_name": "pull_request",
+                        "github.event.pull_request.number": "7"})
+        status = job.status
+        job.status = "success"  # the step comes before the failing one
+        check(job.condition(key), f"{key!r}: its if: holds on a pull request")
+        self.base_env["CI_TEST_GH_STORE"] = store
+        try:
+            for n in (1, 2):
+                job.status = "success"
+                job.run(key)
+                with open(store) as f:
+                    comments = json.load(f)
+                mine = [c for c in comments
+                        if c["body"].startswith("<!-- benchsite:compare -->\n")]
+                check(len(comments) == 3 and len(mine) == 1,
+                      f"comment run {n}: one benchsite comment beside the "
+                      "other two", [c["id"] for c in comments])
+                check(comments[0] == human and comments[1] == other,
+                      f"comment run {n}: the other comments are untouched")
+                if n == 1:
+                    first = mine[0]["id"]
+                else:
+                    check(mine[0]["id"] == first and mine[0].get("edited"),
+                          "comment run 2 edits the comment run 1 made")
+        finally:
+            job.ctx.clear()
+            job.ctx.update(saved)
+            job.status = status
+            del self.base_env["CI_TEST_GH_STORE"]
 
     # -- what the workflow declares -------------------------------------------
 
     def check_structure(self):
         """Jobs, needs, concurrency, permissions and the jobs' if:s."""
         jobs = self.wf["jobs"]
-        check(set(jobs) == {"measure", "archive", "pages"},
-              "the jobs are measure, archive and pages", sorted(jobs))
+        check(set(jobs) == {"measure", "archive", "pages", "noise"},
+              "the jobs are measure, archive, pages and noise", sorted(jobs))
         check(_as_list(jobs["archive"].get("needs")) == ["measure"],
               "archive needs measure")
         check(_as_list(jobs["pages"].get("needs")) == ["archive"],
@@ -1011,9 +1270,47 @@ exit "$rc"
         group = conc.get("group") if isinstance(conc, dict) else conc
         check(conc is None or "github.sha" in str(group),
               "archive: no concurrency group (or one per commit)", conc)
-        for name in ("measure",):
-            check(jobs[name].get("concurrency") is None,
-                  f"{name}: no concurrency group")
+        # measure: a group per pull request whose newer push cancels the
+        # older measurement; on main a group per commit, never cancelled.
+        conc = jobs["measure"].get("concurrency") or {}
+        check(isinstance(conc, dict), "measure: a concurrency mapping", conc)
+        pr = self.push_context("a" * 40)
+        pr.update({"github.event_name": "pull_request",
+                   "github.event.pull_request.number": "42"})
+        push = self.push_context("b" * 40)
+        push2 = self.push_context("c" * 40)
+
+        def conc_of(ctx):
+            lk = lambda n: ctx[n] if n in ctx else _unknown(n)
+            return (substitute(str(conc.get("group")), lk),
+                    substitute(str(conc.get("cancel-in-progress")), lk))
+        g_pr, c_pr = conc_of(pr)
+        g_push, c_push = conc_of(push)
+        check("42" in g_pr and "a" * 40 not in g_pr and c_pr == "True",
+              "measure: a pull request's group is its number, "
+              "cancel-in-progress", (g_pr, c_pr))
+        check(g_push != conc_of(push2)[0] and c_push == "False",
+              "measure: on main a group per commit, never cancelled",
+              (g_push, c_push))
+        dispatch = self.push_context("d" * 40)
+        dispatch["github.event_name"] = "workflow_dispatch"
+        check(not condition_holds(jobs["measure"].get("if"),
+                                  lambda n: dispatch[n], "success"),
+              "measure does not run on workflow_dispatch")
+        check(condition_holds(jobs["measure"].get("if"),
+                              lambda n: push[n], "success")
+              and condition_holds(jobs["measure"].get("if"),
+                                  lambda n: pr[n], "success"),
+              "measure runs on pushes and pull requests")
+        check(condition_holds(jobs["noise"].get("if"),
+                              lambda n: dispatch[n], "success")
+              and not condition_holds(jobs["noise"].get("if"),
+                                      lambda n: push[n], "success")
+              and not condition_holds(jobs["noise"].get("if"),
+                                      lambda n: pr[n], "success"),
+              "noise runs on workflow_dispatch only")
+        on = self.wf.get("on", self.wf.get(True)) or {}
+        check("workflow_dispatch" in on, "the workflow can be run by hand")
         check(self.wf.get("concurrency") is None,
               "no workflow-level concurrency group")
         conc = jobs["pages"].get("concurrency")
@@ -1039,6 +1336,9 @@ exit "$rc"
               and not perms,
               "pages permissions: pages and id-token write, contents read "
               "at most", jobs["pages"].get("permissions"))
+        perms = jobs["noise"].get("permissions")
+        check(perms == {"contents": "write"},
+              "noise permissions: contents: write only (its branch)", perms)
         perms = jobs["measure"].get("permissions") or {}
         check(not {"pages", "id-token"} & set(perms)
               and perms.get("contents") != "write",
@@ -1112,15 +1412,22 @@ exit "$rc"
                  "2026-12-02T08:15:00Z", "2026-12-03T07:45:00Z"]
         self.measured = {}  # push -> (sha, measure's outputs)
 
-        def measure(n):
-            sha, date = shas[n], dates[n - 1]
-            print(f"\n######## push {n} to main: {sha[:12]} at {date}")
+        def measure(n, noise=False):
+            # Pushes 1 to 3 bring one commit each (shas 1 to 3); push 4
+            # brings two (shas 4 and 5): its baseline is sha 3.
+            sha, date = shas[n if n < 4 else 5], dates[n - 1]
+            before = shas[n - 1]
+            print(f"\n######## push {n} to main: {sha[:12]} at {date} "
+                  f"(before: {before[:12]})")
             self.artifacts[n] = self.mkdir(f"push{n}", "artifacts")
-            outputs = self.measure(n, proj, sha, date)
+            outputs = self.measure(n, proj, sha, date, before, noise)
             check(outputs.get("gate") == "1", "measure's output gate is 1")
             self.measured[n] = (sha, outputs)
 
         measure(1)
+        print("\n######## the pull-request comment, as push 1's gate wrote "
+              "it: created, then edited")
+        self.comment(self.last_measure)
         print("\n######## push 1: archive (creates the branch), pages")
         self.archive(1, remote, "push")
         self.pages(1, remote)
@@ -1176,7 +1483,9 @@ exit "$rc"
             f.write("sum,n=65536,65536,base,0,99,confirm,360,1.0\n")
         git("commit", "--quiet", "-am", "damage", cwd=clone)
         git("push", "--quiet", "origin", self.BRANCH, cwd=clone)
-        measure(4)
+        print("\n######## the A/A job, run by hand: the noise branch")
+        self.noise(proj, shas[3])
+        measure(4, noise=True)
         self.archive(4, remote, "damaged")
         check(not condition_holds(
             self.wf["jobs"]["pages"].get("if"),

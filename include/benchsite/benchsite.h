@@ -14,6 +14,7 @@
 #include "benchsite/manifest.h"
 #include "benchsite/markdown.h"
 #include "benchsite/noise.h"
+#include "benchsite/order.h"
 #include "benchsite/output.h"
 #include "benchsite/plot.h"
 #include "benchsite/quantile.h"

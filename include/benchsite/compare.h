@@ -116,7 +116,7 @@ typedef struct bs_compare_result {
   char *baseline;
   char *candidate;
   bs_compare_options options;
-  bs_case_compare *cases; /* sorted by benchmark, then dataset */
+  bs_case_compare *cases; /* in case order (benchsite/order.h) */
   size_t ncases;
   bs_one_sided *one_sided;
   size_t n_one_sided;

@@ -118,7 +118,8 @@ size_t bs_log_count(const bs_log *log);
 /* All rows in read order; valid until the next read or bs_log_free(). */
 const bs_row *bs_log_rows(const bs_log *log);
 
-/* Cases sorted by benchmark, then dataset (byte order). */
+/* Cases in case order (benchsite/order.h): benchmarks in natural order,
+ * then by scale or natural dataset order. */
 size_t bs_log_case_count(const bs_log *log);
 const bs_case *bs_log_case(const bs_log *log, size_t i);
 

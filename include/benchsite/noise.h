@@ -191,7 +191,7 @@ typedef struct bs_noise_case {
 typedef struct bs_noise_result {
   char *a, *b;
   bs_noise_options options;
-  bs_noise_case *cases; /* by benchmark, then dataset (byte order) */
+  bs_noise_case *cases; /* in case order (benchsite/order.h) */
   size_t ncases;
   /* Share of the run ids (present in at least one case) in which the gate
    * flagged at least one case: how often an unchanged change fails. */
@@ -230,6 +230,12 @@ bs_status bs_json_noise(const bs_noise_result *r, const bs_manifest *env,
  * escaped. *out is malloc'd. */
 bs_status bs_markdown_noise(const bs_noise_result *r, char **out, size_t *len,
                             bs_error *err);
+/* The one-line summary (with its newline) `noise` prints on stdout when
+ * its results go to files: cases, the range of the paired noise floors and
+ * how many of them the gate's δ resolves. No user text. *out is malloc'd.
+ */
+bs_status bs_summary_noise(const bs_noise_result *r, char **out, size_t *len,
+                           bs_error *err);
 /* The terminal report: the suite's planning figures in words, then per
  * case the figures of the seed's HarnessValidation.String() and a
  * plain-language reading of each. */

@@ -52,9 +52,9 @@ typedef struct bs_crossover {
 } bs_crossover;
 
 typedef struct bs_tune_result {
-  bs_tune_case *cases; /* by benchmark, then dataset */
+  bs_tune_case *cases; /* in case order (benchsite/order.h) */
   size_t ncases;
-  bs_crossover *crossovers; /* by benchmark, a, b, scale */
+  bs_crossover *crossovers; /* by benchmark (natural order), a, b, scale */
   size_t ncrossovers;
   /* Wins and crossovers that could not be tested because the two impls
    * do not share their (run, block) keys (they are not decisive). */

@@ -620,7 +620,13 @@ int cli_render_outputs(const cli_args *a, cli_html *html, cli_render_fn render,
     }
     nouts++;
   }
-  if (!nouts && render(an, CLI_TEXT, &text, &text_len, &err)) {
+  int to_stdout = 0;
+  for (size_t i = 0; i < nouts; i++)
+    to_stdout |= !strcmp(outs[i].path, "-");
+  /* With files, stdout still gets the one-line summary, so that a CI log
+   * is never empty; not when a file is stdout itself. */
+  if ((!nouts || !to_stdout) &&
+      render(an, nouts ? CLI_SUMMARY : CLI_TEXT, &text, &text_len, &err)) {
     rc = cli_report(&err);
     goto done;
   }

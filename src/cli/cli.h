@@ -200,8 +200,14 @@ void cli_signals_restore(const cli_signals *old);
 int cli_interrupted(void);
 
 /* The renderings of compare, noise and tune: a --json or --markdown file,
- * or (with neither) the text printed on stdout. */
-typedef enum cli_format { CLI_JSON, CLI_MARKDOWN, CLI_TEXT } cli_format;
+ * or (with neither) the text printed on stdout; with files, the one-line
+ * summary printed on stdout. */
+typedef enum cli_format {
+  CLI_JSON,
+  CLI_MARKDOWN,
+  CLI_TEXT,
+  CLI_SUMMARY
+} cli_format;
 /* Renders the analysis `an` as `format` into *out (malloc'd), as the
  * library's bs_json_*, bs_markdown_* and bs_text_* do. */
 typedef bs_status (*cli_render_fn)(const bs_analysis *an, cli_format format,
@@ -210,8 +216,9 @@ typedef bs_status (*cli_render_fn)(const bs_analysis *an, cli_format format,
  * --markdown F when given, else the stdout text; commits the files with
  * the --html report of `html` between their temporary copies and their
  * renames (cli_outputs_commit_with), so that they are all or nothing;
- * then prints the text. Returns 0 or an exit code after printing the
- * error. */
+ * then prints the text, or with files the summary (unless a file is
+ * standard output, "-", which must stay one document). Returns 0 or an exit
+ * code after printing the error. */
 int cli_render_outputs(const cli_args *args, cli_html *html,
                        cli_render_fn render, const bs_analysis *an);
 

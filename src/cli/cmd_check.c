@@ -9,8 +9,8 @@
 static const char usage[] =
     "usage: benchsite check LOG... [--manifest M]\n"
     "\n"
-    "Lints observation logs. Input that breaks the log format (SPEC 1.1:\n"
-    "missing columns, bad numbers, duplicate rows, ...) is reported as\n"
+    "Lints observation logs. Input that breaks the log format (missing\n"
+    "columns, bad numbers, duplicate rows, ...) is reported as\n"
     "file:line, one error per file, with exit status 2. A readable log is\n"
     "then checked for:\n"
     "  unknown-column  header columns the reader ignores\n"

@@ -44,7 +44,8 @@ static const char usage[] =
     "                     replaced atomically; an existing DIR must be empty\n"
     "                     or an earlier report. Needs gnuplot\n"
     "\n"
-    "Without --json/--markdown a table is printed on stdout. The outputs\n"
+    "Without --json/--markdown a table is printed on stdout, with them a\n"
+    "one-line summary. The outputs\n"
     "are all or nothing: if the HTML report fails, no --json or --markdown\n"
     "file is written either.\n"
     "Exit status: 0 no significant regression, 1 significant regression\n"
@@ -66,6 +67,8 @@ static bs_status render(const bs_analysis *an, cli_format f, char **out,
     return bs_json_compare(an->compare, env, out, len, err);
   case CLI_MARKDOWN:
     return bs_markdown_compare(an->compare, env, out, len, err);
+  case CLI_SUMMARY:
+    return bs_summary_compare(an->compare, out, len, err);
   case CLI_TEXT:
     break;
   }

@@ -42,7 +42,8 @@ static const char usage[] =
     "                     an existing DIR must be empty or an earlier\n"
     "                     report. Needs gnuplot\n"
     "\n"
-    "Without --json/--markdown a report is printed on stdout. The outputs\n"
+    "Without --json/--markdown a report is printed on stdout, with them a\n"
+    "one-line summary. The outputs\n"
     "are all or nothing: if the HTML report fails, no --json or --markdown\n"
     "file is written either.\n"
     "Exit status: 0 success, 2 bad input or usage, 3 failure.\n";
@@ -113,6 +114,8 @@ static bs_status render(const bs_analysis *an, cli_format f, char **out,
     return bs_json_noise(an->aa, env, out, len, err);
   case CLI_MARKDOWN:
     return bs_markdown_noise(an->aa, out, len, err);
+  case CLI_SUMMARY:
+    return bs_summary_noise(an->aa, out, len, err);
   case CLI_TEXT:
     break;
   }

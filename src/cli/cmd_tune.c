@@ -27,7 +27,8 @@ static const char usage[] =
     "  --manifest M   with --html: the environment manifest the report\n"
     "                 shows (key,value CSV); may be repeated\n"
     "\n"
-    "Without --json/--markdown a table is printed on stdout. The outputs\n"
+    "Without --json/--markdown a table is printed on stdout, with them a\n"
+    "one-line summary. The outputs\n"
     "are all or nothing: if the HTML report fails, no --json or --markdown\n"
     "file is written either.\n"
     "Exit status: 0 success, 2 bad input or usage, 3 failure.\n";
@@ -44,6 +45,8 @@ static bs_status render(const bs_analysis *an, cli_format f, char **out,
     return bs_json_tune(an->tune, out, len, err);
   case CLI_MARKDOWN:
     return bs_markdown_tune(an->tune, out, len, err);
+  case CLI_SUMMARY:
+    return bs_summary_tune(an->tune, out, len, err);
   case CLI_TEXT:
     break;
   }

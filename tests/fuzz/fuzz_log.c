@@ -8,6 +8,7 @@
  * clean line naming the file; a failed read leaves the log exactly as it
  * was; every kept row is well-formed and in exactly one case. */
 #include "benchsite/log.h"
+#include "benchsite/order.h"
 
 #include "fuzz_util.h"
 
@@ -33,8 +34,21 @@ static void check_log(const bs_log *log) {
   for (size_t c = 0; c < bs_log_case_count(log); c++) {
     const bs_case *k = bs_log_case(log, c);
     if (prev) {
-      int o = strcmp(prev->benchmark, k->benchmark);
-      FUZZ_CHECK(o < 0 || (o == 0 && strcmp(prev->dataset, k->dataset) < 0),
+      /* Case order: benchmarks in natural order; within one, by scale
+       * when every case of it has one, else by dataset (natural order). */
+      int o = bs_natural_cmp(prev->benchmark, k->benchmark);
+      int all_scaled = 1;
+      for (size_t d = 0; d < bs_log_case_count(log); d++) {
+        const bs_case *q = bs_log_case(log, d);
+        if (!strcmp(q->benchmark, k->benchmark))
+          all_scaled &= q->has_scale != 0;
+      }
+      int ds = bs_natural_cmp(prev->dataset, k->dataset);
+      FUZZ_CHECK(o < 0 ||
+                     (o == 0 && all_scaled &&
+                      (prev->scale < k->scale ||
+                       (prev->scale == k->scale && ds < 0))) ||
+                     (o == 0 && !all_scaled && ds < 0),
                  "cases out of order");
     }
     for (size_t j = 0; j < k->nrows; j++) {

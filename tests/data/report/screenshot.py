@@ -3,6 +3,19 @@
 that every page draws, every chart loads (no broken image) and that the
 screenshots are produced.
 
+Then a synthetic report and site with 60-character case names, long impl
+ids and 40-digit commit ids (three runs) are screenshotted at 390 and
+1280 px wide, and their geometry is measured in the browser: a copy of
+each page, beside it so the stylesheet and charts load, gets a script
+that reads every verdict cell's box (td.verdict: the verdict badge of a
+comparison, the counts of a run, the fastest impl of a tuning row) and
+every row header. The check fails when a verdict cell is not entirely
+inside the viewport with the page scrolled to its left edge (so the reader
+would have to scroll sideways to see it), when its content is wider than
+the cell (a clipped badge), when a name overflows its cell, or when the
+page itself scrolls sideways. The page under test has no script; the
+copy is a test artifact.
+
     screenshot.py BENCHSITE SOURCE_DIR OUT_DIR
 
 Exit status 77 (a CTest skip) when no Chromium is installed. Set
@@ -118,10 +131,164 @@ def main():
                             (page, m.group(2), m.group(1)))
         else:
             print("%s: %s charts load" % (page, m.group(1)))
+    failures += check_long_names(exe, binary, out)
     if failures:
         print("\n".join(failures), file=sys.stderr)
         return 1
     return 0
+
+
+IMPLS = ["main_baseline_build", "pull_request_candidate",
+         "simd_variant_experimental"]
+
+
+def long_case(i):
+    """60-character case names without a space to break at."""
+    b = "tokenize_unicode_normalization_nfkc_casefold_%02d" % i
+    if i % 2:
+        return b + "_with_a_long_tail", "", None
+    return b, "n=%d" % (2 ** (i // 2 + 3)), 2 ** (i // 2 + 3)
+
+
+def write_long(path, env, n):
+    import csv
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(["benchmark", "dataset", "scale", "impl", "run", "block",
+                    "per_call_us"])
+        for i in range(30):
+            b, d, sc = long_case(i)
+            for blk in range(10):
+                for k in range(3):
+                    impl = IMPLS[(blk + k) % 3]
+                    fac = [1.0, [1.0, 1.12, 0.85, 1.01][(i + n) % 4],
+                           0.9 if (sc or 0) > 64 else 1.3][IMPLS.index(impl)]
+                    wob = 1 + ((i * 7919 + blk * 104729 + k * 31) % 97
+                               - 48) / 4800.0
+                    w.writerow([b, d, sc or "", impl, 0, blk,
+                                "%.6f" % (10.0 * (1 + i) * fac * wob)])
+    base = 0x1234567890abcdef1234567890abcdef12345678
+    with open(env, "w", encoding="utf-8") as f:
+        f.write("key,value\ntarget,native\nprofile,release\ndtype,f64\n"
+                "machine,x86_64 Synthetic CPU x8\nfrequency_policy,"
+                "performance\nprotocol,Development\nbaseline,%s\n"
+                "candidate,%s\ncommit,%040x\nbaseline_commit,%040x\n"
+                "date,2026-01-%02dT00:00:00Z\n" %
+                (IMPLS[0], IMPLS[1], base + n, base + n - 1, n + 1))
+
+
+# The probe: a harness page beside the page under test frames it at the
+# width under test (headless Chromium's window is at least 500 px wide,
+# a frame can be any width) and reads the framed page's geometry. The page
+# itself is loaded unchanged; the harness is a test artifact.
+GEOMETRY = """<!DOCTYPE html><html><body style="margin:0">
+<iframe id="f" src="%(page)s" style="width:%(w)dpx;height:900px;border:0">
+</iframe><script>
+document.getElementById('f').addEventListener('load', function () {
+  var d = this.contentDocument, bad = [], n = 0;
+  var W = d.documentElement.clientWidth;
+  d.querySelectorAll('td.verdict').forEach(function (e) {
+    var r = e.getBoundingClientRect();
+    if (!r.width) return;
+    n++;
+    if (r.left < -0.5 || r.right > W + 0.5)
+      bad.push('verdict outside the viewport: ' + Math.round(r.left) + '..' +
+               Math.round(r.right) + ' of ' + W + ': ' + e.textContent);
+    e.querySelectorAll('.badge').forEach(function (b) {
+      var q = b.getBoundingClientRect();
+      if (q.right > W + 0.5 || q.right > r.right + 0.5)
+        bad.push('badge outside its cell: ' + b.textContent);
+    });
+    if (e.scrollWidth > e.clientWidth + 1)
+      bad.push('verdict cell clipped: ' + e.textContent);
+  });
+  d.querySelectorAll('tbody th').forEach(function (e) {
+    if (e.scrollWidth > e.clientWidth + 1)
+      bad.push('name overflows its cell: ' + e.textContent);
+  });
+  if (d.documentElement.scrollWidth > W + 1)
+    bad.push('the page scrolls sideways: ' +
+             d.documentElement.scrollWidth + ' > ' + W);
+  var o = document.createElement('pre');
+  o.textContent = 'GEOMETRY ' + JSON.stringify({w: W, n: n, bad: bad});
+  document.body.appendChild(o);
+});
+</script></body></html>"""
+
+
+def geometry(exe, root, page, width):
+    import html as htmlmod
+    import json
+    probe = os.path.join(root, "geometry-probe.html")
+    with open(probe, "w", encoding="utf-8") as f:
+        f.write(GEOMETRY % {"page": page, "w": width})
+    # The harness reads its frame's document: file URLs are separate
+    # origins unless the browser is told otherwise.
+    r = browser(exe, "--dump-dom", "--virtual-time-budget=10000",
+                "--allow-file-access-from-files", "file://" + probe)
+    os.unlink(probe)
+    m = re.search(r"GEOMETRY (\{.*?\})</pre>", r.stdout, re.S)
+    if not m:
+        return None
+    return json.loads(htmlmod.unescape(m.group(1)))
+
+
+def check_long_names(exe, binary, out):
+    failures = []
+    syn = os.path.join(out, "long")
+    os.makedirs(syn)
+    archive = os.path.join(syn, "archive")
+    for n in range(3):
+        log = os.path.join(syn, "long%d.csv" % n)
+        env = os.path.join(syn, "long%d-env.csv" % n)
+        write_long(log, env, n)
+        if n == 0:
+            report(binary, os.path.join(syn, "report"), log, "--manifest", env)
+        r = subprocess.run([binary, "archive", "add", "--archive", archive,
+                            log, "--manifest", env], capture_output=True,
+                           text=True, timeout=300)
+        if r.returncode != 0:
+            return ["archive add failed: %s" % r.stderr]
+    site = os.path.join(syn, "site")
+    r = subprocess.run([binary, "site", "--archive", archive, "--out", site],
+                       capture_output=True, text=True, timeout=300)
+    if r.returncode != 0:
+        return ["site failed: %s" % r.stderr]
+    rep = os.path.join(syn, "report")
+    runs = sorted(f for f in os.listdir(site) if f.startswith("run-"))
+    cases = sorted(f for f in os.listdir(site) if f.startswith("case-"))
+    # (root, page, how many verdict cells it must have at least)
+    pages = [(rep, "index.html", 30), (rep, "tuning.html", 15),
+             (site, "index.html", 15), (site, runs[-1], 30),
+             (site, cases[0], 3)]
+    for width in (390, 1280):
+        for root, page, want in pages:
+            tag = "long-%s-%s-%d" % (os.path.basename(root),
+                                     page.replace(".html", ""), width)
+            png = os.path.join(out, tag + ".png")
+            browser(exe, "--screenshot=" + png,
+                    "--window-size=%d,1400" % width,
+                    "file://" + os.path.join(root, page))
+            if png_size(png) != (width, 1400):
+                failures.append("%s: no screenshot" % tag)
+            else:
+                print("screenshot", png)
+            g = geometry(exe, root, page, width)
+            if g is None:
+                failures.append("%s: the geometry probe did not run" % tag)
+                continue
+            if g["w"] != width:
+                failures.append("%s: the viewport is %d px wide, not %d" %
+                                (tag, g["w"], width))
+            if g["n"] < want:
+                failures.append("%s: %d verdict cells, at least %d expected" %
+                                (tag, g["n"], want))
+            for b in g["bad"][:5]:
+                failures.append("%s: %s" % (tag, b))
+            if not g["bad"]:
+                print("%s: %d verdict cells inside %d px" % (tag, g["n"],
+                                                             g["w"]))
+    return failures
 
 
 if __name__ == "__main__":
