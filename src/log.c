@@ -5,6 +5,7 @@
 #include "benchsite/order.h"
 #include "csvin.h"
 #include "grow.h"
+#include "hash.h"
 #include "num.h"
 
 #include <stdint.h>
@@ -98,27 +99,6 @@ struct bs_log {
 };
 
 /* ---- hashing ---- */
-
-static uint64_t mix64(uint64_t x) {
-  /* splitmix64's finaliser: every input bit reaches every output bit. */
-  x ^= x >> 30;
-  x *= 0xBF58476D1CE4E5B9u;
-  x ^= x >> 27;
-  x *= 0x94D049BB133111EBu;
-  x ^= x >> 31;
-  return x;
-}
-
-static uint64_t hash_bytes(uint64_t seed, const char *s, size_t n) {
-  /* FNV-1a from a keyed basis, then mixed: names are short, so a byte loop
-   * is fast enough. */
-  uint64_t h = 0xCBF29CE484222325u ^ seed;
-  for (size_t i = 0; i < n; i++) {
-    h ^= (unsigned char)s[i];
-    h *= 0x100000001B3u;
-  }
-  return mix64(h ^ seed);
-}
 
 /* ---- memory accounting (bs_log_limits.max_memory_bytes) ---- */
 
@@ -223,7 +203,7 @@ static const char *intern(reader *r, const char *s, size_t n) {
     log->istr = t;
     log->istr_cap = cap;
   }
-  uint64_t h = hash_bytes(log->seed, s, n);
+  uint64_t h = bs__hash_bytes(log->seed, s, n);
   size_t mask = log->istr_cap - 1;
   size_t j = (size_t)h & mask;
   for (; log->istr[j].s; j = (j + 1) & mask) {
@@ -248,7 +228,7 @@ static const char *intern(reader *r, const char *s, size_t n) {
 }
 
 static uint64_t case_hash(const bs_log *log, const char *b, const char *d) {
-  return mix64(
+  return bs__mix64(
       ((uint64_t)(uintptr_t)b * 0x9E3779B97F4A7C15u ^ (uint64_t)(uintptr_t)d) +
       log->seed);
 }
@@ -334,9 +314,9 @@ static uint64_t dup_hash(const bs_log *log, const bs_row *r) {
   /* Two rounds: the second adds block and impl to a value the keyed first
    * round made unpredictable, so chosen runs and blocks cannot be lined
    * up to collide. */
-  uint64_t h = mix64(log->seed ^ (r->run * 0x9E3779B97F4A7C15u));
-  return mix64(h ^ (uint64_t)r->block ^
-               ((uint64_t)(uintptr_t)r->impl * 0xD6E8FEB86659FD93u));
+  uint64_t h = bs__mix64(log->seed ^ (r->run * 0x9E3779B97F4A7C15u));
+  return bs__mix64(h ^ (uint64_t)r->block ^
+                   ((uint64_t)(uintptr_t)r->impl * 0xD6E8FEB86659FD93u));
 }
 
 static void dup_put(dup_slot *t, size_t cap, uint64_t h, size_t row) {
@@ -634,7 +614,7 @@ static void header_record(reader *r) {
   size_t second = EMPTY;
   for (size_t i = 0; i < n && second == EMPTY; i++) {
     const char *name = r->colname[i];
-    size_t j = (size_t)mix64((uint64_t)(uintptr_t)name) & (cap - 1);
+    size_t j = (size_t)bs__mix64((uint64_t)(uintptr_t)name) & (cap - 1);
     while (seen[j] && seen[j] != name)
       j = (j + 1) & (cap - 1);
     if (seen[j])
@@ -1022,9 +1002,9 @@ bs_log *bs_log_new(void) {
   bs__arena_init(&log->arena);
   bs_log_set_limits(log, NULL);
   int local = 0;
-  log->seed =
-      mix64((uint64_t)(uintptr_t)log ^ mix64((uint64_t)(uintptr_t)&local) ^
-            (uint64_t)(uintptr_t)&bs_log_new);
+  log->seed = bs__mix64((uint64_t)(uintptr_t)log ^
+                        bs__mix64((uint64_t)(uintptr_t)&local) ^
+                        (uint64_t)(uintptr_t)&bs_log_new);
   return log;
 }
 

@@ -1,31 +1,14 @@
 #include "strset.h"
 
+#include "hash.h"
+
 #include <stdlib.h>
 #include <string.h>
-
-static uint64_t mix64(uint64_t x) {
-  /* splitmix64's finaliser: every input bit reaches every output bit. */
-  x ^= x >> 30;
-  x *= 0xBF58476D1CE4E5B9u;
-  x ^= x >> 27;
-  x *= 0x94D049BB133111EBu;
-  x ^= x >> 31;
-  return x;
-}
-
-static uint64_t hash_bytes(uint64_t seed, const char *s, size_t n) {
-  uint64_t h = 0xCBF29CE484222325u ^ seed;
-  for (size_t i = 0; i < n; i++) {
-    h ^= (unsigned char)s[i];
-    h *= 0x100000001B3u;
-  }
-  return mix64(h ^ seed ^ (uint64_t)n);
-}
 
 void bs__strset_init(bs__strset *s) {
   s->slots = NULL;
   s->cap = s->n = 0;
-  s->seed = mix64((uint64_t)(uintptr_t)s ^ 0x9E3779B97F4A7C15u);
+  s->seed = bs__mix64((uint64_t)(uintptr_t)s ^ 0x9E3779B97F4A7C15u);
   bs__arena_init(&s->keys);
 }
 
@@ -72,7 +55,7 @@ int bs__strset_put(bs__strset *s, const char *key, size_t len, size_t value,
   /* Load at most 1/2: short probe runs even for unlucky keys. */
   if ((s->n + 1) * 2 > s->cap && grow(s))
     return -1;
-  uint64_t h = hash_bytes(s->seed, key, len);
+  uint64_t h = bs__hash_bytes(s->seed, key, len);
   size_t j = find_slot(s, key, len, h);
   if (s->slots[j].key) {
     if (old)
@@ -97,7 +80,7 @@ size_t *bs__strset_ref(bs__strset *s, const char *key, size_t len, int *added) {
     return NULL;
   if (added)
     *added = r;
-  uint64_t h = hash_bytes(s->seed, key, len);
+  uint64_t h = bs__hash_bytes(s->seed, key, len);
   return &s->slots[find_slot(s, key, len, h)].value;
 }
 
@@ -105,7 +88,7 @@ int bs__strset_get(const bs__strset *s, const char *key, size_t len,
                    size_t *value) {
   if (!s->n)
     return 0;
-  size_t j = find_slot(s, key, len, hash_bytes(s->seed, key, len));
+  size_t j = find_slot(s, key, len, bs__hash_bytes(s->seed, key, len));
   if (!s->slots[j].key)
     return 0;
   if (value)
