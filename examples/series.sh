@@ -28,7 +28,7 @@
 # caught.
 #
 # Steps 9 to 13 are measured with --protocol RegressionGate, so their
-# manifests differ from steps 1-8 on a comparability key (SPEC §1.2): the
+# manifests differ from steps 1-8 on a comparability key: the
 # site draws them as a separate series instead of mixing them in.
 #
 # usage: examples/series.sh [BUILD_DIR] [ARCHIVE_DIR]

@@ -1,9 +1,9 @@
 /* timer: a small benchmark runner that makes benchsite's example inputs by
- * really timing code (SPEC §1, §2.6).
+ * really timing code (the formats and protocol of benchsite(5)).
  *
  * For every case (benchmark, dataset) it calibrates a batch size per impl
- * with the rule of SPEC §2.6, writing one `phase=calibration` row per step,
- * then measures m blocks; block j runs the K impls in the order
+ * with the calibration rule of benchsite(5), writing one `phase=calibration`
+ * row per step, then measures m blocks; block j runs the K impls in the order
  * (j + o) mod K with o = 0 (the impl at position i is (j + i) mod K), each
  * as one batch of that impl's last calibrated size (`phase=confirm`).
  * Calibration starts at n_0 = 1 with T = 5 ms (Development) or 10 ms
@@ -32,7 +32,7 @@
 #define EXIT_USAGE 2
 #define EXIT_IO 3
 
-/* Largest batch calibration may reach (n_max of SPEC §2.6). */
+/* Largest batch calibration may reach (n_max of the calibration rule). */
 #define N_MAX UINT64_C(100000000)
 
 /* Sort inputs: a pool of at least 16 arrays and POOL_VALUES values. */
@@ -269,7 +269,7 @@ typedef struct bench_case {
 } bench_case;
 
 /* ---------------------------------------------------------------------- */
-/* Deterministic input data: xorshift64* (SPEC §2.2)                      */
+/* Deterministic input data: xorshift64* (as benchsite uses)                 */
 
 static uint64_t rng_state;
 
@@ -409,7 +409,7 @@ static double write_row(FILE *f, const bench_case *c, const char *impl_id,
   return per_call;
 }
 
-/* Calibration (SPEC §2.6) from n_0 = 1:
+/* Calibration (the rule of benchsite(5)) from n_0 = 1:
  * n_{k+1} = min(n_max, max(n_k + 1, ceil(n_k * T / t_k)))
  * while t_k < T and n_k < n_max. Returns the last n. */
 static uint64_t calibrate(FILE *f, const bench_case *c, const impl *im,
@@ -663,33 +663,34 @@ static void run_series(const options *opt) {
 /* Command line                                                           */
 
 static void usage(FILE *f) {
-  fputs("usage: example_timer [options] OUTDIR LOG\n"
-        "\n"
-        "Times real code in calibrated, rotated batches (benchsite SPEC 2.6)\n"
-        "and writes observation logs and manifests into OUTDIR.\n"
-        "\n"
-        "LOG is one of:\n"
-        "  compare  pr.csv + env.csv: impls main/pr, 20 blocks, 4 cases\n"
-        "  tune     tune.csv + tune-env.csv: sort n=8..4096, 3 impls, 10 "
-        "blocks\n"
-        "  aa       aa.csv + aa-env.csv: same code as A and B, 20 blocks a "
-        "run\n"
-        "  all      all three\n"
-        "  series   series.csv + series-env.csv: step K (--step) of a change\n"
-        "           series, commit K-1 as base and commit K as head, 20 "
-        "blocks\n"
-        "\n"
-        "options:\n"
-        "  --protocol P          Development (T = 5 ms, default) or\n"
-        "                        RegressionGate (T = 10 ms)\n"
-        "  --runs N              A/A runs, 2..1000 (default 20)\n"
-        "  --machine LABEL       manifest machine (default ci-runner-1)\n"
-        "  --commit ID           manifest commit (default unknown)\n"
-        "  --frequency-policy P  manifest frequency_policy (default "
-        "performance)\n"
-        "  --step K              series: the step, 1..13\n"
-        "  -h, --help            this text\n",
-        f);
+  fputs(
+      "usage: example_timer [options] OUTDIR LOG\n"
+      "\n"
+      "Times real code in calibrated, rotated batches (benchsite(5) protocol)\n"
+      "and writes observation logs and manifests into OUTDIR.\n"
+      "\n"
+      "LOG is one of:\n"
+      "  compare  pr.csv + env.csv: impls main/pr, 20 blocks, 4 cases\n"
+      "  tune     tune.csv + tune-env.csv: sort n=8..4096, 3 impls, 10 "
+      "blocks\n"
+      "  aa       aa.csv + aa-env.csv: same code as A and B, 20 blocks a "
+      "run\n"
+      "  all      all three\n"
+      "  series   series.csv + series-env.csv: step K (--step) of a change\n"
+      "           series, commit K-1 as base and commit K as head, 20 "
+      "blocks\n"
+      "\n"
+      "options:\n"
+      "  --protocol P          Development (T = 5 ms, default) or\n"
+      "                        RegressionGate (T = 10 ms)\n"
+      "  --runs N              A/A runs, 2..1000 (default 20)\n"
+      "  --machine LABEL       manifest machine (default ci-runner-1)\n"
+      "  --commit ID           manifest commit (default unknown)\n"
+      "  --frequency-policy P  manifest frequency_policy (default "
+      "performance)\n"
+      "  --step K              series: the step, 1..13\n"
+      "  -h, --help            this text\n",
+      f);
 }
 
 static void usage_error(const char *msg, const char *arg) {

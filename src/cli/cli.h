@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* Exit codes (SPEC §5). */
+/* Exit codes: 0 ok, 1 gate failed, 2 bad input or usage, 3 internal/I-O. */
 enum {
   CLI_OK = 0,
   CLI_REGRESSION = 1, /* also "findings" for check */
