@@ -1,5 +1,7 @@
 #include "benchsite/error.h"
 
+#include "utf8.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -63,27 +65,10 @@ size_t bs_error_format(const bs_error *err, char *buf, size_t n) {
 
 /* Length of the valid UTF-8 sequence at p (RFC 3629), or 0. */
 static size_t utf8_len(const unsigned char *p) {
-  unsigned c = p[0];
-  size_t n;
   unsigned long cp;
-  if (c < 0x80)
-    return 1;
-  if (c >= 0xC2 && c <= 0xDF)
-    n = 2, cp = c & 0x1F;
-  else if (c >= 0xE0 && c <= 0xEF)
-    n = 3, cp = c & 0x0F;
-  else if (c >= 0xF0 && c <= 0xF4)
-    n = 4, cp = c & 0x07;
-  else
-    return 0;
-  for (size_t i = 1; i < n; i++) {
-    if ((p[i] & 0xC0) != 0x80)
-      return 0; /* also stops at the NUL */
-    cp = cp << 6 | (p[i] & 0x3Fu);
-  }
-  if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
-      (cp >= 0xD800 && cp <= 0xDFFF))
-    return 0;
+  size_t n = bs__utf8_decode(p, &cp);
+  if (n <= 1)
+    return n;
   /* C1 controls and the Unicode line and paragraph separators. */
   if ((cp >= 0x80 && cp <= 0x9F) || cp == 0x2028 || cp == 0x2029)
     return 0;

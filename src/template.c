@@ -5,6 +5,7 @@
 
 #include "benchsite/output.h"
 #include "grow.h"
+#include "utf8.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -672,23 +673,9 @@ static size_t html_char(const unsigned char *s, size_t *bad) {
   if (c < 0x80)
     return (c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f ? 0
                                                                           : 1;
-  size_t n;
   unsigned long cp;
-  if (c >= 0xC2 && c <= 0xDF)
-    n = 2, cp = c & 0x1F;
-  else if (c >= 0xE0 && c <= 0xEF)
-    n = 3, cp = c & 0x0F;
-  else if (c >= 0xF0 && c <= 0xF4)
-    n = 4, cp = c & 0x07;
-  else
-    return 0;
-  for (size_t i = 1; i < n; i++) {
-    if ((s[i] & 0xC0) != 0x80)
-      return 0; /* a NUL ends the sequence too */
-    cp = cp << 6 | (s[i] & 0x3Fu);
-  }
-  if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
-      (cp >= 0xD800 && cp <= 0xDFFF))
+  size_t n = bs__utf8_decode(s, &cp);
+  if (!n)
     return 0;
   if (cp <= 0x9F || cp == 0xFFFE || cp == 0xFFFF) {
     *bad = n; /* one character, one replacement */
