@@ -5,9 +5,11 @@
 #endif
 #include "benchsite/output.h"
 
+#include "buf.h"
 #include "fsutil.h"
 #include "grow.h"
 #include "strlist.h"
+#include "strset.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -192,6 +194,65 @@ static bs_status split_out(const char *out, const char *what, char **parent,
   return BS_OK;
 }
 
+/* An earlier output whose marker lists its files ("files" and then one
+ * "SIZE PATH" line each, as bs__tree_list writes them) may be replaced
+ * only while it holds nothing else: a file the user put inside it, or a
+ * file of it the user changed, would be deleted by the swap, so the first
+ * such entry is refused with BS_EUSAGE. Files gone from it are not data
+ * anyone loses. A marker without a list (older versions) is trusted. */
+static bs_status foreign_files(const char *out, const char *mpath,
+                               const char *marker, const char *kind,
+                               bs_error *err) {
+  char *text = NULL;
+  size_t len = 0;
+  bs_error ignore;
+  if (bs__read_regular(mpath, BS__OPEN_NOFOLLOW, BS__CAP_SITE_FILES, &text,
+                       &len, &ignore) != BS_OK)
+    return bs_error_set(err, BS_EUSAGE, out, 0,
+                        "refusing to replace: its %s file is unreadable",
+                        marker);
+  const char *list = strstr(text, "\nfiles\n");
+  if (!list) {
+    free(text);
+    return BS_OK;
+  }
+  list += strlen("\nfiles\n");
+  bs__strset listed;
+  bs__strset_init(&listed);
+  bs_status st = BS_OK;
+  for (const char *p = list; *p && !st;) {
+    const char *nl = strchr(p, '\n');
+    size_t n = nl ? (size_t)(nl - p) : strlen(p);
+    if (bs__strset_put(&listed, p, n, 0, NULL) < 0)
+      st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    p += n + (nl != NULL);
+  }
+  bs__buf now;
+  bs__buf_init(&now, BS__CAP_SITE_FILES);
+  if (!st && bs__tree_list(out, marker, &now) != BS_OK)
+    st = bs_error_set(err, BS_EIO, out, 0, "cannot list");
+  for (size_t i = 0; !st && i < now.len;) {
+    const char *p = now.data + i;
+    const char *nl = memchr(p, '\n', now.len - i);
+    size_t n = nl ? (size_t)(nl - p) : now.len - i;
+    i += n + 1;
+    if (bs__strset_get(&listed, p, n, NULL))
+      continue;
+    const char *name = memchr(p, ' ', n);
+    name = name ? name + 1 : p;
+    st = bs_error_set(err, BS_EUSAGE, out, 0,
+                      "refusing to replace this earlier benchsite %s: it "
+                      "holds %.*s, which the %s did not write or which was "
+                      "changed since; move it out or choose another "
+                      "directory",
+                      kind, (int)(p + n - name), name, kind);
+  }
+  bs__buf_release(&now);
+  bs__strset_release(&listed);
+  free(text);
+  return st;
+}
+
 /* Whether `out` may be replaced: absent (*exists 0), or an empty
  * directory or an earlier output holding the regular file `marker`. */
 static bs_status check_out(const char *out, const char *marker,
@@ -215,9 +276,12 @@ static bs_status check_out(const char *out, const char *marker,
   if (!path)
     return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
   int has_marker = bs__is_regular(path);
+  if (has_marker) {
+    bs_status fs = foreign_files(out, path, marker, kind, err);
+    free(path);
+    return fs;
+  }
   free(path);
-  if (has_marker)
-    return BS_OK;
   char **names;
   size_t n;
   bs_status ls = bs__list_dir(out, NULL, &names, &n, err);

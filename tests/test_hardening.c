@@ -968,6 +968,143 @@ Test(hardening, two_site_builds_into_one_out_both_succeed, .timeout = 300) {
   cr_expect(ts_exists(ts_pathf("%s/index.html", out)));
 }
 
+/* The same race made certain: the first build's gnuplot waits 2 s before
+ * each chart, and the second build starts while the first is rendering.
+ * Without the lock the second finished first and the first failed. */
+Test(hardening, a_site_build_started_during_a_slow_one_waits_for_it,
+     .timeout = 300) {
+  char *work, *id;
+  char *archive = one_run_archive("slow_site", &work, &id);
+  char *out = ts_pathf("%s/web", work);
+  const char *site[] = {"site", "--archive", archive, "--out", out, NULL};
+  ts_run r = ts_cli(NULL, site);
+  cr_assert_eq(r.status, 0, "%s", r.err);
+  ts_run_free(&r);
+  add_run(archive, work, "6c2d5f4a3b01", "2026-11-30T13:00:00Z");
+  char *slow = fake_gnuplot(work, "slowgp", "sleep 2; exec gnuplot \"$@\"");
+  char *errf[2] = {ts_pathf("%s/err0", work), ts_pathf("%s/err1", work)};
+  pid_t pid[2];
+  for (int k = 0; k < 2; k++) {
+    if (k == 1)
+      nanosleep(&(struct timespec){2, 500000000}, NULL); /* the first is
+                                                          * rendering */
+    pid[k] = fork();
+    cr_assert_geq(pid[k], 0);
+    if (pid[k] == 0) {
+      int null = open("/dev/null", O_WRONLY);
+      int e = open(errf[k], O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      dup2(null, 1);
+      dup2(e, 2);
+      if (k == 0)
+        execl(BENCHSITE_BIN, BENCHSITE_BIN, "site", "--archive", archive,
+              "--out", out, "--gnuplot", slow, (char *)NULL);
+      else
+        execl(BENCHSITE_BIN, BENCHSITE_BIN, "site", "--archive", archive,
+              "--out", out, (char *)NULL);
+      _exit(127);
+    }
+  }
+  for (int k = 0; k < 2; k++) {
+    int ws;
+    cr_assert_eq(waitpid(pid[k], &ws, 0), pid[k]);
+    char *text = ts_read(errf[k], NULL);
+    cr_expect(WIFEXITED(ws) && WEXITSTATUS(ws) == 0, "build %d: status %d: %s",
+              k, WIFEXITED(ws) ? WEXITSTATUS(ws) : -1, text ? text : "");
+    free(text);
+  }
+  cr_expect(ts_exists(ts_pathf("%s/index.html", out)));
+}
+
+/* ---- report --out over an earlier report ----------------------------------
+ */
+
+static ts_run report_into(const char *log, const char *env, const char *out) {
+  const char *args[] = {"report",     log,    "--manifest",  env,
+                        "--baseline", "base", "--candidate", "head",
+                        "--out",      out,    NULL};
+  return ts_cli(NULL, args);
+}
+
+/* Before: `report --out OUT` over an earlier report swapped the whole
+ * directory, deleting whatever the user had put inside it. Now a file
+ * the report did not write, or one changed since, stops the build with
+ * status 2 and stays; files gone from it do not. */
+Test(hardening, report_out_never_deletes_files_the_report_did_not_write,
+     .timeout = 180) {
+  char *dir = ts_own(ts_tmpdir("report_keep"));
+  char *log = write_log(dir, "log.csv", "sort", 100, 110);
+  char *env = write_env(dir, "env.csv", "abc1234", "2026-11-30T10:56:21Z");
+  char *out = ts_pathf("%s/out", dir);
+  ts_run r = report_into(log, env, out);
+  cr_assert_eq(r.status, 0, "report: %s", r.err);
+  ts_run_free(&r);
+  /* An unchanged earlier report is replaced. */
+  r = report_into(log, env, out);
+  cr_assert_eq(r.status, 0, "report again: %s", r.err);
+  ts_run_free(&r);
+
+  /* A note the user saved inside it. */
+  char *note = ts_pathf("%s/charts/my-notes.txt", out);
+  cr_assert_eq(ts_write(note, "three weeks of analysis\n"), 0);
+  r = report_into(log, env, out);
+  cr_expect_eq(r.status, 2, "exit %d: %s", r.status, r.err);
+  cr_expect(strstr(r.err, "my-notes.txt"), "%s", r.err);
+  ts_run_free(&r);
+  char *kept = ts_read(note, NULL);
+  cr_expect(kept && !strcmp(kept, "three weeks of analysis\n"));
+  free(kept);
+  cr_assert_eq(unlink(note), 0);
+
+  /* A directory of the user's. */
+  char *sub = ts_pathf("%s/drafts", out);
+  cr_assert_eq(mkdir(sub, 0755), 0);
+  r = report_into(log, env, out);
+  cr_expect_eq(r.status, 2, "exit %d: %s", r.status, r.err);
+  ts_run_free(&r);
+  cr_expect(ts_exists(sub));
+  cr_assert_eq(rmdir(sub), 0);
+
+  /* A page the user edited. */
+  char *index = ts_pathf("%s/index.html", out);
+  FILE *f = fopen(index, "a");
+  cr_assert_not_null(f);
+  fputs("<!-- reviewed -->\n", f);
+  cr_assert_eq(fclose(f), 0);
+  r = report_into(log, env, out);
+  cr_expect_eq(r.status, 2, "exit %d: %s", r.status, r.err);
+  ts_run_free(&r);
+  char *page = ts_read(index, NULL);
+  cr_expect(page && strstr(page, "<!-- reviewed -->"));
+  free(page);
+
+  /* A file deleted from it is nobody's loss: the report is rebuilt. */
+  cr_assert_eq(unlink(index), 0);
+  r = report_into(log, env, out);
+  cr_expect_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+  ts_run_free(&r);
+  cr_expect(ts_exists(index));
+}
+
+/* Before: medians 1e-300 and 1.7e308 gave a delta that overflowed, which
+ * `compare` reported as a significant regression with "delta_pct": null.
+ * Now it is bad input naming the case, and no JSON is written. */
+Test(hardening, an_overflowing_delta_is_bad_input_not_a_regression) {
+  char *dir = ts_own(ts_tmpdir("delta_null"));
+  char *log =
+      edge_log(dir, "edge.csv", 1e-300, 1e-300, 1.7976931348623157e308, 1e304);
+  char *env = write_env(dir, "env.csv", "abc1234", "2026-11-30T10:56:21Z");
+  char *json = ts_pathf("%s/out.json", dir);
+  const char *args[] = {"compare",    log,    "--manifest",  env,
+                        "--baseline", "base", "--candidate", "head",
+                        "--json",     json,   NULL};
+  ts_run r = ts_cli(NULL, args);
+  cr_expect_eq(r.status, 2, "compare: exit %d: %s", r.status, r.err);
+  cr_expect(strstr(r.err, "sort"), "%s", r.err);
+  cr_expect(!strstr(r.out, "significant"), "%s", r.out);
+  cr_expect(!ts_exists(json), "a JSON was written");
+  ts_run_free(&r);
+}
+
 /* ---- The site's headlines and its own output ----------------------------- */
 
 static ts_run site_build(const char *archive, const char *out) {
