@@ -63,6 +63,11 @@ bs_status bs_run_split_command(const char *cmd, char ***argv, size_t *argc,
     free(v);
     return bs_error_set(err, BS_EUSAGE, NULL, 0, "empty command");
   }
+  if (!v[0][0]) {
+    free(v);
+    return bs_error_set(err, BS_EUSAGE, NULL, 0,
+                        "the command's program name is empty");
+  }
   v[nw] = NULL;
   *argv = v;
   if (argc)
