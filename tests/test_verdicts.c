@@ -331,6 +331,11 @@ Test(verdicts, cli_noise_aware_gate_passes_what_the_plain_gate_fails) {
   cr_expect(strstr(r.out, "noise-aware gate: 1 of 3 cases had its threshold "
                           "raised") != NULL,
             "%s", r.out);
+  /* It names the cases without a floor once, on stdout; stderr does not
+   * repeat it. */
+  cr_expect(strstr(r.out, "no A/A noise floor for 1 of 3 cases") != NULL, "%s",
+            r.out);
+  cr_expect(strstr(r.err, "noise floor") == NULL, "%s", r.err);
   ts_run_free(&r);
   /* And the pull-request comment. */
   char *md = ts_own(ts_path(g.dir, "c.md"));

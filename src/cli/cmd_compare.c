@@ -165,7 +165,9 @@ int cli_cmd_compare(int argc, char **argv) {
   if ((rc = cli_cmd_analyse(&cmd, &ao)))
     goto done;
   const bs_compare_result *res = cmd.an->compare;
-  if (s)
+  /* The text report lists them itself; with only files and the summary
+   * line on stdout, stderr says so. */
+  if (s && (cli_get(&cmd.a, "json") || cli_get(&cmd.a, "markdown")))
     cli_warn_missing_floors(s, res);
   if ((rc = cli_cmd_render(&cmd, render)))
     goto done;
