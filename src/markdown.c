@@ -179,6 +179,24 @@ typedef struct md_compare {
   md_list warnings, floors; /* warning lines, noise-floor rows */
 } md_compare;
 
+/* One warning line, "- text", or "- case: text" for a case's warning. */
+static bs_status warning_piece(md_compare *m, const bs_case_compare *c,
+                               const char *text) {
+  bs__buf w;
+  bs__buf_init(&w, BS__CAP_MARKDOWN);
+  bs_status st = bs__buf_puts(&w, "- ");
+  if (!st && c) {
+    st = bs__md_case(&w, c->benchmark, c->dataset);
+    if (!st)
+      st = bs__buf_puts(&w, ": ");
+  }
+  if (!st)
+    st = bs__md_text(&w, text);
+  if (!st)
+    st = bs__buf_putc(&w, '\n');
+  return piece_take(&m->warnings, &w, st);
+}
+
 static bs_status md_compare_pieces(md_compare *m, const bs_compare_result *r,
                                    const bs_manifest *env) {
   const bs_compare_options *o = &r->options;
@@ -245,33 +263,11 @@ static bs_status md_compare_pieces(md_compare *m, const bs_compare_result *r,
         (unsigned long long)o->resamples, o->level_pct,
         (unsigned long long)o->seed);
 
-  for (size_t i = 0; i < r->nwarnings && !st; i++) {
-    bs__buf w;
-    bs__buf_init(&w, BS__CAP_MARKDOWN);
-    bs_status s2 = bs__buf_puts(&w, "- ");
-    if (!s2)
-      s2 = bs__md_text(&w, r->warnings[i]);
-    if (!s2)
-      s2 = bs__buf_putc(&w, '\n');
-    st = piece_take(&m->warnings, &w, s2);
-  }
-  for (size_t i = 0; i < r->ncases && !st; i++) {
-    const bs_case_compare *c = &r->cases[i];
-    for (size_t k = 0; k < c->nwarnings && !st; k++) {
-      bs__buf w;
-      bs__buf_init(&w, BS__CAP_MARKDOWN);
-      bs_status s2 = bs__buf_puts(&w, "- ");
-      if (!s2)
-        s2 = bs__md_case(&w, c->benchmark, c->dataset);
-      if (!s2)
-        s2 = bs__buf_puts(&w, ": ");
-      if (!s2)
-        s2 = bs__md_text(&w, c->warnings[k]);
-      if (!s2)
-        s2 = bs__buf_putc(&w, '\n');
-      st = piece_take(&m->warnings, &w, s2);
-    }
-  }
+  for (size_t i = 0; i < r->nwarnings && !st; i++)
+    st = warning_piece(m, NULL, r->warnings[i]);
+  for (size_t i = 0; i < r->ncases && !st; i++)
+    for (size_t k = 0; k < r->cases[i].nwarnings && !st; k++)
+      st = warning_piece(m, &r->cases[i], r->cases[i].warnings[k]);
 
   for (size_t i = 0; i < r->ncases && !st; i++) {
     const bs_case_compare *c = &r->cases[i];
