@@ -202,6 +202,15 @@ document.getElementById('f').addEventListener('load', function () {
     if (e.scrollWidth > e.clientWidth + 1)
       bad.push('verdict cell clipped: ' + e.textContent);
   });
+  d.querySelectorAll('table.data caption').forEach(function (e) {
+    var r = e.getBoundingClientRect();
+    var box = e.closest('.table-wrap');
+    var right = box ? box.getBoundingClientRect().right : W;
+    if (r.width && (r.left < -0.5 || r.right > Math.min(W, right) + 0.5))
+      bad.push('caption cut off: ' + Math.round(r.left) + '..' +
+               Math.round(r.right) + ' of ' + Math.round(Math.min(W, right)) +
+               ': ' + e.textContent.slice(0, 40));
+  });
   d.querySelectorAll('tbody th').forEach(function (e) {
     if (e.scrollWidth > e.clientWidth + 1)
       bad.push('name overflows its cell: ' + e.textContent);
