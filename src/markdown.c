@@ -278,9 +278,11 @@ static bs_status md_compare_pieces(md_compare *m, const bs_compare_result *r,
     bs_status s2 = bs__buf_puts(&w, "| ");
     if (!s2)
       s2 = bs__md_case(&w, c->benchmark, c->dataset);
+    char fl[48];
     if (!s2)
       s2 = bs__buf_printf(
-          &w, " | %.2f %% | %.2f %% | %.3g %%%s | %s |\n", c->noise_floor_pct,
+          &w, " | %s | %.2f %% | %.3g %%%s | %s |\n",
+          bs__fmt_floor_plain(fl, sizeof fl, c->noise_floor_pct),
           fabs(c->delta_pct), c->effective_threshold_pct,
           c->effective_threshold_pct > r->options.threshold_pct ? " (raised)"
                                                                 : "",

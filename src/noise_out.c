@@ -9,6 +9,7 @@
 #include "jsonread.h"
 #include "jsonw.h"
 #include "mdw.h"
+#include "present.h"
 #include "strlist.h"
 #include "strset.h"
 
@@ -239,9 +240,11 @@ static bs_status planning(bs__buf *b, const bs_noise_result *r,
                       (unsigned long long)w->blocks_for_gate, w->median_pairs);
   if (!st)
     st = put_case(b, w->benchmark, w->dataset);
+  char f[48];
   if (!st)
-    st = bs__buf_printf(b, " (paired floor %.3g %%).\n",
-                        w->paired_noise_floor_pct);
+    st = bs__buf_printf(
+        b, " (paired floor %s).\n",
+        bs__fmt_floor_plain(f, sizeof f, w->paired_noise_floor_pct));
   return st;
 }
 
@@ -253,24 +256,26 @@ static bs_status readings(const bs_noise_result *r, const bs_noise_case *c,
   const bs_noise_options *o = &r->options;
   bs_status st;
   size_t flagged = (size_t)llround(c->false_regression_rate * (double)c->runs);
+  char f[48], r1[48], r2[48];
+  bs__fmt_floor_plain(f, sizeof f, c->paired_noise_floor_pct);
 
   if (c->gate_resolves)
     st = bs__strlist_addf(
         list, n,
-        "noise floor %.3f %% (paired, 90th percentile of |Δ%%| between "
+        "noise floor %s (paired, 90th percentile of |Δ%%| between "
         "identical code): below the gate's δ = 3 %%, so the gate can tell a "
         "3 %% change from this setup's own noise; a |Δ%%| at or below "
-        "%.3f %% is within noise (write this floor with %s--json%s and give it "
+        "%s is within noise (write this floor with %s--json%s and give it "
         "to %scompare --noise%s)",
-        c->paired_noise_floor_pct, c->paired_noise_floor_pct, q, q, q, q);
+        f, f, q, q, q, q);
   else
     st = bs__strlist_addf(
         list, n,
-        "noise floor %.3f %% (paired, 90th percentile of |Δ%%| between "
+        "noise floor %s (paired, 90th percentile of |Δ%%| between "
         "identical code): at or above the gate's δ = 3 %%, so on this setup "
         "the gate cannot tell a 3 %% change from noise; use longer batches, "
         "more blocks or a quieter machine before trusting it",
-        c->paired_noise_floor_pct);
+        f);
   if (st)
     return st;
   if (c->gate_resolves)
@@ -300,15 +305,16 @@ static bs_status readings(const bs_noise_result *r, const bs_noise_case *c,
   if (c->tie_rate >= TIE_RATE_COARSE)
     st = bs__strlist_addf(
         list, n,
-        "tie rate %.1f %%: bootstrap medians often come out exactly equal, "
+        "tie rate %s: bootstrap medians often come out exactly equal, "
         "so the timer is coarse for these batches; use longer batches (a "
         "larger target batch time), more blocks do not help",
-        100.0 * c->tie_rate);
+        bs__fmt_rate_plain(r1, sizeof r1, 100.0 * c->tie_rate));
   else
-    st = bs__strlist_addf(list, n,
-                          "tie rate %.1f %%: the timer resolution is fine for "
-                          "these batches",
-                          100.0 * c->tie_rate);
+    st = bs__strlist_addf(
+        list, n,
+        "tie rate %s: the timer resolution is fine for "
+        "these batches",
+        bs__fmt_rate_plain(r1, sizeof r1, 100.0 * c->tie_rate));
   if (st)
     return st;
 
@@ -342,23 +348,25 @@ static bs_status readings(const bs_noise_result *r, const bs_noise_case *c,
     double chance = chance_drift_rate(c);
     size_t k = (size_t)llround(c->drift_rate * (double)c->runs);
     double p = binomial_tail(c->runs, k, chance);
+    bs__fmt_rate_plain(r1, sizeof r1, 100.0 * c->drift_rate);
+    bs__fmt_rate_plain(r2, sizeof r2, 100.0 * chance);
     if (p >= 0.05)
       st = bs__strlist_addf(
           list, n,
-          "drifting runs %.1f %% (%zu of %zu): within what chance gives "
-          "against the %.1f %% expected from a 5 %% test on each series "
+          "drifting runs %s (%zu of %zu): within what chance gives "
+          "against the %s expected from a 5 %% test on each series "
           "(P = %.2f); the machine held still",
-          100.0 * c->drift_rate, k, c->runs, 100.0 * chance, p);
+          r1, k, c->runs, r2, p);
     else
       st = bs__strlist_addf(
           list, n,
-          "drifting runs %.1f %% (%zu of %zu): more than the %.1f %% "
+          "drifting runs %s (%zu of %zu): more than the %s "
           "expected by chance (P = %.2g); the machine changed during runs "
           "(frequency, temperature, background load), by a median "
-          "|shift| of %.3f %%; shorten runs, pin the CPU frequency or quiet "
+          "|shift| of %s; shorten runs, pin the CPU frequency or quiet "
           "the machine",
-          100.0 * c->drift_rate, k, c->runs, 100.0 * chance, p,
-          100.0 * c->median_drift_shift);
+          r1, k, c->runs, r2, p,
+          bs__fmt_floor_plain(f, sizeof f, 100.0 * c->median_drift_shift));
   }
   if (st)
     return st;
@@ -366,23 +374,23 @@ static bs_status readings(const bs_noise_result *r, const bs_noise_case *c,
   double expected = 2.0 * (1.0 - o->level);
   size_t fs = (size_t)llround(c->false_signal_rate * (double)c->runs);
   double pfs = binomial_tail(c->runs, fs, expected);
+  bs__fmt_rate_plain(r1, sizeof r1, 100.0 * c->false_signal_rate);
+  bs__fmt_rate_plain(r2, sizeof r2, 100.0 * expected);
   if (pfs < 0.05)
     st = bs__strlist_addf(
         list, n,
-        "false signals %.1f %% (%zu of %zu runs) against %.1f %% expected "
+        "false signals %s (%zu of %zu runs) against %s expected "
         "at level %.2f: more than chance explains (P = %.2g); the unpaired "
         "bootstrap is overconfident on this setup (see drift and "
         "autocorrelation)",
-        100.0 * c->false_signal_rate, fs, c->runs, 100.0 * expected, o->level,
-        pfs);
+        r1, fs, c->runs, r2, o->level, pfs);
   else
     st = bs__strlist_addf(
         list, n,
-        "false signals %.1f %% (%zu of %zu runs) against %.1f %% expected "
+        "false signals %s (%zu of %zu runs) against %s expected "
         "at level %.2f: within what chance gives (P = %.2f); the "
         "confidences look calibrated",
-        100.0 * c->false_signal_rate, fs, c->runs, 100.0 * expected, o->level,
-        pfs);
+        r1, fs, c->runs, r2, o->level, pfs);
   if (st)
     return st;
 
@@ -535,28 +543,35 @@ bs_status bs_text_noise(const bs_noise_result *r, char **out, size_t *len,
     else if (!st)
       st = bs__buf_printf(&b, ": %zu runs of %zu to %zu blocks\n", c->runs, lo,
                           hi);
+    char f[5][48], rt[5][48];
+    bs__fmt_floor_plain(f[0], sizeof f[0], 100.0 * c->noise_floor);
+    bs__fmt_floor_plain(f[1], sizeof f[1], 100.0 * c->typical_noise);
+    bs__fmt_floor_plain(f[2], sizeof f[2], 100.0 * c->max_observed_noise);
+    bs__fmt_floor_plain(f[3], sizeof f[3], c->paired_noise_floor_pct);
+    bs__fmt_floor_plain(f[4], sizeof f[4], 100.0 * c->median_drift_shift);
+    bs__fmt_rate_plain(rt[0], sizeof rt[0], 100.0 * c->false_regression_rate);
+    bs__fmt_rate_plain(rt[1], sizeof rt[1], 100.0 * c->tie_rate);
+    bs__fmt_rate_plain(rt[2], sizeof rt[2], 100.0 * c->drift_rate);
+    bs__fmt_rate_plain(rt[3], sizeof rt[3], 100.0 * c->false_signal_rate);
+    bs__fmt_rate_plain(rt[4], sizeof rt[4], 200.0 * (1.0 - o->level));
     if (!st)
       st = bs__buf_printf(
           &b,
-          "  noise floor        %.3f%% (typical %.3f%%, worst seen %.3f%%)\n"
-          "  paired floor       %.3f%% of Δ%% (gate δ 3%%: %s)\n"
-          "  gate on A/A        %.1f%% of runs flagged a regression\n"
+          "  noise floor        %s (typical %s, worst seen %s)\n"
+          "  paired floor       %s of Δ%% (gate δ 3 %%: %s)\n"
+          "  gate on A/A        %s of runs flagged a regression\n"
           "  blocks for gate    %llu (now %g per run)\n"
           "  mean confidence    %.3f (0.500 expected, ties split)\n"
           "  median confidence  %.3f\n"
-          "  tied replicates    %.1f%%\n"
-          "  drifting runs      %.1f%% (median |shift| %.3f%%)\n"
+          "  tied replicates    %s\n"
+          "  drifting runs      %s (median |shift| %s)\n"
           "  autocorrelation    %+.3f (blocks worthwhile above ~0.2)\n"
-          "  false signals      %.1f%% at level %.2f (%.1f%% expected)\n",
-          100.0 * c->noise_floor, 100.0 * c->typical_noise,
-          100.0 * c->max_observed_noise, c->paired_noise_floor_pct,
-          c->gate_resolves ? "resolves" : "does not resolve",
-          100.0 * c->false_regression_rate,
+          "  false signals      %s at level %.2f (%s expected)\n",
+          f[0], f[1], f[2], f[3],
+          c->gate_resolves ? "resolves" : "does not resolve", rt[0],
           (unsigned long long)c->blocks_for_gate, c->median_pairs,
-          c->mean_confidence, c->median_confidence, 100.0 * c->tie_rate,
-          100.0 * c->drift_rate, 100.0 * c->median_drift_shift,
-          c->autocorrelation, 100.0 * c->false_signal_rate, o->level,
-          200.0 * (1.0 - o->level));
+          c->mean_confidence, c->median_confidence, rt[1], rt[2], f[4],
+          c->autocorrelation, rt[3], o->level, rt[4]);
     char **list = NULL;
     size_t nl = 0;
     if (!st)
@@ -586,11 +601,14 @@ bs_status bs_summary_noise(const bs_noise_result *r, char **out, size_t *len,
   }
   bs_status st = bs__buf_printf(&b, "A/A validation of %zu case%s", r->ncases,
                                 r->ncases == 1 ? "" : "s");
+  char f0[48], f1[48];
   if (!st && r->ncases)
     st = bs__buf_printf(&b,
-                        ": paired noise floor %.3f%% to %.3f%%, the gate's "
-                        "delta 3%% resolves %zu of %zu",
-                        lo, hi, resolves, r->ncases);
+                        ": paired noise floor %s to %s, the gate's "
+                        "delta 3 %% resolves %zu of %zu",
+                        bs__fmt_floor_plain(f0, sizeof f0, lo),
+                        bs__fmt_floor_plain(f1, sizeof f1, hi), resolves,
+                        r->ncases);
   if (!st)
     st = bs__buf_putc(&b, '\n');
   return bs__buf_finish(&b, st, "the summary", out, len, err);
@@ -608,6 +626,7 @@ bs_status bs_markdown_noise(const bs_noise_result *r, char **out, size_t *len,
   bs__buf row;
   bs__buf_init(&row, BS__CAP_MARKDOWN);
   size_t cut = 0, cut_readings = 0;
+  char expect[48];
   bs_status st = bs__buf_puts(&b, BS_MARKDOWN_MARKER_NOISE
                               "\n### benchsite: A/A noise validation — ");
   if (!st)
@@ -633,18 +652,25 @@ bs_status bs_markdown_noise(const bs_noise_result *r, char **out, size_t *len,
     st = bs__buf_puts(&row, "| ");
     if (!st)
       st = bs__md_case(&row, c->benchmark, c->dataset);
+    char f[4][48], rt[4][48];
+    bs__fmt_floor_plain(f[0], sizeof f[0], c->paired_noise_floor_pct);
+    bs__fmt_floor_plain(f[1], sizeof f[1], 100.0 * c->noise_floor);
+    bs__fmt_floor_plain(f[2], sizeof f[2], 100.0 * c->typical_noise);
+    bs__fmt_floor_plain(f[3], sizeof f[3], 100.0 * c->max_observed_noise);
+    bs__fmt_rate_plain(rt[0], sizeof rt[0], 100.0 * c->false_regression_rate);
+    bs__fmt_rate_plain(rt[1], sizeof rt[1], 100.0 * c->tie_rate);
+    bs__fmt_rate_plain(rt[2], sizeof rt[2], 100.0 * c->drift_rate);
+    bs__fmt_rate_plain(rt[3], sizeof rt[3], 100.0 * c->false_signal_rate);
     if (!st)
       st = bs__buf_printf(
           &row,
-          " | %zu | %.3f %% | %s | %llu (now %g) | %.1f %% | %.3f %% (%.3f "
-          "%%, %.3f %%) | %.3f | %.1f %% | %.1f %% | %+.2f | %.1f %% |\n",
-          c->runs, c->paired_noise_floor_pct,
+          " | %zu | %s | %s | %llu (now %g) | %s | %s (%s, %s) | %.3f | %s | "
+          "%s | %+.2f | %s |\n",
+          c->runs, f[0],
           c->gate_resolves ? "✅ resolves" : "⚠️ does not resolve",
-          (unsigned long long)c->blocks_for_gate, c->median_pairs,
-          100.0 * c->false_regression_rate, 100.0 * c->noise_floor,
-          100.0 * c->typical_noise, 100.0 * c->max_observed_noise,
-          c->mean_confidence, 100.0 * c->tie_rate, 100.0 * c->drift_rate,
-          c->autocorrelation, 100.0 * c->false_signal_rate);
+          (unsigned long long)c->blocks_for_gate, c->median_pairs, rt[0], f[1],
+          f[2], f[3], c->mean_confidence, rt[1], rt[2], c->autocorrelation,
+          rt[3]);
     if (!st)
       st = bs__md_fit(&b, &row, NOISE_MD_RESERVE, &cut);
   }
@@ -656,11 +682,11 @@ bs_status bs_markdown_noise(const bs_noise_result *r, char **out, size_t *len,
         "runs, each run paired by block as the gate pairs it (B baseline). "
         "Noise floor: 90th percentile of |1 − med(A)/med(B)|. Confidences: "
         "unpaired median bootstrap with ties split, %llu resamples, seed "
-        "%llu%s; false signals count runs outside [%.2f, %.2f] (%.1f %% "
+        "%llu%s; false signals count runs outside [%.2f, %.2f] (%s "
         "expected).</sub>\n",
         (unsigned long long)o->resamples, (unsigned long long)o->seed,
         block_mode_text(o, mode, sizeof mode), 1.0 - o->level, o->level,
-        200.0 * (1.0 - o->level));
+        bs__fmt_rate_plain(expect, sizeof expect, 200.0 * (1.0 - o->level)));
   for (size_t i = 0; i < r->ncases && !st; i++) {
     const bs_noise_case *c = &r->cases[i];
     char **list = NULL;

@@ -137,6 +137,28 @@ char *bs__fmt_pct_signed(char *buf, size_t n, double pct) {
   return pct2(&HTML, buf, n, pct, NBSP "%");
 }
 
+/* A/A figures: unsigned percentages with a fixed number of decimals. */
+static char *pct_fixed(const style *s, char *buf, size_t n, const char *pre,
+                       double pct, int decimals) {
+  if (!isfinite(pct))
+    snprintf(buf, n, "n/a");
+  else
+    snprintf(buf, n, "%s%.*f%s%%", pre, decimals, pct, s->space);
+  return buf;
+}
+
+char *bs__fmt_floor(char *buf, size_t n, double pct) {
+  return pct_fixed(&HTML, buf, n, "±", pct, 3);
+}
+
+char *bs__fmt_floor_plain(char *buf, size_t n, double pct) {
+  return pct_fixed(&PLAIN, buf, n, "", pct, 3);
+}
+
+char *bs__fmt_rate_plain(char *buf, size_t n, double pct) {
+  return pct_fixed(&PLAIN, buf, n, "", pct, 1);
+}
+
 char *bs__fmt_time_plain(char *buf, size_t n, double us) {
   return time4(&PLAIN, buf, n, us, 0);
 }

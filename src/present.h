@@ -55,6 +55,11 @@ char *bs__fmt_time_range(char *buf, size_t n, double lo, double hi);
 /* "+75.47 %", "−54.21 %", "0.00 %". */
 char *bs__fmt_pct_signed(char *buf, size_t n, double pct);
 
+/* An A/A noise floor (a |delta %| no change exceeds), three decimals:
+ * "±0.853 %". The plain form below is "0.853 %"; every view shows floors
+ * so. */
+char *bs__fmt_floor(char *buf, size_t n, double pct);
+
 /* ---- Plain typography (text tables, Markdown) -------------------------- */
 
 /* "13.54 µs". */
@@ -64,6 +69,12 @@ char *bs__fmt_time_signed_plain(char *buf, size_t n, double us);
 /* The number of a signed percentage, without the sign "%": "+75.47",
  * "-54.21", "0.00". */
 char *bs__fmt_pct_num_plain(char *buf, size_t n, double pct);
+
+/* A noise floor as bs__fmt_floor, plain: "0.853 %". */
+char *bs__fmt_floor_plain(char *buf, size_t n, double pct);
+/* A rate in percent (ties, flagged runs, drifting runs), one decimal:
+ * "12.5 %". */
+char *bs__fmt_rate_plain(char *buf, size_t n, double pct);
 
 /* ---- Names and verdicts -------------------------------------------------- */
 

@@ -227,8 +227,10 @@ static void case_row(const bs__report *r, bs_tval *row, size_t i) {
   bs_tval_set_str(row, "verdict_class",
                   bs__verdict_class(bs__significance(c), c->verdict));
   bs_tval_set_bool(row, "regression", c->significant_regression);
+  char fl[48];
   if (c->has_noise_floor)
-    bs_tval_set_strf(row, "noise_floor", "±%.2f\xc2\xa0%%", c->noise_floor_pct);
+    bs_tval_set_str(row, "noise_floor",
+                    bs__fmt_floor(fl, sizeof fl, c->noise_floor_pct));
   else
     bs_tval_set_str(row, "noise_floor", "");
   bs_tval_set_bool(row, "within_noise", c->has_noise_floor && c->within_noise);
@@ -371,8 +373,9 @@ static bs_status index_page(bs__report *r, bs_templates *t, const char *dir,
           row, "name",
           bs__case_label(buf, sizeof buf, nc->benchmark, nc->dataset));
       bs_tval_set_strf(row, "runs", "%zu", nc->runs);
-      bs_tval_set_strf(row, "paired_floor", "±%.2f\xc2\xa0%%",
-                       nc->paired_noise_floor_pct);
+      char fl[48];
+      bs_tval_set_str(row, "paired_floor",
+                      bs__fmt_floor(fl, sizeof fl, nc->paired_noise_floor_pct));
       bs_tval_set_bool(row, "resolves", nc->gate_resolves);
     }
   }
@@ -432,7 +435,9 @@ static bs_status case_page(bs__report *r, bs_templates *t, const char *dir,
   snprintf(buf, sizeof buf, "%zu", c->outliers);
   kv(sum, "Tukey outliers among d (kept)", buf, 1);
   if (c->has_noise_floor) {
-    snprintf(buf, sizeof buf, "±%.2f\xc2\xa0%%%s", c->noise_floor_pct,
+    char fl[48];
+    snprintf(buf, sizeof buf, "%s%s",
+             bs__fmt_floor(fl, sizeof fl, c->noise_floor_pct),
              c->within_noise ? " (this change is within noise)" : "");
     kv(sum, "A/A paired noise floor", buf, 1);
   }
