@@ -412,6 +412,26 @@ static bs_status readings(const bs_noise_result *r, const bs_noise_case *c,
   return st;
 }
 
+/* A case's figures as the text and the Markdown show them. */
+typedef struct figures {
+  char floor[48], typical[48], worst[48], paired[48], shift[48];
+  char flagged[48], ties[48], drifting[48], signals[48];
+} figures;
+
+static void case_figures(figures *g, const bs_noise_case *c) {
+  bs__fmt_floor_plain(g->floor, sizeof g->floor, 100.0 * c->noise_floor);
+  bs__fmt_floor_plain(g->typical, sizeof g->typical, 100.0 * c->typical_noise);
+  bs__fmt_floor_plain(g->worst, sizeof g->worst, 100.0 * c->max_observed_noise);
+  bs__fmt_floor_plain(g->paired, sizeof g->paired, c->paired_noise_floor_pct);
+  bs__fmt_floor_plain(g->shift, sizeof g->shift, 100.0 * c->median_drift_shift);
+  bs__fmt_rate_plain(g->flagged, sizeof g->flagged,
+                     100.0 * c->false_regression_rate);
+  bs__fmt_rate_plain(g->ties, sizeof g->ties, 100.0 * c->tie_rate);
+  bs__fmt_rate_plain(g->drifting, sizeof g->drifting, 100.0 * c->drift_rate);
+  bs__fmt_rate_plain(g->signals, sizeof g->signals,
+                     100.0 * c->false_signal_rate);
+}
+
 static void blocks_range(const bs_noise_case *c, size_t *lo, size_t *hi) {
   *lo = SIZE_MAX;
   *hi = 0;
@@ -543,17 +563,10 @@ bs_status bs_text_noise(const bs_noise_result *r, char **out, size_t *len,
     else if (!st)
       st = bs__buf_printf(&b, ": %zu runs of %zu to %zu blocks\n", c->runs, lo,
                           hi);
-    char f[5][48], rt[5][48];
-    bs__fmt_floor_plain(f[0], sizeof f[0], 100.0 * c->noise_floor);
-    bs__fmt_floor_plain(f[1], sizeof f[1], 100.0 * c->typical_noise);
-    bs__fmt_floor_plain(f[2], sizeof f[2], 100.0 * c->max_observed_noise);
-    bs__fmt_floor_plain(f[3], sizeof f[3], c->paired_noise_floor_pct);
-    bs__fmt_floor_plain(f[4], sizeof f[4], 100.0 * c->median_drift_shift);
-    bs__fmt_rate_plain(rt[0], sizeof rt[0], 100.0 * c->false_regression_rate);
-    bs__fmt_rate_plain(rt[1], sizeof rt[1], 100.0 * c->tie_rate);
-    bs__fmt_rate_plain(rt[2], sizeof rt[2], 100.0 * c->drift_rate);
-    bs__fmt_rate_plain(rt[3], sizeof rt[3], 100.0 * c->false_signal_rate);
-    bs__fmt_rate_plain(rt[4], sizeof rt[4], 200.0 * (1.0 - o->level));
+    figures g;
+    case_figures(&g, c);
+    char expect[48];
+    bs__fmt_rate_plain(expect, sizeof expect, 200.0 * (1.0 - o->level));
     if (!st)
       st = bs__buf_printf(
           &b,
@@ -567,11 +580,11 @@ bs_status bs_text_noise(const bs_noise_result *r, char **out, size_t *len,
           "  drifting runs      %s (median |shift| %s)\n"
           "  autocorrelation    %+.3f (blocks worthwhile above ~0.2)\n"
           "  false signals      %s at level %.2f (%s expected)\n",
-          f[0], f[1], f[2], f[3],
-          c->gate_resolves ? "resolves" : "does not resolve", rt[0],
+          g.floor, g.typical, g.worst, g.paired,
+          c->gate_resolves ? "resolves" : "does not resolve", g.flagged,
           (unsigned long long)c->blocks_for_gate, c->median_pairs,
-          c->mean_confidence, c->median_confidence, rt[1], rt[2], f[4],
-          c->autocorrelation, rt[3], o->level, rt[4]);
+          c->mean_confidence, c->median_confidence, g.ties, g.drifting, g.shift,
+          c->autocorrelation, g.signals, o->level, expect);
     char **list = NULL;
     size_t nl = 0;
     if (!st)
@@ -652,25 +665,18 @@ bs_status bs_markdown_noise(const bs_noise_result *r, char **out, size_t *len,
     st = bs__buf_puts(&row, "| ");
     if (!st)
       st = bs__md_case(&row, c->benchmark, c->dataset);
-    char f[4][48], rt[4][48];
-    bs__fmt_floor_plain(f[0], sizeof f[0], c->paired_noise_floor_pct);
-    bs__fmt_floor_plain(f[1], sizeof f[1], 100.0 * c->noise_floor);
-    bs__fmt_floor_plain(f[2], sizeof f[2], 100.0 * c->typical_noise);
-    bs__fmt_floor_plain(f[3], sizeof f[3], 100.0 * c->max_observed_noise);
-    bs__fmt_rate_plain(rt[0], sizeof rt[0], 100.0 * c->false_regression_rate);
-    bs__fmt_rate_plain(rt[1], sizeof rt[1], 100.0 * c->tie_rate);
-    bs__fmt_rate_plain(rt[2], sizeof rt[2], 100.0 * c->drift_rate);
-    bs__fmt_rate_plain(rt[3], sizeof rt[3], 100.0 * c->false_signal_rate);
+    figures g;
+    case_figures(&g, c);
     if (!st)
       st = bs__buf_printf(
           &row,
           " | %zu | %s | %s | %llu (now %g) | %s | %s (%s, %s) | %.3f | %s | "
           "%s | %+.2f | %s |\n",
-          c->runs, f[0],
+          c->runs, g.paired,
           c->gate_resolves ? "✅ resolves" : "⚠️ does not resolve",
-          (unsigned long long)c->blocks_for_gate, c->median_pairs, rt[0], f[1],
-          f[2], f[3], c->mean_confidence, rt[1], rt[2], c->autocorrelation,
-          rt[3]);
+          (unsigned long long)c->blocks_for_gate, c->median_pairs, g.flagged,
+          g.floor, g.typical, g.worst, c->mean_confidence, g.ties, g.drifting,
+          c->autocorrelation, g.signals);
     if (!st)
       st = bs__md_fit(&b, &row, NOISE_MD_RESERVE, &cut);
   }
