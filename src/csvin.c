@@ -56,8 +56,10 @@ static void on_record(int c, void *data) {
   if (!in->status)
     in->record(in->ctx);
   in->in_record = 0;
-  in->dirty = 0;
+  in->dirty = in->batch_dirty;
   in->nrecords++;
+  if (in->batch) /* the next record starts on the next line */
+    in->rec_line = ++in->line;
 }
 
 bs_status bs__csvin_init(bs__csvin *in, const char *name, bs_error *err,
@@ -126,8 +128,42 @@ static size_t find(const unsigned char *d, size_t from, size_t len, int c) {
   return p ? (size_t)(p - d) : len;
 }
 
+/* Whether d[0..n-1] has an empty line ("\n\n"); branch-free, so the
+ * compiler vectorises it. */
+static int has_blank_line(const unsigned char *d, size_t n) {
+  unsigned acc = 0;
+  for (size_t i = 0; i + 1 < n; i++)
+    acc |= (unsigned)(d[i] == '\n') & (unsigned)(d[i + 1] == '\n');
+  return acc != 0;
+}
+
+/* Feeds d[0..n-1] as one batch: whole lines (n > 0, ending in LF) without
+ * quotes, CRs or empty lines, starting where no record is open. There each
+ * LF ends exactly one record, so on_record can count the lines, and one
+ * csv_parse call replaces one a line. Returns what csv_parse returned. */
+static size_t feed_batch(bs__csvin *in, const unsigned char *d, size_t n) {
+  in->batch = 1;
+  in->batch_dirty = !plain_ascii(d, n);
+  in->dirty = in->batch_dirty;
+  in->in_record = 1;
+  in->rec_line = in->line;
+  size_t got = csv_parse(&in->p, d, n, on_field, on_record, in);
+  in->batch = 0;
+  in->batch_dirty = 0;
+  /* The line of the byte that failed is in->line (records hold no line
+   * endings here); its line starts after the last LF before it. */
+  size_t ls = got;
+  while (ls > 0 && d[ls - 1] != '\n')
+    ls--;
+  in->lstart = in->fed + ls;
+  in->prev_cr = 0;
+  return got;
+}
+
 static void feed_raw(bs__csvin *in, const unsigned char *d, size_t len) {
   size_t pos = 0;
+  /* The next quote, found once and reused like the blanks below. */
+  size_t next_q = find(d, 0, len, '"');
   /* The next CR, space and tab at or after pos, found once and reused:
    * most logs have none of them, and then each costs one memchr. */
   size_t next_cr = find(d, 0, len, '\r');
@@ -137,6 +173,39 @@ static void feed_raw(bs__csvin *in, const unsigned char *d, size_t len) {
     size_t lim = len - pos > PIECE_MAX ? pos + PIECE_MAX : len;
     if (next_cr < pos)
       next_cr = find(d, pos, len, '\r');
+    if (next_q < pos)
+      next_q = find(d, pos, len, '"');
+    /* Between records, the whole lines up to the next quote or CR (at
+     * most a piece, and at most the field cap's room) go as one batch. */
+    if (!in->in_record && d[pos] != '\n' && d[pos] != '\r') {
+      size_t bl = lim < next_cr ? lim : next_cr;
+      if (next_q < bl)
+        bl = next_q;
+      if (in->max_field < SIZE_MAX - 2 && bl - pos > in->max_field + 2)
+        bl = pos + in->max_field + 2;
+      while (bl > pos && d[bl - 1] != '\n')
+        bl--;
+      if (bl > pos && !has_blank_line(d + pos, bl - pos)) {
+        if (next_sp < pos)
+          next_sp = find(d, pos, len, ' ');
+        if (next_tab < pos)
+          next_tab = find(d, pos, len, '\t');
+        csv_set_space_func(&in->p,
+                           next_sp < bl || next_tab < bl ? no_space : NULL);
+        size_t n = bl - pos;
+        size_t got = feed_batch(in, d + pos, n);
+        if (in->status)
+          return;
+        if (got < n) {
+          in->fed += got;
+          parse_error(in, d + pos + got);
+          return;
+        }
+        in->fed += n;
+        pos = bl;
+        continue;
+      }
+    }
     const unsigned char *nl = memchr(d + pos, '\n', lim - pos);
     size_t eol = nl ? (size_t)(nl - d) : lim;
     if (next_cr < eol)

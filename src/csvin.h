@@ -54,6 +54,11 @@ typedef struct bs__csvin {
    * readers can skip their byte checks. */
   int dirty;
   int prev_cr; /* the last byte fed was a CR */
+  /* While 1, libcsv is parsing a batch of whole lines, one record each
+   * (feed_raw): each record's end starts the next line, and `dirty`
+   * stays what it was for the whole batch. */
+  int batch;
+  int batch_dirty;
   int started; /* the first byte was seen (BOM check done) */
   unsigned char bom[3];
   size_t nbom; /* bytes of a possible BOM held back */

@@ -3,6 +3,7 @@
 #include "support.h"
 
 #include <criterion/criterion.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -780,3 +781,144 @@ Test(log, duplicate_across_fixture_files) {
 }
 
 Test(log, free_null_is_a_no_op) { bs_log_free(NULL); }
+
+/* A log long enough to span several of the reader's pieces and file
+ * blocks, mixing plain lines (read in batches) with what batches leave to
+ * the line-by-line path: a quoted field holding a line ending, a blank
+ * line, CRLF and a lone CR, a quoted name, a name with a blank, non-ASCII
+ * names. Every row's line is counted here as the text is built. */
+typedef struct mixed_log {
+  char *text;
+  size_t len, nrows;
+  long *lines; /* the expected line of each row */
+} mixed_log;
+
+static void mixed_add(mixed_log *m, long *line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void mixed_add(mixed_log *m, long *line, const char *fmt, ...) {
+  char row[256];
+  va_list ap;
+  va_start(ap, fmt);
+  int k = vsnprintf(row, sizeof row, fmt, ap);
+  va_end(ap);
+  cr_assert(k > 0 && (size_t)k < sizeof row);
+  memcpy(m->text + m->len, row, (size_t)k);
+  m->len += (size_t)k;
+  int i = 0;
+  for (; row[i] == '\n'; i++) /* blank lines before the row */
+    ++*line;
+  m->lines[m->nrows++] = *line;
+  for (; i < k; i++) /* CRLF, LF and a lone CR end one line */
+    if (row[i] == '\n' || (row[i] == '\r' && row[i + 1] != '\n'))
+      ++*line;
+}
+
+static mixed_log mixed_build(size_t n, size_t bad_at, const char *bad_impl) {
+  mixed_log m = {malloc(n * 128 + 256), 0, 0, malloc(n * sizeof(long))};
+  cr_assert(m.text && m.lines);
+  memcpy(m.text, HDR, strlen(HDR));
+  m.len = strlen(HDR);
+  long line = 2;
+  for (size_t i = 0; i < n; i++) {
+    const char *impl = i == bad_at ? bad_impl : i % 2 ? "pr" : "main";
+    size_t b = i / 2;
+    if (i % 997 == 500) /* a quoted dataset with a line ending inside */
+      mixed_add(&m, &line, "q,\"two\nlines\",1,%s,0,%zu,confirm,1,1.5\n", impl,
+                b);
+    else if (i % 1009 == 700) /* a blank line before the row */
+      mixed_add(&m, &line, "\nb,d,1,%s,0,%zu,confirm,1,2.5e-3\n", impl, b);
+    else if (i % 1013 == 800)
+      mixed_add(&m, &line, "crlf,d,1,%s,0,%zu,confirm,1,3\r\n", impl, b);
+    else if (i % 1019 == 900)
+      mixed_add(&m, &line, "cr,d,1,%s,0,%zu,confirm,1,3\r", impl, b);
+    else if (i % 331 == 5)
+      mixed_add(&m, &line, "\"quoted\",d,1,%s,0,%zu,confirm,1,4\n", impl, b);
+    else if (i % 337 == 6)
+      mixed_add(&m, &line, "with blank,d,1,%s,0,%zu,confirm,1,4\n", impl, b);
+    else if (i % 347 == 7)
+      mixed_add(&m, &line, "caf\xc3\xa9,d,1,%s,0,%zu,confirm,1,4\n", impl, b);
+    else
+      mixed_add(&m, &line, "sort_%03zu,n=%zu,%zu,%s,0,%zu,confirm,1,%zu.%zu\n",
+                i % 7, i % 7, i % 7 + 1, impl, b, i % 13 + 1, i);
+  }
+  m.text[m.len] = '\0';
+  return m;
+}
+
+static void mixed_free(mixed_log *m) {
+  free(m->text);
+  free(m->lines);
+}
+
+Test(log, line_numbers_hold_across_batches_pieces_and_blocks) {
+  mixed_log m = mixed_build(20000, (size_t)-1, "");
+  cr_assert_gt(m.len, (size_t)3 << 17, "spans several file blocks");
+  char *dir = ts_own(ts_tmpdir("mixed"));
+  char *path = ts_own(ts_path(dir, "mixed.csv"));
+  cr_assert_eq(ts_write(path, m.text), 0);
+  for (int how = 0; how < 2; how++) {
+    bs_log *log = bs_log_new();
+    bs_error err;
+    bs_status st;
+    if (how == 0)
+      st = bs_log_read_buffer(log, "pr.csv", m.text, m.len, &err);
+    else /* in blocks, which end inside lines */
+      st = bs_log_read_file(log, path, &err);
+    cr_assert_eq(st, BS_OK, "%s", fmt_err(&err));
+    cr_assert_eq(bs_log_count(log), m.nrows);
+    const bs_row *r = bs_log_rows(log);
+    for (size_t i = 0; i < m.nrows; i++)
+      cr_assert_eq(r[i].line, m.lines[i], "row %zu: line %ld, want %ld", i,
+                   r[i].line, m.lines[i]);
+    cr_assert_str_eq(r[500].dataset, "two\nlines");
+    cr_assert_str_eq(r[5].benchmark, "quoted");
+    cr_assert_str_eq(r[6].benchmark, "with blank");
+    cr_assert_str_eq(r[7].benchmark, "caf\xc3\xa9");
+    cr_assert_eq(r[700].per_call_us, 2.5e-3);
+    bs_log_free(log);
+  }
+  mixed_free(&m);
+}
+
+Test(log, errors_deep_in_a_long_log_name_their_line) {
+  /* Invalid UTF-8, a NUL byte and a bad number, each among plain rows
+   * far into the log, are found and placed exactly. */
+  static const struct {
+    const char *impl;
+    const char *msg;
+  } bad[] = {
+      {"x\xff", "column impl: invalid UTF-8 at byte 2 of the field"},
+      {"", "column impl: must not be empty"},
+  };
+  for (size_t t = 0; t < sizeof bad / sizeof bad[0]; t++) {
+    mixed_log m = mixed_build(9000, 8123, bad[t].impl);
+    bs_log *log = bs_log_new();
+    bs_error err;
+    cr_assert_eq(bs_log_read_buffer(log, "pr.csv", m.text, m.len, &err),
+                 BS_EINPUT);
+    char want[256];
+    snprintf(want, sizeof want, "pr.csv:%ld: %s", m.lines[8123], bad[t].msg);
+    cr_assert_str_eq(fmt_err(&err), want);
+    bs_log_free(log);
+    mixed_free(&m);
+  }
+  /* A NUL inside a plain stretch (memcpy: the builder is printf-based). */
+  mixed_log m = mixed_build(9000, (size_t)-1, "");
+  char *at = strstr(m.text + m.len / 2, "\nsort_");
+  cr_assert(at);
+  at[3] = '\0';
+  long line = 1; /* the line of at + 1: the header's, plus each ending */
+  for (const char *p = m.text; p <= at; p++)
+    if (*p == '\n' || (*p == '\r' && p[1] != '\n'))
+      line++;
+  bs_log *log = bs_log_new();
+  bs_error err;
+  cr_assert_eq(bs_log_read_buffer(log, "pr.csv", m.text, m.len, &err),
+               BS_EINPUT);
+  char want[256];
+  snprintf(want, sizeof want,
+           "pr.csv:%ld: column benchmark: contains a NUL byte", line);
+  cr_assert_str_eq(fmt_err(&err), want);
+  bs_log_free(log);
+  mixed_free(&m);
+}
