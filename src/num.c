@@ -14,6 +14,50 @@ static const double pow10_exact[23] = {
 
 static int is_digit(unsigned char c) { return (unsigned)(c - '0') < 10u; }
 
+/* Eight ASCII digits at a time (SWAR, as in fast_float): most times in a
+ * log have 15-17 significant digits. Little-endian byte order only. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define EIGHT_AT_ONCE 1
+/* Whether the 8 bytes at s are all '0'..'9': each byte's high nibble is 3
+ * and adding 6 to it does not carry into the high nibble. */
+static int eight_digits(const char *s, uint64_t *v) {
+  uint64_t x;
+  memcpy(&x, s, 8);
+  *v = x;
+  return ((x & 0xF0F0F0F0F0F0F0F0u) |
+          (((x + 0x0606060606060606u) & 0xF0F0F0F0F0F0F0F0u) >> 4)) ==
+         0x3333333333333333u;
+}
+
+/* The value of eight digits (first digit most significant) loaded as a
+ * little-endian word: pairs, then fours, then the eight combined. */
+static uint64_t eight_value(uint64_t x) {
+  x -= 0x3030303030303030u;
+  x = x * 10 + (x >> 8); /* each even byte: two digits */
+  x = ((x & 0x000000FF000000FFu) * 0x000F424000000064u +
+       ((x >> 16) & 0x000000FF000000FFu) * 0x0000271000000001u) >>
+      32;
+  return x;
+}
+#endif
+
+/* Collects the digits at s[i..n-1] into *w (w = 10 w + digit, wrapping
+ * mod 2^64 as digit by digit would) and returns the index after them. */
+static size_t digits(const char *s, size_t i, size_t n, uint64_t *w) {
+  uint64_t acc = *w;
+#ifdef EIGHT_AT_ONCE
+  uint64_t x;
+  while (n - i >= 8 && eight_digits(s + i, &x)) {
+    acc = acc * 100000000u + eight_value(x);
+    i += 8;
+  }
+#endif
+  while (i < n && is_digit((unsigned char)s[i]))
+    acc = acc * 10 + (uint64_t)(s[i++] - '0');
+  *w = acc;
+  return i;
+}
+
 static int lower_eq(const char *s, size_t n, const char *word) {
   size_t k = strlen(word);
   if (n != k)
@@ -94,12 +138,25 @@ static double round_bits(u128 q, int sticky, int e2) {
   return v;
 }
 
+/* *q, *r = n / d, n % d for a quotient known to fit 64 bits (n's high
+ * half below d): one divq on x86-64, where the compiler would call the
+ * general 128-bit division. */
+static void div_128_64(u128 n, uint64_t d, uint64_t *q, uint64_t *r) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  uint64_t hi = (uint64_t)(n >> 64), lo = (uint64_t)n;
+  __asm__("divq %4" : "=a"(*q), "=d"(*r) : "a"(lo), "d"(hi), "rm"(d));
+#else
+  *q = (uint64_t)(n / d);
+  *r = (uint64_t)(n % d);
+#endif
+}
+
 /* w * 10^k for 0 < w < 2^64 and -19 <= k <= 19, correctly rounded to
  * nearest with exact integer arithmetic:
  *  - k >= 0: N = w * 10^k < 2^64 * 2^64 is exact; round N.
- *  - k < 0: with w normalised to bit 63 and shifted up 64 bits, N / 10^-k
- *    has at least 63 bits (10^19 < 2^64); the quotient's bits below the
- *    53rd and a non-zero remainder (sticky) decide the rounding exactly.
+ *  - k < 0: with w normalised to bit 63 and shifted up, N / 10^-k has
+ *    at least 63 bits; the quotient's bits below the 53rd and a non-zero
+ *    remainder (sticky) decide the rounding exactly.
  * Results lie in [1e-19, 2^64 * 1e19], far inside the normal range. This
  * is the value strtod returns (glibc rounds correctly); the differential
  * fuzz target tests/fuzz/fuzz_num.c checks it against strtod. */
@@ -110,12 +167,16 @@ static double scale_exact(uint64_t w, long k) {
       return (double)(uint64_t)n; /* exact */
     return round_bits(n, 0, 0);
   }
+  /* With w normalised (bit 63 set) and shifted up one bit less than the
+   * bit length b of d = 10^-k, N / d lies in (2^62, 2^64): a 64-bit
+   * quotient of at least 63 bits, one hardware division. */
   int lz = __builtin_clzll(w);
-  u128 n = (u128)(w << lz) << 64;
   uint64_t d = pow10_u64[-k];
-  u128 q = n / d;
-  int sticky = n % d != 0;
-  return round_bits(q, sticky, -(64 + lz));
+  int sh = 63 - __builtin_clzll(d); /* b - 1, 3..63 */
+  u128 n = (u128)(w << lz) << sh;
+  uint64_t q, rem;
+  div_128_64(n, d, &q, &rem);
+  return round_bits(q, rem != 0, -(lz + sh));
 }
 #endif
 
@@ -159,13 +220,11 @@ bs__num bs__num_double(const char *s, size_t n, double *out) {
     neg = s[i++] == '-';
   uint64_t w = 0;
   size_t first = i, lead = 0; /* lead: zeros before the first non-zero */
-  while (i < n && is_digit((unsigned char)s[i]))
-    w = w * 10 + (uint64_t)(s[i++] - '0');
+  i = digits(s, i, n, &w);
   size_t intdig = i - first, fracdig = 0;
   if (i < n && s[i] == '.') {
     size_t f0 = ++i;
-    while (i < n && is_digit((unsigned char)s[i]))
-      w = w * 10 + (uint64_t)(s[i++] - '0');
+    i = digits(s, i, n, &w);
     fracdig = i - f0;
   }
   size_t mant = intdig + fracdig;

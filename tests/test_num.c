@@ -229,3 +229,137 @@ Test(num, no_nul_needed) {
   cr_assert_eq(bs__num_u64("123456", 3, &u), BS__NUM_OK);
   cr_assert_eq(u, 123);
 }
+
+/* What strtod says about text in the grammar, as a bs__num: overflow to
+ * infinity and underflow to zero are errors, anything else its value. */
+static bs__num oracle_status(const char *s, double *v) {
+  errno = 0;
+  *v = strtod(s, NULL);
+  if (errno == ERANGE && isinf(*v))
+    return BS__NUM_OVERFLOW;
+  if (errno == ERANGE && *v == 0)
+    return BS__NUM_UNDERFLOW;
+  return BS__NUM_OK;
+}
+
+static void same_status_as_strtod(const char *s) {
+  double v = 0, w = 0;
+  bs__num got = num(s, &v), want = oracle_status(s, &w);
+  cr_assert_eq(got, want, "%s: status %d, strtod says %d", s, got, want);
+  if (want == BS__NUM_OK)
+    cr_assert(memcmp(&v, &w, sizeof v) == 0, "%s: %.17g != strtod %.17g", s, v,
+              w);
+}
+
+/* Every shape the grammar has, at random: a sign, 0-30 integer digits
+ * (leading zeros included), a point, 0-30 fraction digits, an exponent
+ * from subnormal to overflow. The digits are read eight at a time where
+ * eight are left, so the lengths cross every multiple of 8. */
+Test(num, random_shapes_like_strtod) {
+  uint64_t x = 0x9E3779B97F4A7C15u;
+  char buf[128];
+  for (int i = 0; i < 300000; i++) {
+    size_t o = 0;
+    uint64_t r = next_rand(&x);
+    if (r % 4 == 0)
+      buf[o++] = r % 8 == 0 ? '-' : '+';
+    int nint = (int)((r >> 4) % 31), nfrac = (int)((r >> 12) % 31);
+    int zeros = (int)((r >> 20) % 4) == 0 ? (int)((r >> 24) % 12) : 0;
+    if (nint == 0 && nfrac == 0)
+      nint = 1;
+    for (int k = 0; k < nint; k++)
+      buf[o++] = k < zeros ? '0' : (char)('0' + next_rand(&x) % 10);
+    if (nfrac || (r >> 30) % 2) {
+      buf[o++] = '.';
+      for (int k = 0; k < nfrac; k++)
+        buf[o++] = (char)('0' + next_rand(&x) % 10);
+    }
+    switch ((r >> 32) % 4) {
+    case 0:
+      break; /* no exponent */
+    case 1:  /* a small one */
+      o += (size_t)snprintf(buf + o, sizeof buf - o, "e%d",
+                            (int)((r >> 40) % 41) - 20);
+      break;
+    default: /* anywhere, past both ends of the range */
+      o += (size_t)snprintf(buf + o, sizeof buf - o, "%s%+d",
+                            (r >> 35) % 2 ? "E" : "e",
+                            (int)((r >> 40) % 761) - 380);
+      break;
+    }
+    buf[o] = '\0';
+    same_status_as_strtod(buf);
+  }
+  static const char *const edge[] = {"12345678",
+                                     "123456789",
+                                     "1234567.8",
+                                     "12345678.",
+                                     ".12345678",
+                                     "00000000000000000001",
+                                     "0000000012345678",
+                                     "1234567812345678",
+                                     "12345678123456781",
+                                     "123456781234567812",
+                                     "1234567812345678123",
+                                     "12345678123456781234",
+                                     "99999999999999999999",
+                                     "0.99999999999999999",
+                                     "18446744073709551615",
+                                     "18446744073709551616",
+                                     "9007199254740993",
+                                     "-0.50242682223843693",
+                                     "+0.50242682223843693",
+                                     "0.000000000000000000001e22",
+                                     "1e-320",
+                                     "4.9e-324",
+                                     "2.4703282292062328e-324",
+                                     "2.2250738585072011e-308",
+                                     "2.2250738585072014e-308",
+                                     "1.7976931348623157e308",
+                                     "1.7976931348623158e308",
+                                     "1.7976931348623159e308",
+                                     "1e308",
+                                     "1e309",
+                                     "2e-324",
+                                     "0.00000000e-400",
+                                     "00000000.00000000",
+                                     "-0.0000000000e5",
+                                     "0.1e-999999999",
+                                     "123456781234567812345678e-30"};
+  for (size_t i = 0; i < sizeof edge / sizeof edge[0]; i++)
+    same_status_as_strtod(edge[i]);
+}
+
+/* A non-digit anywhere in an eight-byte stretch ends the digits there,
+ * exactly as digit by digit: no byte next to '0'..'9' passes for one. */
+Test(num, eight_digit_chunks_stop_at_any_non_digit) {
+  static const char near[] = "/:.eE+- \x00\xb0\x30\x39\x40\x29";
+  for (int pos = 0; pos < 8; pos++) {
+    for (size_t c = 0; c < sizeof near - 1; c++) {
+      char buf[32] = "1234567812345678";
+      buf[pos + 4] = near[c];
+      double v;
+      bs__num st = bs__num_double(buf, 16, &v);
+      if (near[c] >= '0' && near[c] <= '9') {
+        cr_assert_eq(st, BS__NUM_OK);
+        char z[32];
+        memcpy(z, buf, 16);
+        z[16] = '\0';
+        cr_assert_eq(v, strtod(z, NULL), "%s", z);
+        continue;
+      }
+      /* strtod on the same text (cut at a NUL): where it reads all 16
+       * bytes, the same status and value; elsewhere not a number. */
+      char z[32];
+      memcpy(z, buf, 16);
+      z[16] = '\0';
+      char *end;
+      strtod(z, &end);
+      if (end == z + 16)
+        same_status_as_strtod(z);
+      else
+        cr_assert_eq(st, BS__NUM_SYNTAX, "byte %d = 0x%02x", pos + 4,
+                     (unsigned char)near[c]);
+    }
+  }
+}
