@@ -1,8 +1,3 @@
-/* mremap and MADV_HUGEPAGE (big_grow) are Linux extensions, declared
- * with _GNU_SOURCE; the name is reserved for exactly this use. */
-#if defined(__linux__) && !defined(_GNU_SOURCE)
-#define _GNU_SOURCE
-#endif
 #include "benchsite/log.h"
 
 #include "archived.h"
@@ -17,9 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
 
 /* The columns SPEC §1.1 knows, in the order their values are checked. */
 enum {
@@ -82,9 +74,6 @@ struct bs_log {
   bs_row *rows;
   size_t *row_case; /* case id of each row, parallel to rows */
   size_t nrows, rows_cap;
-  /* The sizes of the two blocks (big_grow): they can exceed rows_cap
-   * rows when one grew and the other could not. */
-  size_t rows_bytes, row_case_bytes;
 
   /* Interned benchmark, dataset and impl names: equal strings share a
    * pointer, so the tables below hash and compare pointers. */
@@ -739,40 +728,6 @@ static int has(const reader *r, int k) {
   return r->colof[k] >= 0 && r->vlen[k] > 0;
 }
 
-/* The row arrays, the log's only large allocations (about 100 bytes a
- * row), in an anonymous mapping of their own on Linux, advised to be
- * backed by huge pages: filled 4 KiB at a time, the rows of a 100 MB log
- * took tens of thousands of page faults, a fifth of the reading time.
- * mremap grows the mapping without copying and keeps the advice. (The
- * advice cannot go on a malloc'd block: it would split glibc's mapping,
- * and realloc's own mremap would then fail and copy.) Elsewhere, realloc.
- * Returns the block of new_bytes (its first old_bytes kept) or NULL, the
- * old block then untouched. */
-static void *big_grow(void *p, size_t old_bytes, size_t new_bytes) {
-#if defined(__linux__) && defined(MREMAP_MAYMOVE) && defined(MADV_HUGEPAGE)
-  void *q = p ? mremap(p, old_bytes, new_bytes, MREMAP_MAYMOVE)
-              : mmap(NULL, new_bytes, PROT_READ | PROT_WRITE,
-                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (q == MAP_FAILED)
-    return NULL;
-  (void)madvise(q, new_bytes, MADV_HUGEPAGE); /* a hint: may be refused */
-  return q;
-#else
-  (void)old_bytes;
-  return realloc(p, new_bytes);
-#endif
-}
-
-static void big_free(void *p, size_t bytes) {
-#if defined(__linux__) && defined(MREMAP_MAYMOVE) && defined(MADV_HUGEPAGE)
-  if (p)
-    munmap(p, bytes);
-#else
-  (void)bytes;
-  free(p);
-#endif
-}
-
 /* Grows rows and row_case for one more row, within max_memory_bytes: the
  * capacity doubles, or takes what the limit leaves. */
 static int grow_rows(reader *r) {
@@ -789,20 +744,18 @@ static int grow_rows(reader *r) {
   }
   if (cap > (max - others) / per)
     cap = (max - others) / per;
-  bs_row *t = big_grow(log->rows, log->rows_bytes, cap * sizeof *t);
+  bs_row *t = realloc(log->rows, cap * sizeof *t);
   if (!t) {
     fail_nomem(r);
     return -1;
   }
   log->rows = t;
-  log->rows_bytes = cap * sizeof *t;
-  size_t *u = big_grow(log->row_case, log->row_case_bytes, cap * sizeof *u);
+  size_t *u = realloc(log->row_case, cap * sizeof *u);
   if (!u) {
     fail_nomem(r);
     return -1;
   }
   log->row_case = u;
-  log->row_case_bytes = cap * sizeof *u;
   log->rows_cap = cap;
   return 0;
 }
@@ -1059,8 +1012,8 @@ void bs_log_free(bs_log *log) {
   if (!log)
     return;
   bs__arena_release(&log->arena);
-  big_free(log->rows, log->rows_bytes);
-  big_free(log->row_case, log->row_case_bytes);
+  free(log->rows);
+  free(log->row_case);
   free(log->istr);
   for (size_t i = 0; i < log->ncases; i++)
     free(log->cases[i].dup);
