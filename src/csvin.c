@@ -50,6 +50,10 @@ static void on_field(void *s, size_t len, void *data) {
     in->field(in->ctx, s, len);
 }
 
+static bs__csvin_raw_fn field_cb(const bs__csvin *in) {
+  return in->raw_field ? in->raw_field : on_field;
+}
+
 static void on_record(int c, void *data) {
   (void)c;
   bs__csvin *in = data;
@@ -147,7 +151,7 @@ static size_t feed_batch(bs__csvin *in, const unsigned char *d, size_t n) {
   in->dirty = in->batch_dirty;
   in->in_record = 1;
   in->rec_line = in->line;
-  size_t got = csv_parse(&in->p, d, n, on_field, on_record, in);
+  size_t got = csv_parse(&in->p, d, n, field_cb(in), on_record, in);
   in->batch = 0;
   in->batch_dirty = 0;
   /* The line of the byte that failed is in->line (records hold no line
@@ -242,7 +246,7 @@ static void feed_raw(bs__csvin *in, const unsigned char *d, size_t len) {
     size_t n = end - pos;
     if (!in->dirty && !plain_ascii(d + pos, n))
       in->dirty = 1;
-    size_t got = csv_parse(&in->p, d + pos, n, on_field, on_record, in);
+    size_t got = csv_parse(&in->p, d + pos, n, field_cb(in), on_record, in);
     if (in->status)
       return;
     if (got < n) {
@@ -309,7 +313,7 @@ bs_status bs__csvin_finish(bs__csvin *in) {
     in->started = 1;
     feed_raw(in, in->bom, in->nbom);
   }
-  if (!in->status && csv_fini(&in->p, on_field, on_record, in) != 0)
+  if (!in->status && csv_fini(&in->p, field_cb(in), on_record, in) != 0)
     bs__csvin_fail(in, BS_EINPUT, in->rec_line, 0,
                    "malformed CSV: quoted field not closed at end of file");
   return in->status;

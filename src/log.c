@@ -8,6 +8,7 @@
 #include "hash.h"
 #include "num.h"
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -157,6 +158,9 @@ typedef struct reader {
   const char *last_b, *last_d;
   size_t last_case;
 } reader;
+
+/* on_field gets the feed from libcsv and converts it to its reader. */
+_Static_assert(offsetof(reader, in) == 0, "the feed is the reader's start");
 
 #define FAIL(r, st, line, col, ...)                                            \
   bs__csvin_fail(&(r)->in, (st), (line), (col), __VA_ARGS__)
@@ -526,8 +530,13 @@ static void data_field(reader *r, int k, const char *f, size_t len) {
     r->vraw[k] = store(r, f, len);
 }
 
-static void on_field(void *ctx, const char *s, size_t len) {
-  reader *r = ctx;
+/* libcsv's field callback (bs__csvin.raw_field): the feed is the
+ * reader's first member. */
+static void on_field(void *s_, size_t len, void *in) {
+  reader *r = (reader *)in;
+  const char *s = s_;
+  if (r->in.status)
+    return;
   size_t idx = r->nfields++;
   if (len > r->max_field) {
     FAIL(r, BS_ELIMIT, r->in.rec_line, 0, "field longer than %zu bytes",
@@ -1058,8 +1067,9 @@ static bs_status read_log(bs_log *log, const char *name, source src,
   r.max_case_rows = log->limits.max_case_rows;
   size_t old_rows = log->nrows, old_cases = log->ncases;
   size_t old_unknown = log->nunknown;
-  if (bs__csvin_init(&r.in, name, err, r.max_field, on_field, on_record, &r) ==
+  if (bs__csvin_init(&r.in, name, err, r.max_field, NULL, on_record, &r) ==
       BS_OK) {
+    r.in.raw_field = on_field;
     if (!fits(log, strlen(name) + 1 + sizeof(max_align_t)))
       fail_memory_limit(&r, 0);
     else if (!(r.file = bs__arena_strndup(&log->arena, name, strlen(name))))

@@ -108,6 +108,60 @@ Test(quantile, tukey_fences_count_without_removing) {
   cr_expect_eq(bs_tukey_outliers(calm, 5), 0);
 }
 
+/* The reference order: qsort with the comparison bs_sort_doubles has
+ * always used. */
+static int ref_cmp(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* bs_sort_doubles gives exactly qsort's array, bit for bit: random
+ * lengths across the insertion/merge boundary, many ties, negative
+ * values, runs already in order or reversed, subnormals and huge
+ * magnitudes; and with zeros of both signs (where the order of 0 and -0
+ * is qsort's to decide) it is qsort's. */
+Test(quantile, sort_doubles_gives_qsorts_array) {
+  uint64_t x = 0x2545F4914F6CDD1Du;
+  static double a[5000], b[5000];
+  for (int t = 0; t < 3000; t++) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    size_t n = (size_t)(x % (t < 2500 ? 600 : 5000));
+    int kind = (int)((x >> 20) % 6);
+    for (size_t i = 0; i < n; i++) {
+      x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+      double v = (double)(x >> 11) / 9007199254740992.0 + 1e-3;
+      switch (kind) {
+      case 0:
+        v = (double)(x % 7) + 0.5;
+        break; /* many ties */
+      case 1:
+        v = v - 0.5 + 1e-9;
+        break; /* signs */
+      case 2:
+        v = (double)i + 1;
+        break; /* in order */
+      case 3:
+        v = (double)(n - i);
+        break; /* reversed */
+      case 4:
+        v = (x & 1) ? v * 1e-310 : v * 1e300;
+        break; /* extremes */
+      default: /* zeros of both signs among ties */
+        v = (x % 5 == 0) ? ((x >> 9) & 1 ? -0.0 : 0.0) : (double)(x % 3) - 1;
+        if (v == 0 && (x >> 9) & 1)
+          v = -0.0;
+        break;
+      }
+      a[i] = b[i] = v;
+    }
+    bs_sort_doubles(a, n);
+    if (n > 1)
+      qsort(b, n, sizeof *b, ref_cmp);
+    cr_assert(memcmp(a, b, n * sizeof *a) == 0, "case %d (kind %d, n %zu)", t,
+              kind, n);
+  }
+}
+
 static size_t load_d(const char *name, double *d, size_t max) {
   int n = fx_numbers(STATS, name, d, max);
   cr_assert_gt(n, 0, "fixture %s missing", name);
