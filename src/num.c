@@ -143,8 +143,10 @@ static double round_bits(u128 q, int sticky, int e2) {
  * general 128-bit division. */
 static void div_128_64(u128 n, uint64_t d, uint64_t *q, uint64_t *r) {
 #if defined(__x86_64__) && defined(__GNUC__)
-  uint64_t hi = (uint64_t)(n >> 64), lo = (uint64_t)n;
-  __asm__("divq %4" : "=a"(*q), "=d"(*r) : "a"(lo), "d"(hi), "rm"(d));
+  uint64_t hi = (uint64_t)(n >> 64), lo = (uint64_t)n, quo, rem;
+  __asm__("divq %4" : "=a"(quo), "=d"(rem) : "a"(lo), "d"(hi), "rm"(d));
+  *q = quo;
+  *r = rem;
 #else
   *q = (uint64_t)(n / d);
   *r = (uint64_t)(n % d);
