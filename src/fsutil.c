@@ -7,6 +7,7 @@
 
 #include "benchsite/output.h"
 
+#include "sha256.h"
 #include "strlist.h"
 
 #include <dirent.h>
@@ -339,8 +340,53 @@ bs_status bs__check_apart(const char *out, const char *what, const char *dir,
 
 typedef struct tree_ent {
   char *path;
-  long long size; /* -1: a directory, -2: anything else */
+  long long size;                   /* -1: a directory, -2: anything else */
+  char hash[BS__SHA256_HEXLEN + 1]; /* of a regular file's bytes */
 } tree_ent;
+
+/* The SHA-256 of the regular file `name` in directory fd, or "-" when it
+ * cannot be read (the listing then differs from any that could). */
+static void hash_at(int dirfd, const char *name, char *hex) {
+  hex[0] = '-';
+  hex[1] = '\0';
+  int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0)
+    return;
+  struct stat sb;
+  if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+    close(fd);
+    return;
+  }
+  bs__sha256 h;
+  bs__sha256_init(&h);
+  char buf[65536];
+  ssize_t r;
+  while ((r = read(fd, buf, sizeof buf)) > 0 || (r < 0 && errno == EINTR))
+    if (r > 0)
+      bs__sha256_update(&h, buf, (size_t)r);
+  close(fd);
+  if (r < 0)
+    return;
+  unsigned char d[BS__SHA256_LEN];
+  bs__sha256_final(&h, d);
+  bs__sha256_tohex(d, hex);
+}
+
+/* A path on one line of a listing: a backslash, control bytes and DEL
+ * as escapes, so no name can add or end a line. */
+static bs_status put_path(bs__buf *b, const char *p) {
+  bs_status st = BS_OK;
+  for (; *p && !st; p++) {
+    unsigned char c = (unsigned char)*p;
+    if (c == '\\')
+      st = bs__buf_puts(b, "\\\\");
+    else if (c < 0x20 || c == 0x7f)
+      st = bs__buf_printf(b, "\\x%02x", c);
+    else
+      st = bs__buf_putc(b, (char)c);
+  }
+  return st;
+}
 
 static int cmp_ent(const void *a, const void *b) {
   return strcmp(((const tree_ent *)a)->path, ((const tree_ent *)b)->path);
@@ -387,6 +433,8 @@ static bs_status tree_walk(int top, const char *rel, const char *skip,
         size = -1;
     }
     (*v)[*n].path = p;
+    if (size >= 0)
+      hash_at(fd, e->d_name, (*v)[*n].hash);
     (*v)[(*n)++].size = size;
     if (size == -1)
       st = tree_walk(top, p, skip, v, n, cap);
@@ -406,10 +454,13 @@ bs_status bs__tree_list(const char *dir, const char *skip, bs__buf *b) {
     qsort(v, n, sizeof *v, cmp_ent);
   for (size_t i = 0; i < n && !st; i++) {
     if (v[i].size >= 0)
-      st = bs__buf_printf(b, "%lld %s\n", v[i].size, v[i].path);
+      st = bs__buf_printf(b, "%lld %s ", v[i].size, v[i].hash);
     else
-      st = bs__buf_printf(b, "%s %s\n", v[i].size == -1 ? "dir" : "other",
-                          v[i].path);
+      st = bs__buf_printf(b, "%s ", v[i].size == -1 ? "dir" : "other");
+    if (!st)
+      st = put_path(b, v[i].path);
+    if (!st)
+      st = bs__buf_putc(b, '\n');
   }
   for (size_t i = 0; i < n; i++)
     free(v[i].path);

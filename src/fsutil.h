@@ -85,12 +85,14 @@ bs_status bs__check_apart(const char *out, const char *what, const char *dir,
 
 /* Appends to b one line per entry under `dir` other than the top-level
  * file `skip` (NULL: none), in byte order of the relative paths: "SIZE
- * PATH" for a regular file, "dir PATH" for a directory (descended), "other
- * PATH" for anything else (never followed). BS_EIO when a directory cannot
- * be read, BS_ENOMEM. */
+ * SHA256 PATH" for a regular file (its bytes' hash in hex, "-" when
+ * unreadable), "dir PATH" for a directory (descended), "other PATH" for
+ * anything else (never followed). PATH has backslashes, control bytes and
+ * DEL escaped ("\\", "\xNN"), so every entry is one line. BS_EIO when a
+ * directory cannot be read, BS_ENOMEM. */
 bs_status bs__tree_list(const char *dir, const char *skip, bs__buf *b);
 /* 1 when `dir` holds exactly what the listing `list` (as bs__tree_list
- * wrote it, skipping `skip`) says: nothing missing, added, resized or
+ * wrote it, skipping `skip`) says: nothing missing, added, changed or
  * replaced by a link; else 0. */
 int bs__tree_matches(const char *dir, const char *skip, const char *list,
                      size_t len);

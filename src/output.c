@@ -134,7 +134,8 @@ bs_status bs_write_file_atomic(const char *path, const void *data, size_t len,
 /* ---- Directories replaced as a whole ------------------------------------ */
 
 struct bs_output_dir {
-  char *out, *parent, *base, *kind;
+  char *out, *parent, *base, *kind, *marker;
+  int listed;  /* BS_OUTPUT_DIR_LISTED */
   char *build; /* the build directory; after a commit, the old tree */
   int exists;
   int lock; /* flock'd ".BASE.KIND.lock" beside out, held until freed */
@@ -195,11 +196,12 @@ static bs_status split_out(const char *out, const char *what, char **parent,
 }
 
 /* An earlier output whose marker lists its files ("files" and then one
- * "SIZE PATH" line each, as bs__tree_list writes them) may be replaced
- * only while it holds nothing else: a file the user put inside it, or a
- * file of it the user changed, would be deleted by the swap, so the first
- * such entry is refused with BS_EUSAGE. Files gone from it are not data
- * anyone loses. A marker without a list (older versions) is trusted. */
+ * line each, as bs__tree_list writes them: size, SHA-256, path) may be
+ * replaced only while it holds nothing else: a file the user put inside
+ * it, or a file of it the user changed, would be deleted by the swap, so
+ * the first such entry is refused with BS_EUSAGE. Files gone from it are
+ * not data anyone loses. A marker without a list (an older version's, or
+ * an empty file anyone can create) proves nothing and is refused too. */
 static bs_status foreign_files(const char *out, const char *mpath,
                                const char *marker, const char *kind,
                                bs_error *err) {
@@ -214,7 +216,13 @@ static bs_status foreign_files(const char *out, const char *mpath,
   const char *list = strstr(text, "\nfiles\n");
   if (!list) {
     free(text);
-    return BS_OK;
+    return bs_error_set(err, BS_EUSAGE, out, 0,
+                        "refusing to replace: its %s file does not list the "
+                        "%s's files (an older benchsite's, or not benchsite's "
+                        "at all), so files of yours in it cannot be told "
+                        "apart; remove it yourself or choose another "
+                        "directory",
+                        marker, kind);
   }
   list += strlen("\nfiles\n");
   bs__strset listed;
@@ -256,7 +264,8 @@ static bs_status foreign_files(const char *out, const char *mpath,
 /* Whether `out` may be replaced: absent (*exists 0), or an empty
  * directory or an earlier output holding the regular file `marker`. */
 static bs_status check_out(const char *out, const char *marker,
-                           const char *kind, int *exists, bs_error *err) {
+                           const char *kind, int listed, int *exists,
+                           bs_error *err) {
   struct stat st;
   *exists = 0;
   if (lstat(out, &st) != 0) {
@@ -277,7 +286,7 @@ static bs_status check_out(const char *out, const char *marker,
     return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
   int has_marker = bs__is_regular(path);
   if (has_marker) {
-    bs_status fs = foreign_files(out, path, marker, kind, err);
+    bs_status fs = listed ? foreign_files(out, path, marker, kind, err) : 0;
     free(path);
     return fs;
   }
@@ -332,13 +341,14 @@ static void sweep_stale(const bs_output_dir *d) {
 }
 
 bs_status bs_output_dir_open(const char *out, const char *what,
-                             const char *kind, const char *marker,
+                             const char *kind, const char *marker, int flags,
                              bs_output_dir **dp, bs_error *err) {
   *dp = NULL;
   bs_output_dir *d = calloc(1, sizeof *d);
   if (d)
     d->lock = -1;
-  if (!d || !(d->out = strdup(out)) || !(d->kind = strdup(kind))) {
+  if (!d || !(d->out = strdup(out)) || !(d->kind = strdup(kind)) ||
+      !(d->marker = strdup(marker))) {
     bs_output_dir_free(d);
     return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
   }
@@ -347,7 +357,8 @@ bs_status bs_output_dir_open(const char *out, const char *what,
     st = lock_out(d, err);
   if (!st) {
     sweep_stale(d);
-    st = check_out(out, marker, kind, &d->exists, err);
+    d->listed = (flags & BS_OUTPUT_DIR_LISTED) != 0;
+    st = check_out(out, marker, kind, d->listed, &d->exists, err);
   }
   if (st) {
     bs_output_dir_free(d);
@@ -383,6 +394,17 @@ bs_status bs_output_dir_start(bs_output_dir *d, bs_error *err) {
 }
 
 bs_status bs_output_dir_commit(bs_output_dir *d, bs_error *err) {
+  /* Again just before the swap: a file put into the earlier output while
+   * this one was built must not be deleted either. */
+  int exists;
+  bs_status again =
+      check_out(d->out, d->marker, d->kind, d->listed, &exists, err);
+  if (again)
+    return again;
+  if (exists != d->exists)
+    return bs_error_set(err, BS_EUSAGE, d->out, 0,
+                        "appeared or went away while the %s was built",
+                        d->kind);
   if (!d->exists) {
     if (rename(d->build, d->out) != 0)
       return bs_error_set(err, BS_EIO, d->out, 0,
@@ -438,6 +460,7 @@ void bs_output_dir_free(bs_output_dir *d) {
   free(d->parent);
   free(d->base);
   free(d->kind);
+  free(d->marker);
   free(d);
 }
 

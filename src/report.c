@@ -263,8 +263,8 @@ bs_status bs_report_write(const bs_analysis *a, const char *out_dir,
   r.aa = a->aa;
   r.forest = BS__NO_CHART;
 
-  if ((st = bs_output_dir_open(out_dir, "the output", "report", MARKER, &od,
-                               err)))
+  if ((st = bs_output_dir_open(out_dir, "the output", "report", MARKER,
+                               BS_OUTPUT_DIR_LISTED, &od, err)))
     goto done;
   /* Templates first: a broken template fails before any work is done. */
   tpl = bs_templates_new(o->templates_dir);

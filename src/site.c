@@ -2423,7 +2423,8 @@ bs_status bs_site_build(const char *archive_dir, const char *out_dir,
   s.out = out_dir;
   if ((st = bs__check_apart(out_dir, "--out", archive_dir, "the archive",
                             err)) ||
-      (st = bs_output_dir_open(out_dir, "--out", "site", MARKER, &s.od, err)))
+      (st =
+           bs_output_dir_open(out_dir, "--out", "site", MARKER, 0, &s.od, err)))
     goto done;
   s.out_exists = bs_output_dir_exists(s.od);
   if ((st = bs_archive_open(archive_dir, &s.ar, err)) ||

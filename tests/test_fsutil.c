@@ -96,17 +96,18 @@ Test(fsutil, check_out_readdir_failure_refuses) {
   cr_assert_eq(ts_write(ts_own(ts_path(dir, "precious")), "x"), 0);
   bs_output_dir *d = NULL;
   bs_error e;
-  cr_assert_eq(bs_output_dir_open(dir, "--out", "report", ".marker", &d, &e),
+  cr_assert_eq(bs_output_dir_open(dir, "--out", "report", ".marker", 0, &d, &e),
                BS_EUSAGE);
   fail_after = 0;
-  cr_assert_eq(bs_output_dir_open(dir, "--out", "report", ".marker", &d, &e),
+  cr_assert_eq(bs_output_dir_open(dir, "--out", "report", ".marker", 0, &d, &e),
                BS_EIO);
   cr_assert(strstr(e.message, "cannot read directory"), "%s", e.message);
   cr_assert_null(d);
   fail_after = -1;
   char *empty = ts_own(ts_tmpdir("outempty"));
-  cr_assert_eq(bs_output_dir_open(empty, "--out", "report", ".marker", &d, &e),
-               BS_OK);
+  cr_assert_eq(
+      bs_output_dir_open(empty, "--out", "report", ".marker", 0, &d, &e),
+      BS_OK);
   cr_assert_eq(bs_output_dir_exists(d), 1);
   bs_output_dir_free(d);
 }

@@ -1083,6 +1083,88 @@ Test(hardening, report_out_never_deletes_files_the_report_did_not_write,
   cr_expect_eq(r.status, 0, "exit %d: %s", r.status, r.err);
   ts_run_free(&r);
   cr_expect(ts_exists(index));
+
+  /* An edit that keeps the size (the list holds each file's hash). */
+  char *page2 = ts_read(index, NULL);
+  cr_assert_not_null(page2);
+  char *t = strstr(page2, "<title>");
+  cr_assert_not_null(t);
+  memcpy(t, "<TITLE>", 7);
+  cr_assert_eq(ts_write(index, page2), 0);
+  r = report_into(log, env, out);
+  cr_expect_eq(r.status, 2, "same-size edit: exit %d: %s", r.status, r.err);
+  ts_run_free(&r);
+  char *kept2 = ts_read(index, NULL);
+  cr_expect(kept2 && strstr(kept2, "<TITLE>"), "the edit was lost");
+  free(kept2);
+  free(page2);
+  cr_assert_eq(unlink(index), 0);
+
+  /* A name holding a newline and a forged listing line: a copy of
+   * index.html named "index.html\ndir charts" would list as two lines the
+   * list holds, were names not escaped. */
+  r = report_into(log, env, out);
+  cr_assert_eq(r.status, 0, "rebuilt: %s", r.err);
+  ts_run_free(&r);
+  char *copy = ts_read(index, NULL);
+  cr_assert_not_null(copy);
+  char *forged = ts_pathf("%s/index.html\ndir charts", out);
+  cr_assert_eq(ts_write(forged, copy), 0);
+  free(copy);
+  r = report_into(log, env, out);
+  cr_expect_eq(r.status, 2, "forged name: exit %d: %s", r.status, r.err);
+  ts_run_free(&r);
+  cr_expect(ts_exists(forged));
+}
+
+/* Before: any file named .benchsite-report made a directory "an earlier
+ * report", and everything else in it was deleted. */
+Test(hardening, a_marker_without_a_file_list_proves_nothing, .timeout = 60) {
+  char *dir = ts_own(ts_tmpdir("report_forged"));
+  char *log = write_log(dir, "log.csv", "sort", 100, 110);
+  char *env = write_env(dir, "env.csv", "abc1234", "2026-11-30T10:56:21Z");
+  char *out = ts_pathf("%s/thesis", dir);
+  cr_assert_eq(mkdir(out, 0755), 0);
+  cr_assert_eq(ts_write(ts_pathf("%s/thesis.tex", out), "precious\n"), 0);
+  const char *markers[] = {"", "benchsite report\n", "hello\n"};
+  for (size_t k = 0; k < 3; k++) {
+    cr_assert_eq(ts_write(ts_pathf("%s/.benchsite-report", out), markers[k]),
+                 0);
+    ts_run r = report_into(log, env, out);
+    cr_expect_eq(r.status, 2, "marker %zu: exit %d: %s", k, r.status, r.err);
+    ts_run_free(&r);
+    cr_expect(ts_exists(ts_pathf("%s/thesis.tex", out)));
+  }
+}
+
+/* Before: the directory was checked only at the start, so a file put
+ * into the earlier report while the new one rendered was deleted. */
+Test(hardening, a_file_added_while_a_report_builds_is_kept, .timeout = 120) {
+  char *dir = ts_own(ts_tmpdir("report_during"));
+  char *log = write_log(dir, "log.csv", "sort", 100, 110);
+  char *env = write_env(dir, "env.csv", "abc1234", "2026-11-30T10:56:21Z");
+  char *out = ts_pathf("%s/out", dir);
+  ts_run r = report_into(log, env, out);
+  cr_assert_eq(r.status, 0, "report: %s", r.err);
+  ts_run_free(&r);
+  char *slow = fake_gnuplot(dir, "slowgp", "sleep 2; exec gnuplot \"$@\"");
+  pid_t pid = fork();
+  cr_assert_geq(pid, 0);
+  if (pid == 0) {
+    int null = open("/dev/null", O_WRONLY);
+    dup2(null, 1);
+    dup2(null, 2);
+    execl(BENCHSITE_BIN, BENCHSITE_BIN, "report", log, "--manifest", env,
+          "--baseline", "base", "--candidate", "head", "--out", out,
+          "--gnuplot", slow, (char *)NULL);
+    _exit(127);
+  }
+  nanosleep(&(struct timespec){1, 0}, NULL);
+  char *notes = ts_pathf("%s/notes.txt", out);
+  cr_assert_eq(ts_write(notes, "written during the build\n"), 0);
+  int status = wait_exit(pid);
+  cr_expect_eq(status, 2, "exit %d", status);
+  cr_expect(ts_exists(notes), "the note was deleted");
 }
 
 /* Before: medians 1e-300 and 1.7e308 gave a delta that overflowed, which

@@ -52,8 +52,9 @@ Test(output, a_directory_is_swapped_in_whole) {
   bs_error err;
   for (int round = 0; round < 2; round++) {
     bs_output_dir *d;
-    cr_assert_eq(bs_output_dir_open(out, "--out", "site", ".marker", &d, &err),
-                 BS_OK);
+    cr_assert_eq(
+        bs_output_dir_open(out, "--out", "site", ".marker", 0, &d, &err),
+        BS_OK);
     cr_assert_eq(bs_output_dir_exists(d), round);
     cr_assert_null(bs_output_dir_path(d));
     cr_assert_eq(bs_output_dir_start(d, &err), BS_OK);
@@ -82,11 +83,11 @@ Test(output, a_directory_that_is_not_an_output_is_refused) {
   cr_assert_eq(ts_write(ts_own(ts_path(out, "thesis.tex")), "x"), 0);
   bs_error err;
   bs_output_dir *d = (bs_output_dir *)1;
-  cr_assert_eq(bs_output_dir_open(out, "--out", "site", ".marker", &d, &err),
+  cr_assert_eq(bs_output_dir_open(out, "--out", "site", ".marker", 0, &d, &err),
                BS_EUSAGE);
   cr_assert_null(d);
   cr_assert(strstr(err.message, "not a benchsite site"));
-  cr_assert_eq(bs_output_dir_open(".", "--out", "site", ".marker", &d, &err),
+  cr_assert_eq(bs_output_dir_open(".", "--out", "site", ".marker", 0, &d, &err),
                BS_EUSAGE);
   bs_output_dir_free(NULL);
   cr_assert_eq(ts_count_entries(out), 1);

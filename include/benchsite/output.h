@@ -53,10 +53,18 @@ bs_status bs_write_file_atomic(const char *path, const void *data, size_t len,
 
 typedef struct bs_output_dir bs_output_dir;
 
+/* bs_output_dir_open's flags. */
+enum { BS_OUTPUT_DIR_LISTED = 1 };
+
 /* Prepares to replace the directory `out` with a new `kind` ("report",
  * "site") of output. An existing `out` must be empty or an earlier output
  * of that kind: one that holds the regular file `marker` (which the caller
- * writes into the new tree). `what` names `out` in messages ("--out").
+ * writes into the new tree). With BS_OUTPUT_DIR_LISTED in `flags` the
+ * marker must also list, after a line "files", every file of that output
+ * as bs__tree_list writes it, and the directory may hold nothing that
+ * list does not name unchanged, so nothing of the user's is deleted
+ * (checked again by bs_output_dir_commit). `what` names `out` in
+ * messages.
  * Removes the build directories of earlier builds of `out` whose process
  * is gone (putting back a previous output such a build had moved aside).
  * Nothing is created yet: see bs_output_dir_start. On success *d is
@@ -64,7 +72,7 @@ typedef struct bs_output_dir bs_output_dir;
  * "", "." or "..", a symbolic link, not a directory, or a directory that
  * is not such an output), BS_EIO, BS_ENOMEM; *d is then NULL. */
 bs_status bs_output_dir_open(const char *out, const char *what,
-                             const char *kind, const char *marker,
+                             const char *kind, const char *marker, int flags,
                              bs_output_dir **d, bs_error *err);
 /* Whether `out` existed when opened (an earlier output to replace, which
  * stays readable at `out` until the commit). */
