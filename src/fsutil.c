@@ -318,6 +318,41 @@ static int is_within(const char *in, const char *dir) {
   return !strncmp(in, dir, n) && (in[n] == '\0' || in[n] == '/');
 }
 
+/* Whether `dir` looks like a benchsite archive: a regular FORMAT file and
+ * a runs directory (neither followed through a link). */
+static int is_archive_root(const char *dir) {
+  char *f = bs__path_join(dir, "FORMAT");
+  char *r = bs__path_join(dir, "runs");
+  struct stat a, b;
+  int yes = f && r && lstat(f, &a) == 0 && S_ISREG(a.st_mode) &&
+            lstat(r, &b) == 0 && S_ISDIR(b.st_mode);
+  free(f);
+  free(r);
+  return yes;
+}
+
+bs_status bs__check_outside_archive(const char *out, bs_error *err) {
+  char *p = real_or_parent(out);
+  if (!p)
+    return BS_OK; /* an unresolvable parent fails where it is written */
+  bs_status st = BS_OK;
+  for (;;) {
+    if (is_archive_root(p)) {
+      st = bs_error_set(err, BS_EUSAGE, out, 0,
+                        "lies inside the benchsite archive %s; only "
+                        "'benchsite archive add' writes there",
+                        p);
+      break;
+    }
+    char *slash = strrchr(p, '/');
+    if (!slash || slash == p)
+      break;
+    *slash = '\0';
+  }
+  free(p);
+  return st;
+}
+
 bs_status bs__check_apart(const char *out, const char *what, const char *dir,
                           const char *dir_what, bs_error *err) {
   char *ro = real_or_parent(out);

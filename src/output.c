@@ -54,6 +54,9 @@ bs_status bs_output_files_add(bs_output_files *f, const char *path,
                             : "exists and is not a regular file (a symbolic "
                               "link, FIFO or device is never replaced); give "
                               "- for standard output");
+  bs_status inside = bs__check_outside_archive(path, err);
+  if (inside)
+    return inside;
   staged *v = BS__GROW(f->v, f->cap, f->n + 1, 4);
   if (!v)
     return bs_error_set(err, BS_ENOMEM, path, 0, "out of memory");
@@ -353,6 +356,8 @@ bs_status bs_output_dir_open(const char *out, const char *what,
     return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
   }
   bs_status st = split_out(out, what, &d->parent, &d->base, err);
+  if (!st)
+    st = bs__check_outside_archive(out, err);
   if (!st)
     st = lock_out(d, err);
   if (!st) {

@@ -1350,3 +1350,81 @@ Test(hardening, svg_check_refuses_active_content) {
   cr_expect_eq(bs__svg_check_memory("t.svg", good, strlen(good), &err), BS_OK,
                "%s", err.message);
 }
+
+/* ---- Outputs never overwrite inputs or the archive ------------------------
+ */
+
+/* Reads the file or "" when absent, for before/after comparisons. */
+static char *snapshot(const char *path) {
+  char *t = ts_read(path, NULL);
+  return t ? t : strdup("");
+}
+
+/* Before: `compare LOG --json LOG` replaced the log (an archived log too,
+ * after which verify reported damage and every site failed); `--markdown
+ * ARCHIVE/acks.csv`, `manifest --out RUN/manifest.csv` and `report --out
+ * ARCHIVE/runs/web` wrote into the archive. */
+Test(hardening, outputs_never_replace_inputs_or_write_into_the_archive,
+     .timeout = 120) {
+  char *work, *id;
+  char *archive = one_run_archive("out_in", &work, &id);
+  char *run = ts_pathf("%s/runs/%s", archive, id);
+  char *log = ts_pathf("%s/log-1.csv", run);
+  char *mf = ts_pathf("%s/manifest.csv", run);
+  cr_assert(ts_exists(log) && ts_exists(mf), "%s", run);
+  char *acks = ts_pathf("%s/acks.csv", archive);
+  cr_assert_eq(ts_write(acks, "benchmark,dataset,commit,reason\n"), 0);
+  char *logv = snapshot(log), *mfv = snapshot(mf), *acksv = snapshot(acks);
+
+  /* A copy outside the archive, as an input that must survive too. */
+  char *own = ts_pathf("%s/own.csv", work);
+  cr_assert_eq(ts_write(own, logv), 0);
+  char *ownmf = ts_pathf("%s/own-env.csv", work);
+  cr_assert_eq(ts_write(ownmf, mfv), 0);
+  char *ownlink = ts_pathf("%s/own-link.csv", work);
+  cr_assert_eq(symlink(own, ownlink), 0);
+
+  const char *cases[][12] = {
+      {"compare", own, "--manifest", ownmf, "--json", own, NULL},
+      {"compare", own, "--manifest", ownmf, "--markdown", ownlink, NULL},
+      {"compare", own, "--manifest", ownmf, "--json", ownmf, NULL},
+      {"check", own, "--manifest", ownmf, "--json", own, NULL},
+      {"compare", log, "--manifest", mf, "--json", log, NULL},
+      {"compare", own, "--manifest", ownmf, "--markdown", acks, NULL},
+      {"compare", own, "--manifest", ownmf, "--json",
+       ts_pathf("%s/new.json", run), NULL},
+      {"manifest", "--out", mf, NULL},
+      {"manifest", "--out", ts_pathf("%s/runs/new.csv", archive), NULL},
+      {"report", own, "--manifest", ownmf, "--out",
+       ts_pathf("%s/runs/web", archive), NULL},
+      {"report", own, "--manifest", ownmf, "--out", ts_pathf("%s/web", run),
+       NULL},
+      {"report", own, "--manifest", ownmf, "--out", archive, NULL},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+    ts_run r = ts_cli(work, cases[k]);
+    cr_expect_eq(r.status, 2, "case %zu (%s): exit %d: %s", k, cases[k][0],
+                 r.status, r.err);
+    ts_run_free(&r);
+  }
+  char *now = snapshot(own);
+  cr_expect_str_eq(now, logv, "own.csv was changed");
+  free(now);
+  now = snapshot(ownmf);
+  cr_expect_str_eq(now, mfv, "own-env.csv was changed");
+  free(now);
+  cr_expect(!ts_exists(ts_pathf("%s/runs/web", archive)));
+  cr_expect(!ts_exists(ts_pathf("%s/web", run)));
+  cr_expect(!ts_exists(ts_pathf("%s/new.json", run)));
+  cr_expect(!ts_exists(ts_pathf("%s/runs/new.csv", archive)));
+  now = snapshot(acks);
+  cr_expect_str_eq(now, acksv);
+  free(now);
+  const char *verify[] = {"archive", "verify", "--archive", archive, NULL};
+  ts_run r = ts_cli(NULL, verify);
+  cr_expect_eq(r.status, 0, "verify: exit %d: %s%s", r.status, r.out, r.err);
+  ts_run_free(&r);
+  free(logv);
+  free(mfv);
+  free(acksv);
+}

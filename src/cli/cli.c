@@ -65,6 +65,47 @@ static int find_opt(const cli_args *a, const char *name, size_t len) {
   return -1;
 }
 
+/* The options that name files a command writes. */
+static int is_output_opt(const char *name) {
+  static const char *const outputs[] = {"out", "json", "markdown",
+                                        "manifest-out"};
+  for (size_t i = 0; i < sizeof outputs / sizeof *outputs; i++)
+    if (!strcmp(name, outputs[i]))
+      return 1;
+  return 0;
+}
+
+/* Refuses an output path that is one of the command's input files (the
+ * same file, by device and inode, whatever the spelling): writing it
+ * would destroy the input, which may be an archived log. */
+static int outputs_apart(const char *cmd, const cli_args *a) {
+  for (size_t k = 0; k < a->nopts; k++) {
+    if (!is_output_opt(a->opts[k].name))
+      continue;
+    for (size_t v = 0; v < a->nvalues[k]; v++) {
+      const char *out = a->values[k][v];
+      struct stat so;
+      if (!strcmp(out, "-") || stat(out, &so) != 0 || !S_ISREG(so.st_mode))
+        continue;
+      for (size_t j = 0; j < a->nopts + 1; j++) {
+        if (j < a->nopts && is_output_opt(a->opts[j].name))
+          continue;
+        size_t nv = j < a->nopts ? a->nvalues[j] : a->npos;
+        for (size_t w = 0; w < nv; w++) {
+          const char *in = j < a->nopts ? a->values[j][w] : a->positional[w];
+          struct stat si;
+          if (stat(in, &si) == 0 && si.st_dev == so.st_dev &&
+              si.st_ino == so.st_ino)
+            return cli_usage_error("%s: --%s %s is also an input of this "
+                                   "command (%s); writing it would destroy it",
+                                   cmd, a->opts[k].name, out, in);
+        }
+      }
+    }
+  }
+  return 0;
+}
+
 int cli_parse(int argc, char **argv, const cli_opt *opts, size_t nopts,
               cli_args *a) {
   memset(a, 0, sizeof *a);
@@ -119,7 +160,7 @@ int cli_parse(int argc, char **argv, const cli_opt *opts, size_t nopts,
                              o->name);
     a->values[k][a->nvalues[k]++] = value ? value : "";
   }
-  return 0;
+  return outputs_apart(argv[0], a);
 }
 
 void cli_args_free(cli_args *a) {
