@@ -1428,3 +1428,53 @@ Test(hardening, outputs_never_replace_inputs_or_write_into_the_archive,
   free(mfv);
   free(acksv);
 }
+
+/* ---- archive verify reads acks.csv; list keeps its tabs ------------------ */
+
+/* Before: an acks.csv that every later site refuses (a FIFO, a link to
+ * /etc/passwd, a duplicate row) passed `archive verify` with "0 damaged",
+ * exit 0. */
+Test(hardening, verify_reports_a_damaged_acks_csv, .timeout = 60) {
+  char *work, *id;
+  char *archive = one_run_archive("verify_acks", &work, &id);
+  char *acks = ts_pathf("%s/acks.csv", archive);
+  const char *verify[] = {"archive", "verify", "--archive", archive, NULL};
+  for (int k = 0; k < 4; k++) {
+    unlink(acks);
+    if (k == 0)
+      cr_assert_eq(ts_write(acks, "benchmark,dataset,commit,reason\n"
+                                  "sort,n=8,3f9a2c1d0b7e,known\n"
+                                  "sort,n=8,3f9a2c1d0b7e,known\n"),
+                   0);
+    else if (k == 1)
+      cr_assert_eq(symlink("/etc/passwd", acks), 0);
+    else if (k == 2)
+      cr_assert_eq(mkfifo(acks, 0644), 0);
+    else
+      cr_assert_eq(ts_write(acks, "not,a header\n"), 0);
+    ts_run r = ts_cli(NULL, verify);
+    cr_expect_eq(r.status, 1, "acks %d: exit %d: %s%s", k, r.status, r.out,
+                 r.err);
+    cr_expect(strstr(r.out, "acks.csv"), "acks %d: %s", k, r.out);
+    cr_expect(!strstr(r.out, "root:"), "%s", r.out);
+    ts_run_free(&r);
+  }
+  unlink(acks);
+  ts_run r = ts_cli(NULL, verify);
+  cr_expect_eq(r.status, 0, "no acks.csv: exit %d: %s", r.status, r.out);
+  ts_run_free(&r);
+}
+
+/* Before: `archive list` escaped its own field separators (tabs) as \x09
+ * along with the commit. */
+Test(hardening, archive_list_keeps_its_tabs_and_escapes_the_commit,
+     .timeout = 60) {
+  char *dir = ts_own(ts_tmpdir("list_tabs"));
+  char *archive = ts_pathf("%s/archive", dir);
+  add_run(archive, dir, "a\tb", "2026-11-30T10:56:21Z");
+  const char *list[] = {"archive", "list", "--archive", archive, NULL};
+  ts_run r = ts_cli(NULL, list);
+  cr_assert_eq(r.status, 0, "%s", r.err);
+  cr_expect(strstr(r.out, "\t2026-11-30T10:56:21Z\ta\\x09b\n"), "%s", r.out);
+  ts_run_free(&r);
+}

@@ -118,6 +118,10 @@ typedef struct bs_archive_verify_result {
   char **problems;
   size_t nproblems;
   size_t stale; /* temporary directories of killed writers (not damage) */
+  /* acks.csv is present but cannot be read as acknowledgements (not a
+   * regular file, a link, malformed, duplicate rows): its problem is in
+   * `problems` as "acks.csv: ...". */
+  int acks_damaged;
 } bs_archive_verify_result;
 
 void bs_archive_verify_result_init(bs_archive_verify_result *r);
@@ -128,7 +132,8 @@ void bs_archive_verify_result_release(bs_archive_verify_result *r);
  * well-formed id; SHA256SUMS exists, is well-formed and lists manifest.csv
  * and log-1.csv ... log-N.csv; every listed file is a regular file whose
  * SHA-256 matches; no other file is present; the id's HASH is the hash of
- * SHA256SUMS and its DATE and COMMIT match the manifest. Damage is a
+ * SHA256SUMS and its DATE and COMMIT match the manifest; and acks.csv,
+ * when present, reads as every later site reads it. Damage is a
  * finding, not an error: the call returns BS_OK with the problems in
  * `res`. BS_EINPUT when `dir` is not an archive, BS_EIO when it cannot be
  * read, BS_ENOMEM. `res` must be initialised; release it in every case. */

@@ -4,6 +4,7 @@
 #include "benchsite/archive.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char usage[] =
@@ -21,8 +22,8 @@ static const char usage[] =
     "        The run appears atomically; a killed add leaves no trace but a\n"
     "        temporary directory the next add removes. --dry-run validates\n"
     "        and prints the id without writing anything.\n"
-    "verify  re-checks every run's checksums and structure and lists damaged\n"
-    "        runs.\n"
+    "verify  re-checks every run's checksums and structure, and acks.csv, and\n"
+    "        lists what is damaged.\n"
     "list    prints the runs in history order (date, then id): id, date,\n"
     "        commit.\n"
     "\n"
@@ -100,13 +101,15 @@ static int cmd_verify(const cli_args *a, const char *dir) {
     cli_linef(stdout, BS_TEXT_LINE_START, "%s/%s", dir, res.problems[i]);
   printf("%zu run%s checked, %zu damaged", res.runs, res.runs == 1 ? "" : "s",
          res.damaged);
+  if (res.acks_damaged)
+    printf("; acks.csv is damaged");
   if (res.stale)
     printf(" (%zu temporary director%s of an interrupted add ignored; the "
            "next add removes %s)",
            res.stale, res.stale == 1 ? "y" : "ies",
            res.stale == 1 ? "it" : "them");
   printf("\n");
-  rc = res.damaged ? CLI_REGRESSION : CLI_OK;
+  rc = res.damaged || res.acks_damaged ? CLI_REGRESSION : CLI_OK;
 done:
   bs_archive_verify_result_release(&res);
   return rc;
@@ -125,8 +128,17 @@ static int cmd_list(const cli_args *a, const char *dir) {
     const bs_archive_run *r = bs_archive_run_at(ar, i);
     /* The commit is user text: escaped so that it cannot forge lines or
      * fields. The id is safe by construction and the date was validated. */
-    cli_linef(stdout, BS_TEXT_LINE_START, "%s\t%s\t%s", r->id, r->date,
-              r->commit);
+    /* Tabs separate the fields, so only the commit is escaped (the
+     * escaper would write a tab between fields as \x09). */
+    size_t need = bs_text_escape(NULL, 0, r->commit, 0) + 1;
+    char *commit = malloc(need);
+    if (!commit) {
+      bs_archive_free(ar);
+      return cli_out_of_memory();
+    }
+    bs_text_escape(commit, need, r->commit, 0);
+    printf("%s\t%s\t%s\n", r->id, r->date, commit);
+    free(commit);
   }
   bs_archive_free(ar);
   return CLI_OK;
