@@ -406,10 +406,14 @@ static bs_status prepare(const char *manifest, const char *const *logs,
     if ((st = bs__read_regular(path, 0, BS_ARCHIVE_MAX_FILE, &f->data, &f->len,
                                err)))
       goto fail;
+    size_t rows = bs_log_count(log);
     if (i == 0)
       st = bs_manifest_read_buffer(mf, path, f->data, f->len, err);
-    else
-      st = bs_log_read_buffer(log, path, f->data, f->len, err);
+    else if (!(st = bs_log_read_buffer(log, path, f->data, f->len, err)) &&
+             bs_log_count(log) == rows)
+      st = bs_error_set(err, BS_EINPUT, path, 0,
+                        "no observation rows (only a header); the run is "
+                        "not archived");
     if (st)
       goto fail;
     bs__sha256_hex(f->data, f->len, f->hex);
@@ -438,6 +442,13 @@ static bs_status prepare(const char *manifest, const char *const *logs,
     st = bs_error_set(err, BS_EINPUT, manifest, 0,
                       "key date: \"%s\" is not an ISO 8601 UTC time such as "
                       "2026-11-30T10:56:21Z",
+                      date);
+    goto fail;
+  }
+  if (t.year < 1970) {
+    st = bs_error_set(err, BS_EINPUT, manifest, 0,
+                      "key date: \"%s\" is before 1970; an archived run "
+                      "needs the UTC time it was measured",
                       date);
     goto fail;
   }

@@ -350,20 +350,25 @@ bs_status bs_output_dir_open(const char *out, const char *what,
   bs_output_dir *d = calloc(1, sizeof *d);
   if (d)
     d->lock = -1;
-  if (!d || !(d->out = strdup(out)) || !(d->kind = strdup(kind)) ||
+  /* Without its trailing slashes: "LINK/" would otherwise follow a
+   * symbolic link that the rename at the end then refuses. */
+  size_t olen = strlen(out);
+  while (olen > 1 && out[olen - 1] == '/')
+    olen--;
+  if (!d || !(d->out = strndup(out, olen)) || !(d->kind = strdup(kind)) ||
       !(d->marker = strdup(marker))) {
     bs_output_dir_free(d);
     return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
   }
-  bs_status st = split_out(out, what, &d->parent, &d->base, err);
+  bs_status st = split_out(d->out, what, &d->parent, &d->base, err);
   if (!st)
-    st = bs__check_outside_archive(out, err);
+    st = bs__check_outside_archive(d->out, err);
   if (!st)
     st = lock_out(d, err);
   if (!st) {
     sweep_stale(d);
     d->listed = (flags & BS_OUTPUT_DIR_LISTED) != 0;
-    st = check_out(out, marker, kind, d->listed, &d->exists, err);
+    st = check_out(d->out, marker, kind, d->listed, &d->exists, err);
   }
   if (st) {
     bs_output_dir_free(d);

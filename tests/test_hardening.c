@@ -1478,3 +1478,27 @@ Test(hardening, archive_list_keeps_its_tabs_and_escapes_the_commit,
   cr_expect(strstr(r.out, "\t2026-11-30T10:56:21Z\ta\\x09b\n"), "%s", r.out);
   ts_run_free(&r);
 }
+
+/* Before: `report --out LINK/` followed the link through the trailing
+ * slash, built the whole report and failed at the rename (exit 3). */
+Test(hardening, report_out_link_with_a_trailing_slash_is_refused_up_front) {
+  char *dir = ts_own(ts_tmpdir("out_link_slash"));
+  char *log = write_log(dir, "log.csv", "sort", 100, 110);
+  char *env = write_env(dir, "env.csv", "abc1234", "2026-11-30T10:56:21Z");
+  char *target = ts_pathf("%s/target", dir);
+  cr_assert_eq(mkdir(target, 0755), 0);
+  char *link = ts_pathf("%s/link", dir);
+  cr_assert_eq(symlink(target, link), 0);
+  ts_run r = report_into(log, env, ts_pathf("%s/", link));
+  cr_expect_eq(r.status, 2, "exit %d: %s", r.status, r.err);
+  cr_expect(strstr(r.err, "symbolic link"), "%s", r.err);
+  ts_run_free(&r);
+  DIR *d = opendir(target);
+  cr_assert_not_null(d);
+  struct dirent *e;
+  size_t n = 0;
+  while ((e = readdir(d)))
+    n += e->d_name[0] != '.';
+  closedir(d);
+  cr_expect_eq(n, 0, "the link's target was written");
+}

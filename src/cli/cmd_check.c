@@ -72,8 +72,17 @@ int cli_cmd_check(int argc, char **argv) {
   for (size_t i = 0; i < cmd.a.npos; i++) {
     const char *path = cmd.a.positional[i];
     bs_error_clear(&err);
-    if (together && !bs_log_read_file(cmd.log, path, &err))
+    size_t rows = bs_log_count(cmd.log);
+    if (together && !bs_log_read_file(cmd.log, path, &err)) {
+      if (bs_log_count(cmd.log) == rows) {
+        /* A log of only a header checks nothing: say which. */
+        int r =
+            cli_usage_error("%s: no observation rows (only a header)", path);
+        if (r > rc)
+          rc = r;
+      }
       continue;
+    }
     if (together) {
       across = err;
       together = 0;
@@ -86,6 +95,10 @@ int cli_cmd_check(int argc, char **argv) {
     bs_error_clear(&err);
     if (bs_log_read_file(one, path, &err)) {
       int r = cli_report_input(&err);
+      if (r > rc)
+        rc = r;
+    } else if (bs_log_count(one) == 0) {
+      int r = cli_usage_error("%s: no observation rows (only a header)", path);
       if (r > rc)
         rc = r;
     }
