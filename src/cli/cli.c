@@ -94,7 +94,7 @@ static int outputs_apart(const char *cmd, const cli_args *a) {
         for (size_t w = 0; w < nv; w++) {
           const char *in = j < a->nopts ? a->values[j][w] : a->positional[w];
           struct stat si;
-          if (stat(in, &si) == 0 && si.st_dev == so.st_dev &&
+          if (in && stat(in, &si) == 0 && si.st_dev == so.st_dev &&
               si.st_ino == so.st_ino)
             return cli_usage_error("%s: --%s %s is also an input of this "
                                    "command (%s); writing it would destroy it",
