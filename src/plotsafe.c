@@ -188,6 +188,8 @@ static bs_status check_doc(const char *name, xmlDoc *doc, bs_error *err) {
   (XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING |                 \
    XML_PARSE_NOCDATA)
 
+void bs__svg_check_init(void) { xmlInitParser(); }
+
 bs_status bs__svg_check_memory(const char *name, const char *data, size_t len,
                                bs_error *err) {
   if (len > (size_t)1 << 30)
