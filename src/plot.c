@@ -1518,12 +1518,11 @@ static bs_status pool_drain(bs_plot_pool *pool, int ok, bs_error *err) {
 
 bs_status bs_plot_pool_submit(bs_plot_pool *pool, bs_plot *p, const char *dir,
                               bs_plot_done_fn done, void *ctx, bs_error *err) {
-  bs_status st = BS_OK;
-  if (!pool || !p || !dir)
-    st = bs_error_set(err, BS_EINTERNAL, NULL, 0, "no chart pool or batch");
-  else if (p->status)
-    st = bs_error_set(err, p->status, NULL, 0, "chart: %s", p->why);
-  if (st) {
+  if (!pool || !p || !dir || p->status) {
+    bs_status st =
+        !pool || !p || !dir
+            ? bs_error_set(err, BS_EINTERNAL, NULL, 0, "no chart pool or batch")
+            : bs_error_set(err, p->status, NULL, 0, "chart: %s", p->why);
     bs_plot_free(p);
     if (done)
       done(ctx, 0, NULL);

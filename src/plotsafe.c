@@ -162,7 +162,7 @@ static void on_start(void *ctx, const xmlChar *localname, const xmlChar *prefix,
            name_is(localname, "animateMotion") ||
            name_is(localname, "animateTransform"))
     refuse(s, "an animation element");
-  for (int i = 0; i < nattr; i++) {
+  for (size_t i = 0; nattr > 0 && i < (size_t)nattr; i++) {
     const char *an = (const char *)attrs[5 * i];
     if (!an)
       continue;
@@ -207,7 +207,9 @@ static void on_entity_decl(void *ctx, const xmlChar *name, int type,
   (void)type;
   (void)public_id;
   (void)system_id;
-  (void)content;
+  /* libxml2's type for this callback has it non-const. */
+  xmlChar *text = content;
+  (void)text;
   refuse(pc->_private, "a document type with declarations");
 }
 
