@@ -8,6 +8,7 @@
 #include "fsutil.h"
 #include "grow.h"
 #include "plotsafe.h"
+#include "strlist.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +18,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -710,16 +712,16 @@ static bs_status put_deco(bs__buf *b, const deco *d) {
   return st;
 }
 
-static bs_status put_series(bs__buf *b, size_t chart_index, const series *s,
-                            int first) {
+static bs_status put_series(bs__buf *b, const char *data, size_t block0,
+                            const series *s, int first) {
   const bs_plot_style *y = &s->st;
   double ps = y->point_size > 0 ? y->point_size : 0.8;
   bs_status st;
   if (s->keyentry)
     st = bs__buf_printf(b, "%skeyentry with ", first ? "plot " : ", \\\n  ");
   else
-    st = bs__buf_printf(b, "%s\"gp%06zu.dat\" index %zu using %s with ",
-                        first ? "plot " : ", \\\n  ", chart_index, s->block,
+    st = bs__buf_printf(b, "%s\"%s\" index %zu using %s with ",
+                        first ? "plot " : ", \\\n  ", data, block0 + s->block,
                         kind_columns(s->kind) == 4   ? "1:2:3:4"
                         : kind_columns(s->kind) == 3 ? "1:2:3"
                                                      : "1:2");
@@ -807,7 +809,9 @@ static bs_status put_range(bs__buf *b, const char *axis, const double *r,
   return st;
 }
 
-static bs_status put_chart(bs__buf *b, const chart *c, size_t index) {
+/* Chart `index`, its data blocks numbered from block0 in the file `data`. */
+static bs_status put_chart(bs__buf *b, const chart *c, size_t index,
+                           const char *data, size_t block0) {
   bs_status st =
       bs__buf_printf(b,
                      "reset\n"
@@ -866,7 +870,7 @@ static bs_status put_chart(bs__buf *b, const chart *c, size_t index) {
     if (deco_plottable(&c->decos[i]))
       st = put_deco(b, &c->decos[i]);
   for (size_t i = 0; i < c->nseries && !st; i++)
-    st = put_series(b, index, &c->series[i], i == 0);
+    st = put_series(b, data, block0, &c->series[i], i == 0);
   if (!st && c->nseries == 0)
     st = bs__buf_puts(b, "plot NaN notitle");
   if (!st)
@@ -890,18 +894,6 @@ static int script_is_clean(const char *s, size_t n) {
 }
 
 /* ---- Running gnuplot ---------------------------------------------------- */
-
-static void remove_data(bs_plot *p, const char *dir, size_t upto) {
-  char name[32];
-  for (size_t i = 0; i < upto; i++) {
-    snprintf(name, sizeof name, "gp%06zu.dat", i);
-    char *path = bs__path_join(dir, name);
-    if (path)
-      unlink(path);
-    free(path);
-  }
-  (void)p;
-}
 
 static void set_nonblock(int fd) {
   int fl = fcntl(fd, F_GETFL);
@@ -1127,25 +1119,81 @@ static int batch_hook(void *ctx, size_t done, size_t total) {
   return b->run->progress(b->run->progress_ctx, b->from + done, b->total);
 }
 
-/* Charts [from, to) rendered by one gnuplot process from a script file. */
+/* Charts [from, to) rendered by one gnuplot process from a script file
+ * and one data file: every file created costs the kernel an inode, which
+ * on a busy ext4 costs more CPU than gnuplot spends on a small chart, so
+ * a batch creates two, not one per chart. */
 typedef struct batch {
   size_t from, to;
   child ch;
   char script[32]; /* its name in the chart directory */
+  char data[32];
+  int wrote_data;
 } batch;
 
-/* Writes the batch's script and starts its gnuplot. */
-static bs_status start_batch(bs_plot *p, const char *dir,
+static void unlink_in(const char *dir, const char *name) {
+  char *path = bs__path_join(dir, name);
+  if (path)
+    unlink(path);
+  free(path);
+}
+
+/* The data of charts [from, to) in one file: each chart's blocks in turn,
+ * separated, like the blocks of one chart, by two blank lines. */
+static bs_status write_batch_data(const bs_plot *p, const char *dir, batch *b,
+                                  bs_error *err) {
+  bs__buf all;
+  bs__buf_init(&all, 0);
+  bs_status st = BS_OK;
+  size_t blocks = 0;
+  for (size_t i = b->from; i < b->to && !st; i++) {
+    const chart *c = &p->charts[i];
+    if (c->nblocks == 0)
+      continue;
+    if (blocks > 0)
+      st = bs__buf_puts(&all, "\n\n");
+    if (!st)
+      st = bs__buf_append(&all, c->data.data, c->data.len);
+    blocks += c->nblocks;
+  }
+  char *path = st ? NULL : bs__path_join(dir, b->data);
+  if (st || !path)
+    st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+  else if (!(st = bs__write_file(path, all.data ? all.data : "", all.len, 1,
+                                 err)))
+    b->wrote_data = 1;
+  free(path);
+  bs__buf_release(&all);
+  return st;
+}
+
+/* Removes what the batch wrote besides its charts. */
+static void batch_cleanup(const char *dir, const bs_plot_run *run, batch *b) {
+  unlink_in(dir, b->script);
+  if (b->wrote_data && !(run && run->keep_data))
+    unlink_in(dir, b->data);
+  b->wrote_data = 0;
+}
+
+/* Writes the batch's data and script and starts its gnuplot. */
+static bs_status start_batch(const bs_plot *p, const char *dir,
                              const bs_plot_run *run, batch *b, bs_error *err) {
   bs__buf script;
   bs__buf_init(&script, BS__CAP_PLOT_SCRIPT);
+  b->ch.pid = -1;
+  b->wrote_data = 0;
+  snprintf(b->script, sizeof b->script, "gp%06zu.gp", b->from);
+  snprintf(b->data, sizeof b->data, "gp%06zu.dat", b->from);
   /* A relative path is the caller's, not the chart directory's (gnuplot
    * starts there). */
   char *prog =
       bs__gnuplot_program(run && run->gnuplot ? run->gnuplot : "gnuplot");
   bs_status st = bs__buf_puts(&script, "set print \"-\"\n");
-  for (size_t i = b->from; i < b->to && !st; i++)
-    st = put_chart(&script, &p->charts[i], i);
+  size_t block0 = 0;
+  for (size_t i = b->from; i < b->to && !st; i++) {
+    st = put_chart(&script, &p->charts[i], i, b->data, block0);
+    block0 += p->charts[i].nblocks;
+  }
   if (st || !prog) {
     st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
     goto done;
@@ -1155,17 +1203,20 @@ static bs_status start_batch(bs_plot *p, const char *dir,
                       "refusing to run a gnuplot script with unsafe bytes");
     goto done;
   }
-  snprintf(b->script, sizeof b->script, "gp%06zu.gp", b->from);
+  if ((st = write_batch_data(p, dir, b, err)))
+    goto done;
   char *path = bs__path_join(dir, b->script);
   if (!path) {
     st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
     goto done;
   }
   st = bs__write_file(path, script.data, script.len, 1, err);
-  if (!st && (st = spawn_gnuplot(prog, dir, b->script, &b->ch, err)))
-    unlink(path);
   free(path);
+  if (!st)
+    st = spawn_gnuplot(prog, dir, b->script, &b->ch, err);
 done:
+  if (st)
+    batch_cleanup(dir, run, b);
   free(prog);
   bs__buf_release(&script);
   return st;
@@ -1173,15 +1224,16 @@ done:
 
 /* Waits for the batch's gnuplot (collecting its markers and messages,
  * calling the progress hook) and checks its charts. `stop` kills it
- * first (another batch failed). */
-static bs_status finish_batch(bs_plot *p, const char *dir,
-                              const bs_plot_run *run, batch *b, int stop,
-                              bs_error *err) {
+ * first (another batch failed). `total` is the charts of the whole
+ * render, for the progress hook. */
+static bs_status finish_batch(const bs_plot *p, const char *dir,
+                              const bs_plot_run *run, batch *b, size_t total,
+                              int stop, bs_error *err) {
   bs_status st = BS_OK;
   char *errbuf = NULL;
   char *prog =
       bs__gnuplot_program(run && run->gnuplot ? run->gnuplot : "gnuplot");
-  batch_progress bp = {run, b->from, p->n};
+  batch_progress bp = {run, b->from, total};
   bs_plot_run hook;
   memset(&hook, 0, sizeof hook);
   if (run && run->progress) {
@@ -1207,10 +1259,7 @@ static bs_status finish_batch(bs_plot *p, const char *dir,
   close(b->ch.out);
   close(b->ch.err);
   int ws = wait_child(b->ch.pid);
-  char *path = bs__path_join(dir, b->script);
-  if (path)
-    unlink(path);
-  free(path);
+  batch_cleanup(dir, run, b);
   if (stop)
     goto done;
   if (!errbuf || !prog) {
@@ -1279,6 +1328,15 @@ static size_t job_count(const bs_plot_run *run) {
   return n > 0 ? (size_t)n : 1;
 }
 
+/* Charts per batch: charts_per_process, or the charts shared out between
+ * `jobs` processes. */
+static size_t batch_size(const bs_plot *p, const bs_plot_run *run,
+                         size_t jobs) {
+  if (run && run->charts_per_process)
+    return run->charts_per_process;
+  return (p->n + jobs - 1) / jobs;
+}
+
 bs_status bs_plot_render(bs_plot *p, const char *dir, const bs_plot_run *run,
                          bs_error *err) {
   if (!p)
@@ -1287,37 +1345,17 @@ bs_status bs_plot_render(bs_plot *p, const char *dir, const bs_plot_run *run,
     return bs_error_set(err, p->status, NULL, 0, "chart: %s", p->why);
   if (p->n == 0)
     return BS_OK;
-  size_t written = 0;
   bs_status st = BS_OK;
-  for (size_t i = 0; i < p->n; i++) {
-    char name[32];
-    snprintf(name, sizeof name, "gp%06zu.dat", i);
-    char *path = bs__path_join(dir, name);
-    if (!path) {
-      st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
-      goto done;
-    }
-    written = i + 1;
-    const chart *c = &p->charts[i];
-    st = bs__write_file(path, c->data.data ? c->data.data : "", c->data.len, 1,
-                        err);
-    free(path);
-    if (st)
-      goto done;
-  }
   /* The charts are shared out between `jobs` gnuplot processes running
    * at once (or run charts_per_process at a time, jobs at once). */
   size_t jobs = job_count(run);
-  size_t per = run && run->charts_per_process ? run->charts_per_process
-                                              : (p->n + jobs - 1) / jobs;
+  size_t per = batch_size(p, run, jobs);
   size_t nb = (p->n + per - 1) / per;
   if (jobs > nb)
     jobs = nb;
   batch *b = calloc(jobs ? jobs : 1, sizeof *b);
-  if (!b) {
-    st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
-    goto done;
-  }
+  if (!b)
+    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
   for (size_t wave = 0; wave < nb && !st; wave += jobs) {
     size_t started = 0;
     for (size_t k = 0; k < jobs && wave + k < nb && !st; k++) {
@@ -1328,14 +1366,247 @@ bs_status bs_plot_render(bs_plot *p, const char *dir, const bs_plot_run *run,
         started++;
     }
     for (size_t k = 0; k < started; k++) {
-      bs_status fs = finish_batch(p, dir, run, &b[k], st != BS_OK, err);
+      bs_status fs = finish_batch(p, dir, run, &b[k], p->n, st != BS_OK, err);
       if (!st)
         st = fs;
     }
   }
   free(b);
-done:
-  if (!(run && run->keep_data))
-    remove_data(p, dir, written);
   return st;
+}
+
+/* ---- A pool of gnuplot processes for many batches ------------------------ */
+
+/* A submitted bs_plot: its directory, its batches still to finish, and
+ * what to call once every chart of the pool is rendered. */
+typedef struct pool_plot {
+  bs_plot *p;
+  char *dir;
+  size_t left; /* batches not yet finished */
+  bs_plot_done_fn done;
+  void *ctx;
+} pool_plot;
+
+typedef struct pool_job {
+  size_t plot; /* index into plots */
+  size_t from, to;
+} pool_job;
+
+struct bs_plot_pool {
+  bs_plot_run run; /* gnuplot copied into prog */
+  char *prog;
+  size_t jobs;
+  pthread_mutex_t mu;
+  pthread_cond_t work; /* a job queued, or closing */
+  pthread_cond_t idle; /* a job finished */
+  pthread_t *threads;
+  size_t nthreads;
+  /* Guarded by mu: */
+  pool_plot *plots;
+  size_t nplots, capplots;
+  pool_job *queue;
+  size_t nqueue, capqueue, head;
+  size_t running;
+  int closing;
+  bs_status status; /* the first failure */
+  bs_error error;
+  /* Read by the workers' progress hooks without the lock. */
+  atomic_int stop;
+};
+
+/* A running gnuplot polls this every 250 ms: once a batch has failed (or
+ * the pool is being freed), the others are killed instead of finishing. */
+static int pool_hook(void *ctx, size_t done, size_t total) {
+  (void)done;
+  (void)total;
+  return atomic_load(&((bs_plot_pool *)ctx)->stop) != 0;
+}
+
+static void *pool_worker(void *arg) {
+  bs_plot_pool *pool = arg;
+  bs_plot_run run = pool->run;
+  run.progress = pool_hook;
+  run.progress_ctx = pool;
+  pthread_mutex_lock(&pool->mu);
+  for (;;) {
+    while (pool->head == pool->nqueue && !pool->closing)
+      pthread_cond_wait(&pool->work, &pool->mu);
+    if (pool->head == pool->nqueue)
+      break;
+    pool_job job = pool->queue[pool->head++];
+    pool_plot *pp = &pool->plots[job.plot];
+    const bs_plot *p = pp->p;
+    const char *dir = pp->dir;
+    pool->running++;
+    pthread_mutex_unlock(&pool->mu);
+    bs_status st = BS_OK;
+    bs_error err;
+    bs_error_clear(&err);
+    if (!atomic_load(&pool->stop)) {
+      batch b;
+      memset(&b, 0, sizeof b);
+      b.from = job.from;
+      b.to = job.to;
+      st = start_batch(p, dir, &run, &b, &err);
+      if (!st)
+        st = finish_batch(p, dir, &run, &b, p->n, 0, &err);
+    }
+    pthread_mutex_lock(&pool->mu);
+    pp = &pool->plots[job.plot]; /* plots may have moved */
+    if (st && !pool->status) {
+      pool->status = st;
+      pool->error = err;
+      atomic_store(&pool->stop, 1);
+    }
+    if (--pp->left == 0) {
+      bs_plot_free(pp->p); /* its charts are on disk: only ctx is left */
+      pp->p = NULL;
+    }
+    pool->running--;
+    pthread_cond_broadcast(&pool->idle);
+  }
+  pthread_mutex_unlock(&pool->mu);
+  return NULL;
+}
+
+bs_plot_pool *bs_plot_pool_new(const bs_plot_run *run) {
+  bs_plot_pool *pool = calloc(1, sizeof *pool);
+  if (!pool)
+    return NULL;
+  if (run)
+    pool->run = *run;
+  pool->run.progress = NULL;
+  pool->run.progress_ctx = NULL;
+  pool->prog =
+      bs__gnuplot_program(run && run->gnuplot ? run->gnuplot : "gnuplot");
+  pool->jobs = job_count(run);
+  if (!pool->prog || !(pool->threads = calloc(pool->jobs, sizeof(pthread_t))) ||
+      pthread_mutex_init(&pool->mu, NULL) != 0) {
+    free(pool->prog);
+    free(pool->threads);
+    free(pool);
+    return NULL;
+  }
+  pthread_cond_init(&pool->work, NULL);
+  pthread_cond_init(&pool->idle, NULL);
+  pool->run.gnuplot = pool->prog;
+  atomic_init(&pool->stop, 0);
+  /* libxml2 sets itself up once, before any thread parses. */
+  bs__svg_check_init();
+  return pool;
+}
+
+/* Calls and forgets every plot's `done` (ok or not); the lock is held and
+ * no job is queued or running. The first failure of an ok `done` stops
+ * the others (they are called with ok = 0). */
+static bs_status pool_drain(bs_plot_pool *pool, int ok, bs_error *err) {
+  bs_status st = BS_OK;
+  for (size_t i = 0; i < pool->nplots; i++) {
+    pool_plot *pp = &pool->plots[i];
+    if (pp->done) {
+      bs_status ds = pp->done(pp->ctx, ok && !st, err);
+      if (ok && !st)
+        st = ds;
+    }
+    bs_plot_free(pp->p);
+    free(pp->dir);
+  }
+  pool->nplots = 0;
+  pool->nqueue = pool->head = 0;
+  return st;
+}
+
+bs_status bs_plot_pool_submit(bs_plot_pool *pool, bs_plot *p, const char *dir,
+                              bs_plot_done_fn done, void *ctx, bs_error *err) {
+  if (!pool || !p || !dir || p->status) {
+    bs_status st =
+        !pool || !p || !dir
+            ? bs_error_set(err, BS_EINTERNAL, NULL, 0, "no chart pool or batch")
+            : bs_error_set(err, p->status, NULL, 0, "chart: %s", p->why);
+    bs_plot_free(p);
+    if (done)
+      done(ctx, 0, NULL);
+    return st;
+  }
+  size_t per = batch_size(p, &pool->run, pool->jobs);
+  size_t nb = p->n ? (p->n + per - 1) / per : 0;
+  char *d = bs__strdup(dir);
+  pthread_mutex_lock(&pool->mu);
+  pool_plot *pl =
+      d ? BS__GROW(pool->plots, pool->capplots, pool->nplots + 1, 16) : NULL;
+  if (pl)
+    pool->plots = pl;
+  pool_job *q =
+      pl ? BS__GROW(pool->queue, pool->capqueue, pool->nqueue + nb + 1, 64)
+         : NULL;
+  if (q)
+    pool->queue = q;
+  /* Workers start with the first charts, one per job. */
+  while (q && pool->nthreads < pool->jobs && nb > 0 &&
+         pthread_create(&pool->threads[pool->nthreads], NULL, pool_worker,
+                        pool) == 0)
+    pool->nthreads++;
+  if (!q || (nb > 0 && pool->nthreads == 0)) {
+    pthread_mutex_unlock(&pool->mu);
+    free(d);
+    bs_plot_free(p);
+    if (done)
+      done(ctx, 0, NULL);
+    return bs_error_set(err, q ? BS_EIO : BS_ENOMEM, NULL, 0, "%s",
+                        q ? "cannot start a chart thread" : "out of memory");
+  }
+  size_t idx = pool->nplots++;
+  pool_plot *pp = &pool->plots[idx];
+  pp->p = nb ? p : NULL;
+  pp->dir = d;
+  pp->left = nb;
+  pp->done = done;
+  pp->ctx = ctx;
+  for (size_t k = 0; k < nb; k++) {
+    pool_job *j = &pool->queue[pool->nqueue++];
+    j->plot = idx;
+    j->from = k * per;
+    j->to = j->from + per < p->n ? j->from + per : p->n;
+  }
+  pthread_cond_broadcast(&pool->work);
+  pthread_mutex_unlock(&pool->mu);
+  if (!nb)
+    bs_plot_free(p);
+  return BS_OK;
+}
+
+bs_status bs_plot_pool_wait(bs_plot_pool *pool, bs_error *err) {
+  if (!pool)
+    return BS_OK;
+  pthread_mutex_lock(&pool->mu);
+  while (pool->head < pool->nqueue || pool->running)
+    pthread_cond_wait(&pool->idle, &pool->mu);
+  bs_status st = pool->status;
+  if (st && err)
+    *err = pool->error;
+  bs_status ds = pool_drain(pool, st == BS_OK, err);
+  pthread_mutex_unlock(&pool->mu);
+  return st ? st : ds;
+}
+
+void bs_plot_pool_free(bs_plot_pool *pool) {
+  if (!pool)
+    return;
+  pthread_mutex_lock(&pool->mu);
+  atomic_store(&pool->stop, 1);
+  pool->closing = 1;
+  pool->head = pool->nqueue; /* queued jobs are dropped */
+  pthread_cond_broadcast(&pool->work);
+  pthread_mutex_unlock(&pool->mu);
+  for (size_t i = 0; i < pool->nthreads; i++)
+    pthread_join(pool->threads[i], NULL);
+  pool_drain(pool, 0, NULL);
+  pthread_cond_destroy(&pool->work);
+  pthread_cond_destroy(&pool->idle);
+  pthread_mutex_destroy(&pool->mu);
+  free(pool->plots);
+  free(pool->queue);
+  free(pool->threads);
+  free(pool->prog);
+  free(pool);
 }

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libxml/parser.h>
+#include <libxml/parserInternals.h>
 #include <libxml/tree.h>
 #include <poll.h>
 #include <signal.h>
@@ -118,68 +119,148 @@ static int name_is(const xmlChar *name, const char *want) {
   return name && !strcasecmp((const char *)name, want);
 }
 
-/* The first thing wrong in the subtree of `node`, or NULL. */
-static const char *bad_node(xmlNode *node, int depth) {
-  if (depth > 256)
-    return "elements nest too deeply";
-  for (xmlNode *n = node; n; n = n->next) {
-    if (n->type == XML_ENTITY_REF_NODE || n->type == XML_ENTITY_DECL)
-      return "an entity reference";
-    if (n->type == XML_PI_NODE && !name_is(n->name, "xml-stylesheet"))
-      continue;
-    if (n->type == XML_PI_NODE)
-      return "a stylesheet instruction";
-    if (n->type != XML_ELEMENT_NODE)
-      continue;
-    if (name_is(n->name, "script"))
-      return "a <script> element";
-    if (name_is(n->name, "foreignObject"))
-      return "a <foreignObject> element";
-    /* Animation can set any attribute later, href and on* included. */
-    if (name_is(n->name, "set") || name_is(n->name, "animate") ||
-        name_is(n->name, "animateMotion") ||
-        name_is(n->name, "animateTransform"))
-      return "an animation element";
-    for (xmlAttr *a = n->properties; a; a = a->next) {
-      const char *an = (const char *)a->name;
-      if (!an)
-        continue;
-      if ((an[0] == 'o' || an[0] == 'O') && (an[1] == 'n' || an[1] == 'N'))
-        return "an event-handler attribute";
-      if (!strcasecmp(an, "href")) {
-        xmlChar *v = xmlNodeGetContent((xmlNode *)a);
-        /* Only references inside the document: "#id". */
-        int local = v && v[0] == '#';
-        xmlFree(v);
-        if (!local)
-          return "a link outside the document";
-      }
-    }
-    const char *why = bad_node(n->children, depth + 1);
-    if (why)
-      return why;
-  }
-  return NULL;
+/* The check runs on libxml2's SAX2 events instead of a tree: a chart has
+ * thousands of elements, and building, walking and freeing their nodes
+ * cost more than gnuplot spent drawing them. The parser is the same
+ * (well-formedness, namespaces, character references); every element,
+ * attribute, entity, declaration and processing instruction it reports
+ * is judged as it comes, and the first thing wrong is kept. */
+typedef struct svg_state {
+  int depth;       /* elements open */
+  int seen_root;   /* the first element was <svg> */
+  const char *why; /* the first thing wrong, or NULL */
+} svg_state;
+
+static void refuse(svg_state *s, const char *why) {
+  if (!s->why)
+    s->why = why;
 }
 
-static bs_status check_doc(const char *name, xmlDoc *doc, bs_error *err) {
-  if (!doc)
-    return bs_error_set(err, BS_EPLOT, name, 0,
-                        "gnuplot wrote an SVG that is not well-formed XML");
-  const char *why = NULL;
-  xmlNode *root = xmlDocGetRootElement(doc);
-  if (!root || !name_is(root->name, "svg"))
-    why = "no <svg> root element";
-  else if (doc->intSubset &&
-           (doc->intSubset->entities || doc->intSubset->children))
-    why = "a document type with declarations";
-  else
-    why = bad_node(root, 0);
-  xmlFreeDoc(doc);
-  if (why)
-    return bs_error_set(err, BS_EPLOT, name, 0,
-                        "refusing to publish gnuplot's SVG: it holds %s", why);
-  return BS_OK;
+static void on_start(void *ctx, const xmlChar *localname, const xmlChar *prefix,
+                     const xmlChar *uri, int nns, const xmlChar **ns, int nattr,
+                     int ndefaulted, const xmlChar **attrs) {
+  xmlParserCtxtPtr pc = ctx;
+  svg_state *s = pc->_private;
+  (void)prefix;
+  (void)uri;
+  (void)nns;
+  (void)ns;
+  (void)ndefaulted;
+  if (!s->seen_root) {
+    s->seen_root = 1;
+    if (!name_is(localname, "svg"))
+      refuse(s, "no <svg> root element");
+  }
+  if (++s->depth > 257)
+    refuse(s, "elements nest too deeply");
+  if (name_is(localname, "script"))
+    refuse(s, "a <script> element");
+  else if (name_is(localname, "foreignObject"))
+    refuse(s, "a <foreignObject> element");
+  /* Animation can set any attribute later, href and on* included. */
+  else if (name_is(localname, "set") || name_is(localname, "animate") ||
+           name_is(localname, "animateMotion") ||
+           name_is(localname, "animateTransform"))
+    refuse(s, "an animation element");
+  for (size_t i = 0; nattr > 0 && i < (size_t)nattr; i++) {
+    const char *an = (const char *)attrs[5 * i];
+    if (!an)
+      continue;
+    if ((an[0] == 'o' || an[0] == 'O') && (an[1] == 'n' || an[1] == 'N'))
+      refuse(s, "an event-handler attribute");
+    /* Only references inside the document: "#id" (the value as parsed:
+     * character references already decoded). */
+    if (!strcasecmp(an, "href") &&
+        !(attrs[5 * i + 4] > attrs[5 * i + 3] && attrs[5 * i + 3][0] == '#'))
+      refuse(s, "a link outside the document");
+  }
+}
+
+static void on_end(void *ctx, const xmlChar *localname, const xmlChar *prefix,
+                   const xmlChar *uri) {
+  xmlParserCtxtPtr pc = ctx;
+  svg_state *s = pc->_private;
+  (void)localname;
+  (void)prefix;
+  (void)uri;
+  s->depth--;
+}
+
+static void on_reference(void *ctx, const xmlChar *name) {
+  xmlParserCtxtPtr pc = ctx;
+  (void)name;
+  refuse(pc->_private, "an entity reference");
+}
+
+static void on_pi(void *ctx, const xmlChar *target, const xmlChar *data) {
+  xmlParserCtxtPtr pc = ctx;
+  (void)data;
+  if (name_is(target, "xml-stylesheet"))
+    refuse(pc->_private, "a stylesheet instruction");
+}
+
+static void on_entity_decl(void *ctx, const xmlChar *name, int type,
+                           const xmlChar *public_id, const xmlChar *system_id,
+                           xmlChar *content) {
+  xmlParserCtxtPtr pc = ctx;
+  (void)name;
+  (void)type;
+  (void)public_id;
+  (void)system_id;
+  /* libxml2's type for this callback has it non-const. */
+  xmlChar *text = content;
+  (void)text;
+  refuse(pc->_private, "a document type with declarations");
+}
+
+static void on_element_decl(void *ctx, const xmlChar *name, int type,
+                            xmlElementContentPtr content) {
+  xmlParserCtxtPtr pc = ctx;
+  (void)name;
+  (void)type;
+  (void)content;
+  refuse(pc->_private, "a document type with declarations");
+}
+
+static void on_attribute_decl(void *ctx, const xmlChar *elem,
+                              const xmlChar *fullname, int type, int def,
+                              const xmlChar *defaultValue,
+                              xmlEnumerationPtr tree) {
+  xmlParserCtxtPtr pc = ctx;
+  (void)elem;
+  (void)fullname;
+  (void)type;
+  (void)def;
+  (void)defaultValue;
+  xmlFreeEnumeration(tree); /* the handler owns it */
+  refuse(pc->_private, "a document type with declarations");
+}
+
+static void on_notation_decl(void *ctx, const xmlChar *name,
+                             const xmlChar *public_id,
+                             const xmlChar *system_id) {
+  xmlParserCtxtPtr pc = ctx;
+  (void)name;
+  (void)public_id;
+  (void)system_id;
+  refuse(pc->_private, "a document type with declarations");
+}
+
+static void on_unparsed_decl(void *ctx, const xmlChar *name,
+                             const xmlChar *public_id, const xmlChar *system_id,
+                             const xmlChar *notation) {
+  xmlParserCtxtPtr pc = ctx;
+  (void)name;
+  (void)public_id;
+  (void)system_id;
+  (void)notation;
+  refuse(pc->_private, "a document type with declarations");
+}
+
+/* Errors are kept by the context (wellFormed), never printed. */
+static void on_error(void *ctx, xmlErrorPtr e) {
+  (void)ctx;
+  (void)e;
 }
 
 /* No network, no entity substitution (XML_PARSE_NOENT is not given), no
@@ -188,12 +269,47 @@ static bs_status check_doc(const char *name, xmlDoc *doc, bs_error *err) {
   (XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING |                 \
    XML_PARSE_NOCDATA)
 
+void bs__svg_check_init(void) { xmlInitParser(); }
+
 bs_status bs__svg_check_memory(const char *name, const char *data, size_t len,
                                bs_error *err) {
   if (len > (size_t)1 << 30)
     return bs_error_set(err, BS_EPLOT, name, 0, "the SVG is too large");
-  xmlDoc *doc = xmlReadMemory(data, (int)len, NULL, NULL, SVG_PARSE_OPTIONS);
-  return check_doc(name, doc, err);
+  xmlParserCtxtPtr pc = xmlCreateMemoryParserCtxt(data, (int)len);
+  if (!pc)
+    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+  xmlCtxtUseOptions(pc, SVG_PARSE_OPTIONS);
+  /* Only the events the check needs; nothing else is built or loaded (no
+   * external subset or entity resolver: nothing outside the file). */
+  xmlSAXHandler h;
+  memset(&h, 0, sizeof h);
+  h.initialized = XML_SAX2_MAGIC;
+  h.startElementNs = on_start;
+  h.endElementNs = on_end;
+  h.reference = on_reference;
+  h.processingInstruction = on_pi;
+  h.entityDecl = on_entity_decl;
+  h.elementDecl = on_element_decl;
+  h.attributeDecl = on_attribute_decl;
+  h.notationDecl = on_notation_decl;
+  h.unparsedEntityDecl = on_unparsed_decl;
+  h.serror = on_error;
+  memcpy(pc->sax, &h, sizeof h);
+  svg_state s = {0, 0, NULL};
+  pc->_private = &s;
+  int parsed = xmlParseDocument(pc) == 0;
+  int wf = parsed && pc->wellFormed;
+  xmlFreeParserCtxt(pc);
+  if (!wf)
+    return bs_error_set(err, BS_EPLOT, name, 0,
+                        "gnuplot wrote an SVG that is not well-formed XML");
+  if (!s.seen_root)
+    refuse(&s, "no <svg> root element");
+  if (s.why)
+    return bs_error_set(err, BS_EPLOT, name, 0,
+                        "refusing to publish gnuplot's SVG: it holds %s",
+                        s.why);
+  return BS_OK;
 }
 
 bs_status bs__svg_check(const char *path, bs_error *err) {

@@ -33,6 +33,10 @@ void bs__gnuplot_version(const char *prog, char *buf, size_t n);
  * the reason for `path` in err (BS_ENOMEM when out of memory). */
 bs_status bs__svg_check(const char *path, bs_error *err);
 
+/* Sets libxml2 up; call once before checking SVGs from several threads
+ * (the checks themselves share nothing). */
+void bs__svg_check_init(void);
+
 /* The same on a document in memory (`name` for messages). */
 bs_status bs__svg_check_memory(const char *name, const char *data, size_t len,
                                bs_error *err);

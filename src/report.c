@@ -238,6 +238,32 @@ static bs_status cancelled(bs_error *err) {
   return bs_error_set(err, BS_EIO, NULL, 0, "report cancelled");
 }
 
+/* The marker lists every file of the report (size and path), written
+ * last: a site reusing this report checks the tree still matches it, so
+ * a file deleted or replaced by a link is rebuilt, never trusted. */
+static bs_status write_marker(const char *tmp, bs_error *err) {
+  bs__buf mk;
+  bs__buf_init(&mk, BS__CAP_SITE_FILES);
+  bs_status st = bs__buf_puts(&mk, MARKER_TEXT "files\n");
+  if (!st)
+    st = bs__tree_list(tmp, MARKER, &mk);
+  if (st)
+    st = bs_error_set(err, st, tmp, 0,
+                      st == BS_ENOMEM ? "out of memory" : "cannot list");
+  else
+    st = write_file(tmp, MARKER, mk.data, mk.len, err);
+  bs__buf_release(&mk);
+  return st;
+}
+
+/* The pool's callback, ctx the report's directory: once every chart is
+ * there, the file list that makes it a finished report. */
+static bs_status finish_queued(void *ctx, int ok, bs_error *err) {
+  bs_status st = ok ? write_marker(ctx, err) : BS_OK;
+  free(ctx);
+  return st;
+}
+
 bs_status bs_report_write(const bs_analysis *a, const char *out_dir,
                           const bs_report_options *o,
                           bs_report_summary *summary, bs_error *err) {
@@ -308,14 +334,16 @@ bs_status bs_report_write(const bs_analysis *a, const char *out_dir,
 
   if ((st = bs__report_charts(&r, err)))
     goto done;
-  bs_plot_run run;
-  memset(&run, 0, sizeof run);
-  run.gnuplot = o->gnuplot;
-  run.charts_per_process = o->charts_per_process;
-  run.progress = plot_progress;
-  run.progress_ctx = (void *)o;
-  if ((st = bs_plot_render(r.plot, charts, &run, err)))
-    goto done;
+  if (!o->pool) {
+    bs_plot_run run;
+    memset(&run, 0, sizeof run);
+    run.gnuplot = o->gnuplot;
+    run.charts_per_process = o->charts_per_process;
+    run.progress = plot_progress;
+    run.progress_ctx = (void *)o;
+    if ((st = bs_plot_render(r.plot, charts, &run, err)))
+      goto done;
+  }
 
   size_t pages = 0, assets = 0;
   if (stage(o, "pages", 0, 1)) {
@@ -328,31 +356,36 @@ bs_status bs_report_write(const bs_analysis *a, const char *out_dir,
     goto done;
   if ((st = copy_assets(o->assets_dir, tmp, &assets, err)))
     goto done;
-  /* The marker lists every file of the report (size and path), written
-   * last: a site reusing this report checks the tree still matches it, so
-   * a file deleted or replaced by a link is rebuilt, never trusted. */
-  {
-    bs__buf mk;
-    bs__buf_init(&mk, BS__CAP_SITE_FILES);
-    st = bs__buf_puts(&mk, MARKER_TEXT "files\n");
-    if (!st)
-      st = bs__tree_list(tmp, MARKER, &mk);
-    if (st)
-      st = bs_error_set(err, st, tmp, 0,
-                        st == BS_ENOMEM ? "out of memory" : "cannot list");
-    else
-      st = write_file(tmp, MARKER, mk.data, mk.len, err);
-    bs__buf_release(&mk);
-    if (st)
+  if (!o->pool) {
+    if ((st = write_marker(tmp, err)))
       goto done;
+    if (stage(o, "pages", 1, 1)) {
+      st = cancelled(err);
+      goto done;
+    }
   }
-  if (stage(o, "pages", 1, 1)) {
-    st = cancelled(err);
-    goto done;
-  }
-
   if ((st = bs_output_dir_commit(od, err)))
     goto done;
+  if (o->pool) {
+    /* The directory is in place (its parent's lock, which every report
+     * into that parent takes, is released by the free below), its charts
+     * render while the caller goes on, and the pool writes its marker
+     * once they are there (finish_queued). */
+    char *dir = bs__strdup(out_dir);
+    free(charts);
+    charts = dir ? bs__path_join(dir, "charts") : NULL;
+    bs_plot *plot = r.plot;
+    r.plot = NULL;
+    if (!charts) {
+      bs_plot_free(plot);
+      free(dir);
+      st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+      goto done;
+    }
+    if ((st = bs_plot_pool_submit(o->pool, plot, charts, finish_queued, dir,
+                                  err)))
+      goto done;
+  }
   if (summary) {
     summary->cases = r.cmp ? r.cmp->ncases : 0;
     summary->regressions = r.cmp ? r.cmp->regressions : 0;

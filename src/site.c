@@ -237,6 +237,9 @@ typedef struct site {
   size_t nqueue, qcap;
   bs_templates *tpl;
   bs_site_summary sum;
+  /* Renders every chart of the build, the reports' and the history's,
+   * while the build goes on; finished before the state is written. */
+  bs_plot_pool *pool;
 } site;
 
 static int stage(const site *s, const char *what, size_t done, size_t total) {
@@ -712,6 +715,7 @@ static bs_status write_report(site *s, srun *r, bs_error *err) {
   ro.assets_dir = s->o->assets_dir;
   ro.gnuplot = s->o->gnuplot;
   ro.home_href = "../../index.html"; /* runs/ID/ -> the site index */
+  ro.pool = s->pool;
   bs_error rerr;
   bs_error_clear(&rerr);
   bs_status rs = bs_report_write(an, dir, &ro, NULL, &rerr);
@@ -2454,6 +2458,15 @@ bs_status bs_site_build(const char *archive_dir, const char *out_dir,
   if (st)
     goto done;
 
+  /* Charts: one pool of --jobs gnuplot processes for the whole build. */
+  bs_plot_run pr;
+  memset(&pr, 0, sizeof pr);
+  pr.gnuplot = o->gnuplot;
+  pr.jobs = o->jobs;
+  if (!(s.pool = bs_plot_pool_new(&pr))) {
+    st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    goto done;
+  }
   if ((st = bs__buf_printf(&s.state, "%s\nsite\n", STATE_MAGIC))) {
     st = bs_error_set(err, st, NULL, 0, "out of memory");
     goto done;
@@ -2497,11 +2510,8 @@ bs_status bs_site_build(const char *archive_dir, const char *out_dir,
     if (stage(&s, "charts", 0, queued)) {
       st = cancelled(err);
     } else {
-      bs_plot_run pr;
-      memset(&pr, 0, sizeof pr);
-      pr.gnuplot = o->gnuplot;
-      pr.jobs = o->jobs;
-      st = bs_plot_render(plot, charts, &pr, err);
+      st = bs_plot_pool_submit(s.pool, plot, charts, NULL, NULL, err);
+      plot = NULL;
     }
   }
   free(charts);
@@ -2530,6 +2540,9 @@ bs_status bs_site_build(const char *archive_dir, const char *out_dir,
     st = bs_error_set(err, st, NULL, 0, "out of memory");
     goto done;
   }
+  /* Every chart rendered and checked, every report swapped into place. */
+  if ((st = bs_plot_pool_wait(s.pool, err)))
+    goto done;
   char *marker = bs__path_join(s.tmp, MARKER);
   if (!marker) {
     st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
@@ -2553,6 +2566,8 @@ bs_status bs_site_build(const char *archive_dir, const char *out_dir,
   if (summary)
     *summary = s.sum;
 done:
+  /* No gnuplot may still write into the build directory when it goes. */
+  bs_plot_pool_free(s.pool);
   /* The failed build, or what a build replaced. */
   bs_output_dir_free(s.od);
   bs_plot_free(plot);

@@ -299,3 +299,157 @@ Test(plot, an_empty_batch_renders_nothing) {
   cr_expect_eq(bs_plot_render(p, "/nonexistent", NULL, &err), BS_OK);
   bs_plot_free(p);
 }
+
+/* What a pool's `done` saw: the order of the calls and their ok. */
+typedef struct done_log {
+  int order[8], ok[8];
+  int n;
+} done_log;
+typedef struct done_ctx {
+  done_log *log;
+  int id;
+} done_ctx;
+
+static bs_status on_done(void *ctx, int ok, bs_error *err) {
+  done_ctx *d = ctx;
+  (void)err;
+  d->log->order[d->log->n] = d->id;
+  d->log->ok[d->log->n++] = ok;
+  return BS_OK;
+}
+
+Test(plot, a_pool_renders_batches_of_many_directories_then_finishes_them) {
+  char *dir = ts_tmpdir("plot_pool");
+  bs_plot_run run = {0};
+  run.jobs = 2;
+  bs_plot_pool *pool = bs_plot_pool_new(&run);
+  cr_assert_not_null(pool);
+  done_log log = {{0}, {0}, 0};
+  done_ctx ctx[5];
+  char *dirs[5];
+  bs_error err;
+  for (int i = 0; i < 5; i++) {
+    char name[16];
+    snprintf(name, sizeof name, "d%d", i);
+    dirs[i] = ts_path(dir, name);
+    cr_assert_eq(mkdir(dirs[i], 0755), 0);
+    bs_plot *p = bs_plot_new();
+    build(p, (size_t)i + 1); /* 1 to 5 charts, one of them log-scaled */
+    ctx[i].log = &log;
+    ctx[i].id = i;
+    cr_assert_eq(bs_plot_pool_submit(pool, p, dirs[i], on_done, &ctx[i], &err),
+                 BS_OK, "%s", err.message);
+  }
+  cr_assert_eq(bs_plot_pool_wait(pool, &err), BS_OK, "%s", err.message);
+  /* Every chart there and nothing else; every done called once, in order,
+   * after all of them. */
+  for (int i = 0; i < 5; i++)
+    cr_expect_eq(ts_count_entries(dirs[i]), i + 1, "d%d", i);
+  cr_assert_eq(log.n, 5);
+  for (int i = 0; i < 5; i++) {
+    cr_expect_eq(log.order[i], i);
+    cr_expect_eq(log.ok[i], 1);
+  }
+  /* The bytes are those bs_plot_render writes. */
+  char *single = ts_path(dir, "single");
+  cr_assert_eq(mkdir(single, 0755), 0);
+  bs_plot *p = bs_plot_new();
+  build(p, 5);
+  cr_assert_eq(bs_plot_render(p, single, NULL, &err), BS_OK, "%s", err.message);
+  bs_plot_free(p);
+  for (int c = 0; c < 5; c++) {
+    char f[32];
+    snprintf(f, sizeof f, "chart-%02d.svg", c);
+    char *a = ts_path(single, f), *b = ts_path(dirs[4], f);
+    size_t la, lb;
+    char *da = ts_read(a, &la), *db = ts_read(b, &lb);
+    cr_assert(da && db);
+    cr_expect(la == lb && !memcmp(da, db, la), "%s differs", f);
+    free(da);
+    free(db);
+    free(a);
+    free(b);
+  }
+  bs_plot_pool_free(pool);
+  for (int i = 0; i < 5; i++)
+    free(dirs[i]);
+  free(single);
+  free(dir);
+}
+
+Test(plot, a_failing_batch_fails_the_pool_and_abandons_every_batch) {
+  /* A stand-in that fails on the chart of one directory only, slowly
+   * enough that the other batches are still queued or running. */
+  char *dir = ts_tmpdir("plot_pool_fail");
+  char *fake = ts_path(dir, "fake-gnuplot");
+  cr_assert_eq(ts_write(fake, "#!/bin/sh\n"
+                              "case \"$(pwd)\" in */d2) exit 7;; esac\n"
+                              "sleep 0.2\n"
+                              "exec gnuplot \"$@\"\n"),
+               0);
+  cr_assert_eq(chmod(fake, 0755), 0);
+  bs_plot_run run = {0};
+  run.jobs = 2;
+  run.gnuplot = fake;
+  bs_plot_pool *pool = bs_plot_pool_new(&run);
+  cr_assert_not_null(pool);
+  done_log log = {{0}, {0}, 0};
+  done_ctx ctx[6];
+  bs_error err;
+  for (int i = 0; i < 6; i++) {
+    char name[16];
+    snprintf(name, sizeof name, "d%d", i);
+    char *d = ts_path(dir, name);
+    cr_assert_eq(mkdir(d, 0755), 0);
+    bs_plot *p = bs_plot_new();
+    build(p, 2);
+    ctx[i].log = &log;
+    ctx[i].id = i;
+    cr_assert_eq(bs_plot_pool_submit(pool, p, d, on_done, &ctx[i], &err), BS_OK,
+                 "%s", err.message);
+    free(d);
+  }
+  bs_error_clear(&err);
+  cr_expect_eq(bs_plot_pool_wait(pool, &err), BS_EPLOT);
+  cr_expect(strstr(err.message, "failed (exit 7)"), "%s", err.message);
+  cr_assert_eq(log.n, 6);
+  for (int i = 0; i < 6; i++)
+    cr_expect_eq(log.ok[i], 0, "batch %d finished after a failure", i);
+  /* No script or data file is left in any directory. */
+  for (int i = 0; i < 6; i++) {
+    char name[16];
+    snprintf(name, sizeof name, "d%d", i);
+    char *d = ts_path(dir, name);
+    char *gp = ts_path(d, "gp000000.gp"), *dat = ts_path(d, "gp000000.dat");
+    cr_expect(!ts_exists(gp) && !ts_exists(dat), "d%d", i);
+    free(gp);
+    free(dat);
+    free(d);
+  }
+  bs_plot_pool_free(pool);
+  free(fake);
+  free(dir);
+}
+
+Test(plot, freeing_a_busy_pool_stops_it_and_releases_every_batch) {
+  char *dir = ts_tmpdir("plot_pool_free");
+  bs_plot_run run = {0};
+  run.jobs = 1;
+  bs_plot_pool *pool = bs_plot_pool_new(&run);
+  done_log log = {{0}, {0}, 0};
+  done_ctx ctx[3];
+  bs_error err;
+  for (int i = 0; i < 3; i++) {
+    bs_plot *p = bs_plot_new();
+    build(p, 3);
+    ctx[i].log = &log;
+    ctx[i].id = i;
+    cr_assert_eq(bs_plot_pool_submit(pool, p, dir, on_done, &ctx[i], &err),
+                 BS_OK);
+  }
+  bs_plot_pool_free(pool);
+  cr_assert_eq(log.n, 3);
+  for (int i = 0; i < 3; i++)
+    cr_expect_eq(log.ok[i], 0);
+  free(dir);
+}

@@ -1001,6 +1001,74 @@ Test(site, kill_during_site_keeps_every_link_resolving) {
   cr_assert_eq(count_build_dirs(dir), 0, "build directories left behind");
 }
 
+/* ---- Charts: one pool for the whole build -------------------------------- */
+
+Test(site, a_gnuplot_failing_mid_build_keeps_the_site_and_fails_with_3) {
+  char *dir = ts_own(ts_tmpdir("site_pool"));
+  char *archive = ts_pathf("%s/archive", dir),
+       *out = ts_pathf("%s/public", dir);
+  for (int i = 0; i < 8; i++) {
+    char commit[32], date[64];
+    snprintf(commit, sizeof commit, "p%d", i);
+    snprintf(date, sizeof date, "2026-04-%02dT00:00:00Z", i + 1);
+    add_run(archive, dir, commit, date, "Development", two, 2);
+  }
+  /* Every run's report gets every chart, rendered by two gnuplot
+   * processes shared by all the runs, and is marked finished. */
+  const char *args[] = {"site", "--archive", archive, "--out", out, "--jobs",
+                        "2",    "--full",    NULL,    NULL,    NULL};
+  ts_run r = ts_cli(NULL, args);
+  cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+  ts_run_free(&r);
+  DIR *d = opendir(ts_pathf("%s/runs", out));
+  cr_assert_not_null(d);
+  struct dirent *e;
+  int reports = 0;
+  while ((e = readdir(d))) {
+    if (e->d_name[0] == '.')
+      continue;
+    char *charts = ts_pathf("%s/runs/%s/charts", out, e->d_name);
+    cr_expect_gt(ts_count_entries(charts), 2, "%s", e->d_name);
+    cr_expect(
+        ts_exists(ts_pathf("%s/runs/%s/.benchsite-report", out, e->d_name)),
+        "%s has no marker", e->d_name);
+    cr_expect(!ts_exists(ts_pathf("%s/gp000000.gp", charts)));
+    reports++;
+  }
+  closedir(d);
+  cr_expect_eq(reports, 8);
+  char before[BS__SHA256_HEXLEN + 1], after[BS__SHA256_HEXLEN + 1];
+  digest_of(out, before);
+
+  /* A gnuplot that fails on its fifth start, the others still running or
+   * queued: the build fails with 3 and the published site stays as it
+   * was, with no build directory left. */
+  char *fake = ts_pathf("%s/fake-gnuplot", dir);
+  char *starts = ts_pathf("%s/starts", dir);
+  cr_assert_eq(mkdir(starts, 0755), 0);
+  char *script = ts_pathf("#!/bin/sh\n"
+                          "[ \"$1\" = --version ] && exec gnuplot --version\n"
+                          "i=1\n"
+                          "while ! mkdir \"%s/$i\" 2>/dev/null; do\n"
+                          "  i=$((i + 1)); done\n"
+                          "[ $i -eq 5 ] && exit 9\n"
+                          "exec gnuplot \"$@\"\n",
+                          starts);
+  cr_assert_eq(ts_write(fake, script), 0);
+  cr_assert_eq(chmod(fake, 0755), 0);
+  add_run(archive, dir, "p8", "2026-04-09T00:00:00Z", "Development", two, 2);
+  args[8] = "--gnuplot";
+  args[9] = fake;
+  r = ts_cli(NULL, args);
+  cr_assert_eq(r.status, 3, "%s%s", r.out, r.err);
+  cr_expect_not_null(strstr(r.err, "failed (exit 9)"), "%s", r.err);
+  ts_run_free(&r);
+  cr_expect_gt(ts_count_entries(starts), 4);
+  digest_of(out, after);
+  cr_assert_str_eq(before, after, "the site changed");
+  cr_assert_eq(count_build_dirs(dir), 0, "build directories left behind");
+}
+
 /* ---- Library ------------------------------------------------------------- */
 
 Test(site, library_reports_usage_errors) {

@@ -146,18 +146,60 @@ typedef struct bs_plot_run {
   unsigned idle_timeout_ms;
 } bs_plot_run;
 
-/* Writes the data files into `dir` (which must exist), runs one gnuplot
- * process there with a minimal environment, waits for it, removes the
- * data files and checks that every chart's SVG exists, is not empty and
- * is a well-formed SVG without scripts, event handlers or outside links
- * (parsed with libxml2). A relative `gnuplot` path with a '/' is taken
- * from the current directory, not the output directory.
- * Returns BS_OK, the first builder failure, BS_EIO (writing data),
+/* Writes the data files into `dir` (which must exist; one script and one
+ * data file per gnuplot process), runs one gnuplot process there with a minimal
+ * environment, waits for it, removes the data files and checks that every
+ * chart's SVG exists, is not empty and is a well-formed SVG without scripts,
+ * event handlers or outside links (parsed with libxml2). A relative `gnuplot`
+ * path with a '/' is taken from the current directory, not the output
+ * directory. Returns BS_OK, the first builder failure, BS_EIO (writing data),
  * BS_EPLOT (gnuplot missing, failing or leaving a chart empty; the
  * message quotes its first error line) or BS_ENOMEM. Charts are rendered
  * in the order they were added; the same charts give the same bytes. */
 bs_status bs_plot_render(bs_plot *p, const char *dir, const bs_plot_run *run,
                          bs_error *err);
+
+/* A pool of gnuplot processes shared by many batches: a program with
+ * charts in many directories (a site: every run's report and the history)
+ * queues each batch as soon as it is described and goes on with its own
+ * work while the pool keeps `jobs` gnuplot processes busy, from one
+ * batch to the next. Each batch is rendered and checked exactly as
+ * bs_plot_render does it, on threads of the pool; nothing is called back
+ * from them. */
+typedef struct bs_plot_pool bs_plot_pool;
+
+/* Called once per submitted batch, on the thread that calls
+ * bs_plot_pool_wait or bs_plot_pool_free: with ok = 1 when every chart
+ * of the pool rendered and passed its checks (its status is what
+ * bs_plot_pool_wait returns; `err` is for its message), else with ok = 0
+ * and err NULL, to release ctx. */
+typedef bs_status (*bs_plot_done_fn)(void *ctx, int ok, bs_error *err);
+
+/* A pool running gnuplot as `run` says (gnuplot, jobs, charts_per_process,
+ * keep_data, idle_timeout_ms; progress is ignored). Starts no process
+ * until a batch is submitted. NULL when out of memory. */
+bs_plot_pool *bs_plot_pool_new(const bs_plot_run *run);
+
+/* Queues the charts of `p` (which the pool takes over and frees, however
+ * the call ends) to be rendered into `dir`, which must exist until the
+ * pool has finished with it; returns without waiting. `done` (NULL:
+ * none) is called as described above, also when this call fails.
+ * Returns BS_OK, the batch's first builder failure, BS_ENOMEM or BS_EIO
+ * (no thread could start). */
+bs_status bs_plot_pool_submit(bs_plot_pool *pool, bs_plot *p, const char *dir,
+                              bs_plot_done_fn done, void *ctx, bs_error *err);
+
+/* Waits until every queued chart is rendered and checked, then calls the
+ * batches' `done` in the order they were submitted. Returns BS_OK, the
+ * first rendering failure (as bs_plot_render reports it; once one batch
+ * fails the others' gnuplot processes are killed and nothing more is
+ * rendered by this pool) or the first failure of a `done`. NULL is a
+ * no-op. */
+bs_status bs_plot_pool_wait(bs_plot_pool *pool, bs_error *err);
+
+/* Kills the pool's gnuplot processes, drops what is queued, waits for its
+ * threads and calls the outstanding `done`s with ok = 0. NULL is a no-op. */
+void bs_plot_pool_free(bs_plot_pool *pool);
 
 /* Writes `s` as a gnuplot double-quoted string literal into buf (size n,
  * always NUL-terminated when n > 0): invalid UTF-8 becomes U+FFFD, control

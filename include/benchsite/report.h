@@ -20,6 +20,7 @@
 #include "benchsite/log.h"
 #include "benchsite/manifest.h"
 #include "benchsite/noise.h"
+#include "benchsite/plot.h"
 #include "benchsite/tune.h"
 
 #include <stddef.h>
@@ -44,6 +45,15 @@ typedef struct bs_report_options {
    * when NULL); NULL: none. Not user text: callers pass fixed paths. */
   const char *home_href;
   const char *home_label;
+  /* NULL: the charts are rendered before bs_report_write returns. Else
+   * they are queued in this pool (progress then covers the pages only):
+   * out_dir is swapped into place with its pages but without its charts
+   * and its marker, which the pool's bs_plot_pool_wait writes once every
+   * chart of the pool is rendered. Only for an out_dir nobody reads until
+   * then (a site's build directory, published as a whole afterwards): if
+   * the pool fails or is freed first, out_dir stays without them and is
+   * no report a later build may replace or reuse. */
+  bs_plot_pool *pool;
 } bs_report_options;
 
 /* Zeroes `o` (every pointer NULL). */
