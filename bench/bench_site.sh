@@ -54,7 +54,7 @@ for runs in $sizes; do
     >/dev/null
   first=$(ls "$archive/runs" | head -n 1)
   sed -e 's/^commit,.*/commit,one-more-run/' \
-    -e 's/^date,.*/date,2027-01-01T00:00:00Z/' \
+    -e 's/^date,.*/date,2026-06-01T00:00:00Z/' \
     "$archive/runs/$first/manifest.csv" >"$work/env-$runs.csv"
   cp "$archive/runs/$first/log-1.csv" "$work/log-$runs.csv"
 done
