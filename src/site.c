@@ -2083,49 +2083,51 @@ static bs_status run_page(site *s, size_t i, bs_error *err) {
   return st;
 }
 
-/* One run of a case's history JSON, on one line. */
+/* One run of a case's history JSON, on one line, without the spaces the
+ * other JSON outputs put after ":" and "," (it is most of the site that
+ * grows with the archive). */
 static bs_status json_point(bs__buf *b, const site *s, const point *p) {
   const srun *r = &s->runs[p->run];
   const result *res = p->r;
-  bs_status st = bs__buf_puts(b, "{\"id\": ");
+  bs_status st = bs__buf_puts(b, "{\"id\":");
   if (!st)
     st = bs__json_string(b, r->ar->id);
   if (!st)
-    st = bs__buf_puts(b, ", \"commit\": ");
+    st = bs__buf_puts(b, ",\"commit\":");
   if (!st)
     st = bs__json_string(b, r->ar->commit);
   if (!st)
-    st = bs__buf_puts(b, ", \"baseline_commit\": ");
+    st = bs__buf_puts(b, ",\"baseline_commit\":");
   if (!st)
     st = r->baseline_commit ? bs__json_string(b, r->baseline_commit)
                             : bs__buf_puts(b, "null");
   if (!st)
-    st = bs__buf_puts(b, ", \"date\": ");
+    st = bs__buf_puts(b, ",\"date\":");
   if (!st)
     st = bs__json_string(b, r->ar->date);
   if (!st)
-    st = bs__buf_printf(b, ", \"group\": %zu, \"median_us\": ", r->group + 1);
+    st = bs__buf_printf(b, ",\"group\":%zu,\"median_us\":", r->group + 1);
   if (!st)
     st = bs__json_number(b, res->has_hist ? res->median : (double)NAN);
   if (!st)
-    st = bs__buf_puts(b, ", \"ci_low_us\": ");
+    st = bs__buf_puts(b, ",\"ci_low_us\":");
   if (!st)
     st = bs__json_number(b, res->has_hist ? res->lo : (double)NAN);
   if (!st)
-    st = bs__buf_puts(b, ", \"ci_high_us\": ");
+    st = bs__buf_puts(b, ",\"ci_high_us\":");
   if (!st)
     st = bs__json_number(b, res->has_hist ? res->hi : (double)NAN);
   if (!st)
-    st = bs__buf_puts(b, ", \"delta_pct\": ");
+    st = bs__buf_puts(b, ",\"delta_pct\":");
   if (!st)
     st = bs__json_number(b, res->has_cmp ? res->delta_pct : (double)NAN);
   if (!st)
-    st = bs__buf_printf(b, ", \"significant_regression\": %s, \"chain\": ",
+    st = bs__buf_printf(b, ",\"significant_regression\":%s,\"chain\":",
                         res->has_cmp && res->sig ? "true" : "false");
   if (!st)
     st = p->link ? bs__buf_printf(b, "%zu", p->chain) : bs__buf_puts(b, "null");
   if (!st)
-    st = bs__buf_puts(b, ", \"chained_index\": ");
+    st = bs__buf_puts(b, ",\"chained_index\":");
   if (!st)
     st = bs__json_number(b, p->link ? p->index : (double)NAN);
   if (!st)
@@ -2138,7 +2140,7 @@ static bs_status json_points(bs__buf *b, const site *s, const scase *sc,
                              size_t from, size_t to) {
   bs_status st = bs__buf_puts(b, "\"runs\": [");
   for (size_t i = from; i < to && !st; i++) {
-    st = bs__buf_puts(b, i > from ? ",\n  " : "\n  ");
+    st = bs__buf_puts(b, i > from ? ",\n" : "\n");
     if (!st)
       st = json_point(b, s, &sc->pts[i]);
   }
@@ -2174,6 +2176,56 @@ static void points_key(const site *s, const scase *sc, size_t from, size_t to,
   finish_key(&h, out);
 }
 
+/* The chunk `file` of points [from, to) when the published one holds
+ * [from, to - 1) made from the same inputs (the common change: one run
+ * moved out of the newest SHOWN_RUNS): its bytes with the new point
+ * appended, which is what json_points writes, without formatting the
+ * rest again. *done is 0 when the published chunk is anything else. */
+static bs_status append_chunk(site *s, const scase *sc, const char *file,
+                              size_t from, size_t to, const char *key,
+                              bs__buf *b, int *done, bs_error *err) {
+  *done = 0;
+  if (to - from < 2)
+    return BS_OK;
+  prev_file *pf = find_pfile(s, file);
+  char before[BS__SHA256_HEXLEN + 1];
+  if (!pf || !strcmp(pf->hash, "-"))
+    return BS_OK;
+  points_key(s, sc, from, to - 1, before);
+  if (strcmp(pf->key, before))
+    return BS_OK;
+  char *path = bs__path_join(s->out, file), *old = NULL;
+  size_t len = 0;
+  bs_error ign;
+  int ok = path && bs__read_regular(path, BS__OPEN_NOFOLLOW, (size_t)1 << 30,
+                                    &old, &len, &ign) == BS_OK;
+  free(path);
+  char hash[BS__SHA256_HEXLEN + 1];
+  if (ok)
+    bs__sha256_hex(old, len, hash);
+  /* Only the bytes the state lists, ending as json_points ends. */
+  ok = ok && !strcmp(hash, pf->hash) && len > 3 &&
+       !memcmp(old + len - 3, "]}\n", 3);
+  bs_status st = BS_OK;
+  if (ok) {
+    b->len = 0;
+    st = bs__buf_append(b, old, len - 3);
+    if (!st)
+      st = bs__buf_puts(b, ",\n");
+    if (!st)
+      st = json_point(b, s, &sc->pts[to - 1]);
+    if (!st)
+      st = bs__buf_puts(b, "]}\n");
+    if (st)
+      st = bs_error_set(err, st, NULL, 0, "out of memory");
+    else
+      st = emit_file_key(s, file, b->data, b->len, RANK_LEAF, key, err);
+    *done = !st;
+  }
+  free(old);
+  return st;
+}
+
 /* history/case-ID.json: the newest SHOWN_RUNS runs of a case; the older
  * ones in history/case-ID-K.json, CHUNK_RUNS runs each counted from the
  * oldest, so a full chunk never changes when runs are added. */
@@ -2191,7 +2243,9 @@ static bs_status history_json(site *s, const scase *sc, bs_error *err) {
     int kept;
     snprintf(file, sizeof file, "history/case-%s-%zu.json", sc->id, k);
     points_key(s, sc, from, to, key);
-    if ((st = keep_keyed(s, file, key, &kept, err)))
+    if ((st = keep_keyed(s, file, key, &kept, err)) ||
+        (!kept &&
+         (st = append_chunk(s, sc, file, from, to, key, &b, &kept, err))))
       break;
     if (kept)
       continue;

@@ -553,6 +553,27 @@ Test(site, history_json_keeps_the_newest_200_and_chunks_the_rest) {
   cr_expect_null(strstr(page, ">c004<"));
   cr_expect_not_null(strstr(page, ">c005<"));
   cr_expect_not_null(strstr(page, "The newest 200 runs"));
+  /* One more run moves c005 into the chunk, which grows by one line (the
+   * rest is its old bytes): the same bytes as a clean build's. */
+  next_baseline_commit = "c204";
+  add_run(archive, dir, "c205", "2026-01-10T00:00:00Z", "Development", one, 1);
+  r = build_with(archive, out, k1);
+  cr_assert_eq(r.status, 0, "%s", r.err);
+  ts_run_free(&r);
+  v = json_file(ts_pathf("%s/history/%s-0.json", out, sort));
+  runs = member(v, "runs", BS__JARRAY);
+  cr_assert_eq(runs->n, 6);
+  cr_expect_str_eq(member(&runs->items[5], "commit", BS__JSTRING)->string,
+                   "c005");
+  bs__json_free(v);
+  char *clean = ts_pathf("%s/clean", dir);
+  r = build_with(archive, clean, k1);
+  cr_assert_eq(r.status, 0, "%s", r.err);
+  ts_run_free(&r);
+  cr_expect_str_eq(slurp(ts_pathf("%s/history/%s-0.json", out, sort)),
+                   slurp(ts_pathf("%s/history/%s-0.json", clean, sort)));
+  cr_expect_str_eq(slurp(ts_pathf("%s/history/%s.json", out, sort)),
+                   slurp(ts_pathf("%s/history/%s.json", clean, sort)));
 }
 
 Test(site, refuses_to_replace_a_directory_that_is_not_a_site) {
