@@ -208,9 +208,10 @@ static int referenced(const xmlNode *n, const xmlNode *skip, const char *id) {
       const char *v = (const char *)attr_value(a);
       for (const char *p = v ? strchr(v, '#') : NULL; p;
            p = strchr(p + 1, '#')) {
-        char end = p[1 + len];
-        if (!strncmp(p + 1, id, len) &&
-            (end == '\0' || end == ')' || end == ' ' || end == '\''))
+        if (strncmp(p + 1, id, len))
+          continue;
+        char end = p[1 + len]; /* the match ends at or before the '\0' */
+        if (end == '\0' || end == ')' || end == ' ' || end == '\'')
           return 1;
       }
     }

@@ -85,6 +85,17 @@ Test(svgmin, drops_what_draws_nothing_and_keeps_what_draws) {
   free(out);
 }
 
+/* A reference shorter than an id (asan: it read past the end of it). */
+Test(svgmin, a_short_reference_is_not_a_use) {
+  const char *in = HEAD "<defs><circle id='gpPt5' r='1'/></defs>"
+                        "<use xlink:href='#gp'/><path d='M0,0' fill='#g'/>"
+                        "</svg>\n";
+  char *out = compact(in);
+  cr_expect_null(strstr(out, "gpPt5"), "%s", out);
+  cr_expect_not_null(strstr(out, "#gp\""), "%s", out);
+  free(out);
+}
+
 Test(svgmin, keeps_line_ends_when_one_differs) {
   const char *in = HEAD "<g stroke-linecap=\"butt\"><path d='M0,0 L1,1'/></g>"
                         "<g stroke-linecap=\"round\"><path d='M0,0 L1,2'/></g>"
