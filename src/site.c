@@ -1919,7 +1919,8 @@ static void run_page_key(const site *s, size_t i,
   fp_str(&h, r->ar->id);
   fp_size(&h, i);
   fp_size(&h, r->group);
-  fp_size(&h, (size_t)(r->detailed * 4 + r->report * 2 + !!r->no_report));
+  fp_size(&h, (size_t)r->detailed * 4 + (size_t)r->report * 2 +
+                  (r->no_report != NULL));
   fp_str(&h, r->no_report);
   fp_str(&h, i > 0 ? s->runs[i - 1].ar->id : NULL);
   fp_str(&h, i + 1 < s->nruns ? s->runs[i + 1].ar->id : NULL);
@@ -2164,8 +2165,8 @@ static void points_key(const site *s, const scase *sc, size_t from, size_t to,
     const result *r = p->r;
     fp_str(&h, s->runs[p->run].ar->id);
     fp_size(&h, s->runs[p->run].group);
-    fp_size(&h,
-            (size_t)(r->has_hist * 8 + r->has_cmp * 4 + r->sig * 2 + p->link));
+    fp_size(&h, (size_t)r->has_hist * 8 + (size_t)r->has_cmp * 4 +
+                    (size_t)r->sig * 2 + (size_t)p->link);
     fp_num(&h, r->median);
     fp_num(&h, r->lo);
     fp_num(&h, r->hi);
