@@ -45,12 +45,12 @@ for r in range(runs):
     for c in range(cases):
         base = 1.0 + c
         step = 1.10 if r >= 300 + 20 * c else 1.0
-        prev = 1.10 if r - 1 >= 300 + 20 * c else 1.0
+        before = 1.10 if r - 1 >= 300 + 20 * c else 1.0
         n = 2 ** (c % 12)
         for j in range(20):
             order = ("base", "head") if j % 2 == 0 else ("head", "base")
             for impl in order:
-                f = prev if impl == "base" else step
+                f = before if impl == "base" else step
                 rows.append("case%02d,n=%d,%d,%s,0,%d,confirm,1000,%.17g\n"
                             % (c, n, n, impl, j, base * f * noise()))
     day, sec = divmod(r, 86400 // 600)

@@ -9,6 +9,7 @@
 #include "grow.h"
 #include "plotsafe.h"
 #include "strlist.h"
+#include "svgmin.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -1307,10 +1308,11 @@ static bs_status finish_batch(const bs_plot *p, const char *dir,
       goto done;
     }
   }
-  /* Nothing gnuplot wrote is published unchecked. */
+  /* Nothing gnuplot wrote is published unchecked (nor with the half of
+   * its bytes that draws nothing). */
   for (size_t i = b->from; i < b->to && !st; i++) {
     char *svg = bs__path_join(dir, p->charts[i].file);
-    st = svg ? bs__svg_check(svg, err)
+    st = svg ? bs__svg_check_compact(svg, err)
              : bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
     free(svg);
   }

@@ -50,7 +50,7 @@
 #endif
 
 #define MARKER ".benchsite-site"
-#define STATE_MAGIC "benchsite-site 4"
+#define STATE_MAGIC "benchsite-site 5"
 #define CHART_W 760
 #define CHART_H 360
 #define KEY_CHARS 40
@@ -148,6 +148,8 @@ typedef struct srun {
   size_t nres;
   size_t group;
   int reused;
+  const char *res_text; /* its "res" lines as the previous state has them */
+  size_t res_len;
   int detailed; /* gets its full report (runs/ID/) */
   int report;   /* runs/ID/ holds its report in the new site */
   /* Verdict counts over compared cases. */
@@ -188,19 +190,22 @@ typedef struct prev_run {
   char *impl, *no_report;
   result *res;
   size_t nres, cap;
-  int kept; /* its report stays in the new site */
+  size_t text_from, text_to; /* its "res" lines in the state's text */
+  int kept;                  /* its report stays in the new site */
 } prev_run;
 
 typedef struct prev_file {
   char *name;
   char hash[BS__SHA256_HEXLEN + 1];
-  int kept; /* part of the new site too */
+  char key[BS__SHA256_HEXLEN + 1]; /* of what made it, or "-" */
+  int kept;                        /* part of the new site too */
 } prev_file;
 
 /* A file or report directory of the new site waiting in the build
  * directory to be renamed into the published one. */
 typedef struct pending {
   char *rel;
+  char *src; /* its name in the build directory when not rel (or NULL) */
   int rank;  /* what it may link: lower ranks are published first */
   int fresh; /* no file of that name is published yet */
   int dir;
@@ -230,6 +235,7 @@ typedef struct site {
   size_t nprev;
   prev_file *pfiles; /* charts and pages, sorted by name */
   size_t npfiles;
+  char *prev_text; /* the previous state as read */
   /* The new state, written last. */
   bs__buf state;
   bs__buf files; /* "file NAME HASH" lines of this build */
@@ -262,6 +268,7 @@ static bs_status queue_file(site *s, const char *rel, int rank, int dir,
     return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
   s->queue = g;
   pending *q = &s->queue[s->nqueue];
+  q->src = NULL;
   if (!(q->rel = bs__strdup(rel)))
     return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
   q->rank = rank;
@@ -453,6 +460,11 @@ static void load_state(site *s) {
     return;
   }
   free(path);
+  if (!(s->prev_text = malloc(len + 1))) {
+    free(data);
+    return;
+  }
+  memcpy(s->prev_text, data, len + 1);
   char *line = data;
   size_t cap = 0, fcap = 0;
   int ok = 0, lineno = 0;
@@ -480,6 +492,7 @@ static void load_state(site *s) {
       cur = &s->prev[s->nprev];
       memset(cur, 0, sizeof *cur);
       cur->id = bs__strdup(tok[1]);
+      cur->text_from = cur->text_to = nl ? (size_t)(nl + 1 - data) : len;
       s->nprev++;
       if (!cur->id || strlen(tok[2]) != BS__SHA256_HEXLEN)
         goto bad;
@@ -502,6 +515,7 @@ static void load_state(site *s) {
       result *r = &cur->res[cur->nres];
       memset(r, 0, sizeof *r);
       cur->nres++;
+      cur->text_to = nl ? (size_t)(nl + 1 - data) : len;
       size_t verdict;
       if (!(r->benchmark = get_hex(tok[1])) ||
           !(r->dataset = get_hex(tok[2])) || !parse_size(tok[3], &r->n) ||
@@ -517,9 +531,10 @@ static void load_state(site *s) {
       r->verdict = (int)verdict - 1;
       r->sig = !strcmp(tok[8], "1");
       r->imp = !strcmp(tok[9], "1");
-    } else if (nt == 3 && !strcmp(tok[0], "file")) {
+    } else if (nt == 4 && !strcmp(tok[0], "file")) {
       /* "-": a file a killed build may have replaced or left over. */
-      if (strlen(tok[2]) != BS__SHA256_HEXLEN && strcmp(tok[2], "-"))
+      if ((strlen(tok[2]) != BS__SHA256_HEXLEN && strcmp(tok[2], "-")) ||
+          (strlen(tok[3]) != BS__SHA256_HEXLEN && strcmp(tok[3], "-")))
         goto bad;
       if (s->npfiles == fcap) {
         prev_file *g = BS__GROW(s->pfiles, fcap, s->npfiles + 1, 64);
@@ -530,7 +545,8 @@ static void load_state(site *s) {
       prev_file *f = &s->pfiles[s->npfiles];
       if (!(f->name = bs__strdup(tok[1])))
         goto bad;
-      memcpy(f->hash, tok[2], sizeof f->hash);
+      snprintf(f->hash, sizeof f->hash, "%s", tok[2]);
+      snprintf(f->key, sizeof f->key, "%s", tok[3]);
       f->kept = 0;
       s->npfiles++;
     } else {
@@ -548,6 +564,8 @@ static void load_state(site *s) {
 bad:
   free(data);
   prev_release(s);
+  free(s->prev_text);
+  s->prev_text = NULL;
 }
 
 static prev_run *find_prev(const site *s, const char *id) {
@@ -608,6 +626,8 @@ static bs_status state_run(bs__buf *b, const srun *r) {
     st = r->no_report ? put_hex(b, r->no_report) : bs__buf_putc(b, '-');
   if (!st)
     st = bs__buf_printf(b, " %s\n", r->report || r->no_report ? r->rkey : "-");
+  if (!st && r->res_text)
+    return bs__buf_append(b, r->res_text, r->res_len);
   for (size_t i = 0; i < r->nres && !st; i++)
     st = state_result(b, &r->res[i]);
   return st;
@@ -918,6 +938,11 @@ static int reuse(site *s, srun *r, prev_run *p) {
   r->impl = p->impl;
   r->res = p->res;
   r->nres = p->nres;
+  /* The same results write the same lines: copied, not formatted. */
+  if (s->prev_text && p->text_to > p->text_from) {
+    r->res_text = s->prev_text + p->text_from;
+    r->res_len = p->text_to - p->text_from;
+  }
   p->impl = NULL;
   p->res = NULL;
   p->nres = 0;
@@ -1235,9 +1260,11 @@ static void group_label(const site *s, size_t g, char *buf, size_t n) {
 
 /* Adds a number or a string to a chart's fingerprint. */
 static void fp_num(bs__sha256 *h, double v) {
-  char b[40];
-  snprintf(b, sizeof b, "%.17g;", v);
-  bs__sha256_update(h, b, strlen(b));
+  bs__sha256_update(h, &v, sizeof v); /* a cache key: this machine's bytes */
+}
+
+static void fp_size(bs__sha256 *h, size_t v) {
+  bs__sha256_update(h, &v, sizeof v);
 }
 
 static void fp_str(bs__sha256 *h, const char *s) {
@@ -1553,7 +1580,7 @@ static bs_status case_chart(site *s, scase *sc, const char *file,
   bs__sha256_final(&h, d);
   bs__sha256_tohex(d, hash);
   snprintf(rel, sizeof rel, "charts/%s", file);
-  if ((st = bs__buf_printf(&s->files, "file %s %s\n", rel, hash)))
+  if ((st = bs__buf_printf(&s->files, "file %s %s -\n", rel, hash)))
     return bs_error_set(err, st, NULL, 0, "out of memory");
   if (unchanged(s, rel, hash)) {
     s->sum.charts_reused++;
@@ -1718,13 +1745,38 @@ static void neighbour(bs_tval *root, const char *which, const srun *r) {
   set_commit(t, r->ar->commit);
 }
 
-static bs_status emit_file(site *s, const char *file, const char *data,
-                           size_t len, int rank, bs_error *err);
+static bs_status emit_file_key(site *s, const char *file, const char *data,
+                               size_t len, int rank, const char *key,
+                               bs_error *err);
+
+/* Whether the published site holds `rel` made from inputs with this key
+ * by the previous build: then it stays as it is, unread and unrendered,
+ * and this build lists it again. */
+static bs_status keep_keyed(site *s, const char *rel, const char *key,
+                            int *kept, bs_error *err) {
+  *kept = 0;
+  prev_file *pf = find_pfile(s, rel);
+  if (!pf || strcmp(pf->key, key) || !strcmp(pf->hash, "-"))
+    return BS_OK;
+  char *path = bs__path_join(s->out, rel);
+  int ok = path && bs__is_regular(path);
+  free(path);
+  if (!ok)
+    return BS_OK;
+  pf->kept = 1;
+  *kept = 1;
+  s->sum.pages_reused++;
+  bs_status st =
+      bs__buf_printf(&s->files, "file %s %s %s\n", rel, pf->hash, key);
+  return st ? bs_error_set(err, st, NULL, 0, "out of memory") : BS_OK;
+}
 
 /* Adds the footer's seed, renders the page (freeing d) and writes it
- * unless the previous build has the same bytes, which are then linked. */
-static bs_status emit_page(site *s, const char *tname, bs_tdata *d,
-                           const char *file, int rank, bs_error *err) {
+ * unless the previous build has the same bytes, which are then linked;
+ * `key` (or NULL) names the inputs it was made from. */
+static bs_status emit_page_key(site *s, const char *tname, bs_tdata *d,
+                               const char *file, int rank, const char *key,
+                               bs_error *err) {
   bs_tval_set_strf(bs_tdata_root(d), "seed", "%llu",
                    (unsigned long long)s->o->seed);
   bs_status st = bs_tdata_status(d);
@@ -1736,17 +1788,24 @@ static bs_status emit_page(site *s, const char *tname, bs_tdata *d,
   size_t len = 0;
   st = bs_templates_render(s->tpl, tname, bs_tdata_root(d), &html, &len, err);
   bs_tdata_free(d);
+  s->sum.pages_rendered++;
   if (st)
     return st;
-  st = emit_file(s, file, html, len, rank, err);
+  st = emit_file_key(s, file, html, len, rank, key, err);
   free(html);
   return st;
 }
 
+static bs_status emit_page(site *s, const char *tname, bs_tdata *d,
+                           const char *file, int rank, bs_error *err) {
+  return emit_page_key(s, tname, d, file, rank, NULL, err);
+}
+
 /* Writes `file` of the new site into the build directory and queues it,
  * unless the published site has the same bytes already. */
-static bs_status emit_file(site *s, const char *file, const char *data,
-                           size_t len, int rank, bs_error *err) {
+static bs_status emit_file_key(site *s, const char *file, const char *data,
+                               size_t len, int rank, const char *key,
+                               bs_error *err) {
   bs_status st = BS_OK;
   char hash[BS__SHA256_HEXLEN + 1];
   bs__sha256_hex(data, len, hash);
@@ -1761,9 +1820,15 @@ static bs_status emit_file(site *s, const char *file, const char *data,
       st = queue_file(s, file, rank, 0, err);
     s->sum.pages_written++;
   }
-  if (!st && (st = bs__buf_printf(&s->files, "file %s %s\n", file, hash)))
+  if (!st && (st = bs__buf_printf(&s->files, "file %s %s %s\n", file, hash,
+                                  key ? key : "-")))
     st = bs_error_set(err, st, NULL, 0, "out of memory");
   return st;
+}
+
+static bs_status emit_file(site *s, const char *file, const char *data,
+                           size_t len, int rank, bs_error *err) {
+  return emit_file_key(s, file, data, len, rank, NULL, err);
 }
 
 static bs_status index_page(site *s, bs_error *err) {
@@ -1843,11 +1908,78 @@ static bs_status index_page(site *s, bs_error *err) {
   return emit_page(s, "site_index", d, "index.html", RANK_INDEX, err);
 }
 
-static bs_status run_page(site *s, size_t i, bs_error *err) {
+/* What a run page shows comes from: the build, templates and seed (the
+ * report key), the run's analysis, its place (number, group, tier, the
+ * runs beside it, which also decide its environment status) and the
+ * acknowledgements of its cases. */
+static void run_page_key(const site *s, size_t i,
+                         char out[BS__SHA256_HEXLEN + 1]) {
+  const srun *r = &s->runs[i];
+  bs__sha256 h;
+  bs__sha256_init(&h);
+  fp_str(&h, "run page");
+  fp_str(&h, s->report_key);
+  fp_str(&h, r->key);
+  fp_str(&h, r->ar->id);
+  fp_size(&h, i);
+  fp_size(&h, r->group);
+  fp_size(&h, (size_t)r->detailed * 4 + (size_t)r->report * 2 +
+                  (r->no_report != NULL));
+  fp_str(&h, r->no_report);
+  fp_str(&h, i > 0 ? s->runs[i - 1].ar->id : NULL);
+  fp_str(&h, i + 1 < s->nruns ? s->runs[i + 1].ar->id : NULL);
+  fp_size(&h, s->o->seed);
+  for (size_t k = 0; k < r->nres; k++) {
+    const bs_ack *a = r->res[k].ack;
+    fp_str(&h, a ? a->reason : NULL);
+    fp_size(&h, a ? (size_t)a->line + 1 : 0);
+  }
+  finish_key(&h, out);
+}
+
+/* Whether the published site has `rel`. */
+static int published(const site *s, const char *rel) {
+  if (!s->out_exists)
+    return 0;
+  char *path = bs__path_join(s->out, rel);
+  struct stat sb;
+  int ok = path && lstat(path, &sb) == 0;
+  free(path);
+  return ok;
+}
+
+/* Whether the published site has the page of run i. */
+static int run_published(const site *s, size_t i) {
+  char file[BS_ARCHIVE_ID_MAX + 16];
+  snprintf(file, sizeof file, "run-%s.html", s->runs[i].ar->id);
+  return published(s, file);
+}
+
+/* Whether the published site has the page of case c. */
+static int case_published(const site *s, size_t c) {
+  char file[64];
+  snprintf(file, sizeof file, "case-%s.html", s->cases[c].id);
+  return published(s, file);
+}
+
+/* Whether run i's new page links a page the published site does not have
+ * yet (a new case's page, a new run beside it). */
+static int links_unpublished(const site *s, size_t i) {
+  const srun *r = &s->runs[i];
+  for (size_t k = 0; k < r->nres; k++)
+    if (!case_published(s, r->res[k].case_idx))
+      return 1;
+  return (i > 0 && !run_published(s, i - 1)) ||
+         (i + 1 < s->nruns && !run_published(s, i + 1));
+}
+
+/* The data of run i's page; `first` leaves out the links to what the
+ * published site does not have yet. NULL when out of memory. */
+static bs_tdata *run_page_data(const site *s, size_t i, int first) {
   const srun *r = &s->runs[i];
   bs_tdata *d = bs_tdata_new();
   if (!d)
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    return NULL;
   bs_tval *root = bs_tdata_root(d);
   char title[300];
   snprintf(title, sizeof title, "Run %zu: %s", i + 1, r->ar->commit);
@@ -1871,9 +2003,9 @@ static bs_status run_page(site *s, size_t i, bs_error *err) {
   run_links(t, r);
   run_counts(t, r);
   env_status(s, i, t);
-  if (i > 0)
+  if (i > 0 && (!first || run_published(s, i - 1)))
     neighbour(root, "prev", &s->runs[i - 1]);
-  if (i + 1 < s->nruns)
+  if (i + 1 < s->nruns && (!first || run_published(s, i + 1)))
     neighbour(root, "next", &s->runs[i + 1]);
   bs_tval *env = bs_tval_set_list(root, "environment");
   for (size_t k = 0; k < bs_manifest_count(r->mf); k++) {
@@ -1890,6 +2022,7 @@ static bs_status run_page(site *s, size_t i, bs_error *err) {
     bs__case_label(name, sizeof name, res->benchmark, res->dataset);
     bs_tval_set_str(c, "name", name);
     bs_tval_set_strf(c, "href", "case-%s.html", sc->id);
+    bs_tval_set_bool(c, "linked", !first || case_published(s, res->case_idx));
     result_fields(c, res);
     if (res->ack) {
       bs_tval *a = bs_tval_set_obj(c, "ack");
@@ -1897,55 +2030,109 @@ static bs_status run_page(site *s, size_t i, bs_error *err) {
       bs_tval_set_strf(a, "line", "%ld", res->ack->line);
     }
   }
-  char file[BS_ARCHIVE_ID_MAX + 16];
-  snprintf(file, sizeof file, "run-%s.html", r->ar->id);
-  return emit_page(s, r->detailed ? "site_run" : "site_run_compact", d, file,
-                   RANK_RUN, err);
+  return d;
 }
 
-/* One run of a case's history JSON, on one line. */
+/* A run's page, unless the published one was made from the same inputs.
+ * A new page that links a page the published site does not have yet
+ * (its new case's page, which links it back, or a new run beside it) is
+ * published twice: first without those links, among the new files, then
+ * whole, after every new page. */
+static bs_status run_page(site *s, size_t i, bs_error *err) {
+  const srun *r = &s->runs[i];
+  const char *tname = r->detailed ? "site_run" : "site_run_compact";
+  char key[BS__SHA256_HEXLEN + 1], file[BS_ARCHIVE_ID_MAX + 16];
+  snprintf(file, sizeof file, "run-%s.html", r->ar->id);
+  run_page_key(s, i, key);
+  int kept;
+  bs_status st = keep_keyed(s, file, key, &kept, err);
+  if (st || kept)
+    return st;
+  int twice = s->out_exists && !published(s, file) && links_unpublished(s, i);
+  if (twice) {
+    bs_tdata *d = run_page_data(s, i, 1);
+    if (!d)
+      return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    bs_tval_set_strf(bs_tdata_root(d), "seed", "%llu",
+                     (unsigned long long)s->o->seed);
+    char *html = NULL, first[BS_ARCHIVE_ID_MAX + 32];
+    size_t len = 0;
+    if ((st = bs_tdata_status(d)))
+      st = bs_error_set(err, st, NULL, 0, "out of memory");
+    else
+      st = bs_templates_render(s->tpl, tname, bs_tdata_root(d), &html, &len,
+                               err);
+    bs_tdata_free(d);
+    s->sum.pages_rendered++;
+    snprintf(first, sizeof first, ".first-%s", file);
+    char *to = st ? NULL : bs__path_join(s->tmp, first);
+    if (!st)
+      st = to ? bs__write_file(to, html, len, 0, err)
+              : bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    free(to);
+    free(html);
+    if (!st)
+      st = queue_file(s, file, RANK_RUN, 0, err);
+    if (!st && !(s->queue[s->nqueue - 1].src = bs__strdup(first)))
+      st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    if (st)
+      return st;
+  }
+  bs_tdata *d = run_page_data(s, i, 0);
+  if (!d)
+    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+  size_t before = s->nqueue;
+  st = emit_page_key(s, tname, d, file, RANK_RUN, key, err);
+  if (!st && twice && s->nqueue > before)
+    s->queue[s->nqueue - 1].fresh = 0; /* after the new pages */
+  return st;
+}
+
+/* One run of a case's history JSON, on one line, without the spaces the
+ * other JSON outputs put after ":" and "," (it is most of the site that
+ * grows with the archive). */
 static bs_status json_point(bs__buf *b, const site *s, const point *p) {
   const srun *r = &s->runs[p->run];
   const result *res = p->r;
-  bs_status st = bs__buf_puts(b, "{\"id\": ");
+  bs_status st = bs__buf_puts(b, "{\"id\":");
   if (!st)
     st = bs__json_string(b, r->ar->id);
   if (!st)
-    st = bs__buf_puts(b, ", \"commit\": ");
+    st = bs__buf_puts(b, ",\"commit\":");
   if (!st)
     st = bs__json_string(b, r->ar->commit);
   if (!st)
-    st = bs__buf_puts(b, ", \"baseline_commit\": ");
+    st = bs__buf_puts(b, ",\"baseline_commit\":");
   if (!st)
     st = r->baseline_commit ? bs__json_string(b, r->baseline_commit)
                             : bs__buf_puts(b, "null");
   if (!st)
-    st = bs__buf_puts(b, ", \"date\": ");
+    st = bs__buf_puts(b, ",\"date\":");
   if (!st)
     st = bs__json_string(b, r->ar->date);
   if (!st)
-    st = bs__buf_printf(b, ", \"group\": %zu, \"median_us\": ", r->group + 1);
+    st = bs__buf_printf(b, ",\"group\":%zu,\"median_us\":", r->group + 1);
   if (!st)
     st = bs__json_number(b, res->has_hist ? res->median : (double)NAN);
   if (!st)
-    st = bs__buf_puts(b, ", \"ci_low_us\": ");
+    st = bs__buf_puts(b, ",\"ci_low_us\":");
   if (!st)
     st = bs__json_number(b, res->has_hist ? res->lo : (double)NAN);
   if (!st)
-    st = bs__buf_puts(b, ", \"ci_high_us\": ");
+    st = bs__buf_puts(b, ",\"ci_high_us\":");
   if (!st)
     st = bs__json_number(b, res->has_hist ? res->hi : (double)NAN);
   if (!st)
-    st = bs__buf_puts(b, ", \"delta_pct\": ");
+    st = bs__buf_puts(b, ",\"delta_pct\":");
   if (!st)
     st = bs__json_number(b, res->has_cmp ? res->delta_pct : (double)NAN);
   if (!st)
-    st = bs__buf_printf(b, ", \"significant_regression\": %s, \"chain\": ",
+    st = bs__buf_printf(b, ",\"significant_regression\":%s,\"chain\":",
                         res->has_cmp && res->sig ? "true" : "false");
   if (!st)
     st = p->link ? bs__buf_printf(b, "%zu", p->chain) : bs__buf_puts(b, "null");
   if (!st)
-    st = bs__buf_puts(b, ", \"chained_index\": ");
+    st = bs__buf_puts(b, ",\"chained_index\":");
   if (!st)
     st = bs__json_number(b, p->link ? p->index : (double)NAN);
   if (!st)
@@ -1958,12 +2145,89 @@ static bs_status json_points(bs__buf *b, const site *s, const scase *sc,
                              size_t from, size_t to) {
   bs_status st = bs__buf_puts(b, "\"runs\": [");
   for (size_t i = from; i < to && !st; i++) {
-    st = bs__buf_puts(b, i > from ? ",\n  " : "\n  ");
+    st = bs__buf_puts(b, i > from ? ",\n" : "\n");
     if (!st)
       st = json_point(b, s, &sc->pts[i]);
   }
   if (!st)
     st = bs__buf_puts(b, "]}\n");
+  return st;
+}
+
+/* What points [from, to) of a case's history JSON are made from. */
+static void points_key(const site *s, const scase *sc, size_t from, size_t to,
+                       char out[BS__SHA256_HEXLEN + 1]) {
+  bs__sha256 h;
+  bs__sha256_init(&h);
+  fp_str(&h, "history points");
+  fp_str(&h, s->report_key);
+  fp_str(&h, sc->id);
+  fp_size(&h, from);
+  fp_size(&h, to);
+  for (size_t i = from; i < to; i++) {
+    const point *p = &sc->pts[i];
+    const result *r = p->r;
+    fp_str(&h, s->runs[p->run].ar->id);
+    fp_size(&h, s->runs[p->run].group);
+    fp_size(&h, (size_t)r->has_hist * 8 + (size_t)r->has_cmp * 4 +
+                    (size_t)r->sig * 2 + (size_t)p->link);
+    fp_num(&h, r->median);
+    fp_num(&h, r->lo);
+    fp_num(&h, r->hi);
+    fp_num(&h, r->delta_pct);
+    fp_size(&h, p->chain);
+    fp_num(&h, p->index);
+  }
+  finish_key(&h, out);
+}
+
+/* The chunk `file` of points [from, to) when the published one holds
+ * [from, to - 1) made from the same inputs (the common change: one run
+ * moved out of the newest SHOWN_RUNS): its bytes with the new point
+ * appended, which is what json_points writes, without formatting the
+ * rest again. *done is 0 when the published chunk is anything else. */
+static bs_status append_chunk(site *s, const scase *sc, const char *file,
+                              size_t from, size_t to, const char *key,
+                              bs__buf *b, int *done, bs_error *err) {
+  *done = 0;
+  if (to - from < 2)
+    return BS_OK;
+  prev_file *pf = find_pfile(s, file);
+  char before[BS__SHA256_HEXLEN + 1];
+  if (!pf || !strcmp(pf->hash, "-"))
+    return BS_OK;
+  points_key(s, sc, from, to - 1, before);
+  if (strcmp(pf->key, before))
+    return BS_OK;
+  char *path = bs__path_join(s->out, file), *old = NULL;
+  size_t len = 0;
+  bs_error ign;
+  int ok = path && bs__read_regular(path, BS__OPEN_NOFOLLOW, (size_t)1 << 30,
+                                    &old, &len, &ign) == BS_OK;
+  free(path);
+  char hash[BS__SHA256_HEXLEN + 1];
+  if (ok)
+    bs__sha256_hex(old, len, hash);
+  /* Only the bytes the state lists, ending as json_points ends. */
+  ok = ok && !strcmp(hash, pf->hash) && len > 3 &&
+       !memcmp(old + len - 3, "]}\n", 3);
+  bs_status st = BS_OK;
+  if (ok) {
+    b->len = 0;
+    st = bs__buf_append(b, old, len - 3);
+    if (!st)
+      st = bs__buf_puts(b, ",\n");
+    if (!st)
+      st = json_point(b, s, &sc->pts[to - 1]);
+    if (!st)
+      st = bs__buf_puts(b, "]}\n");
+    if (st)
+      st = bs_error_set(err, st, NULL, 0, "out of memory");
+    else
+      st = emit_file_key(s, file, b->data, b->len, RANK_LEAF, key, err);
+    *done = !st;
+  }
+  free(old);
   return st;
 }
 
@@ -1980,15 +2244,24 @@ static bs_status history_json(site *s, const scase *sc, bs_error *err) {
   for (size_t k = 0; k < nchunks && !st; k++) {
     size_t from = k * CHUNK_RUNS;
     size_t to = from + CHUNK_RUNS < older ? from + CHUNK_RUNS : older;
+    char key[BS__SHA256_HEXLEN + 1];
+    int kept;
+    snprintf(file, sizeof file, "history/case-%s-%zu.json", sc->id, k);
+    points_key(s, sc, from, to, key);
+    if ((st = keep_keyed(s, file, key, &kept, err)) ||
+        (!kept &&
+         (st = append_chunk(s, sc, file, from, to, key, &b, &kept, err))))
+      break;
+    if (kept)
+      continue;
     b.len = 0;
     st = bs__buf_puts(&b, "{\"schema\": \"benchsite.history-chunk/1\", ");
     if (!st)
       st = json_points(&b, s, sc, from, to);
-    snprintf(file, sizeof file, "history/case-%s-%zu.json", sc->id, k);
     if (st)
       st = bs_error_set(err, st, NULL, 0, "out of memory");
     else
-      st = emit_file(s, file, b.data, b.len, RANK_LEAF, err);
+      st = emit_file_key(s, file, b.data, b.len, RANK_LEAF, key, err);
   }
   if (st)
     goto done;
@@ -2019,7 +2292,7 @@ static bs_status history_json(site *s, const scase *sc, bs_error *err) {
   if (st)
     st = bs_error_set(err, st, NULL, 0, "out of memory");
   else
-    st = emit_file(s, file, b.data, b.len, RANK_CASE, err);
+    st = emit_file(s, file, b.data, b.len, RANK_LEAF, err);
 done:
   bs__buf_release(&b);
   return st;
@@ -2122,7 +2395,7 @@ static bs_status case_page(site *s, size_t c, bs_error *err) {
  * site. A report directory that exists is exchanged in one step where the
  * system can (the old one lands in the build directory). */
 static bs_status publish_one(site *s, const pending *q, bs_error *err) {
-  char *from = bs__path_join(s->tmp, q->rel),
+  char *from = bs__path_join(s->tmp, q->src ? q->src : q->rel),
        *to = bs__path_join(s->out, q->rel);
   bs_status st = BS_OK;
   if (!from || !to) {
@@ -2210,10 +2483,18 @@ static bs_status write_transition(site *s, bs_error *err) {
       line[len] = '\0';
       char *last = strrchr(line, ' ');
       int dirty = 0;
-      if (!strncmp(line, "file ", 5) && last) {
+      if (!strncmp(line, "file ", 5) && (last = strchr(line + 5, ' '))) {
+        /* "file NAME HASH KEY" becomes "file NAME - -". */
         *last = '\0';
         dirty = is_queued(names, s->nqueue, line + 5);
         *last = ' ';
+        if (dirty) {
+          st = bs__buf_append(&b, line, (size_t)(last - line));
+          if (!st)
+            st = bs__buf_puts(&b, " - -\n");
+          p = nl ? nl + 1 : p + len;
+          continue;
+        }
       } else if (!strncmp(line, "run ", 4) && last) {
         char rel[BS_ARCHIVE_ID_MAX + 8];
         size_t idlen = strcspn(line + 4, " ");
@@ -2234,7 +2515,7 @@ static bs_status write_transition(site *s, bs_error *err) {
   }
   for (size_t i = 0; i < s->npfiles && !st; i++)
     if (!s->pfiles[i].kept)
-      st = bs__buf_printf(&b, "file %s -\n", s->pfiles[i].name);
+      st = bs__buf_printf(&b, "file %s - -\n", s->pfiles[i].name);
   free(names);
   if (st) {
     bs__buf_release(&b);
@@ -2326,7 +2607,7 @@ static bs_status publish(site *s, bs_error *err) {
     free(p);
   }
   sweep_reports(s);
-  pending marker = {(char *)MARKER, RANK_INDEX, 0, 0};
+  pending marker = {(char *)MARKER, NULL, RANK_INDEX, 0, 0};
   return publish_one(s, &marker, err);
 }
 
@@ -2397,10 +2678,13 @@ static void site_release(site *s) {
   }
   free(s->cases);
   free(s->groups);
-  for (size_t i = 0; i < s->nqueue; i++)
+  for (size_t i = 0; i < s->nqueue; i++) {
     free(s->queue[i].rel);
+    free(s->queue[i].src);
+  }
   free(s->queue);
   prev_release(s);
+  free(s->prev_text);
   bs__buf_release(&s->state);
   bs__buf_release(&s->files);
   bs_templates_free(s->tpl);

@@ -553,6 +553,27 @@ Test(site, history_json_keeps_the_newest_200_and_chunks_the_rest) {
   cr_expect_null(strstr(page, ">c004<"));
   cr_expect_not_null(strstr(page, ">c005<"));
   cr_expect_not_null(strstr(page, "The newest 200 runs"));
+  /* One more run moves c005 into the chunk, which grows by one line (the
+   * rest is its old bytes): the same bytes as a clean build's. */
+  next_baseline_commit = "c204";
+  add_run(archive, dir, "c205", "2026-01-10T00:00:00Z", "Development", one, 1);
+  r = build_with(archive, out, k1);
+  cr_assert_eq(r.status, 0, "%s", r.err);
+  ts_run_free(&r);
+  v = json_file(ts_pathf("%s/history/%s-0.json", out, sort));
+  runs = member(v, "runs", BS__JARRAY);
+  cr_assert_eq(runs->n, 6);
+  cr_expect_str_eq(member(&runs->items[5], "commit", BS__JSTRING)->string,
+                   "c005");
+  bs__json_free(v);
+  char *clean = ts_pathf("%s/clean", dir);
+  r = build_with(archive, clean, k1);
+  cr_assert_eq(r.status, 0, "%s", r.err);
+  ts_run_free(&r);
+  cr_expect_str_eq(slurp(ts_pathf("%s/history/%s-0.json", out, sort)),
+                   slurp(ts_pathf("%s/history/%s-0.json", clean, sort)));
+  cr_expect_str_eq(slurp(ts_pathf("%s/history/%s.json", out, sort)),
+                   slurp(ts_pathf("%s/history/%s.json", clean, sort)));
 }
 
 Test(site, refuses_to_replace_a_directory_that_is_not_a_site) {
@@ -1119,4 +1140,106 @@ Test(site, a_run_without_a_report_keeps_its_verdicts) {
   cr_expect_not_null(strstr(page, "No report for this run:"));
   cr_expect_not_null(strstr(page, "not native"));
   cr_expect_not_null(strstr(page, "significant regression"));
+}
+
+/* ---- Consistency at every rename ----------------------------------------- */
+
+/* test_site links with --wrap=rename: while `watched` is set, every
+ * rename the library makes into that directory is followed by a check
+ * that each link of every page there resolves. */
+static const char *watched;
+static size_t renames_checked;
+int __real_rename(const char *from, const char *to);
+int __wrap_rename(const char *from, const char *to);
+int __wrap_rename(const char *from, const char *to) {
+  int r = __real_rename(from, to);
+  size_t n = watched ? strlen(watched) : 0;
+  if (r == 0 && watched && !strncmp(to, watched, n) && to[n] == '/') {
+    check_links(watched);
+    renames_checked++;
+  }
+  return r;
+}
+
+static void lib_build(const char *archive, const char *out,
+                      bs_site_summary *sum) {
+  bs_site_options o;
+  bs_site_options_init(&o);
+  o.templates_dir = BENCHSITE_SOURCE_DIR "/templates";
+  o.assets_dir = BENCHSITE_SOURCE_DIR "/site";
+  o.jobs = 1;
+  bs_error err;
+  bs_error_clear(&err);
+  cr_assert_eq(bs_site_build(archive, out, &o, sum, &err), BS_OK, "%s",
+               err.message);
+}
+
+/* A new run with a new case: its page and the case's page link each
+ * other, and both are new; two new runs link each other too. Before any
+ * of them is published, the run pages go out without those links, then
+ * the case page, then the run pages whole. */
+Test(site, every_rename_keeps_every_link_resolving) {
+  char *dir = ts_own(ts_tmpdir("site_renames"));
+  char *archive = ts_pathf("%s/archive", dir),
+       *out = ts_pathf("%s/public", dir);
+  add_run(archive, dir, "c1", "2026-03-01T00:00:00Z", "Development", two, 2);
+  add_run(archive, dir, "c2", "2026-03-02T00:00:00Z", "Development", two, 2);
+  lib_build(archive, out, NULL);
+  static const tcase grown[] = {{"sort", "n=1024", 100.0, 100.0},
+                                {"merge", "n=64", 50.0, 50.0}};
+  add_run(archive, dir, "c3", "2026-03-03T00:00:00Z", "Development", grown, 2);
+  add_run(archive, dir, "c4", "2026-03-04T00:00:00Z", "Development", grown, 2);
+  watched = out;
+  renames_checked = 0;
+  lib_build(archive, out, NULL);
+  watched = NULL;
+  cr_expect_gt(renames_checked, 10, "%zu renames", renames_checked);
+  cr_expect(ts_exists(ts_pathf("%s/%s.html", out, case_file("merge", "n=64"))));
+  /* No copy left behind, and the result is a clean build's. */
+  cr_expect_eq(count_build_dirs(dir), 0);
+  cr_expect(!ts_exists(ts_pathf("%s/.first-run-c3.html", out)));
+  char *clean = ts_pathf("%s/clean", dir);
+  lib_build(archive, clean, NULL);
+  char h1[BS__SHA256_HEXLEN + 1], h2[BS__SHA256_HEXLEN + 1];
+  digest_of(out, h1);
+  digest_of(clean, h2);
+  cr_expect_str_eq(h1, h2);
+}
+
+/* A rebuild after one new run renders only the pages that run changes:
+ * the index, its own page, the page of the run before it (its "newer"
+ * link) and the pages of its cases; every other run page stays as it is,
+ * unrendered (the build knows it is made from the same inputs). */
+Test(site, a_new_run_renders_only_the_pages_it_changes) {
+  char *dir = ts_own(ts_tmpdir("site_rendered"));
+  char *archive = ts_pathf("%s/archive", dir),
+       *out = ts_pathf("%s/public", dir);
+  char *ids[12];
+  for (int k = 0; k < 12; k++) {
+    char commit[16], date[32];
+    snprintf(commit, sizeof commit, "c%02d", k);
+    snprintf(date, sizeof date, "2026-03-%02dT00:00:00Z", k + 1);
+    ids[k] = add_run(archive, dir, commit, date, "Development", two, 2);
+  }
+  bs_site_summary sum;
+  lib_build(archive, out, &sum);
+  cr_assert_eq(sum.pages_rendered, 1 + 12 + 2);
+  char *old = ts_pathf("%s/run-%s.html", out, ids[3]);
+  struct stat before;
+  cr_assert_eq(stat(old, &before), 0);
+  add_run(archive, dir, "c12", "2026-03-13T00:00:00Z", "Development", two, 2);
+  lib_build(archive, out, &sum);
+  cr_expect_eq(sum.pages_rendered, 1 + 2 + 2, "%zu pages rendered",
+               sum.pages_rendered);
+  struct stat after;
+  cr_assert_eq(stat(old, &after), 0);
+  cr_expect_eq(after.st_ino, before.st_ino);
+  cr_expect_eq(after.st_mtim.tv_sec, before.st_mtim.tv_sec);
+  cr_expect_eq(after.st_mtim.tv_nsec, before.st_mtim.tv_nsec);
+  /* Nothing new: nothing rendered at all but the index and case pages,
+   * whose bytes are then found unchanged. */
+  lib_build(archive, out, &sum);
+  cr_expect_eq(sum.pages_written, 0);
+  cr_expect_leq(sum.pages_rendered, 1 + 2);
+  cr_expect_gt(check_links(out), 20);
 }

@@ -96,6 +96,8 @@ typedef struct bs_site_summary {
   size_t compact; /* runs with a compact page only */
   size_t charts_rendered, charts_reused;
   size_t pages_written, pages_reused;
+  size_t pages_rendered;   /* from templates; a page made from the same
+                              inputs as the published one is not */
   size_t open_regressions; /* in the newest run, not acknowledged */
   size_t acknowledged;     /* acknowledged cases over all runs */
   size_t drifting;         /* cases whose drift test is significant */

@@ -1,0 +1,319 @@
+#include "svgmin.h"
+
+#include "fsutil.h"
+#include "plotsafe.h"
+
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* As bs__svg_check parses. */
+#define PARSE_OPTIONS                                                          \
+  (XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING |                 \
+   XML_PARSE_NOCDATA)
+
+static int is(const xmlNode *n, const char *name) {
+  return n->type == XML_ELEMENT_NODE && n->name &&
+         !strcmp((const char *)n->name, name);
+}
+
+static int blank(const xmlChar *s) {
+  for (; s && *s; s++)
+    if (*s != ' ' && *s != '\t' && *s != '\n' && *s != '\r')
+      return 0;
+  return 1;
+}
+
+/* Drops comments, and whitespace between elements outside <text> (which
+ * is the only element whose text is drawn). */
+static void strip(xmlNode *parent, int in_text) {
+  xmlNode *n = parent->children;
+  while (n) {
+    xmlNode *next = n->next;
+    if (n->type == XML_COMMENT_NODE ||
+        (!in_text && n->type == XML_TEXT_NODE && blank(n->content))) {
+      xmlUnlinkNode(n);
+      xmlFreeNode(n);
+    } else if (n->type == XML_ELEMENT_NODE) {
+      strip(n, in_text || is(n, "text"));
+    }
+    n = next;
+  }
+}
+
+/* Attributes a group may carry and still be merged with, or dropped when
+ * empty: presentation properties each child takes on by itself (no
+ * opacity, filter, mask or clipping, which act on the group as a whole,
+ * and no id, which something may refer to). */
+static int plain_attr(const xmlAttr *a) {
+  static const char *const ok[] = {
+      "fill",           "color",           "stroke",      "stroke-width",
+      "stroke-linecap", "stroke-linejoin", "font-family", "font-size",
+      "text-anchor",    "transform",       "fill-opacity"};
+  if (a->ns)
+    return 0;
+  for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
+    if (!strcmp((const char *)a->name, ok[i]))
+      return 1;
+  return 0;
+}
+
+static int plain_group(const xmlNode *n) {
+  if (!is(n, "g"))
+    return 0;
+  for (const xmlAttr *a = n->properties; a; a = a->next)
+    if (!plain_attr(a))
+      return 0;
+  return 1;
+}
+
+static int same_attrs(const xmlNode *a, const xmlNode *b) {
+  const xmlAttr *x = a->properties, *y = b->properties;
+  for (; x && y; x = x->next, y = y->next) {
+    if (strcmp((const char *)x->name, (const char *)y->name))
+      return 0;
+    const xmlChar *vx = x->children ? x->children->content : NULL;
+    const xmlChar *vy = y->children ? y->children->content : NULL;
+    if (!vx || !vy || strcmp((const char *)vx, (const char *)vy))
+      return 0;
+  }
+  return !x && !y;
+}
+
+/* Removes groups that hold nothing and merges neighbouring groups with the
+ * same plain attributes, bottom up. */
+static void groups(xmlNode *parent) {
+  for (xmlNode *n = parent->children; n; n = n->next)
+    if (n->type == XML_ELEMENT_NODE)
+      groups(n);
+  xmlNode *n = parent->children;
+  while (n) {
+    xmlNode *next = n->next;
+    if (plain_group(n) && !n->children) {
+      xmlUnlinkNode(n);
+      xmlFreeNode(n);
+      n = next;
+      continue;
+    }
+    if (plain_group(n) && next && plain_group(next) && same_attrs(n, next)) {
+      while (next->children) {
+        xmlNode *c = next->children;
+        xmlUnlinkNode(c);
+        xmlAddChild(n, c);
+      }
+      xmlUnlinkNode(next);
+      xmlFreeNode(next);
+      continue; /* n again, against its new neighbour */
+    }
+    n = next;
+  }
+}
+
+static xmlChar *attr_value(const xmlAttr *a) {
+  return a->children && a->children->type == XML_TEXT_NODE
+             ? a->children->content
+             : NULL;
+}
+
+/* Removes the spaces inside "rgb( 85,  85,  85)"; collapses the padding
+ * of path data and point lists (where whitespace only separates). */
+static void values(xmlNode *n) {
+  for (; n; n = n->next) {
+    if (n->type != XML_ELEMENT_NODE)
+      continue;
+    for (xmlAttr *a = n->properties; a; a = a->next) {
+      xmlChar *v = attr_value(a);
+      if (!v)
+        continue;
+      char *s = (char *)v, *w = s;
+      int path = !a->ns && (!strcmp((const char *)a->name, "d") ||
+                            !strcmp((const char *)a->name, "points"));
+      int in_rgb = 0;
+      for (char *r = s; *r; r++) {
+        if (!strncmp(r, "rgb(", 4))
+          in_rgb = 1;
+        if (*r == ')')
+          in_rgb = 0;
+        int sp = *r == ' ' || *r == '\t' || *r == '\n' || *r == '\r';
+        if (sp && in_rgb)
+          continue;
+        if (sp && path) {
+          if (w == s || w[-1] == ' ')
+            continue;
+          *w++ = ' ';
+          continue;
+        }
+        *w++ = *r;
+      }
+      if (path && w > s && w[-1] == ' ')
+        w--;
+      *w = '\0';
+    }
+    values(n->children);
+  }
+}
+
+/* Whether every stroke-linecap is "butt" and every stroke-linejoin
+ * "miter" (the defaults) and no style sheet or style attribute could set
+ * them otherwise. */
+static int defaults_only(const xmlNode *n) {
+  for (; n; n = n->next) {
+    if (n->type != XML_ELEMENT_NODE)
+      continue;
+    if (is(n, "style"))
+      return 0;
+    for (const xmlAttr *a = n->properties; a; a = a->next) {
+      const char *an = (const char *)a->name;
+      const xmlChar *v = attr_value(a);
+      if (!strcmp(an, "style"))
+        return 0;
+      if (!strcmp(an, "stroke-linecap") &&
+          (!v || strcmp((const char *)v, "butt")))
+        return 0;
+      if (!strcmp(an, "stroke-linejoin") &&
+          (!v || strcmp((const char *)v, "miter")))
+        return 0;
+    }
+    if (!defaults_only(n->children))
+      return 0;
+  }
+  return 1;
+}
+
+static void drop_defaults(xmlNode *n) {
+  for (; n; n = n->next) {
+    if (n->type != XML_ELEMENT_NODE)
+      continue;
+    xmlAttr *a = n->properties;
+    while (a) {
+      xmlAttr *next = a->next;
+      if (!a->ns && (!strcmp((const char *)a->name, "stroke-linecap") ||
+                     !strcmp((const char *)a->name, "stroke-linejoin")))
+        xmlRemoveProp(a);
+      a = next;
+    }
+    drop_defaults(n->children);
+  }
+}
+
+/* Whether any attribute outside `skip` refers to "#id" (href="#id" or
+ * url(#id)). */
+static int referenced(const xmlNode *n, const xmlNode *skip, const char *id) {
+  size_t len = strlen(id);
+  for (; n; n = n->next) {
+    if (n->type != XML_ELEMENT_NODE || n == skip)
+      continue;
+    for (const xmlAttr *a = n->properties; a; a = a->next) {
+      const char *v = (const char *)attr_value(a);
+      for (const char *p = v ? strchr(v, '#') : NULL; p;
+           p = strchr(p + 1, '#')) {
+        if (strncmp(p + 1, id, len))
+          continue;
+        char end = p[1 + len]; /* the match ends at or before the '\0' */
+        if (end == '\0' || end == ')' || end == ' ' || end == '\'')
+          return 1;
+      }
+    }
+    if (referenced(n->children, skip, id))
+      return 1;
+  }
+  return 0;
+}
+
+/* Removes the children of the <defs> under `n` that nothing in `root`
+ * refers to; returns whether it removed any. */
+static int unused_in(xmlNode *root, xmlNode *n) {
+  int changed = 0;
+  for (; n; n = n->next) {
+    if (n->type != XML_ELEMENT_NODE)
+      continue;
+    if (!is(n, "defs")) {
+      changed |= unused_in(root, n->children);
+      continue;
+    }
+    xmlNode *c = n->children;
+    while (c) {
+      xmlNode *next = c->next;
+      xmlChar *id = c->type == XML_ELEMENT_NODE
+                        ? xmlGetNoNsProp(c, (const xmlChar *)"id")
+                        : NULL;
+      if (id && !referenced(root, c, (const char *)id)) {
+        xmlUnlinkNode(c);
+        xmlFreeNode(c);
+        changed = 1;
+      }
+      xmlFree(id);
+      c = next;
+    }
+  }
+  return changed;
+}
+
+/* Removes the definitions nothing refers to, until none is left (a
+ * definition may only be used by another one). */
+static void unused_defs(xmlNode *root) {
+  while (unused_in(root, root->children))
+    ;
+}
+
+bs_status bs__svg_compact(const char *name, const char *data, size_t len,
+                          char **out, size_t *outlen, bs_error *err) {
+  *out = NULL;
+  *outlen = 0;
+  if (len > (size_t)1 << 30)
+    return bs_error_set(err, BS_EPLOT, name, 0, "the SVG is too large");
+  xmlDoc *doc = xmlReadMemory(data, (int)len, NULL, NULL, PARSE_OPTIONS);
+  xmlNode *root = doc ? xmlDocGetRootElement(doc) : NULL;
+  if (!root) {
+    xmlFreeDoc(doc);
+    return bs_error_set(err, BS_EPLOT, name, 0,
+                        "gnuplot wrote an SVG that is not well-formed XML");
+  }
+  strip(root, 0);
+  groups(root);
+  values(root);
+  if (defaults_only(root))
+    drop_defaults(root);
+  unused_defs(root);
+  xmlChar *mem = NULL;
+  int size = 0;
+  xmlDocDumpMemory(doc, &mem, &size);
+  xmlFreeDoc(doc);
+  if (!mem || size <= 0) {
+    xmlFree(mem);
+    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+  }
+  char *s = malloc((size_t)size + 1);
+  if (s) {
+    memcpy(s, mem, (size_t)size);
+    s[size] = '\0';
+  }
+  xmlFree(mem);
+  if (!s)
+    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+  *out = s;
+  *outlen = (size_t)size;
+  return BS_OK;
+}
+
+bs_status bs__svg_check_compact(const char *path, bs_error *err) {
+  char *data = NULL, *small = NULL;
+  size_t len = 0, slen = 0;
+  bs_status st = bs__read_regular(path, BS__OPEN_NOFOLLOW, (size_t)1 << 30,
+                                  &data, &len, err);
+  if (st) {
+    free(data);
+    return st == BS_ENOMEM ? st
+                           : bs_error_set(err, BS_EPLOT, path, 0,
+                                          "cannot read gnuplot's SVG");
+  }
+  /* The compaction only removes: what it writes is checked (the
+   * published bytes are the checked ones). */
+  if (!(st = bs__svg_compact(path, data, len, &small, &slen, err)) &&
+      !(st = bs__svg_check_memory(path, small, slen, err)))
+    st = bs__write_file(path, small, slen, 1, err);
+  free(data);
+  free(small);
+  return st;
+}

@@ -1,0 +1,163 @@
+/* The SVG compaction (src/svgmin.c): what it removes draws nothing, and
+ * what draws something stays byte for byte. The pixels were compared by
+ * rendering every chart of the example site before and after in
+ * chromium (identical screenshots); these tests pin each rule. */
+#include "benchsite/plot.h"
+
+#include "plotsafe.h"
+#include "support.h"
+#include "svgmin.h"
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+TestSuite(svgmin, .fini = ts_free_owned);
+
+static char *compact(const char *in) {
+  char *out = NULL;
+  size_t len = 0;
+  bs_error err;
+  bs_error_clear(&err);
+  cr_assert_eq(bs__svg_compact("t.svg", in, strlen(in), &out, &len, &err),
+               BS_OK, "%s", err.message);
+  cr_assert_eq(strlen(out), len);
+  return out;
+}
+
+#define HEAD                                                                   \
+  "<?xml version=\"1.0\" encoding=\"utf-8\"  standalone=\"no\"?>\n"            \
+  "<svg viewBox=\"0 0 10 10\" xmlns=\"http://www.w3.org/2000/svg\" "           \
+  "xmlns:xlink=\"http://www.w3.org/1999/xlink\">\n"
+
+Test(svgmin, drops_what_draws_nothing_and_keeps_what_draws) {
+  const char *in =
+      HEAD "<defs>\n"
+           "\t<circle id='gpDot' r='0.5'/>\n"
+           "\t<circle id='gpPt5' r='1'/>\n"
+           "\t<use xlink:href='#gpPt5' id='gpPt6' fill='currentColor'/>\n"
+           "\t<use xlink:href='#gpPt6' id='gpPt7'/>\n"
+           "\t<filter id='textbox'><feFlood flood-color='white'/></filter>\n"
+           "</defs>\n"
+           "<!-- a comment -->\n"
+           "<g fill=\"none\" color=\"black\" stroke=\"currentColor\" "
+           "stroke-linecap=\"butt\" stroke-linejoin=\"miter\">\n</g>\n"
+           "<g fill=\"none\" stroke=\"rgb( 85,  85,  85)\">\n"
+           "\t<path d='M1.00,2.00 L3.00,4.00  '/></g>\n"
+           "<g fill=\"none\" stroke=\"rgb( 85,  85,  85)\">\n"
+           "\t<use xlink:href='#gpPt6' x='1' y='2'/></g>\n"
+           "<g opacity=\"0.5\"><path d='M0,0 L1,1'/></g>\n"
+           "<g opacity=\"0.5\"><path d='M0,0 L1,2'/></g>\n"
+           "<g transform=\"translate(1,2)\">\n"
+           "\t<text><tspan>a</tspan> <tspan>b</tspan>  c </text>\n"
+           "</g>\n"
+           "</svg>\n";
+  char *out = compact(in);
+  /* Unused definitions go, one that is used (and what it uses) stays. */
+  cr_expect_null(strstr(out, "gpDot"), "%s", out);
+  cr_expect_null(strstr(out, "gpPt7"), "%s", out);
+  cr_expect_null(strstr(out, "textbox"), "%s", out);
+  cr_expect_not_null(strstr(out, "id=\"gpPt5\""), "%s", out);
+  cr_expect_not_null(strstr(out, "id=\"gpPt6\""), "%s", out);
+  /* The empty group, the comment and the default line ends go. */
+  cr_expect_null(strstr(out, "black"), "%s", out);
+  cr_expect_null(strstr(out, "comment"), "%s", out);
+  cr_expect_null(strstr(out, "linecap"), "%s", out);
+  /* The two plain groups are one; the opacity groups stay two. */
+  cr_expect_not_null(
+      strstr(out, "<g fill=\"none\" stroke=\"rgb(85,85,85)\"><path "
+                  "d=\"M1.00,2.00 L3.00,4.00\"/><use xlink:href=\"#gpPt6\""),
+      "%s", out);
+  const char *op = strstr(out, "opacity");
+  cr_assert_not_null(op);
+  cr_expect_not_null(strstr(op + 1, "opacity"), "%s", out);
+  /* Text keeps every space it had. */
+  cr_expect_not_null(
+      strstr(out, "<text><tspan>a</tspan> <tspan>b</tspan>  c </text>"), "%s",
+      out);
+  /* What it writes passes the check, and a second pass changes nothing. */
+  bs_error err;
+  cr_expect_eq(bs__svg_check_memory("t.svg", out, strlen(out), &err), BS_OK);
+  char *again = compact(out);
+  cr_expect_str_eq(again, out);
+  free(again);
+  free(out);
+}
+
+/* A reference shorter than an id (asan: it read past the end of it). */
+Test(svgmin, a_short_reference_is_not_a_use) {
+  const char *in = HEAD "<defs><circle id='gpPt5' r='1'/></defs>"
+                        "<use xlink:href='#gp'/><path d='M0,0' fill='#g'/>"
+                        "</svg>\n";
+  char *out = compact(in);
+  cr_expect_null(strstr(out, "gpPt5"), "%s", out);
+  cr_expect_not_null(strstr(out, "#gp\""), "%s", out);
+  free(out);
+}
+
+Test(svgmin, keeps_line_ends_when_one_differs) {
+  const char *in = HEAD "<g stroke-linecap=\"butt\"><path d='M0,0 L1,1'/></g>"
+                        "<g stroke-linecap=\"round\"><path d='M0,0 L1,2'/></g>"
+                        "</svg>\n";
+  char *out = compact(in);
+  cr_expect_not_null(strstr(out, "\"butt\""), "%s", out);
+  cr_expect_not_null(strstr(out, "\"round\""), "%s", out);
+  free(out);
+}
+
+Test(svgmin, refuses_what_the_check_refuses) {
+  const char *bad[] = {
+      HEAD "<script>alert(1)</script></svg>",
+      HEAD "<g onload=\"alert(1)\"><path d='M0,0'/></g></svg>",
+      HEAD "<use xlink:href=\"http://example.com/x.svg#a\"/></svg>",
+      "<!DOCTYPE svg [<!ENTITY e \"x\">]>"
+      "<svg xmlns=\"http://www.w3.org/2000/svg\"><text>&e;</text></svg>",
+      "not xml <"};
+  const char *dir = ts_own(ts_tmpdir("svgmin"));
+  char *path = ts_own(ts_path(dir, "c.svg"));
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    ts_write(path, bad[i]);
+    bs_error err;
+    bs_error_clear(&err);
+    cr_expect_eq(bs__svg_check_compact(path, &err), BS_EPLOT, "case %zu", i);
+  }
+}
+
+/* A real chart: gnuplot's bytes that draw nothing are gone. */
+Test(svgmin, shrinks_a_gnuplot_chart) {
+  const char *dir = ts_own(ts_tmpdir("svgmin"));
+  bs_plot *p = bs_plot_new();
+  cr_assert_not_null(p);
+  double x[20], y[20];
+  for (int i = 0; i < 20; i++) {
+    x[i] = i;
+    y[i] = 1.0 + 0.01 * (i % 7);
+  }
+  const double *cols[2] = {x, y};
+  bs_plot_style st;
+  memset(&st, 0, sizeof st);
+  st.color = 0x0072b2;
+  st.marker = BS_MARK_CIRCLE;
+  bs_plot_chart(p, "c.svg", 720, 340);
+  bs_plot_title(p, "deltas");
+  bs_plot_xlabel(p, "block");
+  bs_plot_ylabel(p, "time (us)");
+  bs_plot_series(p, BS_PLOT_LINESPOINTS, "x", &st, cols, 20);
+  bs_plot_run run;
+  memset(&run, 0, sizeof run);
+  bs_error err;
+  bs_error_clear(&err);
+  cr_assert_eq(bs_plot_render(p, dir, &run, &err), BS_OK, "%s", err.message);
+  bs_plot_free(p);
+  size_t len = 0;
+  char *svg = ts_own(ts_read(ts_own(ts_path(dir, "c.svg")), &len));
+  cr_assert_not_null(svg);
+  cr_expect_null(strstr(svg, "stroke-linejoin"));
+  cr_expect_null(strstr(svg, "gpDot"));
+  cr_expect_null(strstr(svg, "\"gpPt0\""), "an unused point definition");
+  cr_expect_null(strstr(svg, "\"></g>"), "an empty group is left");
+  cr_expect_not_null(strstr(svg, "deltas"));
+  /* What is left of gnuplot 5.4's bytes for this chart: 12.5 kB. */
+  cr_expect_lt(len, 13500, "%zu bytes", len);
+}
