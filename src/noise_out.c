@@ -479,8 +479,32 @@ static size_t width_of(const char *s, size_t n) {
   return w;
 }
 
-/* Writes `text` (no user input) word-wrapped at `width` columns: `first`
- * before the first line, `rest` before the others. */
+/* 1 when a line begun with `prefix` (blanks only, or nothing) is still
+ * at its start for a CI log: what follows could be a workflow command. */
+static int blank(const char *prefix) {
+  return prefix[strspn(prefix, " ")] == '\0';
+}
+
+/* Appends the word p[0..n-1] that begins a line after a blank prefix,
+ * escaped as a line start (bs_text_escape): the text may hold a name
+ * (already escaped where it stood in the middle of a line), and any of its
+ * words can come first on a wrapped line. Its width grows by *extra. */
+static bs_status line_start_word(bs__buf *b, const char *p, size_t n,
+                                 size_t *extra) {
+  char *word = strndup(p, n);
+  if (!word)
+    return BS_ENOMEM;
+  size_t need = bs_text_escape(NULL, 0, word, BS_TEXT_LINE_START);
+  bs_status st = bs__buf_term(b, word, BS_TEXT_LINE_START);
+  *extra = need > n ? need - n : 0;
+  free(word);
+  return st;
+}
+
+/* Writes `text` (escaped for a terminal or CI log) word-wrapped at `width`
+ * columns: `first` before the first line, `rest` before the others. A
+ * word that begins a line after a blank prefix is escaped as a line
+ * start. */
 static bs_status wrapped(bs__buf *b, const char *text, const char *first,
                          const char *rest, size_t width) {
   bs_status st = bs__buf_puts(b, first);
@@ -488,6 +512,7 @@ static bs_status wrapped(bs__buf *b, const char *text, const char *first,
   size_t indent = width_of(rest, strlen(rest));
   const char *p = text;
   int line_empty = 1;
+  int at_start = blank(first); /* the next word begins a CI log line */
   while (!st && *p) {
     while (*p == ' ')
       p++;
@@ -504,14 +529,18 @@ static bs_status wrapped(bs__buf *b, const char *text, const char *first,
         st = bs__buf_puts(b, rest);
       col = indent;
       line_empty = 1;
+      at_start = blank(rest);
     }
     if (!st && !line_empty) {
       st = bs__buf_putc(b, ' ');
       col++;
     }
-    if (!st)
+    size_t extra = 0;
+    if (!st && line_empty && at_start)
+      st = line_start_word(b, p, n, &extra);
+    else if (!st)
       st = bs__buf_append(b, p, n);
-    col += w;
+    col += w + extra;
     line_empty = 0;
     p += n;
   }
