@@ -5,6 +5,7 @@
 #include "buf.h"
 #include "csvin.h"
 #include "grow.h"
+#include "utf8.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -55,18 +56,32 @@ static size_t proc_field(const char *path, const char *key, char *out,
   return count;
 }
 
-/* Control bytes and invalid UTF-8 in probed text become '?': the facts go
- * into a manifest that must read back. */
-static void clean(char *s) {
-  size_t n = strlen(s), i = 0;
-  while (i < n) {
-    size_t bad = i + bs__utf8_invalid_at((unsigned char *)s + i, n - i);
-    for (; i < bad; i++)
-      if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
-        s[i] = '?';
-    if (i < n)
-      s[i++] = '?';
+/* What keeps text from being one line of a manifest (and of a terminal or
+ * CI log that shows it): the first byte of the first character that is not
+ * valid UTF-8, a C0 control (tab and line ends included), DEL, a C1
+ * control or U+2028/U+2029, and its length in *len; NULL when there is
+ * none. */
+static const char *off_line(const char *s, size_t *len) {
+  const unsigned char *p = (const unsigned char *)s;
+  for (size_t i = 0; p[i];) {
+    unsigned long cp;
+    size_t n = bs__utf8_decode(p + i, &cp);
+    if (n == 0 || cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp <= 0x9f) ||
+        cp == 0x2028 || cp == 0x2029) {
+      *len = n ? n : 1;
+      return s + i;
+    }
+    i += n;
   }
+  return NULL;
+}
+
+/* Such characters in probed text become '?' (one per byte): the facts go
+ * into a manifest that must read back as one line per key. */
+static void clean(char *s) {
+  size_t n;
+  for (char *bad; (bad = (char *)off_line(s, &n));)
+    memset(bad, '?', n);
 }
 
 static void read_line_file(const char *path, char *out, size_t n) {
@@ -201,18 +216,42 @@ void bs_manifest_draft_release(bs_manifest_draft *d) {
   memset(d, 0, sizeof *d);
 }
 
-static int valid_text(const char *s) {
-  size_t n = strlen(s);
-  return bs__utf8_invalid_at((const unsigned char *)s, n) == n;
+/* BS_OK when `s` (the key, or the value of `key`) is one line of text;
+ * else BS_EUSAGE with the reason in err, naming the key. */
+static bs_status refuse_off_line(const char *key, const char *s, int is_key,
+                                 bs_error *err) {
+  size_t n;
+  const char *bad = off_line(s, &n);
+  if (!bad)
+    return BS_OK;
+  unsigned long cp;
+  const char *what =
+      !bs__utf8_decode((const unsigned char *)bad, &cp) ? "text that is not "
+                                                          "valid UTF-8"
+      : cp == 0x2028 || cp == 0x2029 ? "a line or paragraph separator"
+                                     : "a control character";
+  size_t klen = strlen(key);
+  if (bs__utf8_invalid_at((const unsigned char *)key, klen) != klen)
+    return bs_error_set(err, BS_EUSAGE, NULL, 0,
+                        "a manifest key holds text that is not valid UTF-8");
+  char q[BS__QUOTE_BUF];
+  bs__csvin_quote(q, key, klen, 1);
+  return bs_error_set(err, BS_EUSAGE, NULL, 0,
+                      "manifest %s %s holds %s (a manifest %s is one line of "
+                      "text)",
+                      is_key ? "key" : "value of", q, what,
+                      is_key ? "key" : "value");
 }
 
 bs_status bs_manifest_draft_set(bs_manifest_draft *d, const char *key,
                                 const char *value, bs_error *err) {
   if (!key[0])
     return bs_error_set(err, BS_EUSAGE, NULL, 0, "empty manifest key");
-  if (!valid_text(key) || !valid_text(value))
-    return bs_error_set(err, BS_EUSAGE, NULL, 0,
-                        "manifest key or value is not valid UTF-8");
+  bs_status st = refuse_off_line(key, key, 1, err);
+  if (!st)
+    st = refuse_off_line(key, value, 0, err);
+  if (st)
+    return st;
   char *v = strdup(value);
   if (!v)
     return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");

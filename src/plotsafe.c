@@ -43,6 +43,11 @@ static long long now_ms(void) {
 }
 
 void bs__gnuplot_version(const char *prog, char *buf, size_t n) {
+  bs__gnuplot_version_within(prog, buf, n, BS__GNUPLOT_VERSION_MS);
+}
+
+void bs__gnuplot_version_within(const char *prog, char *buf, size_t n,
+                                long long limit_ms) {
   buf[0] = '\0';
   int fds[2];
   if (pipe(fds) != 0)
@@ -69,7 +74,7 @@ void bs__gnuplot_version(const char *prog, char *buf, size_t n) {
    * more than a pipe holds must not block for ever on a reader that
    * stopped. */
   size_t used = 0;
-  long long deadline = now_ms() + BS__GNUPLOT_VERSION_MS;
+  long long deadline = now_ms() + limit_ms;
   int killed = 0;
   for (;;) {
     long long left = deadline - now_ms();

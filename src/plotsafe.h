@@ -24,6 +24,9 @@ char *bs__gnuplot_program(const char *prog);
  * not run or says nothing). Its output is read to the end (however much it
  * prints) and it is killed after BS__GNUPLOT_VERSION_MS. */
 void bs__gnuplot_version(const char *prog, char *buf, size_t n);
+/* The same with a limit of limit_ms (tests). */
+void bs__gnuplot_version_within(const char *prog, char *buf, size_t n,
+                                long long limit_ms);
 
 /* Checks an SVG file gnuplot wrote, with a real XML parser (libxml2, no
  * network, no entity substitution, no DTD loading): it must be

@@ -6,6 +6,7 @@
 #include "benchsite/archive.h"
 #include "benchsite/noise.h"
 #include "benchsite/plot.h"
+#include "benchsite/run.h"
 #include "benchsite/template.h"
 
 #include "plotsafe.h"
@@ -1501,4 +1502,98 @@ Test(hardening, report_out_link_with_a_trailing_slash_is_refused_up_front) {
     n += e->d_name[0] != '.';
   closedir(d);
   cr_expect_eq(n, 0, "the link's target was written");
+}
+
+/* ---- Third pass: wrapped text, manifests, Markdown, SVG, gnuplot's end -- */
+
+/* An A/A log of one noisy case `bench` (impls A and B, 5 runs of 12
+ * blocks, up to 80 % noise): the gate cannot resolve δ = 3 %, so the
+ * planning paragraph names the case as the most demanding. */
+static char *noisy_aa_log(const char *dir, const char *bench) {
+  char *log = ts_pathf("%s/aa.csv", dir);
+  FILE *f = fopen(log, "w");
+  cr_assert_not_null(f);
+  fputs("benchmark,dataset,impl,run,block,phase,iterations,per_call_us\n", f);
+  unsigned long long s = 88172645463325252ULL;
+  for (int run = 0; run < 5; run++)
+    for (int j = 0; j < 12; j++)
+      for (int k = 0; k < 2; k++) {
+        s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+        field(f, bench);
+        fprintf(f, ",,%s,%d,%d,confirm,100,%.6f\n", (j + k) % 2 ? "B" : "A",
+                run, j, 100.0 * (1.0 + 0.8 * (double)(s % 1000) / 1000.0));
+      }
+  cr_assert_eq(fclose(f), 0);
+  return log;
+}
+
+/* Before: the noise text's planning paragraph was word-wrapped after the
+ * case name had been escaped in the middle of a line, so a word of the
+ * name could begin a wrapped line: "::error::boom (paired floor ...)". A
+ * name of many such words spans more than a line, so some word of it
+ * begins one whatever the figures before it. */
+Test(hardening, wrapped_noise_text_escapes_every_line_start, .timeout = 60) {
+  char *dir = ts_own(ts_tmpdir("noise_wrap"));
+  char name[400] = "ww";
+  size_t used = 2;
+  for (int i = 0; i < 24; i++)
+    used += (size_t)snprintf(name + used, sizeof name - used, "%s",
+                             i % 2 ? " ::error::boom" : " #::warning::x");
+  char *log = noisy_aa_log(dir, name);
+  const char *noise[] = {"noise", log, "--a", "A", "--b", "B", NULL};
+  ts_run r = ts_cli(NULL, noise);
+  cr_assert_eq(r.status, 0, "noise: exit %d: %s", r.status, r.err);
+  cr_expect(strstr(r.out, "the most demanding is ww"), "%s", r.out);
+  cr_expect(strstr(r.out, "\n\\x3a:error::boom") ||
+                strstr(r.out, "\n\\x23::warning::x"),
+            "no word of the name begins a wrapped line: %s", r.out);
+  ci_safe("noise text", r.out);
+  /* No line starts with '#' either (a wrapped "#::warning::x"). */
+  cr_expect(!strstr(r.out, "\n#"), "%s", r.out);
+  ts_run_free(&r);
+}
+
+/* Before: a --set value holding a line break was written as a quoted CSV
+ * field spanning two lines, the second "::error::pwned" on stdout. */
+Test(hardening, manifest_values_are_one_line_of_text) {
+  static const char *const bad[] = {
+      "k=a\n::error::pwned",
+      "k=a\r::error::pwned",
+      "k=a\tb",
+      "k=a\xc2\x85::error::pwned", /* NEL, a C1 control */
+      "k=a\xe2\x80\xa8::error::pwned",
+      "k=a\xe2\x80\xa9p",
+      "k=\x1b[31mred",
+      "k\n::error::key=v"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    const char *args[] = {"manifest", "--set", bad[i], NULL};
+    ts_run r = ts_cli(NULL, args);
+    cr_expect_eq(r.status, 2, "manifest --set %s: exit %d", bad[i], r.status);
+    cr_expect_str_empty(r.out, "manifest --set %s wrote: %s", bad[i], r.out);
+    cr_expect(strstr(r.err, "control character") ||
+                  strstr(r.err, "line or paragraph separator"),
+              "%s", r.err);
+    cr_expect(strstr(r.err, "\"k"), "the message names no key: %s", r.err);
+    ci_safe("manifest stderr", r.err);
+    ts_run_free(&r);
+  }
+  const char *fine[] = {"manifest", "--set", "k=caf\xc3\xa9 \"1\",2", NULL};
+  ts_run r = ts_cli(NULL, fine);
+  cr_expect_eq(r.status, 0, "%s", r.err);
+  cr_expect(strstr(r.out, "\n\"k\",\"caf\xc3\xa9 \"\"1\"\",2\"\n"), "%s",
+            r.out);
+  ts_run_free(&r);
+  /* The library refuses them too (every value of a manifest it writes,
+   * probed ones included, goes through it). */
+  bs_manifest_draft d;
+  bs_manifest_draft_init(&d);
+  bs_error err;
+  cr_expect_eq(bs_manifest_draft_set(&d, "machine", "x\xe2\x80\xa8y", &err),
+               BS_EUSAGE);
+  cr_expect_eq(bs_manifest_draft_set(&d, "machine", "x\xc2\x9fy", &err),
+               BS_EUSAGE);
+  cr_expect_eq(bs_manifest_draft_set(&d, "a\x7f", "v", &err), BS_EUSAGE);
+  cr_expect_eq(bs_manifest_draft_set(&d, "machine", "x86_64 \xc3\x97 4", &err),
+               BS_OK);
+  bs_manifest_draft_release(&d);
 }

@@ -118,7 +118,9 @@ typedef struct bs_machine_facts {
  * variable SOURCE_DATE_EPOCH) when non-NULL, else now. With `git` set,
  * the commit comes from `git rev-parse HEAD` in the current directory,
  * started without a shell ("" outside a git work tree). BS_EUSAGE for a
- * bad source_date_epoch; facts that cannot be read get "unknown" or 0. */
+ * bad source_date_epoch; facts that cannot be read get "unknown" or 0.
+ * What would not be one line of text in them (invalid UTF-8, control
+ * characters, U+2028/U+2029) becomes '?', one per byte. */
 bs_status bs_machine_probe(bs_machine_facts *f, const char *source_date_epoch,
                            int git, bs_error *err);
 
@@ -132,8 +134,10 @@ typedef struct bs_manifest_draft {
 void bs_manifest_draft_init(bs_manifest_draft *d);
 void bs_manifest_draft_release(bs_manifest_draft *d);
 /* Sets key to value: replaces the value of a key already present (in its
- * place), else appends. BS_EUSAGE for an empty key or text that is not
- * valid UTF-8 or holds a NUL; BS_ENOMEM. */
+ * place), else appends. BS_EUSAGE for an empty key, or a key or value that
+ * is not one line of text: invalid UTF-8, a C0 control (tab and line ends
+ * included), DEL, a C1 control, U+2028 or U+2029 (the message names the
+ * key); BS_ENOMEM. */
 bs_status bs_manifest_draft_set(bs_manifest_draft *d, const char *key,
                                 const char *value, bs_error *err);
 /* The manifest as RFC 4180 CSV (header `key,value`, every value quoted),

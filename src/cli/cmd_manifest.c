@@ -26,8 +26,9 @@ static const char usage[] =
     "profile, dtype, baseline_commit, baseline, candidate, aa_a and aa_b\n"
     "(--aa A,B), and any KEY=VALUE (--set, repeatable; it replaces a value\n"
     "of the same key, e.g. --set machine=ci-runner-1). Every value is quoted\n"
-    "(RFC 4180). `benchsite run --manifest-out M` writes the same manifest\n"
-    "beside its log.\n"
+    "(RFC 4180) and is one line of text: a control character (a line break\n"
+    "or tab among them) or U+2028/U+2029 is refused. `benchsite run\n"
+    "--manifest-out M` writes the same manifest beside its log.\n"
     "\n"
     "Exit status: 0 written, 2 bad usage, 3 the file cannot be written.\n";
 
@@ -40,7 +41,7 @@ static int set(bs_manifest_draft *d, const char *key, const char *value) {
   if (!value)
     return 0;
   if (bs_manifest_draft_set(d, key, value, &err)) {
-    cli_errorf("manifest: %s: %s", key, err.message);
+    cli_errorf("manifest: %s", err.message); /* it names the key */
     return err.status == BS_ENOMEM ? CLI_FAILURE : CLI_BAD_INPUT;
   }
   return 0;
