@@ -1,13 +1,21 @@
 #include "mdw.h"
 
 #include "benchsite/markdown.h"
+#include "utf8.h"
 
 #include <string.h>
 
 bs_status bs__md_text(bs__buf *b, const char *s) {
   bs_status st = BS_OK;
   for (const unsigned char *p = (const unsigned char *)s; !st && *p; p++) {
-    if (*p == '<')
+    unsigned long cp;
+    size_t n = *p >= 0x80 ? bs__utf8_decode(p, &cp) : 0;
+    /* A C1 control (NEL among them) or U+2028/U+2029 would end a line of
+     * the CI log that shows the Markdown: a reference shows it instead. */
+    if (n > 1 && ((cp >= 0x80 && cp <= 0x9f) || cp == 0x2028 || cp == 0x2029)) {
+      st = bs__buf_printf(b, "&#x%lx;", cp);
+      p += n - 1;
+    } else if (*p == '<')
       st = bs__buf_puts(b, "&lt;");
     else if (*p == '>')
       st = bs__buf_puts(b, "&gt;");

@@ -7,7 +7,9 @@
 
 /* Markdown-escapes untrusted text: every ASCII punctuation character gets
  * a backslash (no markup, links, HTML or @mentions), '<', '>' and '&'
- * become entities, line breaks and other control bytes become spaces. */
+ * become entities, line breaks and other C0 control bytes become spaces,
+ * C1 controls and U+2028/U+2029 numeric character references ("&#x2028;":
+ * no raw line separator reaches a log that shows the text). */
 bs_status bs__md_text(bs__buf *b, const char *s);
 /* A case as "bench \[dataset\]", or "bench" for an empty dataset, both
  * escaped as bs__md_text. */

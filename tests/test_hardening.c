@@ -1597,3 +1597,29 @@ Test(hardening, manifest_values_are_one_line_of_text) {
                BS_OK);
   bs_manifest_draft_release(&d);
 }
+
+/* Before: the Markdown escaper passed U+2028, U+2029 and C1 controls such
+ * as NEL (U+0085) raw: a line separator in the CI log. They are numeric
+ * character references now, which GitHub shows as the character. */
+Test(hardening, markdown_writes_line_separators_as_references, .timeout = 60) {
+  char *dir = ts_own(ts_tmpdir("md_ls"));
+  char *log = write_log(dir, "log.csv",
+                        "a\xe2\x80\xa8::error::x b\xc2\x85::error::y "
+                        "c\xe2\x80\xa9::warning::z d\xc2\x9b"
+                        "31m",
+                        100, 101);
+  const char *args[] = {"compare",    log,           "--baseline",
+                        "base",       "--candidate", "head",
+                        "--markdown", "-",           NULL};
+  ts_run r = ts_cli(NULL, args);
+  cr_assert(r.status == 0 || r.status == 1, "compare: exit %d: %s", r.status,
+            r.err);
+  cr_expect(strstr(r.out, "a&#x2028;\\:\\:error\\:\\:x"), "%s", r.out);
+  cr_expect(strstr(r.out, "b&#x85;\\:\\:error"), "%s", r.out);
+  cr_expect(strstr(r.out, "c&#x2029;\\:\\:warning"), "%s", r.out);
+  cr_expect(strstr(r.out, "d&#x9b;31m"), "%s", r.out);
+  cr_expect(!strstr(r.out, "\xe2\x80\xa8") && !strstr(r.out, "\xe2\x80\xa9") &&
+                !strstr(r.out, "\xc2\x85") && !strstr(r.out, "\xc2\x9b"),
+            "a raw separator or C1 control: %s", r.out);
+  ts_run_free(&r);
+}
