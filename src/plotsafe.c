@@ -2,6 +2,7 @@
 
 #include "fsutil.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libxml/parser.h>
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -141,6 +143,44 @@ static void refuse(svg_state *s, const char *why) {
     s->why = why;
 }
 
+/* The first function of v[0..n-1] (a CSS value: an attribute gnuplot
+ * writes, a style declaration) that could load something from outside the
+ * document, or NULL. url() is allowed only as a same-document fragment,
+ * url(#id); image(), image-set(), cross-fade(), element() and src() are
+ * refused, and so is a backslash (a CSS escape could spell "url"
+ * differently). */
+static const char *outside_url(const char *v, size_t n) {
+  static const char *const loaders[] = {
+      "image", "image-set",         "cross-fade",        "element",
+      "src",   "-webkit-image-set", "-webkit-cross-fade"};
+  const char *end = v + n;
+  if (memchr(v, '\\', n))
+    return "a CSS escape in an attribute";
+  for (const char *p = memchr(v, '(', n); p;
+       p = p + 1 < end ? memchr(p + 1, '(', (size_t)(end - p - 1)) : NULL) {
+    const char *name = p;
+    while (name > v && (isalnum((unsigned char)name[-1]) || name[-1] == '-' ||
+                        name[-1] == '_'))
+      name--;
+    size_t len = (size_t)(p - name);
+    if (len == 3 && !strncasecmp(name, "url", 3)) {
+      const char *q = p + 1;
+      while (q < end && (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r' ||
+                         *q == '\f'))
+        q++;
+      if (q < end && (*q == '"' || *q == '\''))
+        q++;
+      if (q >= end || *q != '#')
+        return "a url() outside the document";
+      continue;
+    }
+    for (size_t i = 0; i < sizeof loaders / sizeof loaders[0]; i++)
+      if (strlen(loaders[i]) == len && !strncasecmp(name, loaders[i], len))
+        return "a CSS function that loads an image";
+  }
+  return NULL;
+}
+
 static void on_start(void *ctx, const xmlChar *localname, const xmlChar *prefix,
                      const xmlChar *uri, int nns, const xmlChar **ns, int nattr,
                      int ndefaulted, const xmlChar **attrs) {
@@ -162,6 +202,9 @@ static void on_start(void *ctx, const xmlChar *localname, const xmlChar *prefix,
     refuse(s, "a <script> element");
   else if (name_is(localname, "foreignObject"))
     refuse(s, "a <foreignObject> element");
+  /* CSS can @import and url() what it likes; gnuplot writes none. */
+  else if (name_is(localname, "style"))
+    refuse(s, "a <style> element");
   /* Animation can set any attribute later, href and on* included. */
   else if (name_is(localname, "set") || name_is(localname, "animate") ||
            name_is(localname, "animateMotion") ||
@@ -175,9 +218,17 @@ static void on_start(void *ctx, const xmlChar *localname, const xmlChar *prefix,
       refuse(s, "an event-handler attribute");
     /* Only references inside the document: "#id" (the value as parsed:
      * character references already decoded). */
-    if (!strcasecmp(an, "href") &&
-        !(attrs[5 * i + 4] > attrs[5 * i + 3] && attrs[5 * i + 3][0] == '#'))
-      refuse(s, "a link outside the document");
+    const char *v = (const char *)attrs[5 * i + 3];
+    size_t vn = (size_t)(attrs[5 * i + 4] - attrs[5 * i + 3]);
+    if (!strcasecmp(an, "href")) {
+      if (!(vn > 0 && v[0] == '#'))
+        refuse(s, "a link outside the document");
+    } else {
+      /* style="...", fill=, filter=, clip-path=, mask=, ... */
+      const char *why = outside_url(v, vn);
+      if (why)
+        refuse(s, why);
+    }
   }
 }
 
@@ -197,11 +248,15 @@ static void on_reference(void *ctx, const xmlChar *name) {
   refuse(pc->_private, "an entity reference");
 }
 
+/* Anywhere, before the root included: <?xml-stylesheet?> loads a
+ * stylesheet, and gnuplot writes no instruction (the XML declaration is
+ * not one). */
 static void on_pi(void *ctx, const xmlChar *target, const xmlChar *data) {
   xmlParserCtxtPtr pc = ctx;
   (void)data;
-  if (name_is(target, "xml-stylesheet"))
-    refuse(pc->_private, "a stylesheet instruction");
+  refuse(pc->_private, name_is(target, "xml-stylesheet")
+                           ? "a stylesheet instruction"
+                           : "a processing instruction");
 }
 
 static void on_entity_decl(void *ctx, const xmlChar *name, int type,
@@ -276,10 +331,17 @@ static void on_error(void *ctx, xmlErrorPtr e) {
 
 void bs__svg_check_init(void) { xmlInitParser(); }
 
+static bs_status too_large(const char *name, bs_error *err) {
+  return bs_error_set(err, BS_EPLOT, name, 0,
+                      "gnuplot wrote an SVG larger than %d MiB: refusing to "
+                      "read it",
+                      BS__SVG_MAX_MIB);
+}
+
 bs_status bs__svg_check_memory(const char *name, const char *data, size_t len,
                                bs_error *err) {
-  if (len > (size_t)1 << 30)
-    return bs_error_set(err, BS_EPLOT, name, 0, "the SVG is too large");
+  if (len > (size_t)BS__SVG_MAX_MIB << 20)
+    return too_large(name, err);
   xmlParserCtxtPtr pc = xmlCreateMemoryParserCtxt(data, (int)len);
   if (!pc)
     return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
@@ -320,13 +382,21 @@ bs_status bs__svg_check_memory(const char *name, const char *data, size_t len,
 bs_status bs__svg_check(const char *path, bs_error *err) {
   char *data = NULL;
   size_t len = 0;
-  bs_status st = bs__read_regular(path, BS__OPEN_NOFOLLOW, (size_t)1 << 30,
-                                  &data, &len, err);
+  /* Neither read nor parsed when too large: checked before reading, and
+   * while reading for a file that grows. */
+  struct stat sb;
+  if (lstat(path, &sb) == 0 && S_ISREG(sb.st_mode) &&
+      (unsigned long long)sb.st_size > (unsigned long long)BS__SVG_MAX_MIB
+                                           << 20)
+    return too_large(path, err);
+  bs_status st = bs__read_regular(
+      path, BS__OPEN_NOFOLLOW, (size_t)BS__SVG_MAX_MIB << 20, &data, &len, err);
   if (st) {
     free(data);
-    return st == BS_ENOMEM ? st
-                           : bs_error_set(err, BS_EPLOT, path, 0,
-                                          "cannot read gnuplot's SVG");
+    return st == BS_ENOMEM   ? st
+           : st == BS_ELIMIT ? too_large(path, err)
+                             : bs_error_set(err, BS_EPLOT, path, 0,
+                                            "cannot read gnuplot's SVG");
   }
   st = bs__svg_check_memory(path, data, len, err);
   free(data);

@@ -28,12 +28,21 @@ void bs__gnuplot_version(const char *prog, char *buf, size_t n);
 void bs__gnuplot_version_within(const char *prog, char *buf, size_t n,
                                 long long limit_ms);
 
+/* The largest SVG read back from gnuplot (gnuplot's own charts are tens of
+ * KiB). */
+#define BS__SVG_MAX_MIB 64
+
 /* Checks an SVG file gnuplot wrote, with a real XML parser (libxml2, no
- * network, no entity substitution, no DTD loading): it must be
- * well-formed XML whose root is <svg>, with no <script> or <foreignObject>
- * element, no event-handler attribute (on...), no entity declaration, and
- * no href pointing outside the document. Returns BS_OK, or BS_EPLOT with
- * the reason for `path` in err (BS_ENOMEM when out of memory). */
+ * network, no entity substitution, no DTD loading): it must be at most
+ * BS__SVG_MAX_MIB (refused unread above), well-formed XML whose root is
+ * <svg>, with no processing instruction (an xml-stylesheet before the root
+ * included), no <script>, <style>, <foreignObject> or animation element,
+ * no event-handler attribute (on...), no entity declaration, no href
+ * pointing outside the document, and no attribute (style="..." or a
+ * presentation attribute such as fill, filter, clip-path or mask) with a
+ * url() other than a same-document url(#id), a CSS escape or another CSS
+ * function that loads an image. Returns BS_OK, or BS_EPLOT with the reason
+ * for `path` in err (BS_ENOMEM when out of memory). */
 bs_status bs__svg_check(const char *path, bs_error *err);
 
 /* Sets libxml2 up; call once before checking SVGs from several threads

@@ -1623,3 +1623,63 @@ Test(hardening, markdown_writes_line_separators_as_references, .timeout = 60) {
             "a raw separator or C1 control: %s", r.out);
   ts_run_free(&r);
 }
+
+/* Before: the check walked from the root element, so a processing
+ * instruction before <svg> passed; <style>, style="...url(...)" and
+ * presentation attributes with url() of another document passed too. */
+Test(hardening, svg_check_refuses_stylesheets_and_outside_urls) {
+  static const char *const bad[] = {
+      "<?xml-stylesheet href='https://evil/x.css'?><svg/>",
+      "<?xml version='1.0'?><?xml-stylesheet type='text/css' "
+      "href='https://evil/x.css'?>\n<svg/>",
+      "<?other x?><svg/>",
+      "<svg><?xml-stylesheet href='https://evil/x.css'?></svg>",
+      "<svg/><?xml-stylesheet href='https://evil/x.css'?>",
+      "<svg><style>@import url(https://evil/x.css);</style></svg>",
+      "<svg><style>rect{fill:red}</style></svg>",
+      "<svg><rect style='fill:url(https://evil/p.svg#g)'/></svg>",
+      "<svg><rect style='background:URL( \"//evil/x\" )'/></svg>",
+      "<svg><rect style='fill:\\75rl(https://evil/x)'/></svg>",
+      "<svg><rect style='fill:image-set(\"https://evil/x\" 1x)'/></svg>",
+      "<svg><rect fill='url(https://evil/p.svg#g)'/></svg>",
+      "<svg><rect fill='&#x75;rl(https://evil/p.svg#g)'/></svg>",
+      "<svg><g filter=\"url('http://evil/f.svg#f')\"/></svg>",
+      "<svg><g clip-path='url(//evil/c.svg#c)'/></svg>",
+      "<svg><g mask='url(data:image/svg+xml,x)'/></svg>",
+      "<svg><path marker-end='url(evil.svg#m)'/></svg>",
+  };
+  bs_error err;
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+    cr_expect_eq(bs__svg_check_memory("t.svg", bad[i], strlen(bad[i]), &err),
+                 BS_EPLOT, "accepted: %s", bad[i]);
+  const char *good =
+      "<?xml version='1.0' encoding='utf-8' standalone='no'?><svg "
+      "xmlns='http://www.w3.org/2000/svg'><defs><filter id='textbox'/>"
+      "<clipPath id='c'/></defs><g filter='url(#textbox)' clip-path=\"url( "
+      "'#c' )\" fill='rgb( 85,  85,  85)'><text>url(https://x) a(b)</text>"
+      "</g><!-- a comment --></svg>";
+  cr_expect_eq(bs__svg_check_memory("t.svg", good, strlen(good), &err), BS_OK,
+               "%s", err.message);
+}
+
+/* Before: an SVG was read back whole (up to 1 GiB) and parsed: a gnuplot
+ * writing 300 MB drove benchsite to 1.2 GB. Above 64 MiB it is refused
+ * before it is read (a sparse file: nothing is written to disk). */
+Test(hardening, an_svg_over_64_mib_is_refused_unread) {
+  char *dir = ts_own(ts_tmpdir("svg_big"));
+  char *path = ts_pathf("%s/big.svg", dir);
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  cr_assert_geq(fd, 0);
+  cr_assert_eq(write(fd, "<svg>", 5), 5);
+  cr_assert_eq(ftruncate(fd, (off_t)65 << 20), 0);
+  cr_assert_eq(close(fd), 0);
+  struct rusage before, after;
+  getrusage(RUSAGE_SELF, &before);
+  bs_error err;
+  cr_expect_eq(bs__svg_check(path, &err), BS_EPLOT);
+  cr_expect(strstr(err.message, "64 MiB"), "%s", err.message);
+  getrusage(RUSAGE_SELF, &after);
+  cr_expect_lt(after.ru_maxrss - before.ru_maxrss, 32 * 1024,
+               "reading it grew the process by %ld KiB",
+               after.ru_maxrss - before.ru_maxrss);
+}
