@@ -972,7 +972,17 @@ static bs_status spawn_gnuplot(const char *prog, const char *dir,
       (rc = posix_spawn_file_actions_adddup2(&fa, po[1], 1)) ||
       (rc = posix_spawn_file_actions_adddup2(&fa, pe[1], 2)))
     goto fail;
-  rc = posix_spawnp(&ch->pid, prog, &fa, NULL, argv, envp);
+  /* Its own process group, so that killing it (bs__child_reap) kills
+   * everything it started. */
+  posix_spawnattr_t attr;
+  if ((rc = posix_spawnattr_init(&attr)))
+    goto fail;
+  rc = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+  if (!rc)
+    rc = posix_spawnattr_setpgroup(&attr, 0);
+  if (!rc)
+    rc = posix_spawnp(&ch->pid, prog, &fa, &attr, argv, envp);
+  posix_spawnattr_destroy(&attr);
   if (rc)
     goto fail;
   posix_spawn_file_actions_destroy(&fa);
@@ -1002,15 +1012,6 @@ fail:
                       strerror(rc));
 }
 
-static int wait_child(pid_t pid) {
-  int st = 0;
-  while (waitpid(pid, &st, 0) < 0) {
-    if (errno != EINTR)
-      return -1;
-  }
-  return st;
-}
-
 /* Feeds the script and collects markers and messages until gnuplot closes
  * its output, calling the progress hook as charts complete. */
 static long long now_ms(void) {
@@ -1027,9 +1028,11 @@ static bs_status pump(child *ch, const char *script, size_t len, size_t total,
   char buf[4096];
   *cancelled = 0;
   *timed_out = 0;
-  /* A gnuplot that neither takes script nor writes anything for idle_ms
+  /* A gnuplot that neither takes script nor finishes a chart for idle_ms
    * is hung (a chart takes milliseconds): it is killed, never waited for
-   * for ever. */
+   * for ever. Messages on stderr, and markers beyond the charts asked
+   * for, are no progress: one line every few seconds would keep a hung
+   * gnuplot alive. */
   long long last = now_ms();
   while (out_open || err_open) {
     if (now_ms() - last > idle_ms) {
@@ -1078,9 +1081,11 @@ static bs_status pump(child *ch, const char *script, size_t len, size_t total,
     if (iout >= 0 && (fds[iout].revents & (POLLIN | POLLHUP | POLLERR))) {
       ssize_t n = read(ch->out, buf, sizeof buf);
       if (n > 0) {
-        last = now_ms();
+        size_t before = done;
         for (ssize_t i = 0; i < n; i++)
           done += buf[i] == '\n';
+        if (before < total && done > before)
+          last = now_ms();
         if (run && run->progress &&
             run->progress(run->progress_ctx, done, total) != 0) {
           *cancelled = 1;
@@ -1093,7 +1098,6 @@ static bs_status pump(child *ch, const char *script, size_t len, size_t total,
     if (ierr >= 0 && (fds[ierr].revents & (POLLIN | POLLHUP | POLLERR))) {
       ssize_t n = read(ch->err, buf, sizeof buf);
       if (n > 0) {
-        last = now_ms();
         size_t keep = STDERR_KEEP - 1 - *errlen;
         if ((size_t)n < keep)
           keep = (size_t)n;
@@ -1243,7 +1247,7 @@ static bs_status finish_batch(const bs_plot *p, const char *dir,
   }
   errbuf = malloc(STDERR_KEEP);
   if (stop || !errbuf)
-    kill(b->ch.pid, SIGTERM);
+    kill(-b->ch.pid, SIGTERM);
   int cancelled = 0, timed_out = 0;
   long long idle_ms = run && run->idle_timeout_ms
                           ? (long long)run->idle_timeout_ms
@@ -1255,11 +1259,16 @@ static bs_status finish_batch(const bs_plot *p, const char *dir,
     pst = pump(&b->ch, "", 0, b->to - b->from, hook.progress ? &hook : NULL,
                errbuf, &errlen, &cancelled, idle_ms, &timed_out);
     if (pst)
-      kill(b->ch.pid, timed_out ? SIGKILL : SIGTERM);
+      kill(-b->ch.pid, timed_out ? SIGKILL : SIGTERM);
   }
   close(b->ch.out);
   close(b->ch.err);
-  int ws = wait_child(b->ch.pid);
+  /* Done or told to stop, it gets a bounded time to exit; then it and
+   * all it started are killed. */
+  long long exit_ms =
+      idle_ms < BS__GNUPLOT_EXIT_MS ? idle_ms : BS__GNUPLOT_EXIT_MS;
+  int late = 0;
+  int ws = bs__child_reap(b->ch.pid, exit_ms, &late);
   batch_cleanup(dir, run, b);
   if (stop)
     goto done;
@@ -1276,6 +1285,13 @@ static bs_status finish_batch(const bs_plot *p, const char *dir,
       st = bs_error_set(err, BS_EPLOT, NULL, 0, "%s",
                         cancelled ? "chart rendering cancelled"
                                   : "lost contact with gnuplot");
+    goto done;
+  }
+  if (late) {
+    st = bs_error_set(err, BS_EPLOT, NULL, 0,
+                      "%s did not exit %lld ms after closing its output and "
+                      "was killed",
+                      prog, exit_ms);
     goto done;
   }
   if (ws < 0 || !WIFEXITED(ws) || WEXITSTATUS(ws) != 0) {

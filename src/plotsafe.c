@@ -44,6 +44,42 @@ static long long now_ms(void) {
   return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
 }
 
+int bs__child_reap(pid_t pid, long long limit_ms, int *killed) {
+  long long deadline = now_ms() + (limit_ms > 0 ? limit_ms : 0);
+  long nap_us = 1000;
+  if (killed)
+    *killed = 0;
+  for (;;) {
+    /* WNOWAIT: an exited child stays a zombie, so its id (and its group's)
+     * cannot be reused before the group is killed below. */
+    siginfo_t si;
+    memset(&si, 0, sizeof si);
+    if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) != 0) {
+      if (errno == EINTR)
+        continue;
+      return -1;
+    }
+    if (si.si_pid == pid)
+      break;
+    if (now_ms() >= deadline) {
+      if (killed)
+        *killed = 1;
+      break;
+    }
+    struct timespec t = {0, nap_us * 1000};
+    nanosleep(&t, NULL);
+    if (nap_us < 50000)
+      nap_us *= 2;
+  }
+  kill(-pid, SIGKILL);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR)
+      return -1;
+  }
+  return status;
+}
+
 void bs__gnuplot_version(const char *prog, char *buf, size_t n) {
   bs__gnuplot_version_within(prog, buf, n, BS__GNUPLOT_VERSION_MS);
 }
@@ -64,8 +100,14 @@ void bs__gnuplot_version_within(const char *prog, char *buf, size_t n,
   /* The same minimal environment as for rendering. */
   char *envp[] = {(char *)"LC_ALL=C.UTF-8", (char *)"PATH=/usr/bin:/bin", NULL};
   char *argv[] = {(char *)prog, (char *)"--version", NULL};
+  /* Its own process group: killing it kills what it started. */
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attr, 0);
   pid_t pid;
-  int rc = posix_spawnp(&pid, prog, &fa, NULL, argv, envp);
+  int rc = posix_spawnp(&pid, prog, &fa, &attr, argv, envp);
+  posix_spawnattr_destroy(&attr);
   posix_spawn_file_actions_destroy(&fa);
   close(fds[1]);
   if (rc != 0) {
@@ -81,7 +123,7 @@ void bs__gnuplot_version_within(const char *prog, char *buf, size_t n,
   for (;;) {
     long long left = deadline - now_ms();
     if (left <= 0) {
-      kill(pid, SIGKILL);
+      kill(-pid, SIGKILL);
       killed = 1;
       break;
     }
@@ -104,10 +146,10 @@ void bs__gnuplot_version_within(const char *prog, char *buf, size_t n,
     used += keep;
   }
   close(fds[0]);
-  int status;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-    ;
-  if (killed)
+  /* One that closed its output and stayed gets what is left of the time. */
+  int late = 0;
+  bs__child_reap(pid, deadline - now_ms(), &late);
+  if (killed || late)
     used = 0;
   buf[used] = '\0';
   /* The first line, printable ASCII only (it goes into a cache key). */

@@ -8,11 +8,15 @@
 #include "benchsite/error.h"
 
 #include <stddef.h>
+#include <sys/types.h>
 
 /* gnuplot silent this long (no output, no script taken) is killed. */
 #define BS__GNUPLOT_IDLE_MS 120000
 /* `gnuplot --version` gets this long. */
 #define BS__GNUPLOT_VERSION_MS 10000
+/* gnuplot gets this long to exit once its output is closed or it was sent
+ * SIGTERM (at most the idle limit). */
+#define BS__GNUPLOT_EXIT_MS 10000
 
 /* The program to start, malloc'd: a relative path with a '/' ("./gp",
  * "bin/gnuplot") made absolute against the current directory, since
@@ -31,6 +35,15 @@ void bs__gnuplot_version_within(const char *prog, char *buf, size_t n,
 /* The largest SVG read back from gnuplot (gnuplot's own charts are tens of
  * KiB). */
 #define BS__SVG_MAX_MIB 64
+
+/* Waits up to limit_ms for the child `pid`, started as the leader of its
+ * own process group (POSIX_SPAWN_SETPGROUP), to exit; then kills with
+ * SIGKILL what is left of its group (all of it when the limit passed,
+ * whatever the child left running when it exited) and reaps the child, so
+ * nothing it started outlives it. Returns its wait status, or -1 when it
+ * cannot be waited for; *killed (may be NULL) is set to 1 when the limit
+ * passed, else 0. */
+int bs__child_reap(pid_t pid, long long limit_ms, int *killed);
 
 /* Checks an SVG file gnuplot wrote, with a real XML parser (libxml2, no
  * network, no entity substitution, no DTD loading): it must be at most

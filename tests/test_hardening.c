@@ -1683,3 +1683,151 @@ Test(hardening, an_svg_over_64_mib_is_refused_unread) {
                "reading it grew the process by %ld KiB",
                after.ru_maxrss - before.ru_maxrss);
 }
+
+/* A one-chart batch for a fake gnuplot `gp`, rendered with short limits
+ * (idle 600 ms); returns the status and how long it took in *ms. */
+static bs_status render_with(const char *dir, const char *gp, long long *ms,
+                             int (*progress)(void *, size_t, size_t),
+                             bs_error *err) {
+  bs_plot *p = bs_plot_new();
+  bs_plot_chart(p, "c.svg", 300, 200);
+  double x[2] = {1, 2}, y[2] = {1, 2};
+  const double *cols[2] = {x, y};
+  bs_plot_series(p, BS_PLOT_LINES, "a", NULL, cols, 2);
+  bs_plot_run run;
+  memset(&run, 0, sizeof run);
+  run.gnuplot = gp;
+  run.idle_timeout_ms = 600;
+  run.progress = progress;
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  bs_status st = bs_plot_render(p, dir, &run, err);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  *ms = (t1.tv_sec - t0.tv_sec) * 1000LL + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+  bs_plot_free(p);
+  return st;
+}
+
+static void nap_ms(long ms) {
+  struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
+  while (nanosleep(&t, &t) != 0 && errno == EINTR)
+    ;
+}
+
+/* 1 when the process whose id is in file `pidfile` is gone (or a zombie
+ * nobody reaps), waiting up to 3 s for it. */
+static int gone(const char *pidfile) {
+  char *text = NULL;
+  for (int i = 0; i < 300 && !(text && strchr(text, '\n')); i++) {
+    free(text);
+    text = ts_read(pidfile, NULL);
+    if (!(text && strchr(text, '\n')))
+      nap_ms(10);
+  }
+  cr_assert_not_null(text, "%s was not written", pidfile);
+  long pid = strtol(text, NULL, 10);
+  free(text);
+  cr_assert_gt(pid, 1);
+  for (int i = 0; i < 300; i++) {
+    char *stat = ts_read(ts_pathf("/proc/%ld/stat", pid), NULL);
+    const char *close_paren = stat ? strrchr(stat, ')') : NULL;
+    int dead = !stat || (close_paren && close_paren[1] == ' ' &&
+                         (close_paren[2] == 'Z' || close_paren[2] == 'X'));
+    free(stat);
+    if (dead)
+      return 1;
+    nap_ms(10);
+  }
+  kill((pid_t)pid, SIGKILL); /* do not leave it behind */
+  return 0;
+}
+
+/* Before: once gnuplot had closed its output the wait for it to exit had
+ * no limit: a gnuplot doing `exec >&- 2>&-; sleep 1000` hung report. Now it
+ * gets a bounded time (the idle limit, at most 10 s) and then its whole
+ * process group is killed, the sleep included. */
+Test(hardening, a_gnuplot_that_closes_its_output_and_stays_is_killed,
+     .timeout = 30) {
+  char *dir = ts_own(ts_tmpdir("gp_linger"));
+  char *gp = fake_gnuplot(
+      dir, "gp",
+      ts_pathf("exec >&- 2>&-; sleep 1000 & echo $! > %s/pid; wait", dir));
+  long long ms;
+  bs_error err;
+  cr_expect_eq(render_with(dir, gp, &ms, NULL, &err), BS_EPLOT);
+  cr_expect(strstr(err.message, "did not exit"), "%s", err.message);
+  cr_expect_lt(ms, 5000, "took %lld ms", ms);
+  cr_expect(gone(ts_pathf("%s/pid", dir)), "its sleep is still running");
+}
+
+/* Before: every line gnuplot wrote on stderr restarted the idle timer, so
+ * one that printed a warning every 5 s was never killed. Only a finished
+ * chart counts as progress now. */
+Test(hardening, gnuplot_stderr_chatter_is_not_progress, .timeout = 30) {
+  char *dir = ts_own(ts_tmpdir("gp_chatter"));
+  char *gp = fake_gnuplot(dir, "gp",
+                          "while :; do echo 'warning: still here' >&2; "
+                          "echo >&2; sleep 0.1; done");
+  long long ms;
+  bs_error err;
+  cr_expect_eq(render_with(dir, gp, &ms, NULL, &err), BS_EPLOT);
+  cr_expect(strstr(err.message, "was killed"), "%s", err.message);
+  cr_expect_lt(ms, 5000, "took %lld ms", ms);
+  /* Blank lines on stdout beyond the charts asked for are no progress
+   * either. */
+  gp = fake_gnuplot(dir, "gp2", "while :; do echo; sleep 0.1; done");
+  cr_expect_eq(render_with(dir, gp, &ms, NULL, &err), BS_EPLOT);
+  cr_expect_lt(ms, 5000, "took %lld ms", ms);
+}
+
+static int cancel_now(void *ctx, size_t done, size_t total) {
+  (void)ctx, (void)done, (void)total;
+  return 1;
+}
+
+/* Before: a cancelled or failed batch sent SIGTERM and waited for ever: a
+ * gnuplot ignoring SIGTERM hung it. */
+Test(hardening, a_gnuplot_ignoring_sigterm_is_killed_on_cancel, .timeout = 30) {
+  char *dir = ts_own(ts_tmpdir("gp_term"));
+  char *gp =
+      fake_gnuplot(dir, "gp",
+                   ts_pathf("trap '' TERM; sleep 1000 & echo $! > %s/pid; "
+                            "while :; do wait; done",
+                            dir));
+  long long ms;
+  bs_error err;
+  cr_expect_eq(render_with(dir, gp, &ms, cancel_now, &err), BS_EPLOT);
+  cr_expect(strstr(err.message, "cancelled"), "%s", err.message);
+  cr_expect_lt(ms, 5000, "took %lld ms", ms);
+  cr_expect(gone(ts_pathf("%s/pid", dir)), "its sleep is still running");
+}
+
+/* Before: `gnuplot --version` killed at its limit left its children (a
+ * stand-in's `sleep`) running, and one that closed its output and stayed
+ * was waited for without a limit. */
+Test(hardening, the_version_probe_kills_its_whole_process_group,
+     .timeout = 30) {
+  char *dir = ts_own(ts_tmpdir("gp_version"));
+  char *gp = fake_gnuplot(dir, "gp",
+                          ts_pathf("sleep 1000 & echo $! > %s/pid; wait", dir));
+  char buf[64];
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  bs__gnuplot_version_within(gp, buf, sizeof buf, 500);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  cr_expect_str_empty(buf);
+  cr_expect_lt(t1.tv_sec - t0.tv_sec, 4);
+  cr_expect(gone(ts_pathf("%s/pid", dir)), "its sleep is still running");
+  gp = fake_gnuplot(dir, "gp2",
+                    ts_pathf("echo gnuplot 9.9; exec >&-; sleep 1000 & echo "
+                             "$! > %s/pid2; wait",
+                             dir));
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  bs__gnuplot_version_within(gp, buf, sizeof buf, 500);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  cr_expect_lt(t1.tv_sec - t0.tv_sec, 4);
+  cr_expect(gone(ts_pathf("%s/pid2", dir)), "its sleep is still running");
+  gp = fake_gnuplot(dir, "gp3", "echo 'gnuplot 5.4 patchlevel 4'");
+  bs__gnuplot_version_within(gp, buf, sizeof buf, 2000);
+  cr_expect_str_eq(buf, "gnuplot 5.4 patchlevel 4");
+}

@@ -141,8 +141,11 @@ typedef struct bs_plot_run {
   /* gnuplot processes running at once, each rendering a share of the
    * charts: 0 = the online CPUs, 1 = one at a time. */
   size_t jobs;
-  /* A gnuplot that takes no script and writes nothing for this long is
-   * killed (BS_EPLOT): 0 = 120 000 ms. */
+  /* A gnuplot that takes no script and finishes no chart for this long
+   * (messages on stderr do not count) is killed (BS_EPLOT): 0 = 120 000
+   * ms. Once it has closed its output, or was told to stop, it gets this
+   * long (at most 10 000 ms) to exit. gnuplot runs in its own process
+   * group, killed whole with SIGKILL. */
   unsigned idle_timeout_ms;
 } bs_plot_run;
 
