@@ -1289,8 +1289,8 @@ static bs_status finish_batch(const bs_plot *p, const char *dir,
   }
   if (late) {
     st = bs_error_set(err, BS_EPLOT, NULL, 0,
-                      "%s did not exit %lld ms after closing its output and "
-                      "was killed",
+                      "%s did not exit within %lld ms of closing its "
+                      "output and was killed",
                       prog, exit_ms);
     goto done;
   }
