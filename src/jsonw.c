@@ -1,11 +1,22 @@
 #include "jsonw.h"
 
+#include "utf8.h"
+
 #include <math.h>
 #include <stdio.h>
 
 bs_status bs__json_string(bs__buf *b, const char *s) {
   bs_status st = bs__buf_putc(b, '"');
   for (const unsigned char *p = (const unsigned char *)s; !st && *p; p++) {
+    unsigned long cp;
+    size_t n = *p >= 0x80 ? bs__utf8_decode(p, &cp) : 0;
+    /* C1 controls and U+2028/U+2029 escaped too: JSON printed to a CI log
+     * holds no raw line separator (and it is valid JavaScript). */
+    if (n > 1 && ((cp >= 0x80 && cp <= 0x9f) || cp == 0x2028 || cp == 0x2029)) {
+      st = bs__buf_printf(b, "\\u%04lx", cp);
+      p += n - 1;
+      continue;
+    }
     switch (*p) {
     case '"':
       st = bs__buf_puts(b, "\\\"");

@@ -7,8 +7,9 @@
 
 #include <stdint.h>
 
-/* A JSON string literal: quotes, backslash and control bytes escaped.
- * Bytes >= 0x80 are copied (inputs are validated UTF-8). */
+/* A JSON string literal: quotes, backslash, control bytes, C1 controls
+ * and U+2028/U+2029 escaped. Other bytes >= 0x80 are copied (inputs are
+ * validated UTF-8). */
 bs_status bs__json_string(bs__buf *b, const char *s);
 /* A number with %.17g; non-finite values become null. */
 bs_status bs__json_number(bs__buf *b, double v);

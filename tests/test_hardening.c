@@ -1831,3 +1831,25 @@ Test(hardening, the_version_probe_kills_its_whole_process_group,
   bs__gnuplot_version_within(gp, buf, sizeof buf, 2000);
   cr_expect_str_eq(buf, "gnuplot 5.4 patchlevel 4");
 }
+
+/* Before: the JSON writer copied C1 controls and U+2028/U+2029 raw, so
+ * `--json -` put a name's line separator into the CI log. They are \u
+ * escapes now; the text they stand for is unchanged. */
+Test(hardening, json_escapes_line_separators, .timeout = 60) {
+  char *dir = ts_own(ts_tmpdir("json_ls"));
+  char *log =
+      write_log(dir, "log.csv",
+                "a\xe2\x80\xa8::error::x b\xc2\x85y c\xe2\x80\xa9z", 100, 101);
+  const char *args[] = {"compare", log,           "--baseline",
+                        "base",    "--candidate", "head",
+                        "--json",  "-",           NULL};
+  ts_run r = ts_cli(NULL, args);
+  cr_assert(r.status == 0 || r.status == 1, "compare: exit %d: %s", r.status,
+            r.err);
+  cr_expect(strstr(r.out, "\"a\\u2028::error::x b\\u0085y c\\u2029z\""), "%s",
+            r.out);
+  cr_expect(!strstr(r.out, "\xe2\x80\xa8") && !strstr(r.out, "\xe2\x80\xa9") &&
+                !strstr(r.out, "\xc2\x85"),
+            "a raw separator or C1 control: %s", r.out);
+  ts_run_free(&r);
+}
