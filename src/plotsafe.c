@@ -421,26 +421,37 @@ bs_status bs__svg_check_memory(const char *name, const char *data, size_t len,
   return BS_OK;
 }
 
-bs_status bs__svg_check(const char *path, bs_error *err) {
-  char *data = NULL;
-  size_t len = 0;
-  /* Neither read nor parsed when too large: checked before reading, and
-   * while reading for a file that grows. */
+bs_status bs__svg_read(const char *path, char **data, size_t *len,
+                       bs_error *err) {
+  *data = NULL;
+  *len = 0;
+  /* Neither read nor parsed when too large (a parse takes several times
+   * the file's size): checked before reading, and while reading for a
+   * file that grows. */
   struct stat sb;
   if (lstat(path, &sb) == 0 && S_ISREG(sb.st_mode) &&
       (unsigned long long)sb.st_size > (unsigned long long)BS__SVG_MAX_MIB
                                            << 20)
     return too_large(path, err);
   bs_status st = bs__read_regular(
-      path, BS__OPEN_NOFOLLOW, (size_t)BS__SVG_MAX_MIB << 20, &data, &len, err);
+      path, BS__OPEN_NOFOLLOW, (size_t)BS__SVG_MAX_MIB << 20, data, len, err);
   if (st) {
-    free(data);
+    free(*data);
+    *data = NULL;
     return st == BS_ENOMEM   ? st
            : st == BS_ELIMIT ? too_large(path, err)
                              : bs_error_set(err, BS_EPLOT, path, 0,
                                             "cannot read gnuplot's SVG");
   }
-  st = bs__svg_check_memory(path, data, len, err);
+  return BS_OK;
+}
+
+bs_status bs__svg_check(const char *path, bs_error *err) {
+  char *data = NULL;
+  size_t len = 0;
+  bs_status st = bs__svg_read(path, &data, &len, err);
+  if (!st)
+    st = bs__svg_check_memory(path, data, len, err);
   free(data);
   return st;
 }

@@ -58,6 +58,12 @@ int bs__child_reap(pid_t pid, long long limit_ms, int *killed);
  * for `path` in err (BS_ENOMEM when out of memory). */
 bs_status bs__svg_check(const char *path, bs_error *err);
 
+/* Reads the SVG file gnuplot wrote into *data (malloc'd, NUL-terminated;
+ * *len its length): BS_EPLOT when it is larger than BS__SVG_MAX_MIB
+ * (refused before it is read) or cannot be read, BS_ENOMEM. */
+bs_status bs__svg_read(const char *path, char **data, size_t *len,
+                       bs_error *err);
+
 /* Sets libxml2 up; call once before checking SVGs from several threads
  * (the checks themselves share nothing). */
 void bs__svg_check_init(void);

@@ -300,14 +300,9 @@ bs_status bs__svg_compact(const char *name, const char *data, size_t len,
 bs_status bs__svg_check_compact(const char *path, bs_error *err) {
   char *data = NULL, *small = NULL;
   size_t len = 0, slen = 0;
-  bs_status st = bs__read_regular(path, BS__OPEN_NOFOLLOW, (size_t)1 << 30,
-                                  &data, &len, err);
-  if (st) {
-    free(data);
-    return st == BS_ENOMEM ? st
-                           : bs_error_set(err, BS_EPLOT, path, 0,
-                                          "cannot read gnuplot's SVG");
-  }
+  bs_status st = bs__svg_read(path, &data, &len, err); /* size capped */
+  if (st)
+    return st;
   /* The compaction only removes: what it writes is checked (the
    * published bytes are the checked ones). */
   if (!(st = bs__svg_compact(path, data, len, &small, &slen, err)) &&

@@ -12,6 +12,7 @@
 #include "plotsafe.h"
 #include "sha256.h"
 #include "support.h"
+#include "svgmin.h"
 
 #include <criterion/criterion.h>
 #include <dirent.h>
@@ -1677,6 +1678,9 @@ Test(hardening, an_svg_over_64_mib_is_refused_unread) {
   getrusage(RUSAGE_SELF, &before);
   bs_error err;
   cr_expect_eq(bs__svg_check(path, &err), BS_EPLOT);
+  cr_expect(strstr(err.message, "64 MiB"), "%s", err.message);
+  /* What rendering runs: compaction, then the check. */
+  cr_expect_eq(bs__svg_check_compact(path, &err), BS_EPLOT);
   cr_expect(strstr(err.message, "64 MiB"), "%s", err.message);
   getrusage(RUSAGE_SELF, &after);
   cr_expect_lt(after.ru_maxrss - before.ru_maxrss, 32 * 1024,
