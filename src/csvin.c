@@ -164,6 +164,35 @@ static size_t feed_batch(bs__csvin *in, const unsigned char *d, size_t n) {
   return got;
 }
 
+/* libcsv's blank test for the bytes [pos, end): no_space where a space or
+ * tab is among them, else its built-in (cheaper) one. The next blank at
+ * or after pos is found once and reused across calls. */
+static void set_space(bs__csvin *in, const unsigned char *d, size_t pos,
+                      size_t end, size_t len, size_t *next_sp,
+                      size_t *next_tab) {
+  if (*next_sp < pos)
+    *next_sp = find(d, pos, len, ' ');
+  if (*next_tab < pos)
+    *next_tab = find(d, pos, len, '\t');
+  csv_set_space_func(&in->p,
+                     *next_sp < end || *next_tab < end ? no_space : NULL);
+}
+
+/* After libcsv took `got` of the n bytes at p: 1 when it took them all
+ * (counted as fed), else 0 with the error recorded. */
+static int took_all(bs__csvin *in, const unsigned char *p, size_t n,
+                    size_t got) {
+  if (in->status)
+    return 0;
+  if (got < n) {
+    in->fed += got;
+    parse_error(in, p + got);
+    return 0;
+  }
+  in->fed += n;
+  return 1;
+}
+
 static void feed_raw(bs__csvin *in, const unsigned char *d, size_t len) {
   size_t pos = 0;
   /* The next quote, found once and reused like the blanks below. */
@@ -190,22 +219,10 @@ static void feed_raw(bs__csvin *in, const unsigned char *d, size_t len) {
       while (bl > pos && d[bl - 1] != '\n')
         bl--;
       if (bl > pos && !has_blank_line(d + pos, bl - pos)) {
-        if (next_sp < pos)
-          next_sp = find(d, pos, len, ' ');
-        if (next_tab < pos)
-          next_tab = find(d, pos, len, '\t');
-        csv_set_space_func(&in->p,
-                           next_sp < bl || next_tab < bl ? no_space : NULL);
+        set_space(in, d, pos, bl, len, &next_sp, &next_tab);
         size_t n = bl - pos;
-        size_t got = feed_batch(in, d + pos, n);
-        if (in->status)
+        if (!took_all(in, d + pos, n, feed_batch(in, d + pos, n)))
           return;
-        if (got < n) {
-          in->fed += got;
-          parse_error(in, d + pos + got);
-          return;
-        }
-        in->fed += n;
         pos = bl;
         continue;
       }
@@ -237,24 +254,13 @@ static void feed_raw(bs__csvin *in, const unsigned char *d, size_t len) {
     /* A blank can only matter where there is one: without any in this
      * piece, libcsv's built-in test (space or tab) is the same as
      * no_space, and cheaper than a call per byte. */
-    if (next_sp < pos)
-      next_sp = find(d, pos, len, ' ');
-    if (next_tab < pos)
-      next_tab = find(d, pos, len, '\t');
-    csv_set_space_func(&in->p,
-                       next_sp < end || next_tab < end ? no_space : NULL);
+    set_space(in, d, pos, end, len, &next_sp, &next_tab);
     size_t n = end - pos;
     if (!in->dirty && !plain_ascii(d + pos, n))
       in->dirty = 1;
-    size_t got = csv_parse(&in->p, d + pos, n, field_cb(in), on_record, in);
-    if (in->status)
+    if (!took_all(in, d + pos, n,
+                  csv_parse(&in->p, d + pos, n, field_cb(in), on_record, in)))
       return;
-    if (got < n) {
-      in->fed += got;
-      parse_error(in, d + pos + got);
-      return;
-    }
-    in->fed += n;
     /* libcsv holds a quoted field's closing quote until the next byte
      * shows whether it was doubled: one byte of slack, so a field at the
      * cap is never refused here (the field callback sees it whole). */
