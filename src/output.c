@@ -249,8 +249,13 @@ static bs_status foreign_files(const char *out, const char *mpath,
     i += n + 1;
     if (bs__strset_get(&listed, p, n, NULL))
       continue;
+    /* "SIZE SHA256 PATH", "dir PATH" or "other PATH": the path. */
     const char *name = memchr(p, ' ', n);
     name = name ? name + 1 : p;
+    if (p[0] >= '0' && p[0] <= '9') {
+      const char *h = memchr(name, ' ', (size_t)(p + n - name));
+      name = h ? h + 1 : name;
+    }
     st = bs_error_set(err, BS_EUSAGE, out, 0,
                       "refusing to replace this earlier benchsite %s: it "
                       "holds %.*s, which the %s did not write or which was "
@@ -403,6 +408,29 @@ bs_status bs_output_dir_start(bs_output_dir *d, bs_error *err) {
   return BS_OK;
 }
 
+/* Whether the earlier output, now at `dir`, holds anything its list does
+ * not name unchanged. */
+static int holds_foreign(const bs_output_dir *d, const char *dir) {
+  char *mpath = bs__path_join(dir, d->marker);
+  bs_error ignore;
+  int foreign =
+      !mpath || foreign_files(dir, mpath, d->marker, d->kind, &ignore) != BS_OK;
+  free(mpath);
+  return foreign;
+}
+
+/* The earlier output is back at d->out: the refusal, naming what it
+ * holds. */
+static bs_status refused_after_all(const bs_output_dir *d, bs_error *err) {
+  int exists;
+  bs_status st = check_out(d->out, d->marker, d->kind, d->listed, &exists, err);
+  if (st)
+    return st;
+  return bs_error_set(err, BS_EUSAGE, d->out, 0,
+                      "changed while the %s was built; it is kept as it is",
+                      d->kind);
+}
+
 bs_status bs_output_dir_commit(bs_output_dir *d, bs_error *err) {
   /* Again just before the swap: a file put into the earlier output while
    * this one was built must not be deleted either. */
@@ -424,8 +452,23 @@ bs_status bs_output_dir_commit(bs_output_dir *d, bs_error *err) {
     return BS_OK;
   }
 #if defined(__linux__) && defined(RENAME_EXCHANGE)
-  if (renameat2(AT_FDCWD, d->build, AT_FDCWD, d->out, RENAME_EXCHANGE) == 0)
-    return BS_OK; /* the old tree is now at d->build */
+  if (renameat2(AT_FDCWD, d->build, AT_FDCWD, d->out, RENAME_EXCHANGE) == 0) {
+    /* The old tree is now at d->build, about to be deleted: a file put
+     * into it between the check above and the swap is found here, and
+     * the old tree goes back. */
+    if (!d->listed || !holds_foreign(d, d->build))
+      return BS_OK;
+    if (renameat2(AT_FDCWD, d->build, AT_FDCWD, d->out, RENAME_EXCHANGE) == 0)
+      return refused_after_all(d, err);
+    bs_status kept = bs_error_set(
+        err, BS_EIO, d->out, 0,
+        "the earlier %s gained files of yours while this one was built; it "
+        "could not be put back and is kept in %s",
+        d->kind, d->build);
+    free(d->build);
+    d->build = NULL; /* never deleted */
+    return kept;
+  }
 #endif
   size_t n = strlen(d->parent) + strlen(d->base) + strlen(d->kind) + 48;
   char *aside = malloc(n);
@@ -438,6 +481,18 @@ bs_status bs_output_dir_commit(bs_output_dir *d, bs_error *err) {
     st = bs_error_set(err, BS_EIO, d->out, 0,
                       "cannot move the previous %s aside: %s", d->kind,
                       strerror(errno));
+  } else if (d->listed && holds_foreign(d, aside)) {
+    if (rename(aside, d->out) == 0) {
+      st = refused_after_all(d, err);
+    } else {
+      st = bs_error_set(err, BS_EIO, d->out, 0,
+                        "the earlier %s gained files of yours while this one "
+                        "was built; it could not be put back and is kept in "
+                        "%s",
+                        d->kind, aside);
+      free(aside);
+      return st; /* kept where the message says */
+    }
   } else if (rename(d->build, d->out) != 0) {
     int e = errno;
     if (rename(aside, d->out) != 0) {

@@ -33,8 +33,9 @@ void bs__gnuplot_version_within(const char *prog, char *buf, size_t n,
                                 long long limit_ms);
 
 /* The largest SVG read back from gnuplot (gnuplot's own charts are tens of
- * KiB). */
-#define BS__SVG_MAX_MIB 64
+ * KiB; the check and the compaction need about 27 bytes of memory per
+ * byte, so this bounds them near 450 MB). */
+#define BS__SVG_MAX_MIB 16
 
 /* Waits up to limit_ms for the child `pid`, started as the leader of its
  * own process group (POSIX_SPAWN_SETPGROUP), to exit; then kills with

@@ -1664,24 +1664,24 @@ Test(hardening, svg_check_refuses_stylesheets_and_outside_urls) {
 }
 
 /* Before: an SVG was read back whole (up to 1 GiB) and parsed: a gnuplot
- * writing 300 MB drove benchsite to 1.2 GB. Above 64 MiB it is refused
+ * writing 300 MB drove benchsite to 1.2 GB. Above 16 MiB it is refused
  * before it is read (a sparse file: nothing is written to disk). */
-Test(hardening, an_svg_over_64_mib_is_refused_unread) {
+Test(hardening, an_svg_over_16_mib_is_refused_unread) {
   char *dir = ts_own(ts_tmpdir("svg_big"));
   char *path = ts_pathf("%s/big.svg", dir);
   int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
   cr_assert_geq(fd, 0);
   cr_assert_eq(write(fd, "<svg>", 5), 5);
-  cr_assert_eq(ftruncate(fd, (off_t)65 << 20), 0);
+  cr_assert_eq(ftruncate(fd, (off_t)17 << 20), 0);
   cr_assert_eq(close(fd), 0);
   struct rusage before, after;
   getrusage(RUSAGE_SELF, &before);
   bs_error err;
   cr_expect_eq(bs__svg_check(path, &err), BS_EPLOT);
-  cr_expect(strstr(err.message, "64 MiB"), "%s", err.message);
+  cr_expect(strstr(err.message, "16 MiB"), "%s", err.message);
   /* What rendering runs: compaction, then the check. */
   cr_expect_eq(bs__svg_check_compact(path, &err), BS_EPLOT);
-  cr_expect(strstr(err.message, "64 MiB"), "%s", err.message);
+  cr_expect(strstr(err.message, "16 MiB"), "%s", err.message);
   getrusage(RUSAGE_SELF, &after);
   cr_expect_lt(after.ru_maxrss - before.ru_maxrss, 32 * 1024,
                "reading it grew the process by %ld KiB",
@@ -1856,4 +1856,43 @@ Test(hardening, json_escapes_line_separators, .timeout = 60) {
                 !strstr(r.out, "\xc2\x85"),
             "a raw separator or C1 control: %s", r.out);
   ts_run_free(&r);
+}
+
+/* Before: an input inside an output directory was deleted with the old
+ * directory (`compare --noise NZ/noise.json --html NZ`); two outputs of
+ * one path failed late with exit 3 and left the HTML directory behind; a
+ * script a --cmd runs could be overwritten by --manifest-out. */
+Test(hardening, outputs_never_swallow_an_input_or_each_other, .timeout = 120) {
+  char *dir = ts_own(ts_tmpdir("out_swallow"));
+  char *log = write_log(dir, "log.csv", "sort", 100, 110);
+  char *env = write_env(dir, "env.csv", "abc1234", "2026-11-30T10:56:21Z");
+  char *rep = ts_pathf("%s/rep", dir);
+  ts_run r = report_into(log, env, rep);
+  cr_assert_eq(r.status, 0, "%s", r.err);
+  ts_run_free(&r);
+  char *inside = ts_pathf("%s/index.html", rep);
+  char *x = ts_pathf("%s/x", dir);
+  char *script = ts_pathf("%s/x.sh", dir);
+  cr_assert_eq(ts_write(script, "true\n"), 0);
+  char *cmd = ts_pathf("A=/bin/sh %s", script);
+  const char *cases[][14] = {
+      {"compare", inside, "--manifest", env, "--baseline", "base",
+       "--candidate", "head", "--html", rep, NULL},
+      {"compare", log, "--manifest", env, "--baseline", "base", "--candidate",
+       "head", "--json", x, "--markdown", ts_pathf("%s/./x", dir), NULL},
+      {"compare", log, "--manifest", env, "--baseline", "base", "--candidate",
+       "head", "--json", x, "--html", x, NULL},
+      {"run", "--cmd", cmd, "--cmd", "B=true", "--out",
+       ts_pathf("%s/o.csv", dir), "--manifest-out", script, NULL},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+    r = ts_cli(dir, cases[k]);
+    cr_expect_eq(r.status, 2, "case %zu: exit %d: %s", k, r.status, r.err);
+    ts_run_free(&r);
+  }
+  cr_expect(ts_exists(inside));
+  cr_expect(!ts_exists(x), "an output was written");
+  char *s = ts_read(script, NULL);
+  cr_expect(s && !strcmp(s, "true\n"), "the script was overwritten");
+  free(s);
 }

@@ -1,3 +1,7 @@
+/* realpath(3), an XSI function glibc shows with _XOPEN_SOURCE. */
+#if !defined(_XOPEN_SOURCE)
+#define _XOPEN_SOURCE 700
+#endif
 #include "cli.h"
 
 #include <errno.h>
@@ -65,9 +69,9 @@ static int find_opt(const cli_args *a, const char *name, size_t len) {
   return -1;
 }
 
-/* The options that name files a command writes. */
+/* The options that name files or directories a command writes. */
 static int is_output_opt(const char *name) {
-  static const char *const outputs[] = {"out", "json", "markdown",
+  static const char *const outputs[] = {"out", "json", "markdown", "html",
                                         "manifest-out"};
   for (size_t i = 0; i < sizeof outputs / sizeof *outputs; i++)
     if (!strcmp(name, outputs[i]))
@@ -75,35 +79,122 @@ static int is_output_opt(const char *name) {
   return 0;
 }
 
-/* Refuses an output path that is one of the command's input files (the
- * same file, by device and inode, whatever the spelling): writing it
- * would destroy the input, which may be an archived log. */
+/* The options whose values are IMPL=COMMAND or IMPL=PATH: every word of
+ * the command may name a file it reads. */
+static int is_command_opt(const char *name) {
+  return !strcmp(name, "cmd") || !strcmp(name, "google-benchmark") ||
+         !strcmp(name, "lib");
+}
+
+/* The real path of `p`, or of its parent with the last component joined
+ * when `p` does not exist; malloc'd, or NULL. */
+static char *canon(const char *p) {
+  char *r = realpath(p, NULL);
+  if (r || errno != ENOENT)
+    return r;
+  const char *slash = strrchr(p, '/');
+  char *parent =
+      slash ? strndup(p, slash == p ? 1 : (size_t)(slash - p)) : strdup(".");
+  const char *base = slash ? slash + 1 : p;
+  char *rp = parent ? realpath(parent, NULL) : NULL;
+  char *out = NULL;
+  if (rp && *base) {
+    size_t n = strlen(rp) + strlen(base) + 2;
+    if ((out = malloc(n)))
+      snprintf(out, n, "%s/%s", strcmp(rp, "/") ? rp : "", base);
+  }
+  free(parent);
+  free(rp);
+  return out;
+}
+
+/* Whether real path `in` is `dir` or lies below it. */
+static int within(const char *in, const char *dir) {
+  size_t n = strlen(dir);
+  return !strncmp(in, dir, n) && (in[n] == '\0' || in[n] == '/');
+}
+
+/* One check of output `out` (real path `co`, an existing directory when
+ * `isdir`) against the input word `in`: 1 when `in` is a regular file
+ * that writing `out` would replace or delete. (Directories given as
+ * inputs, such as an archive, have their own checks.) */
+static int clashes(const char *co, int isdir, const char *in) {
+  struct stat si;
+  if (stat(in, &si) != 0 || !S_ISREG(si.st_mode))
+    return 0;
+  char *ci = realpath(in, NULL);
+  int bad = ci && (!strcmp(ci, co) || (isdir && within(ci, co)));
+  free(ci);
+  return bad;
+}
+
+/* Refuses, before anything is read or measured, outputs that would
+ * destroy an input: an output that is one of the command's input files
+ * (links resolved), a replaced output directory that holds an input, and
+ * two outputs naming the same path. */
 static int outputs_apart(const char *cmd, const cli_args *a) {
-  for (size_t k = 0; k < a->nopts; k++) {
+  int rc = 0;
+  for (size_t k = 0; k < a->nopts && !rc; k++) {
     if (!is_output_opt(a->opts[k].name))
       continue;
-    for (size_t v = 0; v < a->nvalues[k]; v++) {
+    for (size_t v = 0; v < a->nvalues[k] && !rc; v++) {
       const char *out = a->values[k][v];
-      struct stat so;
-      if (!strcmp(out, "-") || stat(out, &so) != 0 || !S_ISREG(so.st_mode))
+      if (!strcmp(out, "-"))
         continue;
-      for (size_t j = 0; j < a->nopts + 1; j++) {
-        if (j < a->nopts && is_output_opt(a->opts[j].name))
+      char *co = canon(out);
+      if (!co)
+        continue; /* an unusable path fails where it is written */
+      struct stat so;
+      int isdir = stat(co, &so) == 0 && S_ISDIR(so.st_mode);
+      /* Another output of the same path. */
+      for (size_t k2 = k; k2 < a->nopts && !rc; k2++) {
+        if (!is_output_opt(a->opts[k2].name))
           continue;
-        size_t nv = j < a->nopts ? a->nvalues[j] : a->npos;
-        for (size_t w = 0; w < nv; w++) {
-          const char *in = j < a->nopts ? a->values[j][w] : a->positional[w];
-          struct stat si;
-          if (in && stat(in, &si) == 0 && si.st_dev == so.st_dev &&
-              si.st_ino == so.st_ino)
-            return cli_usage_error("%s: --%s %s is also an input of this "
-                                   "command (%s); writing it would destroy it",
-                                   cmd, a->opts[k].name, out, in);
+        for (size_t v2 = k2 == k ? v + 1 : 0; v2 < a->nvalues[k2] && !rc;
+             v2++) {
+          char *c2 = canon(a->values[k2][v2]);
+          if (c2 && !strcmp(c2, co))
+            rc = cli_usage_error("%s: --%s %s and --%s %s name the same "
+                                 "path",
+                                 cmd, a->opts[k].name, out, a->opts[k2].name,
+                                 a->values[k2][v2]);
+          free(c2);
         }
       }
+      /* Every input word: positionals, other options' values, the words
+       * of a command. */
+      for (size_t j = 0; j < a->nopts + 1 && !rc; j++) {
+        if (j < a->nopts && is_output_opt(a->opts[j].name))
+          continue;
+        int words = j < a->nopts && is_command_opt(a->opts[j].name);
+        size_t nv = j < a->nopts ? a->nvalues[j] : a->npos;
+        for (size_t w = 0; w < nv && !rc; w++) {
+          const char *in = j < a->nopts ? a->values[j][w] : a->positional[w];
+          if (!in)
+            continue;
+          if (!words) {
+            if (clashes(co, isdir, in))
+              rc = cli_usage_error("%s: --%s %s would destroy the input %s",
+                                   cmd, a->opts[k].name, out, in);
+            continue;
+          }
+          const char *eq = strchr(in, '=');
+          char *copy = strdup(eq ? eq + 1 : in);
+          for (char *save = NULL,
+                    *t = copy ? strtok_r(copy, " \t", &save) : NULL;
+               t && !rc; t = strtok_r(NULL, " \t", &save))
+            if (clashes(co, isdir, t))
+              rc = cli_usage_error("%s: --%s %s would destroy %s, which the "
+                                   "command --%s %s reads",
+                                   cmd, a->opts[k].name, out, t,
+                                   a->opts[j].name, in);
+          free(copy);
+        }
+      }
+      free(co);
     }
   }
-  return 0;
+  return rc;
 }
 
 int cli_parse(int argc, char **argv, const cli_opt *opts, size_t nopts,
