@@ -1,6 +1,6 @@
-/* realpath(3), an XSI function glibc shows with _XOPEN_SOURCE. */
-#if !defined(_XOPEN_SOURCE)
-#define _XOPEN_SOURCE 700
+/* realpath(3), an XSI function glibc shows with _DEFAULT_SOURCE. */
+#if defined(__linux__) && !defined(_DEFAULT_SOURCE)
+#define _DEFAULT_SOURCE
 #endif
 #include "cli.h"
 
