@@ -53,16 +53,7 @@ static void setup_base(void) {
 }
 
 static void clean_line(const char *s) {
-  size_t n = strlen(s);
-  FUZZ_CHECK(fz_utf8_ok((const unsigned char *)s, n), "not UTF-8: %s", s);
-  for (size_t i = 0; i < n; i++) {
-    unsigned char c = (unsigned char)s[i];
-    FUZZ_CHECK(c >= 0x20 && c != 0x7F, "control byte 0x%02x in: %s", c, s);
-    if (c == 0xC2 && i + 1 < n)
-      FUZZ_CHECK((unsigned char)s[i + 1] < 0x80 ||
-                     (unsigned char)s[i + 1] > 0x9F,
-                 "C1 control in: %s", s);
-  }
+  fz_check_clean_line(s, strlen(s));
   FUZZ_CHECK(secret_in_input || !strstr(s, SECRET),
              "a linked file's content quoted: %s", s);
 }

@@ -60,23 +60,29 @@ static inline int fz_utf8_ok(const unsigned char *s, size_t n) {
   return 1;
 }
 
-/* An error message must be one clean line a terminal shows as it is: valid
- * UTF-8, no control bytes (C0, DEL), no C1 controls, not empty. */
+/* s[0..n-1] (NUL-terminated) is one clean line a terminal shows as it
+ * is: valid UTF-8, no control bytes (C0, DEL), no C1 controls. */
+static inline void fz_check_clean_line(const char *s, size_t n) {
+  FUZZ_CHECK(fz_utf8_ok((const unsigned char *)s, n), "not UTF-8: %s", s);
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)s[i];
+    FUZZ_CHECK(c >= 0x20 && c != 0x7F, "control byte 0x%02x in: %s", c, s);
+    if (c == 0xC2 && i + 1 < n)
+      FUZZ_CHECK((unsigned char)s[i + 1] < 0x80 ||
+                     (unsigned char)s[i + 1] > 0x9F,
+                 "C1 control in: %s", s);
+  }
+}
+
+/* An error message must be one clean line (fz_check_clean_line), not
+ * empty. */
 static inline void fz_check_message(const bs_error *err) {
   char msg[2048];
   size_t n = bs_error_format(err, msg, sizeof msg);
   if (n >= sizeof msg)
     n = sizeof msg - 1;
   FUZZ_CHECK(n > 0 && err->message[0], "empty message");
-  FUZZ_CHECK(fz_utf8_ok((const unsigned char *)msg, n), "not UTF-8: %s", msg);
-  for (size_t i = 0; i < n; i++) {
-    unsigned char c = (unsigned char)msg[i];
-    FUZZ_CHECK(c >= 0x20 && c != 0x7F, "control byte 0x%02x in: %s", c, msg);
-    if (c == 0xC2 && i + 1 < n)
-      FUZZ_CHECK((unsigned char)msg[i + 1] < 0x80 ||
-                     (unsigned char)msg[i + 1] > 0x9F,
-                 "C1 control in: %s", msg);
-  }
+  fz_check_clean_line(msg, n);
 }
 
 /* Reads fuzz input as a stream of typed values (after LLVM's
