@@ -8,6 +8,7 @@
 #include "fixtures.h"
 #include "support.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -355,4 +356,59 @@ Test(compare, a_case_does_not_depend_on_the_other_cases) {
   bs_compare_result_free(r2);
   bs_log_free(all);
   bs_log_free(one);
+}
+
+/* `archive add` skips its finiteness check (pairing every case) when all
+ * per-call times of a log lie within a factor 2^40 of each other, normal
+ * and at most 2^1000, on the argument in src/archive.c (times_close) that
+ * such times always give a finite delta and speedup, the speedup below
+ * 2^42. This tries to break that argument: pairs at the two ends of the
+ * range, arranged to make med(b) + med(d) cancel (a slow baseline, a fast
+ * candidate), for odd and even m, at both ends of the double range. */
+Test(compare, times_within_2_to_the_40_give_finite_estimates) {
+  const double bases[] = {DBL_MIN, 1e-300, 1.0, 0x1p960};
+  unsigned long long s = 0x9E3779B97F4A7C15ull;
+  for (size_t bi = 0; bi < sizeof bases / sizeof *bases; bi++) {
+    double lo = bases[bi], hi = ldexp(lo, 40);
+    const double vals[] = {lo, hi, nextafter(hi, 0), lo * 2, hi / 2};
+    for (int m = 1; m <= 6; m++)
+      for (int trial = 0; trial < 200; trial++) {
+        char *csv = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&csv, &len);
+        cr_assert_not_null(f);
+        fputs("benchmark,dataset,impl,run,block,phase,iterations,"
+              "per_call_us\n",
+              f);
+        for (int j = 0; j < m; j++) {
+          s ^= s >> 12, s ^= s << 25, s ^= s >> 27;
+          unsigned long long r = s * 0x2545F4914F6CDD1Dull;
+          /* Mostly the cancelling arrangement, sometimes any pair. */
+          double b = trial % 4 ? hi : vals[r % 5];
+          double c = trial % 4 ? lo : vals[(r >> 8) % 5];
+          if (trial % 4 && (r >> 16) % 3 == 0)
+            b = vals[(r >> 24) % 5];
+          fprintf(
+              f, "k,n,main,0,%d,confirm,1,%.17g\nk,n,pr,0,%d,confirm,1,%.17g\n",
+              j, b, j, c);
+        }
+        cr_assert_eq(fclose(f), 0);
+        bs_log *log = parse(csv);
+        free(csv);
+        bs_compare_options o;
+        bs_compare_options_init(&o, BS_MODE_HOTSPOT);
+        o.resamples = 1;
+        bs_compare_result *res = NULL;
+        bs_error err;
+        cr_assert_eq(bs_compare_run(log, "main", "pr", &o, &res, &err), BS_OK,
+                     "lo %a m %d trial %d: %s", lo, m, trial, err.message);
+        const bs_case_compare *c = &res->cases[0];
+        cr_expect(isfinite(c->delta_pct) && isfinite(c->speedup) &&
+                      c->speedup > 0 && c->speedup < 0x1p42,
+                  "lo %a m %d trial %d: delta %a speedup %a", lo, m, trial,
+                  c->delta_pct, c->speedup);
+        bs_compare_result_free(res);
+        bs_log_free(log);
+      }
+  }
 }

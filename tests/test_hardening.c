@@ -833,6 +833,24 @@ Test(hardening, archive_add_refuses_a_run_whose_delta_overflows) {
   ts_run_free(&r);
 }
 
+/* `archive add` pairs a run's cases to check its deltas and speedups
+ * only when its per-call times are more than a factor 2^40 apart (closer
+ * ones are always finite). Here they are 10^18 apart with finite medians:
+ * 0.01 - 1e16 rounds to -1e16, so med(b) + med(d) is 0 and the speedup
+ * infinite. A looser shortcut would archive the run. */
+Test(hardening, archive_add_refuses_a_run_whose_speedup_is_infinite) {
+  char *dir = ts_own(ts_tmpdir("speedup_inf"));
+  char *log = edge_log(dir, "edge.csv", 1e16, 0, 0.01, 0);
+  char *env = write_env(dir, "env.csv", "abc1234", "2026-11-30T10:56:21Z");
+  const char *args[] = {
+      "archive", "add",        "--archive", ts_pathf("%s/archive", dir),
+      log,       "--manifest", env,         NULL};
+  ts_run r = ts_cli(NULL, args);
+  cr_expect_eq(r.status, 2, "add: exit %d: %s", r.status, r.err);
+  cr_expect(strstr(r.err, "not a finite number"), "%s", r.err);
+  ts_run_free(&r);
+}
+
 /* The escaper itself, byte by byte (hand-written expectations). */
 Test(hardening, text_escape_neutralises_controls_and_line_starts) {
   char out[256];
