@@ -201,8 +201,12 @@ int bs_archive_date_cmp(const char *a, const char *b) {
 /* ---- Ids ----------------------------------------------------------------- */
 
 static void id_date(const utc_time *t, char out[DATE_CHARS + 1]) {
-  snprintf(out, DATE_CHARS + 1, "%04d%02d%02dT%02d%02d%02dZ", t->year, t->month,
-           t->day, t->hour, t->minute, t->second);
+  /* Every field was read as that many digits; the remainders only tell
+   * the compiler so (it warned of truncation at -O2). */
+  snprintf(out, DATE_CHARS + 1, "%04u%02u%02uT%02u%02u%02uZ",
+           (unsigned)t->year % 10000u, (unsigned)t->month % 100u,
+           (unsigned)t->day % 100u, (unsigned)t->hour % 100u,
+           (unsigned)t->minute % 100u, (unsigned)t->second % 100u);
 }
 
 static void id_commit(const char *commit, char out[COMMIT_CHARS + 1]) {
