@@ -2024,6 +2024,7 @@ static bs_tdata *run_page_data(const site *s, size_t i, int first) {
     bs_tval_set_strf(c, "href", "case-%s.html", sc->id);
     bs_tval_set_bool(c, "linked", !first || case_published(s, res->case_idx));
     result_fields(c, res);
+    bs_tval_set_bool(c, "regression", res->has_cmp && res->sig);
     if (res->ack) {
       bs_tval *a = bs_tval_set_obj(c, "ack");
       bs_tval_set_str(a, "reason", res->ack->reason);

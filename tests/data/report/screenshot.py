@@ -7,7 +7,8 @@ Then a synthetic report and site with 60-character case names, long impl
 ids and 40-digit commit ids (three runs) are screenshotted at 390 and
 1280 px wide, and their geometry is measured in the browser: a copy of
 each page, beside it so the stylesheet and charts load, gets a script
-that reads every verdict cell's box (td.verdict: the verdict badge of a
+that reads every verdict cell's box (td.verdict, or the column by place
+in the runs table and on a compact run page: the verdict badge of a
 comparison, the counts of a run, the fastest impl of a tuning row) and
 every row header. The check fails when a verdict cell is not entirely
 inside the viewport with the page scrolled to its left edge (so the reader
@@ -187,7 +188,8 @@ GEOMETRY = """<!DOCTYPE html><html><body style="margin:0">
 document.getElementById('f').addEventListener('load', function () {
   var d = this.contentDocument, bad = [], n = 0;
   var W = d.documentElement.clientWidth;
-  d.querySelectorAll('td.verdict').forEach(function (e) {
+  d.querySelectorAll('td.verdict, table.runs td:nth-child(n+3):nth-child(-n+7), ' +
+                     'table.compact td:nth-child(2)').forEach(function (e) {
     var r = e.getBoundingClientRect();
     if (!r.width) return;
     n++;
