@@ -30,6 +30,7 @@
 #include "present.h"
 #include "sha256.h"
 #include "strlist.h"
+#include "strset.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -50,7 +51,7 @@
 #endif
 
 #define MARKER ".benchsite-site"
-#define STATE_MAGIC "benchsite-site 5"
+#define STATE_MAGIC "benchsite-site 6"
 #define CHART_W 760
 #define CHART_H 360
 #define KEY_CHARS 40
@@ -115,6 +116,45 @@ static char *get_hex(const char *tok) {
   return s;
 }
 
+/* A double as 11 characters of the state: its 64 bits, 4 in the first
+ * character and 6 in each of the others. Exact (every bit, -0 and all),
+ * and a little over half the text of %.17g. */
+static const char bits_digits[] =
+    "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-_";
+#define BITS_CHARS 11
+
+static void put_bits(char out[BITS_CHARS], double v) {
+  uint64_t u;
+  memcpy(&u, &v, sizeof u);
+  for (int i = BITS_CHARS - 1; i >= 0; i--) {
+    out[i] = bits_digits[u & 63];
+    u >>= 6;
+  }
+}
+
+static int bits_value(int c) {
+  if (c >= '0' && c <= '9')
+    return c - '0';
+  if (c >= 'A' && c <= 'Z')
+    return c - 'A' + 10;
+  if (c >= 'a' && c <= 'z')
+    return c - 'a' + 36;
+  return c == '-' ? 62 : c == '_' ? 63 : -1;
+}
+
+/* Reads put_bits' 11 characters at p; 0 when malformed or not finite. */
+static int get_bits(const char *p, double *v) {
+  uint64_t u = 0;
+  for (int i = 0; i < BITS_CHARS; i++) {
+    int d = bits_value((unsigned char)p[i]);
+    if (d < 0 || (i == 0 && d > 15))
+      return 0;
+    u = u << 6 | (uint64_t)d;
+  }
+  memcpy(v, &u, sizeof u);
+  return isfinite(*v);
+}
+
 /* ---- Data ---------------------------------------------------------------- */
 
 /* One case of one run: the candidate's median and interval, and the
@@ -148,7 +188,7 @@ typedef struct srun {
   size_t nres;
   size_t group;
   int reused;
-  const char *res_text; /* its "res" lines as the previous state has them */
+  const char *res_text; /* its "r" lines as the previous state has them */
   size_t res_len;
   int detailed; /* gets its full report (runs/ID/) */
   int report;   /* runs/ID/ holds its report in the new site */
@@ -190,9 +230,16 @@ typedef struct prev_run {
   char *impl, *no_report;
   result *res;
   size_t nres, cap;
-  size_t text_from, text_to; /* its "res" lines in the state's text */
+  size_t text_from, text_to; /* its "r" lines in the state's text */
   int kept;                  /* its report stays in the new site */
 } prev_run;
+
+/* A case of the state's case table, which its result lines name by
+ * number. */
+typedef struct state_case {
+  char *benchmark, *dataset;
+  double scale;
+} state_case;
 
 typedef struct prev_file {
   char *name;
@@ -235,7 +282,15 @@ typedef struct site {
   size_t nprev;
   prev_file *pfiles; /* charts and pages, sorted by name */
   size_t npfiles;
-  char *prev_text; /* the previous state as read */
+  char *prev_text;    /* the previous state as read */
+  state_case *pcases; /* the previous state's case table */
+  size_t npcases, pccap;
+  /* The new state's case table: the previous one (so that the result
+   * lines copied from it keep their numbers), then every case first seen
+   * in this build; each entry's text -> its number. */
+  bs__strset ctab;
+  size_t nctab;
+  bs__buf cases_text; /* the table's lines, written after the runs */
   /* The new state, written last. */
   bs__buf state;
   bs__buf files; /* "file NAME HASH" lines of this build */
@@ -410,6 +465,13 @@ static void prev_release(site *s) {
   free(s->pfiles);
   s->pfiles = NULL;
   s->npfiles = 0;
+  for (size_t i = 0; i < s->npcases; i++) {
+    free(s->pcases[i].benchmark);
+    free(s->pcases[i].dataset);
+  }
+  free(s->pcases);
+  s->pcases = NULL;
+  s->npcases = s->pccap = 0;
 }
 
 static int cmp_prev_run(const void *a, const void *b) {
@@ -433,10 +495,6 @@ static size_t tokens(char *line, char **tok, size_t max) {
     p = sp + 1;
   }
   return n;
-}
-
-static int parse_num(const char *s, double *v) {
-  return bs__parse_double(s, v) == 0;
 }
 
 static int parse_size(const char *s, size_t *v) {
@@ -505,7 +563,27 @@ static void load_state(site *s) {
       if (strlen(tok[5]) != BS__SHA256_HEXLEN && strcmp(tok[5], "-"))
         goto bad;
       snprintf(cur->rkey, sizeof cur->rkey, "%s", tok[5]);
-    } else if (nt == 13 && !strcmp(tok[0], "res") && cur) {
+    } else if (nt == 4 && !strcmp(tok[0], "case")) {
+      /* "case BENCHMARK DATASET SCALE": the next number of the table. */
+      if (s->npcases == s->pccap) {
+        state_case *g = BS__GROW(s->pcases, s->pccap, s->npcases + 1, 64);
+        if (!g)
+          goto bad;
+        s->pcases = g;
+      }
+      state_case *c = &s->pcases[s->npcases];
+      memset(c, 0, sizeof *c);
+      s->npcases++;
+      if (!(c->benchmark = get_hex(tok[1])) ||
+          !(c->dataset = get_hex(tok[2])) || strlen(tok[3]) != BITS_CHARS ||
+          !get_bits(tok[3], &c->scale) || !(c->scale >= 0))
+        goto bad;
+    } else if (nt == 6 && !strcmp(tok[0], "r") && cur) {
+      /* "r CASE N FLAGS BLOCKS BITS": the case's number in the table,
+       * the sample size, verdict + 1 (0: not compared) times 4 plus 2
+       * for a significant regression plus 1 for a significant
+       * improvement, the blocks compared, then median, interval and
+       * delta_pct as four put_bits. */
       if (cur->nres == cur->cap) {
         result *g = BS__GROW(cur->res, cur->cap, cur->nres + 1, 8);
         if (!g)
@@ -516,21 +594,20 @@ static void load_state(site *s) {
       memset(r, 0, sizeof *r);
       cur->nres++;
       cur->text_to = nl ? (size_t)(nl + 1 - data) : len;
-      size_t verdict;
-      if (!(r->benchmark = get_hex(tok[1])) ||
-          !(r->dataset = get_hex(tok[2])) || !parse_size(tok[3], &r->n) ||
-          !parse_num(tok[4], &r->median) || !parse_num(tok[5], &r->lo) ||
-          !parse_num(tok[6], &r->hi) || !parse_size(tok[7], &verdict) ||
-          verdict > 3 || !parse_num(tok[10], &r->delta_pct) ||
-          !parse_size(tok[11], &r->blocks) || !parse_num(tok[12], &r->scale) ||
-          !(r->scale >= 0))
+      size_t flags;
+      if (!parse_size(tok[1], &r->case_idx) || !parse_size(tok[2], &r->n) ||
+          !parse_size(tok[3], &flags) || flags > 15 ||
+          !parse_size(tok[4], &r->blocks) || strlen(tok[5]) != 4 * BITS_CHARS ||
+          !get_bits(tok[5], &r->median) ||
+          !get_bits(tok[5] + BITS_CHARS, &r->lo) ||
+          !get_bits(tok[5] + 2 * BITS_CHARS, &r->hi) ||
+          !get_bits(tok[5] + 3 * BITS_CHARS, &r->delta_pct))
         goto bad;
-      r->has_scale = r->scale > 0;
       r->has_hist = r->n > 0;
-      r->has_cmp = verdict > 0;
-      r->verdict = (int)verdict - 1;
-      r->sig = !strcmp(tok[8], "1");
-      r->imp = !strcmp(tok[9], "1");
+      r->has_cmp = flags >= 4;
+      r->verdict = (int)(flags >> 2) - 1;
+      r->sig = (flags & 2) != 0;
+      r->imp = (flags & 1) != 0;
     } else if (nt == 4 && !strcmp(tok[0], "file")) {
       /* "-": a file a killed build may have replaced or left over. */
       if ((strlen(tok[2]) != BS__SHA256_HEXLEN && strcmp(tok[2], "-")) ||
@@ -555,6 +632,21 @@ static void load_state(site *s) {
   }
   if (!ok)
     goto bad;
+  /* The cases of the result lines, by their numbers (the table follows
+   * the runs). */
+  for (size_t i = 0; i < s->nprev; i++) {
+    for (size_t k = 0; k < s->prev[i].nres; k++) {
+      result *r = &s->prev[i].res[k];
+      if (r->case_idx >= s->npcases)
+        goto bad;
+      const state_case *c = &s->pcases[r->case_idx];
+      if (!(r->benchmark = bs__strdup(c->benchmark)) ||
+          !(r->dataset = bs__strdup(c->dataset)))
+        goto bad;
+      r->scale = c->scale;
+      r->has_scale = r->scale > 0;
+    }
+  }
   free(data);
   if (s->nprev)
     qsort(s->prev, s->nprev, sizeof *s->prev, cmp_prev_run);
@@ -600,23 +692,83 @@ static int unchanged(site *s, const char *rel, const char *hash) {
   return ok;
 }
 
-static bs_status state_result(bs__buf *b, const result *r) {
-  bs_status st = bs__buf_puts(b, "res ");
-  if (!st)
-    st = put_hex(b, r->benchmark);
+/* The text of a case in the state's case table. */
+static bs_status case_text(bs__buf *b, const char *benchmark,
+                           const char *dataset, double scale) {
+  char bits[BITS_CHARS];
+  put_bits(bits, scale);
+  bs_status st = put_hex(b, benchmark);
   if (!st)
     st = bs__buf_putc(b, ' ');
   if (!st)
-    st = put_hex(b, r->dataset);
+    st = put_hex(b, dataset);
   if (!st)
-    st = bs__buf_printf(b, " %zu %.17g %.17g %.17g %d %d %d %.17g %zu %.17g\n",
-                        r->has_hist ? r->n : 0, r->median, r->lo, r->hi,
-                        r->has_cmp ? r->verdict + 1 : 0, r->sig, r->imp,
-                        r->delta_pct, r->blocks, r->has_scale ? r->scale : 0.0);
+    st = bs__buf_putc(b, ' ');
+  if (!st)
+    st = bs__buf_append(b, bits, sizeof bits);
   return st;
 }
 
-static bs_status state_run(bs__buf *b, const srun *r) {
+/* Starts the new state: its header, and its case table (which follows
+ * the runs) with the previous table's entries in their order. */
+static bs_status state_begin(site *s) {
+  bs_status st = bs__buf_printf(&s->state, "%s\nsite\n", STATE_MAGIC);
+  bs__buf t;
+  bs__buf_init(&t, BS__CAP_SITE_STATE);
+  for (size_t i = 0; i < s->npcases && !st; i++) {
+    const state_case *c = &s->pcases[i];
+    t.len = 0;
+    st = case_text(&t, c->benchmark, c->dataset, c->scale);
+    /* Every entry is written again, so that the copied result lines
+     * keep their numbers; a case listed twice (never written so, but the
+     * state is only a cache) is found by its first number. */
+    if (!st && bs__strset_put(&s->ctab, t.data, t.len, s->nctab, NULL) < 0)
+      st = BS_ENOMEM;
+    if (!st)
+      st = bs__buf_printf(&s->cases_text, "case %.*s\n", (int)t.len, t.data);
+    s->nctab++;
+  }
+  bs__buf_release(&t);
+  return st;
+}
+
+/* A result line; a case new to the table gets its line in cases_text,
+ * which follows the runs (the result lines a later build copies hold
+ * none). */
+static bs_status state_result(site *s, const result *r) {
+  bs__buf *b = &s->state;
+  bs__buf t;
+  bs__buf_init(&t, BS__CAP_SITE_STATE);
+  bs_status st =
+      case_text(&t, r->benchmark, r->dataset, r->has_scale ? r->scale : 0.0);
+  int added = 0;
+  size_t *num = st ? NULL : bs__strset_ref(&s->ctab, t.data, t.len, &added);
+  if (!st && !num)
+    st = BS_ENOMEM;
+  size_t ci = 0;
+  if (!st && added) {
+    *num = s->nctab++;
+    st = bs__buf_printf(&s->cases_text, "case %.*s\n", (int)t.len, t.data);
+  }
+  if (num)
+    ci = *num;
+  bs__buf_release(&t);
+  char bits[4 * BITS_CHARS];
+  put_bits(bits, r->has_hist ? r->median : 0.0);
+  put_bits(bits + BITS_CHARS, r->has_hist ? r->lo : 0.0);
+  put_bits(bits + 2 * BITS_CHARS, r->has_hist ? r->hi : 0.0);
+  put_bits(bits + 3 * BITS_CHARS, r->has_cmp ? r->delta_pct : 0.0);
+  int flags = (r->has_cmp ? r->verdict + 1 : 0) * 4 + (r->sig ? 2 : 0) +
+              (r->imp ? 1 : 0);
+  if (!st)
+    st =
+        bs__buf_printf(b, "r %zu %zu %d %zu %.*s\n", ci, r->has_hist ? r->n : 0,
+                       flags, r->blocks, (int)sizeof bits, bits);
+  return st;
+}
+
+static bs_status state_run(site *s, const srun *r) {
+  bs__buf *b = &s->state;
   bs_status st = bs__buf_printf(b, "run %s %s ", r->ar->id, r->key);
   if (!st)
     st = put_hex(b, r->impl);
@@ -629,7 +781,7 @@ static bs_status state_run(bs__buf *b, const srun *r) {
   if (!st && r->res_text)
     return bs__buf_append(b, r->res_text, r->res_len);
   for (size_t i = 0; i < r->nres && !st; i++)
-    st = state_result(b, &r->res[i]);
+    st = state_result(s, &r->res[i]);
   return st;
 }
 
@@ -923,7 +1075,7 @@ static bs_status reports(site *s, bs_error *err) {
       free(pub);
       free(marker);
     }
-    if (!st && (st = state_run(&s->state, r)))
+    if (!st && (st = state_run(s, r)))
       st = bs_error_set(err, st, NULL, 0, "out of memory");
     if (st)
       return st;
@@ -2687,6 +2839,8 @@ static void site_release(site *s) {
   prev_release(s);
   free(s->prev_text);
   bs__buf_release(&s->state);
+  bs__strset_release(&s->ctab);
+  bs__buf_release(&s->cases_text);
   bs__buf_release(&s->files);
   bs_templates_free(s->tpl);
   bs_acks_free(s->acks);
@@ -2700,6 +2854,8 @@ bs_status bs_site_build(const char *archive_dir, const char *out_dir,
   memset(&s, 0, sizeof s);
   bs__buf_init(&s.state, BS__CAP_SITE_STATE);
   bs__buf_init(&s.files, BS__CAP_SITE_FILES);
+  bs__strset_init(&s.ctab);
+  bs__buf_init(&s.cases_text, BS__CAP_SITE_STATE);
   bs_plot *plot = NULL;
   bs_status st = BS_OK;
   if (summary)
@@ -2752,7 +2908,7 @@ bs_status bs_site_build(const char *archive_dir, const char *out_dir,
     st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
     goto done;
   }
-  if ((st = bs__buf_printf(&s.state, "%s\nsite\n", STATE_MAGIC))) {
+  if ((st = state_begin(&s))) {
     st = bs_error_set(err, st, NULL, 0, "out of memory");
     goto done;
   }
@@ -2820,7 +2976,9 @@ bs_status bs_site_build(const char *archive_dir, const char *out_dir,
   if ((st = copy_files(&s, o->assets_dir, 0, err)) ||
       (o->static_dir && (st = copy_files(&s, o->static_dir, 1, err))))
     goto done;
-  if ((st = bs__buf_append(&s.state, s.files.data ? s.files.data : "",
+  if ((st = bs__buf_append(&s.state, s.cases_text.data ? s.cases_text.data : "",
+                           s.cases_text.len)) ||
+      (st = bs__buf_append(&s.state, s.files.data ? s.files.data : "",
                            s.files.len))) {
     st = bs_error_set(err, st, NULL, 0, "out of memory");
     goto done;

@@ -625,6 +625,88 @@ Test(site, a_damaged_run_stops_the_build_and_keeps_the_site) {
 
 /* ---- Incremental --------------------------------------------------------- */
 
+/* Lines of `text` that start with `prefix`; the longest in *longest. */
+static size_t count_lines(const char *text, const char *prefix,
+                          size_t *longest) {
+  size_t n = 0, pl = strlen(prefix);
+  *longest = 0;
+  for (const char *p = text; *p;) {
+    const char *nl = strchr(p, '\n');
+    size_t len = nl ? (size_t)(nl - p) : strlen(p);
+    if (len >= pl && !strncmp(p, prefix, pl)) {
+      n++;
+      if (len > *longest)
+        *longest = len;
+    }
+    p += len + (nl != NULL);
+  }
+  return n;
+}
+
+/* The site's state keeps each case of a run in one short line that names
+ * the case by its number in a table listed once; a rebuild copies the
+ * lines of the runs it reuses without repeating the table, and a state
+ * whose line names no case of the table only costs a full build. */
+Test(site, the_state_keeps_one_short_line_a_case_run_and_a_table_of_cases) {
+  char *dir = ts_own(ts_tmpdir("site_state"));
+  char *archive = ts_pathf("%s/archive", dir),
+       *out = ts_pathf("%s/public", dir), *clean = ts_pathf("%s/clean", dir);
+  tcase cs[20];
+  char names[20][48];
+  for (int c = 0; c < 20; c++) {
+    snprintf(names[c], sizeof names[c], "matrix_multiply_blocked_%02d", c);
+    cs[c] = (tcase){names[c], "n=65536", 100.0 + c, 100.0 + c};
+  }
+  for (int k = 0; k < 4; k++) {
+    char commit[48], date[32];
+    snprintf(commit, sizeof commit, "%040d", k);
+    snprintf(date, sizeof date, "2026-05-%02dT00:00:00Z", k + 1);
+    add_run(archive, dir, commit, date, "Development", cs, 20);
+  }
+  build_ok(archive, out, NULL, 0);
+  char *marker = ts_pathf("%s/.benchsite-site", out);
+  size_t longest;
+  const char *state = slurp(marker);
+  cr_expect_eq(count_lines(state, "r ", &longest), 80);
+  /* "r 19 20 8 20 " and 44 characters of four doubles. */
+  cr_expect_leq(longest, 60, "%s", state);
+  cr_expect_eq(count_lines(state, "case ", &longest), 20, "%s", state);
+  /* No case name in full on a result line (its hex would be 54
+   * characters and more). */
+  cr_expect_null(strstr(state, "r x"));
+
+  /* A new run: the old runs' lines are copied, the table not repeated,
+   * and the state is the one a clean build writes. */
+  add_run(archive, dir, ts_pathf("%040d", 4), "2026-05-05T00:00:00Z",
+          "Development", cs, 20);
+  char summary[2048];
+  build_ok(archive, out, summary, sizeof summary);
+  cr_assert_not_null(strstr(summary, "analyses 1 built, 4 reused"), "%s",
+                     summary);
+  build_ok(archive, out, NULL, 0);
+  state = slurp(marker);
+  cr_expect_eq(count_lines(state, "r ", &longest), 100);
+  cr_expect_eq(count_lines(state, "case ", &longest), 20, "%s", state);
+  build_ok(archive, clean, NULL, 0);
+  cr_expect_str_eq(state, slurp(ts_pathf("%s/.benchsite-site", clean)));
+
+  /* A result line naming case 99 of 20: the state is not used (every
+   * analysis is made again) and the site is the clean build's. */
+  char *damaged = ts_own(strdup(state));
+  char *line = strstr(damaged, "\nr 0 ");
+  cr_assert_not_null(line);
+  memcpy(line + 1, "r 99 ", 5);
+  /* "r 0 20" became "r 99 0": still well formed, but no such case. */
+  cr_assert_eq(ts_write(marker, damaged), 0);
+  build_ok(archive, out, summary, sizeof summary);
+  cr_expect_not_null(strstr(summary, "analyses 5 built, 0 reused"), "%s",
+                     summary);
+  char h1[BS__SHA256_HEXLEN + 1], h2[BS__SHA256_HEXLEN + 1];
+  digest_of(out, h1);
+  digest_of(clean, h2);
+  cr_expect_str_eq(h1, h2);
+}
+
 Test(site, incremental_rebuild_touches_only_what_changed) {
   char *dir = ts_own(ts_tmpdir("site_incremental"));
   char *archive = ts_pathf("%s/archive", dir),
