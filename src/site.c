@@ -121,12 +121,12 @@ static char *get_hex(const char *tok) {
  * and a little over half the text of %.17g. */
 static const char bits_digits[] =
     "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-_";
-#define BITS_CHARS 11
+#define BITS_CHARS ((size_t)11)
 
 static void put_bits(char out[BITS_CHARS], double v) {
   uint64_t u;
   memcpy(&u, &v, sizeof u);
-  for (int i = BITS_CHARS - 1; i >= 0; i--) {
+  for (size_t i = BITS_CHARS; i-- > 0;) {
     out[i] = bits_digits[u & 63];
     u >>= 6;
   }
@@ -145,7 +145,7 @@ static int bits_value(int c) {
 /* Reads put_bits' 11 characters at p; 0 when malformed or not finite. */
 static int get_bits(const char *p, double *v) {
   uint64_t u = 0;
-  for (int i = 0; i < BITS_CHARS; i++) {
+  for (size_t i = 0; i < BITS_CHARS; i++) {
     int d = bits_value((unsigned char)p[i]);
     if (d < 0 || (i == 0 && d > 15))
       return 0;
