@@ -2164,6 +2164,7 @@ static bs_tdata *run_page_data(const site *s, size_t i, int first) {
     bs_tval *e = bs_tval_push_obj(env);
     bs_tval_set_str(e, "key", bs_manifest_key(r->mf, k));
     bs_tval_set_str(e, "value", bs_manifest_value(r->mf, k));
+    bs_tval_set_bool(e, "more", k + 1 < bs_manifest_count(r->mf));
   }
   bs_tval *cases = bs_tval_set_list(root, "cases");
   for (size_t k = 0; k < r->nres; k++) {
