@@ -162,8 +162,7 @@ static bs_status median_ci(const double *x, size_t m, uint64_t resamples,
 
   size_t R = (size_t)resamples;
   bs__series s;
-  bs__resample_work w = {NULL, NULL};
-  uint32_t *hist = NULL;
+  uint32_t *jl = NULL, *jh = NULL, *hist = NULL;
   bin *bins = NULL;
   double *t = NULL;
   if (bs__series_init(&s, x, m, 0))
@@ -173,7 +172,7 @@ static bs_status median_ci(const double *x, size_t m, uint64_t resamples,
    * rank hi): the interval needs two order statistics of a few hundred
    * distinct values, not a sort or a selection over R doubles. */
   int binned = m <= HIST_MAX_M;
-  if (bs__resample_work_init(&w, m, m) ||
+  if (!(jl = malloc(R * sizeof *jl)) || !(jh = malloc(R * sizeof *jh)) ||
       (binned && (!(hist = calloc(m * m, sizeof *hist)) ||
                   !(bins = malloc(m * m * sizeof *bins)))) ||
       (!binned && !(t = thetas ? thetas : malloc(R * sizeof *t)))) {
@@ -181,36 +180,21 @@ static bs_status median_ci(const double *x, size_t m, uint64_t resamples,
     goto fail;
   }
 
-  /* Chain c draws resamples [c*per, (c+1)*per), starting c*per*m draws
-   * into the one sequence; the last chain ends where the remaining
-   * resamples begin. */
+  /* The rank pairs of all R medians, resample r at r. */
   bs_noise_engine engine = bs__resample_engine(m, want);
   if (used)
     *used = engine;
   bs_rng rng;
   bs_rng_seed(&rng, seed);
-  size_t per = R / BS__CHAINS;
-  uint64_t state[BS__CHAINS];
-  state[0] = rng.s;
-  for (size_t c = 1; c < BS__CHAINS; c++)
-    state[c] = bs__xorshift_jump(state[c - 1], (uint64_t)per * (uint64_t)m);
-  uint32_t jl[BS__CHAINS], jh[BS__CHAINS];
-  for (size_t r = 0; r < per; r++) {
-    bs__resample_chains(&s, engine, state, &w, jl, jh);
-    for (size_t c = 0; c < BS__CHAINS; c++) {
-      if (binned)
-        hist[jl[c] * m + jh[c]]++;
-      else
-        t[c * per + r] = bs__series_median(&s, jl[c], jh[c]);
-    }
+  if (bs__resample_medians(&s, engine, rng.s, R, 0, jl, jh)) {
+    st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    goto fail;
   }
-  uint64_t g = state[BS__CHAINS - 1];
-  for (size_t r = per * BS__CHAINS; r < R; r++) {
-    bs__resample_one(&s, &g, &w, &jl[0], &jh[0]);
+  for (size_t r = 0; r < R; r++) {
     if (binned)
-      hist[jl[0] * m + jh[0]]++;
+      hist[jl[r] * m + jh[r]]++;
     else
-      t[r] = bs__series_median(&s, jl[0], jh[0]);
+      t[r] = bs__series_median(&s, jl[r], jh[r]);
   }
 
   double alpha = (100.0 - level_pct) / 200.0;
@@ -256,7 +240,8 @@ static bs_status median_ci(const double *x, size_t m, uint64_t resamples,
   st = BS_OK;
 fail:
   bs__series_release(&s);
-  bs__resample_work_release(&w);
+  free(jl);
+  free(jh);
   free(hist);
   free(bins);
   if (t != thetas)

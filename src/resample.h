@@ -80,6 +80,14 @@ void bs__resample_chains(const bs__series *s, bs_noise_engine engine,
 void bs__resample_one(const bs__series *s, uint64_t *state,
                       bs__resample_work *w, uint32_t *jl, uint32_t *jh);
 
+/* R consecutive resamples of s from the generator at `state`, the rank
+ * pair of resample r's median into jl[r], jh[r]. `width` is 0, or for
+ * tests the half width of the median band (bs_noise_engine AVX512 only),
+ * which changes the time and never the result. BS_ENOMEM. */
+bs_status bs__resample_medians(const bs__series *s, bs_noise_engine engine,
+                               uint64_t state, size_t R, size_t width,
+                               uint32_t *jl, uint32_t *jh);
+
 /* For tests: the first draw of each generator state[c], reduced mod d
  * (1 <= d, and d <= 65536 for the SIMD engines) by `engine`'s own code
  * (PORTABLE, AVX2 or AVX512, which the caller checked this CPU has), into
@@ -87,6 +95,11 @@ void bs__resample_one(const bs__series *s, uint64_t *state,
 void bs__resample_first_draws(bs_noise_engine engine, size_t d,
                               const uint64_t state[BS__CHAINS],
                               uint64_t idx[BS__CHAINS]);
+
+/* For tests: the same by the median band's reduction (1 <= d <= 65536; the
+ * caller checked this CPU has the AVX512 engine). */
+void bs__resample_band_first_draws(size_t d, const uint64_t state[BS__CHAINS],
+                                   uint64_t idx[BS__CHAINS]);
 
 /* bs_bootstrap_median_ci() on the engine bs__resample_engine picks for
  * `want`, which *used (may be NULL) receives; for tests and benchmarks. */
