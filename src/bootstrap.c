@@ -73,9 +73,10 @@ static double select_quantile(double *t, size_t n, double f) {
   return a + frac * (b - a);
 }
 
-/* Largest sample whose resample medians are binned by rank pair (a
- * histogram of m * m counters). */
-#define HIST_MAX_M 256
+/* Most counters of the rank-pair histogram of theta*. A wider window of
+ * pairs, or one of more than 64 counters a resample (clearing and scanning
+ * them would cost more than a selection), keeps theta* as R doubles. */
+#define HIST_MAX_BINS 65536
 
 /* A distinct resample median and how often it occurred. */
 typedef struct bin {
@@ -167,15 +168,7 @@ static bs_status median_ci(const double *x, size_t m, uint64_t resamples,
   double *t = NULL;
   if (bs__series_init(&s, x, m, 0))
     return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
-  /* A resample median is fixed by the pair of ranks it averages, so for
-   * the usual 10-100 blocks theta* is kept as a histogram over (rank lo,
-   * rank hi): the interval needs two order statistics of a few hundred
-   * distinct values, not a sort or a selection over R doubles. */
-  int binned = m <= HIST_MAX_M;
-  if (!(jl = malloc(R * sizeof *jl)) || !(jh = malloc(R * sizeof *jh)) ||
-      (binned && (!(hist = calloc(m * m, sizeof *hist)) ||
-                  !(bins = malloc(m * m * sizeof *bins)))) ||
-      (!binned && !(t = thetas ? thetas : malloc(R * sizeof *t)))) {
+  if (!(jl = malloc(R * sizeof *jl)) || !(jh = malloc(R * sizeof *jh))) {
     st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
     goto fail;
   }
@@ -190,9 +183,30 @@ static bs_status median_ci(const double *x, size_t m, uint64_t resamples,
     st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
     goto fail;
   }
+
+  /* A resample median is fixed by the pair of ranks it averages, and the
+   * pairs lie in a narrow window around the middle ranks, so theta* is
+   * kept as a histogram over (rank lo, rank hi - rank lo) in that window:
+   * the interval needs two order statistics of a few hundred distinct
+   * values, not a sort or a selection over R doubles. */
+  uint32_t lmin = UINT32_MAX, lmax = 0, dmax = 0;
+  for (size_t r = 0; r < R; r++) {
+    lmin = jl[r] < lmin ? jl[r] : lmin;
+    lmax = jl[r] > lmax ? jl[r] : lmax;
+    dmax = jh[r] - jl[r] > dmax ? jh[r] - jl[r] : dmax;
+  }
+  size_t wl = (size_t)(lmax - lmin) + 1, wd = (size_t)dmax + 1;
+  int binned = wl <= HIST_MAX_BINS / wd && wl * wd <= 64 * R;
+  if ((binned &&
+       (!(hist = calloc(wl * wd, sizeof *hist)) ||
+        !(bins = malloc((wl * wd < R ? wl * wd : R) * sizeof *bins)))) ||
+      (!binned && !(t = thetas ? thetas : malloc(R * sizeof *t)))) {
+    st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    goto fail;
+  }
   for (size_t r = 0; r < R; r++) {
     if (binned)
-      hist[jl[r] * m + jh[r]]++;
+      hist[(jl[r] - lmin) * wd + (jh[r] - jl[r])]++;
     else
       t[r] = bs__series_median(&s, jl[r], jh[r]);
   }
@@ -201,13 +215,15 @@ static bs_status median_ci(const double *x, size_t m, uint64_t resamples,
   /* #{r : theta*_r <= 0}, for the one-sided bootstrap p-value. */
   uint64_t np = 0;
   if (binned) {
+    /* In the order of (rank lo, rank hi), as over the whole m x m. */
     size_t nb = 0;
-    for (uint32_t a = 0; a < m; a++) {
-      for (uint32_t b = a; b < m; b++) {
-        uint32_t n = hist[a * m + b];
+    for (size_t a = 0; a < wl; a++) {
+      for (size_t b = 0; b < wd; b++) {
+        uint32_t n = hist[a * wd + b];
         if (!n)
           continue;
-        bins[nb].v = bs__series_median(&s, a, b);
+        bins[nb].v = bs__series_median(&s, (uint32_t)(lmin + a),
+                                       (uint32_t)(lmin + a + b));
         bins[nb].n = n;
         if (bins[nb].v <= 0)
           np += n;

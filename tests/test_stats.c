@@ -226,11 +226,11 @@ Test(bootstrap, rank_counting_is_bit_identical_to_sorting_each_resample) {
   bs_rng g;
   bs_rng_seed(&g, 2024);
   const size_t R = 501;
-  const size_t ms[] = {1,  2,  3,   4,   5,   6,   7,   8,   9,
-                       10, 11, 12,  13,  16,  17,  20,  25,  33,
-                       41, 64, 127, 128, 200, 255, 256, 257, 300};
+  const size_t ms[] = {1,   2,   3,   4,   5,   6,   7,   8,   9,  10,
+                       11,  12,  13,  16,  17,  20,  25,  33,  41, 64,
+                       127, 128, 200, 255, 256, 257, 300, 380, 600};
   double *th = malloc(R * sizeof *th), *th2 = malloc(R * sizeof *th2);
-  double *d = malloc(300 * sizeof *d);
+  double *d = malloc(600 * sizeof *d);
   for (size_t mi = 0; mi < sizeof ms / sizeof ms[0]; mi++) {
     size_t m = ms[mi];
     for (size_t i = 0; i < m; i++) /* coarse values: many ties */
