@@ -48,17 +48,16 @@ void bs__series_release(bs__series *s) {
 }
 
 bs_status bs__resample_work_init(bs__resample_work *w, size_t n, size_t draws) {
-  w->counts = malloc(BS__CHAINS * n * sizeof *w->counts);
-  w->idx = malloc(BS__CHAINS * draws * sizeof *w->idx);
-  if (!w->counts || !w->idx) {
-    bs__resample_work_release(w);
-    return BS_ENOMEM;
-  }
-  return BS_OK;
+  /* One block, the draws first: with the counters in a block of their
+   * own the counting ran up to 10 % slower at n = 20 (how their addresses
+   * fell relative to the draws'). */
+  size_t ni = BS__CHAINS * draws;
+  w->idx = malloc(ni * sizeof *w->idx + BS__CHAINS * n * sizeof *w->counts);
+  w->counts = w->idx ? (uint32_t *)(void *)(w->idx + ni) : NULL;
+  return w->idx ? BS_OK : BS_ENOMEM;
 }
 
 void bs__resample_work_release(bs__resample_work *w) {
-  free(w->counts);
   free(w->idx);
   w->counts = NULL;
   w->idx = NULL;
@@ -386,7 +385,7 @@ AVX2 static void count_and_walk_avx2(const bs__series *s, const uint64_t *idx,
 #define BAND_CHAINS 32u
 /* Smallest n the band is chosen for unasked: below it the band spans
  * nearly every rank and the setup outweighs what it saves. */
-#define BAND_MIN_N 8u
+#define BAND_MIN_N 24u
 /* Draws per generator between two passes over the in-band list. */
 #define BAND_STRETCH 64u
 

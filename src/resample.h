@@ -63,7 +63,7 @@ bs_noise_engine bs__resample_engine(size_t max_mod, bs_noise_engine want);
 
 /* Scratch for resampling series of at most n values and `draws` draws. */
 typedef struct bs__resample_work {
-  uint32_t *counts; /* BS__CHAINS * n */
+  uint32_t *counts; /* BS__CHAINS * n, in the block idx points to */
   uint64_t *idx;    /* BS__CHAINS * draws */
 } bs__resample_work;
 
