@@ -31,9 +31,11 @@ static double select_kth(double *t, size_t n, size_t k) {
     double pivot = t[lo + (hi - lo) / 2];
     size_t i = lo, j = hi;
     while (i <= j) {
-      while (t[i] < pivot)
+      /* The pivot's value stops both scans inside [lo, hi]; the bounds
+       * only say so to the static analyser. */
+      while (i < hi && t[i] < pivot)
         i++;
-      while (t[j] > pivot)
+      while (j > lo && t[j] > pivot)
         j--;
       if (i <= j) {
         double tmp = t[i];

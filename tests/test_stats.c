@@ -309,6 +309,20 @@ Test(bootstrap, large_m_uses_exact_remainders) {
   cr_assert_eq(bs_bootstrap_median_ci(d, m, 3, 95.0, 5, &lo2, &hi2, th2, NULL),
                BS_OK);
   cr_expect_eq(memcmp(th, th2, sizeof th), 0);
+  cr_expect_eq(lo, lo2);
+  cr_expect_eq(hi, hi2);
+  /* Too few resamples for a histogram of their window: theta* is kept
+   * as doubles, and without a theta output the quantiles are selected. */
+  for (size_t R = 1; R <= 9; R++) {
+    double *tr = malloc(R * sizeof *tr);
+    naive_ci(d, m, R, 90.0, 17 + R, &lo, &hi, tr);
+    cr_assert_eq(
+        bs_bootstrap_median_ci(d, m, R, 90.0, 17 + R, &lo2, &hi2, NULL, NULL),
+        BS_OK);
+    cr_expect_eq(lo, lo2, "R=%zu", R);
+    cr_expect_eq(hi, hi2, "R=%zu", R);
+    free(tr);
+  }
   free(d);
 }
 
