@@ -5,9 +5,16 @@
 #   - the full build: wall time, CPU time (benchsite and its gnuplot
 #     processes) and the CPUs kept busy (CPU / wall; target >= 1.6 on 2);
 #   - one more run, incremental: wall, CPU, and benchsite's own CPU
-#     without gnuplot, the least of three tries from the same site (target
-#     at the largest size: at most twice the smallest's);
-#   - a rebuild with nothing new;
+#     without gnuplot, the least of three runs added one after another to
+#     the site as benchsite left it (target at the largest size: at most
+#     twice the smallest's). Not from copies of one site: a copy gives
+#     every file a new inode and ctime, so the stamps by which a build
+#     knows a published file unchanged without reading it would never
+#     match; and deleting the last try's copy just before would time the
+#     file system (ext4 searches past recently freed inodes on every file
+#     created: a third of the CPU time when measured so);
+#   - a rebuild with nothing new (the second one: the first after a full
+#     build reads every published report once);
 #   - the site's bytes, and a linear extrapolation to 10 000 runs x 200
 #     cases (target < 1 GB); the bytes a compact case-run adds, by kind of
 #     file (target < 400), and a full report's bytes per case. Case pages
@@ -67,14 +74,16 @@ for runs in $sizes; do
   "$here/bench/bench_archive.sh" "$build" "$runs" "$cases" "$archive" \
     >/dev/null
   first=$(ls "$archive/runs" | head -n 1)
-  sed -e 's/^commit,.*/commit,one-more-run/' \
-    -e 's/^date,.*/date,2026-06-01T00:00:00Z/' \
-    "$archive/runs/$first/manifest.csv" >"$work/env-$runs.csv"
+  for k in 1 2 3; do
+    sed -e "s/^commit,.*/commit,one-more-run-$k/" \
+      -e "s/^date,.*/date,2026-06-01T00:00:0${k}Z/" \
+      "$archive/runs/$first/manifest.csv" >"$work/env-$runs-$k.csv"
+  done
   cp "$archive/runs/$first/log-1.csv" "$work/log-$runs.csv"
 done
 
 /usr/bin/python3 - "$bs" "$work" "$cases" $sizes <<'PY'
-import glob, os, shutil, subprocess, sys, time
+import glob, os, subprocess, sys, time
 bs, work, cases = sys.argv[1], sys.argv[2], int(sys.argv[3])
 sizes = [int(x) for x in sys.argv[4:]]
 cpu_log = os.path.join(work, "gnuplot.cpu")
@@ -150,23 +159,22 @@ for runs in sizes:
     # The size of the part that grows with the archive: everything but
     # the full reports (runs/), which stay about K + flagged runs.
     detail = tree_bytes(os.path.join(out, "runs"))
+    # A stamp younger than a second is not trusted: the reports of the
+    # full build are read once more by the first rebuild after it.
+    time.sleep(1.2)
+    run(["site", "--archive", archive, "--out", out])
     none = run(["site", "--archive", archive, "--out", out])
-    subprocess.run([bs, "archive", "add", "--archive", archive,
-                    os.path.join(work, "log-%d.csv" % runs), "--manifest",
-                    os.path.join(work, "env-%d.csv" % runs)],
-                   check=True, stdout=subprocess.DEVNULL)
-    # The one-more-run rebuild three times from a copy of the site before
-    # it; the least benchsite CPU counts (the machine is shared).
-    before = out + ".before"
-    shutil.copytree(out, before, symlinks=True)
+    # One more run, three times, each added to the site the last left;
+    # the least benchsite CPU counts (the machine is shared).
     inc = None
-    for _ in range(3):
-        shutil.rmtree(out)
-        shutil.copytree(before, out, symlinks=True)
+    for k in (1, 2, 3):
+        subprocess.run([bs, "archive", "add", "--archive", archive,
+                        os.path.join(work, "log-%d.csv" % runs), "--manifest",
+                        os.path.join(work, "env-%d-%d.csv" % (runs, k))],
+                       check=True, stdout=subprocess.DEVNULL)
         t = run(["site", "--archive", archive, "--out", out])
         if inc is None or t[1] - t[2] < inc[1] - inc[2]:
             inc = t
-    shutil.rmtree(before)
     rows[runs] = dict(full=full, none=none, inc=inc, charts=charts,
                       size=size, detail=detail, reports=reports,
                       kinds=kinds(out))

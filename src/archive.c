@@ -1377,6 +1377,7 @@ typedef struct run_rec {
   char *id, *dir, *manifest, *commit, *date;
   char **logs;
   size_t nlogs;
+  bs_manifest *mf; /* as read when opening */
 } run_rec;
 
 struct bs_archive {
@@ -1392,6 +1393,7 @@ static void run_rec_release(run_rec *r) {
   free(r->commit);
   free(r->date);
   bs__strlist_free(r->logs, r->nlogs);
+  bs_manifest_free(r->mf);
 }
 
 void bs_archive_free(bs_archive *a) {
@@ -1493,6 +1495,8 @@ static bs_status load_run(const char *dir, const char *runs, const char *id,
   r->pub.nlogs = r->nlogs;
   r->pub.commit = r->commit;
   r->pub.date = r->date;
+  r->mf = m; /* the site reads it again otherwise */
+  m = NULL;
   goto done;
 nomem:
   st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
@@ -1561,6 +1565,10 @@ size_t bs_archive_count(const bs_archive *a) { return a->nruns; }
 
 const bs_archive_run *bs_archive_run_at(const bs_archive *a, size_t i) {
   return i < a->nruns ? &a->runs[i].pub : NULL;
+}
+
+const bs_manifest *bs__archive_manifest(const bs_archive *a, size_t i) {
+  return i < a->nruns ? a->runs[i].mf : NULL;
 }
 
 const bs_archive_run *bs_archive_find(const bs_archive *a, const char *id) {

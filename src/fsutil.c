@@ -385,13 +385,43 @@ typedef struct tree_ent {
   char *path;
   long long size;                   /* -1: a directory, -2: anything else */
   char hash[BS__SHA256_HEXLEN + 1]; /* of a regular file's bytes */
+  bs__file_stamp stamp;             /* of a regular file, when `stamped` */
+  int stamped;
 } tree_ent;
+
+/* What a walk consults and records (see bs__tree_list_known). */
+typedef struct tree_known {
+  const bs__known_file *known; /* sorted by path */
+  size_t nknown;
+} tree_known;
+
+static void stamp_of(const struct stat *sb, bs__file_stamp *s) {
+  s->dev = (uint64_t)sb->st_dev;
+  s->ino = (uint64_t)sb->st_ino;
+  s->size = (uint64_t)sb->st_size;
+  s->mtime_ns = (long long)sb->st_mtim.tv_sec * 1000000000LL +
+                (long long)sb->st_mtim.tv_nsec;
+  s->ctime_ns = (long long)sb->st_ctim.tv_sec * 1000000000LL +
+                (long long)sb->st_ctim.tv_nsec;
+}
+
+static int same_stamp(const bs__file_stamp *a, const bs__file_stamp *b) {
+  return a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
+         a->mtime_ns == b->mtime_ns && a->ctime_ns == b->ctime_ns;
+}
+
+static int cmp_known(const void *a, const void *b) {
+  return strcmp(((const bs__known_file *)a)->path,
+                ((const bs__known_file *)b)->path);
+}
 
 /* The SHA-256 of the regular file `name` in directory fd, or "-" when it
  * cannot be read (the listing then differs from any that could). */
-static void hash_at(int dirfd, const char *name, char *hex) {
+static void hash_at(int dirfd, const char *name, char *hex,
+                    bs__file_stamp *stamp, int *stamped) {
   hex[0] = '-';
   hex[1] = '\0';
+  *stamped = 0;
   int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0)
     return;
@@ -400,6 +430,9 @@ static void hash_at(int dirfd, const char *name, char *hex) {
     close(fd);
     return;
   }
+  /* Taken before the bytes are read: a write while they are read changes
+   * the ctime after this, so the stamp cannot vouch for those bytes. */
+  stamp_of(&sb, stamp);
   bs__sha256 h;
   bs__sha256_init(&h);
   char buf[65536];
@@ -413,6 +446,7 @@ static void hash_at(int dirfd, const char *name, char *hex) {
   unsigned char d[BS__SHA256_LEN];
   bs__sha256_final(&h, d);
   bs__sha256_tohex(d, hex);
+  *stamped = 1;
 }
 
 /* A path on one line of a listing: a backslash, control bytes and DEL
@@ -436,7 +470,8 @@ static int cmp_ent(const void *a, const void *b) {
 }
 
 static bs_status tree_walk(int top, const char *rel, const char *skip,
-                           tree_ent **v, size_t *n, size_t *cap) {
+                           const tree_known *tk, tree_ent **v, size_t *n,
+                           size_t *cap) {
   int fd = openat(top, rel[0] ? rel : ".",
                   O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0)
@@ -475,26 +510,83 @@ static bs_status tree_walk(int top, const char *rel, const char *skip,
       else if (S_ISDIR(sb.st_mode))
         size = -1;
     }
-    (*v)[*n].path = p;
-    if (size >= 0)
-      hash_at(fd, e->d_name, (*v)[*n].hash);
-    (*v)[(*n)++].size = size;
+    tree_ent *t = &(*v)[*n];
+    t->path = p;
+    t->stamped = 0;
+    if (size >= 0) {
+      const bs__known_file *k = NULL;
+      if (tk && tk->nknown) {
+        bs__known_file key;
+        key.path = p;
+        k = bsearch(&key, tk->known, tk->nknown, sizeof key, cmp_known);
+      }
+      stamp_of(&sb, &t->stamp);
+      if (k && same_stamp(&k->stamp, &t->stamp)) {
+        memcpy(t->hash, k->hash, sizeof t->hash);
+        t->stamped = 1;
+      } else {
+        hash_at(fd, e->d_name, t->hash, &t->stamp, &t->stamped);
+      }
+    }
+    t->size = size;
+    (*n)++;
     if (size == -1)
-      st = tree_walk(top, p, skip, v, n, cap);
+      st = tree_walk(top, p, skip, tk, v, n, cap);
   }
   closedir(d);
   return st;
 }
 
 bs_status bs__tree_list(const char *dir, const char *skip, bs__buf *b) {
+  return bs__tree_list_known(dir, skip, NULL, 0, 0, b, NULL, NULL);
+}
+
+bs_status bs__tree_list_known(const char *dir, const char *skip,
+                              const bs__known_file *known, size_t nknown,
+                              long long before_ns, bs__buf *b,
+                              bs__known_file **seen, size_t *nseen) {
   tree_ent *v = NULL;
   size_t n = 0, cap = 0;
+  tree_known tk = {known, nknown};
+  if (seen) {
+    *seen = NULL;
+    *nseen = 0;
+  }
   int top = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  bs_status st = top < 0 ? BS_EIO : tree_walk(top, "", skip, &v, &n, &cap);
+  bs_status st = top < 0 ? BS_EIO : tree_walk(top, "", skip, &tk, &v, &n, &cap);
   if (top >= 0)
     close(top);
   if (!st && n)
     qsort(v, n, sizeof *v, cmp_ent);
+  if (!st && seen) {
+    /* A stamp younger than before_ns may not show a write that follows
+     * within the file system's clock tick: such a file is read again. */
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+      m += v[i].size >= 0 && v[i].stamped && v[i].stamp.mtime_ns < before_ns &&
+           v[i].stamp.ctime_ns < before_ns;
+    if (m && !(*seen = calloc(m, sizeof **seen)))
+      st = BS_ENOMEM;
+    for (size_t i = 0; i < n && !st; i++) {
+      const tree_ent *t = &v[i];
+      if (t->size < 0 || !t->stamped || t->stamp.mtime_ns >= before_ns ||
+          t->stamp.ctime_ns >= before_ns)
+        continue;
+      bs__known_file *k = &(*seen)[*nseen];
+      if (!(k->path = bs__strdup(t->path))) {
+        st = BS_ENOMEM;
+        break;
+      }
+      k->stamp = t->stamp;
+      memcpy(k->hash, t->hash, sizeof k->hash);
+      (*nseen)++;
+    }
+    if (st) {
+      bs__known_free(*seen, *nseen);
+      *seen = NULL;
+      *nseen = 0;
+    }
+  }
   for (size_t i = 0; i < n && !st; i++) {
     if (v[i].size >= 0)
       st = bs__buf_printf(b, "%lld %s ", v[i].size, v[i].hash);
@@ -513,10 +605,32 @@ bs_status bs__tree_list(const char *dir, const char *skip, bs__buf *b) {
 
 int bs__tree_matches(const char *dir, const char *skip, const char *list,
                      size_t len) {
+  return bs__tree_matches_known(dir, skip, list, len, NULL, 0, 0, NULL, NULL);
+}
+
+int bs__tree_matches_known(const char *dir, const char *skip, const char *list,
+                           size_t len, const bs__known_file *known,
+                           size_t nknown, long long before_ns,
+                           bs__known_file **seen, size_t *nseen) {
   bs__buf b;
   bs__buf_init(&b, BS__CAP_SITE_FILES);
-  int ok = bs__tree_list(dir, skip, &b) == BS_OK && b.len == len &&
-           (len == 0 || memcmp(b.data, list, len) == 0);
+  bs__known_file *got = NULL;
+  size_t ngot = 0;
+  int ok = bs__tree_list_known(dir, skip, known, nknown, before_ns, &b,
+                               seen ? &got : NULL, &ngot) == BS_OK &&
+           b.len == len && (len == 0 || memcmp(b.data, list, len) == 0);
   bs__buf_release(&b);
+  if (seen) {
+    *seen = ok ? got : NULL;
+    *nseen = ok ? ngot : 0;
+    if (!ok)
+      bs__known_free(got, ngot);
+  }
   return ok;
+}
+
+void bs__known_free(bs__known_file *k, size_t n) {
+  for (size_t i = 0; k && i < n; i++)
+    free(k[i].path);
+  free(k);
 }

@@ -6,9 +6,11 @@
 #include "benchsite/error.h"
 
 #include "buf.h"
+#include "sha256.h"
 
 #include <dirent.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* "a/b", malloc'd; NULL when out of memory. */
 char *bs__path_join(const char *a, const char *b);
@@ -101,5 +103,43 @@ bs_status bs__check_outside_archive(const char *out, bs_error *err);
  * replaced by a link; else 0. */
 int bs__tree_matches(const char *dir, const char *skip, const char *list,
                      size_t len);
+
+/* What lstat(2) says of a regular file. A file whose stamp is the one it
+ * had when its bytes were hashed is taken to hold those bytes: every
+ * write changes the ctime, which no call can set back (as git's index
+ * and make trust a file's times). */
+typedef struct bs__file_stamp {
+  uint64_t dev, ino, size;
+  long long mtime_ns, ctime_ns;
+} bs__file_stamp;
+
+/* A regular file of a listed tree: its path (not escaped), its stamp and
+ * the hash of its bytes when it had that stamp. */
+typedef struct bs__known_file {
+  char *path;
+  bs__file_stamp stamp;
+  char hash[BS__SHA256_HEXLEN + 1];
+} bs__known_file;
+
+/* bs__tree_list, except that a regular file whose path is in `known`
+ * (sorted by path in byte order; NULL when nknown is 0) with the same
+ * stamp is not read: its known hash is listed. When `seen` is not NULL,
+ * *seen gets (malloc'ed, free with bs__known_free) the regular files
+ * listed with their stamp and hash, sorted by path, leaving out those
+ * whose mtime or ctime is not before `before_ns` (ns since the epoch): a
+ * write within the file system's clock tick may not change such a stamp,
+ * so they are read again next time. BS_EIO, BS_ENOMEM. */
+bs_status bs__tree_list_known(const char *dir, const char *skip,
+                              const bs__known_file *known, size_t nknown,
+                              long long before_ns, bs__buf *b,
+                              bs__known_file **seen, size_t *nseen);
+/* bs__tree_matches with bs__tree_list_known's `known`; on a match, *seen
+ * (when not NULL) as bs__tree_list_known gives it, else NULL and 0. */
+int bs__tree_matches_known(const char *dir, const char *skip, const char *list,
+                           size_t len, const bs__known_file *known,
+                           size_t nknown, long long before_ns,
+                           bs__known_file **seen, size_t *nseen);
+/* Frees n known files and their array; NULL is a no-op. */
+void bs__known_free(bs__known_file *k, size_t n);
 
 #endif

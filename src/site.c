@@ -35,6 +35,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <spawn.h>
@@ -44,6 +45,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef BENCHSITE_VERSION
@@ -52,6 +54,11 @@
 
 #define MARKER ".benchsite-site"
 #define STATE_MAGIC "benchsite-site 6"
+/* Beside the state: the stamps of the published reports' files (inode,
+ * size, times), which differ from one directory to another, so they stay
+ * out of the state, whose bytes depend on the inputs alone. */
+#define STAMPS MARKER ".stamps"
+#define STAMPS_MAGIC "benchsite-stamps 1"
 #define CHART_W 760
 #define CHART_H 360
 #define KEY_CHARS 40
@@ -178,7 +185,7 @@ typedef struct result {
 
 typedef struct srun {
   const bs_archive_run *ar;
-  bs_manifest *mf;
+  const bs_manifest *mf;            /* the archive's */
   const char *baseline_commit;      /* the manifest's, or NULL */
   char key[BS__SHA256_HEXLEN + 1];  /* of its analysis */
   char rkey[BS__SHA256_HEXLEN + 1]; /* of its report */
@@ -241,6 +248,14 @@ typedef struct state_case {
   double scale;
 } state_case;
 
+/* The stamps of a published report's files when the previous build last
+ * hashed them: a file with the same stamp is not read again. */
+typedef struct prev_seen {
+  char *id;
+  bs__known_file *files;
+  size_t n, cap;
+} prev_seen;
+
 typedef struct prev_file {
   char *name;
   char hash[BS__SHA256_HEXLEN + 1];
@@ -291,9 +306,17 @@ typedef struct site {
   bs__strset ctab;
   size_t nctab;
   bs__buf cases_text; /* the table's lines, written after the runs */
+  prev_seen *pseen;   /* sorted by id, each's files by path */
+  size_t npseen;
+  char stamps_hash[BS__SHA256_HEXLEN + 1]; /* of the stamps read, or "" */
+  /* Files older than this (ns since the epoch) may be vouched for by
+   * their stamps in the next build (see bs__tree_list_known). */
+  long long stamp_before_ns;
+  int write_stamps; /* 1: new stamps to publish, -1: none (see write_stamps) */
   /* The new state, written last. */
   bs__buf state;
   bs__buf files; /* "file NAME HASH" lines of this build */
+  bs__buf seen;  /* "seen" and "st" lines: the stamps of kept reports */
   pending *queue;
   size_t nqueue, qcap;
   bs_templates *tpl;
@@ -482,6 +505,27 @@ static int cmp_prev_file(const void *a, const void *b) {
   return strcmp(((const prev_file *)a)->name, ((const prev_file *)b)->name);
 }
 
+static int cmp_prev_seen(const void *a, const void *b) {
+  return strcmp(((const prev_seen *)a)->id, ((const prev_seen *)b)->id);
+}
+
+static int cmp_known_path(const void *a, const void *b) {
+  return strcmp(((const bs__known_file *)a)->path,
+                ((const bs__known_file *)b)->path);
+}
+
+static int parse_u64(const char *s, uint64_t *v) {
+  return bs__parse_u64(s, v) == 0;
+}
+
+static int parse_ll(const char *s, long long *v) {
+  uint64_t x;
+  if (!parse_u64(s, &x) || x > (uint64_t)LLONG_MAX)
+    return 0;
+  *v = (long long)x;
+  return 1;
+}
+
 /* Splits a line into at most `max` space-separated tokens in place. */
 static size_t tokens(char *line, char **tok, size_t max) {
   size_t n = 0;
@@ -666,6 +710,138 @@ static prev_run *find_prev(const site *s, const char *id) {
   return s->nprev
              ? bsearch(&key, s->prev, s->nprev, sizeof *s->prev, cmp_prev_run)
              : NULL;
+}
+
+static void stamps_release(site *s) {
+  for (size_t i = 0; i < s->npseen; i++) {
+    free(s->pseen[i].id);
+    bs__known_free(s->pseen[i].files, s->pseen[i].n);
+  }
+  free(s->pseen);
+  s->pseen = NULL;
+  s->npseen = 0;
+}
+
+/* Reads the stamps beside the state. Like the state, a cache: anything
+ * unexpected means none (every file of a kept report is hashed). */
+static void load_stamps(site *s) {
+  char *path = bs__path_join(s->out, STAMPS);
+  char *data = NULL;
+  size_t len = 0;
+  bs_error ignore;
+  if (!path || bs__read_regular(path, BS__OPEN_NOFOLLOW, 0, &data, &len,
+                                &ignore) != BS_OK) {
+    free(path);
+    return;
+  }
+  free(path);
+  bs__sha256_hex(data, len, s->stamps_hash);
+  size_t scap = 0;
+  int lineno = 0;
+  prev_seen *seen = NULL;
+  uint64_t seen_dev = 0;
+  char *line = data;
+  for (char *nl; line && *line; line = nl ? nl + 1 : NULL) {
+    nl = strchr(line, '\n');
+    if (nl)
+      *nl = '\0';
+    if (++lineno == 1) {
+      if (strcmp(line, STAMPS_MAGIC))
+        goto bad;
+      continue;
+    }
+    char *tok[8];
+    size_t nt = tokens(line, tok, 8);
+    if (nt == 3 && !strcmp(tok[0], "seen")) {
+      /* "seen ID DEV": the stamps of runs/ID's files follow. */
+      if (s->npseen == scap) {
+        prev_seen *g = BS__GROW(s->pseen, scap, s->npseen + 1, 16);
+        if (!g)
+          goto bad;
+        s->pseen = g;
+      }
+      seen = &s->pseen[s->npseen];
+      memset(seen, 0, sizeof *seen);
+      s->npseen++;
+      if (!(seen->id = bs__strdup(tok[1])) || !parse_u64(tok[2], &seen_dev))
+        goto bad;
+    } else if (nt == 7 && !strcmp(tok[0], "st") && seen) {
+      /* "st INO SIZE MTIME_NS CTIME_NS HASH PATH" (PATH as put_hex). */
+      if (seen->n == seen->cap) {
+        bs__known_file *g = BS__GROW(seen->files, seen->cap, seen->n + 1, 32);
+        if (!g)
+          goto bad;
+        seen->files = g;
+      }
+      bs__known_file *k = &seen->files[seen->n];
+      memset(k, 0, sizeof *k);
+      if (!(k->path = get_hex(tok[6])))
+        goto bad;
+      seen->n++;
+      k->stamp.dev = seen_dev;
+      if (!parse_u64(tok[1], &k->stamp.ino) ||
+          !parse_u64(tok[2], &k->stamp.size) ||
+          !parse_ll(tok[3], &k->stamp.mtime_ns) ||
+          !parse_ll(tok[4], &k->stamp.ctime_ns) ||
+          strlen(tok[5]) != BS__SHA256_HEXLEN)
+        goto bad;
+      memcpy(k->hash, tok[5], sizeof k->hash);
+    } else {
+      goto bad;
+    }
+  }
+  free(data);
+  if (s->npseen)
+    qsort(s->pseen, s->npseen, sizeof *s->pseen, cmp_prev_seen);
+  for (size_t i = 0; i < s->npseen; i++)
+    if (s->pseen[i].n)
+      qsort(s->pseen[i].files, s->pseen[i].n, sizeof *s->pseen[i].files,
+            cmp_known_path);
+  return;
+bad:
+  free(data);
+  stamps_release(s);
+  s->stamps_hash[0] = '\0';
+}
+
+/* Writes the stamps of this build's kept reports beside the new state
+ * in the build directory, unless the published ones are the same: *write
+ * is 1 when it did, 0 when they are the same, -1 when there are none
+ * (the published ones go). */
+static bs_status write_stamps(site *s, int *write, bs_error *err) {
+  *write = 0;
+  if (!s->seen.len) {
+    *write = -1;
+    return BS_OK;
+  }
+  bs__buf b;
+  bs__buf_init(&b, BS__CAP_SITE_FILES);
+  bs_status st = bs__buf_puts(&b, STAMPS_MAGIC "\n");
+  if (!st)
+    st = bs__buf_append(&b, s->seen.data ? s->seen.data : "", s->seen.len);
+  if (st) {
+    bs__buf_release(&b);
+    return bs_error_set(err, st, NULL, 0, "out of memory");
+  }
+  char hash[BS__SHA256_HEXLEN + 1];
+  bs__sha256_hex(b.data, b.len, hash);
+  *write = strcmp(hash, s->stamps_hash) != 0;
+  if (*write) {
+    char *path = bs__path_join(s->tmp, STAMPS);
+    st = path ? bs__write_file(path, b.data, b.len, 0, err)
+              : bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    free(path);
+  }
+  bs__buf_release(&b);
+  return st;
+}
+
+static const prev_seen *find_pseen(const site *s, const char *id) {
+  prev_seen key;
+  key.id = (char *)id;
+  return s->npseen ? bsearch(&key, s->pseen, s->npseen, sizeof *s->pseen,
+                             cmp_prev_seen)
+                   : NULL;
 }
 
 static prev_file *find_pfile(const site *s, const char *name) {
@@ -1018,21 +1194,55 @@ static void choose_detail(site *s) {
       }
 }
 
-/* Whether the published report at `dir` is still what its marker lists:
- * the site never trusts its own output (a file deleted from it, or
- * replaced by a link, means the report is built again). */
-static int report_intact(const char *dir, const char *marker) {
+/* Appends the stamps of run id's report files to the new state. */
+static bs_status state_seen(site *s, const char *id, const bs__known_file *k,
+                            size_t n) {
+  if (!n)
+    return BS_OK;
+  bs_status st = bs__buf_printf(&s->seen, "seen %s %llu\n", id,
+                                (unsigned long long)k[0].stamp.dev);
+  for (size_t i = 0; i < n && !st; i++) {
+    if (k[i].stamp.dev != k[0].stamp.dev)
+      continue; /* on another device: read again next time */
+    st = bs__buf_printf(&s->seen, "st %llu %llu %lld %lld %s ",
+                        (unsigned long long)k[i].stamp.ino,
+                        (unsigned long long)k[i].stamp.size,
+                        k[i].stamp.mtime_ns, k[i].stamp.ctime_ns, k[i].hash);
+    if (!st)
+      st = put_hex(&s->seen, k[i].path);
+    if (!st)
+      st = bs__buf_putc(&s->seen, '\n');
+  }
+  return st;
+}
+
+/* Whether the published report of run id at `dir` is still what its
+ * marker lists: the site never trusts its own output (a file deleted from
+ * it, changed, or replaced by a link, means the report is built again).
+ * A file is hashed unless its stamp is the one it had when the previous
+ * build hashed it; the stamps go into the new state. */
+static int report_intact(site *s, const char *id, const char *dir,
+                         const char *marker, bs_status *st) {
   char *text = NULL;
   size_t len = 0;
   bs_error ign;
   int ok = 0;
+  *st = BS_OK;
   if (bs__read_regular(marker, BS__OPEN_NOFOLLOW, (size_t)64 << 20, &text, &len,
                        &ign) == BS_OK) {
     const char *list = strstr(text, "\nfiles\n");
     if (list) {
       list += 7;
-      ok = bs__tree_matches(dir, ".benchsite-report", list,
-                            len - (size_t)(list - text));
+      const prev_seen *ps = find_pseen(s, id);
+      bs__known_file *seen = NULL;
+      size_t nseen = 0;
+      ok = bs__tree_matches_known(dir, ".benchsite-report", list,
+                                  len - (size_t)(list - text),
+                                  ps ? ps->files : NULL, ps ? ps->n : 0,
+                                  s->stamp_before_ns, &seen, &nseen);
+      if (ok)
+        *st = state_seen(s, id, seen, nseen);
+      bs__known_free(seen, nseen);
     }
   }
   free(text);
@@ -1059,8 +1269,9 @@ static bs_status reports(site *s, bs_error *err) {
       char *pub = marker ? bs__path_join(s->out, rel) : NULL;
       if (pub)
         pub[strlen(pub) - strlen("/.benchsite-report")] = '\0';
+      bs_status ist = BS_OK;
       if (same && !p->no_report && marker && pub &&
-          report_intact(pub, marker)) {
+          report_intact(s, r->ar->id, pub, marker, &ist)) {
         r->report = 1;
         p->kept = 1;
         s->sum.reports_reused++;
@@ -1072,6 +1283,8 @@ static bs_status reports(site *s, bs_error *err) {
       } else {
         st = write_report(s, r, err);
       }
+      if (ist)
+        st = bs_error_set(err, ist, NULL, 0, "out of memory");
       free(pub);
       free(marker);
     }
@@ -1115,10 +1328,7 @@ static bs_status analyse_runs(site *s, bs_error *err) {
     r->ar = bs_archive_run_at(s->ar, i);
     s->nruns++;
     bs_status st;
-    if (!(r->mf = bs_manifest_new()))
-      return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
-    if ((st = bs__manifest_read_archived(r->mf, r->ar->manifest, err)))
-      return st;
+    r->mf = bs__archive_manifest(s->ar, i);
     r->baseline_commit = bs_manifest_get(r->mf, "baseline_commit");
     run_key(s->analysis_key, r->ar->id, r->key);
     if (!reuse(s, r, find_prev(s, r->ar->id)) &&
@@ -2762,7 +2972,19 @@ static bs_status publish(site *s, bs_error *err) {
   }
   sweep_reports(s);
   pending marker = {(char *)MARKER, NULL, RANK_INDEX, 0, 0};
-  return publish_one(s, &marker, err);
+  if ((st = publish_one(s, &marker, err)) || !s->write_stamps)
+    return st;
+  if (s->write_stamps < 0) {
+    char *p = bs__path_join(s->out, STAMPS);
+    if (p)
+      unlink(p);
+    free(p);
+    return BS_OK;
+  }
+  /* Last: stamps older than the state's files still tell the truth about
+   * the files they name (a file with another stamp is read). */
+  pending stamps = {(char *)STAMPS, NULL, RANK_INDEX, 0, 0};
+  return publish_one(s, &stamps, err);
 }
 
 /* Whether this build already emitted `rel`. */
@@ -2819,7 +3041,6 @@ static bs_status copy_files(site *s, const char *dir, int user, bs_error *err) {
 static void site_release(site *s) {
   for (size_t i = 0; i < s->nruns; i++) {
     srun *r = &s->runs[i];
-    bs_manifest_free(r->mf);
     free(r->impl);
     free(r->no_report);
     results_free(r->res, r->nres);
@@ -2838,11 +3059,13 @@ static void site_release(site *s) {
   }
   free(s->queue);
   prev_release(s);
+  stamps_release(s);
   free(s->prev_text);
   bs__buf_release(&s->state);
   bs__strset_release(&s->ctab);
   bs__buf_release(&s->cases_text);
   bs__buf_release(&s->files);
+  bs__buf_release(&s->seen);
   bs_templates_free(s->tpl);
   bs_acks_free(s->acks);
   bs_archive_free(s->ar);
@@ -2857,6 +3080,7 @@ bs_status bs_site_build(const char *archive_dir, const char *out_dir,
   bs__buf_init(&s.files, BS__CAP_SITE_FILES);
   bs__strset_init(&s.ctab);
   bs__buf_init(&s.cases_text, BS__CAP_SITE_STATE);
+  bs__buf_init(&s.seen, BS__CAP_SITE_FILES);
   bs_plot *plot = NULL;
   bs_status st = BS_OK;
   if (summary)
@@ -2888,8 +3112,16 @@ bs_status bs_site_build(const char *archive_dir, const char *out_dir,
     goto done;
   if ((st = make_keys(&s, err)))
     goto done;
+  {
+    struct timespec now;
+    if (clock_gettime(CLOCK_REALTIME, &now) == 0)
+      s.stamp_before_ns =
+          ((long long)now.tv_sec - 1) * 1000000000LL + (long long)now.tv_nsec;
+  }
   if (s.out_exists && !o->full)
     load_state(&s);
+  if (s.prev_text)
+    load_stamps(&s);
 
   if ((st = bs_output_dir_start(s.od, err)))
     goto done;
@@ -2994,6 +3226,8 @@ bs_status bs_site_build(const char *archive_dir, const char *out_dir,
   }
   st = bs__write_file(marker, s.state.data, s.state.len, 0, err);
   free(marker);
+  if (!st && s.out_exists)
+    st = write_stamps(&s, &s.write_stamps, err);
   if (st)
     goto done;
   if (stage(&s, "pages", 1, 1)) {
