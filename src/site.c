@@ -1435,6 +1435,19 @@ static bs_status order_cases(site *s) {
   return BS_OK;
 }
 
+/* Sorts cases [0, n) and drops repeats; the new count. */
+static size_t unique_cases(scase *v, size_t n) {
+  if (n)
+    qsort(v, n, sizeof *v, cmp_case);
+  size_t u = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (u && !cmp_case(&v[u - 1], &v[i]))
+      continue;
+    v[u++] = v[i];
+  }
+  return u;
+}
+
 static bs_status collect_cases(site *s, bs_error *err) {
   size_t cap = 0;
   for (size_t i = 0; i < s->nruns; i++)
@@ -1442,24 +1455,25 @@ static bs_status collect_cases(site *s, bs_error *err) {
   s->cases = calloc(cap ? cap : 1, sizeof *s->cases);
   if (!s->cases)
     return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
-  /* Distinct (benchmark, dataset) pairs, byte order. */
+  /* Distinct (benchmark, dataset) pairs, byte order. Runs mostly measure
+   * the cases of the run before: only a run's cases not found yet are
+   * added and sorted in, not every result of the archive. */
   for (size_t i = 0; i < s->nruns; i++) {
+    size_t known = s->ncases;
     for (size_t k = 0; k < s->runs[i].nres; k++) {
       const result *r = &s->runs[i].res[k];
+      scase key;
+      key.benchmark = r->benchmark;
+      key.dataset = r->dataset;
+      if (known && bsearch(&key, s->cases, known, sizeof *s->cases, cmp_case))
+        continue;
       s->cases[s->ncases].benchmark = r->benchmark;
       s->cases[s->ncases].dataset = r->dataset;
       s->ncases++;
     }
+    if (s->ncases > known)
+      s->ncases = unique_cases(s->cases, s->ncases);
   }
-  if (s->ncases)
-    qsort(s->cases, s->ncases, sizeof *s->cases, cmp_case);
-  size_t u = 0;
-  for (size_t i = 0; i < s->ncases; i++) {
-    if (u && !cmp_case(&s->cases[u - 1], &s->cases[i]))
-      continue;
-    s->cases[u++] = s->cases[i];
-  }
-  s->ncases = u;
   for (size_t c = 0; c < s->ncases; c++) {
     scase *sc = &s->cases[c];
     bs__sha256 h;
@@ -1480,7 +1494,7 @@ static bs_status collect_cases(site *s, bs_error *err) {
       }
     }
   }
-  /* Points: each case's results in history order. */
+  /* Points: each case's results in history order, counted first. */
   for (size_t i = 0; i < s->nruns; i++) {
     for (size_t k = 0; k < s->runs[i].nres; k++) {
       result *r = &s->runs[i].res[k];
@@ -1492,10 +1506,19 @@ static bs_status collect_cases(site *s, bs_error *err) {
       if (!sc)
         return bs_error_set(err, BS_EINTERNAL, NULL, 0, "lost a case");
       r->case_idx = (size_t)(sc - s->cases);
-      point *g = realloc(sc->pts, (sc->npts + 1) * sizeof *g);
-      if (!g)
-        return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
-      sc->pts = g;
+      sc->npts++;
+    }
+  }
+  for (size_t c = 0; c < s->ncases; c++) {
+    scase *sc = &s->cases[c];
+    if (!(sc->pts = malloc((sc->npts ? sc->npts : 1) * sizeof *sc->pts)))
+      return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    sc->npts = 0;
+  }
+  for (size_t i = 0; i < s->nruns; i++) {
+    for (size_t k = 0; k < s->runs[i].nres; k++) {
+      result *r = &s->runs[i].res[k];
+      scase *sc = &s->cases[r->case_idx];
       sc->pts[sc->npts].run = i;
       sc->pts[sc->npts].r = r;
       sc->npts++;
@@ -2595,6 +2618,87 @@ static bs_status append_chunk(site *s, const scase *sc, const char *file,
   return st;
 }
 
+/* The lines of points [from, to) of a case's history JSON after its
+ * header (in b, ending in "\"runs\": [") when the published file holds
+ * points [a, b) made from the same inputs with a <= from <= a + 1 and
+ * to - 1 <= b <= to (the same runs, or the window moved on by the one new
+ * run): its lines for those, unformatted, and json_point for the rest.
+ * *done is 0 when the published file is anything else. */
+static bs_status reuse_points(site *s, const scase *sc, const char *file,
+                              size_t from, size_t to, bs__buf *b, int *done,
+                              bs_error *err) {
+  *done = 0;
+  prev_file *pf = find_pfile(s, file);
+  if (!pf || !strcmp(pf->hash, "-") || to <= from)
+    return BS_OK;
+  size_t a = 0, e = 0;
+  int found = 0;
+  for (int c = 0; c < 3 && !found; c++) {
+    /* The same range first: what a build with nothing new finds. */
+    a = c == 1 && from > 0 ? from - 1 : from;
+    e = c == 0 ? to : to - 1;
+    if ((c == 1 && from == 0) || e <= a)
+      continue;
+    char key[BS__SHA256_HEXLEN + 1];
+    points_key(s, sc, a, e, key);
+    found = !strcmp(key, pf->key);
+  }
+  if (!found)
+    return BS_OK;
+  char *path = bs__path_join(s->out, file), *old = NULL;
+  size_t len = 0;
+  bs_error ign;
+  int ok = path && bs__read_regular(path, BS__OPEN_NOFOLLOW, (size_t)1 << 30,
+                                    &old, &len, &ign) == BS_OK;
+  free(path);
+  char hash[BS__SHA256_HEXLEN + 1];
+  if (ok)
+    bs__sha256_hex(old, len, hash);
+  ok = ok && !strcmp(hash, pf->hash) && len > 3 &&
+       !memcmp(old + len - 3, "]}\n", 3);
+  /* Its lines: the header, then one point a line (JSON strings hold no
+   * raw newline), each but the last ending in ",", the last in "]}". */
+  const char *p = ok ? memchr(old, '\n', len) : NULL;
+  const char *end = old + len;
+  size_t i = a;
+  bs_status st = BS_OK;
+  size_t start = b->len;
+  while (p && p + 1 < end && !st) {
+    const char *line = p + 1;
+    const char *nl = memchr(line, '\n', (size_t)(end - line));
+    if (!nl)
+      break;
+    size_t n = (size_t)(nl - line);
+    int last = nl + 1 == end;
+    if (n < (last ? 2u : 1u) || line[n - (last ? 2 : 1)] != (last ? ']' : ','))
+      break;
+    if (i >= from) {
+      st = bs__buf_puts(b, i > from ? ",\n" : "\n");
+      if (!st)
+        st = bs__buf_append(b, line, n - (last ? 2 : 1));
+    }
+    i++;
+    p = nl;
+    if (last)
+      break;
+  }
+  ok = ok && !st && i == e && p && p + 1 == end;
+  for (; ok && i < to && !st; i++) {
+    st = bs__buf_puts(b, i > from ? ",\n" : "\n");
+    if (!st)
+      st = json_point(b, s, &sc->pts[i]);
+  }
+  if (ok && !st)
+    st = bs__buf_puts(b, "]}\n");
+  free(old);
+  if (st)
+    return bs_error_set(err, st, NULL, 0, "out of memory");
+  if (!ok)
+    b->len = start;
+  *done = ok;
+  return BS_OK;
+}
+
 /* history/case-ID.json: the newest SHOWN_RUNS runs of a case; the older
  * ones in history/case-ID-K.json, CHUNK_RUNS runs each counted from the
  * oldest, so a full chunk never changes when runs are added. */
@@ -2650,13 +2754,24 @@ static bs_status history_json(site *s, const scase *sc, bs_error *err) {
     st = bs__buf_printf(&b, "%s\"case-%s-%zu.json\"", k ? ", " : "", sc->id, k);
   if (!st)
     st = bs__buf_puts(&b, "], ");
-  if (!st)
-    st = json_points(&b, s, sc, older, sc->npts);
   snprintf(file, sizeof file, "history/case-%s.json", sc->id);
+  /* Listed with the key of its points, by which the next build knows
+   * which of its lines it can take as they are. */
+  char key[BS__SHA256_HEXLEN + 1];
+  size_t head = b.len;
+  int reused = 0;
+  points_key(s, sc, older, sc->npts, key);
+  if (!st && (st = bs__buf_puts(&b, "\"runs\": [")) == BS_OK &&
+      (st = reuse_points(s, sc, file, older, sc->npts, &b, &reused, err)))
+    goto done;
+  if (!st && !reused) {
+    b.len = head;
+    st = json_points(&b, s, sc, older, sc->npts);
+  }
   if (st)
     st = bs_error_set(err, st, NULL, 0, "out of memory");
   else
-    st = emit_file(s, file, b.data, b.len, RANK_LEAF, err);
+    st = emit_file_key(s, file, b.data, b.len, RANK_LEAF, key, err);
 done:
   bs__buf_release(&b);
   return st;

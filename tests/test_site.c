@@ -562,7 +562,9 @@ Test(site, history_json_keeps_the_newest_200_and_chunks_the_rest) {
   cr_expect_not_null(strstr(page, ">c005<"));
   cr_expect_not_null(strstr(page, "The newest 200 runs"));
   /* One more run moves c005 into the chunk, which grows by one line (the
-   * rest is its old bytes): the same bytes as a clean build's. */
+   * rest is its old bytes), and the newest 200 move on by one (199 of
+   * their lines are the published file's): the same bytes as a clean
+   * build's. */
   next_baseline_commit = "c204";
   add_run(archive, dir, "c205", "2026-01-10T00:00:00Z", "Development", one, 1);
   r = build_with(archive, out, k1);
