@@ -3040,9 +3040,15 @@ static void sweep_reports(const site *s) {
   for (size_t i = 0; keep && i < n; i++) {
     if (is_queued(keep, nk, names[i]))
       continue;
+    /* Moved out of the site in one step first: a kill while its files
+     * go must not leave a half-deleted report in the published site. */
     char *p = bs__path_join(runs, names[i]);
-    if (p)
+    char *aside = bs__strdupf("%s/.swept-%s", s->tmp, names[i]);
+    if (p && aside && rename(p, aside) == 0)
+      bs__remove_tree(aside);
+    else if (p)
       bs__remove_tree(p);
+    free(aside);
     free(p);
   }
   free(keep);
