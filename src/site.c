@@ -309,6 +309,10 @@ typedef struct site {
   prev_seen *pseen;   /* sorted by id, each's files by path */
   size_t npseen;
   char stamps_hash[BS__SHA256_HEXLEN + 1]; /* of the stamps read, or "" */
+  size_t prev_len;
+  /* Nothing to move or drop, and the new state is the previous one byte
+   * for byte: the published state stays. */
+  int quiet;
   /* Files older than this (ns since the epoch) may be vouched for by
    * their stamps in the next build (see bs__tree_list_known). */
   long long stamp_before_ns;
@@ -567,6 +571,7 @@ static void load_state(site *s) {
     return;
   }
   memcpy(s->prev_text, data, len + 1);
+  s->prev_len = len;
   char *line = data;
   size_t cap = 0, fcap = 0;
   int ok = 0, lineno = 0;
@@ -2952,6 +2957,20 @@ static bs_status write_transition(site *s, bs_error *err) {
   bs_status st = names ? BS_OK : BS_ENOMEM;
   const char *p = s->state.data ? s->state.data : "";
   while (!st && *p) {
+    if (strncmp(p, "file ", 5) && strncmp(p, "run ", 4)) {
+      /* Results and the like stay as they are: a stretch of such lines
+       * (most of the state) is copied at once. */
+      const char *q = p;
+      while (*q && strncmp(q, "file ", 5) && strncmp(q, "run ", 4)) {
+        const char *nl = strchr(q, '\n');
+        q = nl ? nl + 1 : q + strlen(q);
+      }
+      st = bs__buf_append(&b, p, (size_t)(q - p));
+      if (!st && q[-1] != '\n')
+        st = bs__buf_putc(&b, '\n');
+      p = q;
+      continue;
+    }
     const char *nl = strchr(p, '\n');
     size_t len = nl ? (size_t)(nl - p) : strlen(p);
     char line[4096];
@@ -3071,10 +3090,11 @@ static bs_status publish(site *s, bs_error *err) {
   static const char *const dirs[] = {"charts", "history", "runs"};
   for (size_t i = 0; i < 3 && !st; i++)
     st = ensure_dir(s->out, dirs[i], err);
+  int quiet = s->quiet;
   /* While files move, the published state calls every one that moves or
    * goes "-" (unknown): a build killed half-way leaves a state the next
    * build can trust. */
-  if (!st)
+  if (!st && !quiet)
     st = write_transition(s, err);
   for (int fresh = 1; fresh >= 0 && !st; fresh--)
     for (int rank = RANK_LEAF; rank <= RANK_INDEX && !st; rank++)
@@ -3093,7 +3113,7 @@ static bs_status publish(site *s, bs_error *err) {
   }
   sweep_reports(s);
   pending marker = {(char *)MARKER, NULL, RANK_INDEX, 0, 0};
-  if ((st = publish_one(s, &marker, err)) || !s->write_stamps)
+  if ((!quiet && (st = publish_one(s, &marker, err))) || !s->write_stamps)
     return st;
   if (s->write_stamps < 0) {
     char *p = bs__path_join(s->out, STAMPS);
@@ -3345,7 +3365,13 @@ bs_status bs_site_build(const char *archive_dir, const char *out_dir,
     st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
     goto done;
   }
-  st = bs__write_file(marker, s.state.data, s.state.len, 0, err);
+  s.quiet = s.out_exists && s.nqueue == 0 && s.prev_text &&
+            s.prev_len == s.state.len &&
+            !memcmp(s.prev_text, s.state.data, s.state.len);
+  for (size_t i = 0; i < s.npfiles && s.quiet; i++)
+    s.quiet = s.pfiles[i].kept;
+  if (!s.quiet)
+    st = bs__write_file(marker, s.state.data, s.state.len, 0, err);
   free(marker);
   if (!st && s.out_exists)
     st = write_stamps(&s, &s.write_stamps, err);
