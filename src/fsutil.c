@@ -517,6 +517,7 @@ static bs_status tree_walk(int top, const char *rel, const char *skip,
       const bs__known_file *k = NULL;
       if (tk && tk->nknown) {
         bs__known_file key;
+        memset(&key, 0, sizeof key);
         key.path = p;
         k = bsearch(&key, tk->known, tk->nknown, sizeof key, cmp_known);
       }

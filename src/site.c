@@ -1484,6 +1484,8 @@ static bs_status collect_cases(site *s, bs_error *err) {
     bs__sha256 h;
     unsigned char d[BS__SHA256_LEN];
     char hex[BS__SHA256_HEXLEN + 1];
+    if (!sc->benchmark || !sc->dataset)
+      return bs_error_set(err, BS_EINTERNAL, NULL, 0, "lost a case");
     bs__sha256_init(&h);
     bs__sha256_update(&h, sc->benchmark, strlen(sc->benchmark) + 1);
     bs__sha256_update(&h, sc->dataset, strlen(sc->dataset));
