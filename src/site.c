@@ -58,7 +58,7 @@
  * size, times), which differ from one directory to another, so they stay
  * out of the state, whose bytes depend on the inputs alone. */
 #define STAMPS MARKER ".stamps"
-#define STAMPS_MAGIC "benchsite-stamps 1"
+#define STAMPS_MAGIC "benchsite-stamps 2"
 #define CHART_W 760
 #define CHART_H 360
 #define KEY_CHARS 40
@@ -250,9 +250,15 @@ typedef struct state_case {
 
 /* The stamps of a published report's files when the previous build last
  * hashed them: a file with the same stamp is not read again. */
+typedef struct seen_stamp {
+  bs__file_stamp st;
+  int ok; /* 0: this file is read next time */
+} seen_stamp;
+
 typedef struct prev_seen {
   char *id;
-  bs__known_file *files;
+  char marker[BS__SHA256_HEXLEN + 1]; /* the hash of the list they go with */
+  seen_stamp *files; /* one per regular file of that list, in its order */
   size_t n, cap;
 } prev_seen;
 
@@ -513,11 +519,6 @@ static int cmp_prev_seen(const void *a, const void *b) {
   return strcmp(((const prev_seen *)a)->id, ((const prev_seen *)b)->id);
 }
 
-static int cmp_known_path(const void *a, const void *b) {
-  return strcmp(((const bs__known_file *)a)->path,
-                ((const bs__known_file *)b)->path);
-}
-
 static int parse_u64(const char *s, uint64_t *v) {
   return bs__parse_u64(s, v) == 0;
 }
@@ -720,7 +721,7 @@ static prev_run *find_prev(const site *s, const char *id) {
 static void stamps_release(site *s) {
   for (size_t i = 0; i < s->npseen; i++) {
     free(s->pseen[i].id);
-    bs__known_free(s->pseen[i].files, s->pseen[i].n);
+    free(s->pseen[i].files);
   }
   free(s->pseen);
   s->pseen = NULL;
@@ -757,8 +758,9 @@ static void load_stamps(site *s) {
     }
     char *tok[8];
     size_t nt = tokens(line, tok, 8);
-    if (nt == 3 && !strcmp(tok[0], "seen")) {
-      /* "seen ID DEV": the stamps of runs/ID's files follow. */
+    if (nt == 4 && !strcmp(tok[0], "seen")) {
+      /* "seen ID DEV MARKER": the stamps of the regular files of runs/ID
+       * follow, in the order of its list of files, whose hash is MARKER. */
       if (s->npseen == scap) {
         prev_seen *g = BS__GROW(s->pseen, scap, s->npseen + 1, 16);
         if (!g)
@@ -768,29 +770,27 @@ static void load_stamps(site *s) {
       seen = &s->pseen[s->npseen];
       memset(seen, 0, sizeof *seen);
       s->npseen++;
-      if (!(seen->id = bs__strdup(tok[1])) || !parse_u64(tok[2], &seen_dev))
+      if (!(seen->id = bs__strdup(tok[1])) || !parse_u64(tok[2], &seen_dev) ||
+          strlen(tok[3]) != BS__SHA256_HEXLEN)
         goto bad;
-    } else if (nt == 7 && !strcmp(tok[0], "st") && seen) {
-      /* "st INO SIZE MTIME_NS CTIME_NS HASH PATH" (PATH as put_hex). */
+      memcpy(seen->marker, tok[3], sizeof seen->marker);
+    } else if ((nt == 4 || (nt == 1 && !strcmp(tok[0], "-"))) && seen) {
+      /* "INO SIZE MTIME_NS CTIME_NS", or "-" for a file read next time. */
       if (seen->n == seen->cap) {
-        bs__known_file *g = BS__GROW(seen->files, seen->cap, seen->n + 1, 32);
+        seen_stamp *g = BS__GROW(seen->files, seen->cap, seen->n + 1, 32);
         if (!g)
           goto bad;
         seen->files = g;
       }
-      bs__known_file *k = &seen->files[seen->n];
+      seen_stamp *k = &seen->files[seen->n++];
       memset(k, 0, sizeof *k);
-      if (!(k->path = get_hex(tok[6])))
+      k->st.dev = seen_dev;
+      if (nt == 4 &&
+          (!parse_u64(tok[0], &k->st.ino) || !parse_u64(tok[1], &k->st.size) ||
+           !parse_ll(tok[2], &k->st.mtime_ns) ||
+           !parse_ll(tok[3], &k->st.ctime_ns)))
         goto bad;
-      seen->n++;
-      k->stamp.dev = seen_dev;
-      if (!parse_u64(tok[1], &k->stamp.ino) ||
-          !parse_u64(tok[2], &k->stamp.size) ||
-          !parse_ll(tok[3], &k->stamp.mtime_ns) ||
-          !parse_ll(tok[4], &k->stamp.ctime_ns) ||
-          strlen(tok[5]) != BS__SHA256_HEXLEN)
-        goto bad;
-      memcpy(k->hash, tok[5], sizeof k->hash);
+      k->ok = nt == 4;
     } else {
       goto bad;
     }
@@ -798,10 +798,6 @@ static void load_stamps(site *s) {
   free(data);
   if (s->npseen)
     qsort(s->pseen, s->npseen, sizeof *s->pseen, cmp_prev_seen);
-  for (size_t i = 0; i < s->npseen; i++)
-    if (s->pseen[i].n)
-      qsort(s->pseen[i].files, s->pseen[i].n, sizeof *s->pseen[i].files,
-            cmp_known_path);
   return;
 bad:
   free(data);
@@ -1199,24 +1195,91 @@ static void choose_detail(site *s) {
       }
 }
 
-/* Appends the stamps of run id's report files to the new state. */
-static bs_status state_seen(site *s, const char *id, const bs__known_file *k,
-                            size_t n) {
+/* The next regular file of a report's list of files ("SIZE HASH PATH",
+ * PATH escaped; "dir PATH" and "other PATH" are not): its hash and path
+ * (NUL-free, not terminated) with *p moved past its line. 0 at the end. */
+static int next_listed(const char **p, const char *end, const char **hash,
+                       const char **path, size_t *plen) {
+  while (*p < end) {
+    const char *line = *p;
+    const char *nl = memchr(line, '\n', (size_t)(end - line));
+    const char *stop = nl ? nl : end;
+    *p = nl ? nl + 1 : end;
+    if (line[0] < '0' || line[0] > '9')
+      continue;
+    const char *sp = memchr(line, ' ', (size_t)(stop - line));
+    if (!sp || stop - sp < BS__SHA256_HEXLEN + 3 ||
+        sp[BS__SHA256_HEXLEN + 1] != ' ')
+      continue;
+    *hash = sp + 1;
+    *path = sp + BS__SHA256_HEXLEN + 2;
+    *plen = (size_t)(stop - *path);
+    return 1;
+  }
+  return 0;
+}
+
+/* The files the previous build's stamps vouch for, from the report's
+ * list (whose hash they were recorded with): sorted by path, as the list
+ * is. A path the list escapes (a backslash or a control byte) is left to
+ * be read. */
+static bs_status known_files(const prev_seen *ps, const char *list, size_t len,
+                             bs__known_file **out, size_t *n) {
+  *out = NULL;
+  *n = 0;
+  bs__known_file *k = calloc(ps->n ? ps->n : 1, sizeof *k);
+  if (!k)
+    return BS_ENOMEM;
+  const char *p = list, *end = list + len, *hash, *path;
+  size_t plen;
+  for (size_t i = 0; next_listed(&p, end, &hash, &path, &plen); i++) {
+    if (i >= ps->n) {
+      bs__known_free(k, *n); /* not the list they were recorded with */
+      *n = 0;
+      return BS_OK;
+    }
+    if (!ps->files[i].ok || memchr(path, '\\', plen))
+      continue;
+    if (!(k[*n].path = malloc(plen + 1))) {
+      bs__known_free(k, *n);
+      *n = 0;
+      return BS_ENOMEM;
+    }
+    memcpy(k[*n].path, path, plen);
+    k[*n].path[plen] = '\0';
+    k[*n].stamp = ps->files[i].st;
+    memcpy(k[*n].hash, hash, BS__SHA256_HEXLEN);
+    k[*n].hash[BS__SHA256_HEXLEN] = '\0';
+    (*n)++;
+  }
+  *out = k;
+  return BS_OK;
+}
+
+/* Appends to the new stamps those of run id's report files: one line per
+ * regular file of its list (hash `mhash`), in the list's order. */
+static bs_status state_seen(site *s, const char *id, const char *mhash,
+                            const char *list, size_t len,
+                            const bs__known_file *k, size_t n) {
   if (!n)
     return BS_OK;
-  bs_status st = bs__buf_printf(&s->seen, "seen %s %llu\n", id,
-                                (unsigned long long)k[0].stamp.dev);
-  for (size_t i = 0; i < n && !st; i++) {
-    if (k[i].stamp.dev != k[0].stamp.dev)
-      continue; /* on another device: read again next time */
-    st = bs__buf_printf(&s->seen, "st %llu %llu %lld %lld %s ",
-                        (unsigned long long)k[i].stamp.ino,
-                        (unsigned long long)k[i].stamp.size,
-                        k[i].stamp.mtime_ns, k[i].stamp.ctime_ns, k[i].hash);
-    if (!st)
-      st = put_hex(&s->seen, k[i].path);
-    if (!st)
-      st = bs__buf_putc(&s->seen, '\n');
+  uint64_t dev = k[0].stamp.dev;
+  bs_status st = bs__buf_printf(&s->seen, "seen %s %llu %s\n", id,
+                                (unsigned long long)dev, mhash);
+  const char *p = list, *end = list + len, *hash, *path;
+  size_t plen, j = 0;
+  while (!st && next_listed(&p, end, &hash, &path, &plen)) {
+    int c = 1;
+    while (j < n && (c = strncmp(k[j].path, path, plen)) < 0)
+      j++;
+    if (j < n && c == 0 && k[j].path[plen] == '\0' && k[j].stamp.dev == dev &&
+        !memcmp(k[j].hash, hash, BS__SHA256_HEXLEN))
+      st = bs__buf_printf(&s->seen, "%llu %llu %lld %lld\n",
+                          (unsigned long long)k[j].stamp.ino,
+                          (unsigned long long)k[j].stamp.size,
+                          k[j].stamp.mtime_ns, k[j].stamp.ctime_ns);
+    else
+      st = bs__buf_puts(&s->seen, "-\n");
   }
   return st;
 }
@@ -1238,15 +1301,20 @@ static int report_intact(site *s, const char *id, const char *dir,
     const char *list = strstr(text, "\nfiles\n");
     if (list) {
       list += 7;
+      size_t llen = len - (size_t)(list - text);
+      char mhash[BS__SHA256_HEXLEN + 1];
+      bs__sha256_hex(text, len, mhash);
       const prev_seen *ps = find_pseen(s, id);
-      bs__known_file *seen = NULL;
-      size_t nseen = 0;
-      ok = bs__tree_matches_known(dir, ".benchsite-report", list,
-                                  len - (size_t)(list - text),
-                                  ps ? ps->files : NULL, ps ? ps->n : 0,
-                                  s->stamp_before_ns, &seen, &nseen);
-      if (ok)
-        *st = state_seen(s, id, seen, nseen);
+      bs__known_file *known = NULL, *seen = NULL;
+      size_t nknown = 0, nseen = 0;
+      if (ps && !strcmp(ps->marker, mhash))
+        *st = known_files(ps, list, llen, &known, &nknown);
+      if (!*st)
+        ok = bs__tree_matches_known(dir, ".benchsite-report", list, llen, known,
+                                    nknown, s->stamp_before_ns, &seen, &nseen);
+      if (ok && !*st)
+        *st = state_seen(s, id, mhash, list, llen, seen, nseen);
+      bs__known_free(known, nknown);
       bs__known_free(seen, nseen);
     }
   }

@@ -1336,31 +1336,38 @@ Test(site, a_new_run_renders_only_the_pages_it_changes) {
   cr_expect_gt(check_links(out), 20);
 }
 
-/* The stamps file's line for `rel` under runs/ID/ ("st INO SIZE MTIME
- * CTIME HASH PATH", PATH in hex), or NULL. */
-static char *stamp_line(const char *stamps, const char *id, const char *rel) {
-  static const char digits[] = "0123456789abcdef";
-  char hex[256] = "x";
-  size_t n = 1;
-  for (const unsigned char *p = (const unsigned char *)rel; *p; p++) {
-    hex[n++] = digits[*p >> 4];
-    hex[n++] = digits[*p & 15];
-  }
-  hex[n] = '\0';
-  const char *at = strstr(stamps, ts_pathf("seen %s ", id));
-  if (!at)
+/* The stamps file's line for `rel` of the report runs/ID/ (whose list of
+ * files is `marker`): the stamps follow "seen ID DEV MARKER_HASH", one
+ * per regular file of the list in its order. NULL when there is none. */
+static char *stamp_line(const char *stamps, const char *id, const char *marker,
+                        const char *rel) {
+  const char *files = strstr(marker, "\nfiles\n");
+  if (!files)
     return NULL;
-  const char *next = strstr(at + 5, "\nseen ");
-  for (const char *l = strstr(at, "\nst "); l && (!next || l < next);
-       l = strstr(l + 1, "\nst ")) {
-    const char *end = strchr(l + 1, '\n');
-    size_t len = end ? (size_t)(end - l - 1) : strlen(l + 1);
-    char *line = ts_pathf("%.*s", (int)len, l + 1);
-    const char *last = strrchr(line, ' ');
-    if (last && !strcmp(last + 1, hex))
-      return line;
+  size_t k = 0;
+  int found = 0;
+  for (const char *l = files + 7; *l && !found;) {
+    const char *end = strchr(l, '\n');
+    size_t len = end ? (size_t)(end - l) : strlen(l);
+    if (l[0] >= '0' && l[0] <= '9') {
+      const char *path = l + len - strlen(rel);
+      found = len > strlen(rel) && path[-1] == ' ' &&
+              !strncmp(path, rel, strlen(rel));
+      k += !found;
+    }
+    l = end ? end + 1 : l + len;
   }
-  return NULL;
+  const char *at = strstr(stamps, ts_pathf("seen %s ", id));
+  if (!found || !at)
+    return NULL;
+  const char *l = strchr(at, '\n');
+  for (size_t i = 0; l && i < k; i++)
+    l = strchr(l + 1, '\n');
+  if (!l || !l[1] || !strncmp(l + 1, "seen ", 5))
+    return NULL;
+  const char *end = strchr(l + 1, '\n');
+  return ts_pathf("%.*s", (int)(end ? end - l - 1 : (long)strlen(l + 1)),
+                  l + 1);
 }
 
 /* A reused report is checked against its list of files on every build;
@@ -1389,9 +1396,15 @@ Test(site, a_reused_report_is_hashed_only_where_its_files_changed,
   cr_assert_not_null(strstr(summary, "reports 0 built, 1 reused"), "%s",
                      summary);
   char *text = slurp(stamps);
-  cr_assert(!strncmp(text, "benchsite-stamps 1\n", 19), "%s", text);
+  cr_assert(!strncmp(text, "benchsite-stamps 2\n", 19), "%s", text);
   char *page = ts_pathf("%s/runs/%s/index.html", out, id);
-  char *line = stamp_line(text, id, "index.html");
+  char *mpath = ts_pathf("%s/runs/%s/.benchsite-report", out, id);
+  char *marker = slurp(mpath);
+  char mhash[BS__SHA256_HEXLEN + 1];
+  bs__sha256_hex(marker, strlen(marker), mhash);
+  cr_expect_not_null(strstr(text, ts_pathf("seen %s ", id)), "%s", text);
+  cr_expect_not_null(strstr(text, ts_pathf(" %s\n", mhash)), "%s", text);
+  char *line = stamp_line(text, id, marker, "index.html");
   cr_assert_not_null(line, "%s", text);
   struct stat sb;
   cr_assert_eq(lstat(page, &sb), 0);
@@ -1399,27 +1412,43 @@ Test(site, a_reused_report_is_hashed_only_where_its_files_changed,
   char hash[BS__SHA256_HEXLEN + 1];
   bs__sha256_hex(bytes, strlen(bytes), hash);
   char *want = ts_pathf(
-      "st %llu %llu %lld %lld %s ", (unsigned long long)sb.st_ino,
+      "%llu %llu %lld %lld", (unsigned long long)sb.st_ino,
       (unsigned long long)sb.st_size,
       (long long)sb.st_mtim.tv_sec * 1000000000LL + sb.st_mtim.tv_nsec,
-      (long long)sb.st_ctim.tv_sec * 1000000000LL + sb.st_ctim.tv_nsec, hash);
-  cr_expect(!strncmp(line, want, strlen(want)), "%s\nwant %s", line, want);
-  cr_expect_not_null(stamp_line(text, id, "charts/case-0001-deltas.svg"), "%s",
-                     text);
+      (long long)sb.st_ctim.tv_sec * 1000000000LL + sb.st_ctim.tv_nsec);
+  cr_expect_str_eq(line, want, "%s", text);
+  /* ... and the list holds the hash the stamp vouches for. */
+  cr_expect_not_null(strstr(marker, ts_pathf(" %s index.html\n", hash)));
+  char *svg = stamp_line(text, id, marker, "charts/case-0001-deltas.svg");
+  cr_expect(svg && strcmp(svg, "-"), "%s", text);
   /* Unchanged: the same stamps, nothing rewritten. */
   build_ok(archive, out, summary, sizeof summary);
   cr_assert_not_null(strstr(summary, "reports 0 built, 1 reused"), "%s",
                      summary);
   cr_expect_str_eq(slurp(stamps), text);
 
-  /* The stamp is trusted: a file whose stamp matches is not read, so a
-   * wrong hash beside a matching stamp makes the report look changed
-   * (which shows the file was not read), and it is built again. */
-  char *forged = ts_own(strdup(text));
+  /* The stamp is trusted: a file whose stamp matches is not read. With a
+   * wrong hash for index.html in the report's list, and the stamps
+   * recorded with that list, the report passes as unchanged (it would be
+   * built again had the file been read); the same wrong list without
+   * stamps for it is found out. */
+  char *forged = ts_own(strdup(marker));
   char *h = strstr(forged, hash);
   cr_assert_not_null(h);
   h[0] = h[0] == '0' ? '1' : '0';
-  cr_assert_eq(ts_write(stamps, forged), 0);
+  char fhash[BS__SHA256_HEXLEN + 1];
+  bs__sha256_hex(forged, strlen(forged), fhash);
+  char *fstamps = ts_own(strdup(text));
+  char *m = strstr(fstamps, mhash);
+  cr_assert_not_null(m);
+  memcpy(m, fhash, BS__SHA256_HEXLEN);
+  cr_assert_eq(ts_write(mpath, forged), 0);
+  cr_assert_eq(ts_write(stamps, fstamps), 0);
+  build_ok(archive, out, summary, sizeof summary);
+  cr_expect_not_null(strstr(summary, "reports 0 built, 1 reused"), "%s",
+                     summary);
+  cr_assert_eq(ts_write(mpath, forged), 0);
+  cr_assert_eq(unlink(stamps), 0);
   build_ok(archive, out, summary, sizeof summary);
   cr_expect_not_null(strstr(summary, "reports 1 built, 0 reused"), "%s",
                      summary);
@@ -1430,7 +1459,8 @@ Test(site, a_reused_report_is_hashed_only_where_its_files_changed,
   build_ok(archive, out, summary, sizeof summary);
   cr_assert_not_null(strstr(summary, "reports 0 built, 1 reused"), "%s",
                      summary);
-  cr_assert_not_null(stamp_line(slurp(stamps), id, "index.html"));
+  char *sl = stamp_line(slurp(stamps), id, slurp(mpath), "index.html");
+  cr_assert(sl && strcmp(sl, "-"));
   char *orig = slurp(page);
   cr_assert_eq(lstat(page, &sb), 0);
   char *edited = ts_own(strdup(orig));
