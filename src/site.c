@@ -19,6 +19,7 @@
 #include "benchsite/report.h"
 #include "benchsite/template.h"
 
+#include "ahead.h"
 #include "archived.h"
 #include "buf.h"
 #include "csvin.h"
@@ -966,6 +967,8 @@ static bs_status state_run(site *s, const srun *r) {
 
 /* Puts a run's results in case order (benchsite/order.h). */
 static bs_status order_results(result *res, size_t n) {
+  if (n == 0)
+    return BS_OK; /* a run of no cases has no array (res is NULL) */
   bs_case_key *keys = malloc((n ? n : 1) * sizeof *keys);
   result *sorted = malloc((n ? n : 1) * sizeof *sorted);
   if (!keys || !sorted) {
@@ -1014,7 +1017,8 @@ static const char *history_impl(const bs_log *log, const bs_case *c,
 
 /* Reads a run's logs after checking them against their checksums: a
  * damaged archive stops the build instead of being published. */
-static bs_status read_run(site *s, const srun *r, bs_log *log, bs_error *err) {
+static bs_status read_run(const site *s, const srun *r, bs_log *log,
+                          bs_error *err) {
   bs_archive_verify_result vr;
   bs_archive_verify_result_init(&vr);
   bs_status st =
@@ -1029,7 +1033,7 @@ static bs_status read_run(site *s, const srun *r, bs_log *log, bs_error *err) {
 
 /* The run's analysis, as `benchsite report` makes it; kept going past
  * what stops a report, so the run's verdicts show even without one. */
-static bs_status analyse_log(site *s, const srun *r, const bs_log *log,
+static bs_status analyse_log(const site *s, const srun *r, const bs_log *log,
                              bs_analysis **an, bs_error *err) {
   const bs_manifest *mfs[1] = {r->mf};
   bs_analysis_options ao;
@@ -1090,8 +1094,9 @@ done:
 }
 
 /* A run's results: per case the candidate's median with its interval and
- * the paired verdict (the confirmatory gate, as the report computes it). */
-static bs_status analyse_fresh(site *s, srun *r, bs_error *err) {
+ * the paired verdict (the confirmatory gate, as the report computes it).
+ * Runs on any thread (see analyse_runs): it writes only r and err. */
+static bs_status analyse_fresh(const site *s, srun *r, bs_error *err) {
   bs_status st = BS_OK;
   bs_log *log = bs_log_new();
   bs_analysis *an = NULL;
@@ -1168,7 +1173,6 @@ static bs_status analyse_fresh(site *s, srun *r, bs_error *err) {
       res->blocks = cc->blocks;
     }
   }
-  s->sum.analyses_built++;
 done:
   free(x);
   bs_analysis_free(an);
@@ -1389,48 +1393,124 @@ static int reuse(site *s, srun *r, prev_run *p) {
   return 1;
 }
 
+/* What the run's results count towards: verdicts, acknowledgements. */
+static bs_status tally_run(site *s, srun *r, bs_error *err) {
+  bs_status st;
+  if ((st = order_results(r->res, r->nres)))
+    return bs_error_set(err, st, NULL, 0, "out of memory");
+  int native = bs_manifest_require_native(r->mf, NULL) == BS_OK;
+  for (size_t k = 0; k < r->nres; k++) {
+    result *res = &r->res[k];
+    res->ack =
+        bs_acks_find(s->acks, r->ar->commit, res->benchmark, res->dataset);
+    if (!res->has_cmp)
+      continue;
+    r->compared++;
+    if (res->ack)
+      r->acked++;
+    else if (res->sig && native)
+      r->open++; /* no performance claims for a target not native */
+    else if (res->verdict == BS_VERDICT_SLOWER)
+      r->slower++;
+    else if (res->verdict == BS_VERDICT_FASTER)
+      r->faster++;
+    else
+      r->equivalent++;
+    s->sum.acknowledged += res->ack != NULL;
+  }
+  return BS_OK;
+}
+
+/* The runs to analyse afresh, computed ahead on worker threads (ahead.h):
+ * task t is the run todo[t]; its outcome lands in slot t % window, which
+ * task t + window reuses only after the consumer has moved past t. */
+typedef struct fresh_slot {
+  bs_status st;
+  bs_error err;
+} fresh_slot;
+
+typedef struct fresh_tasks {
+  const site *s;
+  const size_t *todo;
+  fresh_slot *slots;
+  size_t window;
+} fresh_tasks;
+
+static void fresh_task(void *ctx, size_t t) {
+  fresh_tasks *ft = ctx;
+  fresh_slot *f = &ft->slots[t % ft->window];
+  bs_error_clear(&f->err);
+  f->st = analyse_fresh(ft->s, &ft->s->runs[ft->todo[t]], &f->err);
+}
+
+/* The CPUs a build may use: --jobs, else the online CPUs. */
+static size_t build_jobs(const site *s) {
+  if (s->o->jobs)
+    return s->o->jobs;
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? (size_t)n : 1;
+}
+
+/* Every run's results, in history order. The manifests are read and the
+ * unchanged runs reused first; the rest are analysed by --jobs threads
+ * (no chart is rendering yet: the reports come after) a few runs ahead of
+ * this one, which takes them in order, so that output, and the error a
+ * bad run stops the build with, are those of one run after another: the
+ * first failure in history order wins, whichever thread met it. */
 static bs_status analyse_runs(site *s, bs_error *err) {
   size_t n = bs_archive_count(s->ar);
   s->runs = calloc(n ? n : 1, sizeof *s->runs);
-  if (!s->runs)
+  size_t *todo = malloc((n ? n : 1) * sizeof *todo);
+  if (!s->runs || !todo) {
+    free(todo);
     return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+  }
+  size_t ntodo = 0;
   for (size_t i = 0; i < n; i++) {
-    if (stage(s, "runs", i, n))
-      return cancelled(err);
     srun *r = &s->runs[i];
     r->ar = bs_archive_run_at(s->ar, i);
     s->nruns++;
-    bs_status st;
     r->mf = bs__archive_manifest(s->ar, i);
     r->baseline_commit = bs_manifest_get(r->mf, "baseline_commit");
     run_key(s->analysis_key, r->ar->id, r->key);
-    if (!reuse(s, r, find_prev(s, r->ar->id)) &&
-        (st = analyse_fresh(s, r, err)))
-      return st;
-    if ((st = order_results(r->res, r->nres)))
-      return bs_error_set(err, st, NULL, 0, "out of memory");
-    int native = bs_manifest_require_native(r->mf, NULL) == BS_OK;
-    for (size_t k = 0; k < r->nres; k++) {
-      result *res = &r->res[k];
-      res->ack =
-          bs_acks_find(s->acks, r->ar->commit, res->benchmark, res->dataset);
-      if (!res->has_cmp)
-        continue;
-      r->compared++;
-      if (res->ack)
-        r->acked++;
-      else if (res->sig && native)
-        r->open++; /* no performance claims for a target not native */
-      else if (res->verdict == BS_VERDICT_SLOWER)
-        r->slower++;
-      else if (res->verdict == BS_VERDICT_FASTER)
-        r->faster++;
-      else
-        r->equivalent++;
-      s->sum.acknowledged += res->ack != NULL;
-    }
+    if (!reuse(s, r, find_prev(s, r->ar->id)))
+      todo[ntodo++] = i;
   }
-  return BS_OK;
+  /* A few runs ahead per thread keep every thread busy while this one
+   * catches up; what is done and not yet taken stays that bounded. */
+  size_t jobs = build_jobs(s), window = jobs < ntodo / 4 ? 4 * jobs : ntodo;
+  if (window == 0)
+    window = 1;
+  fresh_slot *slots = calloc(window, sizeof *slots);
+  fresh_tasks ft = {s, todo, slots, window};
+  bs__ahead *a = NULL;
+  if (!slots || (ntodo && !(a = bs__ahead_start(ntodo, jobs - 1, window,
+                                                fresh_task, &ft)))) {
+    free(slots);
+    free(todo);
+    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+  }
+  bs_status st = BS_OK;
+  for (size_t i = 0, t = 0; i < n && !st; i++) {
+    if (stage(s, "runs", i, n)) {
+      st = cancelled(err);
+    } else if (t < ntodo && todo[t] == i) {
+      bs__ahead_wait(a, t);
+      const fresh_slot *f = &slots[t++ % window];
+      if ((st = f->st) && err)
+        *err = f->err;
+      else if (!st)
+        s->sum.analyses_built++;
+    }
+    if (!st)
+      st = tally_run(s, &s->runs[i], err);
+  }
+  /* Runs still being analysed finish into their own srun (freed with the
+   * site) before the build goes on or fails. */
+  bs__ahead_stop(a);
+  free(todo);
+  free(slots);
+  return st;
 }
 
 /* ---- Groups and cases ---------------------------------------------------- */

@@ -1182,6 +1182,106 @@ Test(site, a_gnuplot_failing_mid_build_keeps_the_site_and_fails_with_3) {
   cr_assert_eq(count_build_dirs(dir), 0, "build directories left behind");
 }
 
+/* An archive of n runs whose cases differ from run to run (so a result
+ * given to the wrong run shows), with the given dates' month. */
+static void varied_runs(const char *archive, const char *dir, int n) {
+  for (int i = 0; i < n; i++) {
+    char commit[32], date[64];
+    snprintf(commit, sizeof commit, "v%02d", i);
+    snprintf(date, sizeof date, "2026-05-%02dT00:00:00Z", i + 1);
+    const tcase cases[] = {{"sort", "n=1024", 100.0, 100.0 + 2.0 * i},
+                           {"sum", "", 10.0, 10.0 - 0.3 * i},
+                           {"scan", "n=64", 5.0 + i, 5.0 + i}};
+    add_run(archive, dir, commit, date, "Development", cases, 3);
+  }
+}
+
+static ts_run build_jobs(const char *archive, const char *out,
+                         const char *jobs) {
+  const char *args[] = {"site",   "--archive", archive,  "--out",         out,
+                        "--jobs", jobs,        "--full", "--detail-runs", "3",
+                        NULL};
+  return ts_cli(NULL, args);
+}
+
+/* The runs are analysed by several threads at once and taken in history
+ * order: the site is the same, byte for byte, whatever --jobs says. */
+Test(site, a_build_on_several_jobs_equals_one_on_one_job) {
+  char *dir = ts_own(ts_tmpdir("site_jobs"));
+  char *archive = ts_pathf("%s/archive", dir);
+  varied_runs(archive, dir, 14);
+  static const char *const jobs[] = {"1", "2", "5"};
+  char digest[3][BS__SHA256_HEXLEN + 1];
+  char *summary[3];
+  for (int k = 0; k < 3; k++) {
+    char *out = ts_pathf("%s/public-%s", dir, jobs[k]);
+    ts_run r = build_jobs(archive, out, jobs[k]);
+    cr_assert_eq(r.status, 0, "--jobs %s: %s%s", jobs[k], r.out, r.err);
+    cr_assert_not_null(strstr(r.out, "analyses 14 built, 0 reused"), "%s",
+                       r.out);
+    /* The summary names the output directory: compare what follows it. */
+    summary[k] = ts_own(strdup(strstr(r.out, ": ")));
+    ts_run_free(&r);
+    digest_of(out, digest[k]);
+  }
+  for (int k = 1; k < 3; k++) {
+    cr_expect_str_eq(digest[k], digest[0], "--jobs %s differs from --jobs 1",
+                     jobs[k]);
+    cr_expect_str_eq(summary[k], summary[0]);
+  }
+}
+
+/* A run that fails to analyse stops the build with the error it gives on
+ * one job, even when later runs (one of them bad too) were being analysed
+ * on other threads meanwhile: the first bad run in history order is the
+ * one named, the status is 2 and the published site stays as it was. */
+Test(site, an_analysis_error_in_a_later_run_fails_the_build_cleanly) {
+  char *dir = ts_own(ts_tmpdir("site_jobs_error"));
+  char *archive = ts_pathf("%s/archive", dir),
+       *out = ts_pathf("%s/public", dir);
+  varied_runs(archive, dir, 4);
+  ts_run r = build_jobs(archive, out, "2");
+  cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+  ts_run_free(&r);
+  char before[BS__SHA256_HEXLEN + 1], after[BS__SHA256_HEXLEN + 1];
+  digest_of(out, before);
+  char *ids[12];
+  for (int i = 4; i < 12; i++) {
+    char commit[32], date[64];
+    snprintf(commit, sizeof commit, "w%02d", i);
+    snprintf(date, sizeof date, "2026-06-%02dT00:00:00Z", i + 1);
+    const tcase cases[] = {{"sort", "n=1024", 100.0, 101.0 + i}};
+    ids[i] = add_run(archive, dir, commit, date, "Development", cases, 1);
+  }
+  /* Runs 8 and 10 of 12 damaged: their logs no longer match their
+   * checksums. */
+  for (int i = 8; i <= 10; i += 2) {
+    char *log = ts_pathf("%s/runs/%s/log-1.csv", archive, ids[i]);
+    char *text = slurp(log);
+    char *digit = strstr(text, ",confirm,100,") + 13;
+    *digit = *digit == '9' ? '8' : (char)(*digit + 1);
+    cr_assert_eq(ts_write(log, text), 0);
+  }
+  char *want = ts_pathf("%s/log-1.csv: checksum mismatch", ids[8]);
+  char *first_err = NULL;
+  static const char *const jobs[] = {"1", "2", "7"};
+  for (int k = 0; k < 3; k++) {
+    r = build_jobs(archive, out, jobs[k]);
+    cr_assert_eq(r.status, 2, "--jobs %s: %s%s", jobs[k], r.out, r.err);
+    cr_expect_not_null(strstr(r.err, want), "--jobs %s: %s", jobs[k], r.err);
+    cr_expect_null(strstr(r.err, ids[10]), "--jobs %s: %s", jobs[k], r.err);
+    cr_expect_str_eq(r.out, "");
+    if (!first_err)
+      first_err = ts_own(strdup(r.err));
+    else
+      cr_expect_str_eq(r.err, first_err, "--jobs %s", jobs[k]);
+    ts_run_free(&r);
+    digest_of(out, after);
+    cr_assert_str_eq(before, after, "--jobs %s changed the site", jobs[k]);
+    cr_assert_eq(count_build_dirs(dir), 0, "build directories left behind");
+  }
+}
+
 /* ---- Library ------------------------------------------------------------- */
 
 Test(site, library_reports_usage_errors) {

@@ -75,7 +75,9 @@ typedef struct bs_site_options {
    * logo): the regular files directly in this directory, dot files
    * included. NULL: none. */
   const char *static_dir;
-  /* gnuplot processes rendering at once; 0: the online CPUs. */
+  /* CPUs the build uses: threads analysing runs at once (before any
+   * chart renders), then gnuplot processes rendering at once; 0: the
+   * online CPUs. The output does not depend on it. */
   size_t jobs;
   /* Called with a stage ("runs", "charts", "pages") and progress in it;
    * a non-zero return cancels the build (BS_EIO, "cancelled") and leaves
