@@ -109,6 +109,13 @@ static char *pct2(const style *s, char *buf, size_t n, double pct,
     snprintf(buf, n, "n/a");
     return buf;
   }
+  /* Past a billion per cent no decimal means anything, and %.2f would
+   * print up to 300 digits, cut at the buffer's end into a wrong number
+   * (a chain of large changes multiplies past 1e300). */
+  if (fabs(pct) >= 1e9) {
+    snprintf(buf, n, "%s%.3g%s", pct < 0 ? s->minus : "+", fabs(pct), unit);
+    return buf;
+  }
   double r = round(pct * 100) / 100;
   if (r == 0)
     snprintf(buf, n, "0.00%s", unit);

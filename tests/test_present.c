@@ -38,6 +38,12 @@ Test(present, percentages_round_to_two_decimals_without_negative_zero) {
   cr_assert_str_eq(bs__fmt_pct_num_plain(b, sizeof b, -0.001), "0.00");
   cr_assert_str_eq(bs__fmt_pct_signed(b, sizeof b, -54.216),
                    MINUS "54.22" NBSP "%");
+  /* Huge figures in three digits, not 300 cut at the buffer's end. */
+  cr_assert_str_eq(bs__fmt_pct_signed(b, sizeof b, 3.1933e307),
+                   "+3.19e+307" NBSP "%");
+  cr_assert_str_eq(bs__fmt_pct_num_plain(b, sizeof b, -1e9), "-1e+09");
+  cr_assert_str_eq(bs__fmt_pct_num_plain(b, sizeof b, 999999999.994),
+                   "+999999999.99");
 }
 
 Test(present, verdicts_and_clipped_names) {
