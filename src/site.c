@@ -40,6 +40,7 @@
 #include <math.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -200,6 +201,11 @@ typedef struct srun {
   size_t res_len;
   int detailed; /* gets its full report (runs/ID/) */
   int report;   /* runs/ID/ holds its report in the new site */
+  /* The analysis this build made of it, kept for its report (and the log
+   * it points into), or NULL: a report is rendered from it instead of a
+   * second analysis of the same log. */
+  bs_log *kept_log;
+  bs_analysis *kept_an;
   /* Verdict counts over compared cases. */
   size_t open, acked, slower, equivalent, faster, compared;
 } srun;
@@ -1047,15 +1053,21 @@ static bs_status analyse_log(const site *s, const srun *r, const bs_log *log,
  * directory's runs/ID/. A run that cannot have one (nothing to report, a
  * non-native comparison) gets the reason instead. */
 static bs_status write_report(site *s, srun *r, bs_error *err) {
-  bs_log *log = bs_log_new();
-  bs_analysis *an = NULL;
+  bs_log *log = r->kept_log;
+  bs_analysis *an = r->kept_an;
   char *dir = NULL;
-  bs_status st;
-  if (!log)
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
-  if ((st = read_run(s, r, log, err)) ||
-      (st = analyse_log(s, r, log, &an, err)))
-    goto done;
+  bs_status st = BS_OK;
+  r->kept_log = NULL;
+  r->kept_an = NULL;
+  if (!an) {
+    bs_log_free(log);
+    if (!(log = bs_log_new()))
+      return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    s->sum.reports_reanalysed++;
+    if ((st = read_run(s, r, log, err)) ||
+        (st = analyse_log(s, r, log, &an, err)))
+      goto done;
+  }
   char rel[BS_ARCHIVE_ID_MAX + 8];
   snprintf(rel, sizeof rel, "runs/%s", r->ar->id);
   if (!(dir = bs__path_join(s->tmp, rel))) {
@@ -1096,7 +1108,40 @@ done:
 /* A run's results: per case the candidate's median with its interval and
  * the paired verdict (the confirmatory gate, as the report computes it).
  * Runs on any thread (see analyse_runs): it writes only r and err. */
-static bs_status analyse_fresh(const site *s, srun *r, bs_error *err) {
+/* What a run's analysis and log are kept in memory for its report at
+ * most, all runs together: beyond it, a report analyses its log again. */
+#define KEPT_MAX ((size_t)96 << 20)
+/* A case's share of an analysis: the gate's 10 000 resampled medians,
+ * kept for the report's chart, and about as much again. */
+#define KEPT_PER_CASE ((size_t)2 * 10000 * sizeof(double))
+
+/* Keeps the analysis of run r (the log it points into too) for its report
+ * when the run will surely have one (one of the newest --detail-runs, or
+ * a significant regression) and the memory kept so far allows: a rough
+ * count of the rows and the bootstrap distributions a report keeps. */
+static void keep_for_report(const site *s, srun *r, bs_log **log,
+                            bs_analysis **an, atomic_size_t *kept) {
+  size_t i = (size_t)(r - s->runs), n = bs_archive_count(s->ar);
+  int sig = 0;
+  for (size_t c = 0; c < r->nres; c++)
+    sig |= r->res[c].has_cmp && r->res[c].sig;
+  if (!kept || !(i + s->o->detail_runs >= n || sig))
+    return;
+  size_t need = bs_log_count(*log) * 2 * sizeof(bs_row) +
+                bs_log_case_count(*log) * KEPT_PER_CASE;
+  size_t cur = atomic_load(kept);
+  do {
+    if (need > KEPT_MAX || cur > KEPT_MAX - need)
+      return;
+  } while (!atomic_compare_exchange_weak(kept, &cur, cur + need));
+  r->kept_log = *log;
+  r->kept_an = *an;
+  *log = NULL;
+  *an = NULL;
+}
+
+static bs_status analyse_fresh(const site *s, srun *r, atomic_size_t *kept,
+                               bs_error *err) {
   bs_status st = BS_OK;
   bs_log *log = bs_log_new();
   bs_analysis *an = NULL;
@@ -1173,6 +1218,7 @@ static bs_status analyse_fresh(const site *s, srun *r, bs_error *err) {
       res->blocks = cc->blocks;
     }
   }
+  keep_for_report(s, r, &log, &an, kept);
 done:
   free(x);
   bs_analysis_free(an);
@@ -1434,13 +1480,14 @@ typedef struct fresh_tasks {
   const size_t *todo;
   fresh_slot *slots;
   size_t window;
+  atomic_size_t kept; /* bytes of analyses kept for reports */
 } fresh_tasks;
 
 static void fresh_task(void *ctx, size_t t) {
   fresh_tasks *ft = ctx;
   fresh_slot *f = &ft->slots[t % ft->window];
   bs_error_clear(&f->err);
-  f->st = analyse_fresh(ft->s, &ft->s->runs[ft->todo[t]], &f->err);
+  f->st = analyse_fresh(ft->s, &ft->s->runs[ft->todo[t]], &ft->kept, &f->err);
 }
 
 /* The CPUs a build may use: --jobs, else the online CPUs. */
@@ -1482,7 +1529,7 @@ static bs_status analyse_runs(site *s, bs_error *err) {
   if (window == 0)
     window = 1;
   fresh_slot *slots = calloc(window, sizeof *slots);
-  fresh_tasks ft = {s, todo, slots, window};
+  fresh_tasks ft = {s, todo, slots, window, 0};
   bs__ahead *a = NULL;
   if (!slots || (ntodo && !(a = bs__ahead_start(ntodo, jobs - 1, window,
                                                 fresh_task, &ft)))) {
@@ -3335,6 +3382,8 @@ static void site_release(site *s) {
     free(r->impl);
     free(r->no_report);
     results_free(r->res, r->nres);
+    bs_analysis_free(r->kept_an);
+    bs_log_free(r->kept_log);
   }
   free(s->runs);
   for (size_t c = 0; c < s->ncases; c++) {

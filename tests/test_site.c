@@ -1366,6 +1366,31 @@ static void lib_build(const char *archive, const char *out,
                err.message);
 }
 
+/* A report is rendered from the analysis the build made of its run, not
+ * from a second analysis of the same log; only a report rebuilt while its
+ * run's analysis comes from the cache analyses the log again. */
+Test(site, a_report_takes_the_builds_analysis_of_its_run, .timeout = 120) {
+  char *dir = ts_own(ts_tmpdir("kept_analysis"));
+  char *archive = ts_pathf("%s/archive", dir), *out = ts_pathf("%s/out", dir);
+  char *ids[3];
+  for (int i = 0; i < 3; i++)
+    ids[i] = add_run(archive, dir, ts_pathf("c0ffee%d", i),
+                     ts_pathf("2026-11-2%dT10:00:00Z", i + 1), "Development",
+                     two, 2);
+  bs_site_summary sum;
+  memset(&sum, 0, sizeof sum);
+  lib_build(archive, out, &sum);
+  cr_expect_eq(sum.analyses_built, 3);
+  cr_expect_eq(sum.reports_built, 3);
+  cr_expect_eq(sum.reports_reanalysed, 0);
+  cr_assert_eq(remove(ts_pathf("%s/runs/%s/index.html", out, ids[2])), 0);
+  memset(&sum, 0, sizeof sum);
+  lib_build(archive, out, &sum);
+  cr_expect_eq(sum.analyses_reused, 3);
+  cr_expect_eq(sum.reports_built, 1);
+  cr_expect_eq(sum.reports_reanalysed, 1);
+}
+
 /* A new run with a new case: its page and the case's page link each
  * other, and both are new; two new runs link each other too. Before any
  * of them is published, the run pages go out without those links, then

@@ -95,7 +95,10 @@ typedef struct bs_site_summary {
   size_t groups; /* comparability groups */
   size_t analyses_built, analyses_reused;
   size_t reports_built, reports_reused;
-  size_t compact; /* runs with a compact page only */
+  size_t reports_reanalysed; /* built from a second analysis of their run's
+                               log (its analysis was reused from the cache,
+                               or not kept); the rest take this build's */
+  size_t compact;            /* runs with a compact page only */
   size_t charts_rendered, charts_reused;
   size_t pages_written, pages_reused;
   size_t pages_rendered;   /* from templates; a page made from the same
