@@ -55,7 +55,9 @@
 #endif
 
 #define MARKER ".benchsite-site"
-#define STATE_MAGIC "benchsite-site 6"
+#define STATE_MAGIC "benchsite-site 7"
+/* The state's last line: "sum " and the hash of the bytes before it. */
+#define SUM_LINE (4 + BS__SHA256_HEXLEN + 1)
 /* Beside the state: the stamps of the published reports' files (inode,
  * size, times), which differ from one directory to another, so they stay
  * out of the state, whose bytes depend on the inputs alone. */
@@ -332,8 +334,9 @@ typedef struct site {
   int write_stamps; /* 1: new stamps to publish, -1: none (see write_stamps) */
   /* The new state, written last. */
   bs__buf state;
-  bs__buf files; /* "file NAME HASH" lines of this build */
-  bs__buf seen;  /* "seen" and "st" lines: the stamps of kept reports */
+  size_t body_len; /* of the state before its "sum" line */
+  bs__buf files;   /* "file NAME HASH" lines of this build */
+  bs__buf seen;    /* "seen" and "st" lines: the stamps of kept reports */
   pending *queue;
   size_t nqueue, qcap;
   bs_templates *tpl;
@@ -561,6 +564,109 @@ static int parse_size(const char *s, size_t *v) {
   return 1;
 }
 
+/* The text of a case in the state's case table. */
+static bs_status case_text(bs__buf *b, const char *benchmark,
+                           const char *dataset, double scale) {
+  char bits[BITS_CHARS];
+  put_bits(bits, scale);
+  bs_status st = put_hex(b, benchmark);
+  if (!st)
+    st = bs__buf_putc(b, ' ');
+  if (!st)
+    st = put_hex(b, dataset);
+  if (!st)
+    st = bs__buf_putc(b, ' ');
+  if (!st)
+    st = bs__buf_append(b, bits, sizeof bits);
+  return st;
+}
+
+/* Whether `name` is one this program gives a file of the site, and so
+ * one a state may name: one name at the top (index.html, run-ID.html,
+ * case-ID.html, an asset or a static file) of visible ASCII or UTF-8
+ * bytes, charts/case-ID-history.svg, charts/case-ID-chain.svg,
+ * history/case-ID.json or history/case-ID-K.json. A state naming
+ * anything else (a path out of the site) is not one this program wrote. */
+static int site_file_name(const char *name) {
+  static const char *const dirs[] = {"charts", "history", "runs"};
+  const char *p = name;
+  if (!strchr(name, '/')) {
+    if (!name[0] || bs__is_dot(name) || !strncmp(name, MARKER, strlen(MARKER)))
+      return 0;
+    for (size_t i = 0; i < 3; i++)
+      if (!strcmp(name, dirs[i]))
+        return 0;
+    for (; *p; p++) {
+      unsigned char c = (unsigned char)*p;
+      if (c <= ' ' || c == 0x7f || c == '\\')
+        return 0;
+    }
+    return 1;
+  }
+  int chart = !strncmp(p, "charts/case-", 12);
+  if (chart)
+    p += 12;
+  else if (!strncmp(p, "history/case-", 13))
+    p += 13;
+  else
+    return 0;
+  for (size_t i = 0; i < CASE_HASH; i++, p++)
+    if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f')))
+      return 0;
+  if (chart)
+    return !strcmp(p, "-history.svg") || !strcmp(p, "-chain.svg");
+  if (*p == '-') {
+    size_t digits = strspn(++p, "0123456789");
+    if (digits == 0 || digits > 20)
+      return 0;
+    p += digits;
+  }
+  return !strcmp(p, ".json");
+}
+
+/* Whether the site's directories are directories of its own (none a link
+ * out of it, whose files a state cannot vouch for). */
+static int own_dirs(const char *out) {
+  static const char *const dirs[] = {"charts", "history", "runs"};
+  for (size_t i = 0; i < 3; i++) {
+    char *p = bs__path_join(out, dirs[i]);
+    struct stat sb;
+    int ok = p && (lstat(p, &sb) != 0 ? errno == ENOENT : S_ISDIR(sb.st_mode));
+    free(p);
+    if (!ok)
+      return 0;
+  }
+  return 1;
+}
+
+/* Removes the file `rel` of the published site, never out of it: only a
+ * name the site gives its files, and every directory on the way opened
+ * from the site's own without following a link. */
+static void unlink_in(const char *out, const char *rel) {
+  if (!site_file_name(rel))
+    return;
+  int fd = open(out, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  const char *p = rel;
+  for (const char *sl; fd >= 0 && (sl = strchr(p, '/')); p = sl + 1) {
+    char comp[64];
+    size_t n = (size_t)(sl - p);
+    int next = -1;
+    if (n > 0 && n < sizeof comp) {
+      memcpy(comp, p, n);
+      comp[n] = '\0';
+      if (!bs__is_dot(comp))
+        next =
+            openat(fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    }
+    close(fd);
+    fd = next;
+  }
+  if (fd >= 0) {
+    unlinkat(fd, p, 0);
+    close(fd);
+  }
+}
+
 /* Reads the previous state; anything unexpected means "no usable state"
  * (a full build), never an error: the state is a cache. */
 static void load_state(site *s) {
@@ -568,22 +674,39 @@ static void load_state(site *s) {
   char *data = NULL;
   size_t len = 0;
   bs_error ignore;
-  if (!path || bs__read_regular(path, BS__OPEN_NOFOLLOW, 0, &data, &len,
-                                &ignore) != BS_OK) {
+  if (!path || !own_dirs(s->out) ||
+      bs__read_regular(path, BS__OPEN_NOFOLLOW, 0, &data, &len, &ignore) !=
+          BS_OK) {
     free(path);
     return;
   }
   free(path);
-  if (!(s->prev_text = malloc(len + 1))) {
+  /* Last, the hash of all before it: any change to the state is seen. */
+  char sum[BS__SHA256_HEXLEN + 1];
+  if (len < SUM_LINE || memcmp(data + len - SUM_LINE, "sum ", 4) ||
+      data[len - 1] != '\n') {
+    free(data);
+    return;
+  }
+  bs__sha256_hex(data, len - SUM_LINE, sum);
+  if (memcmp(data + len - SUM_LINE + 4, sum, BS__SHA256_HEXLEN) ||
+      !(s->prev_text = malloc(len + 1))) {
     free(data);
     return;
   }
   memcpy(s->prev_text, data, len + 1);
   s->prev_len = len;
+  len -= SUM_LINE;
+  data[len] = '\0';
   char *line = data;
   size_t cap = 0, fcap = 0;
   int ok = 0, lineno = 0;
   prev_run *cur = NULL;
+  size_t *last = NULL; /* per case: the last run (+ 1) with a result */
+  bs__strset seen_cases;
+  bs__strset_init(&seen_cases);
+  bs__buf ct;
+  bs__buf_init(&ct, BS__CAP_SITE_STATE);
   for (char *nl; line && *line; line = nl ? nl + 1 : NULL) {
     nl = strchr(line, '\n');
     if (nl)
@@ -635,6 +758,11 @@ static void load_state(site *s) {
           !(c->dataset = get_hex(tok[2])) || strlen(tok[3]) != BITS_CHARS ||
           !get_bits(tok[3], &c->scale) || !(c->scale >= 0))
         goto bad;
+      /* Listed once: the result lines name a case by its number. */
+      ct.len = 0;
+      if (case_text(&ct, c->benchmark, c->dataset, c->scale) ||
+          bs__strset_put(&seen_cases, ct.data, ct.len, 0, NULL) != 1)
+        goto bad;
     } else if (nt == 6 && !strcmp(tok[0], "r") && cur) {
       /* "r CASE N FLAGS BLOCKS BITS": the case's number in the table,
        * the sample size, verdict + 1 (0: not compared) times 4 plus 2
@@ -677,7 +805,7 @@ static void load_state(site *s) {
         s->pfiles = g;
       }
       prev_file *f = &s->pfiles[s->npfiles];
-      if (!(f->name = bs__strdup(tok[1])))
+      if (!site_file_name(tok[1]) || !(f->name = bs__strdup(tok[1])))
         goto bad;
       snprintf(f->hash, sizeof f->hash, "%s", tok[2]);
       snprintf(f->key, sizeof f->key, "%s", tok[3]);
@@ -690,12 +818,15 @@ static void load_state(site *s) {
   if (!ok)
     goto bad;
   /* The cases of the result lines, by their numbers (the table follows
-   * the runs). */
+   * the runs), each case once a run. */
+  if (!(last = calloc(s->npcases ? s->npcases : 1, sizeof *last)))
+    goto bad;
   for (size_t i = 0; i < s->nprev; i++) {
     for (size_t k = 0; k < s->prev[i].nres; k++) {
       result *r = &s->prev[i].res[k];
-      if (r->case_idx >= s->npcases)
+      if (r->case_idx >= s->npcases || last[r->case_idx] == i + 1)
         goto bad;
+      last[r->case_idx] = i + 1;
       const state_case *c = &s->pcases[r->case_idx];
       if (!(r->benchmark = bs__strdup(c->benchmark)) ||
           !(r->dataset = bs__strdup(c->dataset)))
@@ -705,13 +836,23 @@ static void load_state(site *s) {
     }
   }
   free(data);
+  free(last);
+  bs__strset_release(&seen_cases);
+  bs__buf_release(&ct);
   if (s->nprev)
     qsort(s->prev, s->nprev, sizeof *s->prev, cmp_prev_run);
   if (s->npfiles)
     qsort(s->pfiles, s->npfiles, sizeof *s->pfiles, cmp_prev_file);
+  for (size_t i = 1; i < s->npfiles; i++)
+    if (!strcmp(s->pfiles[i - 1].name, s->pfiles[i].name))
+      goto bad_sorted;
   return;
 bad:
   free(data);
+  free(last);
+  bs__strset_release(&seen_cases);
+  bs__buf_release(&ct);
+bad_sorted:
   prev_release(s);
   free(s->prev_text);
   s->prev_text = NULL;
@@ -876,21 +1017,11 @@ static int unchanged(site *s, const char *rel, const char *hash) {
   return ok;
 }
 
-/* The text of a case in the state's case table. */
-static bs_status case_text(bs__buf *b, const char *benchmark,
-                           const char *dataset, double scale) {
-  char bits[BITS_CHARS];
-  put_bits(bits, scale);
-  bs_status st = put_hex(b, benchmark);
-  if (!st)
-    st = bs__buf_putc(b, ' ');
-  if (!st)
-    st = put_hex(b, dataset);
-  if (!st)
-    st = bs__buf_putc(b, ' ');
-  if (!st)
-    st = bs__buf_append(b, bits, sizeof bits);
-  return st;
+/* Ends a state of `len` bytes with the line of their hash. */
+static bs_status put_sum(bs__buf *b, size_t len) {
+  char sum[BS__SHA256_HEXLEN + 1];
+  bs__sha256_hex(b->data ? b->data : "", len, sum);
+  return bs__buf_printf(b, "sum %s\n", sum);
 }
 
 /* Starts the new state: its header, and its case table (which follows
@@ -3124,6 +3255,22 @@ static bs_status ensure_dir(const char *parent, const char *name,
   return st;
 }
 
+/* A directory of the published site: a link in its place goes (the link,
+ * not what it points to), so nothing moves out of the site through it. */
+static bs_status ensure_own_dir(const char *out, const char *name,
+                                bs_error *err) {
+  char *p = bs__path_join(out, name);
+  struct stat sb;
+  if (p && lstat(p, &sb) == 0 && S_ISLNK(sb.st_mode) && unlink(p) != 0) {
+    bs_status st = bs_error_set(err, BS_EIO, p, 0, "cannot remove a link: %s",
+                                strerror(errno));
+    free(p);
+    return st;
+  }
+  free(p);
+  return ensure_dir(out, name, err);
+}
+
 static int cmp_str(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
@@ -3153,12 +3300,13 @@ static bs_status write_transition(site *s, bs_error *err) {
   bs__buf_init(&b, BS__CAP_SITE_STATE);
   bs_status st = names ? BS_OK : BS_ENOMEM;
   const char *p = s->state.data ? s->state.data : "";
-  while (!st && *p) {
+  const char *end = p + s->body_len; /* not its "sum" line */
+  while (!st && p < end) {
     if (strncmp(p, "file ", 5) && strncmp(p, "run ", 4)) {
       /* Results and the like stay as they are: a stretch of such lines
        * (most of the state) is copied at once. */
       const char *q = p;
-      while (*q && strncmp(q, "file ", 5) && strncmp(q, "run ", 4)) {
+      while (q < end && strncmp(q, "file ", 5) && strncmp(q, "run ", 4)) {
         const char *nl = strchr(q, '\n');
         q = nl ? nl + 1 : q + strlen(q);
       }
@@ -3211,6 +3359,8 @@ static bs_status write_transition(site *s, bs_error *err) {
   for (size_t i = 0; i < s->npfiles && !st; i++)
     if (!s->pfiles[i].kept)
       st = bs__buf_printf(&b, "file %s - -\n", s->pfiles[i].name);
+  if (!st)
+    st = put_sum(&b, b.len);
   free(names);
   if (st) {
     bs__buf_release(&b);
@@ -3286,7 +3436,7 @@ static bs_status publish(site *s, bs_error *err) {
   }
   static const char *const dirs[] = {"charts", "history", "runs"};
   for (size_t i = 0; i < 3 && !st; i++)
-    st = ensure_dir(s->out, dirs[i], err);
+    st = ensure_own_dir(s->out, dirs[i], err);
   int quiet = s->quiet;
   /* While files move, the published state calls every one that moves or
    * goes "-" (unknown): a build killed half-way leaves a state the next
@@ -3303,10 +3453,7 @@ static bs_status publish(site *s, bs_error *err) {
   for (size_t i = 0; i < s->npfiles; i++) {
     if (s->pfiles[i].kept)
       continue;
-    char *p = bs__path_join(s->out, s->pfiles[i].name);
-    if (p)
-      unlink(p);
-    free(p);
+    unlink_in(s->out, s->pfiles[i].name);
   }
   sweep_reports(s);
   pending marker = {(char *)MARKER, NULL, RANK_INDEX, 0, 0};
@@ -3562,6 +3709,12 @@ bs_status bs_site_build(const char *archive_dir, const char *out_dir,
   char *marker = bs__path_join(s.tmp, MARKER);
   if (!marker) {
     st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    goto done;
+  }
+  s.body_len = s.state.len;
+  if ((st = put_sum(&s.state, s.body_len))) {
+    free(marker);
+    st = bs_error_set(err, st, NULL, 0, "out of memory");
     goto done;
   }
   s.quiet = s.out_exists && s.nqueue == 0 && s.prev_text &&

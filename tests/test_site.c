@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1619,4 +1620,237 @@ Test(site, a_reused_report_is_hashed_only_where_its_files_changed,
   cr_expect_not_null(strstr(summary, "reports 0 built, 1 reused"), "%s",
                      summary);
   cr_expect_eq(check_links(out) > 0, 1);
+}
+
+/* ---- A state altered by hand ------------------------------------------- */
+
+#define EXAMPLE_RUN "20261130T111657Z-series01-7a21ab577fc8"
+
+/* dir/arc2, a copy of the example archive (never the original); its site
+ * dir/s2 and a second build of it, dir/clean. */
+static void example_site(const char *dir) {
+  char *arc = ts_pathf("%s/arc2", dir);
+  char *const cp[] = {
+      "cp", "-R", (char *)BENCHSITE_SOURCE_DIR "/examples/archive", arc, NULL};
+  cr_assert_eq(ts_run_quiet(cp), 0);
+  build_ok(arc, ts_pathf("%s/s2", dir), NULL, 0);
+  build_ok(arc, ts_pathf("%s/clean", dir), NULL, 0);
+}
+
+/* printf into a string of any length, kept by ts_own. */
+static char *textf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *textf(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  cr_assert_geq(n, 0);
+  char *s = ts_own(malloc((size_t)n + 1));
+  va_start(ap, fmt);
+  vsnprintf(s, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  return s;
+}
+
+/* The state with its last line, when it is a "sum" line, made the hash of
+ * the new text before it: a state altered by someone who knows its
+ * format. */
+static char *resealed(const char *state) {
+  size_t n = strlen(state);
+  const char *last = n ? state + n - 1 : state;
+  while (last > state && last[-1] != '\n')
+    last--;
+  if (strncmp(last, "sum ", 4))
+    return ts_own(strdup(state));
+  char hex[BS__SHA256_HEXLEN + 1];
+  bs__sha256_hex(state, (size_t)(last - state), hex);
+  return textf("%.*ssum %s\n", (int)(last - state), state, hex);
+}
+
+/* The state with `line` after its first line, resealed. */
+static char *with_line(const char *state, const char *line) {
+  const char *nl = strchr(state, '\n');
+  cr_assert_not_null(nl);
+  return resealed(
+      textf("%.*s%s\n%s", (int)(nl + 1 - state), state, line, nl + 1));
+}
+
+/* The state with the line starting at `at` twice, resealed. */
+static char *doubled(const char *state, const char *at) {
+  const char *nl = strchr(at, '\n');
+  cr_assert_not_null(nl);
+  int to = (int)(nl + 1 - state);
+  return resealed(
+      textf("%.*s%.*s%s", to, state, (int)(nl + 1 - at), at, nl + 1));
+}
+
+static void expect_same_site(const char *a, const char *b, const char *what) {
+  char h1[BS__SHA256_HEXLEN + 1], h2[BS__SHA256_HEXLEN + 1];
+  digest_of(a, h1);
+  digest_of(b, h2);
+  cr_expect_str_eq(h1, h2, "%s: the site differs from a clean build", what);
+}
+
+static void expect_verified(const char *archive) {
+  const char *args[] = {"archive", "verify", "--archive", archive, NULL};
+  ts_run r = ts_cli(NULL, args);
+  cr_expect_eq(r.status, 0, "archive verify: %s%s", r.out, r.err);
+  ts_run_free(&r);
+}
+
+/* Before: the state's names were not checked, and the files the new site
+ * did not keep were removed by them, out of the site too (an archived
+ * log: a damaged archive). */
+Test(site, a_state_naming_a_path_out_of_the_site_deletes_nothing) {
+  char *dir = ts_own(ts_tmpdir("site_escape"));
+  example_site(dir);
+  char *arc = ts_pathf("%s/arc2", dir), *out = ts_pathf("%s/s2", dir);
+  char *marker = ts_pathf("%s/.benchsite-site", out);
+  cr_assert_eq(mkdir(ts_pathf("%s/sub", dir), 0755), 0);
+  const char *names[][2] = {
+      {"../arc2/runs/" EXAMPLE_RUN "/log-1.csv",
+       "arc2/runs/" EXAMPLE_RUN "/log-1.csv"},
+      {"../victim.txt", "victim.txt"},
+      {"charts/../../victim4.txt", "victim4.txt"},
+      {"../sub/v3.txt", "sub/v3.txt"},
+      {"/VICTIM/v5.txt", "VICTIM/v5.txt"},
+      {"charts//case-0123456789abcdef-chain.svg", NULL},
+      {"./index.html", NULL},
+  };
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+    char *victim = names[i][1] ? ts_pathf("%s/%s", dir, names[i][1]) : NULL;
+    char *abs = NULL;
+    if (names[i][0][0] == '/') {
+      /* An absolute name: dir/VICTIM/v5.txt in full. */
+      cr_assert_eq(mkdir(ts_pathf("%s/VICTIM", dir), 0755), 0);
+      abs = ts_pathf("%s/VICTIM/v5.txt", dir);
+    }
+    if (victim && strncmp(names[i][1], "arc2/", 5))
+      cr_assert_eq(ts_write(victim, "not the site's\n"), 0);
+    const char *state = slurp(marker);
+    const char *name = abs ? abs : names[i][0];
+    cr_assert_eq(
+        ts_write(marker, with_line(state, ts_pathf("file %s - -", name))), 0);
+    ts_run r = build(arc, out, 0);
+    cr_expect_eq(r.status, 0, "%s: %s%s", name, r.out, r.err);
+    cr_expect(strstr(r.out, "analyses 13 built, 0 reused"),
+              "%s: the state was used: %s", name, r.out);
+    ts_run_free(&r);
+    if (victim)
+      cr_expect(ts_exists(victim), "%s was deleted", victim);
+  }
+  expect_verified(arc);
+  expect_same_site(out, ts_pathf("%s/clean", dir), "after the bad names");
+  char summary[2048];
+  build_ok(arc, out, summary, sizeof summary);
+  cr_expect(strstr(summary, "analyses 0 built, 13 reused"), "%s", summary);
+}
+
+/* Before: a directory of the site replaced by a link to one outside it
+ * was written and deleted through. */
+Test(site, a_linked_directory_of_the_site_is_not_followed) {
+  char *dir = ts_own(ts_tmpdir("site_linked_dir"));
+  example_site(dir);
+  char *arc = ts_pathf("%s/arc2", dir), *out = ts_pathf("%s/s2", dir);
+  char *marker = ts_pathf("%s/.benchsite-site", out);
+  const char *dirs[] = {"charts", "history"};
+  const char *files[] = {"case-0123456789abcdef-history.svg",
+                         "case-0123456789abcdef.json"};
+  int counts[2];
+  char *state = (char *)slurp(marker);
+  for (int i = 0; i < 2; i++) {
+    char *in = ts_pathf("%s/%s", out, dirs[i]);
+    char *outside = ts_pathf("%s/outside-%s", dir, dirs[i]);
+    cr_assert_eq(rename(in, outside), 0);
+    cr_assert_eq(symlink(outside, in), 0);
+    cr_assert_eq(ts_write(ts_pathf("%s/%s", outside, files[i]), "outside\n"),
+                 0);
+    counts[i] = ts_count_entries(outside);
+    state = with_line(state, ts_pathf("file %s/%s - -", dirs[i], files[i]));
+  }
+  cr_assert_eq(ts_write(marker, state), 0);
+  ts_run r = build(arc, out, 0);
+  cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+  ts_run_free(&r);
+  for (int i = 0; i < 2; i++) {
+    char *outside = ts_pathf("%s/outside-%s", dir, dirs[i]);
+    cr_expect(ts_exists(ts_pathf("%s/%s", outside, files[i])),
+              "deleted through the link %s", dirs[i]);
+    cr_expect_eq(ts_count_entries(outside), counts[i], "%s", dirs[i]);
+    struct stat sb;
+    cr_expect(lstat(ts_pathf("%s/%s", out, dirs[i]), &sb) == 0 &&
+                  S_ISDIR(sb.st_mode),
+              "%s is still a link", dirs[i]);
+  }
+  expect_verified(arc);
+  expect_same_site(out, ts_pathf("%s/clean", dir), "after the links");
+}
+
+/* Before: a case listed twice moved the later cases' numbers, and a
+ * result listed twice counted twice ("14 runs measured this case"). */
+Test(site, a_state_listing_a_case_or_a_result_twice_is_not_used) {
+  char *dir = ts_own(ts_tmpdir("site_doubled"));
+  example_site(dir);
+  char *arc = ts_pathf("%s/arc2", dir), *out = ts_pathf("%s/s2", dir);
+  char *marker = ts_pathf("%s/.benchsite-site", out);
+  const char *lines[] = {"\nr ", "\ncase "};
+  for (int i = 0; i < 2; i++) {
+    const char *state = slurp(marker);
+    const char *at = strstr(state, lines[i]);
+    cr_assert_not_null(at);
+    cr_assert_eq(ts_write(marker, doubled(state, at + 1)), 0);
+    ts_run r = build(arc, out, 0);
+    cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+    cr_expect(strstr(r.out, "analyses 13 built, 0 reused"),
+              "%s twice: the state was used: %s", lines[i] + 1, r.out);
+    ts_run_free(&r);
+    expect_same_site(out, ts_pathf("%s/clean", dir), lines[i] + 1);
+  }
+}
+
+/* Before: well-formed values changed in the state (a median, a sample
+ * size of 2^64 - 1, flags no comparison writes) were shown as results. */
+Test(site, a_state_altered_anywhere_is_not_used) {
+  char *dir = ts_own(ts_tmpdir("site_altered"));
+  example_site(dir);
+  char *arc = ts_pathf("%s/arc2", dir), *out = ts_pathf("%s/s2", dir);
+  char *marker = ts_pathf("%s/.benchsite-site", out);
+  /* Which token of "r CASE N FLAGS BLOCKS BITS" becomes what (NULL: one
+   * character of the median changes). */
+  static const struct {
+    int tok;
+    const char *to;
+  } edits[] = {{5, NULL},
+               {2, "18446744073709551615"},
+               {4, "18446744073709551615"},
+               {3, "3"}};
+  for (size_t i = 0; i < sizeof edits / sizeof edits[0]; i++) {
+    char *state = ts_own(strdup(slurp(marker)));
+    char *r = strstr(state, "\nr ");
+    cr_assert_not_null(r);
+    char *nl = strchr(r + 1, '\n');
+    cr_assert_not_null(nl);
+    char *tok[6];
+    char *p = r + 1;
+    for (int k = 0; k < 6; k++) {
+      tok[k] = p;
+      char *sp = strchr(p, ' ');
+      cr_assert(k == 5 || (sp && sp < nl));
+      p = sp ? sp + 1 : p;
+    }
+    char *edited = state;
+    if (!edits[i].to)
+      tok[5][4] = tok[5][4] == 'A' ? 'B' : 'A';
+    else
+      edited = textf("%.*s%s%s", (int)(tok[edits[i].tok] - state), state,
+                     edits[i].to, strchr(tok[edits[i].tok], ' '));
+    cr_assert_eq(ts_write(marker, edited), 0);
+    ts_run run = build(arc, out, 0);
+    cr_expect_eq(run.status, 0, "%s%s", run.out, run.err);
+    cr_expect(strstr(run.out, "analyses 13 built, 0 reused"),
+              "alteration %zu: the state was used: %s", i, run.out);
+    ts_run_free(&run);
+    expect_same_site(out, ts_pathf("%s/clean", dir),
+                     ts_pathf("alteration %zu", i));
+  }
 }
