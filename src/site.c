@@ -716,7 +716,7 @@ static void load_state(site *s) {
         goto bad;
       continue;
     }
-    char *tok[20];
+    char *tok[20] = {0};
     size_t nt = tokens(line, tok, 20);
     if (nt == 1 && !strcmp(tok[0], "site")) {
       ok = 1;
@@ -904,7 +904,7 @@ static void load_stamps(site *s) {
         goto bad;
       continue;
     }
-    char *tok[8];
+    char *tok[8] = {0};
     size_t nt = tokens(line, tok, 8);
     if (nt == 4 && !strcmp(tok[0], "seen")) {
       /* "seen ID DEV MARKER": the stamps of the regular files of runs/ID
