@@ -124,7 +124,7 @@ typedef struct bs__known_file {
 /* bs__tree_list, except that a regular file whose path is in `known`
  * (sorted by path in byte order; NULL when nknown is 0) with the same
  * stamp is not read: its known hash is listed. When `seen` is not NULL,
- * *seen gets (malloc'ed, free with bs__known_free) the regular files
+ * *seen is set to (malloc'ed, free with bs__known_free) the regular files
  * listed with their stamp and hash, sorted by path, leaving out those
  * whose mtime or ctime is not before `before_ns` (ns since the epoch): a
  * write within the file system's clock tick may not change such a stamp,

@@ -1246,6 +1246,14 @@ done:
  * kept for the report's chart, and about as much again. */
 #define KEPT_PER_CASE ((size_t)2 * 10000 * sizeof(double))
 
+/* Whether a case of run r is a significant regression. */
+static int has_regression(const srun *r) {
+  for (size_t c = 0; c < r->nres; c++)
+    if (r->res[c].has_cmp && r->res[c].sig)
+      return 1;
+  return 0;
+}
+
 /* Keeps the analysis of run r (the log it points into too) for its report
  * when the run will surely have one (one of the newest --detail-runs, or
  * a significant regression) and the memory kept so far allows: a rough
@@ -1253,10 +1261,7 @@ done:
 static void keep_for_report(const site *s, srun *r, bs_log **log,
                             bs_analysis **an, atomic_size_t *kept) {
   size_t i = (size_t)(r - s->runs), n = bs_archive_count(s->ar);
-  int sig = 0;
-  for (size_t c = 0; c < r->nres; c++)
-    sig |= r->res[c].has_cmp && r->res[c].sig;
-  if (!kept || !(i + s->o->detail_runs >= n || sig))
+  if (!kept || !(i + s->o->detail_runs >= n || has_regression(r)))
     return;
   size_t need = bs_log_count(*log) * 2 * sizeof(bs_row) +
                 bs_log_case_count(*log) * KEPT_PER_CASE;
@@ -1363,10 +1368,7 @@ static void choose_detail(site *s) {
   size_t k = s->o->detail_runs;
   for (size_t i = 0; i < s->nruns; i++) {
     srun *r = &s->runs[i];
-    int sig = 0;
-    for (size_t c = 0; c < r->nres; c++)
-      sig |= r->res[c].has_cmp && r->res[c].sig;
-    r->detailed = i + k >= s->nruns || sig || r->acked > 0;
+    r->detailed = i + k >= s->nruns || has_regression(r) || r->acked > 0;
   }
   for (size_t g = 0; g < s->ngroups; g++)
     for (size_t i = s->nruns; i-- > 0;)
@@ -2901,6 +2903,24 @@ static void points_key(const site *s, const scase *sc, size_t from, size_t to,
   finish_key(&h, out);
 }
 
+/* The published history JSON `file` into *old (malloc'ed, or NULL), and
+ * whether its bytes are the ones the state lists (pf) and end as
+ * json_points ends them. */
+static int read_published_json(const site *s, const char *file,
+                               const prev_file *pf, char **old, size_t *len) {
+  char *path = bs__path_join(s->out, file);
+  bs_error ign;
+  int ok = path && bs__read_regular(path, BS__OPEN_NOFOLLOW, (size_t)1 << 30,
+                                    old, len, &ign) == BS_OK;
+  free(path);
+  if (!ok)
+    return 0;
+  char hash[BS__SHA256_HEXLEN + 1];
+  bs__sha256_hex(*old, *len, hash);
+  return !strcmp(hash, pf->hash) && *len > 3 &&
+         !memcmp(*old + *len - 3, "]}\n", 3);
+}
+
 /* The chunk `file` of points [from, to) when the published one holds
  * [from, to - 1) made from the same inputs (the common change: one run
  * moved out of the newest SHOWN_RUNS): its bytes with the new point
@@ -2919,18 +2939,9 @@ static bs_status append_chunk(site *s, const scase *sc, const char *file,
   points_key(s, sc, from, to - 1, before);
   if (strcmp(pf->key, before))
     return BS_OK;
-  char *path = bs__path_join(s->out, file), *old = NULL;
+  char *old = NULL;
   size_t len = 0;
-  bs_error ign;
-  int ok = path && bs__read_regular(path, BS__OPEN_NOFOLLOW, (size_t)1 << 30,
-                                    &old, &len, &ign) == BS_OK;
-  free(path);
-  char hash[BS__SHA256_HEXLEN + 1];
-  if (ok)
-    bs__sha256_hex(old, len, hash);
-  /* Only the bytes the state lists, ending as json_points ends. */
-  ok = ok && !strcmp(hash, pf->hash) && len > 3 &&
-       !memcmp(old + len - 3, "]}\n", 3);
+  int ok = read_published_json(s, file, pf, &old, &len);
   bs_status st = BS_OK;
   if (ok) {
     b->len = 0;
@@ -2978,17 +2989,9 @@ static bs_status reuse_points(site *s, const scase *sc, const char *file,
   }
   if (!found)
     return BS_OK;
-  char *path = bs__path_join(s->out, file), *old = NULL;
+  char *old = NULL;
   size_t len = 0;
-  bs_error ign;
-  int ok = path && bs__read_regular(path, BS__OPEN_NOFOLLOW, (size_t)1 << 30,
-                                    &old, &len, &ign) == BS_OK;
-  free(path);
-  char hash[BS__SHA256_HEXLEN + 1];
-  if (ok)
-    bs__sha256_hex(old, len, hash);
-  ok = ok && !strcmp(hash, pf->hash) && len > 3 &&
-       !memcmp(old + len - 3, "]}\n", 3);
+  int ok = read_published_json(s, file, pf, &old, &len);
   /* Its lines: the header, then one point a line (JSON strings hold no
    * raw newline), each but the last ending in ",", the last in "]}". */
   const char *p = ok ? memchr(old, '\n', len) : NULL;
