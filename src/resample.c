@@ -717,6 +717,45 @@ SMALL static void small_round3(const small *k, uint64_t *gen, uint32_t *jl,
   small_round(k, gen, jl, jh, 3);
 }
 
+/* S (eight generator states) advanced by `dist` draws, each by the
+ * product of the T^(2^k) for the set bits k of dist, as bs__xorshift_jump
+ * does one state: a column of the matrix is xored in where a state has its
+ * bit. */
+SMALL static __m512i small_jump(__m512i S, uint64_t dist) {
+  for (unsigned k = 0; dist; k++, dist >>= 1) {
+    if (!(dist & 1))
+      continue;
+    __m512i r = _mm512_setzero_si512();
+    for (unsigned j = 0; j < 64; j++)
+      r = _mm512_mask_xor_epi64(
+          r,
+          _mm512_test_epi64_mask(
+              S, _mm512_set1_epi64((long long)(UINT64_C(1) << j))),
+          r, _mm512_set1_epi64((long long)bs__xorshift_pow2[k][j]));
+    S = r;
+  }
+  return S;
+}
+
+/* gen[c] = the state D c draws after g0, for the SMALL_CHAINS generators:
+ * lanes b .. 2b - 1 are lanes 0 .. b - 1 advanced by b D, for b = 1, 2, 4
+ * within a vector, then 8 and 16 across vectors; six vectors jumped, not
+ * 31 states one by one. */
+SMALL static void small_jumps(uint64_t g0, uint64_t D, uint64_t *gen) {
+  __m512i v0 = _mm512_set1_epi64((long long)g0);
+  v0 = _mm512_mask_mov_epi64(v0, 0x02,
+                             _mm512_alignr_epi64(small_jump(v0, D), v0, 7));
+  v0 = _mm512_mask_mov_epi64(v0, 0x0C,
+                             _mm512_alignr_epi64(small_jump(v0, 2 * D), v0, 6));
+  v0 = _mm512_mask_mov_epi64(v0, 0xF0,
+                             _mm512_alignr_epi64(small_jump(v0, 4 * D), v0, 4));
+  __m512i v1 = small_jump(v0, 8 * D);
+  _mm512_storeu_si512((void *)gen, v0);
+  _mm512_storeu_si512((void *)(gen + 8), v1);
+  _mm512_storeu_si512((void *)(gen + 16), small_jump(v0, 16 * D));
+  _mm512_storeu_si512((void *)(gen + 24), small_jump(v1, 16 * D));
+}
+
 /* Whether this CPU has the small path's instructions (AVX-512 F and DQ are
  * the caller's engine). */
 static int small_cpu(void) {
@@ -737,32 +776,49 @@ static void medians_small(const bs__series *s, uint64_t state, size_t R,
   size_t n = s->n, per = (R + SMALL_CHAINS - 1) / SMALL_CHAINS;
   uint64_t gen[SMALL_CHAINS];
   size_t valid[SMALL_CHAINS]; /* how many of its resamples are below R */
-  gen[0] = state;
   for (size_t c = 0; c < SMALL_CHAINS; c++) {
     size_t first = c * per;
     valid[c] = first >= R ? 0 : R - first < per ? R - first : per;
-    if (c > 0)
-      gen[c] = valid[c] ? bs__xorshift_jump(gen[c - 1], (uint64_t)per * n)
-                        : gen[c - 1];
   }
+  small_jumps(state, (uint64_t)per * n, gen);
   void (*round)(const small *, uint64_t *, uint32_t *, uint32_t *) =
       n <= 8    ? small_round1
       : n <= 16 ? small_round2
                 : small_round3;
+  /* The rounds in which every generator's resample is below R. */
+  size_t full = valid[SMALL_CHAINS - 1];
+  /* Four histograms, generator c counting into h4[c % 4], so that the
+   * counts of one round do not wait on each other (most rounds count the
+   * same few pairs many times), added up at the end. */
+  uint32_t h4[4][SMALL_MAX_N * SMALL_MAX_N];
+  if (hist)
+    memset(h4, 0, sizeof h4);
   uint32_t l[SMALL_CHAINS], h[SMALL_CHAINS];
   for (size_t r = 0; r < per; r++) {
     round(&k, gen, l, h);
+    if (hist && r < full) {
+      for (size_t c = 0; c < SMALL_CHAINS; c += 4) {
+        h4[0][l[c] * n + h[c]]++;
+        h4[1][l[c + 1] * n + h[c + 1]]++;
+        h4[2][l[c + 2] * n + h[c + 2]]++;
+        h4[3][l[c + 3] * n + h[c + 3]]++;
+      }
+      continue;
+    }
     for (size_t c = 0; c < SMALL_CHAINS; c++) {
       if (r >= valid[c])
         continue;
       if (hist) {
-        hist[l[c] * n + h[c]]++;
+        h4[0][l[c] * n + h[c]]++;
       } else {
         jl[c * per + r] = l[c];
         jh[c * per + r] = h[c];
       }
     }
   }
+  if (hist)
+    for (size_t p = 0; p < n * n; p++)
+      hist[p] += h4[0][p] + h4[1][p] + h4[2][p] + h4[3][p];
 }
 
 bs_noise_engine bs__resample_engine(size_t max_mod, bs_noise_engine want) {
@@ -947,7 +1003,7 @@ bs_status bs__resample_medians(const bs__series *s, bs_noise_engine engine,
                                uint64_t state, size_t R, size_t width,
                                uint32_t *jl, uint32_t *jh) {
 #if HAVE_AVX2
-  if (width == 0 && bs__resample_small(s, engine)) {
+  if (width == 0 && R <= UINT32_MAX && bs__resample_small(s, engine)) {
     medians_small(s, state, R, jl, jh, NULL);
     return BS_OK;
   }
@@ -963,7 +1019,7 @@ bs_status bs__resample_medians(const bs__series *s, bs_noise_engine engine,
 bs_status bs__resample_pair_hist(const bs__series *s, bs_noise_engine engine,
                                  uint64_t state, size_t R, uint32_t *hist) {
 #if HAVE_AVX2
-  if (bs__resample_small(s, engine)) {
+  if (R <= UINT32_MAX && bs__resample_small(s, engine)) {
     medians_small(s, state, R, NULL, NULL, hist);
     return BS_OK;
   }
