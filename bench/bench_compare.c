@@ -52,97 +52,53 @@ static int cmp_double(const void *a, const void *b) {
 #define FLOOR_TARGET __attribute__((target("avx512f,avx512dq")))
 #define FLOOR_LANES 8
 
-#define NET8                                                                   \
-  CE(0, 1)                                                                     \
-  CE(2, 3)                                                                     \
-  CE(4, 5) CE(6, 7) CE(0, 2) CE(1, 3) CE(4, 6) CE(5, 7) CE(1, 2) CE(5, 6)      \
-      CE(0, 4) CE(1, 5) CE(2, 6) CE(3, 7) CE(2, 4) CE(3, 5) CE(3, 4)
-#define NET12                                                                  \
-  CE(0, 1)                                                                     \
-  CE(2, 3)                                                                     \
-  CE(4, 5) CE(6, 7) CE(8, 9) CE(10, 11) CE(0, 2) CE(1, 3) CE(4, 6) CE(5, 7)    \
-      CE(8, 10) CE(9, 11) CE(1, 2) CE(5, 6) CE(9, 10) CE(0, 4) CE(1, 5)        \
-          CE(2, 6) CE(3, 7) CE(2, 4) CE(3, 5) CE(1, 2) CE(3, 4) CE(5, 6)       \
-              CE(9, 10) CE(0, 8) CE(1, 9) CE(2, 10) CE(3, 11) CE(4, 8)         \
-                  CE(5, 9) CE(6, 10) CE(3, 5) CE(6, 8) CE(5, 6)
-#define NET16                                                                  \
-  CE(0, 1)                                                                     \
-  CE(2, 3)                                                                     \
-  CE(4, 5) CE(6, 7) CE(8, 9) CE(10, 11) CE(12, 13) CE(14, 15) CE(0, 2)         \
-      CE(1, 3) CE(4, 6) CE(5, 7) CE(8, 10) CE(9, 11) CE(12, 14) CE(13, 15)     \
-          CE(1, 2) CE(5, 6) CE(9, 10) CE(13, 14) CE(0, 4) CE(1, 5) CE(2, 6)    \
-              CE(3, 7) CE(8, 12) CE(9, 13) CE(10, 14) CE(11, 15) CE(2, 4)      \
-                  CE(3, 5) CE(10, 12) CE(11, 13) CE(1, 2) CE(3, 4) CE(5, 6)    \
-                      CE(9, 10) CE(11, 12) CE(13, 14) CE(0, 8) CE(1, 9)        \
-                          CE(2, 10) CE(3, 11) CE(4, 12) CE(5, 13) CE(6, 14)    \
-                              CE(7, 15) CE(4, 8) CE(5, 9) CE(6, 10) CE(7, 11)  \
-                                  CE(6, 8) CE(7, 9) CE(7, 8)
-#define NET20                                                                  \
-  CE(0, 1)                                                                     \
-  CE(2, 3)                                                                     \
-  CE(4, 5) CE(6, 7) CE(8, 9) CE(10, 11) CE(12, 13) CE(14, 15) CE(16, 17)       \
-      CE(18, 19) CE(0, 2) CE(1, 3) CE(4, 6) CE(5, 7) CE(8, 10) CE(9, 11) CE(   \
-          12, 14) CE(13, 15) CE(16, 18) CE(17, 19) CE(1, 2) CE(5, 6) CE(9, 10) \
-          CE(13, 14) CE(17, 18) CE(0, 4) CE(1, 5) CE(2, 6) CE(3, 7) CE(8, 12)  \
-              CE(9, 13) CE(10, 14) CE(11, 15) CE(2, 4) CE(3, 5) CE(10, 12)     \
-                  CE(11, 13) CE(1, 2) CE(3, 4) CE(5, 6) CE(9, 10) CE(11, 12)   \
-                      CE(13, 14) CE(17, 18) CE(0, 8) CE(1, 9) CE(2, 10) CE(    \
-                          3, 11) CE(4, 12) CE(5, 13) CE(6, 14) CE(7, 15)       \
-                          CE(4, 8) CE(5, 9) CE(6, 10) CE(7, 11) CE(2, 4)       \
-                              CE(3, 5) CE(6, 8) CE(7, 9) CE(10, 12) CE(11, 13) \
-                                  CE(1, 2) CE(3, 4) CE(5, 6) CE(7, 8)          \
-                                      CE(9, 10) CE(11, 12) CE(17, 18) CE(      \
-                                          0, 16) CE(1, 17) CE(2, 18) CE(3, 19) \
-                                          CE(8, 16) CE(9, 17)                  \
-                                              CE(10, 18) CE(11, 19) CE(5, 9)   \
-                                                  CE(6, 10) CE(7, 11)          \
-                                                      CE(12, 16) CE(7, 9)      \
-                                                          CE(10, 12) CE(9, 10)
-#define NET24                                                                      \
-  CE(0, 1)                                                                         \
-  CE(2, 3)                                                                         \
-  CE(4, 5) CE(6, 7) CE(8, 9) CE(10, 11) CE(12, 13) CE(14, 15) CE(16, 17) CE(       \
-      18, 19) CE(20, 21) CE(22, 23) CE(0, 2) CE(1, 3) CE(4, 6) CE(5, 7)            \
-      CE(8, 10) CE(9, 11) CE(12, 14) CE(13, 15) CE(16, 18) CE(17, 19) CE(          \
-          20, 22) CE(21, 23) CE(1, 2) CE(5, 6) CE(9, 10) CE(13, 14) CE(17, 18)     \
-          CE(21, 22) CE(0, 4) CE(1, 5) CE(2, 6) CE(3, 7) CE(8, 12) CE(             \
-              9, 13) CE(10, 14) CE(11, 15) CE(16, 20) CE(17, 21)                   \
-              CE(18, 22) CE(19, 23) CE(2, 4) CE(3, 5) CE(10, 12) CE(11, 13)        \
-                  CE(18, 20) CE(19, 21) CE(1, 2) CE(3, 4) CE(5, 6) CE(9, 10)       \
-                      CE(11, 12) CE(13, 14) CE(17, 18) CE(19, 20) CE(              \
-                          21, 22) CE(0, 8)                                         \
-                          CE(1, 9) CE(2, 10) CE(3, 11) CE(4, 12) CE(5, 13) CE(     \
-                              6, 14) CE(7, 15) CE(4, 8)                            \
-                              CE(5, 9) CE(6, 10) CE(7, 11) CE(2, 4) CE(3, 5) CE(   \
-                                  6,                                               \
-                                  8) CE(7,                                         \
-                                        9) CE(10, 12)                              \
-                                  CE(11, 13) CE(18, 20) CE(19, 21) CE(             \
-                                      1,                                           \
-                                      2) CE(3,                                     \
-                                            4) CE(5, 6)                            \
-                                      CE(7, 8) CE(9, 10) CE(11, 12) CE(13, 14) CE( \
-                                          17,                                      \
-                                          18) CE(19, 20)                           \
-                                          CE(21, 22) CE(0, 16) CE(1, 17) CE(       \
-                                              2,                                   \
-                                              18) CE(3, 19)                        \
-                                              CE(4, 20) CE(5,                      \
-                                                           21) CE(6, 22)           \
-                                                  CE(7, 23) CE(8,                  \
-                                                               16) CE(9, 17)       \
-                                                      CE(10, 18) CE(11, 19) CE(    \
-                                                          12,                      \
-                                                          20) CE(13, 21)           \
-                                                          CE(6, 10) CE(            \
-                                                              7,                   \
-                                                              11) CE(12, 16)       \
-                                                              CE(13,               \
-                                                                 17) CE(10,        \
-                                                                        12)        \
-                                                                  CE(11, 13)       \
-                                                                      CE(11,       \
-                                                                         12)
+/* clang-format off */
+#define NET8 CE(0, 1) CE(2, 3) CE(4, 5) CE(6, 7) CE(0, 2) CE(1, 3) CE(4, 6) \
+  CE(5, 7) CE(1, 2) CE(5, 6) CE(0, 4) CE(1, 5) CE(2, 6) CE(3, 7) CE(2, 4) \
+  CE(3, 5) CE(3, 4)
+#define NET12 CE(0, 1) CE(2, 3) CE(4, 5) CE(6, 7) CE(8, 9) CE(10, 11) \
+  CE(0, 2) CE(1, 3) CE(4, 6) CE(5, 7) CE(8, 10) CE(9, 11) CE(1, 2) CE(5, 6) \
+  CE(9, 10) CE(0, 4) CE(1, 5) CE(2, 6) CE(3, 7) CE(2, 4) CE(3, 5) CE(1, 2) \
+  CE(3, 4) CE(5, 6) CE(9, 10) CE(0, 8) CE(1, 9) CE(2, 10) CE(3, 11) CE(4, 8) \
+  CE(5, 9) CE(6, 10) CE(3, 5) CE(6, 8) CE(5, 6)
+#define NET16 CE(0, 1) CE(2, 3) CE(4, 5) CE(6, 7) CE(8, 9) CE(10, 11) \
+  CE(12, 13) CE(14, 15) CE(0, 2) CE(1, 3) CE(4, 6) CE(5, 7) CE(8, 10) \
+  CE(9, 11) CE(12, 14) CE(13, 15) CE(1, 2) CE(5, 6) CE(9, 10) CE(13, 14) \
+  CE(0, 4) CE(1, 5) CE(2, 6) CE(3, 7) CE(8, 12) CE(9, 13) CE(10, 14) \
+  CE(11, 15) CE(2, 4) CE(3, 5) CE(10, 12) CE(11, 13) CE(1, 2) CE(3, 4) \
+  CE(5, 6) CE(9, 10) CE(11, 12) CE(13, 14) CE(0, 8) CE(1, 9) CE(2, 10) \
+  CE(3, 11) CE(4, 12) CE(5, 13) CE(6, 14) CE(7, 15) CE(4, 8) CE(5, 9) \
+  CE(6, 10) CE(7, 11) CE(6, 8) CE(7, 9) CE(7, 8)
+#define NET20 CE(0, 1) CE(2, 3) CE(4, 5) CE(6, 7) CE(8, 9) CE(10, 11) \
+  CE(12, 13) CE(14, 15) CE(16, 17) CE(18, 19) CE(0, 2) CE(1, 3) CE(4, 6) \
+  CE(5, 7) CE(8, 10) CE(9, 11) CE(12, 14) CE(13, 15) CE(16, 18) CE(17, 19) \
+  CE(1, 2) CE(5, 6) CE(9, 10) CE(13, 14) CE(17, 18) CE(0, 4) CE(1, 5) \
+  CE(2, 6) CE(3, 7) CE(8, 12) CE(9, 13) CE(10, 14) CE(11, 15) CE(2, 4) \
+  CE(3, 5) CE(10, 12) CE(11, 13) CE(1, 2) CE(3, 4) CE(5, 6) CE(9, 10) \
+  CE(11, 12) CE(13, 14) CE(17, 18) CE(0, 8) CE(1, 9) CE(2, 10) CE(3, 11) \
+  CE(4, 12) CE(5, 13) CE(6, 14) CE(7, 15) CE(4, 8) CE(5, 9) CE(6, 10) \
+  CE(7, 11) CE(2, 4) CE(3, 5) CE(6, 8) CE(7, 9) CE(10, 12) CE(11, 13) \
+  CE(1, 2) CE(3, 4) CE(5, 6) CE(7, 8) CE(9, 10) CE(11, 12) CE(17, 18) \
+  CE(0, 16) CE(1, 17) CE(2, 18) CE(3, 19) CE(8, 16) CE(9, 17) CE(10, 18) \
+  CE(11, 19) CE(5, 9) CE(6, 10) CE(7, 11) CE(12, 16) CE(7, 9) CE(10, 12) \
+  CE(9, 10)
+#define NET24 CE(0, 1) CE(2, 3) CE(4, 5) CE(6, 7) CE(8, 9) CE(10, 11) \
+  CE(12, 13) CE(14, 15) CE(16, 17) CE(18, 19) CE(20, 21) CE(22, 23) CE(0, 2) \
+  CE(1, 3) CE(4, 6) CE(5, 7) CE(8, 10) CE(9, 11) CE(12, 14) CE(13, 15) \
+  CE(16, 18) CE(17, 19) CE(20, 22) CE(21, 23) CE(1, 2) CE(5, 6) CE(9, 10) \
+  CE(13, 14) CE(17, 18) CE(21, 22) CE(0, 4) CE(1, 5) CE(2, 6) CE(3, 7) \
+  CE(8, 12) CE(9, 13) CE(10, 14) CE(11, 15) CE(16, 20) CE(17, 21) CE(18, 22) \
+  CE(19, 23) CE(2, 4) CE(3, 5) CE(10, 12) CE(11, 13) CE(18, 20) CE(19, 21) \
+  CE(1, 2) CE(3, 4) CE(5, 6) CE(9, 10) CE(11, 12) CE(13, 14) CE(17, 18) \
+  CE(19, 20) CE(21, 22) CE(0, 8) CE(1, 9) CE(2, 10) CE(3, 11) CE(4, 12) \
+  CE(5, 13) CE(6, 14) CE(7, 15) CE(4, 8) CE(5, 9) CE(6, 10) CE(7, 11) \
+  CE(2, 4) CE(3, 5) CE(6, 8) CE(7, 9) CE(10, 12) CE(11, 13) CE(18, 20) \
+  CE(19, 21) CE(1, 2) CE(3, 4) CE(5, 6) CE(7, 8) CE(9, 10) CE(11, 12) \
+  CE(13, 14) CE(17, 18) CE(19, 20) CE(21, 22) CE(0, 16) CE(1, 17) CE(2, 18) \
+  CE(3, 19) CE(4, 20) CE(5, 21) CE(6, 22) CE(7, 23) CE(8, 16) CE(9, 17) \
+  CE(10, 18) CE(11, 19) CE(12, 20) CE(13, 21) CE(6, 10) CE(7, 11) CE(12, 16) \
+  CE(13, 17) CE(10, 12) CE(11, 13) CE(11, 12)
+/* clang-format on */
 
 #define CE(a, b)                                                               \
   do {                                                                         \
@@ -356,11 +312,13 @@ static int floor_vs_benchsite(const double *d, size_t m, double seconds,
   qsort(tf, rounds, sizeof *tf, cmp_double);
   qsort(td, rounds, sizeof *td, cmp_double);
   double bmed = tb[rounds / 2], fmed = tf[rounds / 2];
+  double dmed = td[rounds / 2];
   printf("m=%-2zu R=10000, CPU ms per case (min / median of %zu batches of "
          "%d): benchsite %.4f / %.4f, floor %.4f / %.4f (its draws and "
-         "medians alone %.4f / %.4f): %.2fx the floor (min %.2fx)\n",
+         "medians alone %.4f / %.4f): %.2fx the floor (min %.2fx), %.2fx its "
+         "draws and medians alone\n",
          m, rounds, batch, tb[0] * 1e3, bmed * 1e3, tf[0] * 1e3, fmed * 1e3,
-         td[0] * 1e3, td[rounds / 2] * 1e3, bmed / fmed, tb[0] / tf[0]);
+         td[0] * 1e3, dmed * 1e3, bmed / fmed, tb[0] / tf[0], bmed / dmed);
   *ratio = bmed / fmed;
   free(w.th);
   free(w.k0);
