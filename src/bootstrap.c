@@ -75,9 +75,7 @@ static double select_quantile(double *t, size_t n, double f) {
   return a + frac * (b - a);
 }
 
-/* Most counters of the rank-pair histogram of theta*. A wider window of
- * pairs, or one of more than 64 counters a resample (clearing and scanning
- * them would cost more than a selection), keeps theta* as R doubles. */
+/* Most counters of the rank-pair histogram of theta* (binned_window). */
 #define HIST_MAX_BINS 65536
 
 /* A distinct resample median and how often it occurred. */
@@ -172,21 +170,27 @@ static int binned_window(uint32_t lmin, uint32_t lmax, uint32_t dmax,
 
 /* The small-sample path (src/resample.c; at most 24 values): the rank
  * pairs of the R medians only counted, in an m x m histogram on the stack,
- * never stored one by one, and the bins read off it. The bins, their order
- * and so the interval, theta* and the count are those the general path
- * below builds from the same pairs: its window histogram holds the same
- * counts, and walking it by (rank lo, hi - lo) visits the nonzero pairs in
- * the order of (rank lo, rank hi), as this walk over the whole m x m does
- * (hi >= lo always: hi's position is lo's or the next). *done stays 0 when
- * this path does not apply, or when the general path would keep theta* as
- * doubles (R < 9 here), which it then does. Allocates nothing. */
+ * never stored one by one, and the bins read off it. This is exact: a
+ * resample's median is s[a] + frac (s[b] - s[a]) for its rank pair (a, b),
+ * a <= b < m (b >= a as hi's position is lo's or the next), computed by
+ * bs__series_median from the pair alone, so theta* takes at most
+ * m (m + 1) / 2 distinct values, and the pair counts fix the multiset of
+ * theta*, which is all the interval, the sorted theta* and the count of
+ * theta* <= 0 depend on, whatever order the resamples came in. The bins
+ * are even those the general path below builds from the same pairs, in
+ * the same order: its window histogram holds the same counts, and walking
+ * it by (rank lo, hi - lo) visits the nonzero pairs in the order of
+ * (rank lo, rank hi), as this walk over the whole m x m does; so the same
+ * qsort gives the same bytes. *done stays 0 when this path does not apply,
+ * or when the general path would keep theta* as doubles (R < 9 here),
+ * which it then does. Allocates nothing. */
 #define SMALL_PAIRS 24
 static void small_ci(const bs__series *s, bs_noise_engine engine,
                      uint64_t state, size_t R, double alpha, double *low,
                      double *high, double *thetas, uint64_t *np, int *done) {
   size_t m = s->n;
   *done = 0;
-  if (m > SMALL_PAIRS || !bs__resample_small(s, engine))
+  if (m > SMALL_PAIRS || R > UINT32_MAX || !bs__resample_small(s, engine))
     return;
   uint32_t pairs[SMALL_PAIRS * SMALL_PAIRS];
   memset(pairs, 0, m * m * sizeof *pairs);
