@@ -75,9 +75,7 @@ static double select_quantile(double *t, size_t n, double f) {
   return a + frac * (b - a);
 }
 
-/* Most counters of the rank-pair histogram of theta*. A wider window of
- * pairs, or one of more than 64 counters a resample (clearing and scanning
- * them would cost more than a selection), keeps theta* as R doubles. */
+/* Most counters of the rank-pair histogram of theta* (binned_window). */
 #define HIST_MAX_BINS 65536
 
 /* A distinct resample median and how often it occurred. */
@@ -144,6 +142,91 @@ bs_status bs__bootstrap_median_ci_engine(const double *x, size_t m,
                    thetas, NULL, err);
 }
 
+/* The interval from theta* kept as bins of distinct values, in the order
+ * of their rank pairs (lo, hi): sorted by value, the two type-7 quantiles,
+ * and when asked all R theta* in order. */
+static void bins_ci(bin *bins, size_t nb, size_t R, double alpha, double *low,
+                    double *high, double *thetas) {
+  qsort(bins, nb, sizeof *bins, cmp_bin);
+  *low = bin_quantile(bins, nb, R, alpha);
+  *high = bin_quantile(bins, nb, R, 1.0 - alpha);
+  if (thetas) {
+    size_t k = 0;
+    for (size_t i = 0; i < nb; i++)
+      for (uint32_t c = 0; c < bins[i].n; c++)
+        thetas[k++] = bins[i].v;
+  }
+}
+
+/* Whether the rank pairs of theta* are kept as a histogram over their
+ * window (rank lo in lmin .. lmax, hi - lo up to dmax): a wider window, or
+ * one of more than 64 counters a resample (clearing and scanning them
+ * would cost more than a selection), keeps theta* as R doubles. */
+static int binned_window(uint32_t lmin, uint32_t lmax, uint32_t dmax,
+                         size_t R) {
+  size_t wl = (size_t)(lmax - lmin) + 1, wd = (size_t)dmax + 1;
+  return wl <= HIST_MAX_BINS / wd && wl * wd <= 64 * R;
+}
+
+/* The small-sample path (src/resample.c; at most 24 values): the rank
+ * pairs of the R medians only counted, in an m x m histogram on the stack,
+ * never stored one by one, and the bins read off it. This is exact: a
+ * resample's median is s[a] + frac (s[b] - s[a]) for its rank pair (a, b),
+ * a <= b < m (b >= a as hi's position is lo's or the next), computed by
+ * bs__series_median from the pair alone, so theta* takes at most
+ * m (m + 1) / 2 distinct values, and the pair counts fix the multiset of
+ * theta*, which is all the interval, the sorted theta* and the count of
+ * theta* <= 0 depend on, whatever order the resamples came in. The bins
+ * are even those the general path below builds from the same pairs, in
+ * the same order: its window histogram holds the same counts, and walking
+ * it by (rank lo, hi - lo) visits the nonzero pairs in the order of
+ * (rank lo, rank hi), as this walk over the whole m x m does; so the same
+ * qsort gives the same bytes. *done stays 0 when this path does not apply,
+ * or when the general path would keep theta* as doubles (R < 9 here),
+ * which it then does. Allocates nothing. */
+#define SMALL_PAIRS 24
+static void small_ci(const bs__series *s, bs_noise_engine engine,
+                     uint64_t state, size_t R, double alpha, double *low,
+                     double *high, double *thetas, uint64_t *np, int *done) {
+  size_t m = s->n;
+  *done = 0;
+  if (m > SMALL_PAIRS || R > UINT32_MAX || !bs__resample_small(s, engine))
+    return;
+  uint32_t pairs[SMALL_PAIRS * SMALL_PAIRS];
+  memset(pairs, 0, m * m * sizeof *pairs);
+  if (bs__resample_pair_hist(s, engine, state, R, pairs))
+    return; /* not on the small path after all: the general one */
+  uint32_t lmin = UINT32_MAX, lmax = 0, dmax = 0;
+  for (uint32_t a = 0; a < m; a++) {
+    for (uint32_t b = a; b < m; b++) {
+      if (pairs[a * m + b]) {
+        lmin = a < lmin ? a : lmin;
+        lmax = a;
+        dmax = b - a > dmax ? b - a : dmax;
+      }
+    }
+  }
+  if (!binned_window(lmin, lmax, dmax, R))
+    return;
+  bin bins[SMALL_PAIRS * (SMALL_PAIRS + 1) / 2];
+  size_t nb = 0;
+  *np = 0;
+  for (uint32_t a = 0; a < m; a++) {
+    for (uint32_t b = a; b < m; b++) {
+      uint32_t n = pairs[a * m + b];
+      if (!n)
+        continue;
+      bins[nb].v = bs__series_median(s, a, b);
+      bins[nb].n = n;
+      if (bins[nb].v <= 0)
+        *np += n;
+      nb++;
+    }
+  }
+  bins_ci(bins, nb, R, alpha, low, high, thetas);
+  *done = 1;
+}
+
 static bs_status median_ci(const double *x, size_t m, uint64_t resamples,
                            double level_pct, uint64_t seed,
                            bs_noise_engine want, bs_noise_engine *used,
@@ -170,18 +253,22 @@ static bs_status median_ci(const double *x, size_t m, uint64_t resamples,
   double *t = NULL;
   if (bs__series_init(&s, x, m, 0))
     return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
-  if (!(jl = malloc(R * sizeof *jl)) || !(jh = malloc(R * sizeof *jh))) {
-    st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
-    goto fail;
-  }
-
-  /* The rank pairs of all R medians, resample r at r. */
   bs_noise_engine engine = bs__resample_engine(m, want);
   if (used)
     *used = engine;
   bs_rng rng;
   bs_rng_seed(&rng, seed);
-  if (bs__resample_medians(&s, engine, rng.s, R, 0, jl, jh)) {
+  double alpha = (100.0 - level_pct) / 200.0;
+  /* #{r : theta*_r <= 0}, for the one-sided bootstrap p-value. */
+  uint64_t np = 0;
+  int done;
+  small_ci(&s, engine, rng.s, R, alpha, low, high, thetas, &np, &done);
+  if (done)
+    goto ok;
+
+  /* The rank pairs of all R medians, resample r at r. */
+  if (!(jl = malloc(R * sizeof *jl)) || !(jh = malloc(R * sizeof *jh)) ||
+      bs__resample_medians(&s, engine, rng.s, R, 0, jl, jh)) {
     st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
     goto fail;
   }
@@ -198,7 +285,7 @@ static bs_status median_ci(const double *x, size_t m, uint64_t resamples,
     dmax = jh[r] - jl[r] > dmax ? jh[r] - jl[r] : dmax;
   }
   size_t wl = (size_t)(lmax - lmin) + 1, wd = (size_t)dmax + 1;
-  int binned = wl <= HIST_MAX_BINS / wd && wl * wd <= 64 * R;
+  int binned = binned_window(lmin, lmax, dmax, R);
   if ((binned &&
        (!(hist = calloc(wl * wd, sizeof *hist)) ||
         !(bins = malloc((wl * wd < R ? wl * wd : R) * sizeof *bins)))) ||
@@ -213,9 +300,6 @@ static bs_status median_ci(const double *x, size_t m, uint64_t resamples,
       t[r] = bs__series_median(&s, jl[r], jh[r]);
   }
 
-  double alpha = (100.0 - level_pct) / 200.0;
-  /* #{r : theta*_r <= 0}, for the one-sided bootstrap p-value. */
-  uint64_t np = 0;
   if (binned) {
     /* In the order of (rank lo, rank hi), as over the whole m x m. */
     size_t nb = 0;
@@ -232,15 +316,7 @@ static bs_status median_ci(const double *x, size_t m, uint64_t resamples,
         nb++;
       }
     }
-    qsort(bins, nb, sizeof *bins, cmp_bin);
-    *low = bin_quantile(bins, nb, R, alpha);
-    *high = bin_quantile(bins, nb, R, 1.0 - alpha);
-    if (thetas) {
-      size_t k = 0;
-      for (size_t i = 0; i < nb; i++)
-        for (uint32_t c = 0; c < bins[i].n; c++)
-          thetas[k++] = bins[i].v;
-    }
+    bins_ci(bins, nb, R, alpha, low, high, thetas);
   } else {
     for (size_t r = 0; r < R; r++)
       np += t[r] <= 0;
@@ -253,6 +329,7 @@ static bs_status median_ci(const double *x, size_t m, uint64_t resamples,
       *high = select_quantile(t, R, 1.0 - alpha);
     }
   }
+ok:
   if (nonpositive)
     *nonpositive = np;
   st = BS_OK;

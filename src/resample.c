@@ -548,6 +548,279 @@ AVX512 static uint32_t band_walk(const band *b, const uint32_t *below,
   return (uint32_t)ok0 | (uint32_t)ok1 << 16;
 }
 
+/* --- Small samples (AVX-512 F, DQ, BW and IFMA; n <= 24) ------------------
+ * compare's usual case, 20 pairs, where the median band spans nearly every
+ * rank. Thirty-two generators (four vectors of eight, interleaved) each
+ * draw one whole resample a round, and the resample's counts per rank
+ * stay in registers: word w of a lane holds the counts of ranks 8w ..
+ * 8w + 7, a byte each (a count is at most n <= 24: a byte never
+ * overflows). A draw i is counted by spreading its byte over the lane and
+ * comparing it with a constant word whose byte j is the index of rank
+ * 8w + j (0xFF past the last rank): exactly one byte, that of i's rank,
+ * matches and goes up by one. Nothing is stored per draw.
+ *
+ * After the n draws of a round, the cumulative counts by rank:
+ * multiplying a word by 0x0101010101010101 leaves in byte j the sum of
+ * its bytes 0..j (no partial sum exceeds n < 256, so no byte carries into
+ * the next), and the word's total, its top byte after the multiply, is
+ * added to byte 0 of the next word before that word's multiply. With
+ * cum(j) the number of draws of rank <= j, the median's ranks are
+ * jl = #{j : cum(j) <= lo} and jh = #{j : cum(j) <= hi}, as the plain
+ * path's walk counts them (chain_ranks); a byte past the last rank holds
+ * cum = n > hi and counts for neither. A byte compare and a sum of
+ * absolute differences count them for all eight lanes at once.
+ *
+ * The draw mod n, exactly: with v = hi 2^32 + lo the generator's output
+ * and c = 2^32 mod n, t = lo + hi c is congruent to v and
+ * t <= (2^32 - 1) n < 2^37. IFMA's vpmadd52luq adds the low 52 bits of a
+ * product of two 52-bit numbers, vpmadd52huq the high 52, so hi c < 2^37
+ * is exact and t costs one, and t mod n two (Lemire, Kaser and Kurz,
+ * "Faster remainder by direct computation", 2019, Theorem 1, with F = 52
+ * and N = 37: for M = ceil(2^52 / n), M n - 2^52 < n <= 2^(52 - 37), so
+ * t mod n = ((M t mod 2^52) n) >> 52 for every t < 2^37). For n >= 2,
+ * M <= 2^51 fits 52 bits; for n = 1, M = 2^52 enters as 0 and every draw
+ * as 0, which is t mod 1. tests/test_resample.c checks every median of
+ * this path against sorting each resample, for every n up to 24. */
+#define SMALL_MAX_N 24u
+#define SMALL_CHAINS 32u
+#define SMALL __attribute__((target("avx512f,avx512dq,avx512bw,avx512ifma")))
+
+typedef struct small {
+  size_t n;
+  uint64_t c, M;    /* 2^32 mod n, ceil(2^52 / n) */
+  uint64_t word[3]; /* byte j of word w: the index of rank 8w + j */
+  uint8_t lo, hi;   /* the median's positions */
+} small;
+
+static void small_init(small *k, const bs__series *s) {
+  size_t n = s->n;
+  memset(k, 0, sizeof *k);
+  k->n = n;
+  k->c = (UINT64_C(1) << 32) % n;
+  k->M = ((UINT64_C(1) << 52) + n - 1) / n;
+  for (size_t j = 0; j < 24; j++) {
+    uint64_t i = j < n ? s->byrank[j] / BS__CHAINS : 0xFF;
+    k->word[j / 8] |= i << (8 * (j % 8));
+  }
+  k->lo = (uint8_t)s->lo;
+  k->hi = (uint8_t)s->hi;
+}
+
+/* One draw of the generators g, counted into the words a, b, e. */
+#define SMALL_DRAW(g, a, b, e)                                                 \
+  do {                                                                         \
+    (g) = _mm512_xor_si512((g), _mm512_srli_epi64((g), 12));                   \
+    (g) = _mm512_xor_si512((g), _mm512_slli_epi64((g), 25));                   \
+    (g) = _mm512_xor_si512((g), _mm512_srli_epi64((g), 27));                   \
+    __m512i v_ = _mm512_mullo_epi64((g), mult);                                \
+    __m512i t_ = _mm512_madd52lo_epu64(_mm512_and_si512(v_, low32),            \
+                                       _mm512_srli_epi64(v_, 32), cv);         \
+    __m512i r_ =                                                               \
+        _mm512_madd52hi_epu64(zero, _mm512_madd52lo_epu64(zero, t_, mv), nv);  \
+    __m512i s_ = _mm512_shuffle_epi8(r_, spread);                              \
+    (a) = _mm512_mask_sub_epi8((a), _mm512_cmpeq_epi8_mask(s_, w0), (a),       \
+                               minus1);                                        \
+    if (W > 1)                                                                 \
+      (b) = _mm512_mask_sub_epi8((b), _mm512_cmpeq_epi8_mask(s_, w1), (b),     \
+                                 minus1);                                      \
+    if (W > 2)                                                                 \
+      (e) = _mm512_mask_sub_epi8((e), _mm512_cmpeq_epi8_mask(s_, w2), (e),     \
+                                 minus1);                                      \
+  } while (0)
+
+/* The median ranks of the eight resamples counted in a, b, e, as 32-bit
+ * integers at jl, jh. */
+#define SMALL_RANKS(a, b, e, jl, jh)                                           \
+  do {                                                                         \
+    __m512i p0_ = _mm512_mullo_epi64((a), bytesum), p1_ = zero, p2_ = zero;    \
+    if (W > 1)                                                                 \
+      p1_ = _mm512_mullo_epi64(                                                \
+          _mm512_add_epi64((b), _mm512_srli_epi64(p0_, 56)), bytesum);         \
+    if (W > 2)                                                                 \
+      p2_ = _mm512_mullo_epi64(                                                \
+          _mm512_add_epi64((e), _mm512_srli_epi64(p1_, 56)), bytesum);         \
+    __m512i l_ = _mm512_maskz_mov_epi8(_mm512_cmple_epu8_mask(p0_, lov), one); \
+    __m512i h_ = _mm512_maskz_mov_epi8(_mm512_cmple_epu8_mask(p0_, hiv), one); \
+    if (W > 1) {                                                               \
+      l_ =                                                                     \
+          _mm512_mask_add_epi8(l_, _mm512_cmple_epu8_mask(p1_, lov), l_, one); \
+      h_ =                                                                     \
+          _mm512_mask_add_epi8(h_, _mm512_cmple_epu8_mask(p1_, hiv), h_, one); \
+    }                                                                          \
+    if (W > 2) {                                                               \
+      l_ =                                                                     \
+          _mm512_mask_add_epi8(l_, _mm512_cmple_epu8_mask(p2_, lov), l_, one); \
+      h_ =                                                                     \
+          _mm512_mask_add_epi8(h_, _mm512_cmple_epu8_mask(p2_, hiv), h_, one); \
+    }                                                                          \
+    _mm256_storeu_si256((__m256i *)(jl),                                       \
+                        _mm512_cvtepi64_epi32(_mm512_sad_epu8(l_, zero)));     \
+    _mm256_storeu_si256((__m256i *)(jh),                                       \
+                        _mm512_cvtepi64_epi32(_mm512_sad_epu8(h_, zero)));     \
+  } while (0)
+
+/* One round: a resample from each of the SMALL_CHAINS generators gen[]
+ * (advanced past it), its median's ranks into jl[c], jh[c]. W = ceil(n / 8)
+ * words a lane, a constant in each caller. */
+SMALL static inline __attribute__((always_inline)) void
+small_round(const small *k, uint64_t *gen, uint32_t *jl, uint32_t *jh,
+            const int W) {
+  const __m512i mult = _mm512_set1_epi64(0x2545F4914F6CDD1D);
+  const __m512i low32 = _mm512_set1_epi64(0xFFFFFFFF);
+  const __m512i cv = _mm512_set1_epi64((long long)k->c);
+  const __m512i mv = _mm512_set1_epi64((long long)k->M);
+  const __m512i nv = _mm512_set1_epi64((long long)k->n);
+  const __m512i zero = _mm512_setzero_si512();
+  const __m512i minus1 = _mm512_set1_epi8(-1), one = _mm512_set1_epi8(1);
+  /* Byte 0 of each 64-bit lane to all eight of its bytes. */
+  const __m512i spread =
+      _mm512_set4_epi64(0x0808080808080808, 0, 0x0808080808080808, 0);
+  const __m512i w0 = _mm512_set1_epi64((long long)k->word[0]);
+  const __m512i w1 = _mm512_set1_epi64((long long)k->word[1]);
+  const __m512i w2 = _mm512_set1_epi64((long long)k->word[2]);
+  const __m512i bytesum = _mm512_set1_epi64(0x0101010101010101);
+  const __m512i lov = _mm512_set1_epi8((char)k->lo);
+  const __m512i hiv = _mm512_set1_epi8((char)k->hi);
+  __m512i g0 = _mm512_loadu_si512((const void *)gen);
+  __m512i g1 = _mm512_loadu_si512((const void *)(gen + 8));
+  __m512i g2 = _mm512_loadu_si512((const void *)(gen + 16));
+  __m512i g3 = _mm512_loadu_si512((const void *)(gen + 24));
+  __m512i a0 = zero, a1 = zero, a2 = zero, a3 = zero;
+  __m512i b0 = zero, b1 = zero, b2 = zero, b3 = zero;
+  __m512i e0 = zero, e1 = zero, e2 = zero, e3 = zero;
+  for (size_t j = 0; j < k->n; j++) {
+    SMALL_DRAW(g0, a0, b0, e0);
+    SMALL_DRAW(g1, a1, b1, e1);
+    SMALL_DRAW(g2, a2, b2, e2);
+    SMALL_DRAW(g3, a3, b3, e3);
+  }
+  _mm512_storeu_si512((void *)gen, g0);
+  _mm512_storeu_si512((void *)(gen + 8), g1);
+  _mm512_storeu_si512((void *)(gen + 16), g2);
+  _mm512_storeu_si512((void *)(gen + 24), g3);
+  SMALL_RANKS(a0, b0, e0, jl, jh);
+  SMALL_RANKS(a1, b1, e1, jl + 8, jh + 8);
+  SMALL_RANKS(a2, b2, e2, jl + 16, jh + 16);
+  SMALL_RANKS(a3, b3, e3, jl + 24, jh + 24);
+}
+
+SMALL static void small_round1(const small *k, uint64_t *gen, uint32_t *jl,
+                               uint32_t *jh) {
+  small_round(k, gen, jl, jh, 1);
+}
+SMALL static void small_round2(const small *k, uint64_t *gen, uint32_t *jl,
+                               uint32_t *jh) {
+  small_round(k, gen, jl, jh, 2);
+}
+SMALL static void small_round3(const small *k, uint64_t *gen, uint32_t *jl,
+                               uint32_t *jh) {
+  small_round(k, gen, jl, jh, 3);
+}
+
+/* S (eight generator states) advanced by `dist` draws, each by the
+ * product of the T^(2^k) for the set bits k of dist, as bs__xorshift_jump
+ * does one state: a column of the matrix is xored in where a state has its
+ * bit. */
+SMALL static __m512i small_jump(__m512i S, uint64_t dist) {
+  for (unsigned k = 0; dist; k++, dist >>= 1) {
+    if (!(dist & 1))
+      continue;
+    __m512i r = _mm512_setzero_si512();
+    for (unsigned j = 0; j < 64; j++)
+      r = _mm512_mask_xor_epi64(
+          r,
+          _mm512_test_epi64_mask(
+              S, _mm512_set1_epi64((long long)(UINT64_C(1) << j))),
+          r, _mm512_set1_epi64((long long)bs__xorshift_pow2[k][j]));
+    S = r;
+  }
+  return S;
+}
+
+/* gen[c] = the state D c draws after g0, for the SMALL_CHAINS generators:
+ * lanes b .. 2b - 1 are lanes 0 .. b - 1 advanced by b D, for b = 1, 2, 4
+ * within a vector, then 8 and 16 across vectors; six vectors jumped, not
+ * 31 states one by one. */
+SMALL static void small_jumps(uint64_t g0, uint64_t D, uint64_t *gen) {
+  __m512i v0 = _mm512_set1_epi64((long long)g0);
+  v0 = _mm512_mask_mov_epi64(v0, 0x02,
+                             _mm512_alignr_epi64(small_jump(v0, D), v0, 7));
+  v0 = _mm512_mask_mov_epi64(v0, 0x0C,
+                             _mm512_alignr_epi64(small_jump(v0, 2 * D), v0, 6));
+  v0 = _mm512_mask_mov_epi64(v0, 0xF0,
+                             _mm512_alignr_epi64(small_jump(v0, 4 * D), v0, 4));
+  __m512i v1 = small_jump(v0, 8 * D);
+  _mm512_storeu_si512((void *)gen, v0);
+  _mm512_storeu_si512((void *)(gen + 8), v1);
+  _mm512_storeu_si512((void *)(gen + 16), small_jump(v0, 16 * D));
+  _mm512_storeu_si512((void *)(gen + 24), small_jump(v1, 16 * D));
+}
+
+/* Whether this CPU has the small path's instructions (AVX-512 F and DQ are
+ * the caller's engine). */
+static int small_cpu(void) {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx512bw") &&
+         __builtin_cpu_supports("avx512ifma");
+}
+
+/* R resamples of s (n <= SMALL_MAX_N, no blocks) from the generator at
+ * `state`: generator c draws resamples c per .. c per + per - 1, per =
+ * ceil(R / SMALL_CHAINS), and the ones from R on are drawn and dropped.
+ * Their median's ranks into jl[r], jh[r], or when hist is not NULL, only
+ * counted: hist[jl * n + jh] += 1. */
+static void medians_small(const bs__series *s, uint64_t state, size_t R,
+                          uint32_t *jl, uint32_t *jh, uint32_t *hist) {
+  small k;
+  small_init(&k, s);
+  size_t n = s->n, per = (R + SMALL_CHAINS - 1) / SMALL_CHAINS;
+  uint64_t gen[SMALL_CHAINS];
+  size_t valid[SMALL_CHAINS]; /* how many of its resamples are below R */
+  for (size_t c = 0; c < SMALL_CHAINS; c++) {
+    size_t first = c * per;
+    valid[c] = first >= R ? 0 : R - first < per ? R - first : per;
+  }
+  small_jumps(state, (uint64_t)per * n, gen);
+  void (*round)(const small *, uint64_t *, uint32_t *, uint32_t *) =
+      n <= 8    ? small_round1
+      : n <= 16 ? small_round2
+                : small_round3;
+  /* The rounds in which every generator's resample is below R. */
+  size_t full = valid[SMALL_CHAINS - 1];
+  /* Four histograms, generator c counting into h4[c % 4], so that the
+   * counts of one round do not wait on each other (most rounds count the
+   * same few pairs many times), added up at the end. */
+  uint32_t h4[4][SMALL_MAX_N * SMALL_MAX_N];
+  if (hist)
+    memset(h4, 0, sizeof h4);
+  uint32_t l[SMALL_CHAINS], h[SMALL_CHAINS];
+  for (size_t r = 0; r < per; r++) {
+    round(&k, gen, l, h);
+    if (hist && r < full) {
+      for (size_t c = 0; c < SMALL_CHAINS; c += 4) {
+        h4[0][l[c] * n + h[c]]++;
+        h4[1][l[c + 1] * n + h[c + 1]]++;
+        h4[2][l[c + 2] * n + h[c + 2]]++;
+        h4[3][l[c + 3] * n + h[c + 3]]++;
+      }
+      continue;
+    }
+    for (size_t c = 0; c < SMALL_CHAINS; c++) {
+      if (r >= valid[c])
+        continue;
+      if (hist) {
+        h4[0][l[c] * n + h[c]]++;
+      } else {
+        jl[c * per + r] = l[c];
+        jh[c * per + r] = h[c];
+      }
+    }
+  }
+  if (hist)
+    for (size_t p = 0; p < n * n; p++)
+      hist[p] += h4[0][p] + h4[1][p] + h4[2][p] + h4[3][p];
+}
+
 bs_noise_engine bs__resample_engine(size_t max_mod, bs_noise_engine want) {
   if (want == BS_NOISE_ENGINE_PORTABLE || max_mod > AVX2_MAX_MOD)
     return BS_NOISE_ENGINE_PORTABLE;
@@ -715,17 +988,50 @@ fail:
 }
 #endif
 
+int bs__resample_small(const bs__series *s, bs_noise_engine engine) {
+#if HAVE_AVX2
+  return engine == BS_NOISE_ENGINE_AVX512 && s->L == 0 && s->n <= SMALL_MAX_N &&
+         small_cpu();
+#else
+  (void)s;
+  (void)engine;
+  return 0;
+#endif
+}
+
 bs_status bs__resample_medians(const bs__series *s, bs_noise_engine engine,
                                uint64_t state, size_t R, size_t width,
                                uint32_t *jl, uint32_t *jh) {
 #if HAVE_AVX2
+  if (width == 0 && R <= UINT32_MAX && bs__resample_small(s, engine)) {
+    medians_small(s, state, R, jl, jh, NULL);
+    return BS_OK;
+  }
   if (engine == BS_NOISE_ENGINE_AVX512 && s->L == 0 && s->n <= BAND_MAX_N &&
-      (width || s->n >= BAND_MIN_N))
+      width != BS__WIDTH_PLAIN && (width || s->n >= BAND_MIN_N))
     return medians_band(s, state, R, width, jl, jh);
 #else
   (void)width;
 #endif
   return medians_chains(s, engine, state, R, jl, jh);
+}
+
+bs_status bs__resample_pair_hist(const bs__series *s, bs_noise_engine engine,
+                                 uint64_t state, size_t R, uint32_t *hist) {
+#if HAVE_AVX2
+  if (R <= UINT32_MAX && bs__resample_small(s, engine)) {
+    medians_small(s, state, R, NULL, NULL, hist);
+    return BS_OK;
+  }
+#endif
+  uint32_t *jl = malloc(R * sizeof *jl), *jh = malloc(R * sizeof *jh);
+  bs_status st = BS_ENOMEM;
+  if (jl && jh && !(st = bs__resample_medians(s, engine, state, R, 0, jl, jh)))
+    for (size_t r = 0; r < R; r++)
+      hist[(size_t)jl[r] * s->n + jh[r]]++;
+  free(jl);
+  free(jh);
+  return st;
 }
 
 void bs__resample_band_first_draws(size_t d, const uint64_t state[BS__CHAINS],

@@ -80,13 +80,30 @@ void bs__resample_chains(const bs__series *s, bs_noise_engine engine,
 void bs__resample_one(const bs__series *s, uint64_t *state,
                       bs__resample_work *w, uint32_t *jl, uint32_t *jh);
 
+/* `width` for tests: the plain engine, neither the median band nor the
+ * small-sample path. */
+#define BS__WIDTH_PLAIN SIZE_MAX
+
 /* R consecutive resamples of s from the generator at `state`, the rank
  * pair of resample r's median into jl[r], jh[r]. `width` is 0, or for
- * tests the half width of the median band (bs_noise_engine AVX512 only),
- * which changes the time and never the result. BS_ENOMEM. */
+ * tests the half width of the median band (bs_noise_engine AVX512 only)
+ * or BS__WIDTH_PLAIN, which change the time and never the result.
+ * BS_ENOMEM. */
 bs_status bs__resample_medians(const bs__series *s, bs_noise_engine engine,
                                uint64_t state, size_t R, size_t width,
                                uint32_t *jl, uint32_t *jh);
+
+/* Whether `engine` resamples s on the small-sample path (AVX-512 with BW
+ * and IFMA, at most 24 values, no blocks), which bs__resample_medians
+ * takes at width 0. */
+int bs__resample_small(const bs__series *s, bs_noise_engine engine);
+
+/* The rank pairs bs__resample_medians (width 0) finds, only counted:
+ * hist[jl * n + jh] += 1 for each of the R resamples (n * n counters, which
+ * the caller zeroed). On the small-sample path nothing is allocated.
+ * BS_ENOMEM. */
+bs_status bs__resample_pair_hist(const bs__series *s, bs_noise_engine engine,
+                                 uint64_t state, size_t R, uint32_t *hist);
 
 /* For tests: the first draw of each generator state[c], reduced mod d
  * (1 <= d, and d <= 65536 for the SIMD engines) by `engine`'s own code

@@ -1,13 +1,16 @@
-/* The resampling engine's median band (src/resample.c, AVX-512) against the
- * definition: each resample drawn index by index from the spec's generator,
- * sorted, and its type-7 median taken. Band widths from 1 (the exact
- * fallback for nearly every resample) to the whole sample (never), sample
- * sizes either side of the powers of two and the band's limits, ties of
- * every kind, and sample counts that are not multiples of the generators;
- * then the band's own reduction of a draw mod d on the outputs where double
- * precision could go wrong. */
+/* The resampling engine's median band and small-sample path (src/resample.c,
+ * AVX-512) against the definition: each resample drawn index by index from
+ * the spec's generator, sorted, and its type-7 median taken. Band widths
+ * from 1 (the exact fallback for nearly every resample) to the whole sample
+ * (never), every sample size up to 24 (the small-sample path) and sizes
+ * either side of the powers of two and the band's limits, ties of every
+ * kind, and sample counts that are not multiples of the generators; the
+ * bootstrap's interval, theta* and count of theta* <= 0 built from the
+ * small path's rank-pair histogram; then the band's own reduction of a draw
+ * mod d on the outputs where double precision could go wrong. */
 #include <criterion/criterion.h>
 
+#include "benchsite/bootstrap.h"
 #include "benchsite/quantile.h"
 #include "benchsite/rng.h"
 #include "resample.h"
@@ -67,7 +70,7 @@ static size_t check_all(const double *d, size_t m, size_t R, uint64_t seed,
   cr_assert_eq(
       bs__resample_medians(&s, BS_NOISE_ENGINE_PORTABLE, rng.s, R, 0, rl, rh),
       BS_OK);
-  const size_t widths[] = {0, 1, 2, 3, 7, 40, m};
+  const size_t widths[] = {0, 1, 2, 3, 7, 40, m, BS__WIDTH_PLAIN};
   size_t banded = 0;
   for (int e = BS_NOISE_ENGINE_PORTABLE; e <= BS_NOISE_ENGINE_AVX512; e++) {
     if ((int)bs__resample_engine(m, (bs_noise_engine)e) != e)
@@ -93,7 +96,7 @@ static size_t check_all(const double *d, size_t m, size_t R, uint64_t seed,
                   m, R, e, widths[w], r, jl[r], jh[r], rl[r], rh[r]);
       }
       if (e == BS_NOISE_ENGINE_AVX512 && m <= 512 && R >= 32 &&
-          (widths[w] || m >= 8))
+          widths[w] != BS__WIDTH_PLAIN && (widths[w] || m >= 8))
         banded += R - R % 32;
     }
   }
@@ -106,9 +109,10 @@ static size_t check_all(const double *d, size_t m, size_t R, uint64_t seed,
 }
 
 Test(resample, median_band_is_bit_identical_to_sorting_each_resample) {
-  const size_t ms[] = {1,   2,   3,   4,   5,   6,   7,   8,   9,   16,
-                       20,  31,  32,  33,  63,  64,  65,  100, 127, 128,
-                       129, 255, 256, 257, 380, 511, 512, 513, 700};
+  const size_t ms[] = {1,   2,   3,   4,   5,   6,   7,   8,   9,   10,  11,
+                       12,  13,  14,  15,  16,  17,  18,  19,  20,  21,  22,
+                       23,  24,  25,  31,  32,  33,  63,  64,  65,  100, 127,
+                       128, 129, 255, 256, 257, 380, 511, 512, 513, 700};
   const size_t Rs[] = {1, 31, 32, 33, 95};
   bs_rng g;
   bs_rng_seed(&g, 4242);
@@ -163,6 +167,102 @@ Test(resample, median_band_at_compare_size) {
   free(d);
   free(want);
   bs__series_release(&s);
+}
+
+/* The small-sample path's rank-pair histogram (what the bootstrap reads)
+ * holds the pairs the plain engine finds, resample by resample, and the
+ * bootstrap built on it gives the definition's interval, theta* (bit for
+ * bit) and count of theta* <= 0, for every sample size it takes, every kind
+ * of ties, resample counts either side of its 32 generators and of the
+ * window rule that keeps theta* as doubles below 9 resamples, and levels
+ * where the quantiles fall between two bins. */
+Test(resample, small_path_histogram_and_bootstrap_match_the_definition) {
+  const size_t Rs[] = {1, 2, 8, 9, 31, 32, 33, 95, 501};
+  const double levels[] = {95.0, 90.0, 99.9};
+  bs_rng g;
+  bs_rng_seed(&g, 2412);
+  double d[24], lo, hi, lo2, hi2;
+  double *want = malloc(501 * sizeof *want), *th = malloc(501 * sizeof *th);
+  uint32_t *jl = malloc(501 * sizeof *jl), *jh = malloc(501 * sizeof *jh);
+  cr_assert(want && th && jl && jh);
+  size_t small = 0;
+  for (size_t m = 1; m <= 24; m++) {
+    for (int kind = 0; kind < 4; kind++) {
+      fill(&g, d, m, kind);
+      bs__series s;
+      cr_assert_eq(bs__series_init(&s, d, m, 0), BS_OK);
+      bs_noise_engine e = bs__resample_engine(m, BS_NOISE_ENGINE_AUTO);
+      small += (size_t)bs__resample_small(&s, e);
+      for (size_t ri = 0; ri < sizeof Rs / sizeof Rs[0]; ri++) {
+        size_t R = Rs[ri];
+        uint64_t seed = m * 1009 + (uint64_t)kind * 17 + ri;
+        bs_rng rng;
+        bs_rng_seed(&rng, seed);
+        /* The histogram against the plain engine's pairs. */
+        uint32_t hist[24 * 24] = {0}, plain[24 * 24] = {0};
+        cr_assert_eq(bs__resample_medians(&s, BS_NOISE_ENGINE_PORTABLE, rng.s,
+                                          R, 0, jl, jh),
+                     BS_OK);
+        for (size_t r = 0; r < R; r++)
+          plain[jl[r] * m + jh[r]]++;
+        cr_assert_eq(bs__resample_pair_hist(&s, e, rng.s, R, hist), BS_OK);
+        for (size_t p = 0; p < m * m; p++)
+          cr_assert_eq(hist[p], plain[p],
+                       "m %zu kind %d R %zu: pair (%zu, %zu) counted %u times, "
+                       "plain %u",
+                       m, kind, R, p / m, p % m, hist[p], plain[p]);
+        /* The bootstrap against the definition. */
+        naive_thetas(d, m, R, seed, want);
+        uint64_t np = 0;
+        for (size_t r = 0; r < R; r++)
+          np += want[r] <= 0;
+        bs_sort_doubles(want, R);
+        for (size_t li = 0; li < sizeof levels / sizeof levels[0]; li++) {
+          double a = (100.0 - levels[li]) / 200.0;
+          lo = bs_quantile_sorted(want, R, a);
+          hi = bs_quantile_sorted(want, R, 1.0 - a);
+          uint64_t np2 = UINT64_MAX;
+          cr_assert_eq(bs_bootstrap_median_ci_count(d, m, R, levels[li], seed,
+                                                    &lo2, &hi2, th, &np2, NULL),
+                       BS_OK);
+          cr_assert_eq(memcmp(th, want, R * sizeof *th), 0,
+                       "m %zu kind %d R %zu: theta* differ", m, kind, R);
+          cr_assert(!memcmp(&lo, &lo2, sizeof lo) &&
+                        !memcmp(&hi, &hi2, sizeof hi) && np == np2,
+                    "m %zu kind %d R %zu level %g: [%.17g, %.17g] %llu, want "
+                    "[%.17g, %.17g] %llu",
+                    m, kind, R, levels[li], lo2, hi2, (unsigned long long)np2,
+                    lo, hi, (unsigned long long)np);
+          np2 = UINT64_MAX;
+          cr_assert_eq(bs_bootstrap_median_ci_count(d, m, R, levels[li], seed,
+                                                    &lo2, &hi2, NULL, &np2,
+                                                    NULL),
+                       BS_OK);
+          cr_assert(!memcmp(&lo, &lo2, sizeof lo) &&
+                        !memcmp(&hi, &hi2, sizeof hi) && np == np2,
+                    "m %zu kind %d R %zu level %g, no theta*: [%.17g, %.17g] "
+                    "%llu, want [%.17g, %.17g] %llu",
+                    m, kind, R, levels[li], lo2, hi2, (unsigned long long)np2,
+                    lo, hi, (unsigned long long)np);
+        }
+      }
+      bs__series_release(&s);
+    }
+  }
+  free(want);
+  free(th);
+  free(jl);
+  free(jh);
+  cr_log_info("small-sample path: %zu of 96 samples", small);
+  if (have_avx512() &&
+      bs__resample_engine(24, BS_NOISE_ENGINE_AUTO) == BS_NOISE_ENGINE_AVX512) {
+    bs__series s;
+    cr_assert_eq(bs__series_init(&s, d, 24, 0), BS_OK);
+    int on = bs__resample_small(&s, BS_NOISE_ENGINE_AVX512);
+    bs__series_release(&s);
+    if (on)
+      cr_assert_eq(small, 96);
+  }
 }
 
 /* The generator state whose next output (xorshift64*) is v: the multiply
