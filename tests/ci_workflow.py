@@ -596,6 +596,60 @@ done
                         b"`touch", pwned.encode() + b"`;"],
               "run-args split into words, nothing expanded", words)
         check(not os.path.exists(pwned), "no hostile value was run")
+        self.check_argv(ws, pwned)
+
+    def check_argv(self, ws, pwned):
+        """The measure step's benchsite run command, per harness: what
+        each build's impl becomes, and the manifest and run-args words."""
+        dump = os.path.join(self.work, "inputs", "argv-dump")
+        with open(dump, "w") as f:
+            f.write('#!/bin/sh\nprintf "%s\\0" "$@" >"$ARGV_OUT"\n')
+        os.chmod(dump, 0o755)
+        head = os.path.realpath(ws)
+        for harness, bench, want in (
+                ("lib", "build/libbench.so",
+                 ["--lib", "base={base}/build/libbench.so",
+                  "--lib", "head={head}/build/libbench.so"]),
+                ("command", "build/tool --n 3",
+                 ["--cmd", "base={base}/build/tool --n 3",
+                  "--cmd", "head={head}/build/tool --n 3"]),
+                ("google-benchmark", "python3 {tree}/b.py --x={tree}",
+                 ["--google-benchmark", "base=python3 {base}/b.py --x={base}",
+                  "--google-benchmark", "head=python3 {head}/b.py --x={head}"])):
+            out = os.path.join(self.work, "inputs", f"out-{harness}")
+            env = dict(self.base_env, GITHUB_WORKSPACE=ws, RUNNER_TEMP=ws,
+                       GITHUB_REPOSITORY=REPO, GITHUB_OUTPUT=out,
+                       BS_HARNESS=harness, BS_BENCH=bench,
+                       BS_RUN_ARGS="--filter 'a b'",
+                       BS_MANIFEST_SET="machine=lab $(touch " + pwned + ")\n"
+                                       "\nowner=x,y\r\n")
+            script = os.path.join(self.action_dir, "benchsite-action.sh")
+            r = subprocess.run(["bash", script, "prepare"], cwd=ws, env=env,
+                               capture_output=True, text=True)
+            check(r.returncode == 0, f"prepare ({harness})", r.stderr)
+            state = parse_kv_file(out)["state"]
+            for k, v in (("benchsite", dump), ("head_sha", "h" * 40),
+                         ("base_sha", "b" * 40)):
+                with open(os.path.join(state, "v." + k), "w") as f:
+                    f.write(v)
+            argv = os.path.join(state, "argv")
+            r = subprocess.run(["bash", script, "measure"], cwd=ws,
+                               env=dict(env, BS_STATE=state, ARGV_OUT=argv),
+                               capture_output=True, text=True)
+            check(r.returncode == 0, f"measure ({harness})", r.stderr)
+            with open(argv) as f:
+                words = f.read().split("\0")[:-1]
+            base = os.path.join(state, "base")
+            want = [w.format(base=base, head=head) for w in want]
+            check(words[:10] == ["run", "--out", f"{state}/out/log.csv",
+                                 "--manifest-out", f"{state}/out/env.csv",
+                                 "--commit", "h" * 40, "--baseline-commit",
+                                 "b" * 40, "--profile"]
+                  and words[11:] == ["--set", "machine=lab $(touch " + pwned
+                                     + ")", "--set", "owner=x,y"] + want
+                  + ["--filter", "a b"],
+                  f"benchsite run's words for harness {harness}", words)
+        check(not os.path.exists(pwned), "no hostile value was run")
 
     def actionlint(self):
         """actionlint over the workflow, and over the action's steps as the

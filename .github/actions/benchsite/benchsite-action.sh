@@ -552,12 +552,17 @@ cmd_gate() {
     [ "$status" -gt 1 ] || status=2
   fi
   cat "$out/gate.err" >&2
-  if [ "$status" -le 1 ] && { [ ! -s "$out/comment.md" ] || [ ! -s "$out/compare.json" ]; }; then
+  # A verdict: 0 none, 1 a significant regression, 4 inconclusive cases
+  # under --fail-inconclusive (compare-args). Anything else is none.
+  local verdict=false
+  case $status in 0 | 1 | 4) verdict=true ;; esac
+  if [ "$verdict" = true ] && { [ ! -s "$out/comment.md" ] || [ ! -s "$out/compare.json" ]; }; then
     status=3
+    verdict=false
   fi
   output status "$status"
   state_set status "$status"
-  if [ "$status" -gt 1 ]; then
+  if [ "$verdict" = false ]; then
     {
       echo "### benchsite: no verdict (exit status $status)"
       echo
@@ -924,8 +929,11 @@ cmd_finish() {
   need_state
   local status
   status=$(state_get status)
-  if [ "$status" = 1 ] && [ "$(state_get fail)" = true ]; then
-    BS_DIE_STATUS=1 die "significant regression: see the pull-request comment or the job summary, and the report artifact"
+  if [ "$(state_get fail)" = true ]; then
+    case $status in
+    1) BS_DIE_STATUS=1 die "significant regression: see the pull-request comment or the job summary, and the report artifact" ;;
+    4) BS_DIE_STATUS=4 die "inconclusive cases (--fail-inconclusive): see the pull-request comment or the job summary" ;;
+    esac
   fi
   echo "benchsite: gate exit status $status"
 }
