@@ -846,7 +846,7 @@ archive_push() { # BENCHSITE LOG MANIFEST WORKDIR (REMOTE BRANCH TRIES TOKEN set
       output run-id "$id"
       return 0
     fi
-    tr -d '\000-\010\016-\037' <"$err" >&2
+    tr -d '\000-\010\013-\037' <"$err" >&2
     if [ "$attempt" -ge "$tries" ]; then
       BS_DIE_STATUS=3 die "no push of $BRANCH accepted in $tries attempts: run $id is not archived (it is in the report artifact; re-run the job to archive it)"
     fi
