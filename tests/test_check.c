@@ -93,7 +93,7 @@ Test(check, unknown_protocol_is_bad_input) {
   ts_run r = check(args);
   cr_expect_eq(r.status, 2);
   cr_expect(strstr(r.err, "bad_protocol_env.csv: protocol \"Fast\" is not "
-                          "Development or RegressionGate") != NULL,
+                          "Development, RegressionGate or Shared") != NULL,
             "%s", r.err);
   cr_expect_str_eq(r.out, "");
   ts_run_free(&r);

@@ -36,7 +36,7 @@ static char *impl(const char *name, const char *target) {
 /* A row of a log that run wrote: its fields, split at commas outside
  * quotes (the test names hold no comma). */
 typedef struct row {
-  char f[9][128];
+  char f[11][128];
 } row;
 
 static size_t read_rows(const char *path, row *rows, size_t max) {
@@ -55,7 +55,7 @@ static size_t read_rows(const char *path, row *rows, size_t max) {
       if (*p == ',') {
         k++;
         o = 0;
-        cr_assert(k < 9);
+        cr_assert(k < 11);
         continue;
       }
       if (o < 127)
@@ -67,7 +67,19 @@ static size_t read_rows(const char *path, row *rows, size_t max) {
   return n;
 }
 
-enum { F_BENCH, F_DATA, F_SCALE, F_IMPL, F_RUN, F_BLOCK, F_PHASE, F_N, F_PC };
+enum {
+  F_BENCH,
+  F_DATA,
+  F_SCALE,
+  F_IMPL,
+  F_RUN,
+  F_BLOCK,
+  F_PHASE,
+  F_N,
+  F_PC,
+  F_CPU,
+  F_RSS
+};
 
 static ts_run run_cli(const char *cwd, const char *const *args) {
   return ts_cli(cwd, args);
@@ -101,22 +113,23 @@ Test(run, library_log_is_calibrated_rotated_and_check_finds_nothing) {
   ts_run_free(&r);
 
   char *text = ts_own(ts_read(log, NULL));
-  cr_expect(!strncmp(text,
-                     "benchmark,dataset,scale,impl,run,block,phase,"
-                     "iterations,per_call_us\n",
-                     strlen("benchmark,dataset,scale,impl,run,block,phase,"
-                            "iterations,per_call_us\n")));
+  const char *header = "benchmark,dataset,scale,impl,run,block,phase,"
+                       "iterations,per_call_us,cpu_per_call_us\n";
+  cr_expect(!strncmp(text, header, strlen(header)), "%.200s", text);
   static row rows[4096];
   size_t n = read_rows(log, rows, 4096);
   cr_assert_gt(n, 0);
   /* The rule, recomputed here: n_0 = 1, n' = min(1e9, max(n + 1,
-   * ceil(n T / t))) while t < T, T = 5000 us; confirm batches = the last
-   * step; block j starts with impl (j + 1) mod 3 (seed 1). */
+   * ceil(n T / t))) while t < T, T = 5000 us; confirm batches = the
+   * largest last step of the three (one batch size per case), unless the
+   * fastest steps' per-call times differ by more than 4x (then each its
+   * own); block j starts with impl (j + 1) mod 3 (seed 1). */
   const char *impls[] = {"a", "b", "c"};
   size_t i = 0, cases = 0;
   while (i < n) {
     const char *bench = rows[i].f[F_BENCH];
     uint64_t last[3] = {0, 0, 0};
+    double fastest[3] = {0, 0, 0};
     for (size_t p = 0; p < 3; p++) {
       size_t want = (1 + p) % 3;
       uint64_t k = 1;
@@ -128,6 +141,9 @@ Test(run, library_log_is_calibrated_rotated_and_check_finds_nothing) {
         cr_assert_eq(strtoull(rows[i].f[F_N], NULL, 10), k);
         cr_assert_str_eq(rows[i].f[F_BLOCK], "");
         double t = (double)k * strtod(rows[i].f[F_PC], NULL);
+        if (k == 1 || t / (double)k < fastest[want])
+          fastest[want] = t / (double)k;
+        cr_assert_str_eq(rows[i].f[F_CPU], "", "calibration rows: no CPU");
         i++;
         if (!(t < 5000.0 && k < 1000000000))
           break;
@@ -138,14 +154,27 @@ Test(run, library_log_is_calibrated_rotated_and_check_finds_nothing) {
       }
       last[want] = k;
     }
+    uint64_t widest = last[0] > last[1] ? last[0] : last[1];
+    widest = widest > last[2] ? widest : last[2];
+    double lo = fastest[0], hi = fastest[0];
+    for (size_t p = 1; p < 3; p++) {
+      lo = fastest[p] < lo ? fastest[p] : lo;
+      hi = fastest[p] > hi ? fastest[p] : hi;
+    }
+    int apart = hi > 4 * lo;
     for (size_t j = 0; j < 4; j++) {
       for (size_t p = 0; p < 3; p++, i++) {
         size_t want = (j + 1 + p) % 3;
         cr_assert_str_eq(rows[i].f[F_PHASE], "confirm");
         cr_assert_str_eq(rows[i].f[F_IMPL], impls[want]);
         cr_assert_eq(strtoull(rows[i].f[F_BLOCK], NULL, 10), j);
-        cr_assert_eq(strtoull(rows[i].f[F_N], NULL, 10), last[want]);
+        cr_assert_eq(strtoull(rows[i].f[F_N], NULL, 10),
+                     apart ? last[want] : widest);
         cr_assert_str_eq(rows[i].f[F_RUN], "0");
+        char *end;
+        double cpu = strtod(rows[i].f[F_CPU], &end);
+        cr_assert(end != rows[i].f[F_CPU] && !*end && cpu >= 0, "cpu \"%s\"",
+                  rows[i].f[F_CPU]);
       }
     }
     cases++;
@@ -769,8 +798,8 @@ static char *gb_script(const char *dir, const char *name, const char *tail) {
   char *text =
       ts_pathf("#!/bin/sh\n"
                "echo '{\"benchmarks\":[{\"name\":\"BM_x/8\",\"run_type\":"
-               "\"iteration\",\"iterations\":10,\"real_time\":3,\"time_unit\":"
-               "\"ms\"}]}'\n%s\n",
+               "\"iteration\",\"iterations\":10,\"real_time\":3,\"cpu_time\":"
+               "2.5,\"time_unit\":\"ms\"}]}'\n%s\n",
                tail);
   cr_assert_eq(ts_write(path, text), 0);
   cr_assert_eq(chmod(path, 0755), 0);
@@ -812,8 +841,8 @@ Test(run_cmd, google_benchmark_leaving_a_process_behind_is_not_a_hang) {
   cr_expect_eq(r.status, 0, "%s", r.err);
   ts_run_free(&r);
   char *text = ts_own(ts_read(log, NULL));
-  cr_expect(strstr(text, "\"BM_x\",\"8\",,\"a\",0,1,confirm,10,3000\n"), "%s",
-            text);
+  cr_expect(strstr(text, "\"BM_x\",\"8\",,\"a\",0,1,confirm,10,3000,2500\n"),
+            "%s", text);
 }
 
 Test(run_cmd, google_benchmark_filter_is_the_same_substring_as_filter) {
