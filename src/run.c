@@ -113,6 +113,7 @@ static long find_case(const bs__exec_case *t, size_t n, const char *benchmark,
 }
 
 static bs_status new_case(rcase *rc, size_t k) {
+  k = k ? k : 1;
   rc->idx = calloc(k, sizeof *rc->idx);
   rc->batch = calloc(k, sizeof *rc->batch);
   rc->cal_pc = calloc(k, sizeof *rc->cal_pc);

@@ -229,6 +229,8 @@ static void serve_lib(child *c, const bs__hello *h, char **targets,
       continue;
     const char *impl = targets[2 * i];
     const char *path = targets[2 * i + 1];
+    if (!impl || !path)
+      _exit(0);
     char esc[256];
     bs__run_esc(esc, sizeof esc, path);
     void *lib = load_copy(fd, impl, path);

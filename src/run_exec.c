@@ -331,13 +331,14 @@ static bs_status read_start(bs__exec *e, size_t c, bs_error *err) {
       uint32_t len = 0, hd = 0;
       for (int w = 0; !st && w < 2; w++) {
         char **dst = w ? &ec->dataset : &ec->benchmark;
-        if ((rc = get_within(fd, &len, sizeof len, to)))
-          st = BS_EIO;
-        else if (len > NAME_MAX_BYTES || !(*dst = malloc((size_t)len + 1)))
+        rc = get_within(fd, &len, sizeof len, to);
+        if (!rc && (len > NAME_MAX_BYTES || !(*dst = malloc((size_t)len + 1))))
           st = BS_ENOMEM;
-        else if ((rc = get_within(fd, *dst, len, to)))
+        if (!rc && !st)
+          rc = get_within(fd, *dst, len, to);
+        if (rc)
           st = BS_EIO;
-        else
+        else if (!st)
           (*dst)[len] = '\0';
       }
       if (!st && ((rc = get_within(fd, &ec->scale, sizeof ec->scale, to)) ||
