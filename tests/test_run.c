@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -1378,6 +1379,9 @@ static char *run_on_tty(const char *const *args, char **out) {
   cr_assert(master >= 0);
   cr_assert_eq(grantpt(master), 0);
   cr_assert_eq(unlockpt(master), 0);
+  /* Wide enough that no progress line is cut to the terminal's width. */
+  struct winsize ws = {.ws_row = 24, .ws_col = 250};
+  cr_assert_eq(ioctl(master, TIOCSWINSZ, &ws), 0);
   char *slave = ts_own(strdup(ptsname(master)));
   char *outpath = ts_pathf(
       "%s/tty-out-%ld", (char *)ts_own(ts_tmpdir("run_tty")), (long)getpid());
@@ -1442,6 +1446,8 @@ Test(run_progress, a_terminal_gets_one_line_in_place_and_stdout_stays_clean) {
   char *out;
   char *tty = run_on_tty(args, &out);
   cr_expect(strstr(tty, "\rbenchsite run: "), "%s", tty);
+  cr_expect(strstr(tty, "case 1/2: add [n=8]") || strstr(tty, "case 2/2: mul"),
+            "%s", tty);
   cr_expect(strstr(tty, "block "), "%s", tty);
   cr_expect(strstr(tty, " elapsed, "), "%s", tty);
   /* The line is cleared at the end, and stdout holds only the summary. */

@@ -144,13 +144,13 @@ static int refuse_own_input(const bs_run_options *o, const char *path,
   return 0;
 }
 
-/* Where the measurement stands: case, block, run, time spent and left. */
+/* Where the measurement stands: time spent and left first, then run,
+ * block and case, the case's name last (a narrow terminal cuts the line
+ * at its end). */
 static int on_progress(void *ctx, const bs_run_progress *r) {
   cli_progress *p = ctx;
-  char where[96] = "", step[64], spent[32], left[48];
+  char step[64], spent[32], left[48];
   double e = cli_progress_elapsed(p);
-  if (r->ncases)
-    snprintf(where, sizeof where, " (case %zu/%zu)", r->kase + 1, r->ncases);
   if (r->calibrating)
     snprintf(step, sizeof step, "calibrating");
   else
@@ -165,14 +165,20 @@ static int on_progress(void *ctx, const bs_run_progress *r) {
     snprintf(left, sizeof left, "estimating the time left");
   }
   /* The case's name is untrusted: cli_progress_show escapes the line. */
-  cli_progress_show(p, 0,
-                    "benchsite run: %s%s%s%s%s%s%s, run %llu/%llu, %s "
-                    "elapsed, %s",
-                    r->benchmark, r->dataset[0] ? " [" : "", r->dataset,
-                    r->dataset[0] ? "]" : "", where, r->ncases ? ", " : "",
-                    step, (unsigned long long)r->run + 1,
-                    (unsigned long long)r->runs,
-                    cli_progress_duration(spent, sizeof spent, e), left);
+  if (r->ncases)
+    cli_progress_show(p, 0,
+                      "benchsite run: %s elapsed, %s; run %llu/%llu, %s, "
+                      "case %zu/%zu: %s%s%s%s",
+                      cli_progress_duration(spent, sizeof spent, e), left,
+                      (unsigned long long)r->run + 1,
+                      (unsigned long long)r->runs, step, r->kase + 1, r->ncases,
+                      r->benchmark, r->dataset[0] ? " [" : "", r->dataset,
+                      r->dataset[0] ? "]" : "");
+  else
+    cli_progress_show(p, 0, "benchsite run: %s elapsed, %s; run %llu/%llu, %s",
+                      cli_progress_duration(spent, sizeof spent, e), left,
+                      (unsigned long long)r->run + 1,
+                      (unsigned long long)r->runs, step);
   return 0;
 }
 
