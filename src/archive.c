@@ -506,7 +506,9 @@ static bs_status prepare(const char *manifest, const char *const *logs,
   bs_check_options co;
   bs_check_options_init(&co);
   if ((st = bs_check_protocol_target(bs_manifest_get(mf, "protocol"),
-                                     &co.target_us, err))) {
+                                     &co.target_us, err)) ||
+      (st = bs_check_batch_rule_named(bs_manifest_get(mf, "batch_rule"),
+                                      &co.batch_rule, err))) {
     if (err)
       snprintf(err->path, sizeof err->path, "%s", manifest);
     goto fail;

@@ -1,6 +1,7 @@
 #include "benchsite/check.h"
 
 #include "grow.h"
+#include "protocol.h"
 #include "strlist.h"
 
 #include <math.h>
@@ -28,21 +29,35 @@ const char *bs_check_kind_name(bs_check_kind k) {
 void bs_check_options_init(bs_check_options *o) {
   o->target_us = BS_CHECK_T_DEVELOPMENT_US;
   o->n_max = BS_CHECK_DEFAULT_NMAX;
+  o->batch_rule = BS_CHECK_BATCH_PER_IMPL;
 }
 
 bs_status bs_check_protocol_target(const char *protocol, double *target_us,
                                    bs_error *err) {
-  if (!protocol || !strcmp(protocol, "Development")) {
-    *target_us = BS_CHECK_T_DEVELOPMENT_US;
+  const bs__protocol *p =
+      bs__protocol_find(protocol ? protocol : "Development");
+  if (!p)
+    return bs_error_set(err, BS_EINPUT, NULL, 0, "protocol \"%s\" is not %s",
+                        protocol, bs__protocol_names());
+  *target_us = p->target_us;
+  return BS_OK;
+}
+
+bs_status bs_check_batch_rule_named(const char *value,
+                                    bs_check_batch_rule *rule, bs_error *err) {
+  if (!value) {
+    *rule = BS_CHECK_BATCH_PER_IMPL;
     return BS_OK;
   }
-  if (!strcmp(protocol, "RegressionGate")) {
-    *target_us = BS_CHECK_T_REGRESSION_GATE_US;
+  if (!strcmp(value, "per-case")) {
+    *rule = BS_CHECK_BATCH_PER_CASE;
     return BS_OK;
   }
   return bs_error_set(err, BS_EINPUT, NULL, 0,
-                      "protocol \"%s\" is not Development or RegressionGate",
-                      protocol);
+                      "batch_rule \"%s\" is not per-case (the one batch rule "
+                      "a manifest names; without it a log keeps the earlier "
+                      "rule)",
+                      value);
 }
 
 void bs_check_result_free(bs_check_result *r) {
@@ -181,10 +196,9 @@ static uint64_t next_batch(uint64_t n, double t, const bs_check_options *o) {
 }
 
 /* Checks the calibration rows cal[0..n-1] of one (case, run, impl) in
- * measurement order, and the confirm rows conf[0..m-1] against the last
- * step. */
-static void check_impl(checker *c, const char *label, const item *cal, size_t n,
-                       const item *conf, size_t m) {
+ * measurement order. */
+static void check_calibration(checker *c, const char *label, const item *cal,
+                              size_t n) {
   const bs_check_options *o = c->o;
   for (size_t k = 0; k < n; k++) {
     const bs_row *row = cal[k].row;
@@ -232,30 +246,112 @@ static void check_impl(checker *c, const char *label, const item *cal, size_t n,
           (unsigned long long)next_batch(nk, t, o));
     }
   }
-  if (n == 0)
-    return;
-  uint64_t last = cal[n - 1].row->iterations;
-  const bs_row *first_bad = NULL;
-  size_t bad = 0;
-  for (size_t j = 0; j < m; j++) {
-    const bs_row *row = conf[j].row;
-    if (row->iterations && row->iterations != last) {
-      if (!first_bad)
-        first_bad = row;
-      bad++;
+}
+
+/* The calibration and confirm rows of one impl in one (case, run). */
+typedef struct impl_rows {
+  const item *cal;
+  size_t ncal;
+  const item *conf;
+  size_t nconf;
+} impl_rows;
+
+/* The last calibration row of g, when the calibration rule could be
+ * checked (every step has iterations), else NULL. */
+static const bs_row *last_step(const impl_rows *g) {
+  for (size_t k = 0; k < g->ncal; k++)
+    if (g->cal[k].row->iterations == 0)
+      return NULL;
+  return g->ncal ? g->cal[g->ncal - 1].row : NULL;
+}
+
+/* An impl's calibrated per-call time: its fastest calibration step's (a
+ * batch that lost its CPU to other work only ever looks slower), as the
+ * runner decides. */
+static double fastest(const impl_rows *g) {
+  double p = g->cal[0].row->per_call_us;
+  for (size_t k = 1; k < g->ncal; k++)
+    if (g->cal[k].row->per_call_us < p)
+      p = g->cal[k].row->per_call_us;
+  return p;
+}
+
+/* Confirm batch sizes of one (case, run), SPEC 2.6: with the earlier rule
+ * each impl's confirm batches equal its own last calibration step; with
+ * batch_rule per-case every impl's equal the largest last step, unless the
+ * calibrated per-call times (each impl's fastest step) differ by more than
+ * 4x, when each keeps its own. Impls without calibration rows (a
+ * Google Benchmark log) have no calibrated size to hold them to. */
+static void check_batches(checker *c, const char *label, const impl_rows *g,
+                          size_t ng) {
+  const bs_row *widest = NULL;
+  double pmin = 0, pmax = 0;
+  int per_case = c->o->batch_rule == BS_CHECK_BATCH_PER_CASE, apart = 0;
+  for (size_t i = 0; per_case && i < ng; i++) {
+    const bs_row *l = last_step(&g[i]);
+    if (!l)
+      continue;
+    double p = fastest(&g[i]);
+    if (!widest) {
+      pmin = pmax = p;
+      widest = l;
+      continue;
     }
+    pmin = p < pmin ? p : pmin;
+    pmax = p > pmax ? p : pmax;
+    if (l->iterations > widest->iterations)
+      widest = l;
   }
-  if (first_bad) {
+  if (widest)
+    apart = bs__batch_sizes_apart(pmin, pmax);
+  for (size_t i = 0; i < ng; i++) {
+    const bs_row *own = last_step(&g[i]);
+    if (!own)
+      continue;
+    const bs_row *want = per_case && !apart ? widest : own;
+    const bs_row *first_bad = NULL;
+    size_t bad = 0;
+    for (size_t j = 0; j < g[i].nconf; j++) {
+      const bs_row *row = g[i].conf[j].row;
+      if (row->iterations && row->iterations != want->iterations) {
+        if (!first_bad)
+          first_bad = row;
+        bad++;
+      }
+    }
+    if (!first_bad)
+      continue;
     char more[96] = "";
     if (bad > 1)
       snprintf(more, sizeof more, " (and %zu more confirm row%s)", bad - 1,
                bad == 2 ? "" : "s");
-    add(c, BS_CHECK_BATCH_SIZE, first_bad->file, first_bad->line,
-        "case %s, run %llu, impl %s: confirm batch of %llu iterations "
-        "differs from the last calibration step n = %llu (%s:%ld)%s",
-        label, (unsigned long long)first_bad->run, first_bad->impl,
-        (unsigned long long)first_bad->iterations, (unsigned long long)last,
-        cal[n - 1].row->file, cal[n - 1].row->line, more);
+    if (!per_case)
+      add(c, BS_CHECK_BATCH_SIZE, first_bad->file, first_bad->line,
+          "case %s, run %llu, impl %s: confirm batch of %llu iterations "
+          "differs from the last calibration step n = %llu (%s:%ld)%s",
+          label, (unsigned long long)first_bad->run, first_bad->impl,
+          (unsigned long long)first_bad->iterations,
+          (unsigned long long)want->iterations, want->file, want->line, more);
+    else if (!apart)
+      add(c, BS_CHECK_BATCH_SIZE, first_bad->file, first_bad->line,
+          "case %s, run %llu, impl %s: confirm batch of %llu iterations "
+          "differs from the case's one batch size n = %llu, the largest last "
+          "calibration step (impl %s, %s:%ld; batch_rule per-case: the "
+          "calibrated per-call times are within %gx)%s",
+          label, (unsigned long long)first_bad->run, first_bad->impl,
+          (unsigned long long)first_bad->iterations,
+          (unsigned long long)want->iterations, want->impl, want->file,
+          want->line, BS__BATCH_RATIO, more);
+    else
+      add(c, BS_CHECK_BATCH_SIZE, first_bad->file, first_bad->line,
+          "case %s, run %llu, impl %s: confirm batch of %llu iterations "
+          "differs from its own last calibration step n = %llu (%s:%ld; "
+          "batch_rule per-case: the calibrated per-call times differ by "
+          "more than %gx, so each impl keeps its own)%s",
+          label, (unsigned long long)first_bad->run, first_bad->impl,
+          (unsigned long long)first_bad->iterations,
+          (unsigned long long)want->iterations, want->file, want->line,
+          BS__BATCH_RATIO, more);
   }
 }
 
@@ -428,6 +524,7 @@ bs_status bs_check_run(const bs_log *log, const bs_check_options *opt,
   const char **impls = NULL, **scratch = NULL;
   size_t *firsts = NULL, *rank = NULL;
   impl_ent *dist = NULL;
+  impl_rows *groups = NULL;
   if (!c.r)
     return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
   c.r->rows = bs_log_count(log);
@@ -435,6 +532,11 @@ bs_status bs_check_run(const bs_log *log, const bs_check_options *opt,
 
   for (size_t i = 0; i < bs_log_unknown_count(log); i++) {
     const bs_log_column *col = bs_log_unknown(log, i);
+    /* Columns of the log format (the CPU time and memory metrics) that
+     * this reader does not analyse are not unknown. */
+    if (!strcmp(col->name, "cpu_per_call_us") ||
+        !strcmp(col->name, "max_rss_kib"))
+      continue;
     add(&c, BS_CHECK_UNKNOWN_COLUMN, col->file, 1,
         "unknown column \"%s\" (column %zu) is ignored", col->name, col->index);
   }
@@ -453,7 +555,9 @@ bs_status bs_check_run(const bs_log *log, const bs_check_options *opt,
     free(tmp);
     free(rank);
     free(dist);
+    free(groups);
     items = malloc(n * sizeof *items);
+    groups = malloc(n * sizeof *groups);
     conf = malloc(n * sizeof *conf);
     impls = malloc(n * sizeof *impls);
     scratch = malloc(n * sizeof *scratch);
@@ -462,7 +566,7 @@ bs_status bs_check_run(const bs_log *log, const bs_check_options *opt,
     rank = malloc(n * sizeof *rank);
     dist = malloc(n * sizeof *dist);
     if (!items || !conf || !impls || !scratch || !firsts || !tmp || !rank ||
-        !dist) {
+        !dist || !groups) {
       c.status = BS_ENOMEM;
       break;
     }
@@ -501,7 +605,7 @@ bs_status bs_check_run(const bs_log *log, const bs_check_options *opt,
       size_t r1 = r0;
       while (r1 < lc->nrows && items[r1].run == items[r0].run)
         r1++;
-      size_t nconf = 0;
+      size_t nconf = 0, ng = 0;
       for (size_t g0 = r0; g0 < r1;) {
         size_t g1 = g0;
         while (g1 < r1 && (items[g1].impl == items[g0].impl ||
@@ -516,9 +620,11 @@ bs_status bs_check_run(const bs_log *log, const bs_check_options *opt,
           else
             conf[nconf++] = items[t];
         }
-        check_impl(&c, label, items + g0, ncal, conf + nc0, nconf - nc0);
+        check_calibration(&c, label, items + g0, ncal);
+        groups[ng++] = (impl_rows){items + g0, ncal, conf + nc0, nconf - nc0};
         g0 = g1;
       }
+      check_batches(&c, label, groups, ng);
       check_blocks(&c, label, conf, nconf, impls, nimpls, scratch, firsts, tmp);
       r0 = r1;
     }
@@ -531,6 +637,7 @@ bs_status bs_check_run(const bs_log *log, const bs_check_options *opt,
   free(tmp);
   free(rank);
   free(dist);
+  free(groups);
   if (!c.status)
     c.status = sort_findings(c.r);
   if (c.status) {

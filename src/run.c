@@ -1,17 +1,20 @@
 /* benchsite: `benchsite run` in library and command mode -- calibration,
- * rotated blocks, digests -- and what every mode shares. */
+ * one batch size per case, rotated (or duet) blocks, fresh measuring
+ * processes, digests. */
+#if defined(__linux__) && !defined(_GNU_SOURCE)
+#define _GNU_SOURCE /* sched_getaffinity */
+#endif
 #include "benchsite/run.h"
 
-#include "csvin.h"
+#include "protocol.h"
+#include "run_common.h"
 #include "run_int.h"
 
 #include <math.h>
-#include <stdarg.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <time.h>
 
 void bs_run_options_init(bs_run_options *o) {
   memset(o, 0, sizeof *o);
@@ -21,23 +24,20 @@ void bs_run_options_init(bs_run_options *o) {
   o->blocks = 10;
   o->runs = 1;
   o->timeout_s = 600.0;
+  o->fresh = BS_RUN_FRESH_RUN;
 }
 
 bs_status bs_run_protocol(const char *name, double *target_us, uint64_t *blocks,
                           bs_error *err) {
-  if (!strcmp(name, "Development")) {
-    *target_us = 5000.0;
-    *blocks = 10;
-  } else if (!strcmp(name, "RegressionGate")) {
-    *target_us = 10000.0;
-    *blocks = 20;
-  } else {
+  const bs__protocol *p = bs__protocol_find(name);
+  if (!p) {
     char esc[128];
-    return bs_error_set(err, BS_EUSAGE, NULL, 0,
-                        "unknown protocol \"%s\" (Development or "
-                        "RegressionGate)",
-                        bs__run_esc(esc, sizeof esc, name));
+    return bs_error_set(err, BS_EUSAGE, NULL, 0, "unknown protocol \"%s\" (%s)",
+                        bs__run_esc(esc, sizeof esc, name),
+                        bs__protocol_names());
   }
+  *target_us = p->target_us;
+  *blocks = p->blocks;
   return BS_OK;
 }
 
@@ -66,125 +66,16 @@ void bs_run_result_release(bs_run_result *r) {
   memset(r, 0, sizeof *r);
 }
 
-/* ---- shared helpers ------------------------------------------------------ */
-
-const char *bs__run_esc(char *out, size_t n, const char *s) {
-  size_t o = 0;
-  for (; *s && o + 8 < n; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (o > 80) {
-      memcpy(out + o, "...", 3);
-      o += 3;
-      break;
-    }
-    if (c < 0x20 || c == 0x7f)
-      o += (size_t)snprintf(out + o, n - o, "\\x%02x", c);
-    else
-      out[o++] = (char)c;
-  }
-  out[o] = '\0';
-  return out;
-}
-
-const char *bs__run_case_label(char *out, size_t n, const char *benchmark,
-                               const char *dataset) {
-  char b[128], d[128];
-  bs__run_esc(b, sizeof b, benchmark);
-  if (!dataset || !dataset[0])
-    snprintf(out, n, "%s", b);
-  else
-    snprintf(out, n, "%s [%s]", b, bs__run_esc(d, sizeof d, dataset));
-  return out;
-}
-
-bs_status bs__run_warn(bs_run_result *r, const char *fmt, ...) {
-  char msg[512];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  char **w = realloc(r->warnings, (r->nwarnings + 1) * sizeof *w);
-  if (!w)
-    return BS_ENOMEM;
-  r->warnings = w;
-  if (!(w[r->nwarnings] = strdup(msg)))
-    return BS_ENOMEM;
-  r->nwarnings++;
-  return BS_OK;
-}
-
-static bs_status put_field(bs__buf *b, const char *s) {
-  bs_status st = bs__buf_putc(b, '"');
-  for (; !st && *s; s++)
-    st = *s == '"' ? bs__buf_puts(b, "\"\"") : bs__buf_putc(b, *s);
-  return st ? st : bs__buf_putc(b, '"');
-}
-
-bs_status bs__run_log_header(bs__buf *b) {
-  return bs__buf_puts(b, "benchmark,dataset,scale,impl,run,block,phase,"
-                         "iterations,per_call_us\n");
-}
-
-bs_status bs__run_log_row(bs__buf *b, const char *benchmark,
-                          const char *dataset, double scale, const char *impl,
-                          uint64_t run, long long block, uint64_t iterations,
-                          double per_call_us) {
-  bs_status st = put_field(b, benchmark);
-  if (!st)
-    st = bs__buf_putc(b, ',');
-  if (!st)
-    st = put_field(b, dataset);
-  if (!st)
-    st =
-        scale > 0 ? bs__buf_printf(b, ",%.17g,", scale) : bs__buf_puts(b, ",,");
-  if (!st)
-    st = put_field(b, impl);
-  if (!st && block < 0)
-    st = bs__buf_printf(b, ",%llu,,calibration,%llu,%.17g\n",
-                        (unsigned long long)run, (unsigned long long)iterations,
-                        per_call_us);
-  else if (!st)
-    st = bs__buf_printf(b, ",%llu,%lld,confirm,%llu,%.17g\n",
-                        (unsigned long long)run, block,
-                        (unsigned long long)iterations, per_call_us);
-  return st;
-}
-
-const char *bs__run_wait_text(char *out, size_t n, int st) {
-  if (WIFEXITED(st))
-    snprintf(out, n, "exited with status %d", WEXITSTATUS(st));
-  else if (WIFSIGNALED(st))
-    snprintf(out, n, "was killed by signal %d (%s)", WTERMSIG(st),
-             strsignal(WTERMSIG(st)));
-  else
-    snprintf(out, n, "stopped (wait status %d)", st);
-  return out;
-}
-
-const char *bs__run_basename(const char *p) {
-  const char *s = strrchr(p, '/');
-  return s ? s + 1 : p;
-}
-
-double bs__run_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static int valid_utf8(const char *s) {
-  size_t n = strlen(s);
-  return bs__utf8_invalid_at((const unsigned char *)s, n) == n;
-}
-
 /* ---- library and command mode -------------------------------------------- */
 
 typedef struct rcase {
   const char *benchmark, *dataset; /* owned by the exec (or the options) */
   double scale;
   size_t *idx;     /* per impl: its index in that impl's table */
-  uint64_t *batch; /* per impl: the calibrated n of the current run */
+  uint64_t *batch; /* per impl: the confirm batch size of the current run */
+  double *cal_pc;  /* per impl: its calibrated per-call time (fastest step) */
   int has_digest;  /* every impl has a digest */
+  int live;        /* set up in the current measuring process(es) */
 } rcase;
 
 typedef struct sched {
@@ -193,7 +84,10 @@ typedef struct sched {
   rcase *cases;
   size_t ncases;
   bs__buf log;
+  int rss; /* the log has max_rss_kib (command mode) */
   bs_run_result *r;
+  int cpu[2]; /* duet: the two CPUs */
+  double done, total;
 } sched;
 
 static int case_matches(const bs_run_options *o, const char *benchmark,
@@ -218,6 +112,27 @@ static long find_case(const bs__exec_case *t, size_t n, const char *benchmark,
   return -1;
 }
 
+static bs_status new_case(rcase *rc, size_t k) {
+  k = k ? k : 1;
+  rc->idx = calloc(k, sizeof *rc->idx);
+  rc->batch = calloc(k, sizeof *rc->batch);
+  rc->cal_pc = calloc(k, sizeof *rc->cal_pc);
+  if (rc->idx && rc->batch && rc->cal_pc)
+    return BS_OK;
+  free(rc->idx);
+  free(rc->batch);
+  free(rc->cal_pc);
+  memset(rc, 0, sizeof *rc);
+  return BS_ENOMEM;
+}
+
+static void free_case(rcase *rc) {
+  free(rc->idx);
+  free(rc->batch);
+  free(rc->cal_pc);
+  memset(rc, 0, sizeof *rc);
+}
+
 /* The cases every impl has, in the first impl's order; the others are
  * warnings. */
 static bs_status match_cases(sched *s, bs_error *err) {
@@ -228,7 +143,8 @@ static bs_status match_cases(sched *s, bs_error *err) {
   for (size_t i = 0; i < k; i++) {
     for (size_t c = 0; c < e->ncases[i]; c++) {
       const bs__exec_case *ec = &e->cases[i][c];
-      if (!valid_utf8(ec->benchmark) || !valid_utf8(ec->dataset))
+      if (!bs__run_valid_utf8(ec->benchmark) ||
+          !bs__run_valid_utf8(ec->dataset))
         return bs_error_set(err, BS_EINPUT, NULL, 0,
                             "%s: case %s: its name is not valid UTF-8",
                             o->impls[i].name,
@@ -249,13 +165,8 @@ static bs_status match_cases(sched *s, bs_error *err) {
     if (!case_matches(o, ec->benchmark, ec->dataset))
       continue;
     rcase *rc = &s->cases[s->ncases];
-    rc->idx = calloc(k ? k : 1, sizeof *rc->idx);
-    rc->batch = calloc(k ? k : 1, sizeof *rc->batch);
-    if (!rc->idx || !rc->batch) {
-      free(rc->idx);
-      free(rc->batch);
+    if (new_case(rc, k))
       return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
-    }
     rc->benchmark = ec->benchmark;
     rc->dataset = ec->dataset;
     rc->scale = ec->scale;
@@ -273,9 +184,7 @@ static bs_status match_cases(sched *s, bs_error *err) {
     }
     if (missing) {
       char esc[128];
-      free(rc->idx);
-      free(rc->batch);
-      memset(rc, 0, sizeof *rc);
+      free_case(rc);
       if (bs__run_warn(s->r, "case %s: impl %s lacks it; skipped",
                        bs__run_case_label(label, sizeof label, ec->benchmark,
                                           ec->dataset),
@@ -314,44 +223,97 @@ static const char *what(char *out, size_t n, const sched *s, size_t impl,
   return out;
 }
 
-static bs_status batch(sched *s, size_t impl, rcase *c, uint64_t n,
-                       uint64_t run, long long block, double *per_call,
-                       bs_error *err) {
-  char doing[160], w[600];
+static void batch_doing(char *out, size_t n, const sched *s, uint64_t calls,
+                        uint64_t run, long long block) {
   const char *unit = s->o->mode == BS_RUN_COMMAND ? "runs" : "calls";
   if (block < 0)
-    snprintf(doing, sizeof doing, "a calibration batch of %llu %s, run %llu",
-             (unsigned long long)n, unit, (unsigned long long)run);
+    snprintf(out, n, "a calibration batch of %llu %s, run %llu",
+             (unsigned long long)calls, unit, (unsigned long long)run);
   else
-    snprintf(doing, sizeof doing,
-             "a confirm batch of %llu %s, block %lld of run %llu",
-             (unsigned long long)n, unit, block, (unsigned long long)run);
-  uint64_t ns = 0;
-  bs_status st = bs__exec_call(&s->ex, BS__OP_RUN, impl, c->idx[impl], n,
-                               what(w, sizeof w, s, impl, c, doing), &ns, err);
-  if (st)
-    return st;
-  /* The per-call time as the log will hold it (%.17g reads back exactly),
-   * so the calibration below decides on the number `check` sees. */
-  *per_call = (double)ns / 1e3 / (double)n;
-  st = bs__run_log_row(&s->log, c->benchmark, c->dataset, c->scale,
-                       s->o->impls[impl].name, run, block, n, *per_call);
+    snprintf(out, n, "a confirm batch of %llu %s, block %lld of run %llu",
+             (unsigned long long)calls, unit, block, (unsigned long long)run);
+}
+
+/* The log row of a batch of n calls of impl on c that answered `a`. The
+ * per-call time is as the log holds it (%.17g reads back exactly), so the
+ * calibration decides on the number `check` sees. */
+static bs_status put_row(sched *s, size_t impl, const rcase *c, uint64_t n,
+                         uint64_t run, long long block, const bs__rep *a,
+                         double *per_call, bs_error *err) {
+  bs__run_row w;
+  memset(&w, 0, sizeof w);
+  w.benchmark = c->benchmark;
+  w.dataset = c->dataset;
+  w.scale = c->scale;
+  w.impl = s->o->impls[impl].name;
+  w.run = run;
+  w.block = block;
+  w.iterations = n;
+  w.per_call_us = (double)a->value / 1e3 / (double)n;
+  /* Calibration rows keep the columns of a confirm row, empty. */
+  w.cpu_per_call_us = block < 0 ? -1 : (double)a->cpu_ns / 1e3 / (double)n;
+  w.has_rss = block >= 0 && s->rss;
+  w.max_rss_kib = a->maxrss_kib;
+  if (per_call)
+    *per_call = w.per_call_us;
+  bs_status st = bs__run_log_row(&s->log, &w, s->rss);
   if (st)
     return bs_error_set(err, st, NULL, 0, "cannot build the log");
   s->r->nrows++;
   return BS_OK;
 }
 
+static bs_status batch(sched *s, size_t impl, rcase *c, uint64_t n,
+                       uint64_t run, long long block, int cpu, double *per_call,
+                       bs_error *err) {
+  char doing[160], w[600];
+  batch_doing(doing, sizeof doing, s, n, run, block);
+  bs__req q = {BS__OP_RUN, (uint32_t)impl, (uint32_t)c->idx[impl], cpu, n, 0};
+  bs__rep a;
+  bs_status st =
+      bs__exec_call(&s->ex, &q, what(w, sizeof w, s, impl, c, doing), &a, err);
+  return st ? st : put_row(s, impl, c, n, run, block, &a, per_call, err);
+}
+
+/* Block j of a duet: both impls' batches at once, impl i on CPU
+ * cpu[(i + j) mod 2], rows in the rotated order. */
+static bs_status duet_block(sched *s, rcase *c, uint64_t run, uint64_t j,
+                            bs_error *err) {
+  char doing[2][160], w[2][600];
+  const char *whats[2];
+  bs__req q[2];
+  bs__rep a[2];
+  for (size_t i = 0; i < 2; i++) {
+    batch_doing(doing[i], sizeof doing[i], s, c->batch[i], run, (long long)j);
+    whats[i] = what(w[i], sizeof w[i], s, i, c, doing[i]);
+    q[i] = (bs__req){BS__OP_RUN,          (uint32_t)i, (uint32_t)c->idx[i],
+                     s->cpu[(i + j) % 2], c->batch[i], 0};
+  }
+  bs_status st = bs__exec_duet(&s->ex, q, whats, a, err);
+  size_t off = (size_t)(s->o->seed % 2);
+  for (size_t p = 0; !st && p < 2; p++) {
+    size_t i = (size_t)((j + off + p) % 2);
+    st = put_row(s, i, c, c->batch[i], run, (long long)j, &a[i], NULL, err);
+  }
+  return st;
+}
+
 static bs_status calibrate(sched *s, size_t impl, rcase *c, uint64_t run,
                            bs_error *err) {
   const bs_run_options *o = s->o;
+  int cpu = o->duet ? s->cpu[impl % 2] : -1;
   uint64_t n = 1;
   for (;;) {
     double pc;
-    bs_status st = batch(s, impl, c, n, run, -1, &pc, err);
+    bs_status st = batch(s, impl, c, n, run, -1, cpu, &pc, err);
     if (st)
       return st;
     double t = (double)n * pc;
+    /* The calibrated per-call time is the fastest step's: a batch that
+     * lost its CPU to other work only ever looks slower, and one such
+     * batch must not split the case's batch size. */
+    if (n == 1 || pc < c->cal_pc[impl])
+      c->cal_pc[impl] = pc;
     if (!(t < o->target_us && n < o->n_max))
       break;
     n = bs_run_next_batch(n, t, o->target_us, o->n_max);
@@ -360,26 +322,76 @@ static bs_status calibrate(sched *s, size_t impl, rcase *c, uint64_t run,
   return BS_OK;
 }
 
+/* One batch size per case: the largest calibrated n for every impl,
+ * unless the calibrated per-call times are too far apart for one size
+ * (then each keeps its own). Batches of different sizes bias the paired
+ * difference under load: fixed costs per batch and the cache state a
+ * batch leaves differ with its length. */
+static void one_batch_size(const sched *s, rcase *c) {
+  size_t k = s->o->nimpls;
+  double pmin = c->cal_pc[0], pmax = c->cal_pc[0];
+  uint64_t nmax = c->batch[0];
+  for (size_t i = 1; i < k; i++) {
+    pmin = c->cal_pc[i] < pmin ? c->cal_pc[i] : pmin;
+    pmax = c->cal_pc[i] > pmax ? c->cal_pc[i] : pmax;
+    nmax = c->batch[i] > nmax ? c->batch[i] : nmax;
+  }
+  if (bs__batch_sizes_apart(pmin, pmax))
+    return;
+  for (size_t i = 0; i < k; i++)
+    c->batch[i] = nmax;
+}
+
 static bs_status simple_op(sched *s, int op, size_t impl, rcase *c,
                            const char *doing, uint64_t *value, bs_error *err) {
   char w[600];
-  return bs__exec_call(&s->ex, op, impl, c->idx[impl], 0,
-                       what(w, sizeof w, s, impl, c, doing), value, err);
+  bs__req q = {(uint32_t)op, (uint32_t)impl, (uint32_t)c->idx[impl], -1, 0, 0};
+  bs__rep a;
+  bs_status st =
+      bs__exec_call(&s->ex, &q, what(w, sizeof w, s, impl, c, doing), &a, err);
+  if (!st && value)
+    *value = a.value;
+  return st;
 }
 
-static bs_status check_digests(sched *s, bs_error *err) {
+/* Starts measuring processes unless they run. */
+static bs_status gen_start(sched *s, bs_error *err) {
+  if (bs__exec_running(&s->ex))
+    return BS_OK;
+  for (size_t c = 0; c < s->ncases; c++)
+    s->cases[c].live = 0;
+  return bs__exec_start(&s->ex, err);
+}
+
+/* Library mode: the case's setup in the processes that run now. */
+static bs_status setup_case(sched *s, rcase *c, bs_error *err) {
+  bs_status st = BS_OK;
+  if (s->o->mode != BS_RUN_LIBRARY || c->live)
+    return BS_OK;
+  for (size_t i = 0; !st && i < s->o->nimpls; i++)
+    st = simple_op(s, BS__OP_SETUP, i, c, "its setup", NULL, err);
+  c->live = !st;
+  return st;
+}
+
+/* Ends the processes that run now: library mode first compares the
+ * digests of every case they set up, and tears the cases down. */
+static bs_status gen_end(sched *s, bs_error *err) {
   const bs_run_options *o = s->o;
   size_t k = o->nimpls;
-  uint64_t *d = calloc(k, sizeof *d);
   bs_status st = BS_OK;
+  uint64_t *d = calloc(k, sizeof *d);
   if (!d)
     return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
-  for (size_t c = 0; !st && c < s->ncases; c++) {
+  for (size_t c = 0; !st && o->mode == BS_RUN_LIBRARY && c < s->ncases; c++) {
     rcase *rc = &s->cases[c];
+    if (!rc->live)
+      continue;
     for (size_t i = 0; !st && rc->has_digest && i < k; i++)
       st = simple_op(s, BS__OP_DIGEST, i, rc, "its digest", &d[i], err);
     for (size_t i = 0; !st && i < k; i++)
       st = simple_op(s, BS__OP_TEARDOWN, i, rc, "its teardown", NULL, err);
+    rc->live = 0;
     for (size_t i = 1; !st && rc->has_digest && i < k; i++) {
       if (d[i] != d[0]) {
         char a[128], b[128], label[300];
@@ -396,34 +408,101 @@ static bs_status check_digests(sched *s, bs_error *err) {
     }
   }
   free(d);
+  bs__exec_stop(&s->ex);
   return st;
+}
+
+static bs_status report(sched *s, size_t c, uint64_t run, uint64_t block,
+                        int calibrating, bs_error *err) {
+  const bs_run_options *o = s->o;
+  if (!o->progress)
+    return BS_OK;
+  bs_run_progress p = {s->cases[c].benchmark,
+                       s->cases[c].dataset,
+                       c,
+                       s->ncases,
+                       run,
+                       o->runs,
+                       block,
+                       o->blocks,
+                       calibrating,
+                       s->done,
+                       s->total};
+  if (o->progress(o->progress_ctx, &p))
+    return bs_error_set(err, BS_EIO, NULL, 0, "cancelled; nothing was written");
+  return BS_OK;
 }
 
 static bs_status schedule(sched *s, bs_error *err) {
   const bs_run_options *o = s->o;
   size_t k = o->nimpls;
   size_t off = (size_t)(o->seed % k);
+  int per_block = o->fresh == BS_RUN_FRESH_BLOCK;
   bs_status st = BS_OK;
+  s->total = (double)o->runs * (double)s->ncases * (double)k *
+             ((double)o->blocks + 2.0);
   for (uint64_t run = 0; !st && run < o->runs; run++) {
+    if (!per_block)
+      st = gen_start(s, err);
     for (size_t c = 0; !st && c < s->ncases; c++) {
       rcase *rc = &s->cases[c];
-      if (run == 0 && o->mode == BS_RUN_LIBRARY)
-        for (size_t i = 0; !st && i < k; i++)
-          st = simple_op(s, BS__OP_SETUP, i, rc, "its setup", NULL, err);
-      for (size_t p = 0; !st && p < k; p++)
+      if (!(st = report(s, c, run, 0, 1, err)))
+        st = gen_start(s, err);
+      if (!st)
+        st = setup_case(s, rc, err);
+      for (size_t p = 0; !st && p < k; p++) {
         st = calibrate(s, (off + p) % k, rc, run, err);
+        s->done += 2;
+      }
+      if (!st)
+        one_batch_size(s, rc);
+      if (!st && per_block)
+        st = gen_end(s, err);
       for (uint64_t j = 0; !st && j < o->blocks; j++) {
-        for (size_t p = 0; !st && p < k; p++) {
-          size_t i = (size_t)((j + off + p) % k);
-          double pc;
-          st = batch(s, i, rc, rc->batch[i], run, (long long)j, &pc, err);
+        if (!(st = report(s, c, run, j, 0, err)))
+          st = gen_start(s, err);
+        if (!st)
+          st = setup_case(s, rc, err);
+        if (!st && o->duet) {
+          st = duet_block(s, rc, run, j, err);
+          s->done += 2;
         }
+        for (size_t p = 0; !st && !o->duet && p < k; p++) {
+          size_t i = (size_t)((j + off + p) % k);
+          st = batch(s, i, rc, rc->batch[i], run, (long long)j, -1, NULL, err);
+          s->done += 1;
+        }
+        if (!st && per_block)
+          st = gen_end(s, err);
       }
     }
+    if (!st && !per_block)
+      st = gen_end(s, err);
   }
-  if (!st && o->mode == BS_RUN_LIBRARY)
-    st = check_digests(s, err);
   return st;
+}
+
+/* The two CPUs of a duet: the first two this process may run on. */
+static bs_status duet_cpus(sched *s, bs_error *err) {
+#ifdef __linux__
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set))
+    return bs_error_set(err, BS_EUSAGE, NULL, 0,
+                        "--duet: cannot tell which CPUs this process may use");
+  int n = 0;
+  for (size_t c = 0; c < CPU_SETSIZE && n < 2; c++)
+    if (CPU_ISSET(c, &set))
+      s->cpu[n++] = (int)c;
+  if (n < 2)
+    return bs_error_set(err, BS_EUSAGE, NULL, 0,
+                        "--duet needs two CPUs and this process may use only "
+                        "one (see taskset, cgroups); measure without --duet");
+  return BS_OK;
+#else
+  (void)s;
+  return bs_error_set(err, BS_EUSAGE, NULL, 0, "--duet needs Linux");
+#endif
 }
 
 static bs_status check_options(const bs_run_options *o, bs_error *err) {
@@ -437,12 +516,24 @@ static bs_status check_options(const bs_run_options *o, bs_error *err) {
     return bs_error_set(err, BS_EUSAGE, NULL, 0,
                         "bad run options (T, n_max, blocks, runs and the "
                         "timeout must be positive)");
+  if (o->fresh != BS_RUN_FRESH_RUN && o->fresh != BS_RUN_FRESH_BLOCK)
+    return bs_error_set(err, BS_EUSAGE, NULL, 0, "bad run options (fresh)");
+  if (o->duet && o->mode == BS_RUN_GOOGLE_BENCHMARK)
+    return bs_error_set(err, BS_EUSAGE, NULL, 0,
+                        "--duet cannot pair Google Benchmark programs (each "
+                        "sizes and times its own batches, so their batches "
+                        "cannot start together); use --lib or --cmd");
+  if (o->duet && o->nimpls != 2)
+    return bs_error_set(err, BS_EUSAGE, NULL, 0,
+                        "--duet measures exactly two impls side by side, not "
+                        "%zu",
+                        o->nimpls);
   for (size_t i = 0; i < o->nimpls; i++) {
     char esc[128];
     const char *name = o->impls[i].name;
     if (!name || !name[0])
       return bs_error_set(err, BS_EUSAGE, NULL, 0, "empty impl name");
-    if (!valid_utf8(name))
+    if (!bs__run_valid_utf8(name))
       return bs_error_set(err, BS_EUSAGE, NULL, 0,
                           "impl name \"%s\" is not valid UTF-8",
                           bs__run_esc(esc, sizeof esc, name));
@@ -458,7 +549,7 @@ static bs_status check_options(const bs_run_options *o, bs_error *err) {
   }
   const char *labels[] = {o->benchmark, o->dataset, o->filter};
   for (size_t i = 0; i < 3; i++)
-    if (labels[i] && !valid_utf8(labels[i]))
+    if (labels[i] && !bs__run_valid_utf8(labels[i]))
       return bs_error_set(err, BS_EUSAGE, NULL, 0,
                           "--benchmark, --dataset and --filter must be valid "
                           "UTF-8");
@@ -479,16 +570,14 @@ bs_status bs_run_measure(const bs_run_options *o, bs_run_result *r,
   memset(&s, 0, sizeof s);
   s.o = o;
   s.r = r;
-  s.ex.pid = -1;
-  s.ex.fd = -1;
+  s.rss = o->mode == BS_RUN_COMMAND;
   bs__buf_init(&s.log, BS__BUF_DEFAULT_LIMIT);
   char **argvs[1000];
   memset(argvs, 0, sizeof argvs);
-  bs__exec_case cmd_case;
-  memset(&cmd_case, 0, sizeof cmd_case);
-  size_t cmd_idx[1000];
-  uint64_t cmd_batch[1000];
+  bs__exec_init(&s.ex, o, argvs);
 
+  if (o->duet && (st = duet_cpus(&s, err)))
+    goto done;
   if (o->mode == BS_RUN_COMMAND) {
     for (size_t i = 0; i < o->nimpls; i++) {
       char esc[128];
@@ -501,7 +590,7 @@ bs_status bs_run_measure(const bs_run_options *o, bs_run_result *r,
       }
     }
   }
-  if ((st = bs__exec_start(&s.ex, o, argvs, err)))
+  if ((st = bs__exec_start(&s.ex, err)))
     goto done;
   if (o->mode == BS_RUN_LIBRARY) {
     if ((st = match_cases(&s, err)))
@@ -510,23 +599,20 @@ bs_status bs_run_measure(const bs_run_options *o, bs_run_result *r,
     /* One case: every command measures the same thing. */
     const char *b = o->benchmark ? o->benchmark : bs__run_basename(argvs[0][0]);
     const char *d = o->dataset ? o->dataset : "";
-    if (!b[0] || !valid_utf8(b)) {
+    if (!b[0] || !bs__run_valid_utf8(b)) {
       st = bs_error_set(err, BS_EUSAGE, NULL, 0,
                         "the program's name is no benchmark name: give "
                         "--benchmark NAME");
       goto done;
     }
-    memset(cmd_idx, 0, sizeof cmd_idx);
     s.cases = calloc(1, sizeof *s.cases);
-    if (!s.cases) {
+    if (!s.cases || new_case(&s.cases[0], o->nimpls)) {
       st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
       goto done;
     }
     if (case_matches(o, b, d)) {
       s.cases[0].benchmark = b;
       s.cases[0].dataset = d;
-      s.cases[0].idx = cmd_idx;
-      s.cases[0].batch = cmd_batch;
       s.ncases = 1;
     }
   }
@@ -537,7 +623,7 @@ bs_status bs_run_measure(const bs_run_options *o, bs_run_result *r,
     goto done;
   }
   r->ncases = s.ncases;
-  if ((st = bs__run_log_header(&s.log))) {
+  if ((st = bs__run_log_header(&s.log, s.rss))) {
     st = bs_error_set(err, st, NULL, 0, "cannot build the log");
     goto done;
   }
@@ -546,11 +632,11 @@ bs_status bs_run_measure(const bs_run_options *o, bs_run_result *r,
   r->log = bs__buf_detach(&s.log, &r->log_len);
 
 done:
-  bs__exec_stop(&s.ex);
-  for (size_t c = 0; o->mode == BS_RUN_LIBRARY && c < s.ncases; c++) {
-    free(s.cases[c].idx);
-    free(s.cases[c].batch);
-  }
+  bs__exec_release(&s.ex);
+  /* Command mode's one case is allocated whether or not it is kept. */
+  for (size_t c = 0; s.cases && c < (o->mode == BS_RUN_COMMAND ? 1 : s.ncases);
+       c++)
+    free_case(&s.cases[c]);
   free(s.cases);
   bs__buf_release(&s.log);
   for (size_t i = 0; i < o->nimpls && i < 1000; i++)

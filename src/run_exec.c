@@ -1,34 +1,38 @@
-/* benchsite: the measuring child of `benchsite run` in library and command
- * mode. benchsite forks it once; it loads every benchmark library (each a
- * private copy) or holds every command's argv, and runs the batches the
- * parent asks for over a socket, one at a time. The parent waits for each
- * answer at most the timeout, so a crash or a hang is the child's end and
- * an error naming the impl and the case, never benchsite's. */
+/* benchsite: starting and driving the measuring processes of `benchsite
+ * run` in library and command mode (the process's side is run_child.c).
+ *
+ * A measuring process is this program's own executable started again
+ * (posix_spawn of /proc/self/exe), not a fork: a fork keeps the parent's
+ * address layout, so every run would measure the code at the same
+ * addresses and the layout's bias would be one fixed offset, invisible to
+ * an A/A test; a new image gets a new layout (ASLR) each time. The new
+ * process learns what it is from BS__CHILD_ENV, which a constructor below
+ * reads before main: so any program that links the runner (benchsite,
+ * the tests, an embedder) can be started this way without a main of its
+ * own taking part, and the variable is dropped at once, unseen by the
+ * benchmarks. It takes effect only in a child of the process that named
+ * itself in it, with the socket in place. */
 #if defined(__linux__) && !defined(_GNU_SOURCE)
 #define _GNU_SOURCE /* memfd_create */
 #endif
+#include "run_common.h"
 #include "run_int.h"
 
-#include "benchsite/harness.h"
-
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 #ifdef __linux__
-#include <sys/mman.h>
 #include <sys/prctl.h>
 #endif
 
@@ -36,26 +40,39 @@
 extern char **environ;
 #endif
 
-typedef struct req {
-  uint32_t op, impl, kase, pad;
-  uint64_t n;
-} req;
-
-/* status: 0 done; 1 a command failed (code: its wait status); 2 a
- * command could not start (code: errno). */
-typedef struct rep {
-  uint32_t status, code;
-  uint64_t value;
-} rep;
-
 #define NAME_MAX_BYTES 4096
+#define SELF_EXE "/proc/self/exe"
 
-/* ---- the child ----------------------------------------------------------- */
+#if defined(__GNUC__)
+__attribute__((constructor))
+#endif
+static void
+measuring_process_entry(void) {
+  const char *v = getenv(BS__CHILD_ENV);
+  if (!v)
+    return;
+  char *end;
+  errno = 0;
+  long long ppid = strtoll(v, &end, 10);
+  int ours = !errno && end != v && !*end && ppid > 1 && ppid == getppid();
+  unsetenv(BS__CHILD_ENV);
+  struct stat sb;
+  if (!ours || fstat(BS__CHILD_FD, &sb) || !S_ISSOCK(sb.st_mode))
+    return;
+#ifdef __linux__
+  /* In its own process group it misses a ^C meant for benchsite: it dies
+   * with benchsite instead, even inside a hung batch. */
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != ppid)
+    _exit(0);
+#endif
+  bs__run_child_main(BS__CHILD_FD);
+}
 
 static int put(int fd, const void *p, size_t n) {
   const char *c = p;
   while (n > 0) {
-    ssize_t w = write(fd, c, n);
+    ssize_t w = send(fd, c, n, MSG_NOSIGNAL);
     if (w < 0 && errno == EINTR)
       continue;
     if (w <= 0)
@@ -66,269 +83,8 @@ static int put(int fd, const void *p, size_t n) {
   return 0;
 }
 
-static int get(int fd, void *p, size_t n) {
-  char *c = p;
-  while (n > 0) {
-    ssize_t r = read(fd, c, n);
-    if (r < 0 && errno == EINTR)
-      continue;
-    if (r <= 0)
-      return -1;
-    c += r;
-    n -= (size_t)r;
-  }
-  return 0;
-}
-
-/* The startup message: ok = 0 and a text, or ok = 1 and the tables. */
-static void fail_start(int fd, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3), noreturn))
-#endif
-    ;
-static void fail_start(int fd, const char *fmt, ...) {
-  char msg[1024];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  uint32_t ok = 0, len = (uint32_t)strlen(msg);
-  if (!put(fd, &ok, sizeof ok) && !put(fd, &len, sizeof len))
-    put(fd, msg, len);
-  _exit(0);
-}
-
-static uint64_t ns_between(const struct timespec *a, const struct timespec *b) {
-  int64_t ns = (int64_t)(b->tv_sec - a->tv_sec) * 1000000000 +
-               (int64_t)(b->tv_nsec - a->tv_nsec);
-  return ns > 0 ? (uint64_t)ns : 1;
-}
-
-/* Copies the file open as `in` to `out`: 0, or -1 with errno set. */
-static int copy_fd(int in, int out) {
-  char buf[65536];
-  for (;;) {
-    ssize_t r = read(in, buf, sizeof buf);
-    if (r < 0 && errno == EINTR)
-      continue;
-    if (r < 0 || (r > 0 && put(out, buf, (size_t)r)))
-      return -1;
-    if (r == 0)
-      return 0;
-  }
-}
-
-/* A private copy of the library at `path`: the file is copied and loaded
- * from the copy, so the dynamic loader sees a different object every time
- * (two builds with one soname, or one path given twice, get their own
- * globals). On Linux the copy is an anonymous memory file, which has no
- * name to leave behind, whatever kills the process, and needs no writable
- * $TMPDIR; elsewhere it is a temporary file, unlinked once loaded. */
-static void *load_copy(int fd, const char *impl, const char *path) {
-  char esc[256], tmp[4096];
-  bs__run_esc(esc, sizeof esc, path);
-  int in = open(path, O_RDONLY | O_CLOEXEC);
-  if (in < 0)
-    fail_start(fd, "%s: cannot open the library %s: %s", impl, esc,
-               strerror(errno));
-  int out = -1;
-  const char *unlink_me = NULL;
-#if defined(__linux__) && defined(MFD_CLOEXEC)
-  out = memfd_create("benchsite-lib", MFD_CLOEXEC);
-  if (out >= 0)
-    snprintf(tmp, sizeof tmp, "/proc/self/fd/%d", out);
-#endif
-  if (out < 0) {
-    const char *dir = getenv("TMPDIR");
-    if (!dir || !*dir)
-      dir = "/tmp";
-    snprintf(tmp, sizeof tmp, "%s/benchsite-lib-XXXXXX", dir);
-    out = mkstemp(tmp);
-    if (out < 0)
-      fail_start(fd, "%s: cannot copy the library %s: %s", impl, esc,
-                 strerror(errno));
-    unlink_me = tmp;
-  }
-  if (copy_fd(in, out)) {
-    int e = errno;
-    if (unlink_me)
-      unlink(unlink_me);
-    fail_start(fd, "%s: cannot copy the library %s: %s", impl, esc,
-               strerror(e));
-  }
-  close(in);
-  if (unlink_me) {
-    fchmod(out, 0700);
-    close(out);
-  }
-  void *h = dlopen(tmp, RTLD_NOW | RTLD_LOCAL);
-  /* The memory file stays open until the child ends: the loader knows a
-   * loaded object by its name too, and a closed descriptor's number (the
-   * name) would come back for the next copy and get this one. */
-  if (unlink_me)
-    unlink(unlink_me);
-  if (!h) {
-    char why[512];
-    const char *e = dlerror();
-    /* dlerror names the copy: say the library instead. */
-    bs__run_esc(why, sizeof why, e ? e : "unknown error");
-    fail_start(fd, "%s: cannot load the library %s: %s", impl, esc, why);
-  }
-  return h;
-}
-
-static void child_lib(int fd, const bs_run_options *o) {
-  size_t k = o->nimpls;
-  const bs_bench_case **tab = calloc(k, sizeof(const bs_bench_case *));
-  size_t *cnt = calloc(k, sizeof *cnt);
-  void ***state = calloc(k, sizeof *state);
-  if (!tab || !cnt || !state)
-    fail_start(fd, "out of memory");
-  for (size_t i = 0; i < k; i++) {
-    const char *impl = o->impls[i].name;
-    char esc[256];
-    bs__run_esc(esc, sizeof esc, o->impls[i].target);
-    void *h = load_copy(fd, impl, o->impls[i].target);
-    typedef const bs_bench_case *(*cases_fn)(int, size_t *);
-    cases_fn fn;
-    void *sym = dlsym(h, "benchsite_cases");
-    if (!sym)
-      fail_start(fd,
-                 "%s: the library %s does not define benchsite_cases (is it "
-                 "built against benchsite/harness.h?)",
-                 impl, esc);
-    memcpy(&fn, &sym, sizeof fn);
-    size_t n = 0;
-    tab[i] = fn(BS_HARNESS_ABI, &n);
-    if (!tab[i])
-      fail_start(fd,
-                 "%s: the library %s refuses harness ABI version %d (it was "
-                 "built against another benchsite/harness.h; rebuild it)",
-                 impl, esc, BS_HARNESS_ABI);
-    if (n == 0)
-      fail_start(fd, "%s: the library %s defines no benchmark case", impl, esc);
-    for (size_t c = 0; c < n; c++) {
-      const bs_bench_case *bc = &tab[i][c];
-      if (!bc->benchmark || !bc->benchmark[0])
-        fail_start(fd, "%s: %s: case %zu has no benchmark name", impl, esc, c);
-      if (!bc->run)
-        fail_start(fd, "%s: %s: case %zu has no run function", impl, esc, c);
-      if (!isfinite(bc->scale) || bc->scale < 0)
-        fail_start(fd, "%s: %s: case %zu has a scale that is not >= 0", impl,
-                   esc, c);
-      if (strlen(bc->benchmark) > NAME_MAX_BYTES ||
-          (bc->dataset && strlen(bc->dataset) > NAME_MAX_BYTES))
-        fail_start(fd, "%s: %s: case %zu has a name over %d bytes", impl, esc,
-                   c, NAME_MAX_BYTES);
-    }
-    cnt[i] = n;
-    if (!(state[i] = calloc(n, sizeof *state[i])))
-      fail_start(fd, "out of memory");
-  }
-  uint32_t ok = 1;
-  if (put(fd, &ok, sizeof ok))
-    _exit(0);
-  for (size_t i = 0; i < k; i++) {
-    uint32_t n = (uint32_t)cnt[i];
-    if (put(fd, &n, sizeof n))
-      _exit(0);
-    for (size_t c = 0; c < cnt[i]; c++) {
-      const bs_bench_case *bc = &tab[i][c];
-      const char *ds = bc->dataset ? bc->dataset : "";
-      uint32_t bl = (uint32_t)strlen(bc->benchmark), dl = (uint32_t)strlen(ds);
-      uint32_t hd = bc->digest != NULL;
-      double sc = bc->scale;
-      if (put(fd, &bl, sizeof bl) || put(fd, bc->benchmark, bl) ||
-          put(fd, &dl, sizeof dl) || put(fd, ds, dl) ||
-          put(fd, &sc, sizeof sc) || put(fd, &hd, sizeof hd))
-        _exit(0);
-    }
-  }
-  for (;;) {
-    req q;
-    rep a = {0, 0, 0};
-    if (get(fd, &q, sizeof q) || q.impl >= k || q.kase >= cnt[q.impl])
-      _exit(0);
-    const bs_bench_case *bc = &tab[q.impl][q.kase];
-    void **st = &state[q.impl][q.kase];
-    struct timespec t0, t1;
-    switch (q.op) {
-    case BS__OP_SETUP:
-      *st = bc->setup ? bc->setup() : NULL;
-      break;
-    case BS__OP_RUN:
-      clock_gettime(CLOCK_MONOTONIC, &t0);
-      bc->run(*st, q.n);
-      clock_gettime(CLOCK_MONOTONIC, &t1);
-      a.value = ns_between(&t0, &t1);
-      break;
-    case BS__OP_DIGEST:
-      a.value = bc->digest ? bc->digest(*st) : 0;
-      break;
-    case BS__OP_TEARDOWN:
-      if (bc->teardown)
-        bc->teardown(*st);
-      *st = NULL;
-      break;
-    default:
-      _exit(0);
-    }
-    if (put(fd, &a, sizeof a))
-      _exit(0);
-  }
-}
-
-static void child_cmd(int fd, const bs_run_options *o, char **const *argvs) {
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  if (!o->show_output) {
-    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_adddup2(&fa, 1, 2);
-  }
-  uint32_t ok = 1;
-  if (put(fd, &ok, sizeof ok))
-    _exit(0);
-  for (;;) {
-    req q;
-    rep a = {0, 0, 0};
-    if (get(fd, &q, sizeof q) || q.impl >= o->nimpls)
-      _exit(0);
-    if (q.op == BS__OP_RUN) {
-      char *const *argv = argvs[q.impl];
-      struct timespec t0, t1;
-      clock_gettime(CLOCK_MONOTONIC, &t0);
-      for (uint64_t i = 0; i < q.n; i++) {
-        pid_t pid;
-        int st = 0;
-        int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
-        if (rc) {
-          a.status = 2;
-          a.code = (uint32_t)rc;
-          break;
-        }
-        while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-          ;
-        if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-          a.status = 1;
-          a.code = (uint32_t)st;
-          a.value = i;
-          break;
-        }
-      }
-      clock_gettime(CLOCK_MONOTONIC, &t1);
-      if (!a.status)
-        a.value = ns_between(&t0, &t1);
-    }
-    if (put(fd, &a, sizeof a))
-      _exit(0);
-  }
-}
-
-/* ---- the parent ---------------------------------------------------------- */
-
-/* Reads n bytes within `timeout_s`: 0, or 1 when the child is gone, 2 on
- * the timeout. */
+/* Reads n bytes within `timeout_s`: 0, or 1 when the process is gone, 2
+ * on the timeout. */
 static int get_within(int fd, void *p, size_t n, double timeout_s) {
   char *c = p;
   double end = bs__run_now() + timeout_s;
@@ -356,35 +112,38 @@ static int get_within(int fd, void *p, size_t n, double timeout_s) {
   return 0;
 }
 
-static void reap(bs__exec *e, int kill_it, int *wstatus) {
+static void reap(bs__child *c, int *wstatus) {
   int st = 0;
-  if (e->pid <= 0)
+  if (c->fd >= 0)
+    close(c->fd);
+  c->fd = -1;
+  if (c->pid <= 0)
     return;
-  if (kill_it) {
-    kill(-e->pid, SIGKILL);
-    kill(e->pid, SIGKILL);
-  }
-  while (waitpid(e->pid, &st, 0) < 0 && errno == EINTR)
+  /* It and whatever a benchmark started and left running in its process
+   * group end here, so nothing outlives the run (a process left behind
+   * would hold benchsite's output open). */
+  kill(-c->pid, SIGKILL);
+  kill(c->pid, SIGKILL);
+  while (waitpid(c->pid, &st, 0) < 0 && errno == EINTR)
     ;
-  e->pid = -1;
+  c->pid = -1;
   if (wstatus)
     *wstatus = st;
 }
 
-/* The error of a child that stopped answering: rc 1 (gone) or 2 (timed
- * out) while doing `what`. */
-static bs_status child_lost(bs__exec *e, int rc, const char *what,
-                            bs_error *err) {
+/* The error of process `c` that stopped answering: rc 1 (gone) or 2
+ * (timed out) while doing `what`. The whole generation ends. */
+static bs_status lost(bs__exec *e, size_t c, int rc, const char *what,
+                      bs_error *err) {
   int st = 0;
   char why[160], how[120];
-  if (rc == 2) {
-    reap(e, 1, NULL);
+  reap(&e->ch[c], &st);
+  bs__exec_stop(e);
+  if (rc == 2)
     return bs_error_set(err, BS_EINPUT, NULL, 0,
                         "%s: did not finish within %g s (--timeout); the "
                         "benchmark was killed",
-                        what, e->timeout_s);
-  }
-  reap(e, 1, &st);
+                        what, e->o->timeout_s);
   if (WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL)
     snprintf(why, sizeof why, "was killed (signal 9)");
   else if (WIFSIGNALED(st))
@@ -397,153 +156,382 @@ static bs_status child_lost(bs__exec *e, int rc, const char *what,
                       why);
 }
 
-bs_status bs__exec_start(bs__exec *e, const bs_run_options *o,
-                         char **const *argvs, bs_error *err) {
-  int sv[2];
+void bs__exec_init(bs__exec *e, const bs_run_options *o, char **const *argvs) {
   memset(e, 0, sizeof *e);
-  e->pid = -1;
-  e->fd = -1;
-  e->timeout_s = o->timeout_s;
-  e->nimpls = o->nimpls;
-  if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
+  e->o = o;
+  e->argvs = argvs;
+  e->barrier_fd = -1;
+  for (size_t c = 0; c < 2; c++) {
+    e->ch[c].pid = -1;
+    e->ch[c].fd = -1;
+  }
+}
+
+int bs__exec_running(const bs__exec *e) { return e->nch > 0; }
+
+/* A descriptor moved to 10 or above (close-on-exec), so that the file
+ * actions' dup2 onto 3 and 4 never meet their own source. */
+static int high_fd(int fd) {
+  if (fd < 0)
+    return fd;
+  int h = fcntl(fd, F_DUPFD_CLOEXEC, 10);
+  close(fd);
+  return h;
+}
+
+/* The environment of a measuring process: ours, less any BS__CHILD_ENV,
+ * plus BS__CHILD_ENV naming us. One malloc'd block. */
+static char **child_env(void) {
+  size_t n = 0, nl = strlen(BS__CHILD_ENV);
+  for (char **p = environ; p && *p; p++)
+    n++;
+  char **env = malloc((n + 2) * sizeof *env + 64 + nl);
+  if (!env)
+    return NULL;
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++)
+    if (strncmp(environ[i], BS__CHILD_ENV, nl) || environ[i][nl] != '=')
+      env[k++] = environ[i];
+  char *mine = (char *)(env + n + 2);
+  snprintf(mine, 64 + nl, "%s=%ld", BS__CHILD_ENV, (long)getpid());
+  env[k++] = mine;
+  env[k] = NULL;
+  return env;
+}
+
+static bs_status spawn_one(bs__exec *e, size_t c, bs_error *err) {
+  const bs_run_options *o = e->o;
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
     return bs_error_set(err, BS_EIO, NULL, 0, "cannot make a socket: %s",
                         strerror(errno));
-  fflush(NULL);
-  pid_t parent = getpid();
-  pid_t pid = fork();
-  if (pid < 0) {
+  int mine = high_fd(sv[0]), theirs = high_fd(sv[1]);
+  char **env = child_env();
+  if (mine < 0 || theirs < 0 || !env) {
     int en = errno;
-    close(sv[0]);
-    close(sv[1]);
+    if (mine >= 0)
+      close(mine);
+    if (theirs >= 0)
+      close(theirs);
+    free(env);
+    return bs_error_set(err, env ? BS_EIO : BS_ENOMEM, NULL, 0,
+                        "cannot start the measuring process: %s",
+                        env ? strerror(en) : "out of memory");
+  }
+  posix_spawn_file_actions_t fa;
+  posix_spawnattr_t at;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawnattr_init(&at);
+  /* Its own process group: a timeout kills it and every command it
+   * started. */
+  posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&at, 0);
+  posix_spawn_file_actions_adddup2(&fa, theirs, BS__CHILD_FD);
+  if (e->barrier_fd >= 0)
+    posix_spawn_file_actions_adddup2(&fa, e->barrier_fd, BS__BARRIER_FD);
+  /* Standard output is benchsite's (the log, with --out -): whatever a
+   * benchmark prints goes to standard error instead. */
+  posix_spawn_file_actions_adddup2(&fa, 2, 1);
+  char name[] = "benchsite-measure";
+  char *argv[] = {name, NULL};
+  pid_t pid;
+  fflush(NULL);
+  int rc = posix_spawn(&pid, SELF_EXE, &fa, &at, argv, env);
+  posix_spawn_file_actions_destroy(&fa);
+  posix_spawnattr_destroy(&at);
+  free(env);
+  close(theirs);
+  if (rc) {
+    close(mine);
     return bs_error_set(err, BS_EIO, NULL, 0,
-                        "cannot start the measuring process: %s", strerror(en));
+                        "cannot start the measuring process (%s): %s", SELF_EXE,
+                        strerror(rc));
   }
-  if (pid == 0) {
-    /* Its own process group: a timeout kills it and every command it
-     * started. */
-    close(sv[0]);
-    setpgid(0, 0);
-    signal(SIGPIPE, SIG_DFL);
-    (void)parent;
-#ifdef __linux__
-    /* In its own process group it misses a ^C meant for benchsite: it
-     * dies with benchsite instead, even inside a hung batch. */
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent)
-      _exit(0);
-#endif
-    /* Standard output is benchsite's (the log, with --out -): whatever a
-     * benchmark prints goes to standard error instead. */
-    dup2(2, 1);
-    if (o->mode == BS_RUN_LIBRARY)
-      child_lib(sv[1], o);
-    else
-      child_cmd(sv[1], o, argvs);
-    _exit(0);
-  }
-  setpgid(pid, pid);
-  close(sv[1]);
-  e->pid = pid;
-  e->fd = sv[0];
-  fcntl(e->fd, F_SETFD, FD_CLOEXEC);
+  e->ch[c].pid = pid;
+  e->ch[c].fd = mine;
+  e->nch = c + 1;
 
+  /* What to load: in a duet each process holds one impl. */
+  bs__hello h = {BS__HELLO_MAGIC, (uint32_t)o->mode, (uint32_t)o->nimpls,
+                 (uint32_t)(o->show_output != 0), e->barrier_fd >= 0};
+  int bad = put(mine, &h, sizeof h);
+  for (size_t i = 0; !bad && i < o->nimpls; i++) {
+    uint32_t load = !o->duet || i == c;
+    const char *s[2] = {o->impls[i].name, o->impls[i].target};
+    bad = put(mine, &load, sizeof load);
+    for (size_t w = 0; !bad && w < 2; w++) {
+      uint32_t len = (uint32_t)strlen(s[w]);
+      bad = put(mine, &len, sizeof len) || put(mine, s[w], len);
+    }
+  }
+  if (bad)
+    return lost(e, c, 1, "starting", err);
+  return BS_OK;
+}
+
+static int same_case(const bs__exec_case *a, const bs__exec_case *b) {
+  return !strcmp(a->benchmark, b->benchmark) &&
+         !strcmp(a->dataset, b->dataset) && a->has_digest == b->has_digest &&
+         (a->scale == b->scale ||
+          (a->scale != a->scale && b->scale != b->scale));
+}
+
+/* The startup answer of process c: its case tables (library mode). */
+static bs_status read_start(bs__exec *e, size_t c, bs_error *err) {
+  const bs_run_options *o = e->o;
+  int fd = e->ch[c].fd, rc;
+  double to = o->timeout_s;
   uint32_t ok = 0;
   const char *loading =
       o->mode == BS_RUN_LIBRARY ? "loading the libraries" : "starting";
-  int rc = get_within(e->fd, &ok, sizeof ok, o->timeout_s);
-  if (rc)
-    return child_lost(e, rc, loading, err);
+  if ((rc = get_within(fd, &ok, sizeof ok, to)))
+    return lost(e, c, rc, loading, err);
   if (!ok) {
     uint32_t len = 0;
     char msg[1100];
-    if ((rc = get_within(e->fd, &len, sizeof len, o->timeout_s)) ||
-        len >= sizeof msg || (rc = get_within(e->fd, msg, len, o->timeout_s))) {
-      return child_lost(e, rc ? rc : 1, loading, err);
-    }
+    if ((rc = get_within(fd, &len, sizeof len, to)) || len >= sizeof msg ||
+        (rc = get_within(fd, msg, len, to)))
+      return lost(e, c, rc ? rc : 1, loading, err);
     msg[len] = '\0';
-    reap(e, 1, NULL);
+    bs__exec_stop(e);
     return bs_error_set(err, BS_EINPUT, NULL, 0, "%s", msg);
   }
   if (o->mode != BS_RUN_LIBRARY)
     return BS_OK;
-  e->cases = calloc(o->nimpls, sizeof(bs__exec_case *));
-  e->ncases = calloc(o->nimpls, sizeof *e->ncases);
-  if (!e->cases || !e->ncases)
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+  if (!e->cases) {
+    e->cases = calloc(o->nimpls, sizeof(bs__exec_case *));
+    e->ncases = calloc(o->nimpls, sizeof *e->ncases);
+    if (!e->cases || !e->ncases) {
+      bs__exec_stop(e);
+      return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    }
+  }
   for (size_t i = 0; i < o->nimpls; i++) {
     uint32_t n = 0;
-    if ((rc = get_within(e->fd, &n, sizeof n, o->timeout_s)))
-      return child_lost(e, rc, loading, err);
-    if (!(e->cases[i] = calloc(n ? n : 1, sizeof *e->cases[i])))
+    if ((rc = get_within(fd, &n, sizeof n, to)))
+      return lost(e, c, rc, loading, err);
+    int mine = !o->duet || i == c;
+    if (!mine && n) {
+      bs__exec_stop(e);
+      return bs_error_set(
+          err, BS_EINTERNAL, NULL, 0,
+          "a measuring process loaded an impl it was not given");
+    }
+    if (!mine)
+      continue;
+    int known = e->cases[i] != NULL;
+    bs__exec_case *t = calloc(n ? n : 1, sizeof *t);
+    if (!t) {
+      bs__exec_stop(e);
       return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
-    e->ncases[i] = n;
-    for (uint32_t c = 0; c < n; c++) {
-      bs__exec_case *ec = &e->cases[i][c];
+    }
+    bs_status st = BS_OK;
+    for (uint32_t q = 0; !st && q < n; q++) {
+      bs__exec_case *ec = &t[q];
       uint32_t len = 0, hd = 0;
-      for (int w = 0; w < 2; w++) {
+      for (int w = 0; !st && w < 2; w++) {
         char **dst = w ? &ec->dataset : &ec->benchmark;
-        if ((rc = get_within(e->fd, &len, sizeof len, o->timeout_s)))
-          return child_lost(e, rc, loading, err);
-        if (len > NAME_MAX_BYTES || !(*dst = malloc((size_t)len + 1)))
-          return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
-        if ((rc = get_within(e->fd, *dst, len, o->timeout_s)))
-          return child_lost(e, rc, loading, err);
-        (*dst)[len] = '\0';
+        rc = get_within(fd, &len, sizeof len, to);
+        if (!rc && (len > NAME_MAX_BYTES || !(*dst = malloc((size_t)len + 1))))
+          st = BS_ENOMEM;
+        if (!rc && !st)
+          rc = get_within(fd, *dst, len, to);
+        if (rc)
+          st = BS_EIO;
+        else if (!st)
+          (*dst)[len] = '\0';
       }
-      if ((rc =
-               get_within(e->fd, &ec->scale, sizeof ec->scale, o->timeout_s)) ||
-          (rc = get_within(e->fd, &hd, sizeof hd, o->timeout_s)))
-        return child_lost(e, rc, loading, err);
+      if (!st && ((rc = get_within(fd, &ec->scale, sizeof ec->scale, to)) ||
+                  (rc = get_within(fd, &hd, sizeof hd, to))))
+        st = BS_EIO;
       ec->has_digest = hd != 0;
+    }
+    int differs = known && n != e->ncases[i];
+    for (uint32_t q = 0; !st && known && !differs && q < n; q++)
+      differs = !same_case(&t[q], &e->cases[i][q]);
+    if (st || known) {
+      for (uint32_t q = 0; q < n; q++) {
+        free(t[q].benchmark);
+        free(t[q].dataset);
+      }
+      free(t);
+    } else {
+      e->cases[i] = t;
+      e->ncases[i] = n;
+    }
+    if (st == BS_EIO)
+      return lost(e, c, rc, loading, err);
+    if (st) {
+      bs__exec_stop(e);
+      return bs_error_set(err, st, NULL, 0, "out of memory");
+    }
+    if (differs) {
+      char esc[128];
+      bs__exec_stop(e);
+      return bs_error_set(err, BS_EINPUT, NULL, 0,
+                          "%s: the library's cases changed during the run "
+                          "(was it rebuilt?); nothing was written",
+                          bs__run_esc(esc, sizeof esc, o->impls[i].name));
     }
   }
   return BS_OK;
 }
 
-bs_status bs__exec_call(bs__exec *e, int op, size_t impl, size_t kase,
-                        uint64_t n, const char *what, uint64_t *value,
-                        bs_error *err) {
-  req q = {(uint32_t)op, (uint32_t)impl, (uint32_t)kase, 0, n};
-  rep a;
-  if (e->pid <= 0)
-    return bs_error_set(err, BS_EINTERNAL, NULL, 0, "%s: no measuring process",
-                        what);
-  ssize_t w;
-  do
-    w = send(e->fd, &q, sizeof q, MSG_NOSIGNAL);
-  while (w < 0 && errno == EINTR);
-  if (w != (ssize_t)sizeof q)
-    return child_lost(e, 1, what, err);
-  int rc = get_within(e->fd, &a, sizeof a, e->timeout_s);
-  if (rc)
-    return child_lost(e, rc, what, err);
-  if (a.status == 1) {
-    char why[128];
+bs_status bs__exec_start(bs__exec *e, bs_error *err) {
+  size_t n = e->o->duet ? 2 : 1;
+  bs_status st = BS_OK;
+  e->seq = 0;
+#if defined(__linux__) && defined(MFD_CLOEXEC)
+  if (e->o->duet) {
+    int fd = memfd_create("benchsite-duet", MFD_CLOEXEC);
+    if (fd >= 0 && ftruncate(fd, 4096)) {
+      close(fd);
+      fd = -1;
+    }
+    e->barrier_fd = high_fd(fd);
+    if (e->barrier_fd < 0)
+      return bs_error_set(err, BS_EIO, NULL, 0,
+                          "cannot make the duet's barrier: %s",
+                          strerror(errno));
+  }
+#else
+  if (e->o->duet)
+    return bs_error_set(err, BS_EUSAGE, NULL, 0,
+                        "--duet needs Linux (a shared memory file)");
+#endif
+  for (size_t c = 0; !st && c < n; c++)
+    st = spawn_one(e, c, err);
+  for (size_t c = 0; !st && c < n; c++)
+    st = read_start(e, c, err);
+  if (st)
+    bs__exec_stop(e);
+  return st;
+}
+
+/* The error for an answer that is not BS__REP_OK. */
+static bs_status rep_error(const bs__req *q, const bs__rep *a, const char *what,
+                           bs_error *err) {
+  char why[128];
+  switch (a->status) {
+  case BS__REP_FAILED:
     return bs_error_set(err, BS_EINPUT, NULL, 0,
                         "%s: execution %llu of the command %s", what,
-                        (unsigned long long)a.value + 1,
-                        bs__run_wait_text(why, sizeof why, (int)a.code));
-  }
-  if (a.status == 2)
+                        (unsigned long long)a->value + 1,
+                        bs__run_wait_text(why, sizeof why, (int)a->code));
+  case BS__REP_NOSTART:
     return bs_error_set(err, BS_EINPUT, NULL, 0,
                         "%s: the command cannot be started: %s", what,
-                        strerror((int)a.code));
-  if (value)
-    *value = a.value;
+                        strerror((int)a->code));
+  case BS__REP_NOCLOCK:
+    return bs_error_set(err, BS_EINPUT, NULL, 0,
+                        "%s: cannot read the measuring thread's CPU clock "
+                        "(CLOCK_THREAD_CPUTIME_ID): %s; nothing was written",
+                        what, strerror((int)a->code));
+  case BS__REP_NOPIN:
+    return bs_error_set(err, BS_EINPUT, NULL, 0,
+                        "%s: cannot pin the measuring process to CPU %d: %s",
+                        what, (int)q->cpu, strerror((int)a->code));
+  default:
+    return bs_error_set(err, BS_EINTERNAL, NULL, 0,
+                        "%s: unknown answer %u from the measuring process",
+                        what, (unsigned)a->status);
+  }
+}
+
+static size_t owner(const bs__exec *e, size_t impl) {
+  return e->o->duet ? impl : 0;
+}
+
+bs_status bs__exec_call(bs__exec *e, const bs__req *q, const char *what,
+                        bs__rep *a, bs_error *err) {
+  size_t c = owner(e, q->impl);
+  if (c >= e->nch || e->ch[c].pid <= 0)
+    return bs_error_set(err, BS_EINTERNAL, NULL, 0, "%s: no measuring process",
+                        what);
+  if (put(e->ch[c].fd, q, sizeof *q))
+    return lost(e, c, 1, what, err);
+  int rc = get_within(e->ch[c].fd, a, sizeof *a, e->o->timeout_s);
+  if (rc)
+    return lost(e, c, rc, what, err);
+  if (a->status != BS__REP_OK) {
+    bs_status st = rep_error(q, a, what, err);
+    bs__exec_stop(e);
+    return st;
+  }
+  return BS_OK;
+}
+
+bs_status bs__exec_duet(bs__exec *e, bs__req q[2], const char *const what[2],
+                        bs__rep a[2], bs_error *err) {
+  if (e->nch != 2 || q[0].impl != 0 || q[1].impl != 1)
+    return bs_error_set(err, BS_EINTERNAL, NULL, 0, "not a duet");
+  e->seq++;
+  for (size_t c = 0; c < 2; c++) {
+    q[c].seq = e->seq;
+    if (put(e->ch[c].fd, &q[c], sizeof q[c]))
+      return lost(e, c, 1, what[c], err);
+  }
+  /* Both answers, whichever comes first: a process that dies while the
+   * other waits at the barrier must be noticed at once, not after the
+   * timeout. */
+  size_t got[2] = {0, 0};
+  double end = bs__run_now() + e->o->timeout_s;
+  while (got[0] < sizeof a[0] || got[1] < sizeof a[1]) {
+    double left = end - bs__run_now();
+    size_t late = got[0] < sizeof a[0] ? 0 : 1;
+    if (left <= 0)
+      return lost(e, late, 2, what[late], err);
+    struct pollfd pfd[2];
+    nfds_t np = 0;
+    size_t which[2];
+    for (size_t c = 0; c < 2; c++) {
+      if (got[c] < sizeof a[c]) {
+        pfd[np] = (struct pollfd){e->ch[c].fd, POLLIN, 0};
+        which[np++] = c;
+      }
+    }
+    double ms = ceil(left * 1000.0);
+    int pr = poll(pfd, np, ms > 2e9 ? 2000000000 : (int)ms);
+    if (pr < 0 && errno == EINTR)
+      continue;
+    if (pr < 0)
+      return lost(e, which[0], 1, what[which[0]], err);
+    for (nfds_t p = 0; p < np; p++) {
+      if (!pfd[p].revents)
+        continue;
+      size_t c = which[p];
+      ssize_t r =
+          read(e->ch[c].fd, (char *)&a[c] + got[c], sizeof a[c] - got[c]);
+      if (r < 0 && errno == EINTR)
+        continue;
+      if (r <= 0)
+        return lost(e, c, 1, what[c], err);
+      got[c] += (size_t)r;
+    }
+  }
+  for (size_t c = 0; c < 2; c++) {
+    if (a[c].status != BS__REP_OK) {
+      bs_status st = rep_error(&q[c], &a[c], what[c], err);
+      bs__exec_stop(e);
+      return st;
+    }
+  }
   return BS_OK;
 }
 
 void bs__exec_stop(bs__exec *e) {
-  if (e->fd >= 0)
-    close(e->fd);
-  e->fd = -1;
-  /* The child waits for a request (every error while it was busy has
-   * reaped it already): it and whatever a benchmark started and left
-   * running in its process group end here, so nothing outlives the run
-   * (a process left behind would hold benchsite's output open). */
-  reap(e, 1, NULL);
-  for (size_t i = 0; e->cases && i < e->nimpls; i++) {
-    for (size_t c = 0; c < e->ncases[i]; c++) {
+  for (size_t c = 0; c < 2; c++)
+    reap(&e->ch[c], NULL);
+  e->nch = 0;
+  if (e->barrier_fd >= 0)
+    close(e->barrier_fd);
+  e->barrier_fd = -1;
+}
+
+void bs__exec_release(bs__exec *e) {
+  bs__exec_stop(e);
+  for (size_t i = 0; e->cases && i < e->o->nimpls; i++) {
+    for (size_t c = 0; e->cases[i] && c < e->ncases[i]; c++) {
       free(e->cases[i][c].benchmark);
       free(e->cases[i][c].dataset);
     }

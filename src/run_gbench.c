@@ -4,6 +4,7 @@
  * there are no calibration rows. The JSON is read with jansson. */
 #include "csvin.h"
 #include "grow.h"
+#include "run_common.h"
 #include "run_int.h"
 
 #include <errno.h>
@@ -31,7 +32,7 @@ typedef struct gcase {
 typedef struct grow {
   size_t kase, impl;
   uint64_t run, block, iterations;
-  double per_call_us;
+  double per_call_us, cpu_per_call_us;
 } grow;
 
 typedef struct gb {
@@ -301,15 +302,18 @@ static bs_status parse(gb *g, const char *text, size_t len, size_t impl,
     }
     json_t *it = json_object_get(e, "iterations");
     json_t *rt = json_object_get(e, "real_time");
+    json_t *ct = json_object_get(e, "cpu_time");
     const char *unit = json_string_value(json_object_get(e, "time_unit"));
     double f = unit ? unit_us(unit) : 0;
-    double t = json_number_value(rt);
+    double t = json_number_value(rt), c = json_number_value(ct);
+    /* real_time and cpu_time are per iteration, in time_unit. */
     if (!json_is_integer(it) || json_integer_value(it) < 1 ||
-        !json_is_number(rt) || !(f > 0) || !isfinite(t) || !(t > 0) ||
-        !(t * f > 0) || !isfinite(t * f)) {
+        !json_is_number(rt) || !json_is_number(ct) || !(f > 0) ||
+        !isfinite(t) || !(t > 0) || !(t * f > 0) || !isfinite(t * f) ||
+        !isfinite(c) || c < 0 || !isfinite(c * f)) {
       st = bs_error_set(err, BS_EINPUT, NULL, 0,
-                        "%s: benchmark %s: iterations, real_time or "
-                        "time_unit missing or out of range",
+                        "%s: benchmark %s: iterations, real_time, cpu_time "
+                        "or time_unit missing or out of range",
                         ctx, bs__run_esc(esc, sizeof esc, name));
       break;
     }
@@ -334,8 +338,8 @@ static bs_status parse(gb *g, const char *text, size_t len, size_t impl,
       }
       g->rows = nr;
     }
-    g->rows[g->nrows++] =
-        (grow){kase, impl, run, block, (uint64_t)json_integer_value(it), t * f};
+    g->rows[g->nrows++] = (grow){
+        kase, impl, run, block, (uint64_t)json_integer_value(it), t * f, c * f};
   }
   json_decref(root);
   return st;
@@ -406,8 +410,18 @@ bs_status bs__run_gbench(const bs_run_options *o, bs_run_result *r,
     argvs[i][nw + 3] = NULL;
   }
   size_t off = (size_t)(o->seed % k);
+  double total = (double)o->runs * (double)o->blocks * (double)k, done = 0;
   for (uint64_t run = 0; !st && run < o->runs; run++) {
     for (uint64_t j = 0; !st && j < o->blocks; j++) {
+      /* Progress knows no case here: every program runs all of its. */
+      bs_run_progress pr = {"", "",        0, 0,    run,  o->runs,
+                            j,  o->blocks, 0, done, total};
+      if (o->progress && o->progress(o->progress_ctx, &pr)) {
+        st = bs_error_set(err, BS_EIO, NULL, 0,
+                          "cancelled; nothing was written");
+        break;
+      }
+      done += (double)k;
       for (size_t p = 0; !st && p < k; p++) {
         size_t i = (size_t)((j + off + p) % k);
         char ctx[300], esc[128], why[256];
@@ -457,15 +471,23 @@ bs_status bs__run_gbench(const bs_run_options *o, bs_run_result *r,
                       "no benchmark that every program reports%s",
                       o->filter ? " (given --filter)" : "");
   if (!st)
-    st = bs__run_log_header(&log);
+    st = bs__run_log_header(&log, 0);
   for (size_t n = 0; !st && n < g.nrows; n++) {
     const grow *w = &g.rows[n];
     if (!keep[w->kase])
       continue;
-    st = bs__run_log_row(&log, g.cases[w->kase].benchmark,
-                         g.cases[w->kase].dataset, 0, o->impls[w->impl].name,
-                         w->run, (long long)w->block, w->iterations,
-                         w->per_call_us);
+    bs__run_row row = {g.cases[w->kase].benchmark,
+                       g.cases[w->kase].dataset,
+                       0,
+                       o->impls[w->impl].name,
+                       w->run,
+                       (long long)w->block,
+                       w->iterations,
+                       w->per_call_us,
+                       w->cpu_per_call_us,
+                       0,
+                       0};
+    st = bs__run_log_row(&log, &row, 0);
     if (!st)
       r->nrows++;
   }

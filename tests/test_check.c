@@ -93,7 +93,7 @@ Test(check, unknown_protocol_is_bad_input) {
   ts_run r = check(args);
   cr_expect_eq(r.status, 2);
   cr_expect(strstr(r.err, "bad_protocol_env.csv: protocol \"Fast\" is not "
-                          "Development or RegressionGate") != NULL,
+                          "Development, RegressionGate or Shared") != NULL,
             "%s", r.err);
   cr_expect_str_eq(r.out, "");
   ts_run_free(&r);
@@ -313,4 +313,90 @@ Test(check, rotation_of_three_impls) {
   cr_expect(strstr(r->findings[0].message, "impl B in 1") != NULL, "%s",
             r->findings[0].message);
   bs_check_result_free(r);
+}
+
+/* One batch size per case (batch_rule,per-case in the manifest), worked by
+ * hand, T = 5000 us. "within": P calibrates 1 (3000 us, so next
+ * max(2, ceil(5000/3000)) = 2) then 2 (6000 us: stop); Q 1 (1000 us, next
+ * max(2, 5) = 5) then 5 (5000 us: stop). Fastest per-call times 3000 and
+ * 1000 are within 4x, so both use the largest last step, 5: clean.
+ * "narrow": the same calibration, but P's confirm batches keep its own 2.
+ * "apart": P 1 (6000 us: stop), Q 1 (100 us, next 50) then 50 (stop);
+ * 6000 / 100 = 60 > 4, so each keeps its own, and P's 50 is wrong. */
+Test(check, per_case_rule_holds_every_impl_to_the_largest_calibrated_n) {
+  const char *args[] = {"per_case.csv", "--manifest", "per_case_env.csv", NULL};
+  ts_run r = check(args);
+  cr_expect_eq(r.status, 1, "stderr: %s", r.err);
+  const char *want[] = {
+      "per_case.csv:14: batch-size: case narrow, run 0, impl P: confirm "
+      "batch of 2 iterations differs from the case's one batch size n = 5, "
+      "the largest last calibration step (impl Q, per_case.csv:13; "
+      "batch_rule per-case: the calibrated per-call times are within 4x) "
+      "(and 1 more confirm row)",
+      "per_case.csv:21: batch-size: case apart, run 0, impl P: confirm batch "
+      "of 50 iterations differs from its own last calibration step n = 1 "
+      "(per_case.csv:18; batch_rule per-case: the calibrated per-call times "
+      "differ by more than 4x, so each impl keeps its own) (and 1 more "
+      "confirm row)",
+      "2 findings in 23 rows of 3 cases (calibration checked against T = 5 "
+      "ms, protocol Development (default); one batch size per case)",
+      NULL};
+  expect_lines(r.out, want);
+  ts_run_free(&r);
+}
+
+/* The same log without the manifest key keeps the earlier rule: each
+ * impl's confirm batches equal its own last step, so "within" (P's 5, not
+ * its 2) is the finding and "narrow" is clean. */
+Test(check, a_log_whose_manifest_lacks_batch_rule_keeps_the_earlier_rule) {
+  const char *args[] = {"per_case.csv", NULL};
+  ts_run r = check(args);
+  cr_expect_eq(r.status, 1, "stderr: %s", r.err);
+  const char *want[] = {
+      "per_case.csv:6: batch-size: case within, run 0, impl P: confirm batch "
+      "of 5 iterations differs from the last calibration step n = 2 "
+      "(per_case.csv:3) (and 1 more confirm row)",
+      "per_case.csv:21: batch-size: case apart, run 0, impl P: confirm batch "
+      "of 50 iterations differs from the last calibration step n = 1 "
+      "(per_case.csv:18) (and 1 more confirm row)",
+      NULL};
+  expect_lines(r.out, want);
+  ts_run_free(&r);
+}
+
+Test(check, an_unknown_batch_rule_is_bad_input) {
+  const char *args[] = {"per_case.csv", "--manifest", "bad_batch_rule_env.csv",
+                        NULL};
+  ts_run r = check(args);
+  cr_expect_eq(r.status, 2);
+  cr_expect(strstr(r.err, "bad_batch_rule_env.csv: batch_rule \"per-impl\" is "
+                          "not per-case"),
+            "%s", r.err);
+  cr_expect_str_eq(r.out, "");
+  ts_run_free(&r);
+}
+
+/* Shared: T = 500 us, so after n = 1 (100 us) the next step is
+ * ceil(500 / 100) = 5, not 6; the metric columns are not unknown. */
+Test(check, shared_protocol_sets_t_to_half_a_millisecond) {
+  const char *args[] = {"shared.csv", "--manifest", "shared_env.csv", NULL};
+  ts_run r = check(args);
+  cr_expect_eq(r.status, 1);
+  const char *want[] = {
+      "shared.csv:3: calibration: case s, run 0, impl A: calibration step n "
+      "= 6 breaks the rule: after n = 1 took 100 µs (T = 500 µs) the next n "
+      "is min(n_max, max(n + 1, ceil(n T / t))) = 5",
+      "1 finding in 3 rows of 1 case (calibration checked against T = 0.5 "
+      "ms, protocol Shared; one batch size per case)",
+      NULL};
+  expect_lines(r.out, want);
+  ts_run_free(&r);
+  bs_check_batch_rule rule;
+  cr_expect_eq(bs_check_batch_rule_named(NULL, &rule, NULL), BS_OK);
+  cr_expect_eq(rule, BS_CHECK_BATCH_PER_IMPL);
+  cr_expect_eq(bs_check_batch_rule_named("per-case", &rule, NULL), BS_OK);
+  cr_expect_eq(rule, BS_CHECK_BATCH_PER_CASE);
+  double t = 0;
+  cr_expect_eq(bs_check_protocol_target("Shared", &t, NULL), BS_OK);
+  cr_expect_eq(t, 500.0);
 }

@@ -3,19 +3,24 @@
  * no shell), A/A runs, and that compare, check, noise and archive add take
  * the output as it is. Kept short: the Development protocol and few
  * blocks. */
+#define _GNU_SOURCE /* sched_setaffinity, posix_openpt */
 #include <criterion/criterion.h>
 
 #include "benchsite/benchsite.h"
 
 #include "support.h"
 
+#include <fcntl.h>
 #include <math.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -36,7 +41,7 @@ static char *impl(const char *name, const char *target) {
 /* A row of a log that run wrote: its fields, split at commas outside
  * quotes (the test names hold no comma). */
 typedef struct row {
-  char f[9][128];
+  char f[11][128];
 } row;
 
 static size_t read_rows(const char *path, row *rows, size_t max) {
@@ -55,7 +60,7 @@ static size_t read_rows(const char *path, row *rows, size_t max) {
       if (*p == ',') {
         k++;
         o = 0;
-        cr_assert(k < 9);
+        cr_assert(k < 11);
         continue;
       }
       if (o < 127)
@@ -67,7 +72,19 @@ static size_t read_rows(const char *path, row *rows, size_t max) {
   return n;
 }
 
-enum { F_BENCH, F_DATA, F_SCALE, F_IMPL, F_RUN, F_BLOCK, F_PHASE, F_N, F_PC };
+enum {
+  F_BENCH,
+  F_DATA,
+  F_SCALE,
+  F_IMPL,
+  F_RUN,
+  F_BLOCK,
+  F_PHASE,
+  F_N,
+  F_PC,
+  F_CPU,
+  F_RSS
+};
 
 static ts_run run_cli(const char *cwd, const char *const *args) {
   return ts_cli(cwd, args);
@@ -101,22 +118,23 @@ Test(run, library_log_is_calibrated_rotated_and_check_finds_nothing) {
   ts_run_free(&r);
 
   char *text = ts_own(ts_read(log, NULL));
-  cr_expect(!strncmp(text,
-                     "benchmark,dataset,scale,impl,run,block,phase,"
-                     "iterations,per_call_us\n",
-                     strlen("benchmark,dataset,scale,impl,run,block,phase,"
-                            "iterations,per_call_us\n")));
+  const char *header = "benchmark,dataset,scale,impl,run,block,phase,"
+                       "iterations,per_call_us,cpu_per_call_us\n";
+  cr_expect(!strncmp(text, header, strlen(header)), "%.200s", text);
   static row rows[4096];
   size_t n = read_rows(log, rows, 4096);
   cr_assert_gt(n, 0);
   /* The rule, recomputed here: n_0 = 1, n' = min(1e9, max(n + 1,
-   * ceil(n T / t))) while t < T, T = 5000 us; confirm batches = the last
-   * step; block j starts with impl (j + 1) mod 3 (seed 1). */
+   * ceil(n T / t))) while t < T, T = 5000 us; confirm batches = the
+   * largest last step of the three (one batch size per case), unless the
+   * fastest steps' per-call times differ by more than 4x (then each its
+   * own); block j starts with impl (j + 1) mod 3 (seed 1). */
   const char *impls[] = {"a", "b", "c"};
   size_t i = 0, cases = 0;
   while (i < n) {
     const char *bench = rows[i].f[F_BENCH];
     uint64_t last[3] = {0, 0, 0};
+    double fastest[3] = {0, 0, 0};
     for (size_t p = 0; p < 3; p++) {
       size_t want = (1 + p) % 3;
       uint64_t k = 1;
@@ -128,6 +146,9 @@ Test(run, library_log_is_calibrated_rotated_and_check_finds_nothing) {
         cr_assert_eq(strtoull(rows[i].f[F_N], NULL, 10), k);
         cr_assert_str_eq(rows[i].f[F_BLOCK], "");
         double t = (double)k * strtod(rows[i].f[F_PC], NULL);
+        if (k == 1 || t / (double)k < fastest[want])
+          fastest[want] = t / (double)k;
+        cr_assert_str_eq(rows[i].f[F_CPU], "", "calibration rows: no CPU");
         i++;
         if (!(t < 5000.0 && k < 1000000000))
           break;
@@ -138,14 +159,27 @@ Test(run, library_log_is_calibrated_rotated_and_check_finds_nothing) {
       }
       last[want] = k;
     }
+    uint64_t widest = last[0] > last[1] ? last[0] : last[1];
+    widest = widest > last[2] ? widest : last[2];
+    double lo = fastest[0], hi = fastest[0];
+    for (size_t p = 1; p < 3; p++) {
+      lo = fastest[p] < lo ? fastest[p] : lo;
+      hi = fastest[p] > hi ? fastest[p] : hi;
+    }
+    int apart = hi > 4 * lo;
     for (size_t j = 0; j < 4; j++) {
       for (size_t p = 0; p < 3; p++, i++) {
         size_t want = (j + 1 + p) % 3;
         cr_assert_str_eq(rows[i].f[F_PHASE], "confirm");
         cr_assert_str_eq(rows[i].f[F_IMPL], impls[want]);
         cr_assert_eq(strtoull(rows[i].f[F_BLOCK], NULL, 10), j);
-        cr_assert_eq(strtoull(rows[i].f[F_N], NULL, 10), last[want]);
+        cr_assert_eq(strtoull(rows[i].f[F_N], NULL, 10),
+                     apart ? last[want] : widest);
         cr_assert_str_eq(rows[i].f[F_RUN], "0");
+        char *end;
+        double cpu = strtod(rows[i].f[F_CPU], &end);
+        cr_assert(end != rows[i].f[F_CPU] && !*end && cpu >= 0, "cpu \"%s\"",
+                  rows[i].f[F_CPU]);
       }
     }
     cases++;
@@ -769,8 +803,8 @@ static char *gb_script(const char *dir, const char *name, const char *tail) {
   char *text =
       ts_pathf("#!/bin/sh\n"
                "echo '{\"benchmarks\":[{\"name\":\"BM_x/8\",\"run_type\":"
-               "\"iteration\",\"iterations\":10,\"real_time\":3,\"time_unit\":"
-               "\"ms\"}]}'\n%s\n",
+               "\"iteration\",\"iterations\":10,\"real_time\":3,\"cpu_time\":"
+               "2.5,\"time_unit\":\"ms\"}]}'\n%s\n",
                tail);
   cr_assert_eq(ts_write(path, text), 0);
   cr_assert_eq(chmod(path, 0755), 0);
@@ -812,8 +846,8 @@ Test(run_cmd, google_benchmark_leaving_a_process_behind_is_not_a_hang) {
   cr_expect_eq(r.status, 0, "%s", r.err);
   ts_run_free(&r);
   char *text = ts_own(ts_read(log, NULL));
-  cr_expect(strstr(text, "\"BM_x\",\"8\",,\"a\",0,1,confirm,10,3000\n"), "%s",
-            text);
+  cr_expect(strstr(text, "\"BM_x\",\"8\",,\"a\",0,1,confirm,10,3000,2500\n"),
+            "%s", text);
 }
 
 Test(run_cmd, google_benchmark_filter_is_the_same_substring_as_filter) {
@@ -856,4 +890,610 @@ Test(run_cmd, google_benchmark_with_no_report_says_so) {
             "%s", r.err);
   ts_run_free(&r);
   cr_expect_eq(ts_count_entries(dir), 0);
+}
+
+/* ---- one batch size per case, fresh processes, CPU time, duet, progress
+ * (issue 25) -------------------------------------------------------------- */
+
+TestSuite(run_batch, .fini = fini);
+TestSuite(run_fresh, .fini = fini);
+TestSuite(run_metrics, .fini = fini);
+TestSuite(run_duet, .fini = fini);
+TestSuite(run_progress, .fini = fini);
+
+/* A log's rows of one phase and impl, in order. */
+static size_t pick(const row *rows, size_t n, const char *phase,
+                   const char *who, const row **out, size_t max) {
+  size_t k = 0;
+  for (size_t i = 0; i < n && k < max; i++)
+    if (!strcmp(rows[i].f[F_PHASE], phase) && !strcmp(rows[i].f[F_IMPL], who))
+      out[k++] = &rows[i];
+  return k;
+}
+
+/* Runs `benchsite run` with args (NULL-terminated, after "run --out LOG");
+ * asserts success; returns the rows. */
+static size_t run_log(const char *log, const char *const *args, row *rows,
+                      size_t max) {
+  const char *argv[40] = {"run", "--out", log};
+  size_t n = 3;
+  for (size_t i = 0; args[i]; i++)
+    argv[n++] = args[i];
+  argv[n] = NULL;
+  ts_run r = run_cli(NULL, argv);
+  cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+  ts_run_free(&r);
+  return read_rows(log, rows, max);
+}
+
+Test(run_batch, every_impl_of_a_case_uses_the_largest_calibrated_n) {
+  char *dir = ts_own(ts_tmpdir("run_one_n"));
+  char *log = ts_own(ts_path(dir, "log.csv"));
+  /* Two builds of code that does the same work: one n for both, in every
+   * run, however their calibrations ended. */
+  const char *args[] = {"--blocks", "3",
+                        "--runs",   "3",
+                        "--filter", "same",
+                        "--lib",    impl("a", lib("probe")),
+                        "--lib",    impl("b", lib("slow")),
+                        NULL};
+  static row rows[4096];
+  size_t n = run_log(log, args, rows, 4096);
+  for (size_t run = 0; run < 3; run++) {
+    uint64_t last[2] = {0, 0}, conf[2] = {0, 0};
+    const char *who[] = {"a", "b"};
+    for (size_t i = 0; i < n; i++) {
+      if (strtoull(rows[i].f[F_RUN], NULL, 10) != run)
+        continue;
+      size_t w = strcmp(rows[i].f[F_IMPL], "a") != 0;
+      uint64_t k = strtoull(rows[i].f[F_N], NULL, 10);
+      if (!strcmp(rows[i].f[F_PHASE], "calibration"))
+        last[w] = k;
+      else if (!conf[w])
+        conf[w] = k;
+      else
+        cr_assert_eq(k, conf[w], "run %zu impl %s: one n in every block", run,
+                     who[w]);
+    }
+    uint64_t widest = last[0] > last[1] ? last[0] : last[1];
+    cr_expect_eq(conf[0], widest, "run %zu: a uses %llu, not the largest %llu",
+                 run, (unsigned long long)conf[0], (unsigned long long)widest);
+    cr_expect_eq(conf[1], widest, "run %zu: b uses %llu, not the largest %llu",
+                 run, (unsigned long long)conf[1], (unsigned long long)widest);
+  }
+}
+
+Test(run_batch, impls_more_than_4x_apart_keep_their_own_n_and_check_agrees) {
+  char *dir = ts_own(ts_tmpdir("run_apart"));
+  char *log = ts_own(ts_path(dir, "log.csv"));
+  char *env = ts_own(ts_path(dir, "env.csv"));
+  /* "ratio" does 20 times the work per call in the slow build. */
+  const char *args[] = {"--manifest-out",
+                        env,
+                        "--blocks",
+                        "3",
+                        "--filter",
+                        "ratio",
+                        "--lib",
+                        impl("a", lib("probe")),
+                        "--lib",
+                        impl("b", lib("slow")),
+                        NULL};
+  static row rows[1024];
+  size_t n = run_log(log, args, rows, 1024);
+  const row *cal[2][64], *conf[2][64];
+  const char *who[] = {"a", "b"};
+  uint64_t own[2];
+  for (size_t w = 0; w < 2; w++) {
+    size_t nc = pick(rows, n, "calibration", who[w], cal[w], 64);
+    size_t nf = pick(rows, n, "confirm", who[w], conf[w], 64);
+    cr_assert(nc > 0 && nf == 3);
+    own[w] = strtoull(cal[w][nc - 1]->f[F_N], NULL, 10);
+    for (size_t j = 0; j < nf; j++)
+      cr_expect_eq(strtoull(conf[w][j]->f[F_N], NULL, 10), own[w],
+                   "impl %s keeps its own n", who[w]);
+  }
+  cr_expect(own[0] > 4 * own[1], "a %llu, b %llu", (unsigned long long)own[0],
+            (unsigned long long)own[1]);
+  const char *chk[] = {"check", log, "--manifest", env, NULL};
+  ts_run r = run_cli(NULL, chk);
+  cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+  cr_expect(strstr(r.out, "one batch size per case"), "%s", r.out);
+  ts_run_free(&r);
+  bs_manifest *m = bs_manifest_new();
+  bs_error err;
+  cr_assert_eq(bs_manifest_read_file(m, env, &err), BS_OK, "%s", err.message);
+  cr_expect_str_eq(bs_manifest_get(m, "batch_rule"), "per-case");
+  cr_expect_str_eq(bs_manifest_get(m, "fresh"), "run");
+  cr_expect_null(bs_manifest_get(m, "duet"));
+  bs_manifest_free(m);
+}
+
+/* The probe file's lines of one kind ("setup" or "run"), split at
+ * blanks: up to 6 fields each. */
+typedef struct probe {
+  char f[6][64];
+} probe;
+
+static size_t read_probe(const char *path, const char *kind, probe *out,
+                         size_t max) {
+  char *text = ts_own(ts_read(path, NULL));
+  size_t n = 0;
+  for (char *line = text; *line && n < max;) {
+    char *end = strchr(line, '\n');
+    cr_assert_not_null(end);
+    *end = '\0';
+    probe p;
+    memset(&p, 0, sizeof p);
+    size_t k = 0;
+    for (char *w = strtok(line, " "); w && k < 6; w = strtok(NULL, " "))
+      snprintf(p.f[k++], sizeof p.f[0], "%s", w);
+    if (!strcmp(p.f[0], kind))
+      out[n++] = p;
+    line = end + 1;
+  }
+  return n;
+}
+
+static size_t distinct(const probe *p, size_t n, size_t field) {
+  size_t d = 0;
+  for (size_t i = 0; i < n; i++) {
+    size_t j = 0;
+    while (j < i && strcmp(p[j].f[field], p[i].f[field]))
+      j++;
+    d += j == i;
+  }
+  return d;
+}
+
+static int aslr_on(void) {
+  char *t = ts_read("/proc/sys/kernel/randomize_va_space", NULL);
+  int on = t && t[0] != '0';
+  free(t);
+  return on;
+}
+
+Test(run_fresh, every_run_is_measured_in_a_new_process_image) {
+  char *dir = ts_own(ts_tmpdir("run_fresh_run"));
+  char *log = ts_own(ts_path(dir, "log.csv"));
+  char *probefile = ts_own(ts_path(dir, "probe.txt"));
+  setenv("TESTLIB_PROBEFILE", probefile, 1);
+  const char *args[] = {"--blocks", "2",
+                        "--runs",   "4",
+                        "--filter", "probe",
+                        "--lib",    impl("a", lib("probe")),
+                        "--lib",    impl("b", lib("probe")),
+                        NULL};
+  static row rows[2048];
+  run_log(log, args, rows, 2048);
+  static probe p[64];
+  size_t n = read_probe(probefile, "setup", p, 64);
+  /* Two setups (a and b) per run, each run in a process of its own. */
+  cr_assert_eq(n, 8);
+  cr_expect_eq(distinct(p, n, 1), 4, "one process per run");
+  for (size_t i = 0; i < n; i += 2)
+    cr_expect_str_eq(p[i].f[1], p[i + 1].f[1], "a and b share a run's process");
+  /* A forked child keeps its parent's stack: four runs in four new images
+   * put it at four places (ASLR). */
+  if (aslr_on())
+    cr_expect_eq(distinct(p, n, 2), 4, "the stack moves with every run");
+}
+
+Test(run_fresh, fresh_block_starts_a_process_and_a_setup_per_block) {
+  char *dir = ts_own(ts_tmpdir("run_fresh_block"));
+  char *log = ts_own(ts_path(dir, "log.csv"));
+  char *env = ts_own(ts_path(dir, "env.csv"));
+  char *probefile = ts_own(ts_path(dir, "probe.txt"));
+  setenv("TESTLIB_PROBEFILE", probefile, 1);
+  const char *args[] = {"--manifest-out",
+                        env,
+                        "--blocks",
+                        "3",
+                        "--fresh",
+                        "block",
+                        "--filter",
+                        "probe",
+                        "--lib",
+                        impl("a", lib("probe")),
+                        "--lib",
+                        impl("b", lib("probe")),
+                        NULL};
+  static row rows[2048];
+  run_log(log, args, rows, 2048);
+  static probe p[64];
+  size_t n = read_probe(probefile, "setup", p, 64);
+  /* Calibration in a process of its own, then one per block: 4 processes,
+   * each setting up a and b. */
+  cr_assert_eq(n, 8);
+  cr_expect_eq(distinct(p, n, 1), 4);
+  if (aslr_on())
+    cr_expect_eq(distinct(p, n, 2), 4);
+  static probe runs[4096];
+  size_t nr = read_probe(probefile, "run", runs, 4096);
+  /* The last 6 batches are the blocks' (2 per block): each block's pair
+   * in one process, a different one per block. */
+  cr_assert(nr > 6);
+  for (size_t j = 0; j < 3; j++) {
+    const probe *x = &runs[nr - 6 + 2 * j], *y = x + 1;
+    cr_expect_str_eq(x->f[1], y->f[1]);
+    if (j)
+      cr_expect_str_neq(x->f[1], (x - 2)->f[1]);
+  }
+  bs_manifest *m = bs_manifest_new();
+  bs_error err;
+  cr_assert_eq(bs_manifest_read_file(m, env, &err), BS_OK, "%s", err.message);
+  cr_expect_str_eq(bs_manifest_get(m, "fresh"), "block");
+  bs_manifest_free(m);
+  const char *chk[] = {"check", log, "--manifest", env, NULL};
+  ts_run r = run_cli(NULL, chk);
+  cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+  ts_run_free(&r);
+}
+
+Test(run_fresh, fresh_block_in_command_mode) {
+  char *dir = ts_own(ts_tmpdir("run_fresh_cmd"));
+  char *log = ts_own(ts_path(dir, "log.csv"));
+  const char *args[] = {"--blocks", "3",     "--fresh", "block", "--cmd",
+                        "a=true",   "--cmd", "b=true",  NULL};
+  static row rows[1024];
+  size_t n = run_log(log, args, rows, 1024);
+  const row *conf[16];
+  cr_expect_eq(pick(rows, n, "confirm", "a", conf, 16), 3);
+  const char *bad[] = {"run",       "--out", log,      "--fresh",
+                       "sometimes", "--cmd", "a=true", NULL};
+  ts_run r = run_cli(NULL, bad);
+  cr_expect_eq(r.status, 2);
+  cr_expect(strstr(r.err, "--fresh: \"sometimes\" is not run or block"), "%s",
+            r.err);
+  ts_run_free(&r);
+}
+
+static double num(const char *s) {
+  char *end;
+  double v = strtod(s, &end);
+  cr_assert(end != s && !*end, "\"%s\" is not a number", s);
+  return v;
+}
+
+Test(run_metrics, cpu_time_follows_a_busy_loop_and_not_a_sleep) {
+  char *dir = ts_own(ts_tmpdir("run_cpu"));
+  char *log = ts_own(ts_path(dir, "log.csv"));
+  const char *args[] = {
+      "--blocks", "4", "--filter", "s", "--lib", impl("a", lib("probe")), NULL};
+  static row rows[2048];
+  size_t n = run_log(log, args, rows, 2048);
+  size_t busy = 0, sleepy = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (strcmp(rows[i].f[F_PHASE], "confirm"))
+      continue;
+    double wall = num(rows[i].f[F_PC]), cpu = num(rows[i].f[F_CPU]);
+    /* The thread's CPU time can never exceed the batch's wall time (a
+     * little slack: the two clocks are read one after the other). */
+    cr_expect(cpu <= wall * 1.01 + 0.01, "%s: cpu %g > wall %g",
+              rows[i].f[F_BENCH], cpu, wall);
+    if (!strcmp(rows[i].f[F_BENCH], "busy")) {
+      busy++;
+      cr_expect(cpu > 0, "busy: cpu %g", cpu);
+    } else if (!strcmp(rows[i].f[F_BENCH], "sleep")) {
+      sleepy++;
+      /* 200 us asleep per call: a few us of CPU time for the call. */
+      cr_expect(cpu < 0.2 * wall, "sleep: cpu %g, wall %g", cpu, wall);
+    }
+  }
+  cr_expect_eq(busy, 4);
+  cr_expect_eq(sleepy, 4);
+}
+
+Test(run_metrics, command_mode_records_peak_memory_and_cpu_time) {
+  char *dir = ts_own(ts_tmpdir("run_rss"));
+  char *log = ts_own(ts_path(dir, "log.csv"));
+  const char *args[] = {"--blocks",    "3",
+                        "--benchmark", "alloc",
+                        "--cmd",       ts_pathf("small=%s 1", RUN_ALLOC),
+                        "--cmd",       ts_pathf("big=%s 64", RUN_ALLOC),
+                        NULL};
+  static row rows[1024];
+  size_t n = run_log(log, args, rows, 1024);
+  char *text = ts_own(ts_read(log, NULL));
+  const char *header = "benchmark,dataset,scale,impl,run,block,phase,"
+                       "iterations,per_call_us,cpu_per_call_us,max_rss_kib\n";
+  cr_expect(!strncmp(text, header, strlen(header)), "%.200s", text);
+  const row *small[8], *big[8];
+  cr_assert_eq(pick(rows, n, "confirm", "small", small, 8), 3);
+  cr_assert_eq(pick(rows, n, "confirm", "big", big, 8), 3);
+  for (size_t j = 0; j < 3; j++) {
+    double s = num(small[j]->f[F_RSS]), b = num(big[j]->f[F_RSS]);
+    /* 64 MiB written is 65536 KiB resident more than 1 MiB. */
+    cr_expect(b > s + 50000, "block %zu: small %g KiB, big %g KiB", j, s, b);
+    cr_expect(num(big[j]->f[F_CPU]) > 0);
+    cr_expect(num(big[j]->f[F_CPU]) > num(small[j]->f[F_CPU]));
+  }
+  /* Calibration rows leave both cells empty. */
+  const row *cal[64];
+  size_t nc = pick(rows, n, "calibration", "big", cal, 64);
+  cr_assert(nc > 0);
+  cr_expect_str_eq(cal[0]->f[F_CPU], "");
+  cr_expect_str_eq(cal[0]->f[F_RSS], "");
+}
+
+Test(run_metrics, an_unreadable_cpu_clock_is_a_clear_error_and_writes_nothing) {
+#if defined(__SANITIZE_ADDRESS__)
+  /* AddressSanitizer must come first in the preload list: not here. */
+  cr_skip_test("LD_PRELOAD under AddressSanitizer");
+#else
+  char *dir = ts_own(ts_tmpdir("run_noclock"));
+  char *log = ts_own(ts_path(dir, "log.csv"));
+  char *env = ts_own(ts_path(dir, "env.csv"));
+  setenv("LD_PRELOAD", RUN_NOCLOCK, 1);
+  const char *args[] = {
+      "run",      "--out", log,     "--manifest-out",     env,
+      "--blocks", "2",     "--lib", impl("a", lib("ok")), NULL};
+  ts_run r = run_cli(NULL, args);
+  unsetenv("LD_PRELOAD");
+  cr_expect_eq(r.status, 2, "%s", r.err);
+  cr_expect(strstr(r.err, "a: add [n=8]: a calibration batch of 1 calls, run "
+                          "0: cannot read the measuring thread's CPU clock "
+                          "(CLOCK_THREAD_CPUTIME_ID)"),
+            "%s", r.err);
+  ts_run_free(&r);
+  cr_expect_eq(ts_count_entries(dir), 0);
+#endif
+}
+
+/* The duet's batches, per process, in the order they ran. */
+Test(run_duet, pins_the_pair_to_two_cpus_swaps_them_and_starts_together) {
+  char *dir = ts_own(ts_tmpdir("run_duet"));
+  char *log = ts_own(ts_path(dir, "log.csv"));
+  char *env = ts_own(ts_path(dir, "env.csv"));
+  char *probefile = ts_own(ts_path(dir, "probe.txt"));
+  setenv("TESTLIB_PROBEFILE", probefile, 1);
+  enum { M = 8 };
+  const char *args[] = {"--manifest-out",
+                        env,
+                        "--duet",
+                        "--blocks",
+                        "8",
+                        "--filter",
+                        "probe",
+                        "--lib",
+                        impl("a", lib("probe")),
+                        "--lib",
+                        impl("b", lib("probe")),
+                        NULL};
+  static row rows[2048];
+  size_t n = run_log(log, args, rows, 2048);
+  static probe p[4096];
+  size_t np = read_probe(probefile, "run", p, 4096);
+  /* Two processes; each one's last M batches are its blocks. */
+  cr_assert_eq(distinct(p, np, 1), 2);
+  const probe *mine[2][4096];
+  size_t k[2] = {0, 0};
+  for (size_t i = 0; i < np; i++) {
+    size_t w = strcmp(p[i].f[1], p[0].f[1]) != 0;
+    mine[w][k[w]++] = &p[i];
+  }
+  cr_assert(k[0] >= M && k[1] >= M);
+  size_t overlap = 0;
+  for (size_t j = 0; j < M; j++) {
+    const probe *x = mine[0][k[0] - M + j], *y = mine[1][k[1] - M + j];
+    cr_expect_str_neq(x->f[2], y->f[2], "block %zu: both on CPU %s", j,
+                      x->f[2]);
+    if (j)
+      cr_expect_str_neq(x->f[2], mine[0][k[0] - M + j - 1]->f[2],
+                        "block %zu: the CPUs are not swapped", j);
+    unsigned long long x0 = strtoull(x->f[3], NULL, 10),
+                       x1 = strtoull(x->f[4], NULL, 10),
+                       y0 = strtoull(y->f[3], NULL, 10),
+                       y1 = strtoull(y->f[4], NULL, 10);
+    overlap += x0 < y1 && y0 < x1;
+  }
+  /* Released together, the pair's batches run at the same time; on a busy
+   * machine one may still lose its CPU before it starts, so most, not
+   * all, must overlap (a sequential run overlaps in none, below). */
+  cr_expect(overlap >= M / 2, "%zu of %d blocks ran side by side", overlap, M);
+  const row *conf[16];
+  cr_expect_eq(pick(rows, n, "confirm", "a", conf, 16), M);
+  bs_manifest *m = bs_manifest_new();
+  bs_error err;
+  cr_assert_eq(bs_manifest_read_file(m, env, &err), BS_OK, "%s", err.message);
+  cr_expect_str_eq(bs_manifest_get(m, "duet"), "1");
+  bs_manifest_free(m);
+  const char *chk[] = {"check", log, "--manifest", env, NULL};
+  ts_run r = run_cli(NULL, chk);
+  cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+  ts_run_free(&r);
+
+  /* The same without --duet: one process, batches one after another. */
+  char *seq = ts_own(ts_path(dir, "probe-seq.txt"));
+  setenv("TESTLIB_PROBEFILE", seq, 1);
+  const char *plain[] = {"--blocks", "8",
+                         "--filter", "probe",
+                         "--lib",    impl("a", lib("probe")),
+                         "--lib",    impl("b", lib("probe")),
+                         NULL};
+  run_log(log, plain, rows, 2048);
+  np = read_probe(seq, "run", p, 4096);
+  cr_expect_eq(distinct(p, np, 1), 1);
+  overlap = 0;
+  for (size_t i = 1; i < np; i++)
+    overlap +=
+        strtoull(p[i].f[3], NULL, 10) < strtoull(p[i - 1].f[4], NULL, 10);
+  cr_expect_eq(overlap, 0);
+}
+
+Test(run_duet, is_refused_for_three_impls_google_benchmark_and_one_cpu) {
+  char *dir = ts_own(ts_tmpdir("run_duet_refused"));
+  char *log = ts_own(ts_path(dir, "log.csv"));
+  char *env = ts_own(ts_path(dir, "env.csv"));
+  const char *three[] = {"run",   "--out",
+                         log,     "--manifest-out",
+                         env,     "--duet",
+                         "--lib", impl("a", lib("ok")),
+                         "--lib", impl("b", lib("ok")),
+                         "--lib", impl("c", lib("ok")),
+                         NULL};
+  const char *gb[] = {"run",
+                      "--out",
+                      log,
+                      "--duet",
+                      "--google-benchmark",
+                      "a=true",
+                      "--google-benchmark",
+                      "b=true",
+                      NULL};
+  const char *const *all[] = {three, gb};
+  const char *why[] = {"--duet measures exactly two impls side by side, not 3",
+                       "--duet cannot pair Google Benchmark programs"};
+  for (size_t i = 0; i < 2; i++) {
+    ts_run r = run_cli(NULL, all[i]);
+    cr_expect_eq(r.status, 2, "case %zu: %s", i, r.err);
+    cr_expect(strstr(r.err, why[i]), "case %zu: %s", i, r.err);
+    ts_run_free(&r);
+  }
+  /* One CPU, as `taskset -c 0` gives: benchsite inherits the mask. */
+  cpu_set_t one, old;
+  cr_assert_eq(sched_getaffinity(0, sizeof old, &old), 0);
+  CPU_ZERO(&one);
+  CPU_SET(0, &one);
+  cr_assert_eq(sched_setaffinity(0, sizeof one, &one), 0);
+  const char *pair[] = {"run",   "--out",
+                        log,     "--manifest-out",
+                        env,     "--duet",
+                        "--lib", impl("a", lib("ok")),
+                        "--lib", impl("b", lib("ok")),
+                        NULL};
+  ts_run r = run_cli(NULL, pair);
+  sched_setaffinity(0, sizeof old, &old);
+  cr_expect_eq(r.status, 2, "%s", r.err);
+  cr_expect(strstr(r.err, "--duet needs two CPUs and this process may use "
+                          "only one"),
+            "%s", r.err);
+  ts_run_free(&r);
+  cr_expect_eq(ts_count_entries(dir), 0);
+}
+
+/* Runs benchsite with standard error on a new pseudo-terminal and
+ * standard output to a file; returns what the terminal showed. */
+static char *run_on_tty(const char *const *args, char **out) {
+  int master = posix_openpt(O_RDWR | O_NOCTTY);
+  cr_assert(master >= 0);
+  cr_assert_eq(grantpt(master), 0);
+  cr_assert_eq(unlockpt(master), 0);
+  /* Wide enough that no progress line is cut to the terminal's width. */
+  struct winsize ws = {.ws_row = 24, .ws_col = 250};
+  cr_assert_eq(ioctl(master, TIOCSWINSZ, &ws), 0);
+  char *slave = ts_own(strdup(ptsname(master)));
+  char *outpath = ts_pathf(
+      "%s/tty-out-%ld", (char *)ts_own(ts_tmpdir("run_tty")), (long)getpid());
+  size_t n = 0;
+  while (args[n])
+    n++;
+  char **argv = ts_own(calloc(n + 2, sizeof *argv));
+  argv[0] = (char *)BENCHSITE_BIN;
+  for (size_t i = 0; i < n; i++)
+    argv[i + 1] = (char *)args[i];
+  pid_t pid = fork();
+  cr_assert(pid >= 0);
+  if (pid == 0) {
+    int s = open(slave, O_RDWR);
+    int o = open(outpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (s < 0 || o < 0)
+      _exit(127);
+    dup2(s, 2);
+    dup2(o, 1);
+    close(master);
+    execv(BENCHSITE_BIN, argv);
+    _exit(127);
+  }
+  size_t cap = 1 << 16, len = 0;
+  char *text = ts_own(malloc(cap));
+  for (;;) {
+    ssize_t r = read(master, text + len, cap - len - 1);
+    if (r <= 0) {
+      /* EIO once no process holds the terminal open; check the child. */
+      if (waitpid(pid, NULL, WNOHANG) == pid)
+        break;
+      nanosleep(&(struct timespec){0, 10000000}, NULL);
+      continue;
+    }
+    len += (size_t)r;
+    if (len + 1 >= cap)
+      break;
+  }
+  /* Whatever was written before the exit and is still queued. */
+  for (ssize_t r;
+       len + 1 < cap && (r = read(master, text + len, cap - len - 1)) > 0;)
+    len += (size_t)r;
+  close(master);
+  text[len] = '\0';
+  *out = ts_own(ts_read(outpath, NULL));
+  return text;
+}
+
+Test(run_progress, a_terminal_gets_one_line_in_place_and_stdout_stays_clean) {
+  char *dir = ts_own(ts_tmpdir("run_progress"));
+  char *log = ts_own(ts_path(dir, "log.csv"));
+  const char *args[] = {"run",
+                        "--out",
+                        log,
+                        "--blocks",
+                        "40",
+                        "--lib",
+                        impl("a", lib("ok")),
+                        "--lib",
+                        impl("b", lib("ok")),
+                        NULL};
+  char *out;
+  char *tty = run_on_tty(args, &out);
+  cr_expect(strstr(tty, "\rbenchsite run: "), "%s", tty);
+  cr_expect(strstr(tty, "case 1/2: add [n=8]") || strstr(tty, "case 2/2: mul"),
+            "%s", tty);
+  cr_expect(strstr(tty, "block "), "%s", tty);
+  cr_expect(strstr(tty, " elapsed, "), "%s", tty);
+  /* The line is cleared at the end, and stdout holds only the summary. */
+  cr_expect(strstr(tty, "\r\033[K"), "%s", tty);
+  cr_expect(!strncmp(out, "benchsite run: 2 cases, 2 impls", 31), "%s", out);
+  cr_expect_eq(strchr(out, '\n') - out + 1, (long)strlen(out), "%s", out);
+  cr_expect(!strchr(out, '\r'), "%s", out);
+
+  const char *quiet[] = {"run",   "--out",
+                         log,     "--blocks",
+                         "40",    "--quiet",
+                         "--lib", impl("a", lib("ok")),
+                         "--lib", impl("b", lib("ok")),
+                         NULL};
+  tty = run_on_tty(quiet, &out);
+  cr_expect_str_eq(tty, "");
+  cr_expect(!strncmp(out, "benchsite run: 2 cases", 22), "%s", out);
+
+  /* Not a terminal, and quicker than 10 s: no progress line at all. */
+  const char *piped[] = {
+      "run", "--out", log, "--blocks", "2", "--lib", impl("a", lib("ok")),
+      NULL};
+  ts_run r = run_cli(NULL, piped);
+  cr_expect_eq(r.status, 0);
+  cr_expect_str_eq(r.err, "");
+  ts_run_free(&r);
+}
+
+Test(run_progress, names_in_the_progress_line_are_escaped) {
+  /* The progress line goes through the same escaper as every message:
+   * a case named with an escape sequence cannot reach the terminal raw.
+   * The command-mode case is named by --benchmark. */
+  char *dir = ts_own(ts_tmpdir("run_progress_esc"));
+  char *log = ts_own(ts_path(dir, "log.csv"));
+  const char *args[] = {"run",
+                        "--out",
+                        log,
+                        "--blocks",
+                        "300",
+                        "--benchmark",
+                        "evil\x1b]0;owned\x07name",
+                        "--cmd",
+                        "a=true",
+                        NULL};
+  char *out;
+  char *tty = run_on_tty(args, &out);
+  cr_expect(!strstr(tty, "\x1b]0;"), "%s", tty);
+  cr_expect(strstr(tty, "evil\\x1b]0;owned\\x07name"), "%s", tty);
 }

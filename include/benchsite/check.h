@@ -31,18 +31,40 @@ typedef enum bs_check_kind {
  * "rotation". */
 const char *bs_check_kind_name(bs_check_kind k);
 
+/* Which confirm batch sizes a log is held to. */
+typedef enum bs_check_batch_rule {
+  /* The earlier rule: each impl's confirm batches equal its own last
+   * calibration step (logs whose manifest lacks batch_rule,per-case). */
+  BS_CHECK_BATCH_PER_IMPL = 0,
+  /* batch_rule,per-case: every impl of a (case, run) uses the largest last
+   * calibration step, unless the impls' calibrated per-call times differ
+   * by more than 4x, when each keeps its own last step. An impl's calibrated
+   * per-call time is the per_call_us of its fastest calibration step (a batch
+   * slowed by other work never looks faster), as `benchsite run` decides. */
+  BS_CHECK_BATCH_PER_CASE
+} bs_check_batch_rule;
+
 typedef struct bs_check_options {
   double target_us; /* T of the calibration rule */
   uint64_t n_max;   /* largest batch size calibration may choose */
+  bs_check_batch_rule batch_rule;
 } bs_check_options;
 
-/* T for the Development preset, n_max BS_CHECK_DEFAULT_NMAX. */
+/* T for the Development preset, n_max BS_CHECK_DEFAULT_NMAX, the earlier
+ * batch rule. */
 void bs_check_options_init(bs_check_options *o);
 
 /* The T of a manifest's `protocol` value: Development (also for NULL, the
- * default) 5 ms, RegressionGate 10 ms. BS_EINPUT for any other value. */
+ * default) 5 ms, RegressionGate 10 ms, Shared (the preset for machines
+ * shared with other work) 0.5 ms. BS_EINPUT for any other value. */
 bs_status bs_check_protocol_target(const char *protocol, double *target_us,
                                    bs_error *err);
+
+/* The rule a manifest's `batch_rule` value names: NULL (the key is
+ * absent) the earlier BS_CHECK_BATCH_PER_IMPL, "per-case"
+ * BS_CHECK_BATCH_PER_CASE. BS_EINPUT for any other value. */
+bs_status bs_check_batch_rule_named(const char *value,
+                                    bs_check_batch_rule *rule, bs_error *err);
 
 typedef struct bs_finding {
   bs_check_kind kind;
@@ -64,7 +86,7 @@ typedef struct bs_check_result {
  * n_k < n_max, with t_k = n_k per_call_us, per (case, run, impl) in
  * measurement order — a step that does not follow, a step after the rule
  * stopped, a sequence that stops early, a step without iterations;
- * confirm batch sizes that differ from the last calibration step; blocks
+ * confirm batch sizes that break o->batch_rule; blocks
  * missing an impl of the case (a run without any row of an impl is
  * reported once); and, per (case, run) over the whole cycles of K blocks
  * in ascending block order, an impl that runs first (earliest row of a

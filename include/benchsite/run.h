@@ -29,6 +29,30 @@ typedef struct bs_run_impl {
 /* The largest batch calibration chooses. */
 #define BS_RUN_NMAX UINT64_C(1000000000)
 
+/* How often library and command mode start a new measuring process (a
+ * new process image, so a new address layout): once per run of `runs`
+ * (the default), or once per block of each case (setup then runs once per
+ * block; calibration gets a process of its own). */
+typedef enum bs_run_fresh {
+  BS_RUN_FRESH_RUN = 0,
+  BS_RUN_FRESH_BLOCK
+} bs_run_fresh;
+
+/* Where a measurement stands, for a progress display. */
+typedef struct bs_run_progress {
+  const char *benchmark; /* the case being measured: untrusted text */
+  const char *dataset;   /* "" when none */
+  size_t kase, ncases;   /* its index (0-based) among the cases measured;
+                            ncases 0 in Google Benchmark mode, where each
+                            program runs all its cases at once */
+  uint64_t run, runs;    /* run (0-based) of runs */
+  uint64_t block;        /* the block about to be measured (0-based) */
+  uint64_t blocks;
+  int calibrating; /* calibration of the case, before its blocks */
+  double done;     /* work done and in all, in batches of one impl (a */
+  double total;    /* calibration counts as two): done / total is the share */
+} bs_run_progress;
+
 typedef struct bs_run_options {
   bs_run_mode mode;
   const bs_run_impl *impls;
@@ -43,14 +67,28 @@ typedef struct bs_run_options {
   int show_output;       /* command modes: keep stdout/stderr */
   const char *benchmark; /* command mode: the case (NULL: the basename of */
   const char *dataset;   /* the first command's program; NULL: "") */
+  bs_run_fresh fresh;    /* library and command mode */
+  /* Duet (library and command mode, exactly two impls): each block runs
+   * the two impls' batches at the same time, each in its own measuring
+   * process pinned to its own CPU (the first two CPUs this process may
+   * use), released together by a barrier; the CPUs swap every block.
+   * Calibration runs one impl at a time, each on its block-0 CPU. */
+  int duet;
+  /* Called (when not NULL) before each case's calibration and before
+   * each block, from the calling thread; a non-zero return cancels the
+   * run (BS_EIO, "cancelled"). */
+  int (*progress)(void *ctx, const bs_run_progress *p);
+  void *progress_ctx;
 } bs_run_options;
 
 /* Development protocol (T = 5 ms, 10 blocks), one run, seed 0, a 600 s
- * timeout, n_max BS_RUN_NMAX, library mode, no impls. */
+ * timeout, n_max BS_RUN_NMAX, library mode, no impls, a fresh measuring
+ * process per run, no duet, no progress. */
 void bs_run_options_init(bs_run_options *o);
 
 /* T and m of a protocol preset: "Development" 5 ms and 10 blocks,
- * "RegressionGate" 10 ms and 20. BS_EUSAGE for any other name. */
+ * "RegressionGate" 10 ms and 20, "Shared" (for machines shared with other
+ * work) 0.5 ms and 50. BS_EUSAGE for any other name. */
 bs_status bs_run_protocol(const char *name, double *target_us, uint64_t *blocks,
                           bs_error *err);
 
@@ -75,18 +113,33 @@ void bs_run_result_release(bs_run_result *r);
 
 /* Measures every impl of `o` and fills r->log with the observation log,
  * rows in measurement order (calibration rows, then the m rotated blocks
- * of confirm rows, per run and case). Library and command batches run in
- * a child process, so a crash or a hang of a benchmark (past timeout_s)
- * ends that child only.
+ * of confirm rows, per run and case). Each impl is calibrated on its own;
+ * the confirm batches of a case then share the largest calibrated n,
+ * unless the calibrated per-call times differ by more than 4x, when each
+ * impl keeps its own. Library and command batches run in measuring
+ * processes that re-execute this program's own executable
+ * (/proc/self/exe: a new address layout), one per run or per block
+ * (o->fresh), so a crash or a hang of a benchmark (past timeout_s) ends
+ * that process only. Confirm rows carry cpu_per_call_us (library mode:
+ * the measuring thread's CPU clock; command mode: user + system time of
+ * the commands, with max_rss_kib, their largest peak resident set;
+ * Google Benchmark mode: its cpu_time); calibration rows leave those
+ * cells empty.
  *
  * Errors (err names the impl and, where known, the case and the batch;
- * benchmark names are escaped): BS_EUSAGE for bad options; BS_EINPUT for a
+ * benchmark names are escaped): BS_EUSAGE for bad options, and for a duet
+ * with other than two impls, in Google Benchmark mode or with fewer than
+ * two CPUs to use; BS_EINPUT for a
  * benchmark at fault -- a library that cannot be loaded, lacks
  * benchsite_cases, refuses the ABI version or has a bad case table, a
  * crash, a hang, a command that cannot start or exits non-zero or dies of a
- * signal, unreadable Google Benchmark output, no case left to measure --
+ * signal, unreadable Google Benchmark output, no case left to measure, a CPU
+ * clock that cannot be read, a library whose cases change between
+ * measuring processes --
  * and also for impls whose digests differ, with r->wrong_result set;
- * BS_EIO or BS_EINTERNAL when a process or pipe cannot be made. On error
+ * BS_EIO or BS_EINTERNAL when a process or pipe cannot be made (or
+ * this program's executable cannot be started again), BS_EIO when the
+ * progress callback cancels. On error
  * r->log is NULL (warnings may be set). */
 bs_status bs_run_measure(const bs_run_options *o, bs_run_result *r,
                          bs_error *err);

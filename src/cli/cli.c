@@ -3,6 +3,7 @@
 #define _DEFAULT_SOURCE
 #endif
 #include "cli.h"
+#include "progress.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -581,67 +582,41 @@ void cli_signals_restore(const cli_signals *old) {
 
 int cli_interrupted(void) { return got_signal != 0; }
 
-typedef struct progress {
-  int tty;
-  int shown;
-  double last_ms;
-  char last[96];
-} progress;
-
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 static int on_progress(void *ctx, const char *stage, size_t done,
                        size_t total) {
-  progress *p = ctx;
+  cli_progress *p = ctx;
   if (got_signal)
     return 1;
-  if (!p->tty)
-    return 0;
-  char line[96];
+  /* The last step of a stage is always shown. */
+  int last = done == total;
   if (!strcmp(stage, "charts"))
-    snprintf(line, sizeof line, "benchsite: rendering charts %zu/%zu", done,
-             total);
+    cli_progress_show(p, last, "benchsite: rendering charts %zu/%zu", done,
+                      total);
   else if (!strcmp(stage, "pages"))
-    snprintf(line, sizeof line, "benchsite: writing pages");
+    cli_progress_show(p, last, "benchsite: writing pages");
   else
-    snprintf(line, sizeof line, "benchsite: %s", stage);
-  /* At most ten updates a second, and always the last one of a stage. */
-  double t = now_ms();
-  if (strcmp(line, p->last) && (done == total || t - p->last_ms >= 100)) {
-    p->last_ms = t;
-    fprintf(stderr, "\r%s\033[K", line);
-    fflush(stderr);
-    memcpy(p->last, line, sizeof line);
-    p->shown = 1;
-  }
+    cli_progress_show(p, last, "benchsite: %s", stage);
   return 0;
 }
 
 int cli_report_write(const char *cmd, const bs_analysis *an, const char *dir,
                      bs_report_options *o, bs_report_summary *sum) {
   cli_signals old;
-  progress prog;
+  cli_progress prog;
   bs_error err;
   bs_error_clear(&err);
-  memset(&prog, 0, sizeof prog);
+  /* On a terminal only: a report takes seconds, not minutes. */
+  cli_progress_init(&prog, 0, 0);
   /* An interrupt cancels the report through the progress hook, so the
    * temporary directory is removed and an earlier report stays. */
   cli_signals_catch(&old);
-  prog.tty = isatty(2);
   o->progress = on_progress;
   o->progress_ctx = &prog;
   bs_status st = bs_report_write(an, dir, o, sum, &err);
   cli_signals_restore(&old);
   o->progress = NULL;
   o->progress_ctx = NULL;
-  if (prog.shown) {
-    fputs("\r\033[K", stderr);
-    fflush(stderr);
-  }
+  cli_progress_end(&prog);
   /* A signal after the report was complete does not undo it: the caller
    * finishes (so its outputs stay all or nothing) and then dies of it in
    * cli_reraise_signal. */

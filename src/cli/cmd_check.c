@@ -17,10 +17,14 @@ static const char usage[] =
     "  calibration     calibration steps that break\n"
     "                  n' = min(n_max, max(n + 1, ceil(n T / t))) while\n"
     "                  t < T and n < n_max (T from the manifest's protocol:\n"
-    "                  Development 5 ms, the default, RegressionGate 10 ms;\n"
-    "                  n_max = 10^9)\n"
-    "  batch-size      confirm batches that differ from the last calibration\n"
-    "                  step\n"
+    "                  Development 5 ms, the default, RegressionGate 10 ms,\n"
+    "                  Shared 0.5 ms; n_max = 10^9)\n"
+    "  batch-size      confirm batch sizes: with batch_rule,per-case in the\n"
+    "                  manifest (benchsite run writes it), every impl of a\n"
+    "                  case uses the largest last calibration step unless\n"
+    "                  the calibrated per-call times differ by more than 4x,\n"
+    "                  when each keeps its own; without it, each impl's\n"
+    "                  confirm batches equal its own last calibration step\n"
     "  missing-impl    blocks (or runs) missing an impl of the case\n"
     "  rotation        an impl that runs first in more blocks than another\n"
     "                  over whole rotation cycles\n"
@@ -50,7 +54,9 @@ int cli_cmd_check(int argc, char **argv) {
   bs_check_options_init(&o);
   const char *protocol =
       cmd.nmf ? bs_manifest_get(cmd.mf[0], "protocol") : NULL;
-  if (bs_check_protocol_target(protocol, &o.target_us, &err)) {
+  const char *rule = cmd.nmf ? bs_manifest_get(cmd.mf[0], "batch_rule") : NULL;
+  if (bs_check_protocol_target(protocol, &o.target_us, &err) ||
+      bs_check_batch_rule_named(rule, &o.batch_rule, &err)) {
     cli_errorf("%s: %s", bs_manifest_path(cmd.mf[0]), err.message);
     rc = CLI_BAD_INPUT;
     goto done;
@@ -120,10 +126,12 @@ int cli_cmd_check(int argc, char **argv) {
               bs_check_kind_name(f->kind), f->message);
   }
   printf("%zu finding%s in %zu row%s of %zu case%s (calibration checked "
-         "against T = %g ms, protocol %s)\n",
+         "against T = %g ms, protocol %s%s)\n",
          res->nfindings, res->nfindings == 1 ? "" : "s", res->rows,
          res->rows == 1 ? "" : "s", res->cases, res->cases == 1 ? "" : "s",
-         o.target_us / 1000.0, protocol ? protocol : "Development (default)");
+         o.target_us / 1000.0, protocol ? protocol : "Development (default)",
+         o.batch_rule == BS_CHECK_BATCH_PER_CASE ? "; one batch size per case"
+                                                 : "");
   rc = res->nfindings ? CLI_REGRESSION : CLI_OK;
 done:
   bs_check_result_free(res);

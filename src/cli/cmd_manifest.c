@@ -22,7 +22,8 @@ static const char usage[] =
     "  date              now in UTC (SOURCE_DATE_EPOCH overrides)\n"
     "  commit            --commit, or `git rev-parse HEAD` in a git work tree\n"
     "  kernel, cpus, memory_mib\n"
-    "and every option given: protocol (Development or RegressionGate),\n"
+    "and every option given: protocol (Development, RegressionGate or\n"
+    "Shared),\n"
     "profile, dtype, baseline_commit, baseline, candidate, aa_a and aa_b\n"
     "(--aa A,B), and any KEY=VALUE (--set, repeatable; it replaces a value\n"
     "of the same key, e.g. --set machine=ci-runner-1). Every value is quoted\n"
@@ -119,6 +120,9 @@ int cli_manifest_render(const cli_args *a, const cli_manifest_fill *fill,
       {"aa_a", aa_a},
       {"aa_b", aa_b},
       {"harness", fill->harness},
+      {"batch_rule", fill->batch_rule},
+      {"fresh", fill->fresh},
+      {"duet", fill->duet},
       {"kernel", f.kernel},
       {"cpus", num[0]},
       {"memory_mib", num[1]},

@@ -1,6 +1,7 @@
 /* benchsite run: measure builds, commands or Google Benchmark programs in
  * calibrated, rotated blocks and write the observation log. */
 #include "measure.h"
+#include "progress.h"
 
 #include <errno.h>
 #include <math.h>
@@ -10,8 +11,10 @@
 #include <sys/stat.h>
 
 static const char usage[] =
-    "usage: benchsite run --out LOG [--protocol Development|RegressionGate]\n"
+    "usage: benchsite run --out LOG [--protocol "
+    "Development|RegressionGate|Shared]\n"
     "                     [--blocks M] [--runs N] [--seed N] [--filter TEXT]\n"
+    "                     [--fresh run|block] [--duet] [--quiet]\n"
     "                     [--timeout SECONDS] [--show-output]\n"
     "                     [--manifest-out M [manifest options]]\n"
     "                     (--lib IMPL=PATH.so | --cmd IMPL=COMMAND\n"
@@ -22,7 +25,7 @@ static const char usage[] =
     "once per impl, usually twice (the first is the baseline):\n"
     "  --lib IMPL=PATH.so   a benchmark library built against\n"
     "                       benchsite/harness.h; every library is loaded, as\n"
-    "                       its own copy, into one measuring process\n"
+    "                       its own copy, into a measuring process\n"
     "  --cmd IMPL=COMMAND   a command, run n times per batch; COMMAND is "
     "split\n"
     "                       at blanks, with '...' and \"...\" grouping and \\\n"
@@ -37,27 +40,45 @@ static const char usage[] =
     "\n"
     "For every case (benchmark, dataset) that every impl has, and every run:\n"
     "each impl is calibrated from n = 1 by n' = min(10^9, max(n + 1,\n"
-    "ceil(n T / t))) while the batch time t is below T, then M blocks time\n"
-    "one batch of the calibrated n per impl, block j starting with impl\n"
+    "ceil(n T / t))) while the batch time t is below T; then every impl's\n"
+    "confirm batches use one n, the largest calibrated one (unless the\n"
+    "calibrated times per call differ by more than 4x, when each keeps its\n"
+    "own), and M blocks time one batch per impl, block j starting with impl\n"
     "(j + seed) mod K. T and M come from the protocol: Development 5 ms and\n"
-    "10 blocks (the default), RegressionGate 10 ms and 20; --blocks M\n"
-    "overrides M. Rows are written in measurement order, calibration rows\n"
-    "too. --runs N repeats the whole measurement N times (run 0..N-1): with\n"
-    "the same library under two ids it is an A/A log for `benchsite noise`.\n"
-    "Library digests are compared after the last block.\n"
+    "10 blocks (the default), RegressionGate 10 ms and 20, Shared 0.5 ms and\n"
+    "50 (for a machine shared with other work);\n"
+    "--blocks M overrides M. Rows are written in measurement order,\n"
+    "calibration rows too. Confirm rows also record cpu_per_call_us (the\n"
+    "CPU time per call: of the measuring thread, of the commands, or Google\n"
+    "Benchmark's cpu_time) and, for --cmd, max_rss_kib (the commands'\n"
+    "largest peak resident set). --runs N repeats the whole measurement N\n"
+    "times (run 0..N-1): with the same library under two ids it is an A/A\n"
+    "log for `benchsite noise`. Library digests are compared as each\n"
+    "measuring process ends.\n"
+    "  --fresh run|block   a new measuring process (a new address layout)\n"
+    "                      for every run (the default), or for every block\n"
+    "                      of every case, which also repeats the setup\n"
+    "  --duet              two impls side by side: each block runs both\n"
+    "                      batches at once, each impl in its own process on\n"
+    "                      its own CPU, started together, the CPUs swapped\n"
+    "                      every block (needs two CPUs; --lib and --cmd)\n"
     "  --filter TEXT       only cases whose \"benchmark/dataset\" contains "
     "TEXT\n"
     "  --timeout SECONDS   bound of each batch (default 600)\n"
+    "  --quiet             no progress on standard error (a line updated in\n"
+    "                      place on a terminal, else one every 10 s)\n"
     "  --manifest-out M    also write the manifest (as `benchsite manifest`,\n"
     "                      whose options follow it), with baseline and\n"
     "                      candidate -- or aa_a and aa_b when both impls are\n"
-    "                      the same file or command -- from the impls\n"
+    "                      the same file or command -- from the impls, and\n"
+    "                      how it was measured: batch_rule, fresh, duet\n"
     "\n"
     "Nothing is written unless the whole run succeeds.\n"
     "Exit status: 0 measured, 1 an impl computes a different result (its\n"
     "digest differs from the first impl's), 2 bad usage or a benchmark that\n"
     "fails (cannot be loaded, crashes, hangs, exits non-zero, bad output),\n"
-    "3 an internal or I/O failure.\n";
+    "or a machine that cannot do what is asked (--duet on one CPU, a CPU\n"
+    "clock that cannot be read), 3 an internal or I/O failure.\n";
 
 static const cli_opt opts[] = {{"out", 1, 0},
                                {"protocol", 1, 0},
@@ -73,6 +94,9 @@ static const cli_opt opts[] = {{"out", 1, 0},
                                {"show-output", 0, 0},
                                {"benchmark", 1, 0},
                                {"dataset", 1, 0},
+                               {"fresh", 1, 0},
+                               {"duet", 0, 0},
+                               {"quiet", 0, 0},
                                CLI_MANIFEST_OPTS};
 
 /* Whether two impl targets are the same code: the same file (libraries)
@@ -117,6 +141,44 @@ static int refuse_own_input(const bs_run_options *o, const char *path,
                              "overwritten",
                              opt, path, o->impls[i].name);
   }
+  return 0;
+}
+
+/* Where the measurement stands: time spent and left first, then run,
+ * block and case, the case's name last (a narrow terminal cuts the line
+ * at its end). */
+static int on_progress(void *ctx, const bs_run_progress *r) {
+  cli_progress *p = ctx;
+  char step[64], spent[32], left[48];
+  double e = cli_progress_elapsed(p);
+  if (r->calibrating)
+    snprintf(step, sizeof step, "calibrating");
+  else
+    snprintf(step, sizeof step, "block %llu/%llu",
+             (unsigned long long)r->block + 1, (unsigned long long)r->blocks);
+  if (r->done > 0 && r->total > r->done) {
+    char d[32];
+    snprintf(
+        left, sizeof left, "about %s left",
+        cli_progress_duration(d, sizeof d, e * (r->total - r->done) / r->done));
+  } else {
+    snprintf(left, sizeof left, "estimating the time left");
+  }
+  /* The case's name is untrusted: cli_progress_show escapes the line. */
+  if (r->ncases)
+    cli_progress_show(p, 0,
+                      "benchsite run: %s elapsed, %s; run %llu/%llu, %s, "
+                      "case %zu/%zu: %s%s%s%s",
+                      cli_progress_duration(spent, sizeof spent, e), left,
+                      (unsigned long long)r->run + 1,
+                      (unsigned long long)r->runs, step, r->kase + 1, r->ncases,
+                      r->benchmark, r->dataset[0] ? " [" : "", r->dataset,
+                      r->dataset[0] ? "]" : "");
+  else
+    cli_progress_show(p, 0, "benchsite run: %s elapsed, %s; run %llu/%llu, %s",
+                      cli_progress_duration(spent, sizeof spent, e), left,
+                      (unsigned long long)r->run + 1,
+                      (unsigned long long)r->runs, step);
   return 0;
 }
 
@@ -204,6 +266,20 @@ int cli_cmd_run(int argc, char **argv) {
     goto done;
   }
 
+  const char *fresh = cli_get(&a, "fresh");
+  if (fresh && strcmp(fresh, "run") && strcmp(fresh, "block")) {
+    rc = cli_usage_error("run: --fresh: \"%s\" is not run or block", fresh);
+    goto done;
+  }
+  if (fresh && o.mode == BS_RUN_GOOGLE_BENCHMARK) {
+    rc = cli_usage_error("run: --fresh is for --lib and --cmd (a Google "
+                         "Benchmark program is started anew every block)");
+    goto done;
+  }
+  o.fresh =
+      fresh && !strcmp(fresh, "block") ? BS_RUN_FRESH_BLOCK : BS_RUN_FRESH_RUN;
+  o.duet = cli_flag(&a, "duet");
+
   const char *protocol = cli_get(&a, "protocol");
   if (bs_run_protocol(protocol ? protocol : "Development", &o.target_us,
                       &o.blocks, &err)) {
@@ -263,8 +339,16 @@ int cli_cmd_run(int argc, char **argv) {
       fill.baseline = impls[0].name;
       fill.candidate = impls[1].name;
     }
-    if (o.mode == BS_RUN_GOOGLE_BENCHMARK)
+    if (o.mode == BS_RUN_GOOGLE_BENCHMARK) {
       fill.harness = "google-benchmark";
+    } else {
+      /* How it was measured: one batch size per case (what `check` then
+       * holds the log to) and how often the measuring process is new. */
+      fill.batch_rule = "per-case";
+      fill.fresh = o.fresh == BS_RUN_FRESH_BLOCK ? "block" : "run";
+    }
+    if (o.duet)
+      fill.duet = "1";
     outs[nouts].path = mout;
     if ((rc = cli_manifest_render(&a, &fill, &outs[nouts].data,
                                   &outs[nouts].len)))
@@ -284,7 +368,12 @@ int cli_cmd_run(int argc, char **argv) {
     }
   }
 
+  cli_progress prog;
+  cli_progress_init(&prog, cli_flag(&a, "quiet"), 10.0);
+  o.progress = on_progress;
+  o.progress_ctx = &prog;
   bs_status st = bs_run_measure(&o, &res, &err);
+  cli_progress_end(&prog);
   for (size_t i = 0; i < res.nwarnings; i++) {
     fputs("benchsite: run: warning: ", stderr);
     put_plain(stderr, res.warnings[i]);

@@ -1,5 +1,6 @@
 /* benchsite site: the static site of a whole run archive. */
 #include "cli.h"
+#include "progress.h"
 
 #include "benchsite/site.h"
 
@@ -55,26 +56,19 @@ static const cli_opt opts[] = {
     {"detail-runs", 1, 0}, {"jobs", 1, 0},    {"static", 1, 0},
 };
 
-typedef struct progress {
-  int tty;
-  int shown;
-} progress;
-
 static int on_progress(void *ctx, const char *stage, size_t done,
                        size_t total) {
-  progress *p = ctx;
+  cli_progress *p = ctx;
   if (cli_interrupted())
     return 1;
-  if (!p->tty)
-    return 0;
+  int last = done == total;
   if (!strcmp(stage, "runs"))
-    fprintf(stderr, "\rbenchsite: runs %zu/%zu\033[K", done, total);
+    cli_progress_show(p, last, "benchsite: runs %zu/%zu", done, total);
   else if (!strcmp(stage, "charts"))
-    fprintf(stderr, "\rbenchsite: rendering %zu history charts\033[K", total);
+    cli_progress_show(p, last, "benchsite: rendering %zu history charts",
+                      total);
   else
-    fprintf(stderr, "\rbenchsite: writing pages\033[K");
-  fflush(stderr);
-  p->shown = 1;
+    cli_progress_show(p, last, "benchsite: writing pages");
   return 0;
 }
 
@@ -83,8 +77,9 @@ int cli_cmd_site(int argc, char **argv) {
   bs_error err;
   bs_error_clear(&err);
   char tbuf[CLI_PATH_MAX], abuf[CLI_PATH_MAX];
-  progress prog;
-  memset(&prog, 0, sizeof prog);
+  cli_progress prog;
+  /* On a terminal only, as before. */
+  cli_progress_init(&prog, 0, 0);
   cli_signals old;
   int handlers = 0;
   int rc = cli_start(argc, argv, opts, sizeof opts / sizeof opts[0], usage, &a);
@@ -149,15 +144,11 @@ int cli_cmd_site(int argc, char **argv) {
    * temporary directory is removed and the previous site stays. */
   cli_signals_catch(&old);
   handlers = 1;
-  prog.tty = isatty(2);
   o.progress = on_progress;
   o.progress_ctx = &prog;
   bs_site_summary sum;
   bs_status st = bs_site_build(archive, out, &o, &sum, &err);
-  if (prog.shown) {
-    fputs("\r\033[K", stderr);
-    fflush(stderr);
-  }
+  cli_progress_end(&prog);
   if (cli_interrupted()) {
     fputs("benchsite: site: interrupted; the previous site is unchanged\n",
           stderr);

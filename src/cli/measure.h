@@ -21,6 +21,9 @@ typedef struct cli_manifest_fill {
   const char *baseline, *candidate;
   const char *aa_a, *aa_b;
   const char *harness;
+  const char *batch_rule; /* "per-case" */
+  const char *fresh;      /* "run" or "block" */
+  const char *duet;       /* "1" */
 } cli_manifest_fill;
 
 /* Builds the manifest of this machine, `fill` and the options in a into

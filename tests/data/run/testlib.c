@@ -2,8 +2,17 @@
  * OK (two cases with digests), WRONG (a different digest), CRASH, HANG,
  * EXIT, NOSYM (no benchsite_cases), ABI (refuses version 1), EXTRA (one more
  * case than OK), PRINT (writes megabytes to stdout and stderr), FORK
- * (leaves a process running; its pid goes to the file $TESTLIB_PIDFILE).
- * Built with only benchsite/harness.h. */
+ * (leaves a process running; its pid goes to the file $TESTLIB_PIDFILE),
+ * PROBE and SLOW (the cases below, which record in the file
+ * $TESTLIB_PROBEFILE where and when they ran; SLOW's "ratio" does 20 times
+ * PROBE's work per call). Built with only benchsite/harness.h. */
+#if defined(TESTLIB_PROBE) || defined(TESTLIB_SLOW)
+#define _GNU_SOURCE /* sched_getcpu */
+#include <fcntl.h>
+#include <sched.h>
+#include <string.h>
+#include <time.h>
+#endif
 #include "benchsite/harness.h"
 
 #include <signal.h>
@@ -84,7 +93,83 @@ static uint64_t digest(void *p) {
   return d;
 }
 
-#ifndef TESTLIB_NOSYM
+#if defined(TESTLIB_PROBE) || defined(TESTLIB_SLOW)
+/* One line appended to $TESTLIB_PROBEFILE (a write of its own, so lines
+ * of two processes never mix). */
+static void record(const char *line) {
+  const char *path = getenv("TESTLIB_PROBEFILE");
+  if (!path)
+    return;
+  int fd = open(path, O_WRONLY | O_APPEND | O_CREAT, 0644);
+  if (fd < 0)
+    abort();
+  if (write(fd, line, strlen(line)) < 0)
+    abort();
+  close(fd);
+}
+
+static uint64_t now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* Where this process keeps things: its pid, a stack address, the state on
+ * the heap and this copy's global. A new process image (a new address
+ * layout) moves the stack; a fork would not. */
+static void *setup_probe(void) {
+  char line[256];
+  int on_stack = 0;
+  state *s = setup();
+  snprintf(line, sizeof line, "setup %ld %p %p %p\n", (long)getpid(),
+           (void *)&on_stack, (void *)s, (void *)&testlib_setups);
+  record(line);
+  return s;
+}
+
+static void spin(state *s, uint64_t n, uint64_t work) {
+  for (uint64_t i = 0; i < n; i++)
+    for (uint64_t w = 0; w < work; w++)
+      s->acc += w;
+}
+
+/* Every batch: "run PID CPU START_NS END_NS N". */
+static void run_probe(void *p, uint64_t n) {
+  char line[256];
+  uint64_t t0 = now_ns();
+  int cpu = sched_getcpu();
+  spin(p, n, 20);
+  snprintf(line, sizeof line, "run %ld %d %llu %llu %llu\n", (long)getpid(),
+           cpu, (unsigned long long)t0, (unsigned long long)now_ns(),
+           (unsigned long long)n);
+  record(line);
+}
+
+static void run_busy(void *p, uint64_t n) { spin(p, n, 200); }
+
+static void run_sleep(void *p, uint64_t n) {
+  (void)p;
+  for (uint64_t i = 0; i < n; i++)
+    nanosleep(&(struct timespec){0, 200000}, NULL);
+}
+
+static void run_ratio(void *p, uint64_t n) {
+#ifdef TESTLIB_SLOW
+  spin(p, n, 4000);
+#else
+  spin(p, n, 200);
+#endif
+}
+
+static const bs_bench_case cases[] = {
+    {"probe", "", 0, setup_probe, run_probe, NULL, teardown},
+    {"busy", "", 0, setup, run_busy, NULL, teardown},
+    {"sleep", "", 0, setup, run_sleep, NULL, teardown},
+    {"same", "", 0, setup, run_busy, NULL, teardown},
+    {"ratio", "", 0, setup, run_ratio, NULL, teardown},
+};
+BS_HARNESS_DEFINE_CASES(cases)
+#elif !defined(TESTLIB_NOSYM)
 static const bs_bench_case cases[] = {
     {"add", "n=8", 8, setup, run_add, digest, teardown},
     {"mul", "", 0, setup, run_mul, digest, teardown},

@@ -1,0 +1,128 @@
+/* benchsite: what every file of the runner uses; see run_common.h. */
+#include "run_common.h"
+
+#include "csvin.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+
+const char *bs__run_esc(char *out, size_t n, const char *s) {
+  size_t o = 0;
+  for (; *s && o + 8 < n; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (o > 80) {
+      memcpy(out + o, "...", 3);
+      o += 3;
+      break;
+    }
+    if (c < 0x20 || c == 0x7f)
+      o += (size_t)snprintf(out + o, n - o, "\\x%02x", c);
+    else
+      out[o++] = (char)c;
+  }
+  out[o] = '\0';
+  return out;
+}
+
+const char *bs__run_case_label(char *out, size_t n, const char *benchmark,
+                               const char *dataset) {
+  char b[128], d[128];
+  bs__run_esc(b, sizeof b, benchmark);
+  if (!dataset || !dataset[0])
+    snprintf(out, n, "%s", b);
+  else
+    snprintf(out, n, "%s [%s]", b, bs__run_esc(d, sizeof d, dataset));
+  return out;
+}
+
+bs_status bs__run_warn(bs_run_result *r, const char *fmt, ...) {
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  char **w = realloc(r->warnings, (r->nwarnings + 1) * sizeof *w);
+  if (!w)
+    return BS_ENOMEM;
+  r->warnings = w;
+  if (!(w[r->nwarnings] = strdup(msg)))
+    return BS_ENOMEM;
+  r->nwarnings++;
+  return BS_OK;
+}
+
+int bs__run_valid_utf8(const char *s) {
+  size_t n = strlen(s);
+  return bs__utf8_invalid_at((const unsigned char *)s, n) == n;
+}
+
+static bs_status put_field(bs__buf *b, const char *s) {
+  bs_status st = bs__buf_putc(b, '"');
+  for (; !st && *s; s++)
+    st = *s == '"' ? bs__buf_puts(b, "\"\"") : bs__buf_putc(b, *s);
+  return st ? st : bs__buf_putc(b, '"');
+}
+
+bs_status bs__run_log_header(bs__buf *b, int rss) {
+  return bs__buf_puts(b, rss ? "benchmark,dataset,scale,impl,run,block,phase,"
+                               "iterations,per_call_us,cpu_per_call_us,"
+                               "max_rss_kib\n"
+                             : "benchmark,dataset,scale,impl,run,block,phase,"
+                               "iterations,per_call_us,cpu_per_call_us\n");
+}
+
+bs_status bs__run_log_row(bs__buf *b, const bs__run_row *w, int rss) {
+  bs_status st = put_field(b, w->benchmark);
+  if (!st)
+    st = bs__buf_putc(b, ',');
+  if (!st)
+    st = put_field(b, w->dataset);
+  if (!st)
+    st = w->scale > 0 ? bs__buf_printf(b, ",%.17g,", w->scale)
+                      : bs__buf_puts(b, ",,");
+  if (!st)
+    st = put_field(b, w->impl);
+  if (!st && w->block < 0)
+    st = bs__buf_printf(b, ",%llu,,calibration,%llu,%.17g",
+                        (unsigned long long)w->run,
+                        (unsigned long long)w->iterations, w->per_call_us);
+  else if (!st)
+    st = bs__buf_printf(b, ",%llu,%lld,confirm,%llu,%.17g",
+                        (unsigned long long)w->run, w->block,
+                        (unsigned long long)w->iterations, w->per_call_us);
+  if (!st)
+    st = w->cpu_per_call_us >= 0
+             ? bs__buf_printf(b, ",%.17g", w->cpu_per_call_us)
+             : bs__buf_putc(b, ',');
+  if (!st && rss)
+    st = w->has_rss
+             ? bs__buf_printf(b, ",%llu", (unsigned long long)w->max_rss_kib)
+             : bs__buf_putc(b, ',');
+  return st ? st : bs__buf_putc(b, '\n');
+}
+
+const char *bs__run_wait_text(char *out, size_t n, int st) {
+  if (WIFEXITED(st))
+    snprintf(out, n, "exited with status %d", WEXITSTATUS(st));
+  else if (WIFSIGNALED(st))
+    snprintf(out, n, "was killed by signal %d (%s)", WTERMSIG(st),
+             strsignal(WTERMSIG(st)));
+  else
+    snprintf(out, n, "stopped (wait status %d)", st);
+  return out;
+}
+
+const char *bs__run_basename(const char *p) {
+  const char *s = strrchr(p, '/');
+  return s ? s + 1 : p;
+}
+
+double bs__run_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}

@@ -1,0 +1,61 @@
+/* benchsite: what every file of the runner uses (run.c, run_exec.c,
+ * run_child.c, run_gbench.c): escaped labels for messages, the log's
+ * header and rows, wait statuses, the clock. It depends on none of them,
+ * so the runner's files form no circle. Private. */
+#ifndef BENCHSITE_RUN_COMMON_H
+#define BENCHSITE_RUN_COMMON_H
+
+#include "benchsite/run.h"
+
+#include "buf.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Untrusted text for a message: control bytes as \xNN, cut after about 80
+ * bytes with "...". Returns out (n bytes). */
+const char *bs__run_esc(char *out, size_t n, const char *s);
+/* "benchmark [dataset]" (or "benchmark"), escaped, into out. */
+const char *bs__run_case_label(char *out, size_t n, const char *benchmark,
+                               const char *dataset);
+/* Appends a warning (printf-formatted) to r. */
+bs_status bs__run_warn(bs_run_result *r, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* Whether s is valid UTF-8. */
+int bs__run_valid_utf8(const char *s);
+
+/* One row of the log. */
+typedef struct bs__run_row {
+  const char *benchmark, *dataset;
+  double scale; /* 0: none */
+  const char *impl;
+  uint64_t run;
+  long long block; /* < 0: a calibration row */
+  uint64_t iterations;
+  double per_call_us;
+  double cpu_per_call_us; /* < 0: not measured (an empty cell) */
+  int has_rss;
+  uint64_t max_rss_kib; /* when has_rss */
+} bs__run_row;
+
+/* The log's header line: benchmark, dataset, scale, impl, run, block,
+ * phase, iterations, per_call_us, cpu_per_call_us and, with `rss`,
+ * max_rss_kib. */
+bs_status bs__run_log_header(bs__buf *b, int rss);
+/* One row; `rss` as the header was written. */
+bs_status bs__run_log_row(bs__buf *b, const bs__run_row *row, int rss);
+
+/* "exited with status 3" / "was killed by signal 11 (Segmentation fault)"
+ * for a wait status, into out. */
+const char *bs__run_wait_text(char *out, size_t n, int st);
+
+/* A word that ends `/`-separated path p (the basename). */
+const char *bs__run_basename(const char *p);
+
+/* Seconds on CLOCK_MONOTONIC. */
+double bs__run_now(void);
+
+#endif
