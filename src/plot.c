@@ -8,16 +8,15 @@
 #include "fsutil.h"
 #include "grow.h"
 #include "plotsafe.h"
+#include "spawn_proc.h"
 #include "strlist.h"
 #include "svgmin.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -26,7 +25,6 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 typedef enum dkind { D_HLINE, D_VLINE, D_XSPAN, D_YSPAN, D_LABEL, D_SEG } dkind;
@@ -896,12 +894,6 @@ static int script_is_clean(const char *s, size_t n) {
 
 /* ---- Running gnuplot ---------------------------------------------------- */
 
-static void set_nonblock(int fd) {
-  int fl = fcntl(fd, F_GETFL);
-  if (fl >= 0)
-    fcntl(fd, F_SETFL, fl | O_NONBLOCK);
-}
-
 /* The first non-blank line of gnuplot's stderr, trimmed. */
 static void first_line(const char *s, size_t n, char *out, size_t outn) {
   size_t i = 0;
@@ -930,134 +922,62 @@ static void first_line(const char *s, size_t n, char *out, size_t outn) {
   }
 }
 
-typedef struct child {
-  pid_t pid;
-  int in;  /* pipe: the script */
-  int out; /* pipe: progress markers */
-  int err; /* pipe: messages */
-} child;
-
+/* Starts gnuplot on the script file `script` in `dir` (where it writes
+ * its charts): `gnuplot -d` (no startup file) with a minimal environment
+ * (no HOME, no GNUPLOT_*, no PAGER or SHELL that a stray command could
+ * pick up; UTF-8 so labels convert cleanly), stdout (progress markers)
+ * and stderr (messages) to non-blocking pipes. gnuplot reads a piped
+ * script one byte per read(), so the script is a file it reads in blocks;
+ * stdin is /dev/null. */
 static bs_status spawn_gnuplot(const char *prog, const char *dir,
-                               const char *script, child *ch, bs_error *err) {
-  int pi[2] = {-1, -1}, po[2] = {-1, -1}, pe[2] = {-1, -1};
-  posix_spawn_file_actions_t fa;
-  int fa_ok = 0, rc;
-  /* A minimal environment: no HOME, no GNUPLOT_*, no PAGER or SHELL that
-   * a stray command could pick up; UTF-8 so labels convert cleanly. */
-  char *envp[] = {(char *)"LC_ALL=C.UTF-8", (char *)"PATH=/usr/bin:/bin", NULL};
-  char *argv[] = {(char *)prog, (char *)"-d", (char *)script, NULL};
-  ch->pid = -1;
-  ch->in = ch->out = ch->err = -1;
-  /* gnuplot reads a piped script one byte per read(), so the script is
-   * a file it reads in blocks; stdin is the empty end of a pipe. */
-  if (pipe(pi) != 0 || pipe(po) != 0 || pipe(pe) != 0) {
-    rc = errno;
-    goto fail;
-  }
-  for (int i = 0; i < 2; i++) {
-    fcntl(pi[i], F_SETFD, FD_CLOEXEC);
-    fcntl(po[i], F_SETFD, FD_CLOEXEC);
-    fcntl(pe[i], F_SETFD, FD_CLOEXEC);
-  }
-  if ((rc = posix_spawn_file_actions_init(&fa)))
-    goto fail;
-  fa_ok = 1;
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 29)
-  if ((rc = posix_spawn_file_actions_addchdir_np(&fa, dir)))
-    goto fail;
-#else
-#error "benchsite needs posix_spawn_file_actions_addchdir_np (glibc >= 2.29)"
-#endif
-  if ((rc = posix_spawn_file_actions_adddup2(&fa, pi[0], 0)) ||
-      (rc = posix_spawn_file_actions_adddup2(&fa, po[1], 1)) ||
-      (rc = posix_spawn_file_actions_adddup2(&fa, pe[1], 2)))
-    goto fail;
-  /* Its own process group, so that killing it (bs__child_reap) kills
-   * everything it started. */
-  posix_spawnattr_t attr;
-  if ((rc = posix_spawnattr_init(&attr)))
-    goto fail;
-  rc = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
-  if (!rc)
-    rc = posix_spawnattr_setpgroup(&attr, 0);
-  if (!rc)
-    rc = posix_spawnp(&ch->pid, prog, &fa, &attr, argv, envp);
-  posix_spawnattr_destroy(&attr);
-  if (rc)
-    goto fail;
-  posix_spawn_file_actions_destroy(&fa);
-  close(pi[0]);
-  close(po[1]);
-  close(pe[1]);
-  close(pi[1]);
-  ch->in = -1;
-  ch->out = po[0];
-  ch->err = pe[0];
-  set_nonblock(ch->out);
-  set_nonblock(ch->err);
-  return BS_OK;
-fail:
-  if (fa_ok)
-    posix_spawn_file_actions_destroy(&fa);
-  for (int i = 0; i < 2; i++) {
-    if (pi[i] >= 0)
-      close(pi[i]);
-    if (po[i] >= 0)
-      close(po[i]);
-    if (pe[i] >= 0)
-      close(pe[i]);
-  }
-  ch->pid = -1;
-  return bs_error_set(err, BS_EPLOT, NULL, 0, "cannot run %s: %s", prog,
-                      strerror(rc));
+                               const char *script, bs__child *ch,
+                               bs_error *err) {
+  const char *argv[] = {prog, "-d", script, NULL};
+  bs__spawn_opts o;
+  bs__spawn_opts_init(&o, argv);
+  o.minimal_env = 1;
+  o.dir = dir;
+  o.io[1] = BS__IO_PIPE;
+  o.io[2] = BS__IO_PIPE;
+  o.nonblock = 1;
+  o.fail_status = BS_EPLOT;
+  return bs__spawn(ch, &o, err);
 }
 
-/* Feeds the script and collects markers and messages until gnuplot closes
- * its output, calling the progress hook as charts complete. */
-static long long now_ms(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
-
-static bs_status pump(child *ch, const char *script, size_t len, size_t total,
-                      const bs_plot_run *run, char *errbuf, size_t *errlen,
-                      int *cancelled, long long idle_ms, int *timed_out) {
-  size_t sent = 0, done = 0;
-  int out_open = 1, err_open = 1;
+/* Collects gnuplot's markers and messages until it closes its output,
+ * calling the progress hook as charts complete. */
+static bs_status pump(const bs__child *ch, size_t total, const bs_plot_run *run,
+                      char *errbuf, size_t *errlen, int *cancelled,
+                      long long idle_ms, int *timed_out) {
+  size_t done = 0;
+  int out_open = 1, err_open = 1, exited = 0, wait_ms = 250, drained = 0;
   char buf[4096];
   *cancelled = 0;
   *timed_out = 0;
-  /* A gnuplot that neither takes script nor finishes a chart for idle_ms
-   * is hung (a chart takes milliseconds): it is killed, never waited for
-   * for ever. Messages on stderr, and markers beyond the charts asked
-   * for, are no progress: one line every few seconds would keep a hung
-   * gnuplot alive. */
-  long long last = now_ms();
+  /* A gnuplot that finishes no chart for idle_ms is hung (a chart takes
+   * milliseconds): it is killed, never waited for for ever. Messages on
+   * stderr, and markers beyond the charts asked for, are no progress: one
+   * line every few seconds would keep a hung gnuplot alive. */
+  long long last = bs__now_ms();
   while (out_open || err_open) {
-    if (now_ms() - last > idle_ms) {
+    if (bs__now_ms() - last > idle_ms) {
       *timed_out = 1;
       return BS_EPLOT;
     }
-    struct pollfd fds[3];
+    struct pollfd fds[2];
     nfds_t nf = 0;
-    int iin = -1, iout = -1, ierr = -1;
-    if (ch->in >= 0) {
-      fds[nf].fd = ch->in;
-      fds[nf].events = POLLOUT;
-      iin = (int)nf++;
-    }
+    int iout = -1, ierr = -1;
     if (out_open) {
-      fds[nf].fd = ch->out;
+      fds[nf].fd = ch->fd[1];
       fds[nf].events = POLLIN;
       iout = (int)nf++;
     }
     if (err_open) {
-      fds[nf].fd = ch->err;
+      fds[nf].fd = ch->fd[2];
       fds[nf].events = POLLIN;
       ierr = (int)nf++;
     }
-    int r = poll(fds, nf, 250);
+    int r = poll(fds, nf, wait_ms);
     if (r < 0 && errno != EINTR)
       return BS_EIO;
     if (run && run->progress &&
@@ -1065,27 +985,27 @@ static bs_status pump(child *ch, const char *script, size_t len, size_t total,
       *cancelled = 1;
       return BS_EPLOT;
     }
+    /* Once gnuplot has exited, what it wrote last is read without
+     * waiting (a few passes at most): whatever still holds its output
+     * open is not gnuplot. */
+    if (r == 0 && exited)
+      break;
+    if (r == 0 && bs__child_exited(ch)) {
+      exited = 1;
+      wait_ms = 0;
+    }
     if (r <= 0)
       continue;
-    if (iin >= 0 && (fds[iin].revents & (POLLOUT | POLLERR | POLLHUP))) {
-      ssize_t w = write(ch->in, script + sent, len - sent);
-      if (w > 0) {
-        sent += (size_t)w;
-        last = now_ms();
-      }
-      if ((w < 0 && errno != EAGAIN && errno != EINTR) || sent == len) {
-        close(ch->in); /* EOF: gnuplot exits after the last command */
-        ch->in = -1;
-      }
-    }
+    if (exited && ++drained > 64)
+      break;
     if (iout >= 0 && (fds[iout].revents & (POLLIN | POLLHUP | POLLERR))) {
-      ssize_t n = read(ch->out, buf, sizeof buf);
+      ssize_t n = read(ch->fd[1], buf, sizeof buf);
       if (n > 0) {
         size_t before = done;
         for (ssize_t i = 0; i < n; i++)
           done += buf[i] == '\n';
         if (before < total && done > before)
-          last = now_ms();
+          last = bs__now_ms();
         if (run && run->progress &&
             run->progress(run->progress_ctx, done, total) != 0) {
           *cancelled = 1;
@@ -1096,7 +1016,7 @@ static bs_status pump(child *ch, const char *script, size_t len, size_t total,
       }
     }
     if (ierr >= 0 && (fds[ierr].revents & (POLLIN | POLLHUP | POLLERR))) {
-      ssize_t n = read(ch->err, buf, sizeof buf);
+      ssize_t n = read(ch->fd[2], buf, sizeof buf);
       if (n > 0) {
         size_t keep = STDERR_KEEP - 1 - *errlen;
         if ((size_t)n < keep)
@@ -1130,7 +1050,7 @@ static int batch_hook(void *ctx, size_t done, size_t total) {
  * a batch creates two, not one per chart. */
 typedef struct batch {
   size_t from, to;
-  child ch;
+  bs__child ch;
   char script[32]; /* its name in the chart directory */
   char data[32];
   int wrote_data;
@@ -1247,7 +1167,7 @@ static bs_status finish_batch(const bs_plot *p, const char *dir,
   }
   errbuf = malloc(STDERR_KEEP);
   if (stop || !errbuf)
-    kill(-b->ch.pid, SIGTERM);
+    bs__child_signal(&b->ch, SIGTERM);
   int cancelled = 0, timed_out = 0;
   long long idle_ms = run && run->idle_timeout_ms
                           ? (long long)run->idle_timeout_ms
@@ -1256,19 +1176,19 @@ static bs_status finish_batch(const bs_plot *p, const char *dir,
   bs_status pst = BS_EIO;
   if (errbuf && !stop) {
     errbuf[0] = '\0';
-    pst = pump(&b->ch, "", 0, b->to - b->from, hook.progress ? &hook : NULL,
-               errbuf, &errlen, &cancelled, idle_ms, &timed_out);
+    pst = pump(&b->ch, b->to - b->from, hook.progress ? &hook : NULL, errbuf,
+               &errlen, &cancelled, idle_ms, &timed_out);
     if (pst)
-      kill(-b->ch.pid, timed_out ? SIGKILL : SIGTERM);
+      bs__child_signal(&b->ch, timed_out ? SIGKILL : SIGTERM);
   }
-  close(b->ch.out);
-  close(b->ch.err);
   /* Done or told to stop, it gets a bounded time to exit; then it and
    * all it started are killed. */
   long long exit_ms =
       idle_ms < BS__GNUPLOT_EXIT_MS ? idle_ms : BS__GNUPLOT_EXIT_MS;
-  int late = 0;
-  int ws = bs__child_reap(b->ch.pid, exit_ms, &late);
+  bs__child_end end;
+  bs_status wst = bs__child_wait(&b->ch, exit_ms, &end);
+  int late = end.timed_out;
+  int ws = wst ? -1 : end.status;
   batch_cleanup(dir, run, b);
   if (stop)
     goto done;
