@@ -50,6 +50,13 @@ bs_status bs__open_regular(const char *path, int flags, int *fd, bs_error *err);
  * BS_EIO when unreadable, BS_ENOMEM. */
 bs_status bs__read_regular(const char *path, int flags, size_t limit,
                            char **data, size_t *len, bs_error *err);
+/* The same for a path the user named (bs_read_file): links followed, any
+ * file that can be read to its end (a pipe such as /dev/stdin too).
+ * BS_EIO "cannot open: reason" or "read error: reason", BS_ELIMIT (a
+ * regular file past the limit is refused unread), BS_ENOMEM. Both readers
+ * are one loop: the one capped whole-file reader. */
+bs_status bs__read_path(const char *path, size_t limit, char **data,
+                        size_t *len, bs_error *err);
 
 /* Writes all of p to fd, retrying after EINTR. Returns 0, or -1 with
  * errno set. */
@@ -60,7 +67,7 @@ int bs__write_all(int fd, const char *p, size_t len);
  * file: reason" or "cannot write file: reason" for path in err. */
 bs_status bs__write_file(const char *path, const char *data, size_t len,
                          int replace, bs_error *err);
-/* Copies the file `from` (read with bs_read_file) to the new file `to`
+/* Copies the file `from` (read with bs__read_path) to the new file `to`
  * (written with bs__write_file). Returns BS_OK or the error of either in
  * err. */
 bs_status bs__copy_file(const char *from, const char *to, bs_error *err);
