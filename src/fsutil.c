@@ -351,16 +351,32 @@ static int is_within(const char *in, const char *dir) {
   return !strncmp(in, dir, n) && (in[n] == '\0' || in[n] == '/');
 }
 
-/* Whether `dir` looks like a benchsite archive: a regular FORMAT file and
- * a runs directory (neither followed through a link). */
+int bs__archive_format_line(const char *text, size_t n) {
+  static const char prefix[] = "benchsite.archive/";
+  size_t k = sizeof prefix - 1, d = 0;
+  if (n < k || memcmp(text, prefix, k) != 0)
+    return 0;
+  while (k + d < n && text[k + d] >= '0' && text[k + d] <= '9')
+    d++;
+  return d > 0 && d <= 9 && k + d + 1 == n && text[k + d] == '\n';
+}
+
+/* Whether `dir` is a benchsite archive: it holds a regular FORMAT file
+ * (not followed through a link, opened without blocking) that says so.
+ * Its content decides, not the shape of the directory: a site whose
+ * user's files include one named FORMAT is no archive. */
 static int is_archive_root(const char *dir) {
   char *f = bs__path_join(dir, "FORMAT");
-  char *r = bs__path_join(dir, "runs");
-  struct stat a, b;
-  int yes = f && r && lstat(f, &a) == 0 && S_ISREG(a.st_mode) &&
-            lstat(r, &b) == 0 && S_ISDIR(b.st_mode);
+  int fd = -1, yes = 0;
+  if (f && bs__open_regular(f, BS__OPEN_NOFOLLOW, &fd, NULL) == BS_OK) {
+    char buf[64];
+    ssize_t r;
+    while ((r = read(fd, buf, sizeof buf)) < 0 && errno == EINTR)
+      ;
+    yes = r > 0 && bs__archive_format_line(buf, (size_t)r);
+    close(fd);
+  }
   free(f);
-  free(r);
   return yes;
 }
 

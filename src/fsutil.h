@@ -100,10 +100,13 @@ bs_status bs__check_apart(const char *out, const char *what, const char *dir,
  * DEL escaped ("\\", "\xNN"), so every entry is one line. BS_EIO when a
  * directory cannot be read, BS_ENOMEM. */
 bs_status bs__tree_list(const char *dir, const char *skip, bs__buf *b);
+/* 1 when text[0..n-1] is an archive's FORMAT file: one line
+ * "benchsite.archive/N\n" (N a version number; only 1 exists today). */
+int bs__archive_format_line(const char *text, size_t n);
 /* BS_EUSAGE when `out` (real path; its parent's when it does not exist)
  * is a benchsite archive or lies inside one (a directory holding a
- * regular FORMAT and a runs directory): no output but the archive's own
- * may be written there. */
+ * regular FORMAT file whose content is bs__archive_format_line's): no
+ * output but the archive's own may be written there. */
 bs_status bs__check_outside_archive(const char *out, bs_error *err);
 /* 1 when `dir` holds exactly what the listing `list` (as bs__tree_list
  * wrote it, skipping `skip`) says: nothing missing, added, changed or
