@@ -362,11 +362,13 @@ static int actions(posix_spawn_file_actions_t *fa, const setup *s,
   for (int k = 0; k < BS__SPAWN_FDS && !rc; k++) {
     if (s->src[k] >= 0)
       rc = posix_spawn_file_actions_adddup2(fa, s->src[k], k);
-    else if (o->io[k] == BS__IO_NULL && k < 3)
+    else if (o->io[k] != BS__IO_NULL)
+      continue;
+    else if (k >= 3)
+      rc = posix_spawn_file_actions_addclose(fa, k);
+    else
       rc = posix_spawn_file_actions_addopen(fa, k, "/dev/null",
                                             k == 0 ? O_RDONLY : O_WRONLY, 0);
-    else if (o->io[k] == BS__IO_NULL)
-      rc = posix_spawn_file_actions_addclose(fa, k);
   }
 #if __GLIBC__ > 2 || __GLIBC_MINOR__ >= 34
   /* Nothing of benchsite's beyond what was asked for, even a descriptor
@@ -473,12 +475,14 @@ static void forked(const setup *s, const bs__spawn_opts *o, pid_t parent,
     if (s->src[k] >= 0) {
       if (dup2(s->src[k], k) < 0)
         _exit(127);
-    } else if (o->io[k] == BS__IO_NULL && k < 3) {
+    } else if (o->io[k] != BS__IO_NULL) {
+      continue;
+    } else if (k >= 3) {
+      close(k);
+    } else {
       int fd = open("/dev/null", k == 0 ? O_RDONLY : O_WRONLY);
       if (fd < 0 || (fd != k && (dup2(fd, k) < 0 || close(fd) != 0)))
         _exit(127);
-    } else if (o->io[k] == BS__IO_NULL) {
-      close(k);
     }
   }
   if (o->dir && chdir(o->dir) != 0)
