@@ -1,4 +1,5 @@
-/* Tasks computed ahead on worker threads and consumed in order. Private.
+/* Tasks computed ahead on the worker pool (pool.h) and consumed in order.
+ * Private.
  *
  *   bs__ahead *a = bs__ahead_start(n, threads, window, fn, ctx);
  *   for (size_t t = 0; t < n; t++) {

@@ -1,7 +1,6 @@
-/* Reading the logs and manifests a run archive holds (archive.c,
- * site.c): as bs_log_read_file() and bs_manifest_read_file(), but only a
- * regular file, opened without blocking and never through a symbolic link
- * (see bs__open_regular in fsutil.h); anything else is BS_EINPUT. Private. */
+/* What the archive (archive.c, archive_acks.c) shares with the site that
+ * reads it: a run's manifest as the archive read it, the acks parser, and
+ * (input_int.h) the readers of the files it holds. Private. */
 #ifndef BENCHSITE_ARCHIVED_H
 #define BENCHSITE_ARCHIVED_H
 
@@ -9,9 +8,7 @@
 #include "benchsite/log.h"
 #include "benchsite/manifest.h"
 
-bs_status bs__log_read_archived(bs_log *log, const char *path, bs_error *err);
-bs_status bs__manifest_read_archived(bs_manifest *m, const char *path,
-                                     bs_error *err);
+#include "input_int.h"
 
 /* The manifest of run i (history order) of `a`, as bs_archive_open()
  * read it: owned by `a`; NULL when i is out of range. */

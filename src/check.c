@@ -1,6 +1,7 @@
 #include "benchsite/check.h"
 
 #include "grow.h"
+#include "msort.h"
 #include "protocol.h"
 #include "strlist.h"
 
@@ -134,32 +135,8 @@ static int item_less(const item *x, const item *y) {
   return x->k1 != y->k1 ? x->k1 < y->k1 : x->k2 < y->k2;
 }
 
-/* Sorts a[0..n-1] by item_less with tmp[0..n-1] as scratch: a merge sort
- * whose comparison is inlined (qsort's indirect calls were a tenth of
- * `check`), and linear on runs already in order, as logs mostly are. */
-static void sort_items(item *a, item *tmp, size_t n) {
-  if (n <= 16) {
-    for (size_t i = 1; i < n; i++) {
-      item v = a[i];
-      size_t j = i;
-      for (; j > 0 && item_less(&v, &a[j - 1]); j--)
-        a[j] = a[j - 1];
-      a[j] = v;
-    }
-    return;
-  }
-  size_t h = n / 2;
-  sort_items(a, tmp, h);
-  sort_items(a + h, tmp, n - h);
-  if (!item_less(&a[h], &a[h - 1]))
-    return; /* already in order */
-  memcpy(tmp, a, h * sizeof *a);
-  size_t i = 0, j = h, o = 0;
-  while (i < h && j < n)
-    a[o++] = item_less(&a[j], &tmp[i]) ? a[j++] : tmp[i++];
-  while (i < h)
-    a[o++] = tmp[i++];
-}
+/* Sorts a[0..n-1] by item_less with tmp[0..n/2] as scratch. */
+BS__MERGE_SORT(static, sort_items, item, item_less)
 
 /* Sorts by (block, pos): confirm rows have block >= 0, but the key keeps
  * the signed order anyway. */

@@ -404,17 +404,6 @@ size_t bs__utf8_invalid_at(const unsigned char *s, size_t n) {
   return n;
 }
 
-size_t bs__utf8_trim(const char *s, size_t n) {
-  size_t i = n;
-  while (i > 0 && ((unsigned char)s[i - 1] & 0xC0) == 0x80 && n - i < 3)
-    i--;
-  if (i == 0)
-    return n;
-  unsigned char c = (unsigned char)s[i - 1];
-  size_t need = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
-  return n - (i - 1) < need ? i - 1 : n;
-}
-
 /* The length of the valid UTF-8 sequence at u[0..n-1], or 0. */
 static size_t seq_len(const unsigned char *u, size_t n) {
   size_t len = u[0] < 0x80 ? 1 : u[0] >= 0xF0 ? 4 : u[0] >= 0xE0 ? 3 : 2;

@@ -13,6 +13,8 @@
 
 #include "benchsite/error.h"
 
+#include "utf8.h" /* bs__utf8_trim, for the callers of the message quoting */
+
 #include <csv.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -110,10 +112,6 @@ size_t bs__utf8_invalid_at(const unsigned char *s, size_t n);
  * doubled, cut at a character boundary with "..." when too long. Returns
  * out. */
 const char *bs__csvin_path(char *out, const char *path);
-
-/* The length of s[0..n-1] without a UTF-8 sequence cut short at its end
- * (what truncating a valid string leaves). */
-size_t bs__utf8_trim(const char *s, size_t n);
 
 /* Buffer size bs__csvin_quote needs. */
 #define BS__QUOTE_BUF 256

@@ -5,8 +5,6 @@
 #endif
 #include "fsutil.h"
 
-#include "benchsite/output.h"
-
 #include "sha256.h"
 #include "strlist.h"
 
@@ -146,22 +144,23 @@ bs_status bs__open_regular(const char *path, int flags, int *fd,
   return BS_OK;
 }
 
-bs_status bs__read_regular(const char *path, int flags, size_t limit,
-                           char **data, size_t *len, bs_error *err) {
-  *data = NULL;
-  if (len)
-    *len = 0;
-  int fd;
-  bs_status st = bs__open_regular(path, flags, &fd, err);
-  if (st)
-    return st;
+/* The one whole-file reader: everything fd holds (closed here) into a
+ * malloc'd NUL-terminated buffer, at most `limit` bytes (0: none). */
+static bs_status read_all(int fd, const char *path, size_t limit, char **data,
+                          size_t *len, bs_error *err) {
   /* Sized from the file's length (plus a page, so a file that grew
    * meanwhile is still read to its end in one more step): a 100 MB log
-   * then costs one allocation instead of eleven doublings. */
+   * then costs one allocation instead of eleven doublings. A file already
+   * past the limit is refused unread. */
   size_t cap = 65536, used = 0;
   struct stat sb;
-  if (fstat(fd, &sb) == 0 && sb.st_size > 0 &&
-      (uintmax_t)sb.st_size < SIZE_MAX / 2 &&
+  int sized = fstat(fd, &sb) == 0;
+  if (sized && S_ISREG(sb.st_mode) && limit && (uintmax_t)sb.st_size > limit) {
+    close(fd);
+    return bs_error_set(err, BS_ELIMIT, path, 0,
+                        "file is larger than the limit of %zu bytes", limit);
+  }
+  if (sized && sb.st_size > 0 && (uintmax_t)sb.st_size < SIZE_MAX / 2 &&
       (!limit || (uintmax_t)sb.st_size <= limit))
     cap = (size_t)sb.st_size + 4096;
   char *buf = malloc(cap);
@@ -207,6 +206,32 @@ bs_status bs__read_regular(const char *path, int flags, size_t limit,
   return BS_OK;
 }
 
+bs_status bs__read_regular(const char *path, int flags, size_t limit,
+                           char **data, size_t *len, bs_error *err) {
+  *data = NULL;
+  if (len)
+    *len = 0;
+  int fd;
+  bs_status st = bs__open_regular(path, flags, &fd, err);
+  if (st)
+    return st;
+  return read_all(fd, path, limit, data, len, err);
+}
+
+bs_status bs__read_path(const char *path, size_t limit, char **data,
+                        size_t *len, bs_error *err) {
+  *data = NULL;
+  if (len)
+    *len = 0;
+  int fd;
+  while ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0 && errno == EINTR)
+    ;
+  if (fd < 0)
+    return bs_error_set(err, BS_EIO, path, 0, "cannot open: %s",
+                        strerror(errno));
+  return read_all(fd, path, limit, data, len, err);
+}
+
 int bs__write_all(int fd, const char *p, size_t len) {
   while (len > 0) {
     ssize_t w = write(fd, p, len);
@@ -245,7 +270,7 @@ bs_status bs__write_file(const char *path, const char *data, size_t len,
 bs_status bs__copy_file(const char *from, const char *to, bs_error *err) {
   char *data = NULL;
   size_t len = 0;
-  bs_status st = bs_read_file(from, 0, &data, &len, err);
+  bs_status st = bs__read_path(from, 0, &data, &len, err);
   if (st == BS_OK)
     st = bs__write_file(to, data, len, 0, err);
   free(data);
@@ -326,16 +351,32 @@ static int is_within(const char *in, const char *dir) {
   return !strncmp(in, dir, n) && (in[n] == '\0' || in[n] == '/');
 }
 
-/* Whether `dir` looks like a benchsite archive: a regular FORMAT file and
- * a runs directory (neither followed through a link). */
+int bs__archive_format_line(const char *text, size_t n) {
+  static const char prefix[] = "benchsite.archive/";
+  size_t k = sizeof prefix - 1, d = 0;
+  if (n < k || memcmp(text, prefix, k) != 0)
+    return 0;
+  while (k + d < n && text[k + d] >= '0' && text[k + d] <= '9')
+    d++;
+  return d > 0 && d <= 9 && k + d + 1 == n && text[k + d] == '\n';
+}
+
+/* Whether `dir` is a benchsite archive: it holds a regular FORMAT file
+ * (not followed through a link, opened without blocking) that says so.
+ * Its content decides, not the shape of the directory: a site whose
+ * user's files include one named FORMAT is no archive. */
 static int is_archive_root(const char *dir) {
   char *f = bs__path_join(dir, "FORMAT");
-  char *r = bs__path_join(dir, "runs");
-  struct stat a, b;
-  int yes = f && r && lstat(f, &a) == 0 && S_ISREG(a.st_mode) &&
-            lstat(r, &b) == 0 && S_ISDIR(b.st_mode);
+  int fd = -1, yes = 0;
+  if (f && bs__open_regular(f, BS__OPEN_NOFOLLOW, &fd, NULL) == BS_OK) {
+    char buf[64];
+    ssize_t r;
+    while ((r = read(fd, buf, sizeof buf)) < 0 && errno == EINTR)
+      ;
+    yes = r > 0 && bs__archive_format_line(buf, (size_t)r);
+    close(fd);
+  }
   free(f);
-  free(r);
   return yes;
 }
 

@@ -50,6 +50,13 @@ bs_status bs__open_regular(const char *path, int flags, int *fd, bs_error *err);
  * BS_EIO when unreadable, BS_ENOMEM. */
 bs_status bs__read_regular(const char *path, int flags, size_t limit,
                            char **data, size_t *len, bs_error *err);
+/* The same for a path the user named (bs_read_file): links followed, any
+ * file that can be read to its end (a pipe such as /dev/stdin too).
+ * BS_EIO "cannot open: reason" or "read error: reason", BS_ELIMIT (a
+ * regular file past the limit is refused unread), BS_ENOMEM. Both readers
+ * are one loop: the one capped whole-file reader. */
+bs_status bs__read_path(const char *path, size_t limit, char **data,
+                        size_t *len, bs_error *err);
 
 /* Writes all of p to fd, retrying after EINTR. Returns 0, or -1 with
  * errno set. */
@@ -60,7 +67,7 @@ int bs__write_all(int fd, const char *p, size_t len);
  * file: reason" or "cannot write file: reason" for path in err. */
 bs_status bs__write_file(const char *path, const char *data, size_t len,
                          int replace, bs_error *err);
-/* Copies the file `from` (read with bs_read_file) to the new file `to`
+/* Copies the file `from` (read with bs__read_path) to the new file `to`
  * (written with bs__write_file). Returns BS_OK or the error of either in
  * err. */
 bs_status bs__copy_file(const char *from, const char *to, bs_error *err);
@@ -93,10 +100,13 @@ bs_status bs__check_apart(const char *out, const char *what, const char *dir,
  * DEL escaped ("\\", "\xNN"), so every entry is one line. BS_EIO when a
  * directory cannot be read, BS_ENOMEM. */
 bs_status bs__tree_list(const char *dir, const char *skip, bs__buf *b);
+/* 1 when text[0..n-1] is an archive's FORMAT file: one line
+ * "benchsite.archive/N\n" (N a version number; only 1 exists today). */
+int bs__archive_format_line(const char *text, size_t n);
 /* BS_EUSAGE when `out` (real path; its parent's when it does not exist)
  * is a benchsite archive or lies inside one (a directory holding a
- * regular FORMAT and a runs directory): no output but the archive's own
- * may be written there. */
+ * regular FORMAT file whose content is bs__archive_format_line's): no
+ * output but the archive's own may be written there. */
 bs_status bs__check_outside_archive(const char *out, bs_error *err);
 /* 1 when `dir` holds exactly what the listing `list` (as bs__tree_list
  * wrote it, skipping `skip`) says: nothing missing, added, changed or

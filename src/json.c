@@ -2,6 +2,7 @@
 
 #include "buf.h"
 #include "jsonw.h"
+#include "manifest_json.h"
 
 #include <stdlib.h>
 

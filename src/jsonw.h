@@ -2,7 +2,6 @@
 #ifndef BENCHSITE_JSONW_H
 #define BENCHSITE_JSONW_H
 
-#include "benchsite/manifest.h"
 #include "buf.h"
 
 #include <stdint.h>
@@ -63,9 +62,5 @@ bs_status bs__jobj_end(bs__jobj *o);
  * the caller as bs__buf_finish does ("cannot render JSON: ..."). */
 void bs__json_doc_begin(bs__jobj *o, bs__buf *b, const char *schema);
 bs_status bs__json_doc_end(bs__jobj *o, char **out, size_t *len, bs_error *err);
-
-/* A manifest as an object of strings in file order (indented by `indent`);
- * {} for NULL or an empty one. */
-bs_status bs__json_manifest(bs__buf *b, const bs_manifest *env, int indent);
 
 #endif

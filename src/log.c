@@ -1,11 +1,11 @@
 #include "benchsite/log.h"
 
-#include "archived.h"
 #include "arena.h"
 #include "benchsite/order.h"
 #include "csvin.h"
 #include "grow.h"
 #include "hash.h"
+#include "input_int.h"
 #include "num.h"
 
 #include <stddef.h>

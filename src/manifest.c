@@ -1,10 +1,10 @@
 #include "benchsite/manifest.h"
 
-#include "archived.h"
 #include "arena.h"
 #include "buf.h"
 #include "csvin.h"
 #include "grow.h"
+#include "input_int.h"
 
 #include <stdint.h>
 #include <stdio.h>

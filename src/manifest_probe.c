@@ -5,11 +5,10 @@
 #include "buf.h"
 #include "csvin.h"
 #include "grow.h"
+#include "spawn_proc.h"
 #include "utf8.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,8 +16,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-extern char **environ;
 
 /* The value of "key : value" lines of a /proc file: the first one of key,
  * trimmed, into out; the number of lines with that key. */
@@ -94,50 +91,32 @@ static void read_line_file(const char *path, char *out, size_t n) {
   fclose(f);
 }
 
+/* How long `git rev-parse HEAD` may take (it answers in milliseconds; a
+ * hung one, e.g. on a stale network mount, must not hang the run). */
+#define GIT_MS 10000
+
 /* `git rev-parse HEAD` without a shell: its stdout, when it exits 0 and
  * prints a hex id. */
 static void git_head(char *out, size_t n) {
-  int fds[2];
   out[0] = '\0';
-  if (pipe(fds))
+  const char *argv[] = {"git", "rev-parse", "HEAD", NULL};
+  bs__spawn_opts o;
+  bs__spawn_opts_init(&o, argv);
+  o.io[1] = BS__IO_PIPE;
+  bs__child ch;
+  if (bs__spawn(&ch, &o, NULL))
     return;
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addclose(&fa, fds[0]);
-  posix_spawn_file_actions_addclose(&fa, fds[1]);
-  char a0[] = "git", a1[] = "rev-parse", a2[] = "HEAD";
-  char *argv[] = {a0, a1, a2, NULL};
-  pid_t pid;
-  int rc = posix_spawnp(&pid, "git", &fa, NULL, argv, environ);
-  posix_spawn_file_actions_destroy(&fa);
-  close(fds[1]);
   char buf[256];
   size_t used = 0;
-  if (rc == 0) {
-    for (;;) {
-      ssize_t r = read(fds[0], buf + used, sizeof buf - 1 - used);
-      if (r < 0 && errno == EINTR)
-        continue;
-      if (r <= 0)
-        break;
-      used += (size_t)r;
-      if (used == sizeof buf - 1)
-        break;
-    }
-  }
-  close(fds[0]);
-  if (rc != 0)
+  int rc =
+      bs__child_collect(&ch, 1, buf, sizeof buf, &used, bs__now_ms() + GIT_MS);
+  bs__child_end end;
+  if (bs__child_wait(&ch, rc == 2 ? 0 : GIT_MS, &end) || rc != 0 ||
+      end.timed_out)
     return;
-  int st = 0;
-  while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-    ;
-  buf[used] = '\0';
   size_t l = strspn(buf, "0123456789abcdef");
-  if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || l < 7 || l >= n ||
-      (buf[l] != '\n' && buf[l] != '\0'))
+  if (!WIFEXITED(end.status) || WEXITSTATUS(end.status) != 0 || l < 7 ||
+      l >= n || (buf[l] != '\n' && buf[l] != '\0'))
     return;
   memcpy(out, buf, l);
   out[l] = '\0';

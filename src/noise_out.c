@@ -8,6 +8,7 @@
 #include "csvin.h"
 #include "jsonread.h"
 #include "jsonw.h"
+#include "manifest_json.h"
 #include "mdw.h"
 #include "present.h"
 #include "strlist.h"

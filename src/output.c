@@ -533,53 +533,5 @@ void bs_output_dir_free(bs_output_dir *d) {
 
 bs_status bs_read_file(const char *path, size_t limit, char **data, size_t *len,
                        bs_error *err) {
-  *data = NULL;
-  if (len)
-    *len = 0;
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return bs_error_set(err, BS_EIO, path, 0, "cannot open: %s",
-                        strerror(errno));
-  size_t cap = 65536, used = 0;
-  char *buf = malloc(cap);
-  if (!buf) {
-    fclose(f);
-    return bs_error_set(err, BS_ENOMEM, path, 0, "out of memory");
-  }
-  for (;;) {
-    if (cap - used < 2) {
-      if (cap > SIZE_MAX / 2)
-        goto toolarge;
-      char *nb = realloc(buf, cap * 2);
-      if (!nb) {
-        free(buf);
-        fclose(f);
-        return bs_error_set(err, BS_ENOMEM, path, 0, "out of memory");
-      }
-      buf = nb;
-      cap *= 2;
-    }
-    size_t r = fread(buf + used, 1, cap - used - 1, f);
-    used += r;
-    if (limit && used > limit)
-      goto toolarge;
-    if (r == 0)
-      break;
-  }
-  if (ferror(f)) {
-    free(buf);
-    fclose(f);
-    return bs_error_set(err, BS_EIO, path, 0, "read error");
-  }
-  fclose(f);
-  buf[used] = '\0';
-  *data = buf;
-  if (len)
-    *len = used;
-  return BS_OK;
-toolarge:
-  free(buf);
-  fclose(f);
-  return bs_error_set(err, BS_ELIMIT, path, 0,
-                      "file is larger than the limit of %zu bytes", limit);
+  return bs__read_path(path, limit, data, len, err);
 }

@@ -1,6 +1,7 @@
 #include "plotsafe.h"
 
 #include "fsutil.h"
+#include "spawn_proc.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -8,16 +9,11 @@
 #include <libxml/parser.h>
 #include <libxml/parserInternals.h>
 #include <libxml/tree.h>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 char *bs__gnuplot_program(const char *prog) {
@@ -38,48 +34,6 @@ char *bs__gnuplot_program(const char *prog) {
   return bs__path_join(cwd, prog);
 }
 
-static long long now_ms(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
-
-int bs__child_reap(pid_t pid, long long limit_ms, int *killed) {
-  long long deadline = now_ms() + (limit_ms > 0 ? limit_ms : 0);
-  long nap_us = 1000;
-  if (killed)
-    *killed = 0;
-  for (;;) {
-    /* WNOWAIT: an exited child stays a zombie, so its id (and its group's)
-     * cannot be reused before the group is killed below. */
-    siginfo_t si;
-    memset(&si, 0, sizeof si);
-    if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) != 0) {
-      if (errno == EINTR)
-        continue;
-      return -1;
-    }
-    if (si.si_pid == pid)
-      break;
-    if (now_ms() >= deadline) {
-      if (killed)
-        *killed = 1;
-      break;
-    }
-    struct timespec t = {0, nap_us * 1000};
-    nanosleep(&t, NULL);
-    if (nap_us < 50000)
-      nap_us *= 2;
-  }
-  kill(-pid, SIGKILL);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR)
-      return -1;
-  }
-  return status;
-}
-
 void bs__gnuplot_version(const char *prog, char *buf, size_t n) {
   bs__gnuplot_version_within(prog, buf, n, BS__GNUPLOT_VERSION_MS);
 }
@@ -87,69 +41,25 @@ void bs__gnuplot_version(const char *prog, char *buf, size_t n) {
 void bs__gnuplot_version_within(const char *prog, char *buf, size_t n,
                                 long long limit_ms) {
   buf[0] = '\0';
-  int fds[2];
-  if (pipe(fds) != 0)
+  const char *argv[] = {prog, "--version", NULL};
+  bs__spawn_opts o;
+  bs__spawn_opts_init(&o, argv);
+  o.io[1] = BS__IO_PIPE;
+  o.minimal_env = 1; /* the same environment as for rendering */
+  bs__child ch;
+  if (bs__spawn(&ch, &o, NULL))
     return;
-  fcntl(fds[0], F_SETFD, FD_CLOEXEC);
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-  posix_spawn_file_actions_addclose(&fa, fds[0]);
-  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  /* The same minimal environment as for rendering. */
-  char *envp[] = {(char *)"LC_ALL=C.UTF-8", (char *)"PATH=/usr/bin:/bin", NULL};
-  char *argv[] = {(char *)prog, (char *)"--version", NULL};
-  /* Its own process group: killing it kills what it started. */
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
-  posix_spawnattr_setpgroup(&attr, 0);
-  pid_t pid;
-  int rc = posix_spawnp(&pid, prog, &fa, &attr, argv, envp);
-  posix_spawnattr_destroy(&attr);
-  posix_spawn_file_actions_destroy(&fa);
-  close(fds[1]);
-  if (rc != 0) {
-    close(fds[0]);
-    return;
-  }
-  /* Read everything it prints, keeping the start: a program that prints
-   * more than a pipe holds must not block for ever on a reader that
-   * stopped. */
+  /* Everything it prints is read, keeping the start: a program that
+   * prints more than a pipe holds must not block for ever on a reader
+   * that stopped. One that closed its output and stayed gets what is left
+   * of the time; then it and all it started are killed. */
+  long long deadline = bs__now_ms() + limit_ms;
   size_t used = 0;
-  long long deadline = now_ms() + limit_ms;
-  int killed = 0;
-  for (;;) {
-    long long left = deadline - now_ms();
-    if (left <= 0) {
-      kill(-pid, SIGKILL);
-      killed = 1;
-      break;
-    }
-    struct pollfd pf = {fds[0], POLLIN, 0};
-    int r = poll(&pf, 1, (int)left);
-    if (r < 0 && errno == EINTR)
-      continue;
-    if (r <= 0)
-      continue; /* the deadline decides */
-    char tmp[4096];
-    ssize_t got = read(fds[0], tmp, sizeof tmp);
-    if (got < 0 && errno == EINTR)
-      continue;
-    if (got <= 0)
-      break;
-    size_t keep = (size_t)got;
-    if (keep > n - 1 - used)
-      keep = n - 1 - used;
-    memcpy(buf + used, tmp, keep);
-    used += keep;
-  }
-  close(fds[0]);
-  /* One that closed its output and stayed gets what is left of the time. */
-  int late = 0;
-  bs__child_reap(pid, deadline - now_ms(), &late);
-  if (killed || late)
+  int rc = bs__child_collect(&ch, 1, buf, n, &used, deadline);
+  bs__child_end end;
+  long long left = deadline - bs__now_ms();
+  if (bs__child_wait(&ch, rc == 2 ? 0 : (left > 0 ? left : 0), &end) ||
+      rc == 2 || end.timed_out)
     used = 0;
   buf[used] = '\0';
   /* The first line, printable ASCII only (it goes into a cache key). */

@@ -37,15 +37,6 @@ void bs__gnuplot_version_within(const char *prog, char *buf, size_t n,
  * byte, so this bounds them near 450 MB). */
 #define BS__SVG_MAX_MIB 16
 
-/* Waits up to limit_ms for the child `pid`, started as the leader of its
- * own process group (POSIX_SPAWN_SETPGROUP), to exit; then kills with
- * SIGKILL what is left of its group (all of it when the limit passed,
- * whatever the child left running when it exited) and reaps the child, so
- * nothing it started outlives it. Returns its wait status, or -1 when it
- * cannot be waited for; *killed (may be NULL) is set to 1 when the limit
- * passed, else 0. */
-int bs__child_reap(pid_t pid, long long limit_ms, int *killed);
-
 /* Checks an SVG file gnuplot wrote, with a real XML parser (libxml2, no
  * network, no entity substitution, no DTD loading): it must be at most
  * BS__SVG_MAX_MIB (refused unread above), well-formed XML whose root is

@@ -1,5 +1,7 @@
 #include "benchsite/quantile.h"
 
+#include "msort.h"
+
 #include "orderstat.h"
 
 #include <math.h>
@@ -25,31 +27,10 @@ static int cmp_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* Sorts a[0..n-1] ascending with tmp[0..n/2] as scratch: a merge sort
- * with the comparison inlined, linear on runs already in order. */
-static void merge_sort(double *a, double *tmp, size_t n) {
-  if (n <= 16) {
-    for (size_t i = 1; i < n; i++) {
-      double v = a[i];
-      size_t j = i;
-      for (; j > 0 && v < a[j - 1]; j--)
-        a[j] = a[j - 1];
-      a[j] = v;
-    }
-    return;
-  }
-  size_t h = n / 2;
-  merge_sort(a, tmp, h);
-  merge_sort(a + h, tmp, n - h);
-  if (!(a[h] < a[h - 1]))
-    return; /* already in order */
-  memcpy(tmp, a, h * sizeof *a);
-  size_t i = 0, j = h, o = 0;
-  while (i < h && j < n)
-    a[o++] = a[j] < tmp[i] ? a[j++] : tmp[i++];
-  while (i < h)
-    a[o++] = tmp[i++];
-}
+static int double_less(const double *x, const double *y) { return *x < *y; }
+
+/* Sorts a[0..n-1] ascending with tmp[0..n/2] as scratch. */
+BS__MERGE_SORT(static, merge_sort, double, double_less)
 
 void bs_sort_doubles(double *x, size_t n) {
   if (n <= 1)
@@ -86,6 +67,30 @@ double bs_quantile(const double *x, size_t n, double f) {
 
 double bs_median(const double *x, size_t n) { return bs_quantile(x, n, 0.5); }
 
+/* Tukey's fences of sorted s[0..n-1] (n > 0). */
+static void fences_sorted(const double *s, size_t n, double *lo, double *hi) {
+  double q1 = bs_quantile_sorted(s, n, 0.25);
+  double q3 = bs_quantile_sorted(s, n, 0.75);
+  double iqr = q3 - q1;
+  *lo = q1 - 1.5 * iqr;
+  *hi = q3 + 1.5 * iqr;
+}
+
+bs_status bs_tukey_fences(const double *x, size_t n, double *lo, double *hi) {
+  *lo = -INFINITY;
+  *hi = INFINITY;
+  if (n == 0)
+    return BS_OK;
+  double *s = malloc(n * sizeof *s);
+  if (!s)
+    return BS_ENOMEM;
+  memcpy(s, x, n * sizeof *s);
+  bs_sort_doubles(s, n);
+  fences_sorted(s, n, lo, hi);
+  free(s);
+  return BS_OK;
+}
+
 size_t bs_tukey_outliers(const double *x, size_t n) {
   if (n < 4)
     return 0;
@@ -94,10 +99,8 @@ size_t bs_tukey_outliers(const double *x, size_t n) {
     return 0;
   memcpy(s, x, n * sizeof *s);
   bs_sort_doubles(s, n);
-  double q1 = bs_quantile_sorted(s, n, 0.25);
-  double q3 = bs_quantile_sorted(s, n, 0.75);
-  double iqr = q3 - q1;
-  double lo = q1 - 1.5 * iqr, hi = q3 + 1.5 * iqr;
+  double lo, hi;
+  fences_sorted(s, n, &lo, &hi);
   size_t count = 0;
   for (size_t i = 0; i < n; i++) {
     if (s[i] < lo || s[i] > hi)

@@ -341,9 +341,8 @@ static size_t deltas_chart(bs__report *r, size_t i,
   bs_plot_hline(r->plot, c->median_delta_us * f, &med, lab);
 
   /* Tukey fences (type-7 quartiles): outliers are marked, never removed. */
-  double q1 = bs_quantile(c->delta, m, 0.25),
-         q3 = bs_quantile(c->delta, m, 0.75);
-  double lo_f = q1 - 1.5 * (q3 - q1), hi_f = q3 + 1.5 * (q3 - q1);
+  double lo_f, hi_f;
+  bs_tukey_fences(c->delta, m, &lo_f, &hi_f);
   double *ix = work, *iy = work + m, *ox = work + 2 * m, *oy = work + 3 * m;
   size_t ni = 0, no = 0, above = 0;
   for (size_t j = 0; j < m; j++) {

@@ -494,9 +494,8 @@ static bs_status case_page(bs__report *r, bs_templates *t, const char *dir,
   }
 
   /* The data behind the charts. */
-  double q1 = bs_quantile(c->delta, c->blocks, 0.25);
-  double q3 = bs_quantile(c->delta, c->blocks, 0.75);
-  double lo_f = q1 - 1.5 * (q3 - q1), hi_f = q3 + 1.5 * (q3 - q1);
+  double lo_f, hi_f;
+  bs_tukey_fences(c->delta, c->blocks, &lo_f, &hi_f);
   bs_tval *rows = bs_tval_set_list(cv, "pairs");
   for (size_t j = 0; j < c->blocks; j++) {
     bs_tval *o = bs_tval_push_obj(rows);

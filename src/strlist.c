@@ -1,6 +1,6 @@
 #include "strlist.h"
 
-#include "csvin.h"
+#include "utf8.h"
 
 #include <stdarg.h>
 #include <stdio.h>

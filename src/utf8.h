@@ -38,4 +38,17 @@ static inline size_t bs__utf8_decode(const unsigned char *s,
   return n;
 }
 
+/* The length of s[0..n-1] without a UTF-8 sequence cut short at its end
+ * (what truncating a valid string leaves). */
+static inline size_t bs__utf8_trim(const char *s, size_t n) {
+  size_t i = n;
+  while (i > 0 && ((unsigned char)s[i - 1] & 0xC0) == 0x80 && n - i < 3)
+    i--;
+  if (i == 0)
+    return n;
+  unsigned char c = (unsigned char)s[i - 1];
+  size_t need = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+  return n - (i - 1) < need ? i - 1 : n;
+}
+
 #endif

@@ -158,3 +158,18 @@ Test(fsutil, grow_doubles_and_refuses_overflow) {
   cr_assert_eq(b[7], 7);
   free(b);
 }
+
+Test(fsutil, an_archive_format_line_is_recognised_by_its_content) {
+  const char *yes[] = {"benchsite.archive/1\n", "benchsite.archive/12\n"};
+  const char *no[] = {"",
+                      "hello\n",
+                      "benchsite.archive/1",
+                      "benchsite.archive/\n",
+                      "benchsite.archive/1\nmore\n",
+                      "benchsite.archive/1x\n",
+                      "Benchsite.archive/1\n"};
+  for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++)
+    cr_expect(bs__archive_format_line(yes[i], strlen(yes[i])), "%s", yes[i]);
+  for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
+    cr_expect(!bs__archive_format_line(no[i], strlen(no[i])), "%s", no[i]);
+}

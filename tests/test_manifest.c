@@ -273,3 +273,35 @@ Test(manifest, read_file_errors) {
   free(missing);
   bs_manifest_free(m);
 }
+
+/* Before: `manifest --set date=x` wrote a manifest the archive refuses
+ * (or orders wrongly): a date that is not an ISO 8601 UTC date. */
+Test(manifest, set_date_must_be_an_iso_8601_utc_date, .timeout = 60) {
+  const char *bad[] = {"x",
+                       "2026-13-01",
+                       "2026-02-30",
+                       "2026-11-30T10:56:21",
+                       "2026-11-30T10:56:21+01:00",
+                       "30.11.2026"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    char *set = ts_pathf("date=%s", bad[i]);
+    const char *args[] = {"manifest", "--set", set, NULL};
+    ts_run r = ts_cli(NULL, args);
+    cr_expect_eq(r.status, 2, "%s: exit %d", bad[i], r.status);
+    cr_expect(strstr(r.err, "key date:") &&
+                  strstr(r.err, "is not an ISO 8601 UTC date"),
+              "%s: %s", bad[i], r.err);
+    cr_expect_str_empty(r.out, "%s: wrote %s", bad[i], r.out);
+    ts_run_free(&r);
+  }
+  const char *good[] = {"2026-11-30T10:56:21Z", "2026-11-30",
+                        "2026-11-30T10:56:21.25+00:00"};
+  for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+    char *set = ts_pathf("date=%s", good[i]);
+    const char *args[] = {"manifest", "--set", set, NULL};
+    ts_run r = ts_cli(NULL, args);
+    cr_expect_eq(r.status, 0, "%s: exit %d: %s", good[i], r.status, r.err);
+    cr_expect(strstr(r.out, good[i]), "%s", r.out);
+    ts_run_free(&r);
+  }
+}

@@ -7,6 +7,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 
 TestSuite(output, .fini = ts_free_owned);
 
@@ -91,4 +92,44 @@ Test(output, a_directory_that_is_not_an_output_is_refused) {
                BS_EUSAGE);
   bs_output_dir_free(NULL);
   cr_assert_eq(ts_count_entries(out), 1);
+}
+
+/* Before: a directory holding a regular FORMAT and runs/ counted as an
+ * archive, so a site whose --static files included one named FORMAT
+ * refused every later build. What FORMAT says decides now. */
+Test(output, an_archive_is_known_by_what_its_format_file_says, .timeout = 120) {
+  char *work = ts_own(ts_tmpdir("output_format"));
+  char *stat_dir = ts_pathf("%s/static", work);
+  cr_assert_eq(mkdir(stat_dir, 0755), 0);
+  cr_assert_eq(ts_write(ts_pathf("%s/FORMAT", stat_dir), "our format\n"), 0);
+  char *web = ts_pathf("%s/web", work);
+  const char *site[] = {
+      "site",   "--archive", BENCHSITE_SOURCE_DIR "/examples/archive",
+      "--out",  web,         "--static",
+      stat_dir, "--jobs",    "1",
+      NULL};
+  for (int build = 0; build < 2; build++) {
+    ts_run r = ts_cli(NULL, site);
+    cr_expect_eq(r.status, 0, "build %d: exit %d: %s", build, r.status, r.err);
+    ts_run_free(&r);
+  }
+  cr_expect(ts_exists(ts_pathf("%s/FORMAT", web)));
+  /* The site has runs/ of its own: with FORMAT, the shape of an archive. */
+  cr_expect(ts_exists(ts_pathf("%s/runs", web)));
+  /* A real archive's FORMAT still keeps output out of it. */
+  char *arch = ts_pathf("%s/arch", work);
+  cr_assert_eq(mkdir(arch, 0755), 0);
+  cr_assert_eq(mkdir(ts_pathf("%s/runs", arch), 0755), 0);
+  cr_assert_eq(ts_write(ts_pathf("%s/FORMAT", arch), "benchsite.archive/1\n"),
+               0);
+  const char *into[] = {"site",
+                        "--archive",
+                        BENCHSITE_SOURCE_DIR "/examples/archive",
+                        "--out",
+                        ts_pathf("%s/web", arch),
+                        NULL};
+  ts_run r = ts_cli(NULL, into);
+  cr_expect_eq(r.status, 2, "exit %d: %s", r.status, r.err);
+  cr_expect(strstr(r.err, "inside the benchsite archive"), "%s", r.err);
+  ts_run_free(&r);
 }

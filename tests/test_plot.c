@@ -453,3 +453,55 @@ Test(plot, freeing_a_busy_pool_stops_it_and_releases_every_batch) {
     cr_expect_eq(log.ok[i], 0);
   free(dir);
 }
+
+/* One chart with a title, an x range and a series of three points. */
+static bs_plot *digest_chart(const char *title, double lo, double y2) {
+  bs_plot *p = bs_plot_new();
+  bs_plot_chart(p, "c.svg", 400, 300);
+  bs_plot_title(p, title);
+  bs_plot_xrange(p, lo, 10);
+  double x[3] = {1, 2, 3}, y[3] = {4, 5, y2};
+  const double *cols[2] = {x, y};
+  bs_plot_series(p, BS_PLOT_LINES, "s", NULL, cols, 3);
+  return p;
+}
+
+static void digest_of(bs_plot *p, size_t i, char out[65]) {
+  cr_assert_eq(bs_plot_chart_digest(p, i, out), BS_OK);
+  cr_assert_eq(strlen(out), 64);
+  bs_plot_free(p);
+}
+
+Test(plot, a_chart_digest_covers_its_script_and_data) {
+  char base[65], same[65], d[65];
+  digest_of(digest_chart("title", 0, 6), 0, base);
+  digest_of(digest_chart("title", 0, 6), 0, same);
+  cr_expect_str_eq(base, same);
+  digest_of(digest_chart("titlf", 0, 6), 0, d); /* one byte of a title */
+  cr_expect_str_neq(base, d);
+  digest_of(digest_chart("title", 0, 7), 0, d); /* a data value */
+  cr_expect_str_neq(base, d);
+  digest_of(digest_chart("title", 1, 6), 0, d); /* a range */
+  cr_expect_str_neq(base, d);
+  /* The same chart second in a batch, after another: the same digest. */
+  bs_plot *p = bs_plot_new();
+  bs_plot_chart(p, "a.svg", 400, 300);
+  bs_plot_title(p, "other");
+  bs_plot_chart(p, "c.svg", 400, 300);
+  bs_plot_title(p, "title");
+  bs_plot_xrange(p, 0, 10);
+  double x[3] = {1, 2, 3}, y[3] = {4, 5, 6};
+  const double *cols[2] = {x, y};
+  bs_plot_series(p, BS_PLOT_LINES, "s", NULL, cols, 3);
+  digest_of(p, 1, d);
+  cr_expect_str_eq(base, d);
+  /* Out of range, and a batch whose builder failed. */
+  p = digest_chart("title", 0, 6);
+  cr_expect_eq(bs_plot_chart_digest(p, 1, d), BS_EINTERNAL);
+  cr_expect_str_empty(d);
+  bs_plot_free(p);
+  p = bs_plot_new();
+  bs_plot_title(p, "before any chart");
+  cr_expect_neq(bs_plot_chart_digest(p, 0, d), BS_OK);
+  bs_plot_free(p);
+}

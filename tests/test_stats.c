@@ -378,3 +378,15 @@ Test(invariants, bootstrap_is_deterministic) {
   bs_bootstrap_median_ci(d, m, 3000, 95, 77, &b[0], &b[1], NULL, NULL);
   cr_expect_eq(memcmp(a, b, sizeof a), 0);
 }
+
+/* Type-7 quartiles of {1, 2, 3, 4, 100} by hand: h = (n - 1) p gives
+ * x[1] = 2 and x[3] = 4, so IQR = 2 and the fences are -1 and 7. */
+Test(stats, tukey_fences_by_hand) {
+  double x[5] = {100, 3, 1, 4, 2}, lo, hi;
+  cr_assert_eq(bs_tukey_fences(x, 5, &lo, &hi), BS_OK);
+  cr_expect_eq(lo, -1.0);
+  cr_expect_eq(hi, 7.0);
+  cr_expect_eq(bs_tukey_outliers(x, 5), 1);
+  cr_assert_eq(bs_tukey_fences(x, 0, &lo, &hi), BS_OK);
+  cr_expect(lo < -1e308 && hi > 1e308);
+}

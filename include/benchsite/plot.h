@@ -126,6 +126,17 @@ void bs_plot_series(bs_plot *p, bs_plot_kind kind, const char *title,
 void bs_plot_keyentry(bs_plot *p, bs_plot_kind kind, const char *title,
                       const bs_plot_style *s);
 
+/* The SHA-256 (64 lowercase hex digits and a NUL, into out) of exactly
+ * what gnuplot is given for chart `index`: its script text (with the
+ * names that depend on where it is drawn -- its index in the batch, its
+ * batch's data file -- fixed) and its data. A one-byte change in a title,
+ * a range or a value changes it; charts built alike have the same digest
+ * in any batch. A cache of rendered charts keys on it (with the gnuplot
+ * version, which is not part of it). Returns BS_OK; the batch's first
+ * builder failure; BS_EINTERNAL when index is out of range (or p NULL);
+ * BS_ENOMEM. out is "" on failure. */
+bs_status bs_plot_chart_digest(const bs_plot *p, size_t index, char out[65]);
+
 /* How bs_plot_render runs gnuplot. */
 typedef struct bs_plot_run {
   const char *gnuplot; /* program (searched in PATH); NULL = "gnuplot" */

@@ -1,6 +1,8 @@
 /* benchsite manifest: the environment manifest of this machine. */
 #include "measure.h"
 
+#include "benchsite/archive.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +43,14 @@ static int set(bs_manifest_draft *d, const char *key, const char *value) {
   bs_error_clear(&err);
   if (!value)
     return 0;
+  /* An archive orders runs by this date and refuses a run without one it
+   * can read: a manifest is not written with one it would refuse. */
+  if (!strcmp(key, "date") && !bs_archive_date_valid(value)) {
+    cli_errorf("manifest: key date: \"%s\" is not an ISO 8601 UTC date or "
+               "time such as 2026-11-30T10:56:21Z",
+               value);
+    return CLI_BAD_INPUT;
+  }
   if (bs_manifest_draft_set(d, key, value, &err)) {
     cli_errorf("manifest: %s", err.message); /* it names the key */
     return err.status == BS_ENOMEM ? CLI_FAILURE : CLI_BAD_INPUT;

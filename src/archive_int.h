@@ -1,0 +1,38 @@
+/* What adding to an archive (archive.c) and reading it (archive_read.c)
+ * share: the names of its files and the shape of a run's id. Private. */
+#ifndef BENCHSITE_ARCHIVE_INT_H
+#define BENCHSITE_ARCHIVE_INT_H
+
+#include "benchsite/error.h"
+
+#include "utcdate.h"
+
+#define FORMAT_NAME "FORMAT"
+#define FORMAT_LINE "benchsite.archive/1\n"
+#define RUNS_NAME "runs"
+#define SUMS_NAME "SHA256SUMS"
+#define MANIFEST_NAME "manifest.csv"
+#define TMP_PREFIX ".tmp-"
+#define LOCK_NAME ".lock"
+#define ACKS_NAME "acks.csv"
+#define HASH_DIGITS 12
+#define COMMIT_CHARS 12
+#define DATE_CHARS 16 /* YYYYMMDDTHHMMSSZ */
+
+/* A run id's date part (YYYYMMDDTHHMMSSZ) of t, and its commit part: the
+ * first COMMIT_CHARS letters and digits of commit ("none" when it has
+ * none). */
+void bs__archive_id_date(const bs__utc_time *t, char out[DATE_CHARS + 1]);
+void bs__archive_id_commit(const char *commit, char out[COMMIT_CHARS + 1]);
+
+/* Splits a well-formed id into its parts; returns 0 when malformed. */
+int bs__archive_id_parse(const char *id, char date[DATE_CHARS + 1],
+                         char commit[COMMIT_CHARS + 1],
+                         char hash[HASH_DIGITS + 1]);
+
+/* Checks that the open FORMAT file fd (`format` its path, for messages)
+ * holds the format line: BS_OK, BS_EINPUT, BS_EIO. */
+bs_status bs__archive_check_format_fd(int fd, const char *format,
+                                      bs_error *err);
+
+#endif

@@ -1,0 +1,140 @@
+/* The admission check of `benchsite archive add`: what a run must pass
+ * before it is stored for ever. */
+#include "check_run.h"
+
+#include "benchsite/check.h"
+#include "benchsite/compare.h"
+
+#include "csvin.h"
+#include "strlist.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Lists the check findings in res and refuses the run. */
+static bs_status refuse_findings(const bs_check_result *cr, char ***findings,
+                                 size_t *nfindings, bs_error *err) {
+  for (size_t i = 0; i < cr->nfindings; i++) {
+    const bs_finding *f = &cr->findings[i];
+    if (bs__strlist_addf(findings, nfindings, "%s:%ld: %s: %s", f->file,
+                         f->line, bs_check_kind_name(f->kind), f->message))
+      return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+  }
+  return bs_error_set(err, BS_EINPUT, NULL, 0,
+                      "the logs have %zu check finding%s (see 'benchsite "
+                      "check'); the run is not archived",
+                      cr->nfindings, cr->nfindings == 1 ? "" : "s");
+}
+
+/* A run is archived for ever and the site analyses it on every build: its
+ * comparison (the manifest's baseline against its candidate, as the site
+ * computes it) must give a finite delta and speedup for every case. Values
+ * the reader accepts (any finite per-call time) can still make them
+ * overflow; such a run is refused here rather than poisoning every later
+ * report and site. Runs without both keys, or whose impls do not pair
+ * (the site then shows no verdicts), are not this check's business. */
+/* Whether every per-call time of the log lies in [lo, hi] with
+ * DBL_MIN <= lo, hi <= 2^40 lo and hi <= 2^1000: then no pairing of its
+ * rows can give a non-finite delta or speedup, and finite_verdicts need
+ * not pair anything (nearly every real log: 2^40 is a factor of 10^12).
+ *
+ * Why, in exact arithmetic first. For paired b_j, c_j >= lo and
+ * d_j = c_j - b_j, med(b) + med(d) >= lo. Odd m, k = (m+1)/2: at least k
+ * of the d_j are <= d_(k), and for each of those b_j = c_j - d_j >=
+ * lo - d_(k), so b_(k) >= lo - d_(k). Even m, k = m/2: at least k+1 of the
+ * d_j are <= d_(k+1), so b_(k) >= lo - d_(k+1); at least k are <= d_(k),
+ * so b_(k+1) >= lo - d_(k); the two medians are the averages of those.
+ * In doubles (u = 2^-53, every |d_j| < hi): each d_j is off by at most
+ * u hi, so are its order statistics; the type-7 median adds at most
+ * 2 u hi (a difference of at most 2 hi halved, then a sum), and med(b)
+ * is off by at most 2 u hi. So the computed med(b) + med(d) is at least
+ * lo - 6 u hi >= lo (1 - 6 * 2^-13) > lo / 2, the speedup is at most
+ * 2 hi (1 + 2u) / lo < 2^42, and |delta| at most 100 * 2^42: all finite,
+ * with no overflow on the way (hi <= 2^1000; lo normal, so no subnormal
+ * rounding). */
+static int times_close(const bs_log *log) {
+  const bs_row *rows = bs_log_rows(log);
+  size_t n = bs_log_count(log);
+  double lo = INFINITY, hi = 0.0;
+  for (size_t i = 0; i < n; i++) {
+    double t = rows[i].per_call_us;
+    lo = t < lo ? t : lo;
+    hi = t > hi ? t : hi;
+  }
+  return n > 0 && lo >= DBL_MIN && hi <= ldexp(1.0, 1000) &&
+         hi <= ldexp(lo, 40);
+}
+
+static bs_status finite_verdicts(const bs_log *log, const bs_manifest *mf,
+                                 const char *manifest, bs_error *err) {
+  const char *baseline = bs_manifest_get(mf, "baseline");
+  const char *candidate = bs_manifest_get(mf, "candidate");
+  if (!baseline || !candidate || times_close(log))
+    return BS_OK;
+  /* Only the point estimates matter here, and bs_compare_run computes a
+   * case's delta and speedup from its three medians (and refuses a
+   * non-finite one, BS_EINPUT) before it bootstraps anything; the pairing
+   * before that does not depend on the options either. So one resample in
+   * hotspot mode (the gate's threshold and level, which that mode accepts)
+   * reaches the same verdict with the same message as the confirmatory
+   * 10 000, without their cost: the bootstrap of a single resample fails
+   * only where the full one would (out of memory aside). */
+  bs_compare_options co;
+  bs_compare_options_init(&co, BS_MODE_HOTSPOT);
+  co.threshold_pct = BS_GATE_THRESHOLD_PCT;
+  co.level_pct = BS_GATE_LEVEL_PCT;
+  co.resamples = 1;
+  bs_compare_result *cmp = NULL;
+  bs_error e;
+  bs_status st = bs_compare_run(log, baseline, candidate, &co, &cmp, &e);
+  if (st == BS_EINPUT) {
+    if (err)
+      *err = e;
+    return st;
+  }
+  if (st == BS_ENOMEM)
+    return bs_error_set(err, st, NULL, 0, "out of memory");
+  st = BS_OK;
+  for (size_t i = 0; cmp && i < cmp->ncases && !st; i++) {
+    const bs_case_compare *c = &cmp->cases[i];
+    if (isfinite(c->delta_pct) && isfinite(c->speedup))
+      continue;
+    char label[256], q[BS__QUOTE_BUF];
+    bs__case_label(label, sizeof label, c->benchmark, c->dataset);
+    st = bs_error_set(err, BS_EINPUT, manifest, 0,
+                      "case %s: the delta of \"%s\" against \"%s\" is not a "
+                      "finite number (per-call times too far apart); such a "
+                      "run cannot be compared and is not archived",
+                      bs__csvin_quote(q, label, strlen(label), 0), candidate,
+                      baseline);
+  }
+  bs_compare_result_free(cmp);
+  return st;
+}
+
+bs_status bs__check_admission(const bs_log *log, const bs_manifest *mf,
+                              const char *manifest, char ***findings,
+                              size_t *nfindings, bs_error *err) {
+  bs_check_options co;
+  bs_check_options_init(&co);
+  bs_status st;
+  if ((st = bs_check_protocol_target(bs_manifest_get(mf, "protocol"),
+                                     &co.target_us, err)) ||
+      (st = bs_check_batch_rule_named(bs_manifest_get(mf, "batch_rule"),
+                                      &co.batch_rule, err))) {
+    if (err)
+      snprintf(err->path, sizeof err->path, "%s", manifest);
+    return st;
+  }
+  bs_check_result *cr = NULL;
+  if ((st = bs_check_run(log, &co, &cr, err)))
+    return st;
+  if (cr->nfindings)
+    st = refuse_findings(cr, findings, nfindings, err);
+  bs_check_result_free(cr);
+  if (!st)
+    st = finite_verdicts(log, mf, manifest, err);
+  return st;
+}
