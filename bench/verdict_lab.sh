@@ -32,7 +32,8 @@
 #   --build DIR          benchsite build to measure (default build/release)
 #   --work DIR           where logs go (default BUILD/verdict-lab); each
 #                        invocation writes a new run-DATE folder there
-#   --cap SECONDS        bound of every load generator (default 14400)
+#   --cap SECONDS        bound of every load generator, started anew for
+#                        each cell (default 7200)
 #   --blocks M           snappy: blocks (default 30)
 #   --snappy-filter RE   snappy: Google Benchmark filter
 #                        (default 'BM_UFlat/|BM_ZFlat/')
@@ -59,7 +60,7 @@ plants=1,2,3,5,10
 resamples=
 build=$here/build/release
 work=
-cap=14400
+cap=7200
 blocks=30
 snappy_filter='BM_UFlat/|BM_ZFlat/'
 snappy_min_time=0.1
@@ -138,6 +139,8 @@ for p in $(echo "$plants" | tr , ' '); do
   build_lib "$lab/lib/plant$p.so" "$p"
 done
 "$cc" -O2 -std=c11 -o "$lab/lib/hog" "$here/bench/verdict/hog.c"
+"$cc" -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -I"$here/include" \
+  -o "$lab/lib/plantsize" "$here/bench/verdict/plantsize.c" -ldl
 ncpu=$(getconf _NPROCESSORS_ONLN)
 
 # ------------------------------------------------ what this build can do
@@ -222,7 +225,7 @@ start_load() { # NAME
     load_pids="$load_pids $!" ;;
   *) echo "verdict_lab: unknown load $1" >&2; exit 2 ;;
   esac
-  sleep 1 # let it reach full speed
+  [ "$1" = none ] || sleep 1 # let it reach full speed
 }
 
 loadavg() { cut -d' ' -f1-3 /proc/loadavg | tr ' ' /; }
@@ -354,21 +357,17 @@ snappy_cell() { # LOAD FLAGS OTHERS
 }
 
 # ---------------------------------------------------- the planted sizes
+# Apart from benchsite, on the thread's CPU clock, in short rotated
+# batches (bench/verdict/plantsize.c), before any load is started.
 measure_plants() {
-  pb=200
-  [ $quick = 1 ] && pb=60
-  echo "measuring the plants alone: lookup only, $pb blocks of RegressionGate, no load added (load average $(loadavg))" >&2
-  : >"$lab/plants.tsv"
-  for p in 0 $(echo "$plants" | tr , ' '); do
-    so=$lab/lib/plant$p.so
-    [ "$p" = 0 ] && so=$lab/lib/aa_b.so
-    "$bs" run --lib "base=$lab/lib/aa_a.so" --lib "cand=$so" --filter lookup \
-      --protocol RegressionGate --blocks $pb --out "$lab/plant$p.csv" \
-      >/dev/null 2>>"$lab/stderr.txt"
-    "$bs" compare "$lab/plant$p.csv" --baseline base --candidate cand \
-      --json "$lab/plant$p.json" >/dev/null 2>>"$lab/stderr.txt" || true
-    echo "$p $lab/plant$p.json $lab/plant$p.csv" >>"$lab/plants.tsv"
-  done
+  rounds=3000
+  [ $quick = 1 ] && rounds=1000
+  echo "measuring the plants alone (lookup, $rounds rounds of ~1 ms batches, no load added; load average $(loadavg))" >&2
+  # shellcheck disable=SC2046
+  "$lab/lib/plantsize" lookup $rounds "$lab/lib/aa_a.so" "$lab/lib/aa_b.so" \
+    $(for p in $(echo "$plants" | tr , ' '); do echo "$lab/lib/plant$p.so"; done) \
+    >"$lab/plants.txt"
+  echo "loadavg=$(loadavg)" >>"$lab/plants.txt"
   "$py" "$judge" plants "$lab"
 }
 
@@ -391,27 +390,22 @@ if [ "$mode" = snappy ]; then
 fi
 
 [ "$mode" = lab ] && measure_plants
+# Each cell (load x configuration) starts its own load and stops it before
+# its runs are judged, so the judging never loads the runs.
 for load in $(echo "$loads" | tr , ' '); do
-  others=$(busy_cpus)
-  echo "load $load: before it, others kept $others busy; load average $(loadavg)" >&2
-  start_load "$load"
   for config in $(echo "$configs" | tr , ' '); do
     flags=$(config_flags "$config") || continue
+    others=$(busy_cpus)
+    start_load "$load"
     if [ "$mode" = example ]; then
       example_cell "$load" "$config" "$flags" "$others"
+      stop_load
+      "$py" "$judge" example "$lab/cells/$load/$config"
     else
       lab_cell "$load" "$config" "$flags" "$others"
-    fi
-  done
-  stop_load
-  # judged with the load stopped, so the judging does not load the runs
-  for config in $(echo "$configs" | tr , ' '); do
-    cell=$lab/cells/$load/$config
-    [ -f "$cell/runs.tsv" ] || continue
-    if [ "$mode" = example ]; then
-      "$py" "$judge" example "$cell"
-    else
-      "$py" "$judge" cell "$cell" --criterion-resamples "$resamples"
+      stop_load
+      "$py" "$judge" cell "$lab/cells/$load/$config" \
+        --criterion-resamples "$resamples"
     fi
   done
 done

@@ -452,32 +452,33 @@ def table(dirs):
 # ----------------------------------------------------------------- plants
 
 def plants(lab):
-    p = os.path.join(lab, "plants.tsv")
+    """plantsize's lines (bench/verdict/plantsize.c): path, fastest and
+    median CPU ns a call, fastest and median wall ns a call, ..."""
+    p = os.path.join(lab, "plants.txt")
     if not os.path.exists(p):
         return
-    print("planted slowdown of lookup [2000]: nominal (extra steps of its "
-          "chain) against measured alone: the ratio of the two builds' "
-          "fastest batches (preemption only ever adds time), and the gate's "
-          "median paired delta with its interval")
-    print(f"   {'nominal':>8} {'fastest':>8} {'gate delta':>10}  95% interval"
-          "          blocks")
+    rows, la = [], "?"
     for line in open(p):
-        nominal, path, log = line.split()
-        j = json.load(open(path))
-        rows = read_log(log, "wall")
-        fastest = float("nan")
-        for key, impls in rows.items():
-            if key == PLANTED:
-                fastest = 100 * (min(impls["cand"]) / min(impls["base"]) - 1)
-        for c in j["cases"]:
-            if (c["benchmark"], c.get("dataset", "")) != PLANTED:
-                continue
-            mb = c["median_baseline_us"]
-            lo = 100 * c["ci_low_us"] / mb
-            hi = 100 * c["ci_high_us"] / mb
-            print(f"   {'+' + nominal + '%':>8} {fastest:+7.2f}% "
-                  f"{c['delta_pct']:+9.2f}%  [{lo:+6.2f}%, {hi:+6.2f}%]"
-                  f"     {c['blocks']}")
+        if line.startswith("loadavg="):
+            la = line.split("=", 1)[1].strip()
+            continue
+        f = line.split()
+        rows.append((os.path.basename(f[0]), float(f[1]), float(f[2]),
+                     float(f[3]), float(f[4])))
+    if not rows:
+        return
+    base = rows[0]
+    print(f"planted slowdown of lookup [2000], measured alone apart from "
+          f"benchsite (thread CPU clock, ~1 ms batches, rotated; load "
+          f"average {la} at the end): nominal against measured")
+    print(f"   {'build':<12} {'nominal':>8} {'median':>8} {'fastest':>8}"
+          f"   CPU ns a call (median, fastest)")
+    for name, cmin, cmed, _, _ in rows:
+        nominal = ("0 (A/A)" if name.startswith("aa_") else
+                   "+" + name[len("plant"):-len(".so")] + "%")
+        print(f"   {name:<12} {nominal:>8} "
+              f"{100 * (cmed / base[2] - 1):+7.2f}% "
+              f"{100 * (cmin / base[1] - 1):+7.2f}%   {cmed:9.1f} {cmin:9.1f}")
 
 
 # ---------------------------------------------------------------- example
