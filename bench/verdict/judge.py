@@ -306,6 +306,27 @@ def bs_flags(path):
     return out
 
 
+def batch_ratios(path):
+    """{case: larger / smaller of the two builds' median confirm batch
+    size}: 1 when both measured with one batch size."""
+    sizes = {}
+    with open(path, newline="") as f:
+        for r in csv.DictReader(f):
+            if r.get("phase", "confirm") not in ("", "confirm"):
+                continue
+            if not r.get("iterations"):
+                continue
+            key = r["benchmark"] + "/" + r.get("dataset", "")
+            sizes.setdefault(key, {}).setdefault(r["impl"], []).append(
+                float(r["iterations"]))
+    out = {}
+    for key, impls in sizes.items():
+        if "base" in impls and "cand" in impls:
+            a, b = np.median(impls["base"]), np.median(impls["cand"])
+            out[key] = float(max(a, b) / min(a, b))
+    return out
+
+
 def judge_cell(cell, resamples):
     runs = read_runs(cell)
     crit = rule_criterion_factory(resamples, 2026)
@@ -336,6 +357,7 @@ def judge_cell(cell, resamples):
                         v["inconclusive"] = bool(inc)
                 cases["/".join(key)] = v
             entry["metrics"][metric] = cases
+        entry["batch_ratio"] = batch_ratios(r["log"])
         result.append(entry)
     with open(os.path.join(cell, "verdicts.json"), "w") as f:
         json.dump(result, f)
@@ -357,6 +379,10 @@ def cell_table(cell):
         return
     verdicts = json.load(open(vpath))
     ok = [v for v in verdicts if not v.get("failed")]
+    logs = {(r["kind"], r["rep"]): r["log"] for r in read_runs(cell)}
+    for v in ok:  # verdicts judged before batch sizes were kept
+        if "batch_ratio" not in v and os.path.exists(logs.get((v["kind"], v["rep"]), "")):
+            v["batch_ratio"] = batch_ratios(logs[(v["kind"], v["rep"])])
     failed = len(verdicts) - len(ok)
     aa = [v for v in ok if v["kind"] == "aa"]
     planted_key = "/".join(PLANTED)
@@ -432,6 +458,62 @@ def cell_table(cell):
                   f"{pct(all_fa, all_n):>8} {pct(sfa, sn):>6} "
                   + " ".join(f"{pct(*power[p]):>6}" for p in PLANTS)
                   + f" {inc_s:>8} {inc5_s:>6}")
+    diagnose(ok, planted_key)
+    resolution(cell)
+
+
+def resolution(cell):
+    """What the gate saw of the planted case: median delta and the median
+    width of its 95 % interval, per kind of run (wall)."""
+    seen = {}
+    for r in read_runs(cell):
+        path = r["json"]["wall"]
+        if r["status"] != "0" or not os.path.exists(path):
+            continue
+        for c in json.load(open(path))["cases"]:
+            if (c["benchmark"], c.get("dataset", "")) == PLANTED:
+                mb = c["median_baseline_us"]
+                seen.setdefault(r["kind"], []).append(
+                    (c["delta_pct"], 100 * (c["ci_high_us"] - c["ci_low_us"]) / mb))
+    kinds = ["aa"] + [f"p{p}" for p in PLANTS]
+    parts = [f"{'A/A' if k == 'aa' else '+' + k[1:] + '%'} "
+             f"{np.median([d for d, _ in seen[k]]):+.1f}% "
+             f"(width {np.median([w for _, w in seen[k]]):.0f}%)"
+             for k in kinds if k in seen]
+    if parts:
+        print("   lookup as the gate saw it, median delta (median width of "
+              "its 95 % interval): " + ", ".join(parts))
+
+
+def diagnose(ok, planted_key):
+    """Which cases the gate flagged in unchanged code, and whether the
+    two builds ran with different batch sizes there (issue 25's cause 1)."""
+    by_case = {}
+    mism = mism_fa = same = same_fa = 0
+    for v in ok:
+        cases = v["metrics"].get("wall", {})
+        ratios = v.get("batch_ratio", {})
+        for key, c in cases.items():
+            if "gate" not in c or (v["kind"] != "aa" and key == planted_key):
+                continue
+            n, k = by_case.get(key, (0, 0))
+            by_case[key] = (n + 1, k + c["gate"])
+            if key in ratios:
+                if ratios[key] > 1.41:
+                    mism += 1
+                    mism_fa += c["gate"]
+                else:
+                    same += 1
+                    same_fa += c["gate"]
+    if not by_case:
+        return
+    print("   gate false alarms by case (unchanged code, wall): " + ", ".join(
+        f"{key.split('/')[0]} {k}/{n}" for key, (n, k) in sorted(by_case.items())))
+    if mism + same:
+        print(f"   batch sizes of the two builds differ by > 1.41x in {mism} of "
+              f"{mism + same} unchanged case-runs; gate false alarms there "
+              f"{pct(mism_fa, mism).strip()} %, elsewhere "
+              f"{pct(same_fa, same).strip()} %")
 
 
 def table(dirs):
@@ -484,28 +566,38 @@ def plants(lab):
 # ---------------------------------------------------------------- example
 
 def example(cell):
+    """.ci/example's gate run N times: how often exactly the planted `sum`
+    is flagged (by wall time, and by CPU time when the build has it)."""
     runs = read_runs(cell)
-    exact = n = 0
-    lines = []
-    for r in runs:
-        if r["status"] != "0":
-            lines.append(f"   rep {r['rep']:>2}: run failed")
-            continue
-        j = json.load(open(r["json"]["wall"]))
-        flagged = sorted(c["benchmark"] for c in j["cases"]
-                         if c.get("significant_regression"))
-        deltas = " ".join(f"{c['benchmark']} {c['delta_pct']:+.2f}%"
-                          for c in j["cases"])
-        n += 1
-        exact += flagged == ["sum"]
-        lines.append(f"   rep {r['rep']:>2}: flagged {','.join(flagged) or '-':<14}"
-                     f" {deltas}  ({r['wall_s']:.1f} s)")
     meta = read_meta(cell)
-    print(f"== example gate, load {meta.get('load')}, config "
-          f"{meta.get('config')}: exactly `sum` flagged in {exact} of {n}"
-          f" (load average {meta.get('loadavg_start')} -> "
-          f"{meta.get('loadavg_end')})")
-    print("\n".join(lines))
+    for metric in ("wall", "cpu"):
+        exact = n = 0
+        lines = []
+        for r in runs:
+            path = r["json"][metric]
+            if r["status"] != "0":
+                lines.append(f"   rep {r['rep']:>2}: run failed ({r['status']})")
+                continue
+            if path in ("", "-") or not os.path.exists(path):
+                continue
+            j = json.load(open(path))
+            flagged = sorted(c["benchmark"] for c in j["cases"]
+                             if c.get("significant_regression"))
+            deltas = " ".join(f"{c['benchmark']} {c['delta_pct']:+.2f}%"
+                              for c in j["cases"])
+            n += 1
+            exact += flagged == ["sum"]
+            lines.append(f"   rep {r['rep']:>2}: flagged "
+                         f"{','.join(flagged) or '-':<14} {deltas}  "
+                         f"({r['wall_s']:.1f} s wall, {r['cpu_s']:.1f} s CPU)")
+        if n == 0 and metric == "cpu":
+            continue
+        print(f"== example gate ({metric}), load {meta.get('load')}, config "
+              f"{meta.get('config')} ({meta.get('flags', '').strip() or 'no flags'}):"
+              f" exactly `sum` flagged in {exact} of {n}; load average "
+              f"{meta.get('loadavg_start')} -> {meta.get('loadavg_end')}, "
+              f"others' CPU busy before: {meta.get('others_busy')}")
+        print("\n".join(lines))
 
 
 # ----------------------------------------------------------------- snappy
