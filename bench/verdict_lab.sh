@@ -13,18 +13,22 @@
 #
 # Options:
 #   --quick              few repetitions (6 A/A, 3 per plant), criterion
-#                        with 10 000 resamples, one configuration (dev):
-#                        about 10 minutes for the four loads
-#   --loads LIST         none,busy1,busy2,membw (default all): nothing
-#                        added; 1 or 2 busy processes per CPU; one
-#                        streaming copy over 2 x 256 MiB
+#                        with 10 000 resamples, configurations dev (and
+#                        shared when the build has it): about 10 minutes
+#                        for the four loads on a quiet machine
+#   --loads LIST         none,busy1,busy2,membw (default all; --example
+#                        busy1; --snappy none,busy1): nothing added; 1 or
+#                        2 busy processes per CPU; one streaming copy
+#                        over 2 x 256 MiB
 #   --configs LIST       PRESET[+duet][+fresh],... with PRESET one of
 #                        default (no --protocol), dev, gate, shared;
 #                        +duet adds --duet, +fresh adds --fresh block.
 #                        A configuration this build's `run` cannot do is
 #                        skipped with a note. Default (full): dev,gate,
 #                        shared,dev+duet,shared+duet,dev+fresh,shared+fresh;
-#                        --quick: dev,shared
+#                        --quick: dev,shared; --example and --snappy:
+#                        default (run's own defaults; snappy takes the
+#                        first configuration only)
 #   --reps N             A/A runs per cell (default 40; --quick 6)
 #   --plant-reps N       runs per plant per cell (default 20; --quick 3)
 #   --plants LIST        planted slowdowns in % (default 1,2,3,5,10)
@@ -339,11 +343,20 @@ snappy_cell() { # LOAD FLAGS OTHERS
   log=$cell/snappy.csv
   # snappy's benchmarks read testdata/ under $srcdir (snappy-test.cc)
   # shellcheck disable=SC2086
-  srcdir=$src "$bs" run --blocks "$blocks" --filter "$snappy_filter" $2 \
-    --google-benchmark "base=$snappy_base/snappy_benchmark --benchmark_min_time=$snappy_min_time" \
-    --google-benchmark "head=$snappy_head/snappy_benchmark --benchmark_min_time=$snappy_min_time" \
-    --out "$log" 2>>"$cell/stderr.txt" >/dev/null
+  # (run's --filter is a substring; the regular expression goes to the
+  # program itself)
+  gb_args="--benchmark_min_time=$snappy_min_time --benchmark_filter=$snappy_filter"
   c=0
+  # shellcheck disable=SC2086
+  srcdir=$src "$bs" run --blocks "$blocks" $2 \
+    --google-benchmark "base=$snappy_base/snappy_benchmark $gb_args" \
+    --google-benchmark "head=$snappy_head/snappy_benchmark $gb_args" \
+    --out "$log" 2>>"$cell/stderr.txt" >/dev/null || c=$?
+  if [ $c != 0 ]; then
+    echo "== snappy, load $1: benchsite run failed ($c):" >&2
+    cat "$cell/stderr.txt" >&2
+    return 0
+  fi
   "$bs" compare "$log" --baseline base --candidate head --json "$cell/wall.json" \
     >/dev/null 2>>"$cell/stderr.txt" || c=$?
   echo "== snappy 6a2b78a -> d261d27, load $1 (others: $3), load average $la -> $(loadavg), $blocks blocks, $(($(date +%s) - t0)) s, compare exit $c"
