@@ -119,5 +119,12 @@ int main(int argc, char **argv) {
            100 * (min_cpu / base_cpu - 1), 100 * (min_wall / base_wall - 1),
            (unsigned long long)n);
   }
+  for (size_t i = 0; i < k; i++) {
+    if (libs[i].c->teardown)
+      libs[i].c->teardown(libs[i].state);
+    free(libs[i].cpu);
+    free(libs[i].wall);
+  }
+  free(libs);
   return 0;
 }
