@@ -45,6 +45,7 @@
 #define BENCHSITE_SITE_H
 
 #include "benchsite/error.h"
+#include "benchsite/history.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -53,11 +54,11 @@
 extern "C" {
 #endif
 
-/* Runs the drift test looks at, newest first (issue 5). */
-#define BS_SITE_DRIFT_RUNS 30
-/* Resamples and level of the history intervals. */
-#define BS_SITE_RESAMPLES 2000
-#define BS_SITE_LEVEL_PCT 95.0
+/* The history's parameters (benchsite/history.h): runs the drift test
+ * looks at, newest first; resamples and level of the intervals. */
+#define BS_SITE_DRIFT_RUNS BS_HISTORY_DRIFT_RUNS
+#define BS_SITE_RESAMPLES BS_HISTORY_RESAMPLES
+#define BS_SITE_LEVEL_PCT BS_HISTORY_LEVEL_PCT
 /* Runs that get full reports by default (newest first). */
 #define BS_SITE_DETAIL_RUNS 30
 
