@@ -257,8 +257,10 @@ bs_status bs_site_build(const char *archive_dir, const char *out_dir,
 done:
   /* No gnuplot may still write into the build directory when it goes. */
   bs_plot_pool_free(s.pool);
-  /* The failed build, or what a build replaced. */
+  /* The failed build, or what a build replaced; then the lock goes. */
   bs_output_dir_free(s.od);
+  if (!st)
+    bs__site_sweep_staging(out_dir);
   site_release(&s);
   return st;
 }

@@ -273,6 +273,10 @@ bs_status bs__site_copy_files(site *s, const char *dir, int user,
                               bs_error *err);
 /* Publishes the new site (see site_publish.c). */
 bs_status bs__site_publish(site *s, bs_error *err);
+/* After a build of `out` has finished and let go of the lock: removes
+ * the build directories of builds of `out` that died, when the lock
+ * shows that no build is running. */
+void bs__site_sweep_staging(const char *out);
 
 /* ---- site_runs.c: each run's results and report -------------------------- */
 

@@ -11,10 +11,12 @@
 #include "oom.h"
 #include "strlist.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -414,4 +416,75 @@ bs_status bs__site_copy_files(site *s, const char *dir, int user,
   }
   bs__strlist_free(names, n);
   return st;
+}
+
+/* ---- Build directories of builds that died ------------------------------- */
+
+/* Whether `name` is the build directory a site build of `base` makes
+ * (bs_output_dir_start: ".BASE.site-PID-XXXXXX") or moves an earlier site
+ * aside to (".BASE.site-PID-old"). */
+static int staging_name(const char *name, const char *base) {
+  size_t bn = strlen(base);
+  if (name[0] != '.' || strncmp(name + 1, base, bn) ||
+      strncmp(name + 1 + bn, ".site-", 6))
+    return 0;
+  const char *p = name + 1 + bn + 6;
+  size_t digits = strspn(p, "0123456789");
+  if (digits == 0 || digits > 10 || p[digits] != '-')
+    return 0;
+  p += digits + 1;
+  if (!strcmp(p, "old"))
+    return 1;
+  size_t tail = strspn(p, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                          "0123456789");
+  return tail == 6 && p[6] == '\0';
+}
+
+/* Every build of a site holds the lock (an flock on the directory that
+ * holds `out`, see bs_output_dir_open) from before it makes its build
+ * directory until after it has removed it. So when that lock is free, a
+ * build directory of `out` is one whose build died: a build killed at
+ * its last moment, while it removed its build directory, or a build
+ * directory that a killed build's gnuplot was still writing into when
+ * the next build swept it. bs_output_dir_open judges by whether the
+ * build's process still exists, which a reused process id defeats; the
+ * lock does not. Only directories named as a site build of `out` names
+ * them are removed, never through a link; an earlier site moved aside
+ * ("-old") only while `out` is there. */
+void bs__site_sweep_staging(const char *out) {
+  size_t n = strlen(out);
+  while (n > 1 && out[n - 1] == '/')
+    n--;
+  size_t b = n;
+  while (b > 0 && out[b - 1] != '/')
+    b--;
+  char *parent = b == 0   ? bs__strdup(".")
+                 : b == 1 ? bs__strdup("/")
+                          : bs__strdupf("%.*s", (int)(b - 1), out);
+  char *base = bs__strdupf("%.*s", (int)(n - b), out + b);
+  int fd = parent ? open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+  DIR *dir = NULL;
+  struct stat sb;
+  int out_there = lstat(out, &sb) == 0;
+  if (base && fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0)
+    dir = opendir(parent);
+  for (struct dirent *e; dir && (e = readdir(dir));) {
+    if (!staging_name(e->d_name, base) ||
+        fstatat(fd, e->d_name, &sb, AT_SYMLINK_NOFOLLOW) != 0 ||
+        !S_ISDIR(sb.st_mode))
+      continue;
+    size_t len = strlen(e->d_name);
+    if (len > 4 && !strcmp(e->d_name + len - 4, "-old") && !out_there)
+      continue; /* bs_output_dir_open puts it back */
+    char *p = bs__path_join(parent, e->d_name);
+    if (p)
+      bs__remove_tree(p);
+    free(p);
+  }
+  if (dir)
+    closedir(dir);
+  if (fd >= 0)
+    close(fd); /* releases the lock */
+  free(parent);
+  free(base);
 }
