@@ -1,6 +1,5 @@
 #include "benchsite/error.h"
 
-#include "oom.h"
 #include "utf8.h"
 
 #include <stdarg.h>
@@ -112,9 +111,3 @@ size_t bs_text_escape(char *out, size_t n, const char *s, int flags) {
     out[used] = '\0';
   return need;
 }
-
-bs_status bs__oom_as(bs_error *err, bs_status st) {
-  return bs_error_set(err, st, NULL, 0, "out of memory");
-}
-
-bs_status bs__oom(bs_error *err) { return bs__oom_as(err, BS_ENOMEM); }

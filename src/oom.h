@@ -1,4 +1,4 @@
-/* The one allocation-failure path. Private. */
+/* The one allocation-failure path (oom.c). Private. */
 #ifndef BENCHSITE_OOM_H
 #define BENCHSITE_OOM_H
 
