@@ -452,24 +452,25 @@ static int staging_name(const char *name, const char *base) {
  * them are removed, never through a link; an earlier site moved aside
  * ("-old") only while `out` is there. */
 void bs__site_sweep_staging(const char *out) {
-  size_t n = strlen(out);
-  while (n > 1 && out[n - 1] == '/')
-    n--;
-  size_t b = n;
-  while (b > 0 && out[b - 1] != '/')
-    b--;
-  char *parent = b == 0   ? bs__strdup(".")
-                 : b == 1 ? bs__strdup("/")
-                          : bs__strdupf("%.*s", (int)(b - 1), out);
-  char *base = bs__strdupf("%.*s", (int)(n - b), out + b);
-  int fd = parent ? open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
-  DIR *dir = NULL;
+  /* Its directory and name as bs_output_dir_open takes them: without
+   * trailing slashes, "." or "/" for a name alone or at the root. */
+  char *dir = bs__strdup(out), *name = dir, *slash;
+  for (size_t n = dir ? strlen(dir) : 0; n > 1 && dir[n - 1] == '/'; n--)
+    dir[n - 1] = '\0';
+  const char *parent = ".";
+  if (dir && (slash = strrchr(dir, '/'))) {
+    name = slash + 1;
+    *slash = '\0';
+    parent = slash == dir ? "/" : dir;
+  }
+  int fd = dir ? open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+  DIR *d = NULL;
   struct stat sb;
   int out_there = lstat(out, &sb) == 0;
-  if (base && fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0)
-    dir = opendir(parent);
-  for (struct dirent *e; dir && (e = readdir(dir));) {
-    if (!staging_name(e->d_name, base) ||
+  if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0)
+    d = opendir(parent);
+  for (struct dirent *e; d && (e = readdir(d));) {
+    if (!staging_name(e->d_name, name) ||
         fstatat(fd, e->d_name, &sb, AT_SYMLINK_NOFOLLOW) != 0 ||
         !S_ISDIR(sb.st_mode))
       continue;
@@ -481,10 +482,9 @@ void bs__site_sweep_staging(const char *out) {
       bs__remove_tree(p);
     free(p);
   }
-  if (dir)
-    closedir(dir);
+  if (d)
+    closedir(d);
   if (fd >= 0)
     close(fd); /* releases the lock */
-  free(parent);
-  free(base);
+  free(dir);
 }
