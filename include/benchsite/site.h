@@ -28,7 +28,8 @@
  * separate series; the keys that differ are shown. Drift: per case,
  * Spearman's test (SPEC §2.8) over the medians of the last 30 runs of the
  * newest group, flagged when p < 0.05, with its relative shift.
- * Acknowledgements come from the archive's acks.csv.
+ * Acknowledgements come from the archive's acks.csv. All of it is the
+ * history model's (benchsite/history.h); the site renders it.
  *
  * Incremental: a run's report and results are reused from the previous
  * build when the run id (its content hash) and the inputs that shape the
