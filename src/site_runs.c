@@ -1,6 +1,7 @@
 /* The site's runs: each run's results for the history (reused from the
  * previous build, or from the run's analysis made on worker threads),
  * which runs get a full report, and those reports. */
+#include "pool.h"
 #include "site_int.h"
 
 #include "benchsite/report.h"
@@ -8,6 +9,7 @@
 #include "ahead.h"
 #include "archived.h"
 #include "oom.h"
+#include "pool.h"
 #include "strlist.h"
 
 #include <stdatomic.h>
@@ -210,14 +212,6 @@ static void fresh_task(void *ctx, size_t t) {
   f->st = analyse_fresh(ft->s, ft->todo[t], &ft->kept, &f->err);
 }
 
-/* The CPUs a build may use: --jobs, else the online CPUs. */
-static size_t build_jobs(const site *s) {
-  if (s->o->jobs)
-    return s->o->jobs;
-  long n = sysconf(_SC_NPROCESSORS_ONLN);
-  return n > 0 ? (size_t)n : 1;
-}
-
 /* Every run's results, in history order. The manifests are read and the
  * unchanged runs reused first; the rest are analysed by --jobs threads
  * (no chart is rendering yet: the reports come after) a few runs ahead of
@@ -251,7 +245,8 @@ bs_status bs__site_analyse_runs(site *s, bs_error *err) {
   }
   /* A few runs ahead per thread keep every thread busy while this one
    * catches up; what is done and not yet taken stays that bounded. */
-  size_t jobs = build_jobs(s), window = jobs < ntodo / 4 ? 4 * jobs : ntodo;
+  size_t jobs = bs__jobs(s->o->jobs),
+         window = jobs < ntodo / 4 ? 4 * jobs : ntodo;
   if (window == 0)
     window = 1;
   fresh_slot *slots = calloc(window, sizeof *slots);
