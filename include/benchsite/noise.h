@@ -43,14 +43,17 @@ typedef struct bs_noise_options {
   uint64_t seed;      /* default 0 */
   bs_block_mode block_mode;
   size_t block_length; /* L >= 1, used when block_mode is BS_BLOCK_FIXED */
+  /* The metric validated (benchsite/metric.h); the *_us fields of the
+   * result hold it, in its unit. */
+  bs_metric metric;
 } bs_noise_options;
 
-/* Defaults: R 10000, level 0.95, seed 0, ordinary bootstrap. */
+/* Defaults: R 10000, level 0.95, seed 0, ordinary bootstrap, wall time. */
 void bs_noise_options_init(bs_noise_options *o);
 
 /* BS_EUSAGE unless R >= 1, 0.5 < level < 1 (a level above 1 gets the hint
- * "the level is a fraction here; did you mean 0.95?") and, for fixed
- * blocks, L >= 1. */
+ * "the level is a fraction here; did you mean 0.95?"), the metric is one
+ * of the table (and lower is better) and, for fixed blocks, L >= 1. */
 bs_status bs_noise_options_check(const bs_noise_options *o, bs_error *err);
 
 /* --- building blocks (each one checked on its own by the tests) -------- */
@@ -205,7 +208,8 @@ typedef struct bs_noise_result {
  *
  * Errors: BS_EUSAGE for bad options, A == B, or no case with rows of A or
  * B; BS_EINPUT naming the case (and run) when a case has fewer than 2
- * runs, a run lacks A or B, or a fixed block length exceeds a series;
+ * runs, a run lacks A or B, or a fixed block length exceeds a series, and
+ * naming the first confirm row without the options' metric;
  * BS_EMISMATCH naming the case, run and file:line of each row of A or B
  * without a partner in the same block; BS_ENOMEM. On success *out is owned
  * by the caller (bs_noise_result_free) and borrows strings from `log`. */
