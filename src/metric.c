@@ -18,12 +18,12 @@ static const bs_metric_unit memory_units[] = {
 #define LADDER(u) (u), sizeof(u) / sizeof((u)[0])
 
 static const bs_metric_info table[BS_METRIC_COUNT] = {
-    {BS_METRIC_WALL, "wall", "per_call_us", "wall time per call", "µs", 1, 0, 1,
-     LADDER(time_units), 1},
-    {BS_METRIC_CPU, "cpu", "cpu_per_call_us", "CPU time per call", "µs", 0, 1,
-     1, LADDER(time_units), 1},
-    {BS_METRIC_RSS, "rss", "max_rss_kib", "peak resident memory", "KiB", 0, 0,
-     1, LADDER(memory_units), 1},
+    {BS_METRIC_WALL, "wall", "per_call_us", "wall time per call", "µs",
+     "fastest", 1, 0, 1, LADDER(time_units), 1},
+    {BS_METRIC_CPU, "cpu", "cpu_per_call_us", "CPU time per call", "µs",
+     "fastest", 0, 1, 1, LADDER(time_units), 1},
+    {BS_METRIC_RSS, "rss", "max_rss_kib", "peak resident memory", "KiB",
+     "smallest", 0, 0, 1, LADDER(memory_units), 1},
 };
 
 const bs_metric_info *bs_metric_get(bs_metric m) {

@@ -136,6 +136,7 @@ bs_status bs_json_noise(const bs_noise_result *r, const bs_manifest *env,
   bs__json_doc_begin(&j, &b, "benchsite.noise/1");
   bs__jobj_string(&j, "a", r->a);
   bs__jobj_string(&j, "b", r->b);
+  bs__jobj_string(&j, "metric", bs_metric_get(o->metric)->name);
   bs__jobj_u64(&j, "resamples", o->resamples);
   bs__jobj_number(&j, "level", o->level);
   bs__jobj_u64(&j, "seed", o->seed);
@@ -552,7 +553,7 @@ bs_status bs_text_noise(const bs_noise_result *r, char **out, size_t *len,
   bs__buf b;
   bs__buf_init(&b, BS__CAP_TEXT);
   const bs_noise_options *o = &r->options;
-  char mode[64];
+  char mode[64], mphrase[160];
   bs_status st = bs__buf_puts(&b, "A/A validation of ");
   if (!st)
     st = text_plain(&b, r->a);
@@ -561,7 +562,10 @@ bs_status bs_text_noise(const bs_noise_result *r, char **out, size_t *len,
   if (!st)
     st = text_plain(&b, r->b);
   if (!st)
-    st = bs__buf_printf(&b, " (%llu resamples, level %.2f, seed %llu%s)\n",
+    st = bs__buf_printf(&b,
+                        " (metric %s; %llu resamples, level %.2f, seed "
+                        "%llu%s)\n",
+                        bs__metric_phrase(mphrase, sizeof mphrase, o->metric),
                         (unsigned long long)o->resamples, o->level,
                         (unsigned long long)o->seed,
                         block_mode_text(o, mode, sizeof mode));
@@ -641,8 +645,11 @@ bs_status bs_summary_noise(const bs_noise_result *r, char **out, size_t *len,
     hi = fmax(hi, c->paired_noise_floor_pct);
     resolves += c->gate_resolves != 0;
   }
-  bs_status st = bs__buf_printf(&b, "A/A validation of %zu case%s", r->ncases,
-                                r->ncases == 1 ? "" : "s");
+  char mphrase[160];
+  bs_status st = bs__buf_printf(
+      &b, "A/A validation of %zu case%s (metric %s)", r->ncases,
+      r->ncases == 1 ? "" : "s",
+      bs__metric_phrase(mphrase, sizeof mphrase, r->options.metric));
   char f0[48], f1[48];
   if (!st && r->ncases)
     st = bs__buf_printf(&b,
@@ -664,7 +671,7 @@ bs_status bs_markdown_noise(const bs_noise_result *r, char **out, size_t *len,
   bs__buf b;
   bs__buf_init(&b, BS__CAP_MARKDOWN);
   const bs_noise_options *o = &r->options;
-  char mode[64];
+  char mode[64], mphrase[160];
   bs__buf row;
   bs__buf_init(&row, BS__CAP_MARKDOWN);
   size_t cut = 0, cut_readings = 0;
@@ -678,7 +685,8 @@ bs_status bs_markdown_noise(const bs_noise_result *r, char **out, size_t *len,
   if (!st)
     st = bs__md_text(&b, r->b);
   if (!st)
-    st = bs__buf_puts(&b, "\n\n");
+    st = bs__buf_printf(&b, ", %s\n\n",
+                        bs_metric_get(o->metric)->quantity);
   if (!st)
     st = planning(&b, r, bs__md_case);
   if (!st)
@@ -712,13 +720,15 @@ bs_status bs_markdown_noise(const bs_noise_result *r, char **out, size_t *len,
   if (!st)
     st = bs__buf_printf(
         &b,
-        "\n<sub>Every difference an A/A run finds is noise: A and B are the "
+        "\n<sub>Metric %s. Every difference an A/A run finds is noise: A "
+        "and B are the "
         "same code. Paired noise floor: 90th percentile of |Δ%%| over the "
         "runs, each run paired by block as the gate pairs it (B baseline). "
         "Noise floor: 90th percentile of |1 − med(A)/med(B)|. Confidences: "
         "unpaired median bootstrap with ties split, %llu resamples, seed "
         "%llu%s; false signals count runs outside [%.2f, %.2f] (%s "
         "expected).</sub>\n",
+        bs__metric_phrase(mphrase, sizeof mphrase, o->metric),
         (unsigned long long)o->resamples, (unsigned long long)o->seed,
         block_mode_text(o, mode, sizeof mode), 1.0 - o->level, o->level,
         bs__fmt_rate_plain(expect, sizeof expect, 200.0 * (1.0 - o->level)));

@@ -41,6 +41,7 @@ typedef struct bs_metric_info {
   const char *column;   /* the log column (SPEC §1.1): "per_call_us" */
   const char *quantity; /* what a value is, for views: "wall time per call" */
   const char *unit;     /* the column's unit: "µs", "KiB" */
+  const char *best;     /* the word for the best value: "fastest" */
   int required;         /* 1: every log has the column (wall time) */
   int zero_allowed;     /* 1: values are finite and >= 0; 0: > 0 */
   int lower_is_better;  /* 1 for every metric so far (see below) */

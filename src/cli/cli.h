@@ -11,12 +11,14 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* Exit codes: 0 ok, 1 gate failed, 2 bad input or usage, 3 internal/I-O. */
+/* Exit codes: 0 ok, 1 gate failed, 2 bad input or usage, 3 internal/I-O,
+ * 4 inconclusive cases under compare --fail-inconclusive. */
 enum {
   CLI_OK = 0,
   CLI_REGRESSION = 1, /* also "findings" for check */
   CLI_BAD_INPUT = 2,
-  CLI_FAILURE = 3
+  CLI_FAILURE = 3,
+  CLI_INCONCLUSIVE = 4
 };
 
 #define CLI_MAX_OPTS 24
@@ -103,6 +105,9 @@ int cli_parse_u64(const char *opt, const char *s, unsigned long long *out);
 int cli_get_u64(const cli_args *args, const char *name, uint64_t *out);
 /* Parses a finite number option value. */
 int cli_parse_double(const char *opt, const char *s, double *out);
+/* The --metric of `cmd` (wall, cpu or rss; wall when absent) into *out.
+ * Returns 0 or an exit code after printing the error. */
+int cli_get_metric(const cli_args *args, const char *cmd, bs_metric *out);
 
 /* Reads every log (at least one required) into a new log. Returns 0 or an
  * exit code after printing the error. */
