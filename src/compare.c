@@ -406,20 +406,28 @@ bs_status bs_compare_check_environment(bs_compare_result *r,
                             "no environment manifest: nobody can later tell "
                             "whether this run is comparable");
   const bs_manifest *first = manifests[0];
+  const char *unrec[BS_MANIFEST_NCOMPARABILITY];
+  size_t nu = bs_manifest_unrecorded(manifests, n, unrec);
   char missing[256] = "";
   size_t used = 0;
-  for (size_t k = 0; k < BS_MANIFEST_NCOMPARABILITY; k++) {
-    const char *key = bs_manifest_comparability_keys[k];
-    if (!bs_manifest_get(first, key)) {
-      int w = snprintf(missing + used, sizeof missing - used, "%s%s",
-                       used ? ", " : "", key);
-      if (w > 0 && (size_t)w < sizeof missing - used)
-        used += (size_t)w;
-    }
+  for (size_t k = 0; k < nu; k++) {
+    int w = snprintf(missing + used, sizeof missing - used, "%s%s",
+                     used ? ", " : "", unrec[k]);
+    if (w > 0 && (size_t)w < sizeof missing - used)
+      used += (size_t)w;
   }
-  if (used && bs__strlist_addf(&r->warnings, &r->nwarnings,
-                               "manifest %s lacks comparability keys: %s",
-                               bs_manifest_path(first), missing))
+  if (nu && n == 1 &&
+      bs__strlist_addf(&r->warnings, &r->nwarnings,
+                       "manifest %s lacks comparability keys: %s (a key "
+                       "nobody recorded counts as equal, so runs that "
+                       "differ in it cannot be told apart)",
+                       bs_manifest_path(first), missing))
+    return BS_ENOMEM;
+  if (nu && n > 1 &&
+      bs__strlist_addf(&r->warnings, &r->nwarnings,
+                       "comparability keys nobody recorded: %s (no manifest "
+                       "has them, so they count as equal)",
+                       missing))
     return BS_ENOMEM;
   for (size_t i = 1; i < n; i++) {
     const char *diff[BS_MANIFEST_NCOMPARABILITY];
@@ -429,8 +437,8 @@ bs_status bs_compare_check_environment(bs_compare_result *r,
     char keys[256] = "";
     size_t ku = 0;
     for (size_t k = 0; k < nd; k++) {
-      const char *va = bs_manifest_get(first, diff[k]);
-      const char *vb = bs_manifest_get(manifests[i], diff[k]);
+      const char *va = bs_manifest_comparability_value(first, diff[k]);
+      const char *vb = bs_manifest_comparability_value(manifests[i], diff[k]);
       int w = snprintf(keys + ku, sizeof keys - ku, "%s%s (\"%s\" vs \"%s\")",
                        ku ? ", " : "", diff[k], va ? va : "missing",
                        vb ? vb : "missing");

@@ -639,24 +639,22 @@ static bs_status cell(bs__buf *b, const char *s, size_t width, int right) {
 
 #define TEXT_COLS 6
 
-/* The counts, the parameters and the metric; then, when some case is
- * inconclusive, the resolution line (SPEC §2.9). */
+/* One line: the counts, the parameters and the metric; then, when some
+ * case is inconclusive, the resolution (SPEC §2.9). */
 static bs_status summary_compare(bs__buf *b, const bs_compare_result *r) {
   char mphrase[160];
-  char inc[64] = "";
-  if (r->inconclusive)
-    snprintf(inc, sizeof inc, ", %zu inconclusive", r->inconclusive);
   bs_status st = bs__buf_printf(
       b,
       "%zu case%s, %zu significant regression%s, %zu significant "
-      "improvement%s%s (%s: delta %g%%, %llu resamples, seed %llu; metric "
-      "%s)\n",
+      "improvement%s (%s: delta %g%%, %llu resamples, seed %llu; metric "
+      "%s)%s",
       r->ncases, r->ncases == 1 ? "" : "s", r->regressions,
       r->regressions == 1 ? "" : "s", r->improvements,
-      r->improvements == 1 ? "" : "s", inc, bs_mode_name(r->options.mode),
+      r->improvements == 1 ? "" : "s", bs_mode_name(r->options.mode),
       r->options.threshold_pct, (unsigned long long)r->options.resamples,
       (unsigned long long)r->options.seed,
-      bs__metric_phrase(mphrase, sizeof mphrase, r->options.metric));
+      bs__metric_phrase(mphrase, sizeof mphrase, r->options.metric),
+      r->inconclusive ? "; " : "\n");
   if (!st)
     st = inconclusive_line(b, r, "\n");
   return st;

@@ -145,57 +145,83 @@ static bs_status environment(const bs__report *r, bs_tval *root) {
     free(keys);
     return BS_ENOMEM;
   }
-  size_t ndiff = 0, nmissing = 0;
+  /* SPEC §1.2: a comparability key absent from every manifest counts as
+   * equal, and the report names it; one present in some only differs. A
+   * key with a default (duet) that nobody records is its default, and is
+   * not listed. */
+  size_t ndiff = 0, nunrec = 0;
+  char unrec[256] = "";
+  size_t uused = 0;
   for (size_t i = 0; i < nk; i++) {
-    bs_tval *row = bs_tval_push_obj(rows);
     int comp = is_comparability_key(keys[i]);
+    int recorded = 0;
+    for (size_t m = 0; m < r->nmf && !recorded; m++)
+      recorded = bs_manifest_get(r->mf[m], keys[i]) != NULL;
+    if (comp && !recorded && bs_manifest_comparability_default(keys[i]))
+      continue;
+    bs_tval *row = bs_tval_push_obj(rows);
     bs_tval_set_str(row, "key", keys[i]);
     bs_tval_set_bool(row, "comparability", comp);
     bs_tval *cells = bs_tval_set_list(row, "cells");
-    const char *first = r->nmf ? bs_manifest_get(r->mf[0], keys[i]) : NULL;
-    /* Without a manifest every key is missing. */
-    int differs = 0, missing = r->nmf == 0;
+    const char *first =
+        r->nmf ? bs_manifest_comparability_value(r->mf[0], keys[i]) : NULL;
+    int differs = 0;
     for (size_t m = 0; m < r->nmf; m++) {
       const char *v = bs_manifest_get(r->mf[m], keys[i]);
+      const char *cv = bs_manifest_comparability_value(r->mf[m], keys[i]);
       bs_tval *c = bs_tval_push_obj(cells);
       if (v)
         bs_tval_set_str(c, "value", v);
       else
         bs_tval_set_bool(c, "missing", 1);
-      missing |= !v;
-      if ((v == NULL) != (first == NULL) || (v && first && strcmp(v, first)))
+      if ((cv == NULL) != (first == NULL) || (cv && first && strcmp(cv, first)))
         differs = 1;
     }
+    int unrecorded = comp && !recorded;
     /* Differences matter for the keys that decide comparability; others
      * (commit, date) are expected to differ between runs. */
     bs_tval_set_bool(row, "differs", differs && r->nmf > 1);
-    bs_tval_set_bool(row, "flag", comp && (differs || missing));
-    if (comp && missing)
-      bs_tval_set_str(row, "note", "missing: runs cannot be compared");
+    bs_tval_set_bool(row, "flag", comp && (differs || unrecorded));
+    if (unrecorded)
+      bs_tval_set_str(row, "note", "nobody recorded it: counts as equal");
     else if (comp && differs && r->nmf > 1)
       bs_tval_set_str(row, "note", "differs: not comparable");
     else
       bs_tval_set_str(row, "note", "");
     ndiff += comp && differs;
-    nmissing += comp && missing;
+    if (unrecorded) {
+      int w = snprintf(unrec + uused, sizeof unrec - uused, "%s%s",
+                       nunrec ? ", " : "", keys[i]);
+      if (w > 0 && (size_t)w < sizeof unrec - uused)
+        uused += (size_t)w;
+      nunrec++;
+    }
   }
   free(keys);
-  if (r->nmf > 1)
+  if (r->nmf == 0)
     bs_tval_set_str(env, "verdict",
-                    ndiff || nmissing ? "The runs are not comparable: "
-                                        "flagged keys differ or are missing."
-                                      : "The runs are comparable: every "
-                                        "comparability key is present and "
-                                        "equal.");
-  else if (r->nmf == 0)
+                    "No environment manifest was given (--manifest): nobody "
+                    "recorded the setup, so nothing shows which runs this "
+                    "one can be compared with.");
+  else if (r->nmf > 1 && ndiff)
     bs_tval_set_str(env, "verdict",
-                    "No environment manifest was given (--manifest): this "
-                    "run cannot be compared with others.");
-  else if (nmissing)
+                    "The runs are not comparable: flagged keys differ (a "
+                    "key recorded by one manifest only counts as "
+                    "different).");
+  else if (r->nmf > 1 && nunrec)
     bs_tval_set_strf(env, "verdict",
-                     "%zu comparability key%s missing; this run cannot be "
-                     "compared with others.",
-                     nmissing, nmissing == 1 ? " is" : "s are");
+                     "The runs are comparable on the keys they record; "
+                     "nobody recorded %s, which count%s as equal.",
+                     unrec, nunrec == 1 ? "s" : "");
+  else if (r->nmf > 1)
+    bs_tval_set_str(env, "verdict",
+                    "The runs are comparable: every comparability key is "
+                    "present and equal.");
+  else if (nunrec)
+    bs_tval_set_strf(env, "verdict",
+                     "Nobody recorded %s: %s as equal, so a run that differs "
+                     "there cannot be told apart from this one.",
+                     unrec, nunrec == 1 ? "it counts" : "they count");
   else
     bs_tval_set_str(env, "verdict", "");
   return BS_OK;

@@ -166,9 +166,10 @@ bs_status bs_compare_run(const bs_log *log, const char *baseline,
                          const char *candidate, const bs_compare_options *opt,
                          bs_compare_result **out, bs_error *err);
 
-/* Adds run-level warnings about the environment: manifests[0..n-1] not
- * comparable with the first (naming the keys) and comparability keys
- * missing from the first. n may be 0. */
+/* Adds run-level warnings about the environment: no manifest at all,
+ * comparability keys nobody recorded (SPEC §1.2: they count as equal, so
+ * they are named), and manifests[1..n-1] not comparable with the first
+ * (naming the keys and both values). n may be 0. */
 bs_status bs_compare_check_environment(bs_compare_result *r,
                                        const bs_manifest *const *manifests,
                                        size_t n);

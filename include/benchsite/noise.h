@@ -7,6 +7,7 @@
 #include "benchsite/error.h"
 #include "benchsite/log.h"
 #include "benchsite/manifest.h"
+#include "benchsite/metric.h"
 #include "benchsite/rng.h"
 
 #include <stddef.h>
@@ -251,11 +252,18 @@ bs_status bs_text_noise(const bs_noise_result *r, char **out, size_t *len,
 typedef struct bs_noise_floors bs_noise_floors;
 
 /* Parses `benchsite.noise/1` JSON (strict RFC 8259) and keeps each case's
- * paired_noise_floor_pct and the "environment" object (absent or {}: none).
- * `name` is used in messages. BS_EINPUT with name:line for malformed JSON,
- * a wrong schema, an environment that is not an object of strings, or a
- * case without a benchmark, dataset or finite non-negative floor;
- * BS_ENOMEM. On success *out is freed with bs_noise_floors_free. */
+ * paired_noise_floor_pct, the "metric" (absent: wall, as every file written
+ * before metrics existed) and the "environment" object (absent or {}:
+ * none). It reads case by case and keeps only those, so its memory is a
+ * small fraction of the text's (the experiments, nearly all of a file,
+ * are checked and dropped). `name` is used in messages. BS_EINPUT with
+ * name:line for malformed JSON, a wrong schema, an unknown metric, an
+ * environment that is not an object of strings, or a case without a
+ * benchmark, dataset, non-negative floor or at least 2 paired_deltas_pct
+ * above -100 %, or whose floor is not the 90th percentile of its
+ * |paired_deltas_pct| (a floor no A/A run of the file gives, such as
+ * 1e300 %); BS_ELIMIT, BS_ENOMEM. On success *out is freed with
+ * bs_noise_floors_free. */
 bs_status bs_noise_floors_parse(const char *name, const char *text, size_t len,
                                 bs_noise_floors **out, bs_error *err);
 /* NULL is a no-op. */
@@ -264,10 +272,19 @@ size_t bs_noise_floors_count(const bs_noise_floors *f);
 /* The manifest of the A/A run the file records (empty when it has none);
  * owned by f. */
 const bs_manifest *bs_noise_floors_environment(const bs_noise_floors *f);
-/* BS_EINPUT naming `name` and every differing comparability key (with
- * both values) when `run` and the floors' environment are both non-empty
- * and not comparable: a noise floor measured elsewhere says nothing about
- * this run. BS_OK otherwise (also for a NULL run). */
+/* The metric the floors were measured on. */
+bs_metric bs_noise_floors_metric(const bs_noise_floors *f);
+/* BS_EINPUT naming `name` and both metrics when the floors are not of
+ * `metric`: a floor of wall time says nothing about CPU time. */
+bs_status bs_noise_floors_check_metric(const bs_noise_floors *f,
+                                       const char *name, bs_metric metric,
+                                       bs_error *err);
+/* BS_OK only when `run` and the floors' environment are both non-empty and
+ * comparable (bs_manifest_comparable): a noise floor measured elsewhere,
+ * or on an unknown setup, says nothing about this run (SPEC §2.9).
+ * Otherwise BS_EINPUT naming `name` and the problem: the file records no
+ * environment, the run has none (`run` NULL or empty), or every differing
+ * comparability key with both values. */
 bs_status bs_noise_floors_check_environment(const bs_noise_floors *f,
                                             const char *name,
                                             const bs_manifest *run,

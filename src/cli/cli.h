@@ -264,10 +264,13 @@ int cli_cmd_site(int argc, char **argv);
 /* Implemented with `noise`: reads the noise floors of a `benchsite noise`
  * JSON file into *floors (free with bs_noise_floors_free), for
  * bs_analysis_options.noise_lookup, and refuses the file (exit 2, naming
- * the keys) when the A/A run it records is not comparable with `env` (may
- * be NULL). Returns 0 or an exit code after printing the error. */
+ * the problem) when it is of another metric than `metric`, or when the
+ * A/A run it records is not known to be comparable with `env`: either has
+ * no manifest (env NULL or empty, or the file's environment empty) or
+ * they differ on a comparability key. Returns 0 or an exit code after
+ * printing the error. */
 int cli_read_noise_file(const char *path, const bs_manifest *env,
-                        bs_noise_floors **floors);
+                        bs_metric metric, bs_noise_floors **floors);
 /* Warns on stderr when cases of r got no floor from the file `path`. */
 void cli_warn_missing_floors(const char *path, const bs_compare_result *r);
 

@@ -160,7 +160,7 @@ int cli_cmd_compare(int argc, char **argv) {
   if ((rc = cli_require_rows(&cmd.a, cmd.log)))
     goto done;
   if ((s = cli_get(&cmd.a, "noise")) &&
-      (rc = cli_read_noise_file(s, env, &floors)))
+      (rc = cli_read_noise_file(s, env, o.metric, &floors)))
     goto done;
 
   /* One comparison (its mode, delta, level, seed and noise floors) for

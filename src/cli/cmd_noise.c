@@ -178,7 +178,7 @@ done:
 #define NOISE_FILE_LIMIT ((size_t)64 << 20)
 
 int cli_read_noise_file(const char *path, const bs_manifest *env,
-                        bs_noise_floors **floors) {
+                        bs_metric metric, bs_noise_floors **floors) {
   bs_error err;
   bs_error_clear(&err);
   char *text = NULL;
@@ -188,6 +188,8 @@ int cli_read_noise_file(const char *path, const bs_manifest *env,
     return cli_report_input(&err);
   bs_status st = bs_noise_floors_parse(path, text, len, floors, &err);
   free(text);
+  if (!st)
+    st = bs_noise_floors_check_metric(*floors, path, metric, &err);
   if (!st)
     st = bs_noise_floors_check_environment(*floors, path, env, &err);
   if (st) {
