@@ -350,8 +350,7 @@ static size_t fake_noise_file(char *text, size_t n, int kind) {
   return k;
 }
 
-Test(hardening, noise_json_memory_is_a_fraction_of_the_input,
-     .timeout = 120) {
+Test(hardening, noise_json_memory_is_a_fraction_of_the_input, .timeout = 120) {
 #if defined(__SANITIZE_ADDRESS__)
   cr_skip_test("peak RSS is not meaningful under ASan");
 #elif defined(__has_feature)

@@ -169,9 +169,8 @@ Test(manifest, many_keys_are_found) {
 /* SPEC §1.2's six keys, and the runner's duet (§6: duet and sequential
  * runs are not comparable). */
 Test(manifest, comparability_keys_follow_the_spec) {
-  static const char *const want[] = {"target",           "profile",
-                                     "dtype",            "machine",
-                                     "frequency_policy", "protocol",
+  static const char *const want[] = {"target",  "profile",          "dtype",
+                                     "machine", "frequency_policy", "protocol",
                                      "duet"};
   cr_assert_eq(BS_MANIFEST_NCOMPARABILITY, sizeof want / sizeof want[0]);
   for (size_t i = 0; i < BS_MANIFEST_NCOMPARABILITY; i++)

@@ -29,7 +29,8 @@ Test(tune, best_is_smallest_median_ties_by_byte_order) {
   bs_log *log = parse(csv);
   bs_tune_result *r;
   bs_error err;
-  cr_assert_eq(bs_tune_run(log, BS_METRIC_WALL, 0, &r, &err), BS_OK, "%s", err.message);
+  cr_assert_eq(bs_tune_run(log, BS_METRIC_WALL, 0, &r, &err), BS_OK, "%s",
+               err.message);
   cr_assert_eq(r->ncases, 2);
   cr_expect_str_eq(r->cases[0].dataset, "p");
   cr_expect_str_eq(r->cases[0].best, "B");

@@ -494,7 +494,8 @@ Test(verdicts, tuning_decisiveness_matches_numpy) {
   bs_log *log = load("verdicts/tune.csv");
   bs_tune_result *r = NULL;
   bs_error err;
-  cr_assert_eq(bs_tune_run(log, BS_METRIC_WALL, 0, &r, &err), BS_OK, "%s", err.message);
+  cr_assert_eq(bs_tune_run(log, BS_METRIC_WALL, 0, &r, &err), BS_OK, "%s",
+               err.message);
   cr_assert_eq(r->ncases, 3);
   size_t decisive = 0;
   for (size_t i = 0; i < r->ncases; i++) {
