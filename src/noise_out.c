@@ -901,15 +901,33 @@ typedef struct floors_reader {
   bs__buf key;
   double *abs; /* scratch: |paired Δ%| of one case */
   size_t abs_cap;
+  /* The first bad case. The parse goes on after it, so that bad JSON
+   * further on is reported first, as a whole-tree reader would. */
+  bs_status status;
+  bs_error error;
 } floors_reader;
+
+static bs_status check_case(floors_reader *rd, const bs__jvalue *c,
+                            bs_error *err);
+
+static bs_status read_case(void *ctx, const bs__jvalue *c, bs_error *err) {
+  floors_reader *rd = ctx;
+  if (rd->status)
+    return BS_OK;
+  bs_status st = check_case(rd, c, &rd->error);
+  if (st == BS_ENOMEM)
+    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+  rd->status = st;
+  return BS_OK;
+}
 
 /* A floor is only trusted as what it claims to be: the 90th percentile of
  * the file's own per-run paired Δ% (SPEC §2.8), each of which is above
  * -100 % (d_j > -b_j for positive times, so med(d) > -med(b)). Our writer
  * prints %.17g, so the recomputed quantile is bit-identical; another
  * writer's rounding is allowed 1e-9 relative. */
-static bs_status read_case(void *ctx, const bs__jvalue *c, bs_error *err) {
-  floors_reader *rd = ctx;
+static bs_status check_case(floors_reader *rd, const bs__jvalue *c,
+                            bs_error *err) {
   bs_noise_floors *f = rd->f;
   const char *name = rd->name;
   size_t i = ++rd->i;
@@ -1018,6 +1036,12 @@ bs_status bs_noise_floors_parse(const char *name, const char *text, size_t len,
                                len + ((size_t)1 << 20), &root, err);
   if (st)
     goto fail;
+  if (rd.status) {
+    if (err)
+      *err = rd.error;
+    st = rd.status;
+    goto fail;
+  }
   const bs__jvalue *schema = bs__json_member(root, "schema");
   if (root->type != BS__JOBJECT || !schema || schema->type != BS__JSTRING ||
       strcmp(schema->string, "benchsite.noise/1") != 0) {

@@ -386,8 +386,10 @@ static const bs_case_compare *find(const bs_compare_result *r,
 }
 
 static bs_compare_result *compare_files(const char *a, const char *b,
-                                        bs_mode mode, double threshold) {
-  bs_log *log = ts_own(bs_log_new());
+                                        bs_mode mode, double threshold,
+                                        bs_log **logp) {
+  bs_log *log = *logp = bs_log_new();
+  cr_assert_not_null(log);
   bs_error err;
   cr_assert_eq(bs_log_read_file(log, data(a), &err), BS_OK, "%s", err.message);
   if (b)
@@ -403,8 +405,9 @@ static bs_compare_result *compare_files(const char *a, const char *b,
 }
 
 Test(metrics, inconclusive_against_hand_worked_intervals) {
+  bs_log *log = NULL;
   bs_compare_result *r = compare_files("inconclusive.csv", "regression.csv",
-                                       BS_MODE_CONFIRMATORY, 0);
+                                       BS_MODE_CONFIRMATORY, 0, &log);
   const bs_case_compare *wide = find(r, "wide"), *wider = find(r, "wider"),
                         *narrow = find(r, "narrow"), *fast = find(r, "fast"),
                         *slow = find(r, "slow");
@@ -445,11 +448,13 @@ Test(metrics, inconclusive_against_hand_worked_intervals) {
   cr_expect_eq(r->inconclusive, 1);
   bs_noise_floors_free(f);
   bs_compare_result_free(r);
+  bs_log_free(log);
 }
 
 Test(metrics, inconclusive_at_the_threshold_exactly) {
+  bs_log *log = NULL;
   bs_compare_result *r =
-      compare_files("boundary.csv", NULL, BS_MODE_HOTSPOT, 25);
+      compare_files("boundary.csv", NULL, BS_MODE_HOTSPOT, 25, &log);
   const bs_case_compare *edge = find(r, "edge"), *below = find(r, "below");
   cr_expect_eq(edge->ci_high_us, 1);
   cr_expect_eq(bs_compare_upper_pct(edge), 25, "1/4 is exact");
@@ -457,6 +462,7 @@ Test(metrics, inconclusive_at_the_threshold_exactly) {
   cr_expect_eq(below->ci_high_us, 0.9921875);
   cr_expect(!below->inconclusive, "U%% 24.8 < 25");
   bs_compare_result_free(r);
+  bs_log_free(log);
 }
 
 Test(metrics, every_view_marks_and_counts_inconclusive_cases) {
