@@ -210,8 +210,10 @@ void bs_history_free(bs_history *h) {
     bs_history_results_free(h->runs[i].results, h->runs[i].nresults);
   }
   free(h->runs);
-  for (size_t c = 0; c < h->ncases; c++)
+  for (size_t c = 0; c < h->ncases; c++) {
     free(h->cases[c].entries);
+    free(h->cases[c].steps);
+  }
   free(h->cases);
   free(h->groups);
   free(h);

@@ -84,6 +84,16 @@ typedef struct bs_history_creep {
   double index;     /* I_last */
   double creep_pct; /* 100·(I_last − 1) */
   int creeping;
+  /* The scan of the trailing stretches of the newest chain (filled by
+   * bs_history_finish; zero until a stretch of two links exists):
+   * has_scan, the stretch w* of largest |z_w| (scan_links links, its
+   * first link at entry `since` of the case), z_w*, its size
+   * 100·(e^{ℓ_w*} − 1) and that size's interval in percent. */
+  int has_scan;
+  size_t scan_links;
+  size_t since; /* index into bs_history_case.entries */
+  double z;
+  double scan_pct, scan_lo_pct, scan_hi_pct;
 } bs_history_creep;
 
 /* Chains the n links (in date order) of one case: fills points[0..n-1]
@@ -119,6 +129,9 @@ typedef struct bs_history_result {
   int significant_regression;
   int significant_improvement;
   double delta_pct;
+  /* The paired interval of med(d) in percent of med(b): 100·L/med(b)
+   * and 100·U/med(b) (0 when !has_cmp). */
+  double delta_lo_pct, delta_hi_pct;
   size_t blocks;
   /* Set by bs_history_finish (the caller leaves them 0 / NULL). */
   size_t case_idx;   /* its case: index into bs_history.cases */
@@ -181,6 +194,17 @@ typedef struct bs_history_entry {
   double chained_index; /* when link: I after this link */
 } bs_history_entry;
 
+/* A change point: a step in a case's medians (newest comparability
+ * group, date order) found by the model's change-point method. */
+typedef struct bs_history_step {
+  size_t entry;         /* the first entry after the step */
+  double before, after; /* the level of the medians before and after */
+  double size_pct;      /* 100·(after/before − 1) */
+  double p_value;       /* the method's significance */
+  int significant;      /* p_value below the method's level */
+  int acknowledged;     /* an acks.csv row covers the run at `entry` */
+} bs_history_step;
+
 typedef struct bs_history_case {
   const char *benchmark, *dataset; /* its first result's strings */
   bs_history_entry *entries;       /* the runs that measured it, date order */
@@ -192,6 +216,8 @@ typedef struct bs_history_case {
   bs_drift drift;
   size_t drift_n, drift_group;
   bs_history_creep creep; /* of its newest chain */
+  bs_history_step *steps; /* change points, oldest first (owned) */
+  size_t nsteps;
   /* Its medians over all entries: how many, their range, the newest. */
   size_t measured;
   double min_median, max_median;   /* when measured > 0 */
