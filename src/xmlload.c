@@ -25,10 +25,11 @@ bs_status bs__xml_open(const char *soname, bs__xml_api *api, bs_error *err) {
   void *h = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
   if (!h) {
     const char *why = dlerror();
-    return bs_error_set(err, BS_EPLOT, NULL, 0,
-                        "cannot load libxml2 (%s), which checks every chart "
-                        "before it is published: %s",
-                        soname, why ? why : "unknown error");
+    bs_error_set(err, BS_EPLOT, NULL, 0,
+                 "cannot load libxml2 (%s), which checks every chart before "
+                 "it is published: %s",
+                 soname, why ? why : "unknown error");
+    return BS_EPLOT;
   }
   void *sym;
   /* A data pointer to a function pointer: copied, as POSIX's dlsym
@@ -44,13 +45,13 @@ bs_status bs__xml_open(const char *soname, bs__xml_api *api, bs_error *err) {
   return BS_OK;
 missing:;
   const char *why = dlerror();
-  bs_status st = bs_error_set(err, BS_EPLOT, NULL, 0,
-                              "cannot use libxml2 (%s), which checks every "
-                              "chart before it is published: %s",
-                              soname, why ? why : "a symbol is missing");
+  bs_error_set(err, BS_EPLOT, NULL, 0,
+               "cannot use libxml2 (%s), which checks every chart before it "
+               "is published: %s",
+               soname, why ? why : "a symbol is missing");
   memset(api, 0, sizeof *api);
   dlclose(h);
-  return st;
+  return BS_EPLOT;
 }
 
 static void load(void) {

@@ -45,7 +45,7 @@
 /* The table: bs__xml.xmlReadMemory(...) and so on; (*bs__xml.xmlFree)(p).
  * Filled once by bs__xml_load; read only after it returned BS_OK. */
 typedef struct bs__xml_api {
-#define BS__XML_FIELD(name) __typeof__(name) *name;
+#define BS__XML_FIELD(name) __typeof__(name) *(name);
   BS__XML_SYMBOLS(BS__XML_FIELD)
 #undef BS__XML_FIELD
 } bs__xml_api;
