@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -264,8 +265,9 @@ static bs_status may_initialise(const char *dir, bs_error *err) {
     return st;
   for (size_t i = 0; i < n && st == BS_OK; i++) {
     const char *e = names[i];
-    /* Hidden entries (.git, .gitignore, our .lock and .tmp-*) are not
-     * content: an archive may live at the top of a git checkout. */
+    /* Hidden entries (.git, .gitignore, the .lock of earlier versions and
+     * .tmp-*) are not content: an archive may live at the top of a git
+     * checkout. */
     if (e[0] == '.' || is_leftover(e))
       continue;
     if (!strcmp(e, RUNS_NAME)) {
@@ -316,13 +318,9 @@ static bs_status create_format(const char *dir, const char *format,
 }
 
 static bs_status lock_fd(int fd, const char *path, bs_error *err) {
-  struct flock fl;
-  memset(&fl, 0, sizeof fl);
-  fl.l_type = F_WRLCK;
-  fl.l_whence = SEEK_SET;
   int rc;
   do
-    rc = fcntl(fd, F_SETLKW, &fl);
+    rc = flock(fd, LOCK_EX);
   while (rc != 0 && errno == EINTR);
   if (rc != 0)
     return bs_error_set(err, BS_EIO, path, 0, "cannot lock: %s",
@@ -333,18 +331,19 @@ static bs_status lock_fd(int fd, const char *path, bs_error *err) {
 /* Locks the archive `dir` for writing, creating it (or making an empty
  * directory an archive) when needed, and removes what killed writers left.
  * Every change to an archive happens under this lock, so the lock holder
- * owns every temporary entry. Returns the locked descriptor of DIR/.lock
- * in *lockfd (closing it unlocks). */
+ * owns every temporary entry. The lock is flock(2) on the directory itself,
+ * so the archive holds no lock file (an archive kept in git would commit
+ * it). Returns the locked descriptor of DIR in *lockfd (closing it
+ * unlocks). */
 static bs_status open_for_writing(const char *dir, int *lockfd, bs_error *err) {
   bs_status st = BS_OK;
   char *format = bs__path_join(dir, FORMAT_NAME);
   char *runs = bs__path_join(dir, RUNS_NAME);
-  char *lock = bs__path_join(dir, LOCK_NAME);
   char **names = NULL;
   size_t n = 0;
   int fd = -1, lfd = -1;
   *lockfd = -1;
-  if (!format || !runs || !lock) {
+  if (!format || !runs) {
     st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
     goto done;
   }
@@ -359,12 +358,11 @@ static bs_status open_for_writing(const char *dir, int *lockfd, bs_error *err) {
     st = bs_error_set(err, BS_EINPUT, dir, 0, "not a directory");
     goto done;
   }
-  /* Refuse a directory that is something else before leaving a lock file
-   * in it; checked again under the lock. Another add may make the
-   * directory an archive while we look (a listing taken during changes
-   * can miss its FORMAT and see its first run), so what we saw counts
-   * only if there is still no FORMAT: FORMAT comes before any run and is
-   * never removed. */
+  /* Refuse a directory that is something else before locking it and
+   * creating entries in it; checked again under the lock. Another add may make
+   * the directory an archive while we look (a listing taken during changes can
+   * miss its FORMAT and see its first run), so what we saw counts only if there
+   * is still no FORMAT: FORMAT comes before any run and is never removed. */
   if (lstat(format, &sb) != 0) {
     bs_status seen = may_initialise(dir, err);
     if (seen != BS_OK && lstat(format, &sb) != 0) {
@@ -372,12 +370,12 @@ static bs_status open_for_writing(const char *dir, int *lockfd, bs_error *err) {
       goto done;
     }
   }
-  lfd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+  lfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (lfd < 0) {
-    st = bs_error_set(err, BS_EIO, lock, 0, "cannot open: %s", strerror(errno));
+    st = bs_error_set(err, BS_EIO, dir, 0, "cannot open: %s", strerror(errno));
     goto done;
   }
-  if ((st = lock_fd(lfd, lock, err)))
+  if ((st = lock_fd(lfd, dir, err)))
     goto done;
 
   if ((st = bs__list_dir(dir, NULL, &names, &n, err)))
@@ -427,7 +425,6 @@ done:
     close(lfd);
   free(format);
   free(runs);
-  free(lock);
   return st;
 }
 

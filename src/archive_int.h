@@ -13,7 +13,6 @@
 #define SUMS_NAME "SHA256SUMS"
 #define MANIFEST_NAME "manifest.csv"
 #define TMP_PREFIX ".tmp-"
-#define LOCK_NAME ".lock"
 #define ACKS_NAME "acks.csv"
 #define HASH_DIGITS 12
 #define COMMIT_CHARS 12

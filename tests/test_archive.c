@@ -133,6 +133,10 @@ Test(archive, add_stores_logs_manifest_and_checksums) {
   snprintf(rundir, sizeof rundir, "%s/runs/%s", archive, id);
   cr_assert_eq(ts_count_entries(rundir), 3);
   cr_assert(ts_exists(ts_own(ts_path(archive, "FORMAT"))));
+  /* The archive holds what it stores and nothing else: FORMAT and runs/
+   * (the write lock is on the directory, no lock file is left behind for
+   * a git-kept archive to commit). */
+  cr_assert_eq(ts_count_entries(archive), 2);
 
   /* The checksum file is the one coreutils reads: sha256sum -c agrees. */
   pid_t pid = fork();
