@@ -136,7 +136,8 @@ static ino_t inode(const char *path) {
 }
 
 /* A case's file id, SLUG-HASH (bs__site_case_id; its stability is
- * checked against names worked out by hand in test_site_history.c). */
+ * checked against names worked out independently in
+ * case_ids_are_a_slug_and_a_hash_of_the_exact_name). */
 static char *case_id(const char *benchmark, const char *dataset) {
   char id[BS__SITE_CASE_ID];
   bs__site_case_id(benchmark, dataset, id);
@@ -208,6 +209,39 @@ static const tcase two[] = {{"sort", "n=1024", 100.0, 100.0},
                             {"sum", "", 10.0, 10.0}};
 
 /* ---- Pages and ordering -------------------------------------------------- */
+
+/* Stable URLs: the ids below were worked out outside benchsite (Python:
+ * hashlib.sha256(benchmark + b"\0" + dataset).hexdigest()[:16], and the
+ * slug by hand: ASCII letters lowercased, digits kept, any other run of
+ * bytes one '-', none at either end, at most 24 bytes, "case" when
+ * empty). They must never change: published links depend on them. */
+Test(site, case_ids_are_a_slug_and_a_hash_of_the_exact_name) {
+  static const struct {
+    const char *benchmark, *dataset, *id;
+  } want[] = {
+      {"sort", "n=1024", "sort-n-1024-0da0f4301f3ca919"},
+      {"Matrix::Multiply<f64>", "n = 65536",
+       "matrix-multiply-f64-n-65-f3b120dae55fd9af"},
+      {"\xc3\xbc"
+       "n\xc3\xaf"
+       "code",
+       "", "n-code-557ed400ae71ed3a"},
+      {"a_very_long_benchmark_name_indeed", "dataset=large",
+       "a-very-long-benchmark-na-0720a21e72103a0a"},
+      {"+++", "", "case-9651f23de3f7d394"},
+  };
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+    char id[BS__SITE_CASE_ID];
+    bs__site_case_id(want[i].benchmark, want[i].dataset, id);
+    cr_expect_str_eq(id, want[i].id, "case %zu", i);
+  }
+  /* The hash is of the exact name: names with one slug differ. */
+  char a[BS__SITE_CASE_ID], b[BS__SITE_CASE_ID];
+  bs__site_case_id("sort", "n=1024", a);
+  bs__site_case_id("Sort", "n=1024", b);
+  cr_expect_str_neq(a, b);
+  cr_expect_eq(strncmp(a, b, 12), 0);
+}
 
 Test(site, index_lists_runs_newest_first_with_their_pages) {
   char *dir = ts_own(ts_tmpdir("site_index"));
