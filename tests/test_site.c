@@ -2002,6 +2002,42 @@ Test(site, a_linked_directory_of_the_site_is_not_followed) {
   expect_same_site(out, ts_pathf("%s/clean", dir), "after the links");
 }
 
+/* The example archive's site, as a user opens it from file://: every
+ * relative link and image of every page (the index, run pages, case
+ * pages, every report's pages under runs/) resolves inside the site, and
+ * so does every older chunk a history file names. */
+Test(site, the_example_site_has_every_link_resolving) {
+  char *dir = ts_own(ts_tmpdir("site_example_links"));
+  example_site(dir);
+  char *out = ts_pathf("%s/s2", dir);
+  cr_expect_gt(check_links(out), 300);
+  char *text = slurp(ts_pathf("%s/index.html", out));
+  cr_expect_null(strstr(text, "<script"));
+  bs__jvalue *rj = json_file(ts_pathf("%s/history/runs.json", out));
+  cr_expect_eq(member(rj, "runs", BS__JARRAY)->n, 13);
+  bs__json_free(rj);
+  DIR *d = opendir(ts_pathf("%s/history", out));
+  cr_assert_not_null(d);
+  size_t cases = 0;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    size_t n = strlen(e->d_name);
+    if (n < 6 || strcmp(e->d_name + n - 5, ".json") ||
+        !strcmp(e->d_name, "runs.json"))
+      continue;
+    bs__jvalue *v = json_file(ts_pathf("%s/history/%s", out, e->d_name));
+    const bs__jvalue *older = member(v, "older", BS__JARRAY);
+    for (size_t k = 0; k < older->n; k++)
+      cr_expect(
+          ts_exists(ts_pathf("%s/history/%s", out, older->items[k].string)));
+    cases += !strcmp(member(v, "schema", BS__JSTRING)->string,
+                     "benchsite.history/2");
+    bs__json_free(v);
+  }
+  closedir(d);
+  cr_expect_eq(cases, 4);
+}
+
 /* Before: a case listed twice moved the later cases' numbers, and a
  * result listed twice counted twice ("14 runs measured this case"). */
 Test(site, a_state_listing_a_run_or_a_file_twice_is_not_used) {
