@@ -81,7 +81,9 @@ static bs_status pages(site *s, bs_error *err) {
   bs_status st;
   if (bs__site_stage(s, "pages", 0, 1))
     return bs__site_cancelled(err);
-  if ((st = bs__site_index_page(s, err)))
+  if ((st = bs__site_index_page(s, err)) ||
+      (st = bs__site_regressions_page(s, err)) ||
+      (st = bs__site_feed(s, err)) || (st = bs__site_index_json(s, err)))
     return st;
   for (size_t i = 0; i < s->nruns; i++)
     if ((st = bs__site_run_page(s, i, err)))
@@ -147,8 +149,9 @@ static bs_status start(site *s, const char *archive_dir, bs_error *err) {
   if (!(s->tpl = bs_templates_new(o->templates_dir)))
     return bs__oom(err);
   static const char *const tnames[] = {"site_index", "site_run",
-                                       "site_run_compact", "site_case"};
-  for (size_t i = 0; i < 4; i++)
+                                       "site_run_compact", "site_case",
+                                       "site_regressions"};
+  for (size_t i = 0; i < sizeof tnames / sizeof tnames[0]; i++)
     if ((st = bs_templates_load(s->tpl, tnames[i], err)))
       return st;
   if ((st = bs__site_make_keys(s, err)))

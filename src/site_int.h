@@ -364,5 +364,34 @@ void bs__site_group_label(const site *s, size_t g, char *buf, size_t n);
 bs_status bs__site_index_page(site *s, bs_error *err);
 bs_status bs__site_run_page(site *s, size_t i, bs_error *err);
 bs_status bs__site_case_page(site *s, size_t c, bs_error *err);
+/* What every page has (title, navigation, the metric), and a page
+ * rendered from template `tname` (freeing d) and emitted as `file`. */
+void bs__site_page_common(const site *s, bs_tval *root, const char *title,
+                          const char *current);
+bs_status bs__site_emit_page(site *s, const char *tname, bs_tdata *d,
+                             const char *file, int rank, bs_error *err);
+
+/* ---- site_views.c: what regressed, since when ---------------------------- */
+
+/* What is open for a case (see site_views.c): each of the three with the
+ * entry where it began and its size now, and the earliest of them. */
+typedef struct site_open {
+  int regression;
+  size_t regression_entry;
+  double regression_pct;
+  int step;
+  size_t step_index; /* into the case's steps */
+  double step_pct;
+  int creep;
+  size_t creep_entry;
+  double creep_pct;
+  int any;
+  size_t since; /* entry: the earliest where one began (0 when none) */
+} site_open;
+void bs__site_open(const site *s, size_t c, site_open *o);
+/* regressions.html, feed.xml and index.json. */
+bs_status bs__site_regressions_page(site *s, bs_error *err);
+bs_status bs__site_feed(site *s, bs_error *err);
+bs_status bs__site_index_json(site *s, bs_error *err);
 
 #endif

@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static void page_common(const site *s, bs_tval *root, const char *title,
-                        const char *current) {
+void bs__site_page_common(const site *s, bs_tval *root, const char *title,
+                          const char *current) {
   bs_tval_set_str(root, "title", title);
   bs_tval_set_str(root, "generator", "benchsite " BENCHSITE_VERSION);
   bs_tval *nav = bs_tval_set_list(root, "nav");
@@ -18,6 +18,11 @@ static void page_common(const site *s, bs_tval *root, const char *title,
   bs_tval_set_str(it, "href", "index.html");
   bs_tval_set_str(it, "label", "Runs and cases");
   bs_tval_set_bool(it, "current", current && !strcmp(current, "index.html"));
+  it = bs_tval_push_obj(nav);
+  bs_tval_set_str(it, "href", "regressions.html");
+  bs_tval_set_str(it, "label", "Regressions");
+  bs_tval_set_bool(it, "current",
+                   current && !strcmp(current, "regressions.html"));
   /* Every page names the metric it shows and its unit. */
   const bs_metric_info *mi = bs_metric_get(s->o->metric);
   bs_tval *m = bs_tval_set_obj(root, "metric");
@@ -218,6 +223,9 @@ static bs_status render(site *s, const char *tname, bs_tdata *d, char **html,
   return st;
 }
 
+bs_status bs__site_emit_page(site *s, const char *tname, bs_tdata *d,
+                             const char *file, int rank, bs_error *err);
+
 /* Renders the page (freeing d) and writes it unless the previous build
  * has the same bytes; `key` (or NULL) names the inputs it was made
  * from. */
@@ -233,13 +241,82 @@ static bs_status emit_page(site *s, const char *tname, bs_tdata *d,
   return st;
 }
 
+typedef struct open_key {
+  size_t c, run;
+  site_open o;
+} open_key;
+
+/* The most recent start first, then case order. */
+static int cmp_open(const void *pa, const void *pb) {
+  const open_key *a = pa, *b = pb;
+  if (a->run != b->run)
+    return a->run > b->run ? -1 : 1;
+  return a->c < b->c ? -1 : a->c > b->c;
+}
+
+static void open_item(const site *s, bs_tval *what, const char *label,
+                      double pct) {
+  char buf[64];
+  (void)s;
+  bs_tval *w = bs_tval_push_obj(what);
+  bs_tval_set_str(w, "label", label);
+  bs_tval_set_str(w, "pct", bs__fmt_pct_signed(buf, sizeof buf, pct));
+}
+
+/* The index's "what regressed, since when": the cases with something
+ * open (bs__site_open), the most recent start first. -1 when out of
+ * memory. */
+static int open_cases(const site *s, bs_tval *root) {
+  const bs_history *h = s->h;
+  open_key *keys = malloc((h->ncases ? h->ncases : 1) * sizeof *keys);
+  if (!keys)
+    return -1;
+  size_t n = 0;
+  for (size_t c = 0; c < h->ncases; c++) {
+    bs__site_open(s, c, &keys[n].o);
+    if (!keys[n].o.any)
+      continue;
+    keys[n].c = c;
+    keys[n].run = h->cases[c].entries[keys[n].o.since].run;
+    n++;
+  }
+  if (n)
+    qsort(keys, n, sizeof *keys, cmp_open);
+  bs_tval_set_bool(root, "has_open_cases", n > 0);
+  bs_tval *list = bs_tval_set_list(root, "open_cases");
+  for (size_t k = 0; k < n; k++) {
+    const open_key *ok = &keys[k];
+    const bs_history_case *hc = &h->cases[ok->c];
+    bs_tval *t = bs_tval_push_obj(list);
+    char name[512];
+    bs__case_label(name, sizeof name, hc->benchmark, hc->dataset);
+    bs_tval_set_str(t, "name", name);
+    bs_tval_set_strf(t, "href", "case-%s.html", s->cases[ok->c].id);
+    bs_tval *what = bs_tval_set_list(t, "what");
+    if (ok->o.regression)
+      open_item(s, what, "■ significant regression", ok->o.regression_pct);
+    if (ok->o.step)
+      open_item(s, what, "⇧ step up", ok->o.step_pct);
+    if (ok->o.creep)
+      open_item(s, what, "⇗ creeping", ok->o.creep_pct);
+    const bs_history_run *r = &h->runs[ok->run];
+    bs_tval *since = bs_tval_set_obj(t, "since");
+    bs_tval_set_strf(since, "href", "run-%s.html", r->id);
+    bs_tval_set_strf(since, "number", "%zu", ok->run + 1);
+    bs_tval_set_str(since, "date", r->date);
+    set_commit(since, r->commit);
+  }
+  free(keys);
+  return 0;
+}
+
 bs_status bs__site_index_page(site *s, bs_error *err) {
   const bs_history *h = s->h;
   bs_tdata *d = bs_tdata_new();
   if (!d)
     return bs__oom(err);
   bs_tval *root = bs_tdata_root(d);
-  page_common(s, root, "Benchmark history", "index.html");
+  bs__site_page_common(s, root, "Benchmark history", "index.html");
   bs_tval *sum = bs_tval_set_obj(root, "summary");
   bs_tval_set_strf(sum, "runs", "%zu", h->nruns);
   bs_tval_set_strf(sum, "cases", "%zu", h->ncases);
@@ -271,6 +348,10 @@ bs_status bs__site_index_page(site *s, bs_error *err) {
     env_status(s, i, t);
   }
   group_list(s, root, 1);
+  if (open_cases(s, root)) {
+    bs_tdata_free(d);
+    return bs__oom(err);
+  }
   bs_tval *cases = bs_tval_set_list(root, "cases");
   for (size_t c = 0; c < h->ncases; c++) {
     const bs_history_case *hc = &h->cases[c];
@@ -407,7 +488,7 @@ static bs_tdata *run_page_data(const site *s, size_t i, int first) {
   bs_tval *root = bs_tdata_root(d);
   char title[300];
   snprintf(title, sizeof title, "Run %zu: %s", i + 1, r->ar->commit);
-  page_common(s, root, title, NULL);
+  bs__site_page_common(s, root, title, NULL);
   bs_tval *rv = bs_tval_set_obj(root, "run");
   bs__facts_metric(rv, r->mf, s->o->metric);
   const char *baseline = bs_manifest_get(r->mf, "baseline");
@@ -590,7 +671,7 @@ static bs_status case_page_data(site *s, size_t c, int first, bs_tdata **out,
   bs_tval *root = bs_tdata_root(d);
   char name[512];
   bs__case_label(name, sizeof name, hc->benchmark, hc->dataset);
-  page_common(s, root, name, NULL);
+  bs__site_page_common(s, root, name, NULL);
   bs_tval *cv = bs_tval_set_obj(root, "case");
   bs_tval_set_str(cv, "benchmark", hc->benchmark);
   bs_tval_set_str(cv, "dataset", hc->dataset);
@@ -693,4 +774,9 @@ bs_status bs__site_case_page(site *s, size_t c, bs_error *err) {
   if (!st && twice && s->nqueue > before)
     s->queue[s->nqueue - 1].fresh = 0; /* after the new pages */
   return st;
+}
+
+bs_status bs__site_emit_page(site *s, const char *tname, bs_tdata *d,
+                             const char *file, int rank, bs_error *err) {
+  return emit_page(s, tname, d, file, rank, NULL, err);
 }

@@ -911,6 +911,46 @@ Test(site, acknowledged_changes_are_shown_and_not_counted_as_open) {
   char *index = slurp(ts_pathf("%s/index.html", out));
   cr_assert_not_null(strstr(index, "1 open significant regression"), "%s",
                      index);
+  /* What regressed, since when: named above the runs with its commit, on
+   * the regressions page, in the feed and in index.json. */
+  const char *open = strstr(index, "What regressed, since when");
+  const char *runs_h2 = strstr(index, "<h2 id=\"runs\">");
+  cr_assert(open && runs_h2 && open < runs_h2, "%s", index);
+  const char *named = strstr(open, ">sum</a>");
+  cr_assert(named && named < runs_h2, "%s", index);
+  cr_expect(strstr(named, "<code>c2-slow</code>") < runs_h2);
+  cr_expect_not_null(strstr(named, "significant regression +"));
+  char *regs = slurp(ts_pathf("%s/regressions.html", out));
+  cr_expect_not_null(strstr(regs, ">sum</a>"), "%s", regs);
+  cr_expect_not_null(strstr(regs, "not acknowledged"), "%s", regs);
+  cr_expect_null(strstr(regs, ">sort [n=1024]</a>"), "%s", regs);
+  char *feed = slurp(ts_pathf("%s/feed.xml", out));
+  cr_expect_not_null(
+      strstr(feed, "<feed xmlns=\"http://www.w3.org/2005/Atom\">"));
+  cr_expect_not_null(strstr(feed, "<title>sum: +"), "%s", feed);
+  cr_expect_not_null(strstr(feed, "to c2-slow (run 2)"), "%s", feed);
+  bs__jvalue *ij = json_file(ts_pathf("%s/index.json", out));
+  const bs__jvalue *jc = member(ij, "cases", BS__JARRAY);
+  cr_assert_eq(jc->n, 2);
+  for (size_t k = 0; k < 2; k++) {
+    const bs__jvalue *c = &jc->items[k];
+    int is_sum = !strcmp(member(c, "benchmark", BS__JSTRING)->string, "sum");
+    const bs__jvalue *o = member(c, "open", BS__JOBJECT);
+    cr_expect(ts_exists(
+        ts_pathf("%s/%s", out, member(c, "history", BS__JSTRING)->string)));
+    cr_expect(ts_exists(
+        ts_pathf("%s/%s", out, member(c, "page", BS__JSTRING)->string)));
+    if (!is_sum) {
+      member(o, "regression", BS__JNULL);
+      continue;
+    }
+    const bs__jvalue *rg = member(o, "regression", BS__JOBJECT);
+    cr_expect_str_eq(member(rg, "commit", BS__JSTRING)->string, "c2-slow");
+    cr_expect_str_eq(member(rg, "run", BS__JSTRING)->string, r2);
+    double pct = member(rg, "pct", BS__JNUMBER)->number;
+    cr_expect(pct > 40 && pct < 60, "%g", pct);
+  }
+  bs__json_free(ij);
 
   cr_assert_eq(ts_write(ts_pathf("%s/acks.csv", archive),
                         "commit,benchmark,dataset,reason\n"
@@ -924,6 +964,17 @@ Test(site, acknowledged_changes_are_shown_and_not_counted_as_open) {
   index = slurp(ts_pathf("%s/index.html", out));
   cr_assert_not_null(strstr(index, "no open significant regression"), "%s",
                      index);
+  cr_expect_not_null(strstr(index, "Nothing open"), "%s", index);
+  regs = slurp(ts_pathf("%s/regressions.html", out));
+  cr_expect_not_null(strstr(regs, ">sum</a>"), "%s", regs);
+  cr_expect_not_null(strstr(regs, "✓ acknowledged"), "%s", regs);
+  cr_expect_not_null(
+      strstr(slurp(ts_pathf("%s/feed.xml", out)), "(acknowledged)</title>"));
+  ij = json_file(ts_pathf("%s/index.json", out));
+  jc = member(ij, "cases", BS__JARRAY);
+  for (size_t k = 0; k < jc->n; k++)
+    member(member(&jc->items[k], "open", BS__JOBJECT), "regression", BS__JNULL);
+  bs__json_free(ij);
   char *run = slurp(ts_pathf("%s/run-%s.html", out, r2));
   cr_assert_not_null(strstr(run, "checked input, &lt;accepted&gt;"));
   cr_assert_not_null(strstr(run, "acks.csv line 2"));
@@ -1010,7 +1061,7 @@ Test(site, hostile_names_are_escaped_and_never_file_names) {
        *out = ts_pathf("%s/public", dir);
   static const tcase evil[] = {
       {"<script>alert(1)</script>", "../../x\"; system(\"touch pwned\")", 10.0,
-       10.0},
+       15.0},
       {"`touch pwned2` @x", "set output \"|touch pwned3\"", 5.0, 5.0}};
   add_run(archive, dir, "c<b>1", "2026-03-01T00:00:00Z", "Development", evil,
           2);
@@ -1023,6 +1074,27 @@ Test(site, hostile_names_are_escaped_and_never_file_names) {
   cr_assert_null(strstr(index, "<script>"));
   cr_assert_not_null(strstr(index, "&lt;script&gt;alert(1)&lt;/script&gt;"));
   cr_assert_not_null(strstr(index, "c&lt;b&gt;1"));
+  /* The regressions page, the feed (XML) and index.json (JSON) carry the
+   * regressing name escaped, and index.json gives it back exactly. */
+  char *regs = slurp(ts_pathf("%s/regressions.html", out));
+  cr_assert_null(strstr(regs, "<script>"));
+  cr_assert_not_null(strstr(regs, "&lt;script&gt;alert(1)&lt;/script&gt;"));
+  char *feed = slurp(ts_pathf("%s/feed.xml", out));
+  cr_assert_null(strstr(feed, "<script>"));
+  cr_assert_null(strstr(feed, "c<b>1"));
+  cr_assert_not_null(
+      strstr(feed, "<title>&lt;script&gt;alert(1)&lt;/script&gt;"), "%s", feed);
+  cr_assert_not_null(strstr(feed, "x&quot;; system(&quot;touch pwned&quot;)"));
+  bs__jvalue *ij = json_file(ts_pathf("%s/index.json", out));
+  const bs__jvalue *jc = member(ij, "cases", BS__JARRAY);
+  int found = 0;
+  for (size_t k = 0; k < jc->n; k++)
+    found += !strcmp(member(&jc->items[k], "benchmark", BS__JSTRING)->string,
+                     evil[0].benchmark) &&
+             !strcmp(member(&jc->items[k], "dataset", BS__JSTRING)->string,
+                     evil[0].dataset);
+  cr_expect_eq(found, 1);
+  bs__json_free(ij);
   /* File names: fixed words, run ids and hex only. */
   DIR *d = opendir(out);
   struct dirent *e;
