@@ -548,6 +548,39 @@ Test(site, static_files_survive_every_rebuild) {
   cr_assert_neq(strcmp(slurp(ts_pathf("%s/index.html", out)), "mine"), 0);
 }
 
+/* Before (issue 23): a --static file whose name held a blank or a newline
+ * was written raw into the line-based state, which the next build could
+ * not parse: every build after it was a full rebuild, silently. Now the
+ * name is one encoded token and the next build reuses every analysis. */
+Test(site, a_static_file_with_a_blank_or_newline_keeps_the_site_incremental) {
+  char *dir = ts_own(ts_tmpdir("site_static_names"));
+  char *archive = ts_pathf("%s/archive", dir),
+       *out = ts_pathf("%s/public", dir), *st = ts_pathf("%s/static", dir);
+  cr_assert_eq(mkdir(st, 0755), 0);
+  static const char *const names[] = {"logo v2.png", "line\nbreak", "50%-%41",
+                                      "-"};
+  for (size_t i = 0; i < 4; i++)
+    cr_assert_eq(ts_write(ts_pathf("%s/%s", st, names[i]), names[i]), 0);
+  add_run(archive, dir, "c1", "2026-03-01T00:00:00Z", "Development", two, 2);
+  add_run(archive, dir, "c2", "2026-03-02T00:00:00Z", "Development", two, 2);
+  const char *extra[] = {"--static", st, NULL};
+  for (int round = 0; round < 2; round++) {
+    ts_run r = build_with(archive, out, extra);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    if (round == 1)
+      cr_expect_not_null(strstr(r.out, "analyses 0 built, 2 reused"), "%s",
+                         r.out);
+    ts_run_free(&r);
+    for (size_t i = 0; i < 4; i++)
+      cr_expect_str_eq(slurp(ts_pathf("%s/%s", out, names[i])), names[i]);
+  }
+  char *state = slurp(ts_pathf("%s/.benchsite-site", out));
+  cr_expect_not_null(strstr(state, "\nfile logo%20v2.png "), "%s", state);
+  cr_expect_not_null(strstr(state, "\nfile line%0Abreak "), "%s", state);
+  cr_expect_not_null(strstr(state, "\nfile 50%25-%2541 "), "%s", state);
+  cr_expect_not_null(strstr(state, "\nfile %2D "), "%s", state);
+}
+
 /* Copies the installed templates into dir/tpl. */
 static char *copy_templates(const char *dir) {
   char *tpl = ts_pathf("%s/tpl", dir);
@@ -1713,7 +1746,8 @@ Test(site, every_rename_keeps_every_link_resolving) {
 }
 
 /* A rebuild after one new run renders only the pages that run changes:
- * the index, its own page, the page of the run before it (its "newer"
+ * the index and the regressions page (both made from every run), its own
+ * page, the page of the run before it (its "newer"
  * link) and the pages of its cases; every other run page stays as it is,
  * unrendered (the build knows it is made from the same inputs). */
 Test(site, a_new_run_renders_only_the_pages_it_changes) {
@@ -1729,24 +1763,24 @@ Test(site, a_new_run_renders_only_the_pages_it_changes) {
   }
   bs_site_summary sum;
   lib_build(archive, out, &sum);
-  cr_assert_eq(sum.pages_rendered, 1 + 12 + 2);
+  cr_assert_eq(sum.pages_rendered, 2 + 12 + 2);
   char *old = ts_pathf("%s/run-%s.html", out, ids[3]);
   struct stat before;
   cr_assert_eq(stat(old, &before), 0);
   add_run(archive, dir, "c12", "2026-03-13T00:00:00Z", "Development", two, 2);
   lib_build(archive, out, &sum);
-  cr_expect_eq(sum.pages_rendered, 1 + 2 + 2, "%zu pages rendered",
+  cr_expect_eq(sum.pages_rendered, 2 + 2 + 2, "%zu pages rendered",
                sum.pages_rendered);
   struct stat after;
   cr_assert_eq(stat(old, &after), 0);
   cr_expect_eq(after.st_ino, before.st_ino);
   cr_expect_eq(after.st_mtim.tv_sec, before.st_mtim.tv_sec);
   cr_expect_eq(after.st_mtim.tv_nsec, before.st_mtim.tv_nsec);
-  /* Nothing new: nothing rendered at all but the index and case pages,
-   * whose bytes are then found unchanged. */
+  /* Nothing new: nothing rendered at all but the index, the regressions
+   * page and case pages, whose bytes are then found unchanged. */
   lib_build(archive, out, &sum);
   cr_expect_eq(sum.pages_written, 0);
-  cr_expect_leq(sum.pages_rendered, 1 + 2);
+  cr_expect_leq(sum.pages_rendered, 2 + 2);
   cr_expect_gt(check_links(out), 20);
 }
 
