@@ -2,6 +2,7 @@
 
 #include "arena.h"
 #include "benchsite/order.h"
+#include "bigmem.h"
 #include "csvin.h"
 #include "grow.h"
 #include "hash.h"
@@ -44,8 +45,16 @@ static const char *col_name(int k) {
 /* Names remembered per column (impl ids alternate block by block). */
 #define NRECENT 4
 #define EMPTY SIZE_MAX
-/* Row ids + 1 are stored in 32 bits in the duplicate index. */
+/* Row ids + 1 are stored in 32 bits (the case index, the duplicate
+ * checks). */
 #define ROWS_HARD_MAX ((size_t)UINT32_MAX - 1)
+/* Case ids fill bs_row.cid. */
+#define CASES_MAX (((size_t)1 << 28) - 1)
+/* Impls per case whose confirm rows are followed in order (see track). */
+#define NTRACK 4
+
+_Static_assert(BS_METRIC_COUNT <= 3, "bs_row.metrics holds 3 bits");
+_Static_assert(sizeof(bs_row) == 48, "a row stays compact");
 
 typedef struct intern_slot {
   const char *s; /* NULL when free */
@@ -63,14 +72,26 @@ typedef struct dup_slot {
 typedef struct case_ent {
   const char *benchmark; /* interned, so cases compare by pointer */
   const char *dataset;
-  size_t first_row; /* its scale is the one every later row must repeat */
-  size_t nrows;
-  /* This case's confirm rows keyed by (run, block, impl): one small table
-   * per case stays in cache while the case's rows stream past, where one
-   * table for the whole log would cost a cache miss a row. */
+  double scale; /* the first row's: every later row must repeat it */
+  uint32_t first_row;
+  uint32_t nrows;
+  int has_scale;
+  /* Duplicate confirm rows, while the log is in order (see track): for
+   * up to NTRACK impls, the id + 1 of the impl's latest confirm row in
+   * this case (0: free), whose (run, block) every earlier one is below. */
+  uint32_t last[NTRACK];
+  /* Once the log is out of order (bs_log.hashed), this case's confirm
+   * rows keyed by (run, block, impl): one small table per case stays in
+   * cache while the case's rows stream past. */
   dup_slot *dup;
-  size_t dup_cap, dup_n;
+  uint32_t dup_cap, dup_n;
 } case_ent;
+
+/* The rows of one file are the ids from first_row up to the next file's. */
+typedef struct file_ent {
+  const char *name; /* arena copy */
+  size_t first_row;
+} file_ent;
 
 struct bs_log {
   bs__arena arena;
@@ -80,9 +101,15 @@ struct bs_log {
    * output: nothing is ever listed in hash order. */
   uint64_t seed;
 
+  /* Rows in read order, and parallel to them the values of the other
+   * metrics, each only once some file has its column. */
+  bs__big rows_mem;
   bs_row *rows;
-  size_t *row_case; /* case id of each row, parallel to rows */
+  bs__big values[BS_METRIC_COUNT]; /* [BS_METRIC_WALL] unused */
   size_t nrows, rows_cap;
+
+  file_ent *files;
+  size_t nfiles, files_cap;
 
   /* Interned benchmark, dataset and impl names: equal strings share a
    * pointer, so the tables below hash and compare pointers. */
@@ -95,12 +122,20 @@ struct bs_log {
   size_t *cslot;
   size_t cslot_cap;
 
+  /* 0 while every case's confirm rows of each impl came in increasing
+   * (run, block) order with at most NTRACK impls a case, which rules out
+   * duplicates without an index; 1 from the first row that broke that,
+   * when every case got a table of its confirm rows (case_ent.dup). */
+  int hashed;
   size_t dup_bytes; /* the cases' duplicate tables */
 
-  /* The public case index, rebuilt after every successful read. */
+  /* The public case index, rebuilt after every successful read; case_pos
+   * maps a case id to its place in it. */
   bs_case *index;
   size_t nindex;
-  size_t *index_rows;
+  uint32_t *case_pos;
+  bs__big index_mem;
+  uint32_t *index_rows;
   size_t nindex_rows;
 
   bs_log_column *unknown;
@@ -117,12 +152,22 @@ struct bs_log {
 
 /* ---- memory accounting (bs_log_limits.max_memory_bytes) ---- */
 
+/* Bytes a row takes: itself and its values of the other metrics. */
+static size_t row_bytes(const bs_log *log) {
+  size_t per = sizeof(bs_row);
+  for (int m = 1; m < BS_METRIC_COUNT; m++)
+    if (log->values[m].p)
+      per += sizeof(double);
+  return per;
+}
+
 static size_t footprint(const bs_log *log) {
-  return log->rows_cap * (sizeof(bs_row) + sizeof(size_t)) + log->arena.total +
+  return log->rows_cap * row_bytes(log) + log->arena.total +
          log->istr_cap * sizeof(intern_slot) +
          log->cases_cap * sizeof(case_ent) + log->cslot_cap * sizeof(size_t) +
-         log->dup_bytes + log->nindex * sizeof(bs_case) +
-         log->nindex_rows * sizeof(size_t) +
+         log->files_cap * sizeof(file_ent) + log->dup_bytes +
+         log->nindex * (sizeof(bs_case) + sizeof(uint32_t)) +
+         log->nindex_rows * sizeof(uint32_t) +
          log->unknown_cap * sizeof(bs_log_column);
 }
 
@@ -283,6 +328,10 @@ static size_t case_get(reader *r, const char *b, const char *d, size_t row,
         return log->cslot[j];
     }
   }
+  if (log->ncases >= CASES_MAX) {
+    FAIL(r, BS_ELIMIT, r->in.rec_line, 0, "more than %zu cases", CASES_MAX);
+    return EMPTY;
+  }
   if (log->ncases == log->cases_cap) {
     size_t cap =
         bs__grow_cap(log->cases_cap, log->ncases + 1, 64, sizeof(case_ent));
@@ -316,13 +365,11 @@ static size_t case_get(reader *r, const char *b, const char *d, size_t row,
     case_rehash(log);
   }
   size_t id = log->ncases++;
-  log->cases[id].benchmark = b;
-  log->cases[id].dataset = d;
-  log->cases[id].first_row = row;
-  log->cases[id].nrows = 0;
-  log->cases[id].dup = NULL;
-  log->cases[id].dup_cap = 0;
-  log->cases[id].dup_n = 0;
+  case_ent *c = &log->cases[id];
+  memset(c, 0, sizeof *c);
+  c->benchmark = b;
+  c->dataset = d;
+  c->first_row = (uint32_t)row;
   case_slot_insert(log, id);
   *added = 1;
   return id;
@@ -346,25 +393,113 @@ static void dup_put(dup_slot *t, size_t cap, uint64_t h, size_t row) {
   t[j].tag = (uint32_t)(h >> 32);
 }
 
-/* Refills the cases' tables from rows [0, nrows) after the cases past
- * ncases were dropped: used to forget a failed read. Tables only lose
- * entries here, so this needs no allocation. */
-static void dup_rebuild(bs_log *log, size_t nrows) {
+/* Whether confirm row q comes after p of the same case and impl in
+ * (run, block) order. */
+static int key_after(const bs_row *q, const bs_row *p) {
+  return q->run != p->run ? q->run > p->run : q->block > p->block;
+}
+
+/* Refills the in-order state (case_ent.last, nrows) of every case from
+ * rows [0, nrows) after the cases past ncases were dropped: used to
+ * forget a failed read. With hashed, the cases' tables are refilled
+ * instead; they only lose entries here, so this needs no allocation. */
+static void cases_rebuild(bs_log *log, size_t nrows) {
   for (size_t i = 0; i < log->ncases; i++) {
     case_ent *c = &log->cases[i];
     if (c->dup_cap)
       memset(c->dup, 0, c->dup_cap * sizeof *c->dup);
+    memset(c->last, 0, sizeof c->last);
     c->dup_n = 0;
     c->nrows = 0;
   }
   for (size_t i = 0; i < nrows; i++) {
-    case_ent *c = &log->cases[log->row_case[i]];
+    const bs_row *q = &log->rows[i];
+    case_ent *c = &log->cases[q->cid];
     c->nrows++;
-    if (log->rows[i].phase != BS_PHASE_CONFIRM)
+    if (q->phase != BS_PHASE_CONFIRM)
       continue;
-    dup_put(c->dup, c->dup_cap, dup_hash(log, &log->rows[i]), i);
+    if (log->hashed) {
+      dup_put(c->dup, c->dup_cap, dup_hash(log, q), i);
+      c->dup_n++;
+      continue;
+    }
+    /* The rows kept were in order: each impl has its slot. */
+    for (int t = 0; t < NTRACK; t++) {
+      if (!c->last[t] || log->rows[c->last[t] - 1].impl == q->impl) {
+        c->last[t] = (uint32_t)(i + 1);
+        break;
+      }
+    }
+  }
+}
+
+/* Gives case c a table of cap slots (a power of two above twice its
+ * entries), its entries moved over: 0, or -1 with the reader failed. */
+static int dup_resize(reader *r, case_ent *c, size_t cap) {
+  bs_log *log = r->log;
+  if (cap > UINT32_MAX || !fits(log, cap * sizeof(dup_slot))) {
+    fail_memory_limit(r, r->in.rec_line);
+    return -1;
+  }
+  dup_slot *t = calloc(cap, sizeof *t);
+  if (!t) {
+    fail_nomem(r);
+    return -1;
+  }
+  /* Rehash from the rows (recent, so cached): a slot keeps only half of
+   * its hash. */
+  for (size_t i = 0; i < c->dup_cap; i++) {
+    if (c->dup[i].row1) {
+      size_t o = c->dup[i].row1 - 1;
+      dup_put(t, cap, dup_hash(log, &log->rows[o]), o);
+    }
+  }
+  free(c->dup);
+  log->dup_bytes += (cap - c->dup_cap) * sizeof(dup_slot);
+  c->dup = t;
+  c->dup_cap = (uint32_t)cap;
+  return 0;
+}
+
+/* Leaves the in-order state for good: every case's confirm rows among
+ * rows [0, nrows) go into its table. 0, or -1 with the reader failed (the
+ * log then stays in order, as it was). */
+static int go_hashed(reader *r, size_t nrows) {
+  bs_log *log = r->log;
+  /* Count first, so that each table is sized once. */
+  for (size_t i = 0; i < nrows; i++)
+    if (log->rows[i].phase == BS_PHASE_CONFIRM)
+      log->cases[log->rows[i].cid].dup_n++;
+  int failed = 0;
+  for (size_t i = 0; i < log->ncases; i++) {
+    case_ent *c = &log->cases[i];
+    size_t n = c->dup_n, cap = 16;
+    c->dup_n = 0;
+    while (cap < 2 * (n + 1))
+      cap *= 2;
+    if (n && !failed)
+      failed = dup_resize(r, c, cap);
+  }
+  if (failed) {
+    for (size_t i = 0; i < log->ncases; i++) {
+      case_ent *c = &log->cases[i];
+      free(c->dup);
+      log->dup_bytes -= c->dup_cap * sizeof(dup_slot);
+      c->dup = NULL;
+      c->dup_cap = 0;
+    }
+    return -1;
+  }
+  log->hashed = 1;
+  for (size_t i = 0; i < nrows; i++) {
+    const bs_row *q = &log->rows[i];
+    if (q->phase != BS_PHASE_CONFIRM)
+      continue;
+    case_ent *c = &log->cases[q->cid];
+    dup_put(c->dup, c->dup_cap, dup_hash(log, q), i);
     c->dup_n++;
   }
+  return 0;
 }
 
 /* Looks up the confirm row `row` (already stored at log->rows[row]) in its
@@ -373,35 +508,14 @@ static void dup_rebuild(bs_log *log, size_t nrows) {
  * the table could not grow. */
 static size_t dup_check(reader *r, size_t row, int *failed) {
   bs_log *log = r->log;
-  case_ent *c = &log->cases[log->row_case[row]];
-  *failed = 0;
-  if ((c->dup_n + 1) * 2 > c->dup_cap) {
-    size_t cap = bs__grow_cap(c->dup_cap, c->dup_cap + 1, 16, sizeof(dup_slot));
-    if (!cap || !fits(log, cap * sizeof(dup_slot))) {
-      fail_memory_limit(r, r->in.rec_line);
-      *failed = 1;
-      return EMPTY;
-    }
-    dup_slot *t = calloc(cap, sizeof *t);
-    if (!t) {
-      fail_nomem(r);
-      *failed = 1;
-      return EMPTY;
-    }
-    /* Rehash from the rows (recent, so cached): a slot keeps only half of
-     * its hash. */
-    for (size_t i = 0; i < c->dup_cap; i++) {
-      if (c->dup[i].row1) {
-        size_t o = c->dup[i].row1 - 1;
-        dup_put(t, cap, dup_hash(log, &log->rows[o]), o);
-      }
-    }
-    free(c->dup);
-    log->dup_bytes += (cap - c->dup_cap) * sizeof(dup_slot);
-    c->dup = t;
-    c->dup_cap = cap;
-  }
   const bs_row *q = &log->rows[row];
+  case_ent *c = &log->cases[q->cid];
+  *failed = 0;
+  if ((size_t)(c->dup_n + 1) * 2 > c->dup_cap &&
+      dup_resize(r, c, c->dup_cap ? (size_t)c->dup_cap * 2 : 16)) {
+    *failed = 1;
+    return EMPTY;
+  }
   uint64_t h = dup_hash(log, q);
   uint32_t tag = (uint32_t)(h >> 32);
   size_t mask = c->dup_cap - 1;
@@ -418,6 +532,42 @@ static size_t dup_check(reader *r, size_t row, int *failed) {
   c->dup[j].tag = tag;
   c->dup_n++;
   return EMPTY;
+}
+
+/* The duplicate check of confirm row `row` (stored at log->rows[row]):
+ * the id of an earlier confirm row with the same (run, block, impl) in
+ * its case, or EMPTY. Logs come in measurement order, where each impl's
+ * confirm rows of a case have increasing (run, block): while every row
+ * so far did, a row after its impl's latest one (or its impl's first)
+ * cannot repeat a key, and no index is needed. The first row that does
+ * not fit that (or a fifth impl in a case) moves the log to per-case
+ * tables (go_hashed), which answer the same question for any order.
+ * *failed as dup_check. */
+static size_t track(reader *r, size_t row, int *failed) {
+  bs_log *log = r->log;
+  *failed = 0;
+  if (!log->hashed) {
+    const bs_row *q = &log->rows[row];
+    case_ent *c = &log->cases[q->cid];
+    for (int t = 0; t < NTRACK; t++) {
+      if (!c->last[t]) {
+        c->last[t] = (uint32_t)(row + 1);
+        return EMPTY;
+      }
+      const bs_row *p = &log->rows[c->last[t] - 1];
+      if (p->impl != q->impl)
+        continue;
+      if (!key_after(q, p))
+        break;
+      c->last[t] = (uint32_t)(row + 1);
+      return EMPTY;
+    }
+    if (go_hashed(r, row)) {
+      *failed = 1;
+      return EMPTY;
+    }
+  }
+  return dup_check(r, row, failed);
 }
 
 /* ---- messages ---- */
@@ -610,6 +760,24 @@ static int add_unknown(bs_log *log, const char *file, const char *name,
   return 0;
 }
 
+/* Keeps values of metric m beside the rows from now on (a file has its
+ * column): 0, or -1 with the reader failed. Rows read before have none. */
+static int keep_values(reader *r, int m) {
+  bs_log *log = r->log;
+  if (log->values[m].p)
+    return 0;
+  size_t cap = log->rows_cap ? log->rows_cap : 1;
+  if (!fits(log, cap * sizeof(double))) {
+    fail_memory_limit(r, r->in.rec_line);
+    return -1;
+  }
+  if (bs__big_reserve(&log->values[m], cap * sizeof(double), 1)) {
+    fail_nomem(r);
+    return -1;
+  }
+  return 0;
+}
+
 static void header_record(reader *r) {
   bs_log *log = r->log;
   size_t n = r->nfields;
@@ -682,6 +850,9 @@ static void header_record(reader *r) {
       return;
     }
   }
+  for (int m = 1; m < BS_METRIC_COUNT; m++)
+    if (r->colof[COL_METRIC + m] >= 0 && keep_values(r, m))
+      return;
   for (int k = 0; k < NKNOWN; k++) {
     int required = k == COL_BENCHMARK || k == COL_IMPL ||
                    (k >= COL_METRIC &&
@@ -769,11 +940,12 @@ static int has(const reader *r, int k) {
   return r->colof[k] >= 0 && r->vlen[k] > 0;
 }
 
-/* Grows rows and row_case for one more row, within max_memory_bytes: the
- * capacity doubles, or takes what the limit leaves. */
+/* Grows the rows (and the values of the other metrics kept beside them)
+ * for one more row, within max_memory_bytes: the capacity doubles, or
+ * takes what the limit leaves. */
 static int grow_rows(reader *r) {
   bs_log *log = r->log;
-  size_t per = sizeof(bs_row) + sizeof(size_t);
+  size_t per = row_bytes(log);
   size_t cap = bs__grow_cap(log->rows_cap, log->nrows + 1, 1024, per);
   if (!cap || cap > r->max_rows)
     cap = r->max_rows;
@@ -785,18 +957,18 @@ static int grow_rows(reader *r) {
   }
   if (cap > (max - others) / per)
     cap = (max - others) / per;
-  bs_row *t = realloc(log->rows, cap * sizeof *t);
-  if (!t) {
+  if (bs__big_reserve(&log->rows_mem, cap * sizeof(bs_row), 0)) {
     fail_nomem(r);
     return -1;
   }
-  log->rows = t;
-  size_t *u = realloc(log->row_case, cap * sizeof *u);
-  if (!u) {
-    fail_nomem(r);
-    return -1;
+  log->rows = log->rows_mem.p;
+  for (int m = 1; m < BS_METRIC_COUNT; m++) {
+    if (log->values[m].p &&
+        bs__big_reserve(&log->values[m], cap * sizeof(double), 1)) {
+      fail_nomem(r);
+      return -1;
+    }
   }
-  log->row_case = u;
   log->rows_cap = cap;
   return 0;
 }
@@ -812,55 +984,60 @@ static void data_record(reader *r) {
     FAIL(r, BS_ELIMIT, r->in.rec_line, 0, "more than %zu rows", r->max_rows);
     return;
   }
-  bs_row row;
-  memset(&row, 0, sizeof row);
-  row.file = r->file;
-  row.line = r->in.rec_line;
-  row.block = -1;
-  row.phase = BS_PHASE_CONFIRM;
+  if (r->in.rec_line > (long)UINT32_MAX) {
+    FAIL(r, BS_ELIMIT, r->in.rec_line, 0, "line number past %lu",
+         (unsigned long)UINT32_MAX);
+    return;
+  }
+  uint64_t run = 0, iterations = 0;
+  int64_t block = -1;
+  bs_phase phase = BS_PHASE_CONFIRM;
+  double scale = 0, values[BS_METRIC_COUNT] = {0};
+  unsigned metrics = 0;
+  int has_scale = 0;
 
   if (!has(r, COL_BENCHMARK)) {
     FAIL(r, BS_EINPUT, r->in.rec_line, r->colof[COL_BENCHMARK] + 1,
          "column benchmark: must not be empty");
     return;
   }
-  row.benchmark = r->vstr[COL_BENCHMARK];
-  row.dataset = has(r, COL_DATASET) ? r->vstr[COL_DATASET] : "";
+  const char *benchmark = r->vstr[COL_BENCHMARK];
+  const char *dataset = has(r, COL_DATASET) ? r->vstr[COL_DATASET] : "";
   if (has(r, COL_SCALE)) {
     if (check_positive(r, COL_SCALE))
       return;
-    row.scale = r->vnum[COL_SCALE];
-    row.has_scale = 1;
+    scale = r->vnum[COL_SCALE];
+    has_scale = 1;
   }
   if (!has(r, COL_IMPL)) {
     FAIL(r, BS_EINPUT, r->in.rec_line, r->colof[COL_IMPL] + 1,
          "column impl: must not be empty");
     return;
   }
-  row.impl = r->vstr[COL_IMPL];
+  const char *impl = r->vstr[COL_IMPL];
   if (has(r, COL_RUN)) {
     if (check_count(r, COL_RUN, UINT64_MAX, "is not a non-negative integer"))
       return;
-    row.run = r->vint[COL_RUN];
+    run = r->vint[COL_RUN];
   }
   if (has(r, COL_BLOCK)) {
     if (check_count(r, COL_BLOCK, (uint64_t)INT64_MAX,
                     "is not a non-negative integer"))
       return;
-    row.block = (int64_t)r->vint[COL_BLOCK];
+    block = (int64_t)r->vint[COL_BLOCK];
   }
   if (has(r, COL_PHASE)) {
     if (!r->phase_ok) {
       bad_value(r, COL_PHASE, "is not calibration or confirm", "");
       return;
     }
-    row.phase = r->phase;
+    phase = r->phase;
   }
   if (has(r, COL_ITERATIONS)) {
     if (check_count(r, COL_ITERATIONS, UINT64_MAX, "is not a positive integer"))
       return;
-    row.iterations = r->vint[COL_ITERATIONS];
-    if (row.iterations == 0) {
+    iterations = r->vint[COL_ITERATIONS];
+    if (iterations == 0) {
       bad_value(r, COL_ITERATIONS, "is not a positive integer", "");
       return;
     }
@@ -877,10 +1054,10 @@ static void data_record(reader *r) {
     }
     if (mi->zero_allowed ? check_nonnegative(r, k) : check_positive(r, k))
       return;
-    row.values[m] = r->vnum[k] + 0.0; /* no -0 */
-    row.metrics |= 1u << m;
+    values[m] = r->vnum[k] + 0.0; /* no -0 */
+    metrics |= 1u << m;
   }
-  if (row.phase == BS_PHASE_CONFIRM && row.block < 0) {
+  if (phase == BS_PHASE_CONFIRM && block < 0) {
     FAIL(r, BS_EINPUT, r->in.rec_line, r->colof[COL_BLOCK] + 1,
          "column block: missing for a confirm row");
     return;
@@ -892,12 +1069,12 @@ static void data_record(reader *r) {
   size_t id = log->nrows;
   int added = 0;
   size_t cid = r->last_case;
-  if (row.benchmark != r->last_b || row.dataset != r->last_d) {
-    cid = case_get(r, row.benchmark, row.dataset, id, &added);
+  if (benchmark != r->last_b || dataset != r->last_d) {
+    cid = case_get(r, benchmark, dataset, id, &added);
     if (cid == EMPTY)
       return;
-    r->last_b = row.benchmark;
-    r->last_d = row.dataset;
+    r->last_b = benchmark;
+    r->last_d = dataset;
     r->last_case = cid;
   }
   case_ent *ce = &log->cases[cid];
@@ -905,53 +1082,64 @@ static void data_record(reader *r) {
     char qb[QBUF], qd[QBUF];
     FAIL(r, BS_ELIMIT, r->in.rec_line, 0,
          "more than %zu rows for benchmark %s, dataset %s", r->max_case_rows,
-         bs__csvin_quote(qb, row.benchmark, strlen(row.benchmark), 1),
-         bs__csvin_quote(qd, row.dataset, strlen(row.dataset), 1));
+         bs__csvin_quote(qb, benchmark, strlen(benchmark), 1),
+         bs__csvin_quote(qd, dataset, strlen(dataset), 1));
     return;
   }
-  if (!added && ce->nrows > 0) {
+  if (ce->nrows == 0) {
+    ce->first_row = (uint32_t)id;
+    ce->has_scale = has_scale;
+    ce->scale = scale;
+  } else if (ce->has_scale != has_scale || (has_scale && ce->scale != scale)) {
     const bs_row *f = &log->rows[ce->first_row];
-    if (f->has_scale != row.has_scale ||
-        (row.has_scale && f->scale != row.scale)) {
-      char q[QBUF], num[64], path[BS__PATH_BUF];
-      long col = r->colof[COL_SCALE] + 1;
-      const char *file = bs__csvin_path(path, f->file);
-      const char *v = raw(r, COL_SCALE);
-      size_t n = r->vlen[COL_SCALE];
-      if (!row.has_scale)
-        FAIL(r, BS_EINPUT, r->in.rec_line, col,
-             "column scale: missing, but %s at %s:%ld (same benchmark and "
-             "dataset)",
-             fmt_num(num, sizeof num, f->scale), file, f->line);
-      else if (!f->has_scale)
-        FAIL(r, BS_EINPUT, r->in.rec_line, col,
-             "column scale: %s, but none at %s:%ld (same benchmark and "
-             "dataset)",
-             bs__csvin_quote(q, v, n, 1), file, f->line);
-      else
-        FAIL(r, BS_EINPUT, r->in.rec_line, col,
-             "column scale: %s differs from %s at %s:%ld (same benchmark "
-             "and dataset)",
-             bs__csvin_quote(q, v, n, 1), fmt_num(num, sizeof num, f->scale),
-             file, f->line);
-      return;
-    }
+    char q[QBUF], num[64], path[BS__PATH_BUF];
+    long col = r->colof[COL_SCALE] + 1;
+    const char *file = bs__csvin_path(path, bs_log_row_file(log, f));
+    const char *v = raw(r, COL_SCALE);
+    size_t n = r->vlen[COL_SCALE];
+    long fline = (long)f->line;
+    if (!has_scale)
+      FAIL(r, BS_EINPUT, r->in.rec_line, col,
+           "column scale: missing, but %s at %s:%ld (same benchmark and "
+           "dataset)",
+           fmt_num(num, sizeof num, ce->scale), file, fline);
+    else if (!ce->has_scale)
+      FAIL(r, BS_EINPUT, r->in.rec_line, col,
+           "column scale: %s, but none at %s:%ld (same benchmark and "
+           "dataset)",
+           bs__csvin_quote(q, v, n, 1), file, fline);
+    else
+      FAIL(r, BS_EINPUT, r->in.rec_line, col,
+           "column scale: %s differs from %s at %s:%ld (same benchmark "
+           "and dataset)",
+           bs__csvin_quote(q, v, n, 1), fmt_num(num, sizeof num, ce->scale),
+           file, fline);
+    return;
   }
-  if (ce->nrows == 0)
-    ce->first_row = id;
-  for (int m = 0; m < BS_METRIC_COUNT && row.phase == BS_PHASE_CONFIRM; m++) {
-    if (!(row.metrics & (1u << m)) && log->lacking[m] == EMPTY) {
+  for (int m = 0; m < BS_METRIC_COUNT && phase == BS_PHASE_CONFIRM; m++) {
+    if (!(metrics & (1u << m)) && log->lacking[m] == EMPTY) {
       log->lacking[m] = id;
       log->lacking_column[m] = r->colof[COL_METRIC + m] < 0;
     }
   }
-  log->rows[id] = row;
-  log->row_case[id] = cid;
+  bs_row *row = &log->rows[id];
+  row->per_call_us = values[BS_METRIC_WALL];
+  row->run = run;
+  row->iterations = iterations;
+  row->block = block;
+  row->impl = impl;
+  row->line = (uint32_t)r->in.rec_line;
+  row->phase = phase == BS_PHASE_CALIBRATION;
+  row->metrics = metrics & 7u;
+  row->cid = (uint32_t)cid & 0x0FFFFFFFu;
+  for (int m = 1; m < BS_METRIC_COUNT; m++)
+    if (log->values[m].p)
+      ((double *)log->values[m].p)[id] = values[m];
   log->nrows++;
   ce->nrows++;
-  if (row.phase == BS_PHASE_CONFIRM) {
+  if (phase == BS_PHASE_CONFIRM) {
     int failed;
-    size_t first = dup_check(r, id, &failed);
+    size_t first = track(r, id, &failed);
     if (failed)
       return;
     if (first != EMPTY) {
@@ -960,11 +1148,11 @@ static void data_record(reader *r) {
       FAIL(r, BS_EINPUT, r->in.rec_line, 0,
            "duplicate confirm row for benchmark %s, dataset %s, run %llu, "
            "block %lld, impl %s (first at %s:%ld)",
-           bs__csvin_quote(qb, row.benchmark, strlen(row.benchmark), 1),
-           bs__csvin_quote(qd, row.dataset, strlen(row.dataset), 1),
-           (unsigned long long)row.run, (long long)row.block,
-           bs__csvin_quote(qi, row.impl, strlen(row.impl), 1),
-           bs__csvin_path(path, f->file), f->line);
+           bs__csvin_quote(qb, benchmark, strlen(benchmark), 1),
+           bs__csvin_quote(qd, dataset, strlen(dataset), 1),
+           (unsigned long long)run, (long long)block,
+           bs__csvin_quote(qi, impl, strlen(impl), 1),
+           bs__csvin_path(path, bs_log_row_file(log, f)), (long)f->line);
       return;
     }
   }
@@ -985,55 +1173,55 @@ static void on_record(void *ctx) {
 static bs_status rebuild_index(bs_log *log) {
   size_t nc = log->ncases, nr = log->nrows;
   /* The new index plus the sort's scratch, while the old index lives. */
-  size_t need =
-      nc * (sizeof(bs_case_key) + 2 * sizeof(size_t) + sizeof(bs_case)) +
-      nr * sizeof(size_t);
+  size_t need = nc * (sizeof(bs_case_key) + sizeof(size_t) + sizeof(uint32_t) +
+                      sizeof(bs_case)) +
+                nr * sizeof(uint32_t);
   if (!fits(log, need))
     return BS_ELIMIT;
   bs_case_key *ord = malloc((nc ? nc : 1) * sizeof *ord);
-  size_t *rank = malloc((nc ? nc : 1) * sizeof *rank);
-  size_t *start = calloc(nc + 1, sizeof *start);
+  uint32_t *rank = malloc((nc ? nc : 1) * sizeof *rank);
+  size_t *next = malloc((nc ? nc : 1) * sizeof *next);
   bs_case *index = malloc((nc ? nc : 1) * sizeof *index);
-  size_t *rows = malloc((nr ? nr : 1) * sizeof *rows);
-  if (!ord || !rank || !start || !index || !rows)
+  bs__big mem = {0};
+  if (!ord || !rank || !next || !index ||
+      bs__big_reserve(&mem, (nr ? nr : 1) * sizeof(uint32_t), 0))
     goto fail;
+  uint32_t *rows = mem.p;
   /* The index is in case order, so every analysis of the log lists its
    * cases in the order the outputs show them. */
   for (size_t i = 0; i < nc; i++) {
-    const bs_row *first = &log->rows[log->cases[i].first_row];
-    ord[i].benchmark = log->cases[i].benchmark;
-    ord[i].dataset = log->cases[i].dataset;
-    ord[i].has_scale = first->has_scale;
-    ord[i].scale = first->has_scale ? first->scale : 0.0;
+    const case_ent *c = &log->cases[i];
+    ord[i].benchmark = c->benchmark;
+    ord[i].dataset = c->dataset;
+    ord[i].has_scale = c->has_scale;
+    ord[i].scale = c->has_scale ? c->scale : 0.0;
     ord[i].id = i;
   }
   bs_case_order(ord, nc);
-  for (size_t i = 0; i < nc; i++)
-    rank[ord[i].id] = i;
-  for (size_t i = 0; i < nr; i++)
-    start[rank[log->row_case[i]] + 1]++;
-  for (size_t i = 0; i < nc; i++)
-    start[i + 1] += start[i];
+  size_t at = 0;
   for (size_t i = 0; i < nc; i++) {
     const case_ent *c = &log->cases[ord[i].id];
-    const bs_row *first = &log->rows[c->first_row];
+    rank[ord[i].id] = (uint32_t)i;
+    next[ord[i].id] = at;
     index[i].benchmark = c->benchmark;
     index[i].dataset = c->dataset;
-    index[i].rows = rows + start[i];
-    index[i].nrows = 0;
-    index[i].has_scale = first->has_scale;
-    index[i].scale = first->has_scale ? first->scale : 0.0;
+    index[i].rows = rows + at;
+    index[i].nrows = c->nrows;
+    index[i].has_scale = c->has_scale;
+    index[i].scale = c->has_scale ? c->scale : 0.0;
+    at += c->nrows;
   }
-  for (size_t i = 0; i < nr; i++) {
-    bs_case *c = &index[rank[log->row_case[i]]];
-    rows[start[rank[log->row_case[i]]] + c->nrows++] = i;
-  }
+  /* Each case's rows in read order: one pass over the rows. */
+  for (size_t i = 0; i < nr; i++)
+    rows[next[log->rows[i].cid]++] = (uint32_t)i;
   free(ord);
-  free(rank);
-  free(start);
+  free(next);
   free(log->index);
-  free(log->index_rows);
+  free(log->case_pos);
+  bs__big_release(&log->index_mem);
   log->index = index;
+  log->case_pos = rank;
+  log->index_mem = mem;
   log->index_rows = rows;
   log->nindex = nc;
   log->nindex_rows = nr;
@@ -1041,9 +1229,9 @@ static bs_status rebuild_index(bs_log *log) {
 fail:
   free(ord);
   free(rank);
-  free(start);
+  free(next);
   free(index);
-  free(rows);
+  bs__big_release(&mem);
   return BS_ENOMEM;
 }
 
@@ -1068,15 +1256,18 @@ void bs_log_free(bs_log *log) {
   if (!log)
     return;
   bs__arena_release(&log->arena);
-  free(log->rows);
-  free(log->row_case);
+  bs__big_release(&log->rows_mem);
+  for (int m = 0; m < BS_METRIC_COUNT; m++)
+    bs__big_release(&log->values[m]);
+  free(log->files);
   free(log->istr);
   for (size_t i = 0; i < log->ncases; i++)
     free(log->cases[i].dup);
   free(log->cases);
   free(log->cslot);
   free(log->index);
-  free(log->index_rows);
+  free(log->case_pos);
+  bs__big_release(&log->index_mem);
   free(log->unknown);
   free(log);
 }
@@ -1101,6 +1292,21 @@ void bs_log_set_limits(bs_log *log, const bs_log_limits *limits) {
 
 typedef enum { SRC_BUFFER, SRC_FILE, SRC_ARCHIVED } source;
 
+/* Starts the rows of the file `name` (an arena copy): 0, or -1 when out
+ * of memory. */
+static int add_file(bs_log *log, const char *name) {
+  if (log->nfiles == log->files_cap) {
+    file_ent *t = BS__GROW(log->files, log->files_cap, log->nfiles + 1, 4);
+    if (!t)
+      return -1;
+    log->files = t;
+  }
+  log->files[log->nfiles].name = name;
+  log->files[log->nfiles].first_row = log->nrows;
+  log->nfiles++;
+  return 0;
+}
+
 static bs_status read_log(bs_log *log, const char *name, source src,
                           const char *data, size_t len, bs_error *err) {
   if (!name)
@@ -1113,13 +1319,14 @@ static bs_status read_log(bs_log *log, const char *name, source src,
   r.max_rows = log->limits.max_rows;
   r.max_case_rows = log->limits.max_case_rows;
   size_t old_rows = log->nrows, old_cases = log->ncases;
-  size_t old_unknown = log->nunknown;
+  size_t old_unknown = log->nunknown, old_files = log->nfiles;
   if (bs__csvin_init(&r.in, name, err, r.max_field, NULL, on_record, &r) ==
       BS_OK) {
     r.in.raw_field = on_field;
-    if (!fits(log, strlen(name) + 1 + sizeof(max_align_t)))
+    if (!fits(log, strlen(name) + 1 + sizeof(max_align_t) + sizeof(file_ent)))
       fail_memory_limit(&r, 0);
-    else if (!(r.file = bs__arena_strndup(&log->arena, name, strlen(name))))
+    else if (!(r.file = bs__arena_strndup(&log->arena, name, strlen(name))) ||
+             add_file(log, r.file))
       fail_nomem(&r);
     else if (src != SRC_BUFFER) {
       r.in.archived = src == SRC_ARCHIVED;
@@ -1150,9 +1357,10 @@ static bs_status read_log(bs_log *log, const char *name, source src,
     log->nrows = old_rows;
     log->ncases = old_cases;
     log->nunknown = old_unknown;
+    log->nfiles = old_files;
     if (log->cslot_cap)
       case_rehash(log);
-    dup_rebuild(log, old_rows);
+    cases_rebuild(log, old_rows);
   } else {
     bs_error_clear(err);
   }
@@ -1179,6 +1387,33 @@ size_t bs_log_count(const bs_log *log) { return log->nrows; }
 
 const bs_row *bs_log_rows(const bs_log *log) { return log->rows; }
 
+const char *bs_log_row_file(const bs_log *log, const bs_row *row) {
+  size_t id = (size_t)(row - log->rows);
+  /* The last file whose rows start at or before id. */
+  size_t lo = 0, hi = log->nfiles;
+  while (hi - lo > 1) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (log->files[mid].first_row <= id)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return log->nfiles ? log->files[lo].name : "";
+}
+
+const bs_case *bs_log_row_case(const bs_log *log, const bs_row *row) {
+  return &log->index[log->case_pos[row->cid]];
+}
+
+double bs_log_value(const bs_log *log, const bs_row *row, bs_metric m) {
+  if (m == BS_METRIC_WALL)
+    return row->per_call_us;
+  if ((unsigned)m >= BS_METRIC_COUNT || !(row->metrics & (1u << m)) ||
+      !log->values[m].p)
+    return 0.0;
+  return ((const double *)log->values[m].p)[row - log->rows];
+}
+
 size_t bs_log_case_count(const bs_log *log) { return log->nindex; }
 
 const bs_case *bs_log_case(const bs_log *log, size_t i) {
@@ -1200,13 +1435,15 @@ bs_status bs_log_require_metric(const bs_log *log, bs_metric m, bs_error *err) {
     return BS_OK;
   char path[BS__PATH_BUF];
   if (log->lacking_column[m])
-    return bs_error_set(err, BS_EINPUT, bs__csvin_path(path, row->file),
-                        row->line,
+    return bs_error_set(err, BS_EINPUT,
+                        bs__csvin_path(path, bs_log_row_file(log, row)),
+                        (long)row->line,
                         "confirm row has no %s: the file has no column %s, "
                         "and metric %s (%s) needs it on every confirm row",
                         mi->column, mi->column, mi->name, mi->quantity);
-  return bs_error_set(err, BS_EINPUT, bs__csvin_path(path, row->file),
-                      row->line,
+  return bs_error_set(err, BS_EINPUT,
+                      bs__csvin_path(path, bs_log_row_file(log, row)),
+                      (long)row->line,
                       "column %s: empty, and metric %s (%s) needs it on "
                       "every confirm row",
                       mi->column, mi->name, mi->quantity);

@@ -270,8 +270,9 @@ static bs_log *scaled(double lambda) {
       (size_t)snprintf(csv, cap, "benchmark,dataset,impl,block,per_call_us\n");
   for (size_t i = 0; i < n; i++)
     used += (size_t)snprintf(csv + used, cap - used, "%s,%s,%s,%lld,%.17g\n",
-                             rows[i].benchmark, rows[i].dataset, rows[i].impl,
-                             (long long)rows[i].block,
+                             bs_log_row_case(src, &rows[i])->benchmark,
+                             bs_log_row_case(src, &rows[i])->dataset,
+                             rows[i].impl, (long long)rows[i].block,
                              rows[i].per_call_us * lambda);
   bs_log *log = parse(csv);
   free(csv);
