@@ -188,7 +188,7 @@ static void check_calibration(checker *c, const char *label, const item *cal,
       add(c, BS_CHECK_CALIBRATION, AT(row),
           "case %s, run %llu, impl %s: calibration row without iterations; "
           "the calibration rule cannot be checked",
-          label, (unsigned long long)row->run, row->impl);
+          label, (unsigned long long)bs_row_run(c->log, row), row->impl);
       return;
     }
   }
@@ -204,7 +204,7 @@ static void check_calibration(checker *c, const char *label, const item *cal,
             "case %s, run %llu, impl %s: calibration continues after n = "
             "%llu (%s:%ld) took %.6g µs; the rule stops once the batch time "
             "reaches T = %g µs or n reaches n_max = %llu",
-            label, (unsigned long long)row->run, row->impl,
+            label, (unsigned long long)bs_row_run(c->log, row), row->impl,
             (unsigned long long)nk, AT(row), t, o->target_us,
             (unsigned long long)o->n_max);
         continue;
@@ -215,7 +215,7 @@ static void check_calibration(checker *c, const char *label, const item *cal,
             "case %s, run %llu, impl %s: calibration step n = %llu breaks "
             "the rule: after n = %llu took %.6g µs (T = %g µs) the next n "
             "is min(n_max, max(n + 1, ceil(n T / t))) = %llu",
-            label, (unsigned long long)row->run, row->impl,
+            label, (unsigned long long)bs_row_run(c->log, row), row->impl,
             (unsigned long long)nx->iterations, (unsigned long long)nk, t,
             o->target_us, (unsigned long long)want);
     } else if (more) {
@@ -223,7 +223,7 @@ static void check_calibration(checker *c, const char *label, const item *cal,
           "case %s, run %llu, impl %s: calibration stops at n = %llu with a "
           "batch time of %.6g µs, below T = %g µs; the rule continues to "
           "n = %llu",
-          label, (unsigned long long)row->run, row->impl,
+          label, (unsigned long long)bs_row_run(c->log, row), row->impl,
           (unsigned long long)nk, t, o->target_us,
           (unsigned long long)next_batch(nk, t, o));
     }
@@ -311,8 +311,8 @@ static void check_batches(checker *c, const char *label, const impl_rows *g,
       add(c, BS_CHECK_BATCH_SIZE, AT(first_bad),
           "case %s, run %llu, impl %s: confirm batch of %llu iterations "
           "differs from the last calibration step n = %llu (%s:%ld)%s",
-          label, (unsigned long long)first_bad->run, first_bad->impl,
-          (unsigned long long)first_bad->iterations,
+          label, (unsigned long long)bs_row_run(c->log, first_bad),
+          first_bad->impl, (unsigned long long)first_bad->iterations,
           (unsigned long long)want->iterations, AT(want), more);
     else if (!apart)
       add(c, BS_CHECK_BATCH_SIZE, AT(first_bad),
@@ -320,8 +320,8 @@ static void check_batches(checker *c, const char *label, const impl_rows *g,
           "differs from the case's one batch size n = %llu, the largest last "
           "calibration step (impl %s, %s:%ld; batch_rule per-case: the "
           "calibrated per-call times are within %gx)%s",
-          label, (unsigned long long)first_bad->run, first_bad->impl,
-          (unsigned long long)first_bad->iterations,
+          label, (unsigned long long)bs_row_run(c->log, first_bad),
+          first_bad->impl, (unsigned long long)first_bad->iterations,
           (unsigned long long)want->iterations, want->impl, AT(want),
           BS__BATCH_RATIO, more);
     else
@@ -330,8 +330,8 @@ static void check_batches(checker *c, const char *label, const impl_rows *g,
           "differs from its own last calibration step n = %llu (%s:%ld; "
           "batch_rule per-case: the calibrated per-call times differ by "
           "more than %gx, so each impl keeps its own)%s",
-          label, (unsigned long long)first_bad->run, first_bad->impl,
-          (unsigned long long)first_bad->iterations,
+          label, (unsigned long long)bs_row_run(c->log, first_bad),
+          first_bad->impl, (unsigned long long)first_bad->iterations,
           (unsigned long long)want->iterations, AT(want), BS__BATCH_RATIO,
           more);
   }
@@ -554,7 +554,8 @@ bs_status bs_check_run(const bs_log *log, const bs_check_options *opt,
     size_t nimpls = 0, ndist = 0, last = 0;
     for (size_t k = 0; k < lc->nrows; k++) {
       const bs_row *row = &rows[lc->rows[k]];
-      item it = {0, k, row->run, row->impl, row->block, k, row};
+      item it = {0, k,  bs_row_run(log, row), row->impl, bs_row_block(log, row),
+                 k, row};
       if (!(ndist > 0 && dist[last].s == row->impl)) {
         last = 0;
         while (last < ndist && dist[last].s != row->impl)
@@ -565,7 +566,7 @@ bs_status bs_check_run(const bs_log *log, const bs_check_options *opt,
           ndist++;
         }
       }
-      it.k1 = row->run;
+      it.k1 = it.run;
       it.k2 = last; /* first-seen index until ranked below */
       items[k] = it;
       if (row->phase == BS_PHASE_CONFIRM && !has_impl(impls, nimpls, row->impl))

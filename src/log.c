@@ -49,12 +49,12 @@ static const char *col_name(int k) {
  * checks). */
 #define ROWS_HARD_MAX ((size_t)UINT32_MAX - 1)
 /* Case ids fill bs_row.cid. */
-#define CASES_MAX (((size_t)1 << 28) - 1)
+#define CASES_MAX (((size_t)1 << 27) - 1)
 /* Impls per case whose confirm rows are followed in order (see track). */
 #define NTRACK 4
 
 _Static_assert(BS_METRIC_COUNT <= 3, "bs_row.metrics holds 3 bits");
-_Static_assert(sizeof(bs_row) == 48, "a row stays compact");
+_Static_assert(sizeof(bs_row) == 40, "a row stays compact");
 
 typedef struct intern_slot {
   const char *s; /* NULL when free */
@@ -87,6 +87,13 @@ typedef struct case_ent {
   uint32_t dup_cap, dup_n;
 } case_ent;
 
+/* The run and block of a row whose values need more than 32 bits. */
+typedef struct wide_ent {
+  uint64_t run;
+  int64_t block;
+  size_t row;
+} wide_ent;
+
 /* The rows of one file are the ids from first_row up to the next file's. */
 typedef struct file_ent {
   const char *name; /* arena copy */
@@ -110,6 +117,8 @@ struct bs_log {
 
   file_ent *files;
   size_t nfiles, files_cap;
+  wide_ent *wide; /* in row order */
+  size_t nwide, wide_cap;
 
   /* Interned benchmark, dataset and impl names: equal strings share a
    * pointer, so the tables below hash and compare pointers. */
@@ -165,8 +174,8 @@ static size_t footprint(const bs_log *log) {
   return log->rows_cap * row_bytes(log) + log->arena.total +
          log->istr_cap * sizeof(intern_slot) +
          log->cases_cap * sizeof(case_ent) + log->cslot_cap * sizeof(size_t) +
-         log->files_cap * sizeof(file_ent) + log->dup_bytes +
-         log->nindex * (sizeof(bs_case) + sizeof(uint32_t)) +
+         log->files_cap * sizeof(file_ent) + log->wide_cap * sizeof(wide_ent) +
+         log->dup_bytes + log->nindex * (sizeof(bs_case) + sizeof(uint32_t)) +
          log->nindex_rows * sizeof(uint32_t) +
          log->unknown_cap * sizeof(bs_log_column);
 }
@@ -379,8 +388,9 @@ static uint64_t dup_hash(const bs_log *log, const bs_row *r) {
   /* Two rounds: the second adds block and impl to a value the keyed first
    * round made unpredictable, so chosen runs and blocks cannot be lined
    * up to collide. */
-  uint64_t h = bs__mix64(log->seed ^ (r->run * 0x9E3779B97F4A7C15u));
-  return bs__mix64(h ^ (uint64_t)r->block ^
+  uint64_t h =
+      bs__mix64(log->seed ^ (bs_row_run(log, r) * 0x9E3779B97F4A7C15u));
+  return bs__mix64(h ^ (uint64_t)bs_row_block(log, r) ^
                    ((uint64_t)(uintptr_t)r->impl * 0xD6E8FEB86659FD93u));
 }
 
@@ -395,8 +405,19 @@ static void dup_put(dup_slot *t, size_t cap, uint64_t h, size_t row) {
 
 /* Whether confirm row q comes after p of the same case and impl in
  * (run, block) order. */
-static int key_after(const bs_row *q, const bs_row *p) {
-  return q->run != p->run ? q->run > p->run : q->block > p->block;
+static int key_after(const bs_log *log, const bs_row *q, const bs_row *p) {
+  if (!q->wide && !p->wide)
+    return q->run32 != p->run32 ? q->run32 > p->run32 : q->block32 > p->block32;
+  uint64_t qr = bs_row_run(log, q), pr = bs_row_run(log, p);
+  return qr != pr ? qr > pr : bs_row_block(log, q) > bs_row_block(log, p);
+}
+
+/* Whether rows p and q have the same (run, block). */
+static int same_key(const bs_log *log, const bs_row *p, const bs_row *q) {
+  if (!q->wide && !p->wide)
+    return p->run32 == q->run32 && p->block32 == q->block32;
+  return bs_row_run(log, p) == bs_row_run(log, q) &&
+         bs_row_block(log, p) == bs_row_block(log, q);
 }
 
 /* Refills the in-order state (case_ent.last, nrows) of every case from
@@ -525,7 +546,7 @@ static size_t dup_check(reader *r, size_t row, int *failed) {
       continue;
     size_t o = c->dup[j].row1 - 1;
     const bs_row *p = &log->rows[o];
-    if (p->run == q->run && p->block == q->block && p->impl == q->impl)
+    if (p->impl == q->impl && same_key(log, p, q))
       return o;
   }
   c->dup[j].row1 = (uint32_t)(row + 1);
@@ -557,7 +578,7 @@ static size_t track(reader *r, size_t row, int *failed) {
       const bs_row *p = &log->rows[c->last[t] - 1];
       if (p->impl != q->impl)
         continue;
-      if (!key_after(q, p))
+      if (!key_after(log, q, p))
         break;
       c->last[t] = (uint32_t)(row + 1);
       return EMPTY;
@@ -1122,16 +1143,39 @@ static void data_record(reader *r) {
       log->lacking_column[m] = r->colof[COL_METRIC + m] < 0;
     }
   }
+  int wide = run > UINT32_MAX || block > INT32_MAX;
+  if (wide) {
+    if (log->nwide == log->wide_cap) {
+      size_t cap =
+          bs__grow_cap(log->wide_cap, log->nwide + 1, 16, sizeof(wide_ent));
+      if (!cap || !fits(log, (cap - log->wide_cap) * sizeof(wide_ent))) {
+        fail_memory_limit(r, r->in.rec_line);
+        return;
+      }
+      wide_ent *t = realloc(log->wide, cap * sizeof *t);
+      if (!t) {
+        fail_nomem(r);
+        return;
+      }
+      log->wide = t;
+      log->wide_cap = cap;
+    }
+    log->wide[log->nwide].run = run;
+    log->wide[log->nwide].block = block;
+    log->wide[log->nwide].row = id;
+    log->nwide++;
+  }
   bs_row *row = &log->rows[id];
   row->per_call_us = values[BS_METRIC_WALL];
-  row->run = run;
   row->iterations = iterations;
-  row->block = block;
   row->impl = impl;
   row->line = (uint32_t)r->in.rec_line;
+  row->run32 = wide ? 0 : (uint32_t)run;
+  row->block32 = wide ? 0 : (int32_t)block;
   row->phase = phase == BS_PHASE_CALIBRATION;
   row->metrics = metrics & 7u;
-  row->cid = (uint32_t)cid & 0x0FFFFFFFu;
+  row->wide = (unsigned)wide & 1u;
+  row->cid = (uint32_t)cid & 0x07FFFFFFu;
   for (int m = 1; m < BS_METRIC_COUNT; m++)
     if (log->values[m].p)
       ((double *)log->values[m].p)[id] = values[m];
@@ -1260,6 +1304,7 @@ void bs_log_free(bs_log *log) {
   for (int m = 0; m < BS_METRIC_COUNT; m++)
     bs__big_release(&log->values[m]);
   free(log->files);
+  free(log->wide);
   free(log->istr);
   for (size_t i = 0; i < log->ncases; i++)
     free(log->cases[i].dup);
@@ -1358,6 +1403,8 @@ static bs_status read_log(bs_log *log, const char *name, source src,
     log->ncases = old_cases;
     log->nunknown = old_unknown;
     log->nfiles = old_files;
+    while (log->nwide > 0 && log->wide[log->nwide - 1].row >= old_rows)
+      log->nwide--;
     if (log->cslot_cap)
       case_rehash(log);
     cases_rebuild(log, old_rows);
@@ -1403,6 +1450,27 @@ const char *bs_log_row_file(const bs_log *log, const bs_row *row) {
 
 const bs_case *bs_log_row_case(const bs_log *log, const bs_row *row) {
   return &log->index[log->case_pos[row->cid]];
+}
+
+/* The wide entry of row (which has one). */
+static const wide_ent *wide_of(const bs_log *log, const bs_row *row) {
+  size_t id = (size_t)(row - log->rows), lo = 0, hi = log->nwide;
+  while (hi - lo > 1) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (log->wide[mid].row <= id)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return &log->wide[lo];
+}
+
+uint64_t bs_log_wide_run(const bs_log *log, const bs_row *row) {
+  return row->wide ? wide_of(log, row)->run : row->run32;
+}
+
+int64_t bs_log_wide_block(const bs_log *log, const bs_row *row) {
+  return row->wide ? wide_of(log, row)->block : row->block32;
 }
 
 double bs_log_value(const bs_log *log, const bs_row *row, bs_metric m) {

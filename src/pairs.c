@@ -27,7 +27,7 @@ bs_status bs__pairs_gather(bs__pairs *p, const bs_log *log, const bs_case *lc,
     const bs_row *row = &rows[lc->rows[k]];
     if (row->phase != BS_PHASE_CONFIRM)
       continue;
-    bs__keyed key = {row->run, row->block, row};
+    bs__keyed key = {bs_row_run(log, row), bs_row_block(log, row), row};
     if (!strcmp(row->impl, x))
       p->x[p->nx++] = key;
     else if (!strcmp(row->impl, y))

@@ -58,14 +58,14 @@ Test(log, reads_every_column_and_keeps_read_order) {
   cr_assert_eq(r[0].line, 2);
   cr_assert_eq(bs_log_row_case(log, &r[0])->has_scale, 1);
   cr_assert_eq(bs_log_row_case(log, &r[0])->scale, 1024.0);
-  cr_assert_eq(r[0].run, 3);
-  cr_assert_eq(r[0].block, -1);
+  cr_assert_eq(bs_row_run(log, &r[0]), 3);
+  cr_assert_eq(bs_row_block(log, &r[0]), -1);
   cr_assert_eq(r[0].phase, BS_PHASE_CALIBRATION);
   cr_assert_eq(r[0].iterations, 100);
   cr_assert_eq(r[0].per_call_us, 2.5);
   cr_assert_str_eq(r[1].impl, "fast");
   cr_assert_eq(r[1].line, 3);
-  cr_assert_eq(r[1].block, 7);
+  cr_assert_eq(bs_row_block(log, &r[1]), 7);
   cr_assert_eq(r[1].phase, BS_PHASE_CONFIRM);
   cr_assert_eq(r[1].iterations, 200);
   cr_assert_eq(r[1].per_call_us, 1.75);
@@ -81,9 +81,9 @@ Test(log, optional_columns_take_their_defaults) {
   cr_assert_str_eq(bs_log_row_case(log, &r[0])->benchmark, "sort");
   cr_assert_str_eq(bs_log_row_case(log, &r[0])->dataset, "");
   cr_assert_eq(bs_log_row_case(log, &r[0])->has_scale, 0);
-  cr_assert_eq(r[0].run, 0);
+  cr_assert_eq(bs_row_run(log, &r[0]), 0);
   cr_assert_eq(r[0].iterations, 0);
-  cr_assert_eq(r[0].block, 2);
+  cr_assert_eq(bs_row_block(log, &r[0]), 2);
   cr_assert_eq(r[0].phase, BS_PHASE_CONFIRM);
   cr_assert_eq(r[0].per_call_us, 0.4);
   bs_log_free(log);
@@ -94,10 +94,10 @@ Test(log, empty_optional_fields_count_as_absent) {
   const bs_row *r = bs_log_rows(log);
   cr_assert_str_eq(bs_log_row_case(log, &r[0])->dataset, "");
   cr_assert_eq(bs_log_row_case(log, &r[0])->has_scale, 0);
-  cr_assert_eq(r[0].run, 0);
+  cr_assert_eq(bs_row_run(log, &r[0]), 0);
   cr_assert_eq(r[0].iterations, 0);
   cr_assert_eq(r[0].phase, BS_PHASE_CONFIRM);
-  cr_assert_eq(r[0].block, 4);
+  cr_assert_eq(bs_row_block(log, &r[0]), 4);
   bs_log_free(log);
 }
 
@@ -322,7 +322,7 @@ Test(log, calibration_rows_need_no_block) {
                         "sort,base,calibration,1,9\n"
                         "sort,base,calibration,1,9\n");
   cr_assert_eq(bs_log_count(log), 2);
-  cr_assert_eq(bs_log_rows(log)[1].block, -1);
+  cr_assert_eq(bs_row_block(log, &bs_log_rows(log)[1]), -1);
   bs_log_free(log);
 }
 
@@ -577,6 +577,47 @@ Test(log, duplicates_span_a_failed_read_in_order) {
                BS_OK, "%s", fmt_err(&err));
   cr_assert_eq(bs_log_count(log), 4);
   bs_log_free(log);
+}
+
+/* A row holds run and block in 32 bits; wider ones are kept by the log,
+ * and every reader of them (the duplicate check, pairing) sees the whole
+ * value. */
+Test(log, runs_and_blocks_past_32_bits_read_back_whole) {
+  bs_log *log = read_ok("benchmark,impl,run,block,per_call_us\n"
+                        "s,a,4294967295,2147483647,1\n"
+                        "s,a,4294967296,0,1\n"
+                        "s,a,18446744073709551615,2147483648,1\n"
+                        "s,a,18446744073709551615,9223372036854775807,1\n"
+                        "s,b,0,9223372036854775806,1\n"
+                        "s,b,1,0,1\n");
+  const bs_row *r = bs_log_rows(log);
+  cr_assert_eq(bs_row_run(log, &r[0]), 4294967295u);
+  cr_assert_eq(bs_row_block(log, &r[0]), 2147483647);
+  cr_assert_eq(bs_row_run(log, &r[1]), 4294967296u);
+  cr_assert_eq(bs_row_block(log, &r[1]), 0);
+  cr_assert_eq(bs_row_run(log, &r[2]), UINT64_MAX);
+  cr_assert_eq(bs_row_block(log, &r[2]), 2147483648);
+  cr_assert_eq(bs_row_run(log, &r[3]), UINT64_MAX);
+  cr_assert_eq(bs_row_block(log, &r[3]), INT64_MAX);
+  cr_assert_eq(bs_row_block(log, &r[4]), INT64_MAX - 1);
+  cr_assert_eq(bs_row_run(log, &r[5]), 1);
+  cr_assert_eq(bs_row_block(log, &r[5]), 0);
+  cr_assert_eq(
+      r[0].wide + r[1].wide + r[2].wide + r[3].wide + r[4].wide + r[5].wide, 4);
+  bs_log_free(log);
+  /* equal only in their low 32 bits: no duplicate */
+  log = read_ok("benchmark,impl,run,block,per_call_us\n"
+                "s,a,4294967296,0,1\ns,a,0,0,1\ns,a,0,4294967296,1\n");
+  cr_assert_eq(bs_log_count(log), 3);
+  bs_log_free(log);
+  /* equal in full: a duplicate, named with its whole key */
+  expect_error("benchmark,impl,run,block,per_call_us\n"
+               "s,a,4294967296,5,1\ns,a,4294967297,5,1\n"
+               "s,a,4294967296,5,2\n",
+               BS_EINPUT,
+               "pr.csv:4: duplicate confirm row for benchmark \"s\", "
+               "dataset \"\", run 4294967296, block 5, impl \"a\" (first at "
+               "pr.csv:2)");
 }
 
 Test(log, scale_must_agree_within_a_case) {

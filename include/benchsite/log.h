@@ -17,7 +17,7 @@ typedef enum bs_phase {
   BS_PHASE_CALIBRATION = 1
 } bs_phase;
 
-/* One observation: a timed batch, kept compact (48 bytes: a log of 100 MB
+/* One observation: a timed batch, kept compact (40 bytes: a log of 100 MB
  * holds one to two million of them). Names are interned in the log's
  * arena: equal names are one pointer, valid until bs_log_free(), never
  * NULL. What a row shares with its case or file lives there, reached
@@ -25,17 +25,20 @@ typedef enum bs_phase {
  * bs_log_row_file() (the path it was read from). Wall time (per_call_us,
  * metric BS_METRIC_WALL) is on every row; the batch's value of any metric
  * m (benchsite/metric.h) is bs_log_value(), present when bit m of
- * `metrics` is set. */
+ * `metrics` is set. The run and block are bs_row_run() and bs_row_block():
+ * the row holds them in 32 bits, and the log the rare values that need
+ * more. */
 typedef struct bs_row {
   double per_call_us;  /* wall time per call, µs: finite, > 0 */
-  uint64_t run;        /* 0 when absent */
   uint64_t iterations; /* 0 when absent */
-  int64_t block;       /* -1 when absent (allowed for calibration rows) */
   const char *impl;
   uint32_t line;        /* 1-based line where the record starts */
+  uint32_t run32;       /* the run unless `wide` (use bs_row_run) */
+  int32_t block32;      /* the block unless `wide` (use bs_row_block) */
   unsigned phase : 1;   /* a bs_phase */
   unsigned metrics : 3; /* bit m: metric m has a value on this row */
-  unsigned cid : 28;    /* the log's own number of the row's case */
+  unsigned wide : 1;    /* run or block past 32 bits: kept by the log */
+  unsigned cid : 27;    /* the log's own number of the row's case */
 } bs_row;
 
 /* A case is (benchmark, dataset). `rows` indexes bs_log_rows(), in the
@@ -133,8 +136,21 @@ const char *bs_log_row_file(const bs_log *log, const bs_row *row);
 /* its case (benchmark, dataset, scale), never NULL; */
 const bs_case *bs_log_row_case(const bs_log *log, const bs_row *row);
 /* its value of metric m: per_call_us for wall time, the value read where
- * bit m of row->metrics is set, else 0. */
+ * bit m of row->metrics is set, else 0; */
 double bs_log_value(const bs_log *log, const bs_row *row, bs_metric m);
+/* its run (0 when absent) and block (-1 when absent) when they need more
+ * than 32 bits (row->wide): bs_row_run() and bs_row_block() ask. */
+uint64_t bs_log_wide_run(const bs_log *log, const bs_row *row);
+int64_t bs_log_wide_block(const bs_log *log, const bs_row *row);
+
+/* The run of a row of bs_log_rows(log): 0 when absent. */
+static inline uint64_t bs_row_run(const bs_log *log, const bs_row *row) {
+  return row->wide ? bs_log_wide_run(log, row) : row->run32;
+}
+/* The block of a row of bs_log_rows(log): -1 when absent. */
+static inline int64_t bs_row_block(const bs_log *log, const bs_row *row) {
+  return row->wide ? bs_log_wide_block(log, row) : row->block32;
+}
 
 /* Cases in case order (benchsite/order.h): benchmarks in natural order,
  * then by scale or natural dataset order. */

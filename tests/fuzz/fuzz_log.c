@@ -28,7 +28,7 @@ static void check_log(const bs_log *log) {
     FUZZ_CHECK(!c->has_scale || (isfinite(c->scale) && c->scale > 0), "row %zu",
                i);
     FUZZ_CHECK(r->line >= 1, "row %zu: line %ld", i, (long)r->line);
-    FUZZ_CHECK(r->phase == BS_PHASE_CALIBRATION || r->block >= 0,
+    FUZZ_CHECK(r->phase == BS_PHASE_CALIBRATION || bs_row_block(log, r) >= 0,
                "row %zu: confirm row without block", i);
   }
   const bs_case *prev = NULL;
@@ -61,8 +61,10 @@ static void check_log(const bs_log *log) {
       if (k->nrows <= 64 && r->phase == BS_PHASE_CONFIRM) {
         for (size_t i = 0; i < j; i++) {
           const bs_row *q = &rows[k->rows[i]];
-          FUZZ_CHECK(q->phase != BS_PHASE_CONFIRM || q->run != r->run ||
-                         q->block != r->block || q->impl != r->impl,
+          FUZZ_CHECK(q->phase != BS_PHASE_CONFIRM ||
+                         bs_row_run(log, q) != bs_row_run(log, r) ||
+                         bs_row_block(log, q) != bs_row_block(log, r) ||
+                         q->impl != r->impl,
                      "duplicate confirm rows kept");
         }
       }
