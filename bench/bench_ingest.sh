@@ -105,7 +105,7 @@ for shape, what in (("large", "few large cases"), ("small", "many small cases"))
     print(f"  python csv.reader alone         {py:6.3f} s {mb / py:6.1f} MB/s"
           f"  (2x = {2 * mb / py:.1f} MB/s, {py / 2:.3f} s)")
     print(f"  {'command':27s} {'build':6s} {'CPU s':>6s} {'MB/s':>6s} "
-          f"{'x csv.reader':>12s} {'faults':>8s} {'peak RSS':>9s} {'x file':>6s}")
+          f"{'x csv.reader':>12s} {'faults':>8s} {'peak RSS':>10s} {'x file':>6s}")
     for name, argv, ok in commands(path, shape):
         reps = 1 if name.startswith("compare (conf") else 3
         best = {}
@@ -117,7 +117,7 @@ for shape, what in (("large", "few large cases"), ("small", "many small cases"))
         for label, _ in builds:
             cpu, faults, rss = best[label]
             print(f"  {name:27s} {label:6s} {cpu:6.3f} {mb / cpu:6.1f} "
-                  f"{py / cpu:11.2f}x {faults:8d} {rss / 1024:6.1f} MB "
+                  f"{py / cpu:11.2f}x {faults:8d} {rss / 1024:6.1f} MiB "
                   f"{rss * 1024 / size:5.2f}x")
             name = ""
 PY

@@ -122,13 +122,16 @@ struct bs_log {
 
   /* Interned benchmark, dataset and impl names: equal strings share a
    * pointer, so the tables below hash and compare pointers. */
+  bs__big istr_mem;
   intern_slot *istr;
   size_t istr_cap, istr_n;
 
   /* Cases in first-seen order, found through an open-addressing index. */
   case_ent *cases;
   size_t ncases, cases_cap;
-  size_t *cslot;
+  bs__big cases_mem;
+  bs__big cslot_mem;
+  uint32_t *cslot; /* case id + 1; 0 when free */
   size_t cslot_cap;
 
   /* 0 while every case's confirm rows of each impl came in increasing
@@ -140,6 +143,7 @@ struct bs_log {
 
   /* The public case index, rebuilt after every successful read; case_pos
    * maps a case id to its place in it. */
+  bs__big index_cases;
   bs_case *index;
   size_t nindex;
   uint32_t *case_pos;
@@ -173,7 +177,7 @@ static size_t row_bytes(const bs_log *log) {
 static size_t footprint(const bs_log *log) {
   return log->rows_cap * row_bytes(log) + log->arena.total +
          log->istr_cap * sizeof(intern_slot) +
-         log->cases_cap * sizeof(case_ent) + log->cslot_cap * sizeof(size_t) +
+         log->cases_cap * sizeof(case_ent) + log->cslot_cap * sizeof(uint32_t) +
          log->files_cap * sizeof(file_ent) + log->wide_cap * sizeof(wide_ent) +
          log->dup_bytes + log->nindex * (sizeof(bs_case) + sizeof(uint32_t)) +
          log->nindex_rows * sizeof(uint32_t) +
@@ -257,11 +261,12 @@ static const char *intern(reader *r, const char *s, size_t n) {
       fail_memory_limit(r, r->in.rec_line);
       return NULL;
     }
-    intern_slot *t = calloc(cap, sizeof *t);
-    if (!t) {
+    bs__big mem = {0};
+    if (bs__big_reserve(&mem, cap * sizeof(intern_slot), 1)) {
       fail_nomem(r);
       return NULL;
     }
+    intern_slot *t = mem.p;
     for (size_t i = 0; i < log->istr_cap; i++) {
       intern_slot *e = &log->istr[i];
       if (!e->s)
@@ -271,7 +276,8 @@ static const char *intern(reader *r, const char *s, size_t n) {
         j = (j + 1) & (cap - 1);
       t[j] = *e;
     }
-    free(log->istr);
+    bs__big_release(&log->istr_mem);
+    log->istr_mem = mem;
     log->istr = t;
     log->istr_cap = cap;
   }
@@ -309,14 +315,13 @@ static void case_slot_insert(bs_log *log, size_t id) {
   const case_ent *c = &log->cases[id];
   size_t mask = log->cslot_cap - 1;
   size_t j = (size_t)case_hash(log, c->benchmark, c->dataset) & mask;
-  while (log->cslot[j] != EMPTY)
+  while (log->cslot[j])
     j = (j + 1) & mask;
-  log->cslot[j] = id;
+  log->cslot[j] = (uint32_t)(id + 1);
 }
 
 static void case_rehash(bs_log *log) {
-  for (size_t i = 0; i < log->cslot_cap; i++)
-    log->cslot[i] = EMPTY;
+  memset(log->cslot, 0, log->cslot_cap * sizeof *log->cslot);
   for (size_t i = 0; i < log->ncases; i++)
     case_slot_insert(log, i);
 }
@@ -330,11 +335,11 @@ static size_t case_get(reader *r, const char *b, const char *d, size_t row,
   *added = 0;
   if (log->cslot_cap) {
     size_t mask = log->cslot_cap - 1;
-    for (size_t j = (size_t)case_hash(log, b, d) & mask; log->cslot[j] != EMPTY;
+    for (size_t j = (size_t)case_hash(log, b, d) & mask; log->cslot[j];
          j = (j + 1) & mask) {
-      const case_ent *c = &log->cases[log->cslot[j]];
+      const case_ent *c = &log->cases[log->cslot[j] - 1];
       if (c->benchmark == b && c->dataset == d)
-        return log->cslot[j];
+        return log->cslot[j] - 1;
     }
   }
   if (log->ncases >= CASES_MAX) {
@@ -348,30 +353,32 @@ static size_t case_get(reader *r, const char *b, const char *d, size_t row,
       fail_memory_limit(r, r->in.rec_line);
       return EMPTY;
     }
-    case_ent *t = realloc(log->cases, cap * sizeof *t);
-    if (!t) {
+    if (bs__big_reserve(&log->cases_mem, cap * sizeof(case_ent), 0)) {
       fail_nomem(r);
       return EMPTY;
     }
-    log->cases = t;
+    log->cases = log->cases_mem.p;
     log->cases_cap = cap;
   }
   if ((log->ncases + 1) * 2 > log->cslot_cap) {
     size_t cap =
-        bs__grow_cap(log->cslot_cap, log->cslot_cap + 1, 128, sizeof(size_t));
-    if (!cap || !fits(log, cap * sizeof(size_t))) {
+        bs__grow_cap(log->cslot_cap, log->cslot_cap + 1, 128, sizeof(uint32_t));
+    if (!cap || !fits(log, cap * sizeof(uint32_t))) {
       fail_memory_limit(r, r->in.rec_line);
       return EMPTY;
     }
-    size_t *t = malloc(cap * sizeof *t);
-    if (!t) {
+    bs__big mem = {0};
+    if (bs__big_reserve(&mem, cap * sizeof(uint32_t), 1)) {
       fail_nomem(r);
       return EMPTY;
     }
-    free(log->cslot);
-    log->cslot = t;
+    bs__big_release(&log->cslot_mem);
+    log->cslot_mem = mem;
+    log->cslot = mem.p;
     log->cslot_cap = cap;
-    case_rehash(log);
+    /* Fresh, so all free: no clearing. */
+    for (size_t i = 0; i < log->ncases; i++)
+      case_slot_insert(log, i);
   }
   size_t id = log->ncases++;
   case_ent *c = &log->cases[id];
@@ -1222,15 +1229,15 @@ static bs_status rebuild_index(bs_log *log) {
                 nr * sizeof(uint32_t);
   if (!fits(log, need))
     return BS_ELIMIT;
-  bs_case_key *ord = malloc((nc ? nc : 1) * sizeof *ord);
+  bs__big ord_mem = {0}, index_mem = {0}, mem = {0};
   uint32_t *rank = malloc((nc ? nc : 1) * sizeof *rank);
   size_t *next = malloc((nc ? nc : 1) * sizeof *next);
-  bs_case *index = malloc((nc ? nc : 1) * sizeof *index);
-  bs__big mem = {0};
-  if (!ord || !rank || !next || !index ||
-      bs__big_reserve(&mem, (nr ? nr : 1) * sizeof(uint32_t), 0))
+  if (!rank || !next ||
+      bs__big_reserve(&ord_mem, (nc ? nc : 1) * sizeof(bs_case_key), 0) ||
+      bs__big_reserve(&index_mem, (nc ? nc : 1) * sizeof(bs_case), 0))
     goto fail;
-  uint32_t *rows = mem.p;
+  bs_case_key *ord = ord_mem.p;
+  bs_case *index = index_mem.p;
   /* The index is in case order, so every analysis of the log lists its
    * cases in the order the outputs show them. */
   for (size_t i = 0; i < nc; i++) {
@@ -1249,20 +1256,26 @@ static bs_status rebuild_index(bs_log *log) {
     next[ord[i].id] = at;
     index[i].benchmark = c->benchmark;
     index[i].dataset = c->dataset;
-    index[i].rows = rows + at;
     index[i].nrows = c->nrows;
     index[i].has_scale = c->has_scale;
     index[i].scale = c->has_scale ? c->scale : 0.0;
     at += c->nrows;
   }
+  /* The sort's keys go before the row index comes: a lower peak. */
+  bs__big_release(&ord_mem);
+  if (bs__big_reserve(&mem, (nr ? nr : 1) * sizeof(uint32_t), 0))
+    goto fail;
+  uint32_t *rows = mem.p;
+  for (size_t i = 0, ofs = 0; i < nc; ofs += index[i].nrows, i++)
+    index[i].rows = rows + ofs;
   /* Each case's rows in read order: one pass over the rows. */
   for (size_t i = 0; i < nr; i++)
     rows[next[log->rows[i].cid]++] = (uint32_t)i;
-  free(ord);
   free(next);
-  free(log->index);
+  bs__big_release(&log->index_cases);
   free(log->case_pos);
   bs__big_release(&log->index_mem);
+  log->index_cases = index_mem;
   log->index = index;
   log->case_pos = rank;
   log->index_mem = mem;
@@ -1271,10 +1284,10 @@ static bs_status rebuild_index(bs_log *log) {
   log->nindex_rows = nr;
   return BS_OK;
 fail:
-  free(ord);
+  bs__big_release(&ord_mem);
+  bs__big_release(&index_mem);
   free(rank);
   free(next);
-  free(index);
   bs__big_release(&mem);
   return BS_ENOMEM;
 }
@@ -1305,12 +1318,12 @@ void bs_log_free(bs_log *log) {
     bs__big_release(&log->values[m]);
   free(log->files);
   free(log->wide);
-  free(log->istr);
+  bs__big_release(&log->istr_mem);
   for (size_t i = 0; i < log->ncases; i++)
     free(log->cases[i].dup);
-  free(log->cases);
-  free(log->cslot);
-  free(log->index);
+  bs__big_release(&log->cases_mem);
+  bs__big_release(&log->cslot_mem);
+  bs__big_release(&log->index_cases);
   free(log->case_pos);
   bs__big_release(&log->index_mem);
   free(log->unknown);
