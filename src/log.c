@@ -1348,7 +1348,19 @@ void bs_log_set_limits(bs_log *log, const bs_log_limits *limits) {
       l.max_memory_bytes ? l.max_memory_bytes : BS_LOG_DEFAULT_MAX_MEMORY_BYTES;
 }
 
-typedef enum { SRC_BUFFER, SRC_FILE, SRC_ARCHIVED } source;
+typedef enum { SRC_BUFFER, SRC_FILE, SRC_ARCHIVED, SRC_TEED } source;
+
+/* Where read_log's bytes come from: a buffer, or a file read in blocks
+ * (for SRC_TEED a regular file at most max_bytes long, each block handed
+ * to tee before it is parsed). */
+typedef struct input {
+  source src;
+  const char *data;
+  size_t len;
+  uint64_t max_bytes;
+  bs__csvin_tee_fn tee;
+  void *tee_ctx;
+} input;
 
 /* Starts the rows of the file `name` (an arena copy): 0, or -1 when out
  * of memory. */
@@ -1365,8 +1377,8 @@ static int add_file(bs_log *log, const char *name) {
   return 0;
 }
 
-static bs_status read_log(bs_log *log, const char *name, source src,
-                          const char *data, size_t len, bs_error *err) {
+static bs_status read_log(bs_log *log, const char *name, const input *src,
+                          bs_error *err) {
   if (!name)
     name = "";
   reader r;
@@ -1386,10 +1398,15 @@ static bs_status read_log(bs_log *log, const char *name, source src,
     else if (!(r.file = bs__arena_strndup(&log->arena, name, strlen(name))) ||
              add_file(log, r.file))
       fail_nomem(&r);
-    else if (src != SRC_BUFFER) {
-      r.in.archived = src == SRC_ARCHIVED;
+    else if (src->src != SRC_BUFFER) {
+      r.in.archived = src->src == SRC_ARCHIVED;
+      r.in.regular = src->src == SRC_TEED;
+      r.in.max_bytes = src->max_bytes;
+      r.in.tee = src->tee;
+      r.in.tee_ctx = src->tee_ctx;
       bs__csvin_feed_file(&r.in, name);
-    } else if (bs__csvin_feed(&r.in, data ? data : "", data ? len : 0) == BS_OK)
+    } else if (bs__csvin_feed(&r.in, src->data ? src->data : "",
+                              src->data ? src->len : 0) == BS_OK)
       bs__csvin_finish(&r.in);
   }
   if (!r.in.status && !r.have_header)
@@ -1432,15 +1449,24 @@ static bs_status read_log(bs_log *log, const char *name, source src,
 
 bs_status bs_log_read_buffer(bs_log *log, const char *name, const char *data,
                              size_t len, bs_error *err) {
-  return read_log(log, name, SRC_BUFFER, data, len, err);
+  input in = {SRC_BUFFER, data, len, 0, NULL, NULL};
+  return read_log(log, name, &in, err);
 }
 
 bs_status bs_log_read_file(bs_log *log, const char *path, bs_error *err) {
-  return read_log(log, path, SRC_FILE, NULL, 0, err);
+  input in = {SRC_FILE, NULL, 0, 0, NULL, NULL};
+  return read_log(log, path, &in, err);
 }
 
 bs_status bs__log_read_archived(bs_log *log, const char *path, bs_error *err) {
-  return read_log(log, path, SRC_ARCHIVED, NULL, 0, err);
+  input in = {SRC_ARCHIVED, NULL, 0, 0, NULL, NULL};
+  return read_log(log, path, &in, err);
+}
+
+bs_status bs__log_read_teed(bs_log *log, const char *path, uint64_t max_bytes,
+                            bs__csvin_tee_fn tee, void *ctx, bs_error *err) {
+  input in = {SRC_TEED, NULL, 0, max_bytes, tee, ctx};
+  return read_log(log, path, &in, err);
 }
 
 size_t bs_log_count(const bs_log *log) { return log->nrows; }
