@@ -193,6 +193,11 @@ static int stage_open(const char *dir) {
 #endif
 }
 
+/* Logs staged at most: each holds a descriptor until the run is stored,
+ * and a run may have BS_ARCHIVE_MAX_LOGS of them; later ones are read
+ * into memory. */
+#define STAGED_MAX 64
+
 /* What the tee of a log's read does with each block: hashes it and, when
  * fd >= 0, writes it to the staged copy. */
 typedef struct teeing {
@@ -214,13 +219,14 @@ static bs_status tee_block(void *ctx, const char *data, size_t len,
 }
 
 /* Reads the log `path` into `log` as the run's file f: in one pass that
- * parses, hashes and (with dir) copies it to a staged file, so the log
- * is never held whole in memory. Where no file can be staged, it is read
+ * parses, hashes and (with dir and `stage`) copies it to a staged file,
+ * so the log is never held whole in memory. Without dir it is only
+ * hashed (bs_archive_identify). Where no file can be staged, it is read
  * into memory (f->data) and parsed from there. */
-static bs_status read_run_log(bs_log *log, const char *dir, const char *path,
-                              run_file *f, bs_error *err) {
+static bs_status read_run_log(bs_log *log, const char *dir, int stage,
+                              const char *path, run_file *f, bs_error *err) {
   teeing t;
-  t.fd = dir ? stage_open(dir) : -1;
+  t.fd = dir && stage ? stage_open(dir) : -1;
   if (dir && t.fd < 0) {
     bs_status st =
         bs__read_regular(path, 0, BS_ARCHIVE_MAX_FILE, &f->data, &f->len, err);
@@ -286,7 +292,7 @@ static bs_status prepare(const char *dir, const char *manifest,
                                   &f->len, err)) &&
           !(st = bs_manifest_read_buffer(mf, path, f->data, f->len, err)))
         bs__sha256_hex(f->data, f->len, f->hex);
-    } else if (!(st = read_run_log(log, dir, path, f, err)) &&
+    } else if (!(st = read_run_log(log, dir, i <= STAGED_MAX, path, f, err)) &&
                bs_log_count(log) == rows)
       st = bs_error_set(err, BS_EINPUT, path, 0,
                         "no observation rows (only a header); the run is "
