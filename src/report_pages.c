@@ -942,8 +942,7 @@ static bs_status aa_page(bs__report *r, bs_templates *t, const char *dir,
     kv(rows, "Runs the gate flagged as a regression",
        pct(buf, sizeof buf, nc->false_regression_rate, 1), 1);
     kv(rows, "Gate threshold clears the noise",
-       nc->gate_resolves ? "✔ yes: 3 % > noise floor"
-                         : "✖ no: noise floor ≥ 3 %",
+       nc->gate_resolves ? "yes: 3 % > noise floor" : "⚠ no: noise floor ≥ 3 %",
        0);
     snprintf(buf, sizeof buf, "%llu (now %g)",
              (unsigned long long)nc->blocks_for_gate, nc->median_pairs);
