@@ -13,6 +13,7 @@ static const char usage[] =
     "                         [--level PCT] [--seed N] [--noise NOISE.json]\n"
     "                         [--metric wall|cpu|rss] [--family-wise]\n"
     "                         [--fail-inconclusive] [--link-base URL]\n"
+    "                         [--quiet]\n"
     "                         [--json F] [--markdown F] [--html DIR]\n"
     "\n"
     "Pairs baseline and candidate rows by (run, block) in every case, and\n"
@@ -50,14 +51,12 @@ static const char usage[] =
     "                     delta (or its noise floor), so the run can neither\n"
     "                     show a regression of that size nor rule one out\n"
     "  --json F           write benchsite.compare/1 JSON to F\n"
-    "  --markdown F       write a pull-request comment to F: the headline,\n"
-    "                     one table of the cases that matter, every other\n"
-    "                     case folded, at most 60 000 characters\n"
-    "  --link-base URL    where the HTML report of this log is published\n"
-    "                     (http:// or https://): the comment links it,\n"
-    "                     URL/index.html, and each case to its page,\n"
-    "                     URL/case-NNNN.html (the case's place in the\n"
-    "                     report, from 0001)\n"
+    "  --markdown F       write a pull-request comment to F (the headline,\n"
+    "                     the cases that matter, the others folded)\n"
+    "  --link-base URL    where this log's HTML report is published: the\n"
+    "                     comment links URL/index.html and each case's\n"
+    "                     page, URL/case-NNNN.html (its place, from 0001)\n"
+    "  --quiet            no progress on standard error\n"
     "  --html DIR         write the HTML report of this comparison (its mode\n"
     "                     and parameters, no tuning or A/A pages) into DIR,\n"
     "                     replaced atomically; an existing DIR must be empty\n"
@@ -82,7 +81,7 @@ static const cli_opt opts[] = {
     {"json", 1, 0},      {"markdown", 1, 0},
     {"html", 1, 0},      {"family-wise", 0, 0},
     {"metric", 1, 0},    {"fail-inconclusive", 0, 0},
-    {"link-base", 1, 0},
+    {"link-base", 1, 0}, {"quiet", 0, 0},
 };
 
 /* The render callback takes no context: the comment's options for this
