@@ -475,7 +475,7 @@ static bs_status md_row(bs__buf *b, const bs_compare_result *r, size_t i, int k,
                         bs__fmt_floor_plain(p, sizeof p, c->noise_floor_pct));
   if (!st && base) {
     char page[32];
-    st = bs__buf_puts(b, " | [case page](");
+    st = bs__buf_puts(b, " | [page](");
     if (!st)
       st = link_to(b, base, bs__case_page(page, sizeof page, i));
     if (!st)
