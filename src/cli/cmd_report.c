@@ -95,11 +95,27 @@ int cli_cmd_report(int argc, char **argv) {
   bs_report_summary sum;
   if ((rc = cli_report_write("report", &cmd.prog, cmd.an, out, &o, &sum)))
     goto done;
+  /* What the report holds: a log without a comparison (A/A or tuning
+   * only) says so rather than "0 cases". */
+  char what[160] = "", part[64];
+  if (sum.has_compare)
+    snprintf(what, sizeof what, "%zu case%s, %zu significant regression%s",
+             sum.cases, sum.cases == 1 ? "" : "s", sum.regressions,
+             sum.regressions == 1 ? "" : "s");
+  else
+    snprintf(what, sizeof what, "no comparison");
+  if (sum.has_aa && cmd.an->aa) {
+    snprintf(part, sizeof part, ", A/A validation of %zu case%s",
+             cmd.an->aa->ncases, cmd.an->aa->ncases == 1 ? "" : "s");
+    strncat(what, part, sizeof what - strlen(what) - 1);
+  }
+  if (sum.has_tuning && cmd.an->tune) {
+    snprintf(part, sizeof part, ", %zu case%s tuned", cmd.an->tune->ncases,
+             cmd.an->tune->ncases == 1 ? "" : "s");
+    strncat(what, part, sizeof what - strlen(what) - 1);
+  }
   cli_linef(stdout, BS_TEXT_LINE_START,
-            "%s/index.html: %zu case%s, %zu significant regression%s, %zu "
-            "chart%s, %zu page%s",
-            out, sum.cases, sum.cases == 1 ? "" : "s", sum.regressions,
-            sum.regressions == 1 ? "" : "s", sum.charts,
+            "%s/index.html: %s, %zu chart%s, %zu page%s", out, what, sum.charts,
             sum.charts == 1 ? "" : "s", sum.pages, sum.pages == 1 ? "" : "s");
 done:
   return cli_cmd_end(&cmd, rc);
