@@ -217,7 +217,7 @@ bs_status bs_plot_pool_wait(bs_plot_pool *pool, bs_error *err);
 void bs_plot_pool_count(bs_plot_pool *pool, size_t *done, size_t *total);
 
 /* bs_plot_pool_wait, calling progress(ctx, done, total) (the counts of
- * bs_plot_pool_count) about every 200 ms on the calling thread while
+ * bs_plot_pool_count) about every 50 ms on the calling thread while
  * charts are still being rendered. A non-zero return stops the pool as a
  * failure would and the call returns BS_EIO ("cancelled"). progress may
  * be NULL. */
