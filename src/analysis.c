@@ -117,6 +117,17 @@ static bs_status problem(bs_analysis *a, const bs_analysis_options *o,
   return BS_OK;
 }
 
+/* The analysis's progress hook, under the stage each analysis reports. */
+static int compare_progress(void *ctx, size_t done, size_t total) {
+  const bs_analysis_options *o = ctx;
+  return o->progress(o->progress_ctx, "compare", done, total);
+}
+
+static int aa_progress(void *ctx, size_t done, size_t total) {
+  const bs_analysis_options *o = ctx;
+  return o->progress(o->progress_ctx, "aa", done, total);
+}
+
 static bs_status compare(bs_analysis *a, const bs_analysis_options *o,
                          int required, bs_error *err) {
   bs_error e;
@@ -153,6 +164,8 @@ static bs_status compare(bs_analysis *a, const bs_analysis_options *o,
   }
   co.seed = o->seed;
   co.metric = o->metric;
+  co.progress = o->progress ? compare_progress : NULL;
+  co.progress_ctx = (void *)o;
   if ((st = bs_compare_run(a->log, base, cand, &co, &a->compare, &e)))
     return problem(a, o, st, &e, err);
   if (bs_compare_check_environment(a->compare, a->manifests, a->nmanifests))
@@ -183,6 +196,8 @@ static bs_status validate(bs_analysis *a, const bs_analysis_options *o,
     bs_noise_options_init(&no);
   no.seed = o->seed;
   no.metric = o->metric;
+  no.progress = o->progress ? aa_progress : NULL;
+  no.progress_ctx = (void *)o;
   if ((st = bs_noise_run(a->log, *aa_a, *aa_b, &no, &a->aa, &e)))
     return problem(a, o, st, &e, err);
   return BS_OK;

@@ -333,6 +333,9 @@ bs_status bs_compare_run(const bs_log *log, const char *baseline,
   if (!r)
     return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
   r->options = *opt;
+  /* The hook is the caller's for this call, not the result's. */
+  r->options.progress = NULL;
+  r->options.progress_ctx = NULL;
   r->baseline = bs__strdup(baseline);
   r->candidate = bs__strdup(candidate);
   r->cases = calloc(ncase ? ncase : 1, sizeof *r->cases);
@@ -375,6 +378,10 @@ bs_status bs_compare_run(const bs_log *log, const char *baseline,
     st = analyse_case(c, opt, err);
     if (st)
       goto fail;
+    if (opt->progress && opt->progress(opt->progress_ctx, ci + 1, ncase)) {
+      st = bs_error_set(err, BS_EIO, NULL, 0, "cancelled");
+      goto fail;
+    }
   }
   if (r->ncases == 0) {
     st = bs_error_set(err, BS_EUSAGE, NULL, 0,

@@ -64,6 +64,16 @@ bs_status bs_json_compare(const bs_compare_result *r, const bs_manifest *env,
   bs__jobj_bool(&j, "family_wise",
                 o->family_wise && o->mode == BS_MODE_CONFIRMATORY);
   bs__jobj_u64(&j, "inconclusive", r->inconclusive);
+  /* The headline's counts (bs_summary_compare): significant improvements,
+   * and equivalent cases that are neither significant nor inconclusive. */
+  size_t equivalent = 0;
+  for (size_t i = 0; i < r->ncases; i++)
+    equivalent += r->cases[i].verdict == BS_VERDICT_EQUIVALENT &&
+                  !r->cases[i].significant_regression &&
+                  !r->cases[i].significant_improvement &&
+                  !r->cases[i].inconclusive;
+  bs__jobj_u64(&j, "improvements", r->improvements);
+  bs__jobj_u64(&j, "equivalent", equivalent);
   if (bs__jobj_key(&j, "environment"))
     j.st = bs__json_manifest(&b, env, 4);
   bs__jobj_objects(&j, "cases", r->ncases, compare_case, r->cases);

@@ -3,6 +3,7 @@
 #include "benchsite/markdown.h"
 #include "utf8.h"
 
+#include <stdio.h>
 #include <string.h>
 
 bs_status bs__md_text(bs__buf *b, const char *s) {
@@ -50,5 +51,51 @@ bs_status bs__md_fit(bs__buf *doc, bs__buf *row, size_t reserve, size_t *cut) {
   else
     (*cut)++;
   bs__buf_reset(row);
+  return st;
+}
+
+static int hexdigit(unsigned char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') ||
+         (c >= 'A' && c <= 'F');
+}
+
+bs_status bs__md_url(bs__buf *b, const char *url) {
+  bs_status st = BS_OK;
+  for (const unsigned char *p = (const unsigned char *)url; !st && *p; p++) {
+    int keep = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+               (*p >= '0' && *p <= '9') ||
+               (*p && strchr("-._~:/?#@=&+,;", *p)) ||
+               (*p == '%' && hexdigit(p[1]) && hexdigit(p[2]));
+    st = keep ? bs__buf_putc(b, (char)*p) : bs__buf_printf(b, "%%%02X", *p);
+  }
+  return st;
+}
+
+/* Display width of UTF-8 text: code points, continuation bytes skipped. */
+static size_t plain_width(const char *s) {
+  size_t w = 0;
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+    if ((*p & 0xC0) != 0x80)
+      w++;
+  return w;
+}
+
+size_t bs__text_width(const char *s, int flags) {
+  char tmp[1024];
+  if (bs_text_escape(tmp, sizeof tmp, s, flags) >= sizeof tmp)
+    return plain_width(s) * 4; /* an upper bound; cells are short */
+  return plain_width(tmp);
+}
+
+bs_status bs__text_cell(bs__buf *b, const char *s, size_t width, int right,
+                        int flags) {
+  size_t w = bs__text_width(s, flags);
+  bs_status st = BS_OK;
+  for (size_t i = w; right && i < width && !st; i++)
+    st = bs__buf_putc(b, ' ');
+  if (!st)
+    st = bs__buf_term(b, s, flags);
+  for (size_t i = w; !right && i < width && !st; i++)
+    st = bs__buf_putc(b, ' ');
   return st;
 }

@@ -20,4 +20,22 @@ bs_status bs__md_case(bs__buf *b, const char *benchmark, const char *dataset);
  * otherwise counts the row in *cut. */
 bs_status bs__md_fit(bs__buf *doc, bs__buf *row, size_t reserve, size_t *cut);
 
+/* Appends `url` as the destination of a Markdown link, "(url)" without
+ * the parentheses: letters, digits and -._~:/?#@=&+,; are kept, a '%'
+ * followed by two hex digits is kept, every other byte is
+ * percent-encoded ("%7C" for '|', "%29" for ')'), so the link can end
+ * nowhere else, cannot break a table cell and carries no markup. */
+bs_status bs__md_url(bs__buf *b, const char *url);
+
+/* ---- Plain-text tables (terminal, CI log) -------------------------------
+ * Cells are escaped for a terminal or CI log (bs_text_escape): a hostile
+ * name cannot start a line, a workflow command or an escape sequence. */
+
+/* The display width of s once escaped with `flags`, in code points. */
+size_t bs__text_width(const char *s, int flags);
+/* Appends s escaped, padded with spaces to `width`, right-aligned when
+ * `right`. */
+bs_status bs__text_cell(bs__buf *b, const char *s, size_t width, int right,
+                        int flags);
+
 #endif

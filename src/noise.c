@@ -638,6 +638,9 @@ bs_status bs_noise_run(const bs_log *log, const char *a, const char *b,
   if (!r)
     return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
   r->options = *opt;
+  /* The hook is the caller's for this call, not the result's. */
+  r->options.progress = NULL;
+  r->options.progress_ctx = NULL;
   r->a = bs__strdup(a);
   r->b = bs__strdup(b);
   r->cases = calloc(ncase ? ncase : 1, sizeof *r->cases);
@@ -658,6 +661,10 @@ bs_status bs_noise_run(const bs_log *log, const char *a, const char *b,
     st = analyse_case(log, c, a, b, ab.x, na, ab.y, nb, opt, err);
     if (st)
       goto fail;
+    if (opt->progress && opt->progress(opt->progress_ctx, ci + 1, ncase)) {
+      st = bs_error_set(err, BS_EIO, NULL, 0, "cancelled");
+      goto fail;
+    }
   }
   if (r->ncases == 0) {
     st = bs_error_set(err, BS_EUSAGE, NULL, 0,

@@ -247,7 +247,7 @@ static bs_status planning(bs__buf *b, const bs_noise_result *r,
   char f[48];
   if (!st)
     st = bs__buf_printf(
-        b, " (paired floor %s).\n",
+        b, " (noise floor %s).\n",
         bs__fmt_floor_plain(f, sizeof f, w->paired_noise_floor_pct));
   return st;
 }
@@ -260,22 +260,22 @@ static bs_status readings(const bs_noise_result *r, const bs_noise_case *c,
   const bs_noise_options *o = &r->options;
   bs_status st;
   size_t flagged = (size_t)llround(c->false_regression_rate * (double)c->runs);
-  char f[48], r1[48], r2[48];
+  char f[48], r1[48], r2[48], pv[32];
   bs__fmt_floor_plain(f, sizeof f, c->paired_noise_floor_pct);
 
   if (c->gate_resolves)
     st = bs__strlist_addf(
         list, n,
-        "noise floor %s (paired, 90th percentile of |Δ%%| between "
+        "noise floor %s (90th percentile of |paired Δ%%| between "
         "identical code): below the gate's δ = 3 %%, so the gate can tell a "
-        "3 %% change from this setup's own noise; a |Δ%%| at or below "
+        "3 %% change from this setup's own noise; a |paired Δ%%| at or below "
         "%s is within noise (write this floor with %s--json%s and give it "
         "to %scompare --noise%s)",
         f, f, q, q, q, q);
   else
     st = bs__strlist_addf(
         list, n,
-        "noise floor %s (paired, 90th percentile of |Δ%%| between "
+        "noise floor %s (90th percentile of |paired Δ%%| between "
         "identical code): at or above the gate's δ = 3 %%, so on this setup "
         "the gate cannot tell a 3 %% change from noise; use longer batches, "
         "more blocks or a quieter machine before trusting it",
@@ -292,7 +292,8 @@ static bs_status readings(const bs_noise_result *r, const bs_noise_case *c,
     st = bs__strlist_addf(
         list, n,
         "blocks for the gate %llu (now %g per run): about that many blocks "
-        "per run would let δ = 3 %% resolve, if the noise of Δ%% falls as "
+        "per run would let δ = 3 %% resolve, if the noise of the paired Δ%% "
+        "falls as "
         "1/√blocks; until then %scompare --noise%s raises this case's "
         "threshold to its floor",
         (unsigned long long)c->blocks_for_gate, c->median_pairs, q, q);
@@ -359,17 +360,17 @@ static bs_status readings(const bs_noise_result *r, const bs_noise_case *c,
           list, n,
           "drifting runs %s (%zu of %zu): within what chance gives "
           "against the %s expected from a 5 %% test on each series "
-          "(P = %.2f); the machine held still",
-          r1, k, c->runs, r2, p);
+          "(p %s); the machine held still",
+          r1, k, c->runs, r2, bs__fmt_p_rel(pv, sizeof pv, p));
     else
       st = bs__strlist_addf(
           list, n,
           "drifting runs %s (%zu of %zu): more than the %s "
-          "expected by chance (P = %.2g); the machine changed during runs "
+          "expected by chance (p %s); the machine changed during runs "
           "(frequency, temperature, background load), by a median "
           "|shift| of %s; shorten runs, pin the CPU frequency or quiet "
           "the machine",
-          r1, k, c->runs, r2, p,
+          r1, k, c->runs, r2, bs__fmt_p_rel(pv, sizeof pv, p),
           bs__fmt_floor_plain(f, sizeof f, 100.0 * c->median_drift_shift));
   }
   if (st)
@@ -384,17 +385,17 @@ static bs_status readings(const bs_noise_result *r, const bs_noise_case *c,
     st = bs__strlist_addf(
         list, n,
         "false signals %s (%zu of %zu runs) against %s expected "
-        "at level %.2f: more than chance explains (P = %.2g); the unpaired "
+        "at level %.2f: more than chance explains (p %s); the unpaired "
         "bootstrap is overconfident on this setup (see drift and "
         "autocorrelation)",
-        r1, fs, c->runs, r2, o->level, pfs);
+        r1, fs, c->runs, r2, o->level, bs__fmt_p_rel(pv, sizeof pv, pfs));
   else
     st = bs__strlist_addf(
         list, n,
         "false signals %s (%zu of %zu runs) against %s expected "
-        "at level %.2f: within what chance gives (P = %.2f); the "
+        "at level %.2f: within what chance gives (p %s); the "
         "confidences look calibrated",
-        r1, fs, c->runs, r2, o->level, pfs);
+        r1, fs, c->runs, r2, o->level, bs__fmt_p_rel(pv, sizeof pv, pfs));
   if (st)
     return st;
 
@@ -606,8 +607,8 @@ bs_status bs_text_noise(const bs_noise_result *r, char **out, size_t *len,
     if (!st)
       st = bs__buf_printf(
           &b,
-          "  noise floor        %s (typical %s, worst seen %s)\n"
-          "  paired floor       %s of Δ%% (gate δ 3 %%: %s)\n"
+          "  noise floor        %s of paired Δ%% (gate δ 3 %%: %s)\n"
+          "  unpaired spread    %s (typical %s, largest %s)\n"
           "  gate on A/A        %s of runs flagged a regression\n"
           "  blocks for gate    %llu (now %g per run)\n"
           "  mean confidence    %.3f (0.500 expected, ties split)\n"
@@ -616,11 +617,10 @@ bs_status bs_text_noise(const bs_noise_result *r, char **out, size_t *len,
           "  drifting runs      %s (median |shift| %s)\n"
           "  autocorrelation    %+.3f (blocks worthwhile above ~0.2)\n"
           "  false signals      %s at level %.2f (%s expected)\n",
-          g.floor, g.typical, g.worst, g.paired,
-          c->gate_resolves ? "resolves" : "does not resolve", g.flagged,
-          (unsigned long long)c->blocks_for_gate, c->median_pairs,
-          c->mean_confidence, c->median_confidence, g.ties, g.drifting, g.shift,
-          c->autocorrelation, g.signals, o->level, expect);
+          g.paired, c->gate_resolves ? "resolves" : "does not resolve", g.floor,
+          g.typical, g.worst, g.flagged, (unsigned long long)c->blocks_for_gate,
+          c->median_pairs, c->mean_confidence, c->median_confidence, g.ties,
+          g.drifting, g.shift, c->autocorrelation, g.signals, o->level, expect);
     char **list = NULL;
     size_t nl = 0;
     if (!st)
@@ -656,8 +656,8 @@ bs_status bs_summary_noise(const bs_noise_result *r, char **out, size_t *len,
   char f0[48], f1[48];
   if (!st && r->ncases)
     st = bs__buf_printf(&b,
-                        ": paired noise floor %s to %s, the gate's "
-                        "delta 3 %% resolves %zu of %zu",
+                        ": noise floor %s to %s, the gate's "
+                        "δ = 3 %% resolves %zu of %zu",
                         bs__fmt_floor_plain(f0, sizeof f0, lo),
                         bs__fmt_floor_plain(f1, sizeof f1, hi), resolves,
                         r->ncases);
@@ -693,9 +693,9 @@ bs_status bs_markdown_noise(const bs_noise_result *r, char **out, size_t *len,
     st = planning(&b, r, bs__md_case);
   if (!st)
     st = bs__buf_puts(
-        &b, "\n| case | runs | paired noise floor | gate (δ 3 %) | "
+        &b, "\n| case | runs | noise floor | gate (δ 3 %) | "
             "blocks for the gate | "
-            "false regressions | noise floor (typical, worst) | mean "
+            "false regressions | unpaired spread (typical, largest) | mean "
             "confidence | ties | drifting runs | autocorrelation | false "
             "signals |\n"
             "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
@@ -712,7 +712,7 @@ bs_status bs_markdown_noise(const bs_noise_result *r, char **out, size_t *len,
           " | %zu | %s | %s | %llu (now %g) | %s | %s (%s, %s) | %.3f | %s | "
           "%s | %+.2f | %s |\n",
           c->runs, g.paired,
-          c->gate_resolves ? "✅ resolves" : "⚠️ does not resolve",
+          c->gate_resolves ? "resolves" : "⚠ does not resolve",
           (unsigned long long)c->blocks_for_gate, c->median_pairs, g.flagged,
           g.floor, g.typical, g.worst, c->mean_confidence, g.ties, g.drifting,
           c->autocorrelation, g.signals);
@@ -724,9 +724,10 @@ bs_status bs_markdown_noise(const bs_noise_result *r, char **out, size_t *len,
         &b,
         "\n<sub>Metric %s. Every difference an A/A run finds is noise: A "
         "and B are the "
-        "same code. Paired noise floor: 90th percentile of |Δ%%| over the "
+        "same code. Noise floor: 90th percentile of |paired Δ%%| over the "
         "runs, each run paired by block as the gate pairs it (B baseline). "
-        "Noise floor: 90th percentile of |1 − med(A)/med(B)|. Confidences: "
+        "Unpaired spread: 90th percentile of |u|, u = 1 − med(A)/med(B). "
+        "Confidences: "
         "unpaired median bootstrap with ties split, %llu resamples, seed "
         "%llu%s; false signals count runs outside [%.2f, %.2f] (%s "
         "expected).</sub>\n",

@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 /* gnuplot's messages kept for an error. */
@@ -432,6 +433,7 @@ typedef struct pool_job {
   bs_plot_pool *pool;
   size_t plot; /* index into plots */
   size_t from, to;
+  size_t counted; /* charts of this batch counted in charts_done */
 } pool_job;
 
 /* A submitted bs_plot: its directory, its batches (jobs, which do not
@@ -459,23 +461,36 @@ struct bs_plot_pool {
   bs_error error;
   /* Read by the workers' progress hooks without the lock. */
   atomic_int stop;
+  /* For a progress display (bs_plot_pool_count): charts submitted, and
+   * charts rendered, counted by the batch that rendered them. */
+  atomic_size_t charts_total, charts_done;
 };
 
-/* A running gnuplot polls this every 250 ms: once a batch has failed (or
- * the pool is being freed), the others are killed instead of finishing. */
+/* A running gnuplot polls this every 250 ms and calls it as each chart
+ * is written: once a batch has failed (or the pool is being freed), the
+ * others are killed instead of finishing. `done` counts from the start of
+ * the whole bs_plot (the batch's `from`); only the worker running the
+ * batch touches `counted`. */
 static int pool_hook(void *ctx, size_t done, size_t total) {
-  (void)done;
+  pool_job *job = ctx;
   (void)total;
-  return atomic_load(&((bs_plot_pool *)ctx)->stop) != 0;
+  size_t in = done > job->from ? done - job->from : 0;
+  if (in > job->to - job->from)
+    in = job->to - job->from;
+  if (in > job->counted) {
+    atomic_fetch_add(&job->pool->charts_done, in - job->counted);
+    job->counted = in;
+  }
+  return atomic_load(&job->pool->stop) != 0;
 }
 
 /* One batch, on a worker of the pool. */
 static void pool_batch(void *arg) {
-  const pool_job *job = arg;
+  pool_job *job = arg;
   bs_plot_pool *pool = job->pool;
   bs_plot_run run = pool->run;
   run.progress = pool_hook;
-  run.progress_ctx = pool;
+  run.progress_ctx = job;
   pthread_mutex_lock(&pool->mu);
   const bs_plot *p = pool->plots[job->plot].p;
   const char *dir = pool->plots[job->plot].dir;
@@ -491,6 +506,8 @@ static void pool_batch(void *arg) {
     st = start_batch(p, dir, &run, &b, &err);
     if (!st)
       st = finish_batch(p, dir, &run, &b, p->n, 0, &err);
+    if (!st) /* every chart of the batch is on disk and checked */
+      atomic_fetch_add(&pool->charts_done, job->to - job->from - job->counted);
   }
   pthread_mutex_lock(&pool->mu);
   pool_plot *pp = &pool->plots[job->plot]; /* plots may have moved */
@@ -526,6 +543,8 @@ bs_plot_pool *bs_plot_pool_new(const bs_plot_run *run) {
   }
   pool->run.gnuplot = pool->prog;
   atomic_init(&pool->stop, 0);
+  atomic_init(&pool->charts_total, 0);
+  atomic_init(&pool->charts_done, 0);
   return pool;
 }
 
@@ -587,6 +606,7 @@ bs_status bs_plot_pool_submit(bs_plot_pool *pool, bs_plot *p, const char *dir,
   pp->left = nb;
   pp->done = done;
   pp->ctx = ctx;
+  atomic_fetch_add(&pool->charts_total, p->n);
   /* Queued under the lock, so that no batch finishes (and frees p) before
    * all are queued; a batch that cannot be queued fails the pool. */
   bs_status st = BS_OK;
@@ -620,6 +640,35 @@ bs_status bs_plot_pool_submit(bs_plot_pool *pool, bs_plot *p, const char *dir,
   if (!nb)
     bs_plot_free(p);
   return st;
+}
+
+void bs_plot_pool_count(bs_plot_pool *pool, size_t *done, size_t *total) {
+  *done = pool ? atomic_load(&pool->charts_done) : 0;
+  *total = pool ? atomic_load(&pool->charts_total) : 0;
+}
+
+bs_status bs_plot_pool_wait_progress(bs_plot_pool *pool,
+                                     int (*progress)(void *ctx, size_t done,
+                                                     size_t total),
+                                     void *ctx, bs_error *err) {
+  /* Polled: the workers call nothing back (see bs_plot_pool). */
+  while (pool && progress && !atomic_load(&pool->stop)) {
+    size_t done, total;
+    bs_plot_pool_count(pool, &done, &total);
+    if (progress(ctx, done, total)) {
+      atomic_store(&pool->stop, 1);
+      bs__pool_wait(pool->workers);
+      pthread_mutex_lock(&pool->mu);
+      pool_drain(pool, 0, NULL);
+      pthread_mutex_unlock(&pool->mu);
+      return bs_error_set(err, BS_EIO, NULL, 0, "cancelled");
+    }
+    if (done >= total)
+      break;
+    struct timespec ts = {0, 50 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+  }
+  return bs_plot_pool_wait(pool, err);
 }
 
 bs_status bs_plot_pool_wait(bs_plot_pool *pool, bs_error *err) {

@@ -215,66 +215,152 @@ int bs__significance(const bs_case_compare *c) {
   return c->significant_regression ? 1 : c->significant_improvement ? -1 : 0;
 }
 
-/* Symmetric words: a slower or faster case that is not significant says
- * so, and a significant improvement mirrors the regression. */
-const char *bs__verdict_marker(int significant, bs_verdict verdict) {
+/* One row per term, in the order of bs__term. The verdict symbols are
+ * the shapes the charts draw (square, triangles up and down, circle,
+ * diamond), so a legend and a table agree; a symbol appears once in the
+ * column. The meanings are what a reader needs to act on the mark. */
+#define T(sym, word, cls, meaning)                                             \
+  { sym, word, sym[0] ? sym " " word : word, meaning, cls }
+static const bs__gloss glossary[BS__NTERMS] = {
+    [BS__T_REGRESSION] =
+        T("■", "significant regression", "regression",
+          "paired Δ% at or above δ and the whole interval above zero: the "
+          "candidate is slower, and the gate fails on it"),
+    [BS__T_SLOWER] = T("▲", "slower, not significant", "slower",
+                       "paired Δ% at or above δ, but the interval reaches "
+                       "zero: the run cannot show that it is slower"),
+    [BS__T_EQUIVALENT] =
+        T("●", "equivalent", "equivalent", "paired Δ% between −δ and δ"),
+    [BS__T_FASTER] = T("▼", "faster, not significant", "faster",
+                       "paired Δ% at or below −δ, but the interval reaches "
+                       "zero: the run cannot show that it is faster"),
+    [BS__T_IMPROVEMENT] =
+        T("◆", "significant improvement", "improvement",
+          "paired Δ% at or below −δ and the whole interval below zero: the "
+          "candidate is faster"),
+    [BS__T_INCONCLUSIVE] =
+        T("◐", "inconclusive", "inconclusive",
+          "not a significant regression, but the interval's upper end "
+          "reaches δ: the run can neither show a regression of δ nor rule "
+          "one out; more blocks or a quieter machine would decide it"),
+    [BS__T_WITHIN_NOISE] =
+        T("≈", "within noise", "noise",
+          "the paired Δ% is no larger than the case's noise floor: this "
+          "setup's A/A runs of identical code differ as much"),
+    [BS__T_WARNING] = T("⚠", "warning", "warning",
+                        "something about the measurement to check before "
+                        "trusting the verdict"),
+    [BS__T_OUTLIER] = T("◇", "Tukey outlier", "outlier",
+                        "a paired difference outside the Tukey fences "
+                        "(1.5 interquartile ranges beyond the quartiles); "
+                        "kept, since the median is robust to it"),
+    [BS__T_MEDIANS] =
+        T("†", "medians disagree", "medians",
+          "the two series' medians differ from the paired Δ% by δ or more: "
+          "the machine drifted between blocks, which moves both series; "
+          "the paired Δ% compares each block's candidate with its own "
+          "baseline and is the figure the verdict uses"),
+    [BS__T_GATE_PASSED] = T("✔", "gate passed", "pass",
+                            "no significant regression in a confirmatory "
+                            "comparison"),
+    [BS__T_GATE_FAILED] = T("✖", "gate failed", "fail",
+                            "a confirmatory comparison with a significant "
+                            "regression: the exit status is 1"),
+    [BS__T_HOTSPOT] = T("ℹ", "hotspot", "hotspot",
+                        "an exploratory comparison: its verdicts point where "
+                        "to look and never fail a build"),
+    [BS__T_COMPARABILITY] =
+        T("≡", "comparability key", "key",
+          "a manifest key that must be equal for two runs to be comparable "
+          "(target, profile, dtype, machine, frequency_policy, protocol)"),
+    [BS__T_TIE] = T("=", "tie", "tie",
+                    "no implementation is decisively fastest: the paired "
+                    "interval of med(best − runner-up) reaches zero"),
+    [BS__T_PAIRED_DELTA] =
+        T("", "paired Δ%", "",
+          "100 · med(d) / med(baseline): the median of the per-block "
+          "differences d = candidate − baseline over the baseline's median; "
+          "what every verdict judges. It can point the other way from the "
+          "two series' medians when the machine drifted between blocks, "
+          "which pairing by block removes"),
+    [BS__T_MED_D] = T("", "med(d)", "",
+                      "the median of the paired differences d = candidate "
+                      "− baseline, one per block, in the metric's unit"),
+    [BS__T_THRESHOLD] = T("", "δ", "",
+                          "the practical threshold: the smallest paired Δ% "
+                          "that counts as a change (3 % in the gate)"),
+    [BS__T_NOISE_FLOOR] =
+        T("", "noise floor", "",
+          "the 90th percentile of |paired Δ%| over A/A runs of identical "
+          "code, paired by block as the gate pairs: the change this setup "
+          "produces on its own"),
+    [BS__T_UNPAIRED] =
+        T("", "unpaired spread", "",
+          "the 90th percentile over A/A runs of |u|, u = 1 − med(A)/med(B), "
+          "the two series' medians compared without pairing"),
+    [BS__T_P_VALUE] = T("", "p", "",
+                        "the one-sided bootstrap p-value toward a "
+                        "regression, (1 + #{θ* ≤ 0}) / (R + 1)"),
+};
+#undef T
+
+const bs__gloss *bs__glossary(bs__term t) {
+  return (unsigned)t < BS__NTERMS ? &glossary[t] : &glossary[0];
+}
+
+bs__term bs__verdict_term(int significant, bs_verdict verdict) {
   if (significant > 0)
-    return "■ significant regression";
+    return BS__T_REGRESSION;
   if (significant < 0)
-    return "◆ significant improvement";
+    return BS__T_IMPROVEMENT;
   switch (verdict) {
   case BS_VERDICT_FASTER:
-    return "▼ faster, not significant";
+    return BS__T_FASTER;
   case BS_VERDICT_SLOWER:
-    return "▲ slower, not significant";
+    return BS__T_SLOWER;
   default:
-    return "● equivalent";
+    return BS__T_EQUIVALENT;
   }
+}
+
+const char *bs__verdict_marker(int significant, bs_verdict verdict) {
+  return glossary[bs__verdict_term(significant, verdict)].label;
 }
 
 const char *bs__verdict_class(int significant, bs_verdict verdict) {
-  if (significant > 0)
-    return "regression";
-  if (significant < 0)
-    return "improvement";
-  switch (verdict) {
-  case BS_VERDICT_FASTER:
-    return "faster";
-  case BS_VERDICT_SLOWER:
-    return "slower";
-  default:
-    return "equivalent";
-  }
+  return glossary[bs__verdict_term(significant, verdict)].cls;
 }
 
-const char *bs__verdict_markdown(int significant, bs_verdict verdict) {
-  if (significant > 0)
-    return "❌ significant regression";
-  if (significant < 0)
-    return "✅ significant improvement";
-  switch (verdict) {
-  case BS_VERDICT_SLOWER:
-    return "▲ slower, not significant";
-  case BS_VERDICT_FASTER:
-    return "▼ faster, not significant";
-  default:
-    return "≈ equivalent";
-  }
+char *bs__fmt_p(char *buf, size_t n, double p) {
+  if (!isfinite(p))
+    snprintf(buf, n, "n/a");
+  else if (p < 0.001)
+    snprintf(buf, n, "< 0.001");
+  else
+    snprintf(buf, n, "%.3g", p);
+  return buf;
 }
 
-const char *bs__verdict_text(int significant, bs_verdict verdict) {
-  if (significant > 0)
-    return "REGRESSION";
-  if (significant < 0)
-    return "IMPROVEMENT";
-  switch (verdict) {
-  case BS_VERDICT_SLOWER:
-    return "slower, not significant";
-  case BS_VERDICT_FASTER:
-    return "faster, not significant";
-  default:
-    return "equivalent";
-  }
+char *bs__fmt_p_rel(char *buf, size_t n, double p) {
+  char v[32];
+  bs__fmt_p(v, sizeof v, p);
+  snprintf(buf, n, "%s%s", v[0] == '<' ? "" : "= ", v);
+  return buf;
+}
+
+double bs__unpaired_pct(const bs_case_compare *c) {
+  return 100.0 * (c->median_candidate_us / c->median_baseline_us - 1.0);
+}
+
+int bs__medians_disagree(const bs_case_compare *c, double delta_pct) {
+  double u = bs__unpaired_pct(c);
+  return isfinite(u) && isfinite(c->delta_pct) &&
+         fabs(u - c->delta_pct) >= delta_pct;
+}
+
+char *bs__case_page(char *buf, size_t n, size_t i) {
+  snprintf(buf, n, "case-%04zu.html", i + 1);
+  return buf;
 }
 
 static bs_tval *facts(bs_tval *run, const bs_manifest *mf) {

@@ -102,22 +102,85 @@ char *bs__fmt_rate_plain(char *buf, size_t n, double pct);
 /* s cut to max_chars code points, with "…" when cut (for chart texts;
  * the pages and alt texts keep the whole name). */
 char *bs__clip(char *buf, size_t n, const char *s, size_t max_chars);
-/* A verdict as each view writes it; `significant` is 1 for a significant
- * regression, -1 for a significant improvement, else 0
- * (bs__significance). Pages: "■ significant regression", "◆ significant
- * improvement", "▲ slower, not significant", "● equivalent", "▼ faster,
- * not significant", with the CSS class "regression", "improvement",
- * "slower", "equivalent", "faster". Markdown (plain-text markers that read
- * in a pull-request comment): "❌ significant regression", "✅ significant
- * improvement", "▲ slower, not significant", "≈ equivalent", "▼ faster,
- * not significant". Text: "REGRESSION", "IMPROVEMENT", "slower, not
- * significant", "equivalent", "faster, not significant". */
+
+/* ---- The glossary ---------------------------------------------------------
+ * Every symbol and every word a view uses for a verdict, a mark or a
+ * statistic, with its one meaning: the text report, the Markdown comments,
+ * the report's pages and charts and the site's pages all take them from
+ * this table, so a symbol means the same thing wherever it appears and no
+ * two meanings share one. */
+typedef enum bs__term {
+  /* Verdicts of a compared case; each case has exactly one. */
+  BS__T_REGRESSION,  /* ■ significant regression */
+  BS__T_SLOWER,      /* ▲ slower, not significant */
+  BS__T_EQUIVALENT,  /* ● equivalent */
+  BS__T_FASTER,      /* ▼ faster, not significant */
+  BS__T_IMPROVEMENT, /* ◆ significant improvement */
+  /* Marks beside a verdict. */
+  BS__T_INCONCLUSIVE, /* ◐ inconclusive */
+  BS__T_WITHIN_NOISE, /* ≈ within noise */
+  BS__T_WARNING,      /* ⚠ warning */
+  BS__T_OUTLIER,      /* ◇ Tukey outlier */
+  BS__T_MEDIANS,      /* † medians disagree */
+  /* The gate of one run. */
+  BS__T_GATE_PASSED, /* ✔ gate passed */
+  BS__T_GATE_FAILED, /* ✖ gate failed */
+  BS__T_HOTSPOT,     /* ℹ hotspot */
+  /* Environments and tuning. */
+  BS__T_COMPARABILITY, /* ≡ comparability key */
+  BS__T_TIE,           /* = tie */
+  /* Statistics (no symbol of their own but their letters). */
+  BS__T_PAIRED_DELTA, /* paired Δ% */
+  BS__T_MED_D,        /* med(d) */
+  BS__T_THRESHOLD,    /* δ */
+  BS__T_NOISE_FLOOR,  /* noise floor */
+  BS__T_UNPAIRED,     /* unpaired spread */
+  BS__T_P_VALUE,      /* p */
+  BS__NTERMS
+} bs__term;
+
+typedef struct bs__gloss {
+  const char *symbol;  /* "■"; "" for a word without one */
+  const char *word;    /* "significant regression" */
+  const char *label;   /* symbol, a space and word: "■ significant
+                          regression" (the word alone when no symbol) */
+  const char *meaning; /* one sentence, plain text */
+  const char *cls;     /* the pages' CSS class ("regression"), or "" */
+} bs__gloss;
+
+/* The entry of term t (never NULL; an unknown t gives the first). */
+const bs__gloss *bs__glossary(bs__term t);
+
+/* The term of a case's verdict: significant regression or improvement
+ * first, else its verdict word. `significant` as bs__significance. */
+bs__term bs__verdict_term(int significant, bs_verdict verdict);
+/* A verdict as every view writes it, bs__glossary(...)->label: "■
+ * significant regression", "◆ significant improvement", "▲ slower, not
+ * significant", "● equivalent", "▼ faster, not significant"; its CSS
+ * class: "regression", "improvement", "slower", "equivalent", "faster". */
 const char *bs__verdict_marker(int significant, bs_verdict verdict);
 const char *bs__verdict_class(int significant, bs_verdict verdict);
-const char *bs__verdict_markdown(int significant, bs_verdict verdict);
-const char *bs__verdict_text(int significant, bs_verdict verdict);
 /* The `significant` of the bs__verdict_* functions for a case. */
 int bs__significance(const bs_case_compare *c);
+
+/* A p-value as every view writes it: "< 0.001" below 0.001, else three
+ * significant digits ("0.0380" is "0.038", 1 is "1"); "n/a" when not
+ * finite. */
+char *bs__fmt_p(char *buf, size_t n, double p);
+/* The same after "p ": "= 0.038", "< 0.001". */
+char *bs__fmt_p_rel(char *buf, size_t n, double p);
+
+/* 100 · (med(candidate)/med(baseline) − 1): the change the two series'
+ * medians show, unpaired. */
+double bs__unpaired_pct(const bs_case_compare *c);
+/* Whether the two medians shown beside a paired Δ% could mislead: their
+ * unpaired change differs from the paired Δ% by δ or more (the mark
+ * BS__T_MEDIANS). */
+int bs__medians_disagree(const bs_case_compare *c, double delta_pct);
+
+/* The page of compared case i (0-based) in a report: "case-0001.html".
+ * The Markdown comment links it under --link-base, so the two agree. */
+char *bs__case_page(char *buf, size_t n, size_t i);
 
 /* The list "facts" under `run`: the manifest's commit, date, machine,
  * target, profile and protocol that are set (the header of every report

@@ -115,19 +115,15 @@ static char *sb_take(sbuf *sb) {
 
 /* ---- 1. Forest plot ----------------------------------------------------- */
 
-enum { CAT_FASTER, CAT_EQUIV, CAT_SLOWER, CAT_REGRESSION, NCAT };
+/* The forest plot's categories are the verdicts of the glossary, in its
+ * order (bs__term): each drawn with the shape its symbol shows, so the
+ * legend reads as the table's verdict column. */
+#define NCAT 5
+#define CAT_REGRESSION ((int)BS__T_REGRESSION)
+#define CAT_EQUIV ((int)BS__T_EQUIVALENT)
 
 static int category(const bs_case_compare *c) {
-  if (c->significant_regression)
-    return CAT_REGRESSION;
-  switch (c->verdict) {
-  case BS_VERDICT_FASTER:
-    return CAT_FASTER;
-  case BS_VERDICT_SLOWER:
-    return CAT_SLOWER;
-  default:
-    return CAT_EQUIV;
-  }
+  return (int)bs__verdict_term(bs__significance(c), c->verdict);
 }
 
 /* The metric every chart of the report shows (the analysis's). */
@@ -174,14 +170,16 @@ static void forest(bs__report *r) {
   if (k == BS__NO_CHART)
     return;
   char title[512], ca[128], ba[128];
-  snprintf(title, sizeof title, "Δ%% per case, %s vs %s, with %g %% intervals",
+  snprintf(title, sizeof title,
+           "paired Δ%% per case, %s vs %s, with %g %% intervals",
            bs__clip(ca, sizeof ca, cmp->candidate, IMPL_CHARS),
            bs__clip(ba, sizeof ba, cmp->baseline, IMPL_CHARS),
            cmp->options.level_pct);
   bs_plot_title(r->plot, title);
   char xlabel[160];
   snprintf(xlabel, sizeof xlabel,
-           "Δ%% of %s = 100 · med(d) / med(baseline)   (%%)", quantity_of(r));
+           "paired Δ%% of %s = 100 · med(d) / med(baseline)   (%%)",
+           quantity_of(r));
   bs_plot_xlabel(r->plot, xlabel);
   bs_plot_key(r->plot, BS_KEY_BELOW);
 
@@ -231,14 +229,12 @@ static void forest(bs__report *r) {
   zero.line_width = 1;
   bs_plot_vline(r->plot, 0, &zero, NULL);
 
-  static const char *const names[NCAT] = {"▼ faster", "● equivalent",
-                                          "▲ slower (not significant)",
-                                          "■ significant regression"};
-  static const uint32_t colors[NCAT] = {BS__C_GREEN, BS__C_GREY, BS__C_ORANGE,
-                                        BS__C_VERMILLION};
+  /* Indexed by the verdict terms, REGRESSION to IMPROVEMENT. */
+  static const uint32_t colors[NCAT] = {BS__C_VERMILLION, BS__C_ORANGE,
+                                        BS__C_GREY, BS__C_GREEN, BS__C_GREEN};
   static const bs_plot_marker marks[NCAT] = {
-      BS_MARK_TRIANGLE_DOWN, BS_MARK_CIRCLE, BS_MARK_TRIANGLE_UP,
-      BS_MARK_SQUARE};
+      BS_MARK_SQUARE, BS_MARK_TRIANGLE_UP, BS_MARK_CIRCLE,
+      BS_MARK_TRIANGLE_DOWN, BS_MARK_DIAMOND};
   for (int cat = 0; cat < NCAT; cat++) {
     if (!count[cat])
       continue;
@@ -246,9 +242,11 @@ static void forest(bs__report *r) {
     const double *cc[4] = {base, base + n, base + 2 * n, base + 3 * n};
     bs_plot_style s = style(colors[cat]);
     s.marker = marks[cat];
-    s.point_size = cat == CAT_REGRESSION ? 1.1 : 0.9;
-    s.line_width = cat == CAT_REGRESSION ? 2.2 : 1.5;
-    bs_plot_series(r->plot, BS_PLOT_XERRORBARS, names[cat], &s, cc, count[cat]);
+    int sig = cat == CAT_REGRESSION || cat == (int)BS__T_IMPROVEMENT;
+    s.point_size = sig ? 1.1 : 0.9;
+    s.line_width = sig ? 2.2 : 1.5;
+    bs_plot_series(r->plot, BS_PLOT_XERRORBARS,
+                   bs__glossary((bs__term)cat)->label, &s, cc, count[cat]);
   }
   free(cols);
 
@@ -258,19 +256,12 @@ static void forest(bs__report *r) {
       &sb,
       "Forest plot of %zu case%s, %s against %s, shaded band ±%g\u00a0%%: ", n,
       n == 1 ? "" : "s", cmp->candidate, cmp->baseline, delta);
-  static const char *const words[NCAT] = {"faster", "equivalent",
-                                          "slower "
-                                          "but not "
-                                          "significant",
-                                          "significant regression"};
   int first = 1;
-  for (int cat = NCAT - 1; cat >= 0; cat--) {
+  for (int cat = 0; cat < NCAT; cat++) {
     if (!count[cat])
       continue;
     sb_printf(&sb, "%s%zu %s", first ? "" : "; ", count[cat],
-              cat == CAT_REGRESSION && count[cat] != 1 ? "significant "
-                                                         "regressions"
-                                                       : words[cat]);
+              bs__glossary((bs__term)cat)->word);
     if (cat != CAT_EQUIV)
       alt_list(&sb, cmp, cat);
     first = 0;
@@ -540,11 +531,12 @@ static void drift_words(const bs__report *r, sbuf *sb, const char *impl,
       bs__fmt_val(b, sizeof b, metric_of(r), second),
       bs__fmt_pct_signed(md, sizeof md, 100.0 * (second - first) / first));
   bs_drift d;
+  char pv[32];
   if (n >= BS_NOISE_DRIFT_MIN && bs_noise_drift(v, n, &d) == BS_OK)
     sb_printf(sb,
-              d.drifted ? ", drifted (Spearman p = %.2g)"
-                        : ", no drift detected (Spearman p = %.2g)",
-              d.p);
+              d.drifted ? ", drifted (Spearman p %s)"
+                        : ", no drift detected (Spearman p %s)",
+              bs__fmt_p_rel(pv, sizeof pv, d.p));
 }
 
 static size_t drift_chart(bs__report *r, size_t i, const bs__case_scratch *sc) {
@@ -802,7 +794,7 @@ static void aa_charts(bs__report *r, size_t i) {
   size_t n = nc->runs;
   char file[64], name[256], title[512];
   bs__case_label(name, sizeof name, nc->benchmark, nc->dataset);
-  /* Columns: run, δ in %, paired Δ%, and the confidences split into
+  /* Columns: run, u in %, paired Δ%, and the confidences split into
    * those inside the expected band and the false signals. */
   double *x = malloc(7 * (n ? n : 1) * sizeof *x);
   if (!x) {
@@ -818,21 +810,22 @@ static void aa_charts(bs__report *r, size_t i) {
     y2[k] = nc->paired_deltas_pct[k];
   }
 
-  /* Two panels, one floor each: the unpaired δ with its noise floor, and
-   * the paired Δ% (what the gate sees) with the paired floor. One chart
-   * with both floors drew two different "noise floors" over each other. */
+  /* Two panels: the unpaired difference u with its spread, and the paired
+   * Δ% (what the gate sees) with the noise floor. Only the paired figure
+   * is called a noise floor (the glossary), and never δ, the threshold. */
   snprintf(file, sizeof file, "aa-%03zu-deltas.svg", i + 1);
   size_t k1 = new_chart(r, file, CASE_W, CASE_H);
   r->aa_charts[i][0] = k1;
   if (k1 != BS__NO_CHART) {
     char cn[256], ca[128], cb[128];
-    snprintf(title, sizeof title, "%s: A/A difference δ per run (%s vs %s)",
+    snprintf(title, sizeof title,
+             "%s: unpaired A/A difference u per run (%s vs %s)",
              bs__clip(cn, sizeof cn, name, BS__NAME_CHARS),
              bs__clip(ca, sizeof ca, aa->a, IMPL_CHARS),
              bs__clip(cb, sizeof cb, aa->b, IMPL_CHARS));
     bs_plot_title(r->plot, title);
     bs_plot_xlabel(r->plot, "run");
-    bs_plot_ylabel(r->plot, "δ = 1 − med(A)/med(B)   (%)");
+    bs_plot_ylabel(r->plot, "u = 1 − med(A)/med(B)   (%)");
     bs_plot_key(r->plot, BS_KEY_BELOW);
     bs_plot_style zero = style(BS__C_GREY);
     zero.line_width = 1;
@@ -840,7 +833,7 @@ static void aa_charts(bs__report *r, size_t i) {
     char lab[96], pct[64];
     bs_plot_style f1 = style(BS__C_BLUE);
     f1.dashed = 1;
-    snprintf(lab, sizeof lab, "noise floor ±%s %%",
+    snprintf(lab, sizeof lab, "unpaired spread ±%s %%",
              bs__fmt_num(pct, sizeof pct, 100.0 * nc->noise_floor, 3));
     bs_plot_hline(r->plot, 100.0 * nc->noise_floor, &f1, lab);
     bs_plot_hline(r->plot, -100.0 * nc->noise_floor, &f1, NULL);
@@ -848,12 +841,13 @@ static void aa_charts(bs__report *r, size_t i) {
     s1.marker = BS_MARK_CIRCLE;
     s1.line_width = 1;
     const double *c1[2] = {x, y1};
-    bs_plot_series(r->plot, BS_PLOT_LINESPOINTS, "δ of one run", &s1, c1, n);
+    bs_plot_series(r->plot, BS_PLOT_LINESPOINTS, "u of one run", &s1, c1, n);
     char a[64], b[64];
     set_alt(r, k1,
             bs__strdupf(
-                "A/A differences δ of %s over %zu runs: noise floor (90th "
-                "percentile of |δ|) %s\u00a0%%, largest %s\u00a0%%.",
+                "Unpaired A/A differences u of %s over %zu runs: unpaired "
+                "spread (90th percentile of |u|) %s\u00a0%%, largest "
+                "%s\u00a0%%.",
                 name, n, bs__fmt_num(a, sizeof a, 100.0 * nc->noise_floor, 3),
                 bs__fmt_num(b, sizeof b, 100.0 * nc->max_observed_noise, 3)));
   }
@@ -876,7 +870,7 @@ static void aa_charts(bs__report *r, size_t i) {
     char lab[96], pct[64];
     bs_plot_style f2 = style(BS__C_ORANGE);
     f2.dashed = 1;
-    snprintf(lab, sizeof lab, "paired noise floor ±%s %%",
+    snprintf(lab, sizeof lab, "noise floor ±%s %%",
              bs__fmt_num(pct, sizeof pct, nc->paired_noise_floor_pct, 3));
     bs_plot_hline(r->plot, nc->paired_noise_floor_pct, &f2, lab);
     bs_plot_hline(r->plot, -nc->paired_noise_floor_pct, &f2, NULL);
@@ -888,8 +882,9 @@ static void aa_charts(bs__report *r, size_t i) {
                    c2, n);
     char c[64];
     set_alt(r, k3,
-            bs__strdupf("Paired Δ%% of %s over %zu runs: paired noise floor "
-                        "(90th percentile of |Δ%%|) %s\u00a0%%, which the "
+            bs__strdupf("Paired Δ%% of %s over %zu runs: noise floor "
+                        "(90th percentile of |paired Δ%%|) %s\u00a0%%, which "
+                        "the "
                         "gate's 3\u00a0%% threshold %s.",
                         name, n,
                         bs__fmt_num(c, sizeof c, nc->paired_noise_floor_pct, 3),

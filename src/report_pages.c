@@ -21,7 +21,51 @@
 #endif
 
 static void case_file(char *buf, size_t n, size_t i) {
-  snprintf(buf, n, "case-%04zu.html", i + 1);
+  bs__case_page(buf, n, i);
+}
+
+/* The glossary's symbols for the templates: {{g.outlier}} is "◇",
+ * {{g.outlier_label}} "◇ Tukey outlier"; with `list`, every entry as
+ * {{#glossary}} rows (symbol, word, meaning) for the index's glossary. */
+static void glossary(bs_tval *root, int list) {
+  static const struct {
+    const char *key;
+    bs__term t;
+  } keys[] = {
+      {"regression", BS__T_REGRESSION},
+      {"slower", BS__T_SLOWER},
+      {"equivalent", BS__T_EQUIVALENT},
+      {"faster", BS__T_FASTER},
+      {"improvement", BS__T_IMPROVEMENT},
+      {"inconclusive", BS__T_INCONCLUSIVE},
+      {"within_noise", BS__T_WITHIN_NOISE},
+      {"warning", BS__T_WARNING},
+      {"outlier", BS__T_OUTLIER},
+      {"medians", BS__T_MEDIANS},
+      {"gate_passed", BS__T_GATE_PASSED},
+      {"gate_failed", BS__T_GATE_FAILED},
+      {"hotspot", BS__T_HOTSPOT},
+      {"comparability", BS__T_COMPARABILITY},
+      {"tie", BS__T_TIE},
+  };
+  bs_tval *g = bs_tval_set_obj(root, "g");
+  for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+    const bs__gloss *e = bs__glossary(keys[i].t);
+    char k[64];
+    bs_tval_set_str(g, keys[i].key, e->symbol);
+    snprintf(k, sizeof k, "%s_label", keys[i].key);
+    bs_tval_set_str(g, k, e->label);
+  }
+  if (!list)
+    return;
+  bs_tval *l = bs_tval_set_list(root, "glossary");
+  for (int t = 0; t < BS__NTERMS; t++) {
+    const bs__gloss *e = bs__glossary((bs__term)t);
+    bs_tval *o = bs_tval_push_obj(l);
+    bs_tval_set_str(o, "symbol", e->symbol);
+    bs_tval_set_str(o, "word", e->word);
+    bs_tval_set_str(o, "meaning", e->meaning);
+  }
 }
 
 static void chart_obj(const bs__report *r, bs_tval *c, size_t k,
@@ -94,6 +138,7 @@ static bs_tval *page(const bs__report *r, bs_tdata *d, const char *title,
     bs_tval_set_str(run, "candidate", r->cmp->candidate);
   }
   bs_tval_set_strf(root, "seed", "%llu", (unsigned long long)r->an->seed);
+  glossary(root, current && !strcmp(current, "index.html"));
   return root;
 }
 
@@ -259,6 +304,15 @@ static void case_row(const bs__report *r, bs_tval *row, size_t i) {
   bs__fmt_pct_signed(a, sizeof a, lo);
   bs__fmt_pct_signed(b, sizeof b, hi);
   bs_tval_set_strf(row, "interval_pct", "%s to %s", a, b);
+  /* The two medians stand last, after the paired figures, with the mark
+   * when they point elsewhere than the paired Δ%. */
+  bs__fmt_val(a, sizeof a, r->an->metric, c->median_baseline_us);
+  bs__fmt_val(b, sizeof b, r->an->metric, c->median_candidate_us);
+  bs_tval_set_strf(row, "medians", "%s → %s", a, b);
+  bs_tval_set_str(row, "unpaired_pct",
+                  bs__fmt_pct_signed(buf, sizeof buf, bs__unpaired_pct(c)));
+  bs_tval_set_bool(row, "medians_disagree",
+                   bs__medians_disagree(c, r->cmp->options.threshold_pct));
   bs_tval_set_strf(row, "speedup", "×%.3f", c->speedup);
   bs_tval_set_str(row, "verdict",
                   bs__verdict_marker(bs__significance(c), c->verdict));
@@ -396,9 +450,21 @@ static bs_status index_page(bs__report *r, bs_templates *t, const char *dir,
      * (compare --noise). */
     if (r->aa || floors)
       bs_tval_set_strf(c, "within_noise", "%zu", within);
+    /* The counts in the glossary's order and words, each case once. */
+    const size_t nv[5] = {counts[3], counts[BS_VERDICT_SLOWER],
+                          counts[BS_VERDICT_EQUIVALENT],
+                          counts[BS_VERDICT_FASTER], counts[4]};
+    bs_tval *cl = bs_tval_set_list(c, "counts");
+    for (int v = 0; v < 5; v++) {
+      const bs__gloss *e = bs__glossary((bs__term)(BS__T_REGRESSION + v));
+      bs_tval *o = bs_tval_push_obj(cl);
+      bs_tval_set_strf(o, "n", "%zu", nv[v]);
+      bs_tval_set_str(o, "label", e->label);
+      bs_tval_set_str(o, "cls", e->cls);
+    }
     set_chart(r, c, "forest", r->forest,
-              "Each row is a case: the marker is Δ%, the bar its interval; "
-              "the shaded band is ±δ.");
+              "Each row is a case: the marker is its paired Δ%, the bar its "
+              "interval, the shape its verdict; the shaded band is ±δ.");
     bs_tval *rows = bs_tval_set_list(c, "cases");
     for (size_t i = 0; i < cmp->ncases; i++)
       case_row(r, bs_tval_push_obj(rows), i);
@@ -470,13 +536,12 @@ static bs_status case_page(bs__report *r, bs_templates *t, const char *dir,
   bs_tval *cv = bs_tval_set_obj(root, "case");
   case_row(r, cv, i);
   bs_tval *sum = bs_tval_set_list(cv, "summary");
-  snprintf(label, sizeof label, "Baseline median (%s)", cmp->baseline);
-  kv(sum, label,
-     bs__fmt_val(buf, sizeof buf, r->an->metric, c->median_baseline_us), 1);
-  snprintf(label, sizeof label, "Candidate median (%s)", cmp->candidate);
-  kv(sum, label,
-     bs__fmt_val(buf, sizeof buf, r->an->metric, c->median_candidate_us), 1);
-  kv(sum, "Median paired difference med(d)",
+  /* The paired figures first, the verdict's; the two medians after them,
+   * named as the unpaired view they are, with the mark when they point
+   * elsewhere (the glossary's "medians disagree"). */
+  kv(sum, "Paired Δ% = 100 · med(d) / med(baseline)",
+     bs__fmt_pct_signed(buf, sizeof buf, c->delta_pct), 1);
+  kv(sum, "med(d), the median paired difference d = candidate − baseline",
      bs__fmt_val_signed(buf, sizeof buf, r->an->metric, c->median_delta_us), 1);
   snprintf(label, sizeof label, "%g %% interval of med(d)",
            cmp->options.level_pct);
@@ -484,10 +549,26 @@ static bs_status case_page(bs__report *r, bs_templates *t, const char *dir,
      bs__fmt_val_interval(buf, sizeof buf, r->an->metric, c->ci_low_us,
                           c->ci_high_us),
      1);
-  kv(sum, "Δ% = 100 · med(d) / med(baseline)",
-     bs__fmt_pct_signed(buf, sizeof buf, c->delta_pct), 1);
-  snprintf(buf, sizeof buf, "×%.3f", c->speedup);
-  kv(sum, "Speedup med(b) / (med(b) + med(d))", buf, 1);
+  snprintf(label, sizeof label, "Baseline median (%s)", cmp->baseline);
+  kv(sum, label,
+     bs__fmt_val(buf, sizeof buf, r->an->metric, c->median_baseline_us), 1);
+  snprintf(label, sizeof label, "Candidate median (%s)", cmp->candidate);
+  kv(sum, label,
+     bs__fmt_val(buf, sizeof buf, r->an->metric, c->median_candidate_us), 1);
+  {
+    char u[64];
+    bs__fmt_pct_signed(u, sizeof u, bs__unpaired_pct(c));
+    if (bs__medians_disagree(c, cmp->options.threshold_pct))
+      snprintf(buf, sizeof buf,
+               "%s %s: %s from the paired Δ%% by δ or more; the machine "
+               "drifted between blocks, and the paired Δ%% is the figure "
+               "to trust",
+               u, bs__glossary(BS__T_MEDIANS)->symbol,
+               bs__glossary(BS__T_MEDIANS)->word);
+    else
+      snprintf(buf, sizeof buf, "%s", u);
+    kv(sum, "Unpaired change of the medians", buf, 1);
+  }
   snprintf(buf, sizeof buf, "%zu", c->blocks);
   kv(sum, "Pairs (blocks)", buf, 1);
   snprintf(buf, sizeof buf, "%zu", c->outliers);
@@ -497,7 +578,7 @@ static bs_status case_page(bs__report *r, bs_templates *t, const char *dir,
     snprintf(buf, sizeof buf, "%s%s",
              bs__fmt_floor(fl, sizeof fl, c->noise_floor_pct),
              c->within_noise ? " (this change is within noise)" : "");
-    kv(sum, "A/A paired noise floor", buf, 1);
+    kv(sum, "A/A noise floor", buf, 1);
   }
   if (c->effective_threshold_pct > cmp->options.threshold_pct) {
     snprintf(buf, sizeof buf,
@@ -507,9 +588,9 @@ static bs_status case_page(bs__report *r, bs_templates *t, const char *dir,
     kv(sum, "Threshold for significance", buf, 0);
   }
   kv(sum, "Significant regression",
-     c->significant_regression ? "yes: Δ% ≥ δ and L > 0" : "no", 0);
+     c->significant_regression ? "yes: paired Δ% ≥ δ and L > 0" : "no", 0);
   kv(sum, "Significant improvement",
-     c->significant_improvement ? "yes: Δ% ≤ −δ and U < 0" : "no", 0);
+     c->significant_improvement ? "yes: paired Δ% ≤ −δ and U < 0" : "no", 0);
   if (c->inconclusive) {
     char u[64];
     snprintf(buf, sizeof buf,
@@ -521,8 +602,13 @@ static bs_status case_page(bs__report *r, bs_templates *t, const char *dir,
              c->effective_threshold_pct);
     kv(sum, "Resolution", buf, 0);
   }
-  snprintf(buf, sizeof buf, "%.4g (Holm %.4g, BH q %.4g)", c->p_value,
-           c->holm_p, c->bh_q);
+  {
+    char p1[32], p2[32], p3[32];
+    snprintf(buf, sizeof buf, "%s (Holm %s, BH q %s)",
+             bs__fmt_p(p1, sizeof p1, c->p_value),
+             bs__fmt_p(p2, sizeof p2, c->holm_p),
+             bs__fmt_p(p3, sizeof p3, c->bh_q));
+  }
   kv(sum, "Bootstrap p-value toward a regression", buf, 1);
   if (cmp->options.mode == BS_MODE_HOTSPOT) {
     snprintf(buf, sizeof buf,
@@ -821,7 +907,7 @@ static bs_status aa_page(bs__report *r, bs_templates *t, const char *dir,
           "δ\xc2\xa0=\xc2\xa0"
           "3\xc2\xa0%% resolve "
           "on every case, if the noise of Δ%% falls as 1/√blocks; the most "
-          "demanding case is %s (paired floor %.3g\xc2\xa0%%).",
+          "demanding case is %s (noise floor %.3g\xc2\xa0%%).",
           (unsigned long long)need->blocks_for_gate, need->median_pairs,
           bs__case_label(buf, sizeof buf, need->benchmark, need->dataset),
           need->paired_noise_floor_pct);
@@ -835,11 +921,13 @@ static bs_status aa_page(bs__report *r, bs_templates *t, const char *dir,
     bs_tval_set_strf(c, "anchor", "aa-%zu", i + 1);
     bs_tval_set_strf(c, "runs", "%zu", nc->runs);
     bs_tval *rows = bs_tval_set_list(c, "rows");
-    kv(rows, "Noise floor (90th percentile of |δ|)",
+    kv(rows, "Noise floor (90th percentile of |paired Δ%|)",
+       pct(buf, sizeof buf, nc->paired_noise_floor_pct, 0), 1);
+    kv(rows, "Unpaired spread (90th percentile of |u|, u = 1 − med(A)/med(B))",
        pct(buf, sizeof buf, nc->noise_floor, 1), 1);
-    kv(rows, "Largest |δ| observed",
+    kv(rows, "Largest |u| observed",
        pct(buf, sizeof buf, nc->max_observed_noise, 1), 1);
-    kv(rows, "Typical |δ| (median)", pct(buf, sizeof buf, nc->typical_noise, 1),
+    kv(rows, "Typical |u| (median)", pct(buf, sizeof buf, nc->typical_noise, 1),
        1);
     char m1[64], m2[64];
     snprintf(buf, sizeof buf, "%s / %s",
@@ -855,13 +943,10 @@ static bs_status aa_page(bs__report *r, bs_templates *t, const char *dir,
        pct(buf, sizeof buf, nc->median_drift_shift, 1), 1);
     kv(rows, "Lag-1 autocorrelation (median)",
        bs__fmt_num(buf, sizeof buf, nc->autocorrelation, 3), 1);
-    kv(rows, "Paired noise floor (90th percentile of |Δ%|)",
-       pct(buf, sizeof buf, nc->paired_noise_floor_pct, 0), 1);
     kv(rows, "Runs the gate flagged as a regression",
        pct(buf, sizeof buf, nc->false_regression_rate, 1), 1);
     kv(rows, "Gate threshold clears the noise",
-       nc->gate_resolves ? "✔ yes: 3 % > paired floor"
-                         : "✖ no: paired floor ≥ 3 %",
+       nc->gate_resolves ? "yes: 3 % > noise floor" : "⚠ no: noise floor ≥ 3 %",
        0);
     snprintf(buf, sizeof buf, "%llu (now %g)",
              (unsigned long long)nc->blocks_for_gate, nc->median_pairs);
@@ -896,12 +981,12 @@ static bs_status aa_page(bs__report *r, bs_templates *t, const char *dir,
       push_chart(r, charts, r->aa_charts[i][2],
                  "Per-run paired Δ% of two ids of the same code, paired by "
                  "block as the gate pairs them; the dashed lines are the "
-                 "paired noise floor, the one a comparison's Δ% is held "
+                 "noise floor, the one a comparison's paired Δ% is held "
                  "against.");
       push_chart(r, charts, r->aa_charts[i][0],
-                 "Per-run unpaired difference δ = 1 − med(A)/med(B); the "
-                 "dashed lines are its own noise floor (90th percentile of "
-                 "|δ|).");
+                 "Per-run unpaired difference u = 1 − med(A)/med(B); the "
+                 "dashed lines are its unpaired spread (90th percentile of "
+                 "|u|). The gate does not use it: it pairs by block.");
       push_chart(r, charts, r->aa_charts[i][1],
                  "Per-run confidence that A is not slower than B; outside the "
                  "shaded band a run would have signalled a difference.");

@@ -61,8 +61,10 @@ static bs_status charts(site *s, bs_error *err) {
   bs_status st = dir && plot ? BS_OK : bs__oom(err);
   for (size_t c = 0; c < s->h->ncases && !st; c++)
     st = bs__site_case_charts(s, c, plot, &queued, err);
+  size_t cdone, ctotal; /* progress counts the pool's charts */
+  bs_plot_pool_count(s->pool, &cdone, &ctotal);
   if (!st && queued) {
-    if (bs__site_stage(s, "charts", 0, queued)) {
+    if (bs__site_stage(s, "charts", cdone, ctotal + queued)) {
       st = bs__site_cancelled(err);
     } else {
       st = bs_plot_pool_submit(s->pool, plot, dir, NULL, NULL, err);
@@ -79,26 +81,36 @@ static bs_status charts(site *s, bs_error *err) {
  * files. */
 static bs_status pages(site *s, bs_error *err) {
   bs_status st;
-  if (bs__site_stage(s, "pages", 0, 1))
+  size_t npages = 1 + s->nruns + s->h->ncases; /* counted for progress */
+  if (bs__site_stage(s, "pages", 0, npages))
     return bs__site_cancelled(err);
   if ((st = bs__site_index_page(s, err)) ||
       (st = bs__site_regressions_page(s, err)) ||
       (st = bs__site_feed(s, err)) || (st = bs__site_index_json(s, err)))
     return st;
   for (size_t i = 0; i < s->nruns; i++)
-    if ((st = bs__site_run_page(s, i, err)))
+    if ((st = bs__site_run_page(s, i, err)) ||
+        (bs__site_stage(s, "pages", 2 + i, npages) &&
+         (st = bs__site_cancelled(err))))
       return st;
   if ((st = bs__site_runs_json(s, err)))
     return st;
   for (size_t c = 0; c < s->h->ncases; c++)
     if ((st = bs__site_case_page(s, c, err)) ||
-        (st = bs__site_history_json(s, c, err)))
+        (st = bs__site_history_json(s, c, err)) ||
+        (bs__site_stage(s, "pages", 2 + s->nruns + c, npages) &&
+         (st = bs__site_cancelled(err))))
       return st;
   if ((st = bs__site_copy_files(s, s->o->assets_dir, 0, err)) ||
       (s->o->static_dir &&
        (st = bs__site_copy_files(s, s->o->static_dir, 1, err))))
     return st;
   return BS_OK;
+}
+
+/* Progress while the build waits for its charts. */
+static int chart_progress(void *ctx, size_t done, size_t total) {
+  return bs__site_stage(ctx, "charts", done, total);
 }
 
 /* The new state into the build directory (once every chart is rendered),
@@ -110,7 +122,7 @@ static bs_status finish_state(site *s, bs_error *err) {
                            s->files.len)))
     return bs__oom_as(err, st);
   /* Every chart rendered and checked, every report swapped into place. */
-  if ((st = bs_plot_pool_wait(s->pool, err)))
+  if ((st = bs_plot_pool_wait_progress(s->pool, chart_progress, s, err)))
     return st;
   s->body_len = s->state.len;
   if ((st = bs__site_put_sum(&s->state, s->body_len)))

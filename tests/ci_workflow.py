@@ -1075,6 +1075,9 @@ class Job:
         for line in r.stdout.splitlines():
             if re.search(r"index\.html: \d+ runs?, ", line):
                 self.site_line = line
+            elif line.startswith("  analyses ") and self.site_line:
+                # the summary's second line: what the build did
+                self.site_line += line
         outs = parse_kv_file(outf)
         with open(pathf) as f:
             self.path += [p.strip() for p in f if p.strip()]

@@ -6,6 +6,10 @@ rendered with cmark-gfm's table extension as GitHub renders a comment:
 - it is at most 60 000 characters (and bytes);
 - every table parses as a table: each row of the HTML has as many cells
   as the header, and the Markdown's table lines all become rows;
+- the headline (counts, worst regression, commits) is the second line
+  and the one-line summary on stdout; case tables have at most four
+  columns; the cases that matter are the unfolded table, every other case
+  is folded or counted as left out;
 - the case column shows each name as written (control characters as
   spaces), so no '|', backslash or markup in a name changes the table;
 - with --json/--markdown files, stdout holds the one-line summary.
@@ -14,7 +18,9 @@ Inputs: the examples, tests/data/report/hostile.csv, seeded random
 hostile names (the pieces of the property test in
 test_property_hostile.c) and a synthetic 1000-case comparison with long
 names, which must fold into <details> and, when every case is flagged,
-cut the rest with a line saying how many cases are left out.
+cut the rest with a line saying how many cases are left out; and 1, 25
+and 200 synthetic cases (all equivalent, mixed, hostile names) with
+--link-base.
 
     markdown_gfm.py BENCHSITE SOURCE_DIR OUT_DIR
 
@@ -145,17 +151,81 @@ def check_summary(tag, r, pattern):
         fail("%s: stdout is not the one-line summary: %r" % (tag, r.stdout))
 
 
+# The headline: the counts, in this order, on the comment's second line
+# and as the one-line summary on stdout.
+HEADLINE = (r"(no|\d+) significant regressions?\b.*\d+ significant "
+            r"improvements?, \d+ inconclusive\b.*\d+ equivalent — ")
+
+
+def unfolded(md):
+    """The comment as it shows before a reader opens anything."""
+    return re.sub(r"<details>.*?</details>", "", md, flags=re.S)
+
+
+def comparison_tables(tables):
+    return [t for t in tables if t and t[0] and t[0][0][1] == "case"
+            and any("paired Δ%" in c[1] for c in t[0])
+            and not any("noise floor" in c[1] for c in t[0])]
+
+
+def matters(c):
+    return (c["significant_regression"] or c["significant_improvement"] or
+            c["inconclusive"] or
+            # an equivalent case is not flagged by its noise floor
+            (c["within_noise"] and c["verdict"] != "equivalent"))
+
+
 def compare(binary, out, tag, log, base, cand, extra=()):
     md = os.path.join(out, tag + ".md")
     js = os.path.join(out, tag + ".json")
     r = run(binary, ["compare", log, "--baseline", base, "--candidate", cand,
                      "--json", js, "--markdown", md] + list(extra), out)
-    check_summary(tag, r, r"^\d+ cases?, \d+ significant regressions?, "
-                  r"\d+ significant improvements? ")
+    check_summary(tag, r, HEADLINE)
     tables, text = check_markdown(tag, md, "compare")
     with open(js, encoding="utf-8") as f:
         res = json.load(f)
+    lines = text.split("\n")
+    if len(lines) < 2 or not re.search(HEADLINE, lines[1]):
+        fail("%s: the second line is not the headline: %r" %
+             (tag, lines[1:2]))
+    comp = comparison_tables(tables)
+    for t in comp:
+        if len(t[0]) > 4:
+            fail("%s: a case table has %d columns, at most 4" %
+                 (tag, len(t[0])))
+    # Every case is a row or counted as left out, once.
+    got = sorted(row[0][1].strip() for t in comp for row in t[1:])
+    m = re.search(r"\*\*(\d+) of (\d+) cases are left out\*\*", text)
+    left = int(m.group(1)) if m else 0
+    if len(got) + left != len(res["cases"]):
+        fail("%s: %d rows + %d left out != %d cases" %
+             (tag, len(got), left, len(res["cases"])))
+    if not m:
+        check_case_cells(tag, [None] + [r for t in comp for r in t[1:]],
+                         res["cases"])
+    # Unfolded: exactly the cases that matter (or the first of them, when
+    # they do not all fit), in the one table.
+    top = Tables()
+    top.feed(render(unfolded(text)))
+    shown_top = [row for t in comparison_tables(top.tables) for row in t[1:]]
+    want = [c for c in res["cases"] if matters(c)]
+    if not m:
+        check_case_cells(tag + " (unfolded)", [None] + shown_top, want)
+    elif len(shown_top) > len(want) or not shown_top:
+        fail("%s: %d rows unfolded, %d cases matter" %
+             (tag, len(shown_top), len(want)))
     return tables, text, res
+
+
+def row_fits(tag, table, width=100):
+    """A row renders on one line at `width` characters: its cells' text,
+    three characters of padding and rule each, and the closing rule."""
+    for row in table[1:]:
+        n = sum(len(c[1].strip()) + 3 for c in row) + 1
+        if n > width:
+            fail("%s: a row needs %d characters, more than %d: %r" %
+                 (tag, n, width, [c[1] for c in row]))
+            return
 
 
 def write_log(path, cases, blocks, impls):
@@ -195,6 +265,45 @@ def hostile(rng):
     return s + "x"
 
 
+def synthetic(binary, out, rng):
+    """1, 25 and 200 cases, all equivalent, mixed, and with hostile names:
+    each comment parses and fits (compare() checks); the 200-equivalent
+    one shows under 4 KB before anything is unfolded; with names up to 30
+    characters every row fits on one line at 100 characters."""
+    for n in (1, 25, 200):
+        for kind in ("equivalent", "mixed", "hostile"):
+            cases = []
+            for i in range(n):
+                if kind == "hostile":
+                    b, d = hostile(rng)[:24], ""
+                else:
+                    # Names of 30 characters: benchmark, " [", dataset, "]".
+                    b, d = "parse_json_%04d_xy" % i, "n=%07d" % (i * 37)
+                fac = 1.0
+                if kind != "equivalent":
+                    fac = (1.25, 0.8, 1.0, 1.0, 1.0, 1.04)[i % 6]
+                cases.append((b, d, 1.0, fac))
+            if len({(b, d) for b, d, _, _ in cases}) != n:
+                cases = [("%s%d" % (b, i), d, x, y)
+                         for i, (b, d, x, y) in enumerate(cases)]
+            tag = "synthetic-%d-%s" % (n, kind)
+            log = os.path.join(out, tag + ".csv")
+            write_log(log, cases, 10, ["main", "pr"])
+            tables, text, res = compare(binary, out, tag, log, "main", "pr",
+                                        ["--link-base",
+                                         "https://ci.example.org/pr/123"])
+            top = unfolded(text)
+            if n == 200 and kind == "equivalent":
+                if len(top.encode()) >= 4096:
+                    fail("%s: %d bytes before unfolding, 4 KB at most" %
+                         (tag, len(top.encode())))
+                if "<details>" not in text:
+                    fail("%s: the equivalent cases are not folded" % tag)
+            if kind != "hostile":
+                for t in comparison_tables(tables):
+                    row_fits(tag, t)
+
+
 def main():
     if len(sys.argv) != 4:
         sys.exit(__doc__)
@@ -213,14 +322,29 @@ def main():
     tables, text, res = compare(binary, out, "example",
                                 os.path.join(ex, "pr.csv"), "main", "pr",
                                 ["--manifest", os.path.join(ex, "env.csv")])
-    if not tables or len(tables[0][0]) != 8:
-        fail("example: the comparison table has no 8 columns")
-    else:
-        check_case_cells("example", tables[0], res["cases"])
-        head = [c[1] for c in tables[0][0]]
-        for want in ("speedup", "% of baseline", "interval of med(d)"):
-            if not any(want in h for h in head):
-                fail("example: no %r column in %r" % (want, head))
+    comp = comparison_tables(tables)
+    if not comp or [c[1] for c in comp[0][0]] != [
+            "case", "paired Δ% [95 % interval]", "verdict"]:
+        fail("example: the case table's header is %r" %
+             ([c[1] for c in comp[0][0]] if comp else None,))
+    # With --link-base: a fourth column links each case's page, the
+    # headline the report.
+    tables, text, res = compare(binary, out, "example-link",
+                                os.path.join(ex, "pr.csv"), "main", "pr",
+                                ["--manifest", os.path.join(ex, "env.csv"),
+                                 "--link-base", "https://example.org/r/"])
+    head = text.split("\n")[1]
+    if "(https://example.org/r/index.html)" not in head:
+        fail("example-link: the headline does not link the report: %r" % head)
+    for t in comparison_tables(tables):
+        if len(t[0]) != 4:
+            fail("example-link: %d columns, want 4" % len(t[0]))
+        row_fits("example-link", t)
+    links = re.findall(r"\]\((https://example\.org/r/case-\d{4}\.html)\)",
+                       text)
+    if len(set(links)) != len(res["cases"]):
+        fail("example-link: %d case links for %d cases" %
+             (len(set(links)), len(res["cases"])))
     noise_js = os.path.join(out, "noise.json")
     noise_md = os.path.join(out, "noise.md")
     r = run(binary, ["noise", os.path.join(ex, "aa.csv"), "--manifest",
@@ -236,8 +360,8 @@ def main():
     if not floor:
         fail("example-noise: the noise-floor table does not render as a "
              "table")
-    elif [c[1] for c in floor[0][0]] != ["case", "noise floor", "|Δ%|",
-                                         "threshold", "reading"]:
+    elif [c[1] for c in floor[0][0]] != [
+            "case", "noise floor", "|paired Δ%|", "threshold", "reading"]:
         fail("example-noise: noise-floor header %r" % (floor[0][0],))
     tune_md = os.path.join(out, "tune.md")
     r = run(binary, ["tune", os.path.join(ex, "tune.csv"), "--markdown",
@@ -252,8 +376,6 @@ def main():
     tables, text, res = compare(binary, out, "hostile", hlog, B, C,
                                 ["--manifest",
                                  os.path.join(data, "hostile-env.csv")])
-    if tables:
-        check_case_cells("hostile", tables[0], res["cases"])
     hn = os.path.join(out, "hostile-noise.md")
     run(binary, ["noise", hlog, "--a", "A<script>alert(1)</script>", "--b",
                  "B../x @mac !ls", "--markdown", hn], out, (0,))
@@ -278,8 +400,6 @@ def main():
         write_log(log, cases, 8, [base, cand])
         tag = "random-%d" % rnd
         tables, text, res = compare(binary, out, tag, log, base, cand)
-        if tables:
-            check_case_cells(tag, tables[0], res["cases"])
         tm = os.path.join(out, tag + "-tune.md")
         run(binary, ["tune", log, "--markdown", tm], out, (0,))
         tables, _ = check_markdown(tag + "-tune", tm, "tune")
@@ -298,12 +418,13 @@ def main():
         fail("big: %d regressions, 40 built in" % len(regressed))
     if "<details>" not in text:
         fail("big: the cases without a change are not folded")
-    if not tables or len(tables[0]) - 1 != 40:
+    comp = comparison_tables(tables)
+    if not comp or len(comp[0]) - 1 != 40:
         fail("big: the first table does not hold exactly the 40 "
              "regressions")
     else:
-        check_case_cells("big", tables[0], regressed)
-    rows = sum(len(t) - 1 for t in tables if len(t[0]) == 8)
+        check_case_cells("big", comp[0], regressed)
+    rows = sum(len(t) - 1 for t in comp)
     m = re.search(r"\*\*(\d+) of (\d+) cases are left out\*\*", text)
     left = int(m.group(1)) if m else 0
     if rows + left != 1000 or (m and int(m.group(2)) != 1000):
@@ -315,12 +436,14 @@ def main():
     cases = [(b, d, 1.0, 1.2) for b, d, _, _ in cases]
     write_log(log, cases, 6, ["main", "pr"])
     tables, text, res = compare(binary, out, "big-all", log, "main", "pr")
-    m = re.search(r"\*\*(\d+) of 1000 cases are left out\*\* \((\d+) flagged",
+    m = re.search(r"\*\*(\d+) of 1000 cases are left out\*\* \((\d+) that matter",
                   text)
-    rows = sum(len(t) - 1 for t in tables if len(t[0]) == 8)
+    rows = sum(len(t) - 1 for t in comparison_tables(tables))
     if not m or rows + int(m.group(1)) != 1000 or m.group(1) != m.group(2):
         fail("big-all: %d rows shown, truncation line %r" %
              (rows, m.group(0) if m else None))
+
+    synthetic(binary, out, rng)
 
     if failures:
         print("%d failures" % len(failures), file=sys.stderr)

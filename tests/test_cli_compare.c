@@ -17,7 +17,7 @@ Test(cli_compare, examples_regression_exits_1_and_prints_a_table) {
   const char *args[] = {"compare", log, "--manifest", env, NULL};
   ts_run r = ts_cli(NULL, args);
   cr_expect_eq(r.status, 1, "stderr: %s", r.err);
-  cr_expect(strstr(r.out, "REGRESSION") != NULL, "%s", r.out);
+  cr_expect(strstr(r.out, "■ significant regression") != NULL, "%s", r.out);
   cr_expect(strstr(r.out, "sum [n=65536]") != NULL);
   cr_expect(strstr(r.out, "1 significant regression") != NULL);
   ts_run_free(&r);
@@ -97,7 +97,7 @@ Test(cli_compare, markdown_lists_regressions_first) {
   cr_assert_not_null(first);
   cr_assert_not_null(other);
   cr_expect_lt(first, other, "the regression comes first");
-  cr_expect(strstr(text, "❌ significant regression") != NULL);
+  cr_expect(strstr(text, "■ significant regression") != NULL);
   cr_expect(strstr(text, "<summary>Environment</summary>") != NULL);
   free(text);
   ts_run_free(&r);

@@ -52,9 +52,10 @@ Test(cli_html, compare_writes_the_comparison_and_still_gates) {
   ts_run r = ts_cli(work, args);
   cr_expect_eq(r.status, 1, "the example holds a regression: %s", r.err);
   cr_expect_str_eq(r.out,
-                   "4 cases, 1 significant regression, 1 significant "
-                   "improvement (confirmatory: delta 3%, 10000 resamples, "
-                   "seed 0; metric wall: wall time per call, µs)\n",
+                   "✖ gate failed: 1 significant regression (sum [n=65536] "
+                   "+75.51 %), 1 significant improvement, 0 inconclusive, 2 "
+                   "equivalent — pr vs main, wall time per call, protocol "
+                   "Development, 20 blocks\n",
                    "with files, stdout holds the one-line summary only");
   ts_run_free(&r);
 
@@ -154,7 +155,8 @@ Test(cli_html, compare_noise_file_floors_reach_the_report) {
   ts_run_free(&r);
   char *out = ts_path(work, "out");
   char *index = page(out, "index.html");
-  expect_in(index, "within A/A noise", "index");
+  expect_in(index, "<span class=\"badge noise\">≈ within noise</span>",
+            "index");
   expect_in(index, "≈ within noise ±", "index");
   free(index);
   cr_expect_not(has(out, "aa.html"), "the floors came from a file");

@@ -25,7 +25,7 @@ Test(cli_noise, example_report_reads_every_figure) {
                         "hash [n=4096]: 20 runs of 20 blocks",
                         "sum [n=65536]: 20 runs of 20 blocks",
                         "  noise floor        ",
-                        "  paired floor       ",
+                        "  unpaired spread    ",
                         "  mean confidence    ",
                         "  tied replicates    ",
                         "  drifting runs      ",
@@ -59,8 +59,8 @@ Test(cli_noise, json_is_deterministic_and_compare_reads_it) {
   cr_assert_eq(r2.status, 0, "%s", r2.err);
   cr_expect_str_eq(r1.out,
                    "A/A validation of 2 cases (metric wall: wall time per "
-                   "call, µs): paired noise floor 0.261 % to "
-                   "0.329 %, the gate's delta 3 % resolves 2 of 2\n",
+                   "call, µs): noise floor 0.261 % to "
+                   "0.329 %, the gate's δ = 3 % resolves 2 of 2\n",
                    "with files, stdout holds the one-line summary only");
   size_t n1, n2;
   char *t1 = ts_read(j1, &n1), *t2 = ts_read(j2, &n2);

@@ -267,7 +267,7 @@ Test(metrics, rss_views_show_memory_units) {
   ts_run r = ts_cli(NULL, text);
   cr_expect_eq(r.status, 1, "sum's memory grew 25 %%: %s", r.err);
   cr_expect(strstr(r.out, "2.007 MiB") != NULL, "%s", r.out);
-  cr_expect(strstr(r.out, "KiB]") != NULL, "interval in KiB: %s", r.out);
+  cr_expect(strstr(r.out, "+511.0 KiB") != NULL, "med(d) in KiB: %s", r.out);
   cr_expect(strstr(r.out, "metric rss: peak resident memory, KiB") != NULL,
             "%s", r.out);
   cr_expect(strstr(r.out, "µs") == NULL, "%s", r.out);
@@ -281,14 +281,15 @@ Test(metrics, rss_views_show_memory_units) {
                          NULL};
   r = ts_cli(NULL, files);
   cr_expect_eq(r.status, 1, "%s", r.err);
-  cr_expect(strstr(r.out, "metric rss: peak resident memory, KiB") != NULL,
+  cr_expect(strstr(r.out, ", peak resident memory, 12 blocks\n") != NULL,
             "the one-line summary names it: %s", r.out);
   char *j = ts_own(ts_read(json, NULL)), *m = ts_own(ts_read(md, NULL));
   cr_assert_not_null(j);
   cr_assert_not_null(m);
   cr_expect(strstr(j, "\"metric\": \"rss\"") != NULL);
-  cr_expect(strstr(m, "in peak resident memory") != NULL, "%s", m);
-  cr_expect(strstr(m, "MiB") != NULL, "%s", m);
+  cr_expect(strstr(m, ", peak resident memory") != NULL, "%s", m);
+  cr_expect(strstr(m, "metric rss: peak resident memory, KiB") != NULL, "%s",
+            m);
   cr_expect(strstr(m, "µs") == NULL, "%s", m);
   ts_run_free(&r);
   /* tune: the smallest, in memory units */
@@ -475,11 +476,17 @@ Test(metrics, every_view_marks_and_counts_inconclusive_cases) {
                         "--candidate", "pr", NULL};
   ts_run r = ts_cli(NULL, text);
   cr_expect_eq(r.status, 0, "%s", r.err);
-  cr_expect(strstr(r.out, "equivalent (inconclusive)") != NULL, "%s", r.out);
-  cr_expect(strstr(r.out, "slower, not significant (inconclusive)") != NULL,
+  cr_expect(strstr(r.out, "● equivalent · ◐ inconclusive") != NULL, "%s",
+            r.out);
+  cr_expect(strstr(r.out, "▲ slower, not significant · ◐ inconclusive") != NULL,
             "%s", r.out);
-  cr_expect(strstr(r.out, "; gate passed; 2 of 4 cases inconclusive: a 3 % "
-                          "regression could not be ruled out\n") != NULL,
+  cr_expect(strstr(r.out, "✔ gate passed: no significant regression, 1 "
+                          "significant improvement, 2 inconclusive (a 3 % "
+                          "regression could not be ruled out), 1 "
+                          "equivalent") == r.out,
+            "the headline first: %s", r.out);
+  cr_expect(strstr(r.out, "\n◐ 2 of 4 cases inconclusive: a 3 % regression "
+                          "could not be ruled out") != NULL,
             "%s", r.out);
   ts_run_free(&r);
   const char *files[] = {"compare",     log,  "--baseline", "main",
@@ -489,7 +496,8 @@ Test(metrics, every_view_marks_and_counts_inconclusive_cases) {
   cr_expect_eq(r.status, 0, "%s", r.err);
   cr_expect(strchr(r.out, '\n') == r.out + strlen(r.out) - 1, "one line: %s",
             r.out);
-  cr_expect(strstr(r.out, "gate passed; 2 of 4 cases inconclusive") != NULL,
+  cr_expect(strstr(r.out, "2 inconclusive (a 3 % regression could not be "
+                          "ruled out)") != NULL,
             "%s", r.out);
   char *j = ts_own(ts_read(json, NULL)), *m = ts_own(ts_read(md, NULL));
   cr_assert_not_null(j);
@@ -503,10 +511,13 @@ Test(metrics, every_view_marks_and_counts_inconclusive_cases) {
   cr_expect(strstr(narrow, "\"inconclusive\": false") <
                 strstr(narrow, "\"inconclusive\": true") ||
             !strstr(narrow, "\"inconclusive\": true"));
-  cr_expect(strstr(m, "**2 of 4 inconclusive**") != NULL, "%s", m);
-  cr_expect(strstr(m, "≈ equivalent · ◐ inconclusive") != NULL, "%s", m);
-  cr_expect(strstr(m, "gate passed; 2 of 4 cases inconclusive") != NULL, "%s",
-            m);
+  cr_expect(strstr(m, ", 2 inconclusive (a 3 % regression could not be "
+                      "ruled out)") != NULL,
+            "%s", m);
+  cr_expect(strstr(m, "| wide | +2.00 % \\[-1.00, +5.00\\] | ◐ "
+                      "inconclusive |") != NULL,
+            "%s", m);
+  cr_expect(strstr(m, "◐ 2 of 4 cases inconclusive") != NULL, "%s", m);
   ts_run_free(&r);
 }
 

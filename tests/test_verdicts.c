@@ -352,9 +352,9 @@ Test(verdicts, cli_noise_aware_gate_passes_what_the_plain_gate_fails) {
             "%s", m);
   cr_expect(strstr(m, "1 had no floor and kept δ = 3 %") != NULL);
   cr_expect(strstr(m, "Family-wise: 1 of 1 significant regression survives "
-                      "Holm at 2.5 %") != NULL);
-  cr_expect(strstr(m, "▲ slower, not significant · within noise") != NULL);
-  cr_expect(strstr(m, "✅ significant improvement") != NULL);
+                      "Holm's correction at 2.5 %") != NULL);
+  cr_expect(strstr(m, "| ≈ within noise (floor ") != NULL, "%s", m);
+  cr_expect(strstr(m, "◆ significant improvement") != NULL);
   ts_run_free(&r);
 }
 
@@ -428,8 +428,8 @@ Test(verdicts, family_wise_sets_the_exit_status) {
                          "--candidate", "pr", NULL};
   ts_run r = ts_cli(NULL, plain);
   cr_expect_eq(r.status, 1, "the per-case gate fails identical code");
-  cr_expect(strstr(r.out, "significant regressions survive Holm at 2.5 %") !=
-                NULL,
+  cr_expect(strstr(r.out, "significant regressions survive Holm's correction "
+                          "at 2.5 %") != NULL,
             "%s", r.out);
   ts_run_free(&r);
   const char *fw[] = {"compare",     log,  "--baseline",    "main",
@@ -526,7 +526,7 @@ Test(verdicts, tuning_decisiveness_matches_numpy) {
   char *text = NULL;
   size_t n;
   cr_assert_eq(bs_text_tune(r, &text, &n, NULL), BS_OK);
-  cr_expect(strstr(text, "tie within noise") != NULL, "%s", text);
+  cr_expect(strstr(text, "= tie with") != NULL, "%s", text);
   free(text);
   bs_tune_result_free(r);
   bs_log_free(log);
@@ -577,7 +577,7 @@ Test(verdicts, pages_state_the_refined_verdicts) {
   cr_expect_eq(r.status, 0, "%s", r.err);
   ts_run_free(&r);
   const char *tp = page_of(td, "tuning.html");
-  cr_expect(strstr(tp, "tie within noise</span> with") != NULL);
+  cr_expect(strstr(tp, "= tie</span> with") != NULL);
   cr_expect(strstr(tp, "decisive over") != NULL);
-  cr_expect(strstr(tp, "that are ties within noise") != NULL);
+  cr_expect(strstr(tp, "that are ties (not decisive") != NULL);
 }

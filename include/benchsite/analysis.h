@@ -75,6 +75,12 @@ typedef struct bs_analysis_options {
    * still be computed (the comparison above all); only running out of
    * memory fails it. */
   int keep_going;
+  /* Called as the analyses go: stage "compare" after each compared case,
+   * "aa" after each A/A case (done of total); a non-zero return cancels
+   * (BS_EIO, "cancelled"). NULL: none. Replaces the compare and noise
+   * options' own hooks. */
+  int (*progress)(void *ctx, const char *stage, size_t done, size_t total);
+  void *progress_ctx;
 } bs_analysis_options;
 
 /* Zeroes `o`: every analysis, seed 0, the confirmatory gate. */

@@ -54,6 +54,11 @@ typedef struct bs_compare_options {
   /* The metric compared (benchsite/metric.h); every *_us field of the
    * result holds it, in its unit (µs for times, KiB for memory). */
   bs_metric metric;
+  /* Called after each case is compared (done of total); a non-zero
+   * return stops bs_compare_run with BS_EIO ("cancelled"). May be NULL;
+   * it prints nothing itself (the caller's display). */
+  int (*progress)(void *ctx, size_t done, size_t total);
+  void *progress_ctx;
 } bs_compare_options;
 
 /* Fills the parameters the mode fixes (SPEC §2.5 table); seed 0, wall

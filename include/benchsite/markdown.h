@@ -24,30 +24,68 @@ extern "C" {
 #define BS_MARKDOWN_MARKER_NOISE "<!-- benchsite:noise -->"
 #define BS_MARKDOWN_MARKER_TUNE "<!-- benchsite:tune -->"
 
-/* A pull-request comment: the marker line, one row per case (significant
- * regressions first), then warnings (environment differences, one-sided
- * cases), the noise floor when known and the environment. At most
- * BS_MARKDOWN_LIMIT bytes: when the whole table does not fit, cases with
- * no significant change fold into a <details> block and what still does
- * not fit is cut with a line saying how many cases are left out. User text
- * is escaped so it cannot add markup, links, mentions or break a table.
- * *out is malloc'd (caller frees). */
+/* How a comparison is written (bs_markdown_compare, bs_text_compare,
+ * bs_summary_compare). Zeroed: no links. */
+typedef struct bs_markdown_options {
+  /* Where the HTML report of this comparison is published (benchsite
+   * report or compare --html of the same log): an http:// or https://
+   * URL of its directory. The comment then links the report,
+   * LINK_BASE/index.html, and each case to its page,
+   * LINK_BASE/case-NNNN.html, NNNN the case's 1-based position in the
+   * report's case order, zero-padded to 4 digits. Every byte outside
+   * letters, digits and -._~:/?#@=&+,;% is percent-encoded (a '%' not
+   * followed by two hex digits too), so no URL can end a link, break a
+   * table or add markup. NULL: no links. */
+  const char *link_base;
+} bs_markdown_options;
+
+/* BS_OK when `url` can be a link_base: it starts with http:// or https://
+ * and has a host; else BS_EUSAGE with a message naming the rule. */
+bs_status bs_markdown_check_link_base(const char *url, bs_error *err);
+
+/* A pull-request comment (the marker line first), made to be read in
+ * five seconds: line 2 is the headline (bs_summary_compare's line, in
+ * Markdown: the gate's outcome, the counts of significant regressions,
+ * significant improvements, inconclusive and equivalent cases, the worst
+ * regression by name and size, both impls with their commits (the
+ * manifest's baseline_commit and commit), the metric, protocol and
+ * blocks); then one table of the cases that matter (significant
+ * regressions, largest paired delta first; significant improvements;
+ * inconclusive cases; changes within the noise floor) in at most four
+ * columns; every other case counted in one line and listed in a folded
+ * <details> block; warnings one line per kind, the per-case detail
+ * folded; the noise floors, the environment and the glossary of the
+ * symbols shown folded. At most BS_MARKDOWN_LIMIT bytes: what does not
+ * fit is cut, least important first, with a line saying how many cases
+ * are left out and where the full report is. User text is escaped so it
+ * cannot add markup, links, mentions or break a table. env (the run's
+ * manifest) and o may be NULL. *out is malloc'd (caller frees);
+ * BS_EUSAGE for a bad o->link_base. */
 bs_status bs_markdown_compare(const bs_compare_result *r,
-                              const bs_manifest *env, char **out, size_t *len,
-                              bs_error *err);
+                              const bs_manifest *env,
+                              const bs_markdown_options *o, char **out,
+                              size_t *len, bs_error *err);
 bs_status bs_markdown_tune(const bs_tune_result *r, char **out, size_t *len,
                            bs_error *err);
 
-/* The same content as an aligned plain-text table for a terminal. */
-bs_status bs_text_compare(const bs_compare_result *r, char **out, size_t *len,
+/* The same content as an aligned plain-text table for a terminal: the
+ * headline first, then every case in case order. env and o as for
+ * bs_markdown_compare. */
+bs_status bs_text_compare(const bs_compare_result *r, const bs_manifest *env,
+                          const bs_markdown_options *o, char **out, size_t *len,
                           bs_error *err);
 bs_status bs_text_tune(const bs_tune_result *r, char **out, size_t *len,
                        bs_error *err);
 
-/* The one-line summary (with its newline) a command prints on stdout
- * when its results go to files: "4 cases, 1 significant regression (...)"
- * and "9 cases tuned, 1 crossover". No user text. *out is malloc'd. */
-bs_status bs_summary_compare(const bs_compare_result *r, char **out,
+/* The one line (with its newline) a command prints on stdout when its
+ * results go to files. For a comparison it is the headline, the first
+ * line of the text report and the second of the comment: "✖ gate failed:
+ * 1 significant regression (sum [n=65536] +75.51 %), 1 significant
+ * improvement, 0 inconclusive, 2 equivalent — pr vs main, wall time per
+ * call, protocol Development, 20 blocks". Names are escaped for a
+ * terminal. For tuning: "9 cases tuned, 1 crossover". *out is malloc'd. */
+bs_status bs_summary_compare(const bs_compare_result *r, const bs_manifest *env,
+                             const bs_markdown_options *o, char **out,
                              size_t *len, bs_error *err);
 bs_status bs_summary_tune(const bs_tune_result *r, char **out, size_t *len,
                           bs_error *err);

@@ -47,6 +47,10 @@ typedef struct bs_noise_options {
   /* The metric validated (benchsite/metric.h); the *_us fields of the
    * result hold it, in its unit. */
   bs_metric metric;
+  /* Called after each case is validated (done of total); a non-zero
+   * return stops bs_noise_run with BS_EIO ("cancelled"). May be NULL. */
+  int (*progress)(void *ctx, size_t done, size_t total);
+  void *progress_ctx;
 } bs_noise_options;
 
 /* Defaults: R 10000, level 0.95, seed 0, ordinary bootstrap, wall time. */

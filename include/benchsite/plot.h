@@ -211,6 +211,21 @@ bs_status bs_plot_pool_submit(bs_plot_pool *pool, bs_plot *p, const char *dir,
  * no-op. */
 bs_status bs_plot_pool_wait(bs_plot_pool *pool, bs_error *err);
 
+/* The charts submitted to the pool so far (*total) and how many of them
+ * are rendered and checked (*done), for a progress display. Safe while
+ * the pool runs; NULL gives 0 and 0. */
+void bs_plot_pool_count(bs_plot_pool *pool, size_t *done, size_t *total);
+
+/* bs_plot_pool_wait, calling progress(ctx, done, total) (the counts of
+ * bs_plot_pool_count) about every 50 ms on the calling thread while
+ * charts are still being rendered. A non-zero return stops the pool as a
+ * failure would and the call returns BS_EIO ("cancelled"). progress may
+ * be NULL. */
+bs_status bs_plot_pool_wait_progress(bs_plot_pool *pool,
+                                     int (*progress)(void *ctx, size_t done,
+                                                     size_t total),
+                                     void *ctx, bs_error *err);
+
 /* Kills the pool's gnuplot processes, drops what is queued, waits for its
  * threads and calls the outstanding `done`s with ok = 0. NULL is a no-op. */
 void bs_plot_pool_free(bs_plot_pool *pool);

@@ -592,41 +592,50 @@ void cli_signals_restore(const cli_signals *old) {
 
 int cli_interrupted(void) { return got_signal != 0; }
 
+/* The report's stages: charts and pages counted (a stage reported as 0
+ * or 1 of 1 has no count of its own). */
+typedef struct report_prog {
+  cli_progress *p;
+  const char *cmd;
+} report_prog;
+
 static int on_progress(void *ctx, const char *stage, size_t done,
                        size_t total) {
-  cli_progress *p = ctx;
+  const report_prog *rp = ctx;
   if (got_signal)
     return 1;
-  /* The last step of a stage is always shown. */
-  int last = done == total;
   if (!strcmp(stage, "charts"))
-    cli_progress_show(p, last, "benchsite: rendering charts %zu/%zu", done,
-                      total);
-  else if (!strcmp(stage, "pages"))
-    cli_progress_show(p, last, "benchsite: writing pages");
+    cli_progress_count(rp->p, rp->cmd, "rendering charts", done, total);
+  else if (!strcmp(stage, "pages") && total > 1)
+    cli_progress_count(rp->p, rp->cmd, "writing pages", done, total);
   else
-    cli_progress_show(p, last, "benchsite: %s", stage);
+    cli_progress_show(rp->p, 1, "benchsite %s: %s", rp->cmd,
+                      done ? "finishing" : "writing pages");
   return 0;
 }
 
-int cli_report_write(const char *cmd, const bs_analysis *an, const char *dir,
-                     bs_report_options *o, bs_report_summary *sum) {
+int cli_report_write(const char *cmd, cli_progress *prog, const bs_analysis *an,
+                     const char *dir, bs_report_options *o,
+                     bs_report_summary *sum) {
   cli_signals old;
-  cli_progress prog;
+  cli_progress own;
   bs_error err;
   bs_error_clear(&err);
-  /* On a terminal only: a report takes seconds, not minutes. */
-  cli_progress_init(&prog, 0, 0);
+  if (!prog) {
+    cli_progress_init(&own, 0, 0); /* on a terminal only */
+    prog = &own;
+  }
+  report_prog rp = {prog, cmd};
   /* An interrupt cancels the report through the progress hook, so the
    * temporary directory is removed and an earlier report stays. */
   cli_signals_catch(&old);
   o->progress = on_progress;
-  o->progress_ctx = &prog;
+  o->progress_ctx = &rp;
   bs_status st = bs_report_write(an, dir, o, sum, &err);
   cli_signals_restore(&old);
   o->progress = NULL;
   o->progress_ctx = NULL;
-  cli_progress_end(&prog);
+  cli_progress_end(prog);
   /* A signal after the report was complete does not undo it: the caller
    * finishes (so its outputs stay all or nothing) and then dies of it in
    * cli_reraise_signal. */
@@ -658,7 +667,7 @@ int cli_html_step(void *ctx) {
   cli_html *h = ctx;
   if (!h->dir)
     return 0;
-  return cli_report_write(h->cmd, h->an, h->dir, &h->opts, NULL);
+  return cli_report_write(h->cmd, h->prog, h->an, h->dir, &h->opts, NULL);
 }
 
 int cli_cmd_begin(cli_cmd *c, const char *name, int argc, char **argv,
@@ -667,24 +676,45 @@ int cli_cmd_begin(cli_cmd *c, const char *name, int argc, char **argv,
   int rc = cli_start(argc, argv, opts, nopts, usage, &c->a);
   if (rc || c->a.help)
     return rc;
-  return cli_html_init(&c->html, name, cli_get(&c->a, "html"));
+  /* Long work says so (SPEC: progress): on a terminal one line in place,
+   * in a CI log a line at most every 10 s. */
+  cli_progress_init(&c->prog, cli_flag(&c->a, "quiet"), 10.0);
+  rc = cli_html_init(&c->html, name, cli_get(&c->a, "html"));
+  c->html.prog = &c->prog;
+  return rc;
+}
+
+/* The analysis's stages, counted: cases compared, A/A cases validated. */
+static int on_analysis(void *ctx, const char *stage, size_t done,
+                       size_t total) {
+  cli_cmd *c = ctx;
+  if (got_signal)
+    return 1;
+  cli_progress_count(&c->prog, c->html.cmd,
+                     !strcmp(stage, "aa") ? "A/A validation, cases"
+                                          : "comparing cases",
+                     done, total);
+  return 0;
 }
 
 int cli_cmd_analyse(cli_cmd *c, const bs_analysis_options *o) {
   bs_error err;
   bs_error_clear(&err);
-  /* The analysis can take a while: say so on a terminal, as the report's
-   * stages do, and clear the line before anything else is printed. */
-  int tty = isatty(2);
-  if (tty) {
-    fputs("\rbenchsite: analysing\033[K", stderr);
-    fflush(stderr);
-  }
+  bs_analysis_options ao = *o;
+  ao.progress = on_analysis;
+  ao.progress_ctx = c;
+  /* An interrupt stops the analysis through the hook; the command then
+   * dies of the signal (cli_cmd_end). */
+  cli_signals old;
+  cli_signals_catch(&old);
   bs_status st = bs_analyse(c->log, (const bs_manifest *const *)c->mf, c->nmf,
-                            o, &c->an, &err);
-  if (tty) {
-    fputs("\r\033[K", stderr);
-    fflush(stderr);
+                            &ao, &c->an, &err);
+  cli_signals_restore(&old);
+  cli_progress_end(&c->prog);
+  if (got_signal) {
+    fprintf(stderr, "benchsite: %s: interrupted; nothing was written\n",
+            c->html.cmd);
+    return CLI_FAILURE;
   }
   return st ? cli_report(&err) : 0;
 }

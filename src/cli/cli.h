@@ -6,6 +6,8 @@
 
 #include "benchsite/benchsite.h"
 
+#include "progress.h"
+
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -161,13 +163,16 @@ const char *cli_find_data_dir(const char *sub, const char *probe, char *buf,
  * when one is missing. */
 int cli_report_data_dirs(const char *cmd, bs_report_options *o, char *tbuf,
                          char *abuf);
-/* bs_report_write of the analysis `an` into `dir`, with a progress line
- * when stderr is a terminal; SIGINT, SIGTERM and SIGHUP cancel the render,
- * which leaves an earlier report untouched. Sets o->progress. Prints any error
- * and returns 0 or an exit code (2 for bad input or a DIR that is not a report,
- * 3 for the rest: gnuplot, I/O, an interruption). `sum` may be NULL. */
-int cli_report_write(const char *cmd, const bs_analysis *an, const char *dir,
-                     bs_report_options *o, bs_report_summary *sum);
+/* bs_report_write of the analysis `an` into `dir`, with progress on
+ * `prog` (the command's: counted charts and pages; NULL: a line on a
+ * terminal only); SIGINT, SIGTERM and SIGHUP cancel the render, which
+ * leaves an earlier report untouched. Sets o->progress. Prints any error
+ * and returns 0 or an exit code (2 for bad input or a DIR that is not a
+ * report, 3 for the rest: gnuplot, I/O, an interruption). `sum` may be
+ * NULL. */
+int cli_report_write(const char *cmd, cli_progress *prog, const bs_analysis *an,
+                     const char *dir, bs_report_options *o,
+                     bs_report_summary *sum);
 /* The `--html DIR` of compare, noise and tune: the report of that
  * command's analysis (the one its other outputs render), written between the
  * temporary files of its other outputs and their renames
@@ -175,7 +180,8 @@ int cli_report_write(const char *cmd, const bs_analysis *an, const char *dir,
  * report leaves none of them. */
 typedef struct cli_html {
   const char *cmd;
-  const char *dir; /* NULL: no --html, cli_html_step does nothing */
+  cli_progress *prog; /* the command's progress, or NULL */
+  const char *dir;    /* NULL: no --html, cli_html_step does nothing */
   const bs_analysis *an;
   bs_report_options opts; /* templates, assets, progress */
   char tbuf[CLI_PATH_MAX], abuf[CLI_PATH_MAX];
@@ -235,6 +241,9 @@ typedef struct cli_cmd {
   size_t nmf;
   bs_analysis *an; /* cli_cmd_analyse: what every output renders */
   cli_html html;   /* --html, for the commands that take it */
+  /* Progress on stderr of the analysis and the report (--quiet, when the
+   * command has it, silences it): counted cases, charts and pages. */
+  cli_progress prog;
 } cli_cmd;
 /* Zeroes c, parses argv (printing `usage` for --help) and reads --html
  * with cli_html_init(.., name, ..). Returns 0 or an exit code; the caller

@@ -12,7 +12,8 @@ static const char usage[] =
     "PCT]\n"
     "                         [--level PCT] [--seed N] [--noise NOISE.json]\n"
     "                         [--metric wall|cpu|rss] [--family-wise]\n"
-    "                         [--fail-inconclusive]\n"
+    "                         [--fail-inconclusive] [--link-base URL]\n"
+    "                         [--quiet]\n"
     "                         [--json F] [--markdown F] [--html DIR]\n"
     "\n"
     "Pairs baseline and candidate rows by (run, block) in every case, and\n"
@@ -50,14 +51,20 @@ static const char usage[] =
     "                     delta (or its noise floor), so the run can neither\n"
     "                     show a regression of that size nor rule one out\n"
     "  --json F           write benchsite.compare/1 JSON to F\n"
-    "  --markdown F       write a pull-request comment to F\n"
+    "  --markdown F       write a pull-request comment to F (the headline,\n"
+    "                     the cases that matter, the others folded)\n"
+    "  --link-base URL    where this log's HTML report is published: the\n"
+    "                     comment links URL/index.html and each case's\n"
+    "                     page, URL/case-NNNN.html (its place, from 0001)\n"
+    "  --quiet            no progress on standard error\n"
     "  --html DIR         write the HTML report of this comparison (its mode\n"
     "                     and parameters, no tuning or A/A pages) into DIR,\n"
     "                     replaced atomically; an existing DIR must be empty\n"
     "                     or an earlier report. Needs gnuplot\n"
     "\n"
-    "Without --json/--markdown a table is printed on stdout, with them a\n"
-    "one-line summary. The outputs\n"
+    "Without --json/--markdown a table is printed on stdout, with them the\n"
+    "one-line headline (the first line of the table, the second of the\n"
+    "comment). The outputs\n"
     "are all or nothing: if the HTML report fails, no --json or --markdown\n"
     "file is written either.\n"
     "Every output names the metric and counts the inconclusive cases.\n"
@@ -74,7 +81,12 @@ static const cli_opt opts[] = {
     {"json", 1, 0},      {"markdown", 1, 0},
     {"html", 1, 0},      {"family-wise", 0, 0},
     {"metric", 1, 0},    {"fail-inconclusive", 0, 0},
+    {"link-base", 1, 0}, {"quiet", 0, 0},
 };
+
+/* The render callback takes no context: the comment's options for this
+ * one command run. */
+static bs_markdown_options md_options;
 
 static bs_status render(const bs_analysis *an, cli_format f, char **out,
                         size_t *len, bs_error *err) {
@@ -83,13 +95,13 @@ static bs_status render(const bs_analysis *an, cli_format f, char **out,
   case CLI_JSON:
     return bs_json_compare(an->compare, env, out, len, err);
   case CLI_MARKDOWN:
-    return bs_markdown_compare(an->compare, env, out, len, err);
+    return bs_markdown_compare(an->compare, env, &md_options, out, len, err);
   case CLI_SUMMARY:
-    return bs_summary_compare(an->compare, out, len, err);
+    return bs_summary_compare(an->compare, env, &md_options, out, len, err);
   case CLI_TEXT:
     break;
   }
-  return bs_text_compare(an->compare, out, len, err);
+  return bs_text_compare(an->compare, env, &md_options, out, len, err);
 }
 
 int cli_cmd_compare(int argc, char **argv) {
@@ -131,6 +143,12 @@ int cli_cmd_compare(int argc, char **argv) {
   if ((rc = cli_get_u64(&cmd.a, "seed", &o.seed)))
     goto done;
   o.family_wise = cli_flag(&cmd.a, "family-wise");
+  memset(&md_options, 0, sizeof md_options);
+  if ((md_options.link_base = cli_get(&cmd.a, "link-base")) &&
+      bs_markdown_check_link_base(md_options.link_base, &err)) {
+    rc = cli_report(&err);
+    goto done;
+  }
   if ((rc = cli_get_metric(&cmd.a, "compare", &o.metric)))
     goto done;
   if (bs_compare_options_check(&o, &err)) {

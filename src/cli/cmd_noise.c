@@ -13,11 +13,12 @@ static const char usage[] =
     "                       [--resamples R] [--level PCT] [--seed N]\n"
     "                       [--block-length L|auto] [--metric wall|cpu|rss]\n"
     "                       [--json F] [--markdown F] [--html DIR]\n"
+    "                       [--quiet]\n"
     "\n"
     "A/A validation: A and B are the same code under two impl ids, so every\n"
     "difference found between them is noise the setup invents on its own.\n"
     "Each `run` of a case is one experiment; at least 2 runs are needed.\n"
-    "Reports the noise floor (90th percentile of the per-run differences),\n"
+    "Reports the noise floor (90th percentile of the per-run |paired delta|),\n"
     "what the regression gate says about identical code, tie-split\n"
     "bootstrap confidences, drift and autocorrelation.\n"
     "\n"
@@ -44,6 +45,9 @@ static const char usage[] =
     "                     and block length) into DIR, replaced atomically;\n"
     "                     an existing DIR must be empty or an earlier\n"
     "                     report. Needs gnuplot\n"
+    "  --quiet            no progress on standard error (cases validated:\n"
+    "                     a line updated in place on a terminal, else a\n"
+    "                     line every 10 s)\n"
     "\n"
     "Without --json/--markdown a report is printed on stdout, with them a\n"
     "one-line summary. The outputs\n"
@@ -55,7 +59,7 @@ static const cli_opt opts[] = {
     {"manifest", 1, 1},     {"a", 1, 0},      {"b", 1, 0},
     {"resamples", 1, 0},    {"level", 1, 0},  {"seed", 1, 0},
     {"block-length", 1, 0}, {"json", 1, 0},   {"markdown", 1, 0},
-    {"html", 1, 0},         {"metric", 1, 0},
+    {"html", 1, 0},         {"metric", 1, 0}, {"quiet", 0, 0},
 };
 
 /* Parses the options that shape the statistics. */

@@ -11,7 +11,7 @@ static const char usage[] =
     "usage: benchsite report LOG... --manifest M [--manifest M2]... --out DIR\n"
     "                        [--templates DIR] [--baseline B --candidate C]\n"
     "                        [--seed N] [--metric wall|cpu|rss]\n"
-    "                        [--gnuplot PROGRAM]\n"
+    "                        [--gnuplot PROGRAM] [--quiet]\n"
     "\n"
     "Writes a static HTML report of one run into DIR: the confirmatory\n"
     "comparison (when a baseline and a candidate are named), tuning (when\n"
@@ -31,6 +31,9 @@ static const char usage[] =
     "                     the default), cpu (CPU time per call) or rss (peak\n"
     "                     resident memory); every confirm row must have it\n"
     "  --gnuplot PROGRAM  gnuplot to run (default: gnuplot from PATH)\n"
+    "  --quiet            no progress on standard error (cases compared,\n"
+    "                     charts rendered, pages written: a line updated in\n"
+    "                     place on a terminal, else a line every 10 s)\n"
     "\n"
     "The report is built beside DIR and renamed into place, so a failure or\n"
     "an interruption leaves an earlier report intact. The exit status does\n"
@@ -40,7 +43,7 @@ static const char usage[] =
 static const cli_opt opts[] = {
     {"manifest", 1, 1}, {"out", 1, 0},       {"templates", 1, 0},
     {"baseline", 1, 0}, {"candidate", 1, 0}, {"seed", 1, 0},
-    {"gnuplot", 1, 0},  {"metric", 1, 0},
+    {"gnuplot", 1, 0},  {"metric", 1, 0},    {"quiet", 0, 0},
 };
 
 int cli_cmd_report(int argc, char **argv) {
@@ -90,13 +93,29 @@ int cli_cmd_report(int argc, char **argv) {
   if ((rc = cli_cmd_analyse(&cmd, &ao)))
     goto done;
   bs_report_summary sum;
-  if ((rc = cli_report_write("report", cmd.an, out, &o, &sum)))
+  if ((rc = cli_report_write("report", &cmd.prog, cmd.an, out, &o, &sum)))
     goto done;
+  /* What the report holds: a log without a comparison (A/A or tuning
+   * only) says so rather than "0 cases". */
+  char what[160] = "", part[64];
+  if (sum.has_compare)
+    snprintf(what, sizeof what, "%zu case%s, %zu significant regression%s",
+             sum.cases, sum.cases == 1 ? "" : "s", sum.regressions,
+             sum.regressions == 1 ? "" : "s");
+  else
+    snprintf(what, sizeof what, "no comparison");
+  if (sum.has_aa && cmd.an->aa) {
+    snprintf(part, sizeof part, ", A/A validation of %zu case%s",
+             cmd.an->aa->ncases, cmd.an->aa->ncases == 1 ? "" : "s");
+    strncat(what, part, sizeof what - strlen(what) - 1);
+  }
+  if (sum.has_tuning && cmd.an->tune) {
+    snprintf(part, sizeof part, ", %zu case%s tuned", cmd.an->tune->ncases,
+             cmd.an->tune->ncases == 1 ? "" : "s");
+    strncat(what, part, sizeof what - strlen(what) - 1);
+  }
   cli_linef(stdout, BS_TEXT_LINE_START,
-            "%s/index.html: %zu case%s, %zu significant regression%s, %zu "
-            "chart%s, %zu page%s",
-            out, sum.cases, sum.cases == 1 ? "" : "s", sum.regressions,
-            sum.regressions == 1 ? "" : "s", sum.charts,
+            "%s/index.html: %s, %zu chart%s, %zu page%s", out, what, sum.charts,
             sum.charts == 1 ? "" : "s", sum.pages, sum.pages == 1 ? "" : "s");
 done:
   return cli_cmd_end(&cmd, rc);

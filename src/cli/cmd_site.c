@@ -15,6 +15,7 @@ static const char usage[] =
     "                      [--seed N] [--metric wall|cpu|rss]\n"
     "                      [--gnuplot PROGRAM] [--full]\n"
     "                      [--detail-runs K] [--jobs N] [--static DIR]\n"
+    "                      [--quiet]\n"
     "\n"
     "Builds a static site of every run in the archive: each run's report,\n"
     "an index of runs (newest first) with their verdicts, and per case a\n"
@@ -44,6 +45,9 @@ static const char usage[] =
     "                     rendering charts, N at once (default: the CPUs)\n"
     "  --static DIR       files copied into the site on every build, e.g.\n"
     "                     CNAME and .nojekyll for GitHub Pages\n"
+    "  --quiet            no progress on standard error (runs analysed,\n"
+    "                     reports, pages, charts: a line updated in place on\n"
+    "                     a terminal, else a line every 10 s)\n"
     "\n"
     "The build is incremental: each run's analysis is kept in the site and\n"
     "reused while the run and this build of benchsite are unchanged, and\n"
@@ -58,22 +62,42 @@ static const char usage[] =
 static const cli_opt opts[] = {
     {"archive", 1, 0}, {"out", 1, 0},    {"templates", 1, 0},   {"seed", 1, 0},
     {"gnuplot", 1, 0}, {"full", 0, 0},   {"detail-runs", 1, 0}, {"jobs", 1, 0},
-    {"static", 1, 0},  {"metric", 1, 0},
+    {"static", 1, 0},  {"metric", 1, 0}, {"quiet", 0, 0},
 };
+
+/* The build's stages, each counted once: the library reports the runs
+ * twice under "runs", analysed and then their reports written, each time
+ * counting up from 0 (a count that does not grow starts the second). */
+typedef struct site_prog {
+  cli_progress p;
+  int reports;     /* the second pass over the runs has begun */
+  int seen;        /* a "runs" step was seen */
+  size_t last_run; /* its count */
+} site_prog;
 
 static int on_progress(void *ctx, const char *stage, size_t done,
                        size_t total) {
-  cli_progress *p = ctx;
+  site_prog *sp = ctx;
   if (cli_interrupted())
     return 1;
-  int last = done == total;
-  if (!strcmp(stage, "runs"))
-    cli_progress_show(p, last, "benchsite: runs %zu/%zu", done, total);
-  else if (!strcmp(stage, "charts"))
-    cli_progress_show(p, last, "benchsite: rendering %zu history charts",
-                      total);
-  else
-    cli_progress_show(p, last, "benchsite: writing pages");
+  if (!strcmp(stage, "runs")) {
+    if (sp->seen && done <= sp->last_run)
+      sp->reports = 1;
+    sp->seen = 1;
+    sp->last_run = done;
+    cli_progress_count(&sp->p, "site",
+                       sp->reports ? "writing run reports" : "analysing runs",
+                       done, total);
+  } else if (!strcmp(stage, "reports")) {
+    cli_progress_count(&sp->p, "site", "writing run reports", done, total);
+  } else if (!strcmp(stage, "charts")) {
+    cli_progress_count(&sp->p, "site", "rendering charts", done, total);
+  } else if (total > 1) {
+    cli_progress_count(&sp->p, "site", "writing pages", done, total);
+  } else {
+    cli_progress_show(&sp->p, 1, "benchsite site: %s",
+                      done ? "publishing" : "writing pages");
+  }
   return 0;
 }
 
@@ -82,14 +106,15 @@ int cli_cmd_site(int argc, char **argv) {
   bs_error err;
   bs_error_clear(&err);
   char tbuf[CLI_PATH_MAX], abuf[CLI_PATH_MAX];
-  cli_progress prog;
-  /* On a terminal only, as before. */
-  cli_progress_init(&prog, 0, 0);
+  site_prog prog;
+  memset(&prog, 0, sizeof prog);
   cli_signals old;
   int handlers = 0;
   int rc = cli_start(argc, argv, opts, sizeof opts / sizeof opts[0], usage, &a);
   if (rc || a.help)
     goto done;
+  /* On a terminal one line in place; in a CI log a line every 10 s. */
+  cli_progress_init(&prog.p, cli_flag(&a, "quiet"), 10.0);
   if (a.npos) {
     rc = cli_usage_error("site: unexpected argument \"%s\"", a.positional[0]);
     goto done;
@@ -154,7 +179,7 @@ int cli_cmd_site(int argc, char **argv) {
   o.progress_ctx = &prog;
   bs_site_summary sum;
   bs_status st = bs_site_build(archive, out, &o, &sum, &err);
-  cli_progress_end(&prog);
+  cli_progress_end(&prog.p);
   if (cli_interrupted()) {
     fputs("benchsite: site: interrupted; the previous site is unchanged\n",
           stderr);
@@ -167,20 +192,22 @@ int cli_cmd_site(int argc, char **argv) {
       rc = CLI_FAILURE;
     goto done;
   }
-  cli_linef(
-      stdout, BS_TEXT_LINE_START,
-      "%s/index.html: %zu run%s, %zu case%s, %zu comparability group%s; "
-      "analyses %zu built, %zu reused; reports %zu built, %zu reused (%zu "
-      "compact runs); history charts %zu rendered, %zu "
-      "reused; pages %zu written, %zu unchanged; %zu open regression%s in "
-      "the newest run, %zu drifting case%s, %zu creeping",
-      out, sum.runs, sum.runs == 1 ? "" : "s", sum.cases,
-      sum.cases == 1 ? "" : "s", sum.groups, sum.groups == 1 ? "" : "s",
-      sum.analyses_built, sum.analyses_reused, sum.reports_built,
-      sum.reports_reused, sum.compact, sum.charts_rendered, sum.charts_reused,
-      sum.pages_written, sum.pages_reused, sum.open_regressions,
-      sum.open_regressions == 1 ? "" : "s", sum.drifting,
-      sum.drifting == 1 ? "" : "s", sum.creeping);
+  /* Two lines: what the site says, then what the build did. */
+  cli_linef(stdout, BS_TEXT_LINE_START,
+            "%s/index.html: %zu run%s, %zu case%s, %zu comparability "
+            "group%s; %zu open regression%s in the newest run, %zu drifting "
+            "case%s, %zu creeping",
+            out, sum.runs, sum.runs == 1 ? "" : "s", sum.cases,
+            sum.cases == 1 ? "" : "s", sum.groups, sum.groups == 1 ? "" : "s",
+            sum.open_regressions, sum.open_regressions == 1 ? "" : "s",
+            sum.drifting, sum.drifting == 1 ? "" : "s", sum.creeping);
+  cli_linef(stdout, 0, /* numbers and our words only */
+            "  analyses %zu built, %zu reused; reports %zu built, %zu reused "
+            "(%zu compact runs); history charts %zu rendered, %zu reused; "
+            "pages %zu written, %zu unchanged",
+            sum.analyses_built, sum.analyses_reused, sum.reports_built,
+            sum.reports_reused, sum.compact, sum.charts_rendered,
+            sum.charts_reused, sum.pages_written, sum.pages_reused);
 done:
   if (handlers)
     cli_signals_restore(&old);

@@ -7,7 +7,7 @@
 static const char usage[] =
     "usage: benchsite tune LOG... [--seed N] [--metric wall|cpu|rss]\n"
     "                      [--json F] [--markdown F] [--html DIR]\n"
-    "                      [--manifest M]...\n"
+    "                      [--manifest M]... [--quiet]\n"
     "\n"
     "Scores every impl of every case by the median of its confirm samples;\n"
     "the smallest wins (exact ties: impl id in byte order). For each pair\n"
@@ -15,8 +15,7 @@ static const char usage[] =
     "(log-log interpolation between adjacent scales).\n"
     "A win is decisive when the paired interval of med(best - runner-up)\n"
     "lies below zero (2000 resamples, 95 %), a crossover when the paired\n"
-    "interval excludes zero at both of its scales; the others are ties\n"
-    "within noise.\n"
+    "interval excludes zero at both of its scales; the others are ties.\n"
     "\n"
     "  --seed N       bootstrap seed (default 0)\n"
     "  --metric M     what is scored: wall (wall time per call, the\n"
@@ -30,6 +29,8 @@ static const char usage[] =
     "                 be empty or an earlier report. Needs gnuplot\n"
     "  --manifest M   with --html: the environment manifest the report\n"
     "                 shows (key,value CSV); may be repeated\n"
+    "  --quiet        no progress on standard error (with --html: charts\n"
+    "                 and pages)\n"
     "\n"
     "Without --json/--markdown a table is printed on stdout, with them a\n"
     "one-line summary. The outputs\n"
@@ -38,8 +39,8 @@ static const char usage[] =
     "Exit status: 0 success, 2 bad input or usage, 3 failure.\n";
 
 static const cli_opt opts[] = {
-    {"json", 1, 0},     {"markdown", 1, 0}, {"html", 1, 0},
-    {"manifest", 1, 1}, {"seed", 1, 0},     {"metric", 1, 0},
+    {"json", 1, 0}, {"markdown", 1, 0}, {"html", 1, 0},  {"manifest", 1, 1},
+    {"seed", 1, 0}, {"metric", 1, 0},   {"quiet", 0, 0},
 };
 
 static bs_status render(const bs_analysis *an, cli_format f, char **out,

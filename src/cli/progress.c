@@ -89,6 +89,27 @@ void cli_progress_show(cli_progress *p, int now, const char *fmt, ...) {
   p->last = t;
 }
 
+void cli_progress_count(cli_progress *p, const char *cmd, const char *what,
+                        size_t done, size_t total) {
+  if (p->quiet || (!p->tty && !(p->plain_every_s > 0)))
+    return;
+  double t = now_s();
+  if (strcmp(p->stage, what)) {
+    snprintf(p->stage, sizeof p->stage, "%s", what);
+    p->stage_start = t;
+  }
+  char spent[32], left[64] = "", d[32];
+  double in = t - p->stage_start;
+  if (done > 0 && done < total && in >= 1.0)
+    snprintf(left, sizeof left, ", about %s left",
+             cli_progress_duration(d, sizeof d,
+                                   in * (double)(total - done) / (double)done));
+  cli_progress_show(p, done >= total, "benchsite %s: %s %zu/%zu, %s elapsed%s",
+                    cmd, what, done, total,
+                    cli_progress_duration(spent, sizeof spent, t - p->start),
+                    left);
+}
+
 void cli_progress_end(cli_progress *p) {
   if (!p->shown)
     return;

@@ -18,6 +18,8 @@ typedef struct cli_progress {
   double last;          /* when the last line was shown */
   int shown;            /* a terminal line is up, to be cleared */
   char line[512];       /* the last line shown */
+  char stage[64];       /* cli_progress_count: the stage counted */
+  double stage_start;   /* when it began */
 } cli_progress;
 
 /* Starts the clock. `quiet` (--quiet) silences everything;
@@ -33,6 +35,13 @@ void cli_progress_show(cli_progress *p, int now, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
+/* One stage of counted work, "benchsite CMD: WHAT DONE/TOTAL, 0:12
+ * elapsed, about 0:18 left" (the time left from this stage's own pace,
+ * once it has run a second): a new WHAT starts a new count, so each
+ * stage counts once from 0 to its total. Shown as cli_progress_show,
+ * its last step (done == total) on a terminal at once. */
+void cli_progress_count(cli_progress *p, const char *cmd, const char *what,
+                        size_t done, size_t total);
 /* Clears the terminal line, if one is up. */
 void cli_progress_end(cli_progress *p);
 /* Seconds since cli_progress_init. */

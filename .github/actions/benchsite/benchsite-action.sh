@@ -572,18 +572,18 @@ cmd_gate() {
     } | summary
     BS_DIE_STATUS=$status die "no verdict: benchsite check or compare failed (exit status $status)"
   fi
-  # The counts. regressions and family-regressions are the JSON's;
-  # inconclusive is absent from older builds (0); equivalent counts the
-  # cases whose verdict is equivalent and that are neither significant
-  # nor inconclusive.
+  # The counts, as the comment's headline gives them: the JSON's
+  # top-level counts. Older builds wrote no improvements or equivalent
+  # (counted here from the cases as the headline counts them: equivalent
+  # and neither significant nor inconclusive) and no inconclusive (0).
   local counts
   counts=$(jq -r '[(.regressions // 0), (.family_regressions // 0),
-      ([.cases[] | select(.significant_improvement == true)] | length),
+      (.improvements // ([.cases[] | select(.significant_improvement == true)] | length)),
       (.inconclusive // 0),
-      ([.cases[] | select(.verdict == "equivalent"
+      (.equivalent // ([.cases[] | select(.verdict == "equivalent"
           and .significant_regression != true
           and .significant_improvement != true
-          and .inconclusive != true)] | length),
+          and .inconclusive != true)] | length)),
       (.cases | length)] | map(tostring) | join(" ")' "$out/compare.json") ||
     die "cannot read the counts from compare.json"
   local names=(regressions family-regressions improvements inconclusive equivalent cases)
