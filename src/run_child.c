@@ -13,6 +13,7 @@
 #endif
 #include "run_common.h"
 #include "run_int.h"
+#include "spawn_proc.h"
 
 #include "benchsite/harness.h"
 
@@ -22,22 +23,16 @@
 #include <math.h>
 #include <sched.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-#ifndef _GNU_SOURCE /* <unistd.h> declares it then */
-extern char **environ;
-#endif
 
 #define NAME_MAX_BYTES 4096
 #define TARGET_MAX_BYTES 65536
@@ -92,10 +87,6 @@ static uint64_t ns_between(const struct timespec *a, const struct timespec *b) {
   int64_t ns = (int64_t)(b->tv_sec - a->tv_sec) * 1000000000 +
                (int64_t)(b->tv_nsec - a->tv_nsec);
   return ns > 0 ? (uint64_t)ns : 1;
-}
-
-static uint64_t tv_ns(const struct timeval *t) {
-  return (uint64_t)t->tv_sec * 1000000000u + (uint64_t)t->tv_usec * 1000u;
 }
 
 /* Copies the file open as `in` to `out`: 0, or -1 with errno set. */
@@ -350,19 +341,17 @@ static void serve_cmd(child *c, const bs__hello *h, char **targets) {
   int fd = c->fd;
   size_t k = h->nimpls;
   char ***argvs = calloc(k, sizeof *argvs);
-  if (!argvs)
+  char **progs = calloc(k, sizeof *progs);
+  int *missing = calloc(k, sizeof *missing);
+  if (!argvs || !progs || !missing)
     fail_start(fd, "out of memory");
   for (size_t i = 0; i < k; i++) {
     bs_error err;
     if (bs_run_split_command(targets[2 * i + 1], &argvs[i], NULL, &err))
       fail_start(fd, "%s: %s", targets[2 * i], err.message);
-  }
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  if (!h->show_output) {
-    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_adddup2(&fa, 1, 2);
+    /* Found once (bs__spawn_resolve): the batch then times the
+     * command, not a search of PATH. */
+    missing[i] = bs__spawn_resolve(argvs[i][0], NULL, &progs[i]);
   }
   uint32_t ok = 1;
   if (put(fd, &ok, sizeof ok))
@@ -374,7 +363,11 @@ static void serve_cmd(child *c, const bs__hello *h, char **targets) {
     if (get(fd, &q, sizeof q) || q.impl >= k)
       _exit(0);
     if (q.op == BS__OP_RUN) {
-      char *const *argv = argvs[q.impl];
+      bs__spawn_opts so;
+      bs__spawn_opts_init(&so, (const char *const *)argvs[q.impl]);
+      so.path = progs[q.impl];
+      if (h->show_output)
+        so.io[1] = so.io[2] = BS__IO_INHERIT;
       struct timespec t0, t1;
       int e;
       if ((e = pin(c, q.cpu))) {
@@ -382,30 +375,33 @@ static void serve_cmd(child *c, const bs__hello *h, char **targets) {
         a.code = (uint32_t)e;
         goto answer;
       }
+      if (missing[q.impl]) {
+        a.status = BS__REP_NOSTART;
+        a.code = (uint32_t)missing[q.impl];
+        goto answer;
+      }
       barrier_wait(c, q.seq);
       clock_gettime(CLOCK_MONOTONIC, &t0);
       for (uint64_t i = 0; i < q.n; i++) {
-        pid_t pid;
-        int st = 0;
-        struct rusage ru;
-        int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
-        if (rc) {
+        bs__child ch;
+        bs__child_end end;
+        if (bs__spawn(&ch, &so, NULL)) {
           a.status = BS__REP_NOSTART;
-          a.code = (uint32_t)rc;
+          a.code = (uint32_t)ch.error;
           break;
         }
-        memset(&ru, 0, sizeof ru);
-        while (wait4(pid, &st, 0, &ru) < 0 && errno == EINTR)
-          ;
+        /* No limit here: benchsite bounds the batch. Whatever the
+         * command left running ends with it. */
+        bs__child_wait(&ch, -1, &end);
         /* The commands' own CPU time, user and system: what they cost,
          * whoever else wanted the CPU meanwhile. ru_maxrss is KiB on
          * Linux. */
-        a.cpu_ns += tv_ns(&ru.ru_utime) + tv_ns(&ru.ru_stime);
-        if (ru.ru_maxrss > 0 && (uint64_t)ru.ru_maxrss > a.maxrss_kib)
-          a.maxrss_kib = (uint64_t)ru.ru_maxrss;
-        if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+        a.cpu_ns += end.cpu_ns;
+        if (end.maxrss_kib > 0 && (uint64_t)end.maxrss_kib > a.maxrss_kib)
+          a.maxrss_kib = (uint64_t)end.maxrss_kib;
+        if (!WIFEXITED(end.status) || WEXITSTATUS(end.status) != 0) {
           a.status = BS__REP_FAILED;
-          a.code = (uint32_t)st;
+          a.code = (uint32_t)end.status;
           a.value = i;
           break;
         }

@@ -2,8 +2,8 @@
  * run` in library and command mode (the process's side is run_child.c).
  *
  * A measuring process is this program's own executable started again
- * (posix_spawn of /proc/self/exe), not a fork: a fork keeps the parent's
- * address layout, so every run would measure the code at the same
+ * (/proc/self/exe, started by spawn_proc), not a fork: a fork keeps the
+ * parent's address layout, so every run would measure the code at the same
  * addresses and the layout's bias would be one fixed offset, invisible to
  * an A/A test; a new image gets a new layout (ASLR) each time. The new
  * process learns what it is from BS__CHILD_ENV, which a constructor below
@@ -23,7 +23,6 @@
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,65 +69,29 @@ measuring_process_entry(void) {
 }
 
 static int put(int fd, const void *p, size_t n) {
-  const char *c = p;
-  while (n > 0) {
-    ssize_t w = send(fd, c, n, MSG_NOSIGNAL);
-    if (w < 0 && errno == EINTR)
-      continue;
-    if (w <= 0)
-      return -1;
-    c += w;
-    n -= (size_t)w;
-  }
-  return 0;
+  return bs__msg_send(fd, p, n);
 }
 
 /* Reads n bytes within `timeout_s`: 0, or 1 when the process is gone, 2
  * on the timeout. */
 static int get_within(int fd, void *p, size_t n, double timeout_s) {
-  char *c = p;
-  double end = bs__run_now() + timeout_s;
-  while (n > 0) {
-    double left = end - bs__run_now();
-    if (left <= 0)
-      return 2;
-    struct pollfd pfd = {fd, POLLIN, 0};
-    double ms = ceil(left * 1000.0);
-    int pr = poll(&pfd, 1, ms > 2e9 ? 2000000000 : (int)ms);
-    if (pr < 0 && errno == EINTR)
-      continue;
-    if (pr < 0)
-      return 1;
-    if (pr == 0)
-      continue;
-    ssize_t r = read(fd, c, n);
-    if (r < 0 && errno == EINTR)
-      continue;
-    if (r <= 0)
-      return 1;
-    c += r;
-    n -= (size_t)r;
-  }
-  return 0;
+  double ms = ceil(timeout_s * 1000.0);
+  return bs__fd_read_within(fd, p, n, ms > 9e15 ? -1 : (long long)ms);
 }
 
+static int sock(const bs__exec *e, size_t c) {
+  return e->ch[c].fd[BS__CHILD_FD];
+}
+
+/* Ends process c: it and whatever a benchmark started and left running
+ * (in its process group, or escaped from it) end here, so nothing
+ * outlives the run (a process left behind would hold benchsite's output
+ * open). Its wait status into *wstatus. */
 static void reap(bs__child *c, int *wstatus) {
-  int st = 0;
-  if (c->fd >= 0)
-    close(c->fd);
-  c->fd = -1;
-  if (c->pid <= 0)
-    return;
-  /* It and whatever a benchmark started and left running in its process
-   * group end here, so nothing outlives the run (a process left behind
-   * would hold benchsite's output open). */
-  kill(-c->pid, SIGKILL);
-  kill(c->pid, SIGKILL);
-  while (waitpid(c->pid, &st, 0) < 0 && errno == EINTR)
-    ;
-  c->pid = -1;
+  bs__child_end end;
+  bs__child_wait(c, 0, &end);
   if (wstatus)
-    *wstatus = st;
+    *wstatus = end.status;
 }
 
 /* The error of process `c` that stopped answering: rc 1 (gone) or 2
@@ -163,21 +126,12 @@ void bs__exec_init(bs__exec *e, const bs_run_options *o, char **const *argvs) {
   e->barrier_fd = -1;
   for (size_t c = 0; c < 2; c++) {
     e->ch[c].pid = -1;
-    e->ch[c].fd = -1;
+    for (int k = 0; k < BS__SPAWN_FDS; k++)
+      e->ch[c].fd[k] = -1;
   }
 }
 
 int bs__exec_running(const bs__exec *e) { return e->nch > 0; }
-
-/* A descriptor moved to 10 or above (close-on-exec), so that the file
- * actions' dup2 onto 3 and 4 never meet their own source. */
-static int high_fd(int fd) {
-  if (fd < 0)
-    return fd;
-  int h = fcntl(fd, F_DUPFD_CLOEXEC, 10);
-  close(fd);
-  return h;
-}
 
 /* The environment of a measuring process: ours, less any BS__CHILD_ENV,
  * plus BS__CHILD_ENV naming us. One malloc'd block. */
@@ -201,54 +155,33 @@ static char **child_env(void) {
 
 static bs_status spawn_one(bs__exec *e, size_t c, bs_error *err) {
   const bs_run_options *o = e->o;
-  int sv[2];
-  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
-    return bs_error_set(err, BS_EIO, NULL, 0, "cannot make a socket: %s",
-                        strerror(errno));
-  int mine = high_fd(sv[0]), theirs = high_fd(sv[1]);
   char **env = child_env();
-  if (mine < 0 || theirs < 0 || !env) {
-    int en = errno;
-    if (mine >= 0)
-      close(mine);
-    if (theirs >= 0)
-      close(theirs);
-    free(env);
-    return bs_error_set(err, env ? BS_EIO : BS_ENOMEM, NULL, 0,
-                        "cannot start the measuring process: %s",
-                        env ? strerror(en) : "out of memory");
-  }
-  posix_spawn_file_actions_t fa;
-  posix_spawnattr_t at;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawnattr_init(&at);
-  /* Its own process group: a timeout kills it and every command it
-   * started. */
-  posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP);
-  posix_spawnattr_setpgroup(&at, 0);
-  posix_spawn_file_actions_adddup2(&fa, theirs, BS__CHILD_FD);
-  if (e->barrier_fd >= 0)
-    posix_spawn_file_actions_adddup2(&fa, e->barrier_fd, BS__BARRIER_FD);
+  if (!env)
+    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+  const char *argv[] = {"benchsite-measure", NULL};
+  bs__spawn_opts so;
+  bs__spawn_opts_init(&so, argv);
+  so.path = SELF_EXE;
+  so.envp = (const char *const *)env;
   /* Standard output is benchsite's (the log, with --out -): whatever a
    * benchmark prints goes to standard error instead. */
-  posix_spawn_file_actions_adddup2(&fa, 2, 1);
-  char name[] = "benchsite-measure";
-  char *argv[] = {name, NULL};
-  pid_t pid;
-  fflush(NULL);
-  int rc = posix_spawn(&pid, SELF_EXE, &fa, &at, argv, env);
-  posix_spawn_file_actions_destroy(&fa);
-  posix_spawnattr_destroy(&at);
-  free(env);
-  close(theirs);
-  if (rc) {
-    close(mine);
-    return bs_error_set(err, BS_EIO, NULL, 0,
-                        "cannot start the measuring process (%s): %s", SELF_EXE,
-                        strerror(rc));
+  so.io[1] = BS__IO_FD;
+  so.fd[1] = 2;
+  so.io[2] = BS__IO_INHERIT;
+  so.io[BS__CHILD_FD] = BS__IO_SOCKET;
+  if (e->barrier_fd >= 0) {
+    so.io[BS__BARRIER_FD] = BS__IO_FD;
+    so.fd[BS__BARRIER_FD] = e->barrier_fd;
   }
-  e->ch[c].pid = pid;
-  e->ch[c].fd = mine;
+  fflush(NULL);
+  bs_error why;
+  bs_status st = bs__spawn(&e->ch[c], &so, &why);
+  free(env);
+  if (st)
+    return bs_error_set(err, st, NULL, 0,
+                        "cannot start the measuring process (%s): %s", SELF_EXE,
+                        strerror(e->ch[c].error));
+  int mine = sock(e, c);
   e->nch = c + 1;
 
   /* What to load: in a duet each process holds one impl. */
@@ -279,7 +212,7 @@ static int same_case(const bs__exec_case *a, const bs__exec_case *b) {
 /* The startup answer of process c: its case tables (library mode). */
 static bs_status read_start(bs__exec *e, size_t c, bs_error *err) {
   const bs_run_options *o = e->o;
-  int fd = e->ch[c].fd, rc;
+  int fd = sock(e, c), rc;
   double to = o->timeout_s;
   uint32_t ok = 0;
   const char *loading =
@@ -388,7 +321,7 @@ bs_status bs__exec_start(bs__exec *e, bs_error *err) {
       close(fd);
       fd = -1;
     }
-    e->barrier_fd = high_fd(fd);
+    e->barrier_fd = fd;
     if (e->barrier_fd < 0)
       return bs_error_set(err, BS_EIO, NULL, 0,
                           "cannot make the duet's barrier: %s",
@@ -448,9 +381,9 @@ bs_status bs__exec_call(bs__exec *e, const bs__req *q, const char *what,
   if (c >= e->nch || e->ch[c].pid <= 0)
     return bs_error_set(err, BS_EINTERNAL, NULL, 0, "%s: no measuring process",
                         what);
-  if (put(e->ch[c].fd, q, sizeof *q))
+  if (put(sock(e, c), q, sizeof *q))
     return lost(e, c, 1, what, err);
-  int rc = get_within(e->ch[c].fd, a, sizeof *a, e->o->timeout_s);
+  int rc = get_within(sock(e, c), a, sizeof *a, e->o->timeout_s);
   if (rc)
     return lost(e, c, rc, what, err);
   if (a->status != BS__REP_OK) {
@@ -468,7 +401,7 @@ bs_status bs__exec_duet(bs__exec *e, bs__req q[2], const char *const what[2],
   e->seq++;
   for (size_t c = 0; c < 2; c++) {
     q[c].seq = e->seq;
-    if (put(e->ch[c].fd, &q[c], sizeof q[c]))
+    if (put(sock(e, c), &q[c], sizeof q[c]))
       return lost(e, c, 1, what[c], err);
   }
   /* Both answers, whichever comes first: a process that dies while the
@@ -486,7 +419,7 @@ bs_status bs__exec_duet(bs__exec *e, bs__req q[2], const char *const what[2],
     size_t which[2];
     for (size_t c = 0; c < 2; c++) {
       if (got[c] < sizeof a[c]) {
-        pfd[np] = (struct pollfd){e->ch[c].fd, POLLIN, 0};
+        pfd[np] = (struct pollfd){sock(e, c), POLLIN, 0};
         which[np++] = c;
       }
     }
@@ -501,7 +434,7 @@ bs_status bs__exec_duet(bs__exec *e, bs__req q[2], const char *const what[2],
         continue;
       size_t c = which[p];
       ssize_t r =
-          read(e->ch[c].fd, (char *)&a[c] + got[c], sizeof a[c] - got[c]);
+          read(sock(e, c), (char *)&a[c] + got[c], sizeof a[c] - got[c]);
       if (r < 0 && errno == EINTR)
         continue;
       if (r <= 0)

@@ -6,22 +6,17 @@
 #include "grow.h"
 #include "run_common.h"
 #include "run_int.h"
+#include "spawn_proc.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
 #include <poll.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
-
-extern char **environ;
 
 #define GB_OUTPUT_LIMIT ((size_t)256 << 20)
 
@@ -46,68 +41,47 @@ typedef struct gb {
   size_t *count; /* per case and impl (case * K + impl): its rows */
 } gb;
 
-/* Whether process pid has ended (it stays unreaped: a zombie). */
-static int gone(pid_t pid) {
-  siginfo_t si;
-  memset(&si, 0, sizeof si);
-  if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) < 0)
-    return errno != EINTR;
-  return si.si_pid == pid;
-}
-
 /* Runs argv with stdout captured (stdin and, unless show, stderr from/to
  * /dev/null) within timeout_s. Returns 0 with *out, or fills why. */
 static int capture(char *const *argv, const bs_run_options *o, char **out,
                    size_t *len, char *why, size_t nwhy) {
-  int fds[2];
   *out = NULL;
   *len = 0;
-  if (pipe(fds)) {
-    snprintf(why, nwhy, "cannot make a pipe: %s", strerror(errno));
+  bs__spawn_opts so;
+  bs__spawn_opts_init(&so, (const char *const *)argv);
+  so.io[1] = BS__IO_PIPE;
+  so.io[2] = o->show_output ? BS__IO_INHERIT : BS__IO_NULL;
+  bs__child ch;
+  if (bs__spawn(&ch, &so, NULL)) {
+    snprintf(why, nwhy, "cannot be started: %s", strerror(ch.error));
     return -1;
   }
-  posix_spawn_file_actions_t fa;
-  posix_spawnattr_t at;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawnattr_init(&at);
-  posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP);
-  posix_spawnattr_setpgroup(&at, 0);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-  if (!o->show_output)
-    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addclose(&fa, fds[0]);
-  posix_spawn_file_actions_addclose(&fa, fds[1]);
-  pid_t pid;
-  int rc = posix_spawnp(&pid, argv[0], &fa, &at, argv, environ);
-  posix_spawn_file_actions_destroy(&fa);
-  posix_spawnattr_destroy(&at);
-  close(fds[1]);
-  if (rc) {
-    close(fds[0]);
-    snprintf(why, nwhy, "cannot be started: %s", strerror(rc));
-    return -1;
-  }
+  /* The pipe is read to its end even after the child is reaped. */
+  int fd = ch.fd[1];
+  ch.fd[1] = -1;
   size_t cap = 65536, used = 0;
   char *buf = malloc(cap);
-  int timed_out = 0, too_big = 0, no_memory = buf == NULL, exited = 0;
-  double end = bs__run_now() + o->timeout_s;
+  int timed_out = 0, too_big = 0, no_memory = buf == NULL, ended = 0;
+  double ms = ceil(o->timeout_s * 1000.0);
+  long long end = bs__now_ms() + (ms > 9e15 ? (long long)9e15 : (long long)ms);
+  bs__child_end how;
+  memset(&how, 0, sizeof how);
   /* Read to the end of its output, looking every 50 ms whether it has
-   * exited: then whatever it left running in its process group (holding
-   * the pipe open) is killed, so the end of the output comes. */
+   * exited: then it is reaped, and whatever it left running -- in its
+   * process group or escaped from it (setsid), holding the pipe open --
+   * is killed, so the end of the output comes. */
   while (!no_memory) {
-    double left = end - bs__run_now();
+    long long left = end - bs__now_ms();
     if (left <= 0) {
       timed_out = 1;
       break;
     }
-    if (!exited && gone(pid)) {
-      exited = 1;
-      kill(-pid, SIGKILL);
+    if (!ended && bs__child_exited(&ch)) {
+      ended = 1;
+      bs__child_wait(&ch, 0, &how);
     }
-    struct pollfd pfd = {fds[0], POLLIN, 0};
-    double ms = ceil(left * 1000.0);
-    int pr = poll(&pfd, 1, ms > 50 ? 50 : (int)ms);
+    struct pollfd pfd = {fd, POLLIN, 0};
+    int pr = poll(&pfd, 1, left > 50 ? 50 : (int)left);
     if (pr < 0 && errno == EINTR)
       continue;
     if (pr <= 0)
@@ -124,31 +98,24 @@ static int capture(char *const *argv, const bs_run_options *o, char **out,
       }
       buf = nb;
     }
-    ssize_t r = read(fds[0], buf + used, cap - used - 1);
+    ssize_t r = read(fd, buf + used, cap - used - 1);
     if (r < 0 && errno == EINTR)
       continue;
     if (r <= 0)
       break;
     used += (size_t)r;
   }
-  close(fds[0]);
+  close(fd);
   /* Its output has ended (or is given up): it still has until the
    * timeout to exit (a program that closes its output and hangs is one
    * that hangs). */
-  while (!timed_out && !too_big && !no_memory && !gone(pid)) {
-    if (bs__run_now() >= end) {
-      timed_out = 1;
-      break;
-    }
-    struct timespec tick = {0, 1000000};
-    nanosleep(&tick, NULL);
+  if (!ended) {
+    long long left = end - bs__now_ms();
+    bs__child_wait(
+        &ch, timed_out || too_big || no_memory || left < 0 ? 0 : left, &how);
+    timed_out = timed_out || how.timed_out;
   }
-  /* Still a member of its group while unreaped: nothing else can have
-   * this group id, and nothing it started outlives it. */
-  kill(-pid, SIGKILL);
-  int st = 0;
-  while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-    ;
+  int st = how.status;
   if (no_memory) {
     free(buf);
     snprintf(why, nwhy, "out of memory");

@@ -6,6 +6,8 @@
 
 #include "benchsite/run.h"
 
+#include "spawn_proc.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -72,18 +74,14 @@ typedef struct bs__exec_case {
   int has_digest;
 } bs__exec_case;
 
-typedef struct bs__child {
-  pid_t pid;
-  int fd;
-} bs__child;
-
 /* The measuring processes of one generation (a run, or a block) and the
  * case tables, which the first generation reads and later ones must
  * repeat. */
 typedef struct bs__exec {
   const bs_run_options *o;
   char **const *argvs;
-  bs__child ch[2]; /* one, or two in a duet (impl i in ch[i]) */
+  bs__child ch[2]; /* one, or two in a duet (impl i in ch[i]); the
+                      socket is ch[i].fd[BS__CHILD_FD] */
   size_t nch;
   int barrier_fd;        /* duet: the barrier page (a memory file), else -1 */
   uint64_t seq;          /* duet: barrier rounds so far in this generation */
