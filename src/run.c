@@ -268,7 +268,8 @@ static bs_status batch(sched *s, size_t impl, rcase *c, uint64_t n,
                        bs_error *err) {
   char doing[160], w[600];
   batch_doing(doing, sizeof doing, s, n, run, block);
-  bs__req q = {BS__OP_RUN, (uint32_t)impl, (uint32_t)c->idx[impl], cpu, n, 0};
+  bs__req q = {0, BS__OP_RUN, (uint32_t)impl, (uint32_t)c->idx[impl], cpu,
+               n, 0};
   bs__rep a;
   bs_status st =
       bs__exec_call(&s->ex, &q, what(w, sizeof w, s, impl, c, doing), &a, err);
@@ -286,8 +287,13 @@ static bs_status duet_block(sched *s, rcase *c, uint64_t run, uint64_t j,
   for (size_t i = 0; i < 2; i++) {
     batch_doing(doing[i], sizeof doing[i], s, c->batch[i], run, (long long)j);
     whats[i] = what(w[i], sizeof w[i], s, i, c, doing[i]);
-    q[i] = (bs__req){BS__OP_RUN,          (uint32_t)i, (uint32_t)c->idx[i],
-                     s->cpu[(i + j) % 2], c->batch[i], 0};
+    q[i] = (bs__req){0,
+                     BS__OP_RUN,
+                     (uint32_t)i,
+                     (uint32_t)c->idx[i],
+                     s->cpu[(i + j) % 2],
+                     c->batch[i],
+                     0};
   }
   bs_status st = bs__exec_duet(&s->ex, q, whats, a, err);
   size_t off = (size_t)(s->o->seed % 2);
@@ -345,7 +351,8 @@ static void one_batch_size(const sched *s, rcase *c) {
 static bs_status simple_op(sched *s, int op, size_t impl, rcase *c,
                            const char *doing, uint64_t *value, bs_error *err) {
   char w[600];
-  bs__req q = {(uint32_t)op, (uint32_t)impl, (uint32_t)c->idx[impl], -1, 0, 0};
+  bs__req q = {0, (uint32_t)op, (uint32_t)impl, (uint32_t)c->idx[impl], -1, 0,
+               0};
   bs__rep a;
   bs_status st =
       bs__exec_call(&s->ex, &q, what(w, sizeof w, s, impl, c, doing), &a, err);
@@ -408,7 +415,10 @@ static bs_status gen_end(sched *s, bs_error *err) {
     }
   }
   free(d);
-  bs__exec_stop(&s->ex);
+  if (st)
+    bs__exec_stop(&s->ex);
+  else
+    st = bs__exec_end(&s->ex, err);
   return st;
 }
 

@@ -1497,3 +1497,140 @@ Test(run_progress, names_in_the_progress_line_are_escaped) {
   cr_expect(!strstr(tty, "\x1b]0;"), "%s", tty);
   cr_expect(strstr(tty, "evil\\x1b]0;owned\\x07name"), "%s", tty);
 }
+
+/* ---- hardening III (issue 23): containment, the channel, the output
+ * check, escaping, long names -------------------------------------------- */
+
+TestSuite(run_contain, .fini = fini);
+
+/* Every pid in file `path` (one a line) is gone: waits up to 2 s, then
+ * kills what is left (so that a failing test leaves nothing behind).
+ * Returns how many pids the file held. */
+static size_t expect_all_gone(const char *path) {
+  char *text = ts_own(ts_read(path, NULL));
+  size_t n = 0;
+  for (char *p = text; p && *p;) {
+    char *end;
+    long pid = strtol(p, &end, 10);
+    if (end == p)
+      break;
+    n++;
+    int gone = 0;
+    for (int i = 0; i < 200 && !(gone = process_gone(pid)); i++)
+      nanosleep(&(struct timespec){0, 10000000}, NULL);
+    if (!gone)
+      kill((pid_t)pid, SIGKILL);
+    cr_expect(gone, "process %ld outlived the run", pid);
+    p = end;
+    while (*p == '\n')
+      p++;
+  }
+  return n;
+}
+
+Test(run_contain, a_library_that_escapes_with_setsid_ends_with_the_run) {
+  char *dir = ts_own(ts_tmpdir("run_escape"));
+  char *pidfile = ts_own(ts_path(dir, "pids"));
+  char *log = ts_own(ts_path(dir, "log.csv"));
+  setenv("TESTLIB_PIDFILE", pidfile, 1);
+  const char *args[] = {"run",      "--out", log,
+                        "--blocks", "1",     "--filter",
+                        "add",      "--lib", impl("a", lib("escape")),
+                        NULL};
+  ts_run r = run_cli(NULL, args);
+  cr_expect_eq(r.status, 0, "%s", r.err);
+  ts_run_free(&r);
+  /* The process that left the session and the one it started. */
+  cr_expect_eq(expect_all_gone(pidfile), 2);
+}
+
+Test(run_contain, a_command_that_escapes_with_setsid_ends_with_the_run) {
+  char *dir = ts_own(ts_tmpdir("run_escape_cmd"));
+  char *pidfile = ts_own(ts_path(dir, "pids"));
+  char *log = ts_own(ts_path(dir, "log.csv"));
+  /* It waits until the escaped process has written its pid. */
+  char *cmd = ts_pathf("a=sh -c 'setsid sh -c \"echo \\$\\$ >> %s; exec sleep "
+                       "30\" & while [ ! -s %s ]; do sleep 0.01; done'",
+                       pidfile, pidfile);
+  const char *args[] = {"run",       "--out", log,     "--blocks", "1",
+                        "--timeout", "20",    "--cmd", cmd,        NULL};
+  ts_run r = run_cli(NULL, args);
+  cr_expect_eq(r.status, 0, "%s", r.err);
+  ts_run_free(&r);
+  cr_expect_geq(expect_all_gone(pidfile), 1);
+}
+
+Test(run_contain, google_benchmark_escaping_with_setsid_is_no_hang_and_ends) {
+  char *dir = ts_own(ts_tmpdir("run_gb_escape"));
+  char *pidfile = ts_own(ts_path(dir, "pids"));
+  char *log = ts_own(ts_path(dir, "log.csv"));
+  /* It exits; what it left in a session of its own holds its output
+   * open. Every block would wait for --timeout, and fail. */
+  char *tail = ts_pathf("setsid sh -c 'echo $$ >> %s; exec sleep 30' &\n"
+                        "while [ ! -s %s ]; do sleep 0.01; done",
+                        pidfile, pidfile);
+  char *prog = gb_script(dir, "gb.sh", tail);
+  const char *args[] = {"run",
+                        "--out",
+                        log,
+                        "--timeout",
+                        "20",
+                        "--blocks",
+                        "2",
+                        "--google-benchmark",
+                        impl("a", prog),
+                        NULL};
+  ts_run r = run_cli(NULL, args);
+  cr_expect_eq(r.status, 0, "%s", r.err);
+  ts_run_free(&r);
+  cr_expect_geq(expect_all_gone(pidfile), 1);
+  char *text = ts_own(ts_read(log, NULL));
+  cr_expect(strstr(text, "\"BM_x\",\"8\",,\"a\",0,1,confirm,10,3000,2500\n"),
+            "%s", text);
+}
+
+Test(run_contain, a_library_that_forks_inside_run_is_refused_by_name) {
+  char *dir = ts_own(ts_tmpdir("run_forkrun"));
+  char *log = ts_own(ts_path(dir, "log.csv"));
+  const char *args[] = {"run",
+                        "--out",
+                        log,
+                        "--blocks",
+                        "3",
+                        "--lib",
+                        impl("base", lib("ok")),
+                        "--lib",
+                        impl("head", lib("forkrun")),
+                        NULL};
+  ts_run r = run_cli(NULL, args);
+  cr_expect_eq(r.status, 2, "%s", r.err);
+  cr_expect(strstr(r.err, "head: add [n=8]: its run forks and both processes "
+                          "go on"),
+            "%s", r.err);
+  cr_expect(strstr(r.err, "nothing was written"), "%s", r.err);
+  ts_run_free(&r);
+  cr_expect_eq(ts_count_entries(dir), 0);
+}
+
+Test(run_contain, a_library_that_writes_on_the_socket_is_refused_by_name) {
+  char *dir = ts_own(ts_tmpdir("run_stray"));
+  char *log = ts_own(ts_path(dir, "log.csv"));
+  const char *args[] = {"run",
+                        "--out",
+                        log,
+                        "--blocks",
+                        "3",
+                        "--lib",
+                        impl("base", lib("ok")),
+                        "--lib",
+                        impl("head", lib("stray")),
+                        NULL};
+  ts_run r = run_cli(NULL, args);
+  cr_expect_eq(r.status, 2, "%s", r.err);
+  cr_expect(strstr(r.err, "head: add [n=8]: a calibration batch of 1 calls, "
+                          "run 0: the measuring process sent a message "
+                          "benchsite did not ask for"),
+            "%s", r.err);
+  ts_run_free(&r);
+  cr_expect_eq(ts_count_entries(dir), 0);
+}

@@ -24,6 +24,8 @@ typedef struct bs_run_impl {
   const char *name;   /* the impl id of the log, non-empty, unique */
   const char *target; /* a library path, or a command line (split with
                          bs_run_split_command) */
+  const char *dir;    /* NULL, or the directory the impl's commands run in
+                         (not for libraries) */
 } bs_run_impl;
 
 /* The largest batch calibration chooses. */
