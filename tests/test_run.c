@@ -1634,3 +1634,67 @@ Test(run_contain, a_library_that_writes_on_the_socket_is_refused_by_name) {
   ts_run_free(&r);
   cr_expect_eq(ts_count_entries(dir), 0);
 }
+
+Test(run_contain, an_output_a_command_runs_by_quotes_or_path_is_refused) {
+  char *dir = ts_own(ts_tmpdir("run_own_cmd"));
+  char *bin = ts_own(ts_path(dir, "bin"));
+  char *script = ts_own(ts_path(dir, "bench.sh"));
+  char *tool = ts_pathf("%s/mytool", bin);
+  cr_assert_eq(mkdir(bin, 0755), 0);
+  cr_assert_eq(ts_write(script, "exit 0\n"), 0);
+  cr_assert_eq(ts_write(tool, "#!/bin/sh\nexit 0\n"), 0);
+  cr_assert_eq(chmod(tool, 0755), 0);
+  /* mytool is found on PATH only */
+  char *path = ts_pathf("%s:%s", bin, getenv("PATH"));
+  setenv("PATH", path, 1);
+  const char *quoted[] = {"run", "--out", "bench.sh",          "--blocks",
+                          "1",   "--cmd", "A=sh \"bench.sh\"", NULL};
+  const char *opt[] = {"run",
+                       "--out",
+                       "bench.sh",
+                       "--blocks",
+                       "1",
+                       "--cmd",
+                       "A=sh --file=./bench.sh",
+                       NULL};
+  const char *onpath[] = {"run", "--out", tool,       "--blocks",
+                          "1",   "--cmd", "A=mytool", NULL};
+  const char *gb[] = {"run",
+                      "--out",
+                      "x.csv",
+                      "--manifest-out",
+                      tool,
+                      "--google-benchmark",
+                      "A='mytool' --x",
+                      NULL};
+  const char *const *all[] = {quoted, opt, onpath, gb};
+  for (size_t i = 0; i < 4; i++) {
+    ts_run r = run_cli(dir, all[i]);
+    cr_expect_eq(r.status, 2, "case %zu: %s", i, r.err);
+    cr_expect(strstr(r.err, "is what impl A runs: it would be overwritten"),
+              "case %zu: %s", i, r.err);
+    ts_run_free(&r);
+  }
+  char *text = ts_own(ts_read(script, NULL));
+  cr_expect_str_eq(text, "exit 0\n");
+  text = ts_own(ts_read(tool, NULL));
+  cr_expect_str_eq(text, "#!/bin/sh\nexit 0\n");
+  cr_expect_eq(ts_count_entries(dir), 2, "nothing written");
+}
+
+Test(run, every_manifest_option_is_known_to_run) {
+  /* run's option table had outgrown the parser: --aa and --set were
+   * "unknown options" of run (but not of manifest). */
+  char *dir = ts_own(ts_tmpdir("run_set"));
+  char *log = ts_own(ts_path(dir, "log.csv"));
+  char *env = ts_own(ts_path(dir, "env.csv"));
+  const char *args[] = {"run", "--out", log,       "--blocks",
+                        "1",   "--cmd", "a=true",  "--manifest-out",
+                        env,   "--set", "owner=x", "--aa",
+                        "a,a", NULL};
+  ts_run r = run_cli(NULL, args);
+  cr_expect_eq(r.status, 0, "%s", r.err);
+  ts_run_free(&r);
+  char *text = ts_own(ts_read(env, NULL));
+  cr_expect(strstr(text, "\"owner\",\"x\"\n"), "%s", text);
+}

@@ -156,6 +156,18 @@ bs_status bs_run_measure(const bs_run_options *o, bs_run_result *r,
 bs_status bs_run_split_command(const char *cmd, char ***argv, size_t *argc,
                                bs_error *err);
 
+/* Whether writing the file `path` would overwrite a file that impl i of
+ * o reads when it is measured: its library (library mode); the program of
+ * its command as starting it finds it (a name without '/' searched in
+ * PATH as posix_spawnp searches, relative names from the impl's
+ * directory); any other word of the command, split as
+ * bs_run_split_command splits it (and the VALUE of a word -OPT=VALUE),
+ * that names an existing file. Files are compared by device and inode, so
+ * links and other spellings of one file are the same. Returns 1 with *i
+ * the first such impl, else 0 (also when path does not exist). */
+int bs_run_overwrites_input(const bs_run_options *o, const char *path,
+                            size_t *i);
+
 /* ---- The machine a run measures on --------------------------------------- */
 
 typedef struct bs_machine_facts {

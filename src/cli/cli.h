@@ -19,7 +19,7 @@ enum {
   CLI_FAILURE = 3
 };
 
-#define CLI_MAX_OPTS 24
+#define CLI_MAX_OPTS 40
 #define CLI_MAX_VALUES 64
 
 typedef struct cli_opt {

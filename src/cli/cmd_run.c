@@ -110,37 +110,16 @@ static int same_target(bs_run_mode mode, const char *a, const char *b) {
   return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
-/* Refuses an output that is one of the impls' libraries or programs:
- * the log would overwrite the build it measured. */
+/* Refuses an output that is a file an impl reads (its library, its
+ * program as PATH finds it, a file its command names): the log would
+ * overwrite the build it measures. */
 static int refuse_own_input(const bs_run_options *o, const char *path,
                             const char *opt) {
-  struct stat sp, si;
-  if (!strcmp(path, "-"))
-    return 0;
-  int have = stat(path, &sp) == 0;
-  for (size_t i = 0; i < o->nimpls; i++) {
-    char **argv = NULL;
-    const char *input = o->impls[i].target;
-    int same = 0;
-    if (o->mode != BS_RUN_LIBRARY) {
-      /* A program named by a path (not found on PATH). */
-      bs_error err;
-      if (bs_run_split_command(input, &argv, NULL, &err) ||
-          !strchr(argv[0], '/')) {
-        free(argv);
-        continue;
-      }
-      input = argv[0];
-    }
-    same = !strcmp(input, path) ||
-           (have && stat(input, &si) == 0 && si.st_dev == sp.st_dev &&
-            si.st_ino == sp.st_ino);
-    free(argv);
-    if (same)
-      return cli_usage_error("run: --%s %s is what impl %s runs: it would be "
-                             "overwritten",
-                             opt, path, o->impls[i].name);
-  }
+  size_t i;
+  if (strcmp(path, "-") && bs_run_overwrites_input(o, path, &i))
+    return cli_usage_error("run: --%s %s is what impl %s runs: it would be "
+                           "overwritten",
+                           opt, path, o->impls[i].name);
   return 0;
 }
 
