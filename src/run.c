@@ -33,7 +33,7 @@ bs_status bs_run_protocol(const char *name, double *target_us, uint64_t *blocks,
   if (!p) {
     char esc[128];
     return bs_error_set(err, BS_EUSAGE, NULL, 0, "unknown protocol \"%s\" (%s)",
-                        bs__run_esc(esc, sizeof esc, name),
+                        bs__run_text(esc, sizeof esc, name),
                         bs__protocol_names());
   }
   *target_us = p->target_us;
@@ -188,7 +188,7 @@ static bs_status match_cases(sched *s, bs_error *err) {
       if (bs__run_warn(s->r, "case %s: impl %s lacks it; skipped",
                        bs__run_case_label(label, sizeof label, ec->benchmark,
                                           ec->dataset),
-                       bs__run_esc(esc, sizeof esc, missing)))
+                       bs__run_text(esc, sizeof esc, missing)))
         return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
       continue;
     }
@@ -205,7 +205,7 @@ static bs_status match_cases(sched *s, bs_error *err) {
       if (bs__run_warn(s->r, "case %s: only impl %s has it; skipped",
                        bs__run_case_label(label, sizeof label, ec->benchmark,
                                           ec->dataset),
-                       bs__run_esc(esc, sizeof esc, o->impls[i].name)))
+                       bs__run_text(esc, sizeof esc, o->impls[i].name)))
         return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
     }
   }
@@ -217,7 +217,7 @@ static const char *what(char *out, size_t n, const sched *s, size_t impl,
                         const rcase *c, const char *doing) {
   char esc[128], label[300];
   snprintf(out, n, "%s: %s: %s",
-           bs__run_esc(esc, sizeof esc, s->o->impls[impl].name),
+           bs__run_text(esc, sizeof esc, s->o->impls[impl].name),
            bs__run_case_label(label, sizeof label, c->benchmark, c->dataset),
            doing);
   return out;
@@ -407,8 +407,8 @@ static bs_status gen_end(sched *s, bs_error *err) {
             err, BS_EINPUT, NULL, 0,
             "%s computes a different result from %s on %s (digest "
             "%016llx, not %016llx); nothing was written",
-            bs__run_esc(a, sizeof a, o->impls[i].name),
-            bs__run_esc(b, sizeof b, o->impls[0].name),
+            bs__run_text(a, sizeof a, o->impls[i].name),
+            bs__run_text(b, sizeof b, o->impls[0].name),
             bs__run_case_label(label, sizeof label, rc->benchmark, rc->dataset),
             (unsigned long long)d[i], (unsigned long long)d[0]);
       }
@@ -546,16 +546,16 @@ static bs_status check_options(const bs_run_options *o, bs_error *err) {
     if (!bs__run_valid_utf8(name))
       return bs_error_set(err, BS_EUSAGE, NULL, 0,
                           "impl name \"%s\" is not valid UTF-8",
-                          bs__run_esc(esc, sizeof esc, name));
+                          bs__run_text(esc, sizeof esc, name));
     if (!o->impls[i].target || !o->impls[i].target[0])
       return bs_error_set(err, BS_EUSAGE, NULL, 0, "impl %s: nothing to run",
-                          bs__run_esc(esc, sizeof esc, name));
+                          bs__run_text(esc, sizeof esc, name));
     for (size_t j = 0; j < i; j++)
       if (!strcmp(o->impls[j].name, name))
         return bs_error_set(err, BS_EUSAGE, NULL, 0,
                             "impl %s is given twice (the same code under two "
                             "ids needs two names, e.g. A and B)",
-                            bs__run_esc(esc, sizeof esc, name));
+                            bs__run_text(esc, sizeof esc, name));
   }
   const char *labels[] = {o->benchmark, o->dataset, o->filter};
   for (size_t i = 0; i < 3; i++)
@@ -595,7 +595,7 @@ bs_status bs_run_measure(const bs_run_options *o, bs_run_result *r,
         char why[sizeof err->message];
         snprintf(why, sizeof why, "%s", err->message);
         st = bs_error_set(err, BS_EUSAGE, NULL, 0, "impl %s: %s",
-                          bs__run_esc(esc, sizeof esc, o->impls[i].name), why);
+                          bs__run_text(esc, sizeof esc, o->impls[i].name), why);
         goto done;
       }
     }

@@ -119,7 +119,7 @@ static int copy_fd(int in, int out) {
  * $TMPDIR; elsewhere it is a temporary file, unlinked once loaded. */
 static void *load_copy(const child *c, const char *impl, const char *path) {
   char esc[256], tmp[4096];
-  bs__run_esc(esc, sizeof esc, path);
+  bs__run_text(esc, sizeof esc, path);
   int in = open(path, O_RDONLY | O_CLOEXEC);
   if (in < 0)
     fail_start(c, "%s: cannot open the library %s: %s", impl, esc,
@@ -163,7 +163,7 @@ static void *load_copy(const child *c, const char *impl, const char *path) {
     char why[512];
     const char *e = dlerror();
     /* dlerror names the copy: say the library instead. */
-    bs__run_esc(why, sizeof why, e ? e : "unknown error");
+    bs__run_text(why, sizeof why, e ? e : "unknown error");
     fail_start(c, "%s: cannot load the library %s: %s", impl, esc, why);
   }
   return h;
@@ -254,7 +254,7 @@ static void serve_lib(child *c, const bs__hello *h, char **targets,
     const char *impl = targets[3 * i];
     const char *path = targets[3 * i + 1];
     char esc[256];
-    bs__run_esc(esc, sizeof esc, path);
+    bs__run_text(esc, sizeof esc, path);
     void *lib = load_copy(c, impl, path);
     typedef const bs_bench_case *(*cases_fn)(int, size_t *);
     cases_fn fn;

@@ -10,32 +10,23 @@
 #include <sys/wait.h>
 #include <time.h>
 
-const char *bs__run_esc(char *out, size_t n, const char *s) {
-  size_t o = 0;
-  for (; *s && o + 8 < n; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (o > 80) {
-      memcpy(out + o, "...", 3);
-      o += 3;
-      break;
-    }
-    if (c < 0x20 || c == 0x7f)
-      o += (size_t)snprintf(out + o, n - o, "\\x%02x", c);
-    else
-      out[o++] = (char)c;
-  }
-  out[o] = '\0';
+const char *bs__run_text(char *out, size_t n, const char *s) {
+  /* The one escaper for a terminal or CI log, into all but the room for
+   * "..." when the text does not fit. */
+  size_t room = n > 8 ? n - 3 : n;
+  if (bs_text_escape(out, room, s, 0) >= room && room < n)
+    memcpy(out + strlen(out), "...", 4);
   return out;
 }
 
 const char *bs__run_case_label(char *out, size_t n, const char *benchmark,
                                const char *dataset) {
   char b[128], d[128];
-  bs__run_esc(b, sizeof b, benchmark);
+  bs__run_text(b, sizeof b, benchmark);
   if (!dataset || !dataset[0])
     snprintf(out, n, "%s", b);
   else
-    snprintf(out, n, "%s [%s]", b, bs__run_esc(d, sizeof d, dataset));
+    snprintf(out, n, "%s [%s]", b, bs__run_text(d, sizeof d, dataset));
   return out;
 }
 

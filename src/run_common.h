@@ -12,9 +12,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Untrusted text for a message: control bytes as \xNN, cut after about 80
- * bytes with "...". Returns out (n bytes). */
-const char *bs__run_esc(char *out, size_t n, const char *s);
+/* Untrusted text for a message or a warning, escaped for a terminal or CI
+ * log by the program's one escaper (bs_text_escape: control characters,
+ * U+2028/U+2029, invalid UTF-8 and "##[" as \xNN), cut with "..." to fit
+ * out (n bytes). Returns out. */
+const char *bs__run_text(char *out, size_t n, const char *s);
 /* "benchmark [dataset]" (or "benchmark"), escaped, into out. */
 const char *bs__run_case_label(char *out, size_t n, const char *benchmark,
                                const char *dataset);

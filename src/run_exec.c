@@ -426,7 +426,7 @@ static bs_status read_start(bs__exec *e, size_t c, bs_error *err) {
       st = bs_error_set(err, BS_EINPUT, NULL, 0,
                         "%s: the library's cases changed during the run "
                         "(was it rebuilt?); nothing was written",
-                        bs__run_esc(esc, sizeof esc, o->impls[i].name));
+                        bs__run_text(esc, sizeof esc, o->impls[i].name));
     }
   }
   free(buf);

@@ -228,7 +228,7 @@ static bs_status parse(gb *g, const char *text, size_t len, size_t impl,
     return bs_error_set(err, BS_EINPUT, NULL, 0,
                         "%s: cannot read its Google Benchmark JSON: line %d: "
                         "%s",
-                        ctx, je.line, bs__run_esc(esc, sizeof esc, je.text));
+                        ctx, je.line, bs__run_text(esc, sizeof esc, je.text));
   json_t *list = json_object_get(root, "benchmarks");
   if (!json_is_array(list)) {
     json_decref(root);
@@ -263,8 +263,8 @@ static bs_status parse(gb *g, const char *text, size_t len, size_t impl,
       const char *m = json_string_value(json_object_get(e, "error_message"));
       char me[200];
       st = bs_error_set(err, BS_EINPUT, NULL, 0, "%s: benchmark %s failed: %s",
-                        ctx, bs__run_esc(esc, sizeof esc, name),
-                        bs__run_esc(me, sizeof me, m ? m : "(no message)"));
+                        ctx, bs__run_text(esc, sizeof esc, name),
+                        bs__run_text(me, sizeof me, m ? m : "(no message)"));
       break;
     }
     json_t *it = json_object_get(e, "iterations");
@@ -281,7 +281,7 @@ static bs_status parse(gb *g, const char *text, size_t len, size_t impl,
       st = bs_error_set(err, BS_EINPUT, NULL, 0,
                         "%s: benchmark %s: iterations, real_time, cpu_time "
                         "or time_unit missing or out of range",
-                        ctx, bs__run_esc(esc, sizeof esc, name));
+                        ctx, bs__run_text(esc, sizeof esc, name));
       break;
     }
     size_t kase;
@@ -292,7 +292,7 @@ static bs_status parse(gb *g, const char *text, size_t len, size_t impl,
     if (g->seen[kase] == serial) {
       st = bs_error_set(err, BS_EINPUT, NULL, 0,
                         "%s: benchmark %s is reported twice", ctx,
-                        bs__run_esc(esc, sizeof esc, name));
+                        bs__run_text(esc, sizeof esc, name));
       break;
     }
     g->seen[kase] = serial;
@@ -357,7 +357,7 @@ bs_status bs__run_gbench(const bs_run_options *o, bs_run_result *r,
       char why[sizeof err->message];
       snprintf(why, sizeof why, "%s", err->message);
       st = bs_error_set(err, BS_EUSAGE, NULL, 0, "impl %s: %s",
-                        bs__run_esc(esc, sizeof esc, o->impls[i].name), why);
+                        bs__run_text(esc, sizeof esc, o->impls[i].name), why);
       goto done;
     }
     /* Its words, then the flags benchsite needs (a flag given twice: the
@@ -393,7 +393,7 @@ bs_status bs__run_gbench(const bs_run_options *o, bs_run_result *r,
         size_t i = (size_t)((j + off + p) % k);
         char ctx[300], esc[128], why[256];
         snprintf(ctx, sizeof ctx, "%s: block %llu of run %llu",
-                 bs__run_esc(esc, sizeof esc, o->impls[i].name),
+                 bs__run_text(esc, sizeof esc, o->impls[i].name),
                  (unsigned long long)j, (unsigned long long)run);
         char *out;
         size_t len;

@@ -1698,3 +1698,44 @@ Test(run, every_manifest_option_is_known_to_run) {
   char *text = ts_own(ts_read(env, NULL));
   cr_expect(strstr(text, "\"owner\",\"x\"\n"), "%s", text);
 }
+
+Test(run_contain, warnings_escape_names_as_every_line_of_ci_text) {
+  char *dir = ts_own(ts_tmpdir("run_warn_esc"));
+  char *log = ts_own(ts_path(dir, "log.csv"));
+  /* The hostile case in head only, then in base only. */
+  const char *only[] = {"run",
+                        "--out",
+                        log,
+                        "--blocks",
+                        "1",
+                        "--lib",
+                        impl("base", lib("ok")),
+                        "--lib",
+                        impl("head", lib("hostile")),
+                        NULL};
+  const char *lacks[] = {"run",
+                         "--out",
+                         log,
+                         "--blocks",
+                         "1",
+                         "--lib",
+                         impl("base", lib("hostile")),
+                         "--lib",
+                         impl("head", lib("ok")),
+                         NULL};
+  const char *want[] = {"only impl head has it", "impl head lacks it"};
+  const char *const *all[] = {only, lacks};
+  for (size_t i = 0; i < 2; i++) {
+    ts_run r = run_cli(NULL, all[i]);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    char *line = ts_pathf("benchsite: run: warning: case "
+                          "evil\\xe2\\x80\\xa8line\\xc2\\x85\\x23#[error]x "
+                          "[\\x23#[group]d]: %s; skipped\n",
+                          want[i]);
+    cr_expect(strstr(r.err, line), "%zu: %s", i, r.err);
+    cr_expect(!strstr(r.err, "\xe2\x80\xa8") && !strstr(r.err, "\xc2\x85") &&
+                  !strstr(r.err, "##["),
+              "%zu: raw text reached stderr: %s", i, r.err);
+    ts_run_free(&r);
+  }
+}

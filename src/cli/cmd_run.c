@@ -161,11 +161,6 @@ static int on_progress(void *ctx, const bs_run_progress *r) {
   return 0;
 }
 
-static void put_plain(FILE *f, const char *s) {
-  for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-    fputc(*p < 0x20 || *p == 0x7f ? '?' : *p, f);
-}
-
 int cli_cmd_run(int argc, char **argv) {
   static const char *const kinds[] = {"lib", "cmd", "google-benchmark"};
   static const bs_run_mode modes[] = {BS_RUN_LIBRARY, BS_RUN_COMMAND,
@@ -353,11 +348,9 @@ int cli_cmd_run(int argc, char **argv) {
   o.progress_ctx = &prog;
   bs_status st = bs_run_measure(&o, &res, &err);
   cli_progress_end(&prog);
-  for (size_t i = 0; i < res.nwarnings; i++) {
-    fputs("benchsite: run: warning: ", stderr);
-    put_plain(stderr, res.warnings[i]);
-    fputc('\n', stderr);
-  }
+  /* Warnings name cases: untrusted text, escaped as every line is. */
+  for (size_t i = 0; i < res.nwarnings; i++)
+    cli_linef(stderr, 0, "benchsite: run: warning: %s", res.warnings[i]);
   if (st) {
     rc = cli_report(&err);
     if (res.wrong_result)
@@ -371,19 +364,14 @@ int cli_cmd_run(int argc, char **argv) {
   nouts = 0;
   if (!rc) {
     FILE *f = strcmp(out, "-") ? stdout : stderr;
-    fprintf(f,
-            "benchsite run: %zu case%s, %zu impl%s, %llu run%s of %llu "
-            "block%s: %zu rows written to ",
-            res.ncases, res.ncases == 1 ? "" : "s", nimpls,
-            nimpls == 1 ? "" : "s", (unsigned long long)o.runs,
-            o.runs == 1 ? "" : "s", (unsigned long long)o.blocks,
-            o.blocks == 1 ? "" : "s", res.nrows);
-    put_plain(f, out);
-    if (mout) {
-      fputs(" and the manifest to ", f);
-      put_plain(f, mout);
-    }
-    fputc('\n', f);
+    cli_linef(f, 0,
+              "benchsite run: %zu case%s, %zu impl%s, %llu run%s of %llu "
+              "block%s: %zu rows written to %s%s%s",
+              res.ncases, res.ncases == 1 ? "" : "s", nimpls,
+              nimpls == 1 ? "" : "s", (unsigned long long)o.runs,
+              o.runs == 1 ? "" : "s", (unsigned long long)o.blocks,
+              o.blocks == 1 ? "" : "s", res.nrows, out,
+              mout ? " and the manifest to " : "", mout ? mout : "");
   }
 done:
   for (size_t i = 0; i < nouts; i++)
