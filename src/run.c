@@ -104,14 +104,6 @@ static int case_matches(const bs_run_options *o, const char *benchmark,
   return m;
 }
 
-static long find_case(const bs__exec_case *t, size_t n, const char *benchmark,
-                      const char *dataset) {
-  for (size_t c = 0; c < n; c++)
-    if (!strcmp(t[c].benchmark, benchmark) && !strcmp(t[c].dataset, dataset))
-      return (long)c;
-  return -1;
-}
-
 static bs_status new_case(rcase *rc, size_t k) {
   k = k ? k : 1;
   rc->idx = calloc(k, sizeof *rc->idx);
@@ -134,8 +126,8 @@ static void free_case(rcase *rc) {
 }
 
 /* The cases every impl has, in the first impl's order; the others are
- * warnings. */
-static bs_status match_cases(sched *s, bs_error *err) {
+ * warnings. Each impl's table is indexed by name (a hash map). */
+static bs_status match_cases(sched *s, bs__run_cases *by, bs_error *err) {
   const bs_run_options *o = s->o;
   size_t k = o->nimpls;
   bs__exec *e = &s->ex;
@@ -150,7 +142,12 @@ static bs_status match_cases(sched *s, bs_error *err) {
                             o->impls[i].name,
                             bs__run_case_label(label, sizeof label,
                                                ec->benchmark, ec->dataset));
-      if (find_case(e->cases[i], c, ec->benchmark, ec->dataset) >= 0)
+      int added =
+          bs__run_cases_put(&by[i], ec->benchmark, strlen(ec->benchmark),
+                            ec->dataset, strlen(ec->dataset), c, NULL);
+      if (added < 0)
+        return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+      if (!added)
         return bs_error_set(err, BS_EINPUT, NULL, 0,
                             "%s: case %s is defined twice", o->impls[i].name,
                             bs__run_case_label(label, sizeof label,
@@ -173,12 +170,15 @@ static bs_status match_cases(sched *s, bs_error *err) {
     rc->has_digest = 1;
     const char *missing = NULL;
     for (size_t i = 0; i < k; i++) {
-      long j = find_case(e->cases[i], e->ncases[i], ec->benchmark, ec->dataset);
-      if (j < 0) {
+      size_t j = 0;
+      int got = bs__run_cases_get(&by[i], ec->benchmark, ec->dataset, &j);
+      if (got < 0)
+        return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+      if (!got) {
         missing = o->impls[i].name;
         break;
       }
-      rc->idx[i] = (size_t)j;
+      rc->idx[i] = j;
       if (!e->cases[i][j].has_digest)
         rc->has_digest = 0;
     }
@@ -197,9 +197,11 @@ static bs_status match_cases(sched *s, bs_error *err) {
   for (size_t i = 1; i < k; i++) {
     for (size_t c = 0; c < e->ncases[i]; c++) {
       const bs__exec_case *ec = &e->cases[i][c];
-      if (find_case(e->cases[0], e->ncases[0], ec->benchmark, ec->dataset) >=
-              0 ||
-          !case_matches(o, ec->benchmark, ec->dataset))
+      size_t j;
+      int got = bs__run_cases_get(&by[0], ec->benchmark, ec->dataset, &j);
+      if (got < 0)
+        return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+      if (got || !case_matches(o, ec->benchmark, ec->dataset))
         continue;
       char esc[128];
       if (bs__run_warn(s->r, "case %s: only impl %s has it; skipped",
@@ -603,7 +605,18 @@ bs_status bs_run_measure(const bs_run_options *o, bs_run_result *r,
   if ((st = bs__exec_start(&s.ex, err)))
     goto done;
   if (o->mode == BS_RUN_LIBRARY) {
-    if ((st = match_cases(&s, err)))
+    bs__run_cases *by = calloc(o->nimpls, sizeof *by);
+    if (!by) {
+      st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+      goto done;
+    }
+    for (size_t i = 0; i < o->nimpls; i++)
+      bs__run_cases_init(&by[i]);
+    st = match_cases(&s, by, err);
+    for (size_t i = 0; i < o->nimpls; i++)
+      bs__run_cases_release(&by[i]);
+    free(by);
+    if (st)
       goto done;
   } else {
     /* One case: every command measures the same thing. */

@@ -46,6 +46,49 @@ bs_status bs__run_warn(bs_run_result *r, const char *fmt, ...) {
   return BS_OK;
 }
 
+void bs__run_cases_init(bs__run_cases *c) {
+  bs__strset_init(&c->set);
+  c->key = NULL;
+  c->cap = 0;
+}
+
+void bs__run_cases_release(bs__run_cases *c) {
+  bs__strset_release(&c->set);
+  free(c->key);
+  c->key = NULL;
+  c->cap = 0;
+}
+
+/* The key of a case in c->key: the two names with a NUL between (no name
+ * holds one). Its length, or 0 when out of memory. */
+static size_t case_key(bs__run_cases *c, const char *b, size_t bl,
+                       const char *d, size_t dl) {
+  size_t need = bl + dl + 1;
+  if (need > c->cap) {
+    char *k = realloc(c->key, need);
+    if (!k)
+      return 0;
+    c->key = k;
+    c->cap = need;
+  }
+  memcpy(c->key, b, bl);
+  c->key[bl] = '\0';
+  memcpy(c->key + bl + 1, d, dl);
+  return need;
+}
+
+int bs__run_cases_put(bs__run_cases *c, const char *b, size_t bl, const char *d,
+                      size_t dl, size_t v, size_t *old) {
+  size_t n = case_key(c, b, bl, d, dl);
+  return n ? bs__strset_put(&c->set, c->key, n, v, old) : -1;
+}
+
+int bs__run_cases_get(bs__run_cases *c, const char *b, const char *d,
+                      size_t *v) {
+  size_t n = case_key(c, b, strlen(b), d, strlen(d));
+  return n ? bs__strset_get(&c->set, c->key, n, v) : -1;
+}
+
 int bs__run_valid_utf8(const char *s) {
   size_t n = strlen(s);
   return bs__utf8_invalid_at((const unsigned char *)s, n) == n;

@@ -8,6 +8,7 @@
 #include "benchsite/run.h"
 
 #include "buf.h"
+#include "strset.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -28,6 +29,25 @@ bs_status bs__run_warn(bs_run_result *r, const char *fmt, ...)
     ;
 /* Whether s is valid UTF-8. */
 int bs__run_valid_utf8(const char *s);
+
+/* Cases by name: a hash map from (benchmark, dataset) to an index, so
+ * that tens of thousands of cases cost no quadratic scan. */
+typedef struct bs__run_cases {
+  bs__strset set;
+  char *key; /* scratch: "benchmark\0dataset" */
+  size_t cap;
+} bs__run_cases;
+
+void bs__run_cases_init(bs__run_cases *c);
+void bs__run_cases_release(bs__run_cases *c);
+/* Adds the case (b[0..bl-1], d[0..dl-1]) with value v unless present.
+ * Returns 1 when added, 0 when present (*old its value, when old is not
+ * NULL), -1 when out of memory. */
+int bs__run_cases_put(bs__run_cases *c, const char *b, size_t bl, const char *d,
+                      size_t dl, size_t v, size_t *old);
+/* 1 and *v when the case is present, 0 when not, -1 when out of memory. */
+int bs__run_cases_get(bs__run_cases *c, const char *b, const char *d,
+                      size_t *v);
 
 /* One row of the log. */
 typedef struct bs__run_row {

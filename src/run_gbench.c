@@ -39,6 +39,7 @@ typedef struct gb {
   size_t nrows, caprows;
   size_t *seen;  /* per case: the (run, block, impl) serial that last had it */
   size_t *count; /* per case and impl (case * K + impl): its rows */
+  bs__run_cases byname; /* case names -> index in cases */
 } gb;
 
 /* Runs argv with stdout captured (stdin and, unless show, stderr from/to
@@ -142,13 +143,6 @@ static int capture(char *const *argv, const bs_run_options *o, char **out,
   return 0;
 }
 
-static long find(const gb *g, const char *b, const char *d) {
-  for (size_t c = 0; c < g->ncases; c++)
-    if (!strcmp(g->cases[c].benchmark, b) && !strcmp(g->cases[c].dataset, d))
-      return (long)c;
-  return -1;
-}
-
 static bs_status add_case(gb *g, const char *name, size_t *idx) {
   const char *slash = strchr(name, '/');
   size_t bl = slash ? (size_t)(slash - name) : strlen(name);
@@ -158,12 +152,13 @@ static bs_status add_case(gb *g, const char *name, size_t *idx) {
     free(d);
     return BS_ENOMEM;
   }
-  long f = find(g, b, d);
-  if (f >= 0) {
+  size_t f = 0;
+  int added = bs__run_cases_put(&g->byname, b, bl, d, strlen(d), g->ncases, &f);
+  if (added <= 0) {
     free(b);
     free(d);
-    *idx = (size_t)f;
-    return BS_OK;
+    *idx = f;
+    return added < 0 ? BS_ENOMEM : BS_OK;
   }
   if (g->ncases == g->capcases) {
     size_t k = g->o->nimpls;
@@ -317,6 +312,7 @@ bs_status bs__run_gbench(const bs_run_options *o, bs_run_result *r,
   size_t k = o->nimpls;
   gb g;
   memset(&g, 0, sizeof g);
+  bs__run_cases_init(&g.byname);
   g.o = o;
   g.r = r;
   bs_status st = BS_OK;
@@ -477,6 +473,7 @@ done:
     free(g.cases[c].dataset);
   }
   free(g.cases);
+  bs__run_cases_release(&g.byname);
   free(g.count);
   free(g.seen);
   free(g.rows);
