@@ -248,6 +248,16 @@ static bs_status parse(gb *g, const char *text, size_t len, size_t impl,
       break;
     }
     size_t nl = strlen(name);
+    const char *slash = strchr(name, '/');
+    size_t bl = slash ? (size_t)(slash - name) : nl;
+    /* Each of benchmark and dataset is one field of the log, which its
+     * reader (and library mode) holds to BS__NAME_MAX bytes. */
+    if (bl > BS__NAME_MAX || nl - bl > BS__NAME_MAX + 1) {
+      st = bs_error_set(err, BS_EINPUT, NULL, 0,
+                        "%s: benchmark entry %zu: its name is over %d bytes",
+                        ctx, i, BS__NAME_MAX);
+      break;
+    }
     if (bs__utf8_invalid_at((const unsigned char *)name, nl) != nl) {
       st = bs_error_set(err, BS_EINPUT, NULL, 0,
                         "%s: benchmark entry %zu: its name is not valid UTF-8",

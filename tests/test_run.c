@@ -1739,3 +1739,26 @@ Test(run_contain, warnings_escape_names_as_every_line_of_ci_text) {
     ts_run_free(&r);
   }
 }
+
+Test(run_cmd, google_benchmark_names_over_4096_bytes_are_refused) {
+  char *dir = ts_own(ts_tmpdir("run_gb_long"));
+  char *log = ts_own(ts_path(dir, "log.csv"));
+  char *prog = ts_own(ts_path(dir, "gb.sh"));
+  /* A dataset of 4097 bytes: the log's reader refuses such a field. */
+  char *text = ts_pathf(
+      "#!/bin/sh\nprintf '{\"benchmarks\":[{\"name\":\"BM_x/%%04097d\","
+      "\"run_type\":\"iteration\",\"iterations\":10,\"real_time\":3,"
+      "\"cpu_time\":2,\"time_unit\":\"ms\"}]}'\n");
+  cr_assert_eq(ts_write(prog, text), 0);
+  cr_assert_eq(chmod(prog, 0755), 0);
+  const char *args[] = {"run",           "--out", log,
+                        "--blocks",      "1",     "--google-benchmark",
+                        impl("a", prog), NULL};
+  ts_run r = run_cli(NULL, args);
+  cr_expect_eq(r.status, 2, "%s", r.err);
+  cr_expect(strstr(r.err, "a: block 0 of run 0: benchmark entry 0: its name "
+                          "is over 4096 bytes"),
+            "%s", r.err);
+  ts_run_free(&r);
+  cr_expect(!ts_exists(log));
+}
