@@ -1,4 +1,5 @@
 #include "benchsite/check.h"
+#include "benchsite/run.h"
 
 #include "grow.h"
 #include "msort.h"
@@ -509,10 +510,10 @@ bs_status bs_check_run(const bs_log *log, const bs_check_options *opt,
 
   for (size_t i = 0; i < bs_log_unknown_count(log); i++) {
     const bs_log_column *col = bs_log_unknown(log, i);
-    /* Columns of the log format (the CPU time and memory metrics) that
-     * this reader does not analyse are not unknown. */
-    if (!strcmp(col->name, "cpu_per_call_us") ||
-        !strcmp(col->name, "max_rss_kib"))
+    /* Columns that `benchsite run` writes (the CPU time and memory
+     * metrics, a harness adapter's extra columns) and this reader does not
+     * analyse are not unknown. */
+    if (bs_run_writes_column(col->name))
       continue;
     add(&c, BS_CHECK_UNKNOWN_COLUMN, col->file, 1,
         "unknown column \"%s\" (column %zu) is ignored", col->name, col->index);

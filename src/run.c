@@ -8,6 +8,7 @@
 
 #include "protocol.h"
 #include "run_common.h"
+#include "run_harness.h"
 #include "run_int.h"
 
 #include <math.h>
@@ -92,16 +93,10 @@ typedef struct sched {
 
 static int case_matches(const bs_run_options *o, const char *benchmark,
                         const char *dataset) {
-  if (!o->filter || !o->filter[0])
-    return 1;
-  size_t bl = strlen(benchmark), dl = strlen(dataset);
-  char *full = malloc(bl + dl + 2);
-  if (!full)
-    return 1;
-  snprintf(full, bl + dl + 2, "%s/%s", benchmark, dataset);
-  int m = strstr(dl ? full : benchmark, o->filter) != NULL;
-  free(full);
-  return m;
+  bs__filter f;
+  bs__filter_parse(&f, o->filter);
+  return bs__filter_match(&f, benchmark, strlen(benchmark), dataset,
+                          strlen(dataset));
 }
 
 static bs_status new_case(rcase *rc, size_t k) {
@@ -258,7 +253,8 @@ static bs_status put_row(sched *s, size_t impl, const rcase *c, uint64_t n,
   w.max_rss_kib = a->maxrss_kib;
   if (per_call)
     *per_call = w.per_call_us;
-  bs_status st = bs__run_log_row(&s->log, &w, s->rss);
+  bs__run_cols cols = {1, s->rss, NULL};
+  bs_status st = bs__run_log_row(&s->log, &w, &cols);
   if (st)
     return bs_error_set(err, st, NULL, 0, "cannot build the log");
   s->r->nrows++;
@@ -530,11 +526,12 @@ static bs_status check_options(const bs_run_options *o, bs_error *err) {
                         "timeout must be positive)");
   if (o->fresh != BS_RUN_FRESH_RUN && o->fresh != BS_RUN_FRESH_BLOCK)
     return bs_error_set(err, BS_EUSAGE, NULL, 0, "bad run options (fresh)");
-  if (o->duet && o->mode == BS_RUN_GOOGLE_BENCHMARK)
+  if (o->duet && bs__adapter_for(o->mode))
     return bs_error_set(err, BS_EUSAGE, NULL, 0,
-                        "--duet cannot pair Google Benchmark programs (each "
-                        "sizes and times its own batches, so their batches "
-                        "cannot start together); use --lib or --cmd");
+                        "--duet cannot pair %s programs (each sizes and times "
+                        "its own batches, so their batches cannot start "
+                        "together); use --lib or --cmd",
+                        bs__adapter_for(o->mode)->title);
   if (o->duet && o->nimpls != 2)
     return bs_error_set(err, BS_EUSAGE, NULL, 0,
                         "--duet measures exactly two impls side by side, not "
@@ -551,6 +548,19 @@ static bs_status check_options(const bs_run_options *o, bs_error *err) {
                           bs__run_text(esc, sizeof esc, name));
     if (!o->impls[i].target || !o->impls[i].target[0])
       return bs_error_set(err, BS_EUSAGE, NULL, 0, "impl %s: nothing to run",
+                          bs__run_text(esc, sizeof esc, name));
+    const char *dir = o->impls[i].dir;
+    if (strlen(name) > BS__NAME_MAX ||
+        strlen(o->impls[i].target) > BS__TARGET_MAX ||
+        (dir && strlen(dir) > BS__NAME_MAX))
+      return bs_error_set(err, BS_EUSAGE, NULL, 0,
+                          "impl %s: its name or directory is over %d bytes, "
+                          "or its target over %d",
+                          bs__run_text(esc, sizeof esc, name), BS__NAME_MAX,
+                          BS__TARGET_MAX);
+    if (dir && o->mode == BS_RUN_LIBRARY)
+      return bs_error_set(err, BS_EUSAGE, NULL, 0,
+                          "impl %s: a library has no directory to run in",
                           bs__run_text(esc, sizeof esc, name));
     for (size_t j = 0; j < i; j++)
       if (!strcmp(o->impls[j].name, name))
@@ -575,8 +585,8 @@ bs_status bs_run_measure(const bs_run_options *o, bs_run_result *r,
   bs_status st = check_options(o, err);
   if (st)
     return st;
-  if (o->mode == BS_RUN_GOOGLE_BENCHMARK)
-    return bs__run_gbench(o, r, err);
+  if (bs__adapter_for(o->mode))
+    return bs__run_harness(o, r, err);
 
   sched s;
   memset(&s, 0, sizeof s);
@@ -646,7 +656,8 @@ bs_status bs_run_measure(const bs_run_options *o, bs_run_result *r,
     goto done;
   }
   r->ncases = s.ncases;
-  if ((st = bs__run_log_header(&s.log, s.rss))) {
+  bs__run_cols cols = {1, s.rss, NULL};
+  if ((st = bs__run_log_header(&s.log, &cols))) {
     st = bs_error_set(err, st, NULL, 0, "cannot build the log");
     goto done;
   }

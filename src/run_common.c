@@ -3,6 +3,7 @@
 
 #include "csvin.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,15 +102,20 @@ static bs_status put_field(bs__buf *b, const char *s) {
   return st ? st : bs__buf_putc(b, '"');
 }
 
-bs_status bs__run_log_header(bs__buf *b, int rss) {
-  return bs__buf_puts(b, rss ? "benchmark,dataset,scale,impl,run,block,phase,"
-                               "iterations,per_call_us,cpu_per_call_us,"
-                               "max_rss_kib\n"
-                             : "benchmark,dataset,scale,impl,run,block,phase,"
-                               "iterations,per_call_us,cpu_per_call_us\n");
+bs_status bs__run_log_header(bs__buf *b, const bs__run_cols *c) {
+  bs_status st = bs__buf_puts(b, "benchmark,dataset,scale,impl,run,block,"
+                                 "phase,iterations,per_call_us");
+  if (!st && c->cpu)
+    st = bs__buf_puts(b, ",cpu_per_call_us");
+  if (!st && c->rss)
+    st = bs__buf_puts(b, ",max_rss_kib");
+  for (size_t k = 0; !st && c->extra && c->extra[k]; k++)
+    st = bs__buf_printf(b, ",%s", c->extra[k]);
+  return st ? st : bs__buf_putc(b, '\n');
 }
 
-bs_status bs__run_log_row(bs__buf *b, const bs__run_row *w, int rss) {
+bs_status bs__run_log_row(bs__buf *b, const bs__run_row *w,
+                          const bs__run_cols *c) {
   bs_status st = put_field(b, w->benchmark);
   if (!st)
     st = bs__buf_putc(b, ',');
@@ -128,15 +134,68 @@ bs_status bs__run_log_row(bs__buf *b, const bs__run_row *w, int rss) {
     st = bs__buf_printf(b, ",%llu,%lld,confirm,%llu,%.17g",
                         (unsigned long long)w->run, w->block,
                         (unsigned long long)w->iterations, w->per_call_us);
-  if (!st)
+  if (!st && c->cpu)
     st = w->cpu_per_call_us >= 0
              ? bs__buf_printf(b, ",%.17g", w->cpu_per_call_us)
              : bs__buf_putc(b, ',');
-  if (!st && rss)
+  if (!st && c->rss)
     st = w->has_rss
              ? bs__buf_printf(b, ",%llu", (unsigned long long)w->max_rss_kib)
              : bs__buf_putc(b, ',');
+  for (size_t k = 0; !st && c->extra && c->extra[k]; k++)
+    st = w->extra && isfinite(w->extra[k])
+             ? bs__buf_printf(b, ",%.17g", w->extra[k])
+             : bs__buf_putc(b, ',');
   return st ? st : bs__buf_putc(b, '\n');
+}
+
+void bs__filter_parse(bs__filter *f, const char *s) {
+  memset(f, 0, sizeof *f);
+  f->text = s ? s : "";
+  f->len = strlen(f->text);
+  if (f->len && f->text[0] == '^') {
+    f->start = 1;
+    f->text++;
+    f->len--;
+  }
+  if (f->len && f->text[f->len - 1] == '$') {
+    f->end = 1;
+    f->len--;
+  }
+}
+
+int bs__filter_match(const bs__filter *f, const char *b, size_t bl,
+                     const char *d, size_t dl) {
+  if (!f || (!f->len && !f->start && !f->end))
+    return 1;
+  /* The name as one string: "benchmark/dataset" or "benchmark". */
+  size_t n = bl + (dl ? dl + 1 : 0);
+  char *name = malloc(n + 1);
+  if (!name)
+    return 0;
+  memcpy(name, b, bl);
+  if (dl) {
+    name[bl] = '/';
+    memcpy(name + bl + 1, d, dl);
+  }
+  name[n] = '\0';
+  int m;
+  if (f->len > n)
+    m = 0;
+  else if (f->start && f->end)
+    m = n == f->len && !memcmp(name, f->text, n);
+  else if (f->start)
+    m = !memcmp(name, f->text, f->len);
+  else if (f->end)
+    m = !memcmp(name + n - f->len, f->text, f->len);
+  else {
+    /* a substring: the literal without its NUL */
+    m = 0;
+    for (size_t i = 0; !m && i + f->len <= n; i++)
+      m = !memcmp(name + i, f->text, f->len);
+  }
+  free(name);
+  return m;
 }
 
 const char *bs__run_wait_text(char *out, size_t n, int st) {

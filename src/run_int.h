@@ -1,6 +1,6 @@
 /* benchsite: the measuring processes of library and command mode, and
- * the wire between them and benchsite (run.c, run_exec.c, run_child.c);
- * Google Benchmark mode (run_gbench.c). Private. */
+ * the wire between them and benchsite (run.c, run_exec.c, run_child.c).
+ * Harness modes are run_harness.h's. Private. */
 #ifndef BENCHSITE_RUN_INT_H
 #define BENCHSITE_RUN_INT_H
 
@@ -11,10 +11,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
-
-/* Google Benchmark mode (run_gbench.c). */
-bs_status bs__run_gbench(const bs_run_options *o, bs_run_result *r,
-                         bs_error *err);
 
 /* ---- the wire ------------------------------------------------------------
  * A measuring process is this program's own executable started again

@@ -1762,3 +1762,261 @@ Test(run_cmd, google_benchmark_names_over_4096_bytes_are_refused) {
   ts_run_free(&r);
   cr_expect(!ts_exists(log));
 }
+
+/* ---- harness adapters (issue 21): bad output, per adapter ---------------- */
+
+TestSuite(run_adapters, .fini = fini);
+
+/* A stand-in for a harness: a script that writes the file `content` as its
+ * report -- to standard output, or (pytest) to the --benchmark-json file
+ * it is given -- then exits with `status`. */
+static char *standin(const char *dir, const char *name, int to_json_file,
+                     const char *content, int status) {
+  char *path = ts_own(ts_path(dir, name));
+  char *text =
+      to_json_file
+          ? ts_pathf("#!/bin/sh\nfor a; do case $a in --benchmark-json=*) "
+                     "f=${a#--benchmark-json=};; esac; done\n"
+                     "cat '%s' > \"$f\"\nexit %d\n",
+                     content, status)
+          : ts_pathf("#!/bin/sh\ncat '%s'\nexit %d\n", content, status);
+  cr_assert_eq(ts_write(path, text), 0);
+  cr_assert_eq(chmod(path, 0755), 0);
+  return path;
+}
+
+typedef struct adapter_case {
+  const char *what;    /* the kind of bad output */
+  const char *content; /* the report ("@huge": 270 MB of zeros) */
+  int status;          /* the stand-in's exit status */
+  const char *want;    /* in the error, after "a: block 0 of run 0: " */
+} adapter_case;
+
+static void expect_refused(const char *option, int to_json_file,
+                           const adapter_case *cases, size_t n) {
+  char *dir = ts_own(ts_tmpdir("run_adapter_bad"));
+  char *log = ts_own(ts_path(dir, "log.csv"));
+  char *report = ts_own(ts_path(dir, "report"));
+  for (size_t i = 0; i < n; i++) {
+    char *prog;
+    if (!strcmp(cases[i].content, "@huge")) {
+      /* past the 256 MiB a report may hold */
+      prog = ts_own(ts_path(dir, "huge.sh"));
+      char *text =
+          to_json_file
+              ? ts_pathf("#!/bin/sh\nfor a; do case $a in --benchmark-json=*) "
+                         "f=${a#--benchmark-json=};; esac; done\n"
+                         "head -c 270000000 /dev/zero > \"$f\"\n")
+              : ts_pathf("#!/bin/sh\nhead -c 270000000 /dev/zero\n");
+      cr_assert_eq(ts_write(prog, text), 0);
+      cr_assert_eq(chmod(prog, 0755), 0);
+    } else {
+      cr_assert_eq(ts_write(report, cases[i].content), 0);
+      prog = standin(dir, "harness.sh", to_json_file, report, cases[i].status);
+    }
+    const char *args[] = {"run",  "--out",         log, "--blocks", "1",
+                          option, impl("a", prog), NULL};
+    ts_run r = run_cli(NULL, args);
+    cr_expect_eq(r.status, 2, "%s %s: %s", option, cases[i].what, r.err);
+    char *want = ts_pathf("benchsite: a: block 0 of run 0: %s", cases[i].want);
+    cr_expect(strstr(r.err, want), "%s %s: want \"%s\" in %s", option,
+              cases[i].what, want, r.err);
+    ts_run_free(&r);
+    cr_expect(!ts_exists(log), "%s %s: a log was written", option,
+              cases[i].what);
+    unlink(prog);
+    unlink(report);
+  }
+  cr_expect_eq(ts_count_entries(dir), 0);
+}
+
+#define GB_ENTRY(name)                                                         \
+  "{\"name\":\"" name "\",\"run_type\":\"iteration\",\"iterations\":10,"       \
+  "\"real_time\":3,\"cpu_time\":2,\"time_unit\":\"ms\"}"
+
+Test(run_adapters, google_benchmark_bad_output_is_refused_by_impl_and_block) {
+  static const adapter_case cases[] = {
+      {"malformed", "{\"benchmarks\": {}}", 0,
+       "its JSON has no \"benchmarks\" list"},
+      {"truncated", "{\"benchmarks\": [" GB_ENTRY("BM_a/1") ",", 0,
+       "cannot read its Google Benchmark JSON"},
+      {"empty", "", 0, "the program printed no Google Benchmark report"},
+      {"huge", "@huge", 0, "the program wrote more than 256 MiB"},
+      {"exit", "{\"benchmarks\": [" GB_ENTRY("BM_a/1") "]}", 3,
+       "the program exited with status 3"},
+      {"control", "{\"benchmarks\": [" GB_ENTRY("BM_a\\u001b[31m/1") "]}", 0,
+       "benchmark entry 0: its name holds a control character"},
+      {"separator", "{\"benchmarks\": [" GB_ENTRY("BM_a/x\\u2028y") "]}", 0,
+       "benchmark entry 0: its name holds a control character"},
+      {"nul", "{\"benchmarks\": [" GB_ENTRY("BM_a\\u0000/1") "]}", 0,
+       "cannot read its Google Benchmark JSON"},
+  };
+  expect_refused("--google-benchmark", 0, cases,
+                 sizeof cases / sizeof cases[0]);
+}
+
+#define PB_ENTRY(name, param)                                                  \
+  "{\"name\":\"" name "\",\"param\":" param ",\"stats\":{\"mean\":1.5e-06,"    \
+  "\"rounds\":10,\"iterations\":4}}"
+
+Test(run_adapters, pytest_benchmark_bad_output_is_refused_by_impl_and_block) {
+  static const adapter_case cases[] = {
+      {"malformed", "{\"benchmarks\": [" PB_ENTRY("test_a", "null") ",3]}", 0,
+       "benchmark entry 1 has no name"},
+      {"no stats", "{\"benchmarks\": [{\"name\":\"test_a\"}]}", 0,
+       "benchmark test_a: stats.mean, stats.rounds or stats.iterations "
+       "missing or out of range"},
+      {"truncated", "{\"benchmarks\": [" PB_ENTRY("test_a", "null"), 0,
+       "cannot read its pytest-benchmark JSON"},
+      {"empty", "", 0, "the program wrote no pytest-benchmark report"},
+      {"huge", "@huge", 0, "the program wrote a report of more than 256 MiB"},
+      {"exit", "{\"benchmarks\": [" PB_ENTRY("test_a", "null") "]}", 1,
+       "the program exited with status 1"},
+      {"control",
+       "{\"benchmarks\": [" PB_ENTRY("test_a[\\u0007]", "\"\\u0007\"") "]}", 0,
+       "benchmark entry 0: its name holds a control character"},
+  };
+  expect_refused("--pytest-benchmark", 1, cases,
+                 sizeof cases / sizeof cases[0]);
+}
+
+Test(run_adapters, go_bench_bad_output_is_refused_by_impl_and_block) {
+  static const adapter_case cases[] = {
+      {"malformed", "BenchmarkA-2 \t 100\t 12 furlongs\nPASS\n", 0,
+       "line 1 is not a benchmark result line"},
+      {"interleaved", "BenchmarkA-2 \thello\n  100\t 12 ns/op\nPASS\n", 0,
+       "line 2 is a result without its benchmark's name"},
+      {"truncated", "goos: linux\nBenchmarkA-2 \t 100\t 12 ns/op\n", 0,
+       "its output does not end with go's PASS line"},
+      {"empty", "", 0, "the program printed no go test -bench report"},
+      {"huge", "@huge", 0, "the program wrote more than 256 MiB"},
+      {"exit", "BenchmarkA-2 \t--- FAIL: BenchmarkA-2\nFAIL\nexit status 1\n",
+       1,
+       "the program exited with status 1 (its output ends: \"exit status "
+       "1\")"},
+      {"control", "BenchmarkA\x01x-2 \t 100\t 12 ns/op\nPASS\n", 0,
+       "benchmark entry 0: its name holds a control character"},
+  };
+  expect_refused("--go-bench", 0, cases, sizeof cases / sizeof cases[0]);
+}
+
+/* A stand-in that keeps its argv in `args_file` and reports three
+ * benchmarks, X/1, X/10 and X/11, in its harness's format. */
+static char *filter_standin(const char *dir, const char *kind,
+                            const char *args_file) {
+  char *path = ts_own(ts_path(dir, "harness.sh"));
+  const char *body = NULL;
+  if (!strcmp(kind, "gb"))
+    body = "echo '{\"benchmarks\":[" GB_ENTRY("BM_UFlat/1") "," GB_ENTRY(
+        "BM_UFlat/10") "," GB_ENTRY("BM_UFlat/11") "]}'\n";
+  else if (!strcmp(kind, "pytest"))
+    body =
+        "for a; do case $a in --benchmark-json=*) "
+        "f=${a#--benchmark-json=};; esac; done\n"
+        "echo '{\"benchmarks\":[" PB_ENTRY("test_u[1]", "\"1\"") "," PB_ENTRY(
+            "test_u[10]", "\"10\"") "," PB_ENTRY("test_u[11]",
+                                                 "\"11\"") "]}' > \"$f\"\n";
+  else
+    body =
+        "printf 'BenchmarkU/1-2 \\t 10\\t 5 ns/op\\nBenchmarkU/10-2 \\t 10\\t "
+        "5 ns/op\\nBenchmarkU/11-2 \\t 10\\t 5 ns/op\\nPASS\\n'\n";
+  char *text =
+      ts_pathf("#!/bin/sh\nprintf '%%s\\n' \"$@\" > '%s'\n%s", args_file, body);
+  cr_assert_eq(ts_write(path, text), 0);
+  cr_assert_eq(chmod(path, 0755), 0);
+  return path;
+}
+
+Test(run_adapters, an_anchored_filter_selects_one_case_in_every_adapter) {
+  static const struct {
+    const char *kind, *option, *filter, *arg, *keep;
+  } t[] = {
+      {"gb", "--google-benchmark", "^BM_UFlat/1$",
+       "--benchmark_filter=^BM_UFlat/1$", "\"BM_UFlat\",\"1\","},
+      {"pytest", "--pytest-benchmark", "^test_u/1$", "--benchmark-only",
+       "\"test_u\",\"1\","},
+      {"go", "--go-bench", "^BenchmarkU/1$", "-test.bench=^BenchmarkU$",
+       "\"BenchmarkU\",\"1\","},
+  };
+  for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+    char *dir = ts_own(ts_tmpdir("run_adapter_filter"));
+    char *log = ts_own(ts_path(dir, "log.csv"));
+    char *args_file = ts_own(ts_path(dir, "args"));
+    char *prog = filter_standin(dir, t[i].kind, args_file);
+    const char *args[] = {
+        "run",      "--out",     log,         "--blocks",      "2",
+        "--filter", t[i].filter, t[i].option, impl("a", prog), NULL};
+    ts_run r = run_cli(NULL, args);
+    cr_expect_eq(r.status, 0, "%s: %s", t[i].kind, r.err);
+    cr_expect(strstr(r.err, "1 case, 1 impl") ||
+                  strstr(r.out, "1 case, 1 impl"),
+              "%s: %s", t[i].kind, r.out);
+    ts_run_free(&r);
+    char *text = ts_own(ts_read(log, NULL));
+    cr_expect(strstr(text, t[i].keep), "%s: %s", t[i].kind, text);
+    cr_expect(!strstr(text, "\"10\"") && !strstr(text, "\"11\""), "%s: %s",
+              t[i].kind, text);
+    char *got = ts_own(ts_read(args_file, NULL));
+    char *want = ts_pathf("\n%s\n", t[i].arg);
+    cr_expect(strstr(got, want), "%s: %s", t[i].kind, got);
+  }
+}
+
+Test(run_adapters, harness_flags_per_adapter) {
+  /* What each adapter adds to the impl's command. */
+  static const struct {
+    const char *kind, *option, *filter, *want;
+  } t[] = {
+      {"pytest", "--pytest-benchmark", "u_1",
+       "--benchmark-only\n--benchmark-storage=file:///"},
+      {"pytest", "--pytest-benchmark", "u_1", "/storage\n-k\nu_1\n"},
+      {"pytest", "--pytest-benchmark", "u/1", "/storage\n"},
+      {"go", "--go-bench", "1",
+       "-test.run=^$\n-test.bench=.\n-test.count=1\n"
+       "-test.benchmem\n"},
+      {"go", "--go-bench", "^BenchmarkU", "-test.bench=^BenchmarkU\n"},
+      {"gb", "--google-benchmark", "-x$",
+       "--benchmark_repetitions=1\n--benchmark_filter=[-]x$\n"},
+  };
+  for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+    char *dir = ts_own(ts_tmpdir("run_adapter_flags"));
+    char *log = ts_own(ts_path(dir, "log.csv"));
+    char *args_file = ts_own(ts_path(dir, "args"));
+    char *prog = filter_standin(dir, t[i].kind, args_file);
+    const char *args[] = {
+        "run",      "--out",     log,         "--blocks",      "1",
+        "--filter", t[i].filter, t[i].option, impl("a", prog), NULL};
+    ts_run r = run_cli(NULL, args);
+    ts_run_free(&r);
+    char *got = ts_own(ts_read(args_file, NULL));
+    cr_expect(strstr(got, t[i].want), "%zu: want %s in %s", i, t[i].want, got);
+    if (!strcmp(t[i].kind, "pytest"))
+      cr_expect(!strncmp(got, "--benchmark-json=/", 18), "%zu: %s", i, got);
+  }
+}
+
+Test(run, an_anchored_filter_in_library_and_command_mode) {
+  char *dir = ts_own(ts_tmpdir("run_filter_anchor"));
+  char *log = ts_own(ts_path(dir, "log.csv"));
+  const char *exact[] = {
+      "run",      "--out",     log,     "--blocks",           "1",
+      "--filter", "^add/n=8$", "--lib", impl("a", lib("ok")), NULL};
+  ts_run r = run_cli(NULL, exact);
+  cr_expect_eq(r.status, 0, "%s", r.err);
+  ts_run_free(&r);
+  char *text = ts_own(ts_read(log, NULL));
+  cr_expect(strstr(text, "\"add\",\"n=8\"") && !strstr(text, "\"mul\""), "%s",
+            text);
+  const char *none[] = {
+      "run",      "--out", log,     "--blocks",           "1",
+      "--filter", "^dd",   "--lib", impl("a", lib("ok")), NULL};
+  r = run_cli(NULL, none);
+  cr_expect_eq(r.status, 2, "%s", r.err);
+  cr_expect(strstr(r.err, "no case matches --filter"), "%s", r.err);
+  ts_run_free(&r);
+  const char *cmd[] = {"run",      "--out",  log,     "--blocks", "1",
+                       "--filter", "^true$", "--cmd", "a=true",   NULL};
+  r = run_cli(NULL, cmd);
+  cr_expect_eq(r.status, 0, "%s", r.err);
+  ts_run_free(&r);
+}

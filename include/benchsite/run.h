@@ -15,10 +15,25 @@ extern "C" {
 #endif
 
 typedef enum bs_run_mode {
-  BS_RUN_LIBRARY = 0,     /* shared objects with benchsite/harness.h */
-  BS_RUN_COMMAND,         /* a command line, run n times per batch */
-  BS_RUN_GOOGLE_BENCHMARK /* a Google Benchmark program, once per block */
+  BS_RUN_LIBRARY = 0,      /* shared objects with benchsite/harness.h */
+  BS_RUN_COMMAND,          /* a command line, run n times per batch */
+  BS_RUN_GOOGLE_BENCHMARK, /* a Google Benchmark program, once per block */
+  BS_RUN_PYTEST_BENCHMARK, /* a pytest command (pytest-benchmark), once per
+                              block */
+  BS_RUN_GO_BENCH          /* go test -bench or a test binary, once per
+                              block */
 } bs_run_mode;
+
+/* 1 when `benchsite run` writes a log column of this name that is not
+ * one of the columns every log has: cpu_per_call_us, max_rss_kib, or an
+ * extra column of a harness adapter (go-bench: procs, bytes_per_op,
+ * allocs_per_op). `check` knows them; the log's reader ignores them. */
+int bs_run_writes_column(const char *name);
+
+/* The name of a harness mode -- "google-benchmark", "pytest-benchmark",
+ * "go-bench": its option and the manifest's `harness` -- or NULL for
+ * library and command mode. */
+const char *bs_run_harness_name(bs_run_mode mode);
 
 typedef struct bs_run_impl {
   const char *name;   /* the impl id of the log, non-empty, unique */

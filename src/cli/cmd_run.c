@@ -91,6 +91,9 @@ static const cli_opt opts[] = {{"out", 1, 0},
                                {"lib", 1, 1},
                                {"cmd", 1, 1},
                                {"google-benchmark", 1, 1},
+                               {"pytest-benchmark", 1, 1},
+                               {"go-bench", 1, 1},
+                               {"dir", 1, 1},
                                {"show-output", 0, 0},
                                {"benchmark", 1, 0},
                                {"dataset", 1, 0},
@@ -99,15 +102,22 @@ static const cli_opt opts[] = {{"out", 1, 0},
                                {"quiet", 0, 0},
                                CLI_MANIFEST_OPTS};
 
-/* Whether two impl targets are the same code: the same file (libraries)
- * or the same command line. */
-static int same_target(bs_run_mode mode, const char *a, const char *b) {
-  if (mode != BS_RUN_LIBRARY)
-    return !strcmp(a, b);
+/* Whether a and b are the same file (or, when either cannot be found,
+ * the same name). NULL is the current directory. */
+static int same_file(const char *a, const char *b) {
   struct stat sa, sb;
-  if (stat(a, &sa) || stat(b, &sb))
-    return !strcmp(a, b);
+  if (stat(a ? a : ".", &sa) || stat(b ? b : ".", &sb))
+    return !strcmp(a ? a : ".", b ? b : ".");
   return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* Whether two impls are the same code: the same library file, or the same
+ * command line run in the same directory. */
+static int same_target(bs_run_mode mode, const bs_run_impl *a,
+                       const bs_run_impl *b) {
+  if (mode == BS_RUN_LIBRARY)
+    return same_file(a->target, b->target);
+  return !strcmp(a->target, b->target) && same_file(a->dir, b->dir);
 }
 
 /* Refuses an output that is a file an impl reads (its library, its
@@ -162,9 +172,17 @@ static int on_progress(void *ctx, const bs_run_progress *r) {
 }
 
 int cli_cmd_run(int argc, char **argv) {
-  static const char *const kinds[] = {"lib", "cmd", "google-benchmark"};
+  /* One option per kind of impl: library, command, and a harness
+   * adapter's (named as the adapter is). */
   static const bs_run_mode modes[] = {BS_RUN_LIBRARY, BS_RUN_COMMAND,
-                                      BS_RUN_GOOGLE_BENCHMARK};
+                                      BS_RUN_GOOGLE_BENCHMARK,
+                                      BS_RUN_PYTEST_BENCHMARK, BS_RUN_GO_BENCH};
+  enum { NKINDS = sizeof modes / sizeof modes[0] };
+  const char *kinds[NKINDS];
+  for (size_t k = 0; k < NKINDS; k++)
+    kinds[k] = modes[k] == BS_RUN_LIBRARY   ? "lib"
+               : modes[k] == BS_RUN_COMMAND ? "cmd"
+                                            : bs_run_harness_name(modes[k]);
   cli_args a;
   bs_run_options o;
   bs_run_result res;
@@ -191,7 +209,7 @@ int cli_cmd_run(int argc, char **argv) {
 
   /* The impls: one kind, IMPL=TARGET each. */
   int kind = -1;
-  for (int k = 0; k < 3; k++) {
+  for (int k = 0; k < NKINDS; k++) {
     const char *const *v;
     size_t n = cli_getall(&a, kinds[k], &v);
     if (!n)
@@ -216,13 +234,14 @@ int cli_cmd_run(int argc, char **argv) {
       }
       impls[nimpls].name = names[nimpls];
       impls[nimpls].target = eq + 1;
+      impls[nimpls].dir = NULL;
       nimpls++;
     }
   }
   if (kind < 0) {
-    rc = cli_usage_error("run: nothing to measure: give --lib, --cmd or "
-                         "--google-benchmark IMPL=... (see benchsite run "
-                         "--help)");
+    rc = cli_usage_error("run: nothing to measure: give --lib, --cmd, "
+                         "--google-benchmark, --pytest-benchmark or "
+                         "--go-bench IMPL=... (see benchsite run --help)");
     goto done;
   }
   o.mode = modes[kind];
@@ -234,10 +253,43 @@ int cli_cmd_run(int argc, char **argv) {
     goto done;
   }
   if (o.mode == BS_RUN_LIBRARY && cli_flag(&a, "show-output")) {
-    rc = cli_usage_error("run: --show-output is for --cmd and "
-                         "--google-benchmark (a library's output is never "
-                         "captured)");
+    rc = cli_usage_error("run: --show-output is for commands and harnesses "
+                         "(a library's output is never captured)");
     goto done;
+  }
+  /* --dir IMPL=DIR: where that impl's commands run. */
+  const char *const *dirs;
+  size_t ndirs = cli_getall(&a, "dir", &dirs);
+  for (size_t d = 0; d < ndirs; d++) {
+    const char *eq = strchr(dirs[d], '=');
+    size_t i = 0;
+    while (eq && i < nimpls &&
+           (strlen(impls[i].name) != (size_t)(eq - dirs[d]) ||
+            strncmp(impls[i].name, dirs[d], (size_t)(eq - dirs[d]))))
+      i++;
+    struct stat sd;
+    if (!eq || !eq[1] || i == nimpls) {
+      rc = cli_usage_error("run: --dir \"%s\" is not IMPL=DIR for an impl "
+                           "of this run",
+                           dirs[d]);
+      goto done;
+    }
+    if (o.mode == BS_RUN_LIBRARY) {
+      rc = cli_usage_error("run: --dir is for commands and harnesses (a "
+                           "library is loaded, not run in a directory)");
+      goto done;
+    }
+    if (impls[i].dir) {
+      rc = cli_usage_error("run: --dir gives impl %s two directories",
+                           impls[i].name);
+      goto done;
+    }
+    if (stat(eq + 1, &sd) != 0 || !S_ISDIR(sd.st_mode)) {
+      rc = cli_usage_error("run: --dir %s: \"%s\" is not a directory",
+                           impls[i].name, eq + 1);
+      goto done;
+    }
+    impls[i].dir = eq + 1;
   }
 
   const char *fresh = cli_get(&a, "fresh");
@@ -245,9 +297,9 @@ int cli_cmd_run(int argc, char **argv) {
     rc = cli_usage_error("run: --fresh: \"%s\" is not run or block", fresh);
     goto done;
   }
-  if (fresh && o.mode == BS_RUN_GOOGLE_BENCHMARK) {
-    rc = cli_usage_error("run: --fresh is for --lib and --cmd (a Google "
-                         "Benchmark program is started anew every block)");
+  if (fresh && bs_run_harness_name(o.mode)) {
+    rc = cli_usage_error("run: --fresh is for --lib and --cmd (a harness "
+                         "is started anew every block)");
     goto done;
   }
   o.fresh =
@@ -306,15 +358,15 @@ int cli_cmd_run(int argc, char **argv) {
     cli_manifest_fill fill;
     memset(&fill, 0, sizeof fill);
     fill.protocol = protocol ? protocol : "Development";
-    if (nimpls >= 2 && same_target(o.mode, impls[0].target, impls[1].target)) {
+    if (nimpls >= 2 && same_target(o.mode, &impls[0], &impls[1])) {
       fill.aa_a = impls[0].name;
       fill.aa_b = impls[1].name;
     } else if (nimpls >= 2) {
       fill.baseline = impls[0].name;
       fill.candidate = impls[1].name;
     }
-    if (o.mode == BS_RUN_GOOGLE_BENCHMARK) {
-      fill.harness = "google-benchmark";
+    if (bs_run_harness_name(o.mode)) {
+      fill.harness = bs_run_harness_name(o.mode);
     } else {
       /* How it was measured: one batch size per case (what `check` then
        * holds the log to) and how often the measuring process is new. */
