@@ -152,6 +152,7 @@ static bs_status compare(bs_analysis *a, const bs_analysis_options *o,
     co.keep_bootstrap = 1;
   }
   co.seed = o->seed;
+  co.metric = o->metric;
   if ((st = bs_compare_run(a->log, base, cand, &co, &a->compare, &e)))
     return problem(a, o, st, &e, err);
   if (bs_compare_check_environment(a->compare, a->manifests, a->nmanifests))
@@ -181,6 +182,7 @@ static bs_status validate(bs_analysis *a, const bs_analysis_options *o,
   else
     bs_noise_options_init(&no);
   no.seed = o->seed;
+  no.metric = o->metric;
   if ((st = bs_noise_run(a->log, *aa_a, *aa_b, &no, &a->aa, &e)))
     return problem(a, o, st, &e, err);
   return BS_OK;
@@ -195,7 +197,7 @@ static bs_status tune(bs_analysis *a, const bs_analysis_options *o,
   bs_error e;
   bs_error_clear(&e);
   bs_tune_result *t = NULL;
-  bs_status st = bs_tune_run(a->log, a->seed, &t, &e);
+  bs_status st = bs_tune_run(a->log, a->metric, a->seed, &t, &e);
   if (st == BS_ENOMEM || (st && required))
     return problem(a, o, st, &e, err);
   if (!st) {
@@ -257,7 +259,17 @@ bs_status bs_analyse(const bs_log *log, const bs_manifest *const *manifests,
   a->manifests = mf;
   a->nmanifests = n;
   a->seed = o->seed;
+  a->metric = o->metric;
   bs_error_clear(&a->error);
+  /* A metric the log cannot give is a problem of the inputs as a whole,
+   * not of one analysis: it fails, even with keep_going. */
+  bs_status mst = bs_metric_check_direction(o->metric, err);
+  if (!mst)
+    mst = bs_log_require_metric(log, o->metric, err);
+  if (mst) {
+    bs_analysis_free(a);
+    return mst;
+  }
 
   unsigned want = o->sections
                       ? o->sections

@@ -40,6 +40,8 @@ bs_status bs_compare_options_check(const bs_compare_options *o, bs_error *err) {
   bs_status st = bs_bootstrap_check_level(o->level_pct, err);
   if (st)
     return st;
+  if ((st = bs_metric_check_direction(o->metric, err)))
+    return st;
   if (!(isfinite(o->threshold_pct) && o->threshold_pct > 0))
     return bs_error_set(err, BS_EUSAGE, NULL, 0,
                         "threshold must be a positive percentage");
@@ -90,7 +92,8 @@ void bs_compare_result_free(bs_compare_result *r) {
  * Returns BS_OK with out's series filled, or BS_EMISMATCH with the
  * unpaired rows described in err. */
 static bs_status pair_case(bs__keyed *kb, size_t nb, bs__keyed *kc, size_t nc,
-                           bs_case_compare *out, bs_error *err) {
+                           bs_metric metric, bs_case_compare *out,
+                           bs_error *err) {
   qsort(kb, nb, sizeof *kb, bs__keyed_cmp);
   qsort(kc, nc, sizeof *kc, bs__keyed_cmp);
   size_t i = 0, j = 0, m = 0;
@@ -141,8 +144,8 @@ static bs_status pair_case(bs__keyed *kb, size_t nb, bs__keyed *kc, size_t nc,
       !out->block_ids)
     return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
   for (size_t k = 0; k < m; k++) {
-    out->baseline[k] = kb[k].row->per_call_us;
-    out->candidate[k] = kc[k].row->per_call_us;
+    out->baseline[k] = kb[k].row->values[metric];
+    out->candidate[k] = kc[k].row->values[metric];
     out->delta[k] = out->candidate[k] - out->baseline[k];
     out->runs[k] = kb[k].run;
     out->block_ids[k] = kb[k].block;
@@ -164,12 +167,23 @@ static void decide(bs_case_compare *c, double delta) {
   c->significant_improvement = c->delta_pct <= -eff && c->ci_high_us < 0;
   c->family_significant_regression =
       c->significant_regression && c->holm_p <= BS_FAMILY_ALPHA;
+  /* Resolution (SPEC §2.9): U% >= delta_eff, the same threshold the gate
+   * uses, so a case either shows a regression of delta_eff, rules one
+   * out, or is inconclusive. */
+  c->inconclusive =
+      !c->significant_regression && bs_compare_upper_pct(c) >= eff;
+}
+
+double bs_compare_upper_pct(const bs_case_compare *c) {
+  return 100.0 * (c->ci_high_us / c->median_baseline_us);
 }
 
 static void recount(bs_compare_result *r) {
   r->regressions = r->improvements = r->family_regressions = 0;
+  r->inconclusive = 0;
   for (size_t i = 0; i < r->ncases; i++) {
     const bs_case_compare *c = &r->cases[i];
+    r->inconclusive += c->inconclusive != 0;
     r->regressions += c->significant_regression != 0;
     r->improvements += c->significant_improvement != 0;
     r->family_regressions += c->family_significant_regression != 0;
@@ -310,6 +324,8 @@ bs_status bs_compare_run(const bs_log *log, const char *baseline,
   if (!strcmp(baseline, candidate))
     return bs_error_set(err, BS_EUSAGE, NULL, 0,
                         "baseline and candidate are both \"%s\"", baseline);
+  if ((st = bs_log_require_metric(log, opt->metric, err)))
+    return st;
 
   bs_compare_result *r = calloc(1, sizeof *r);
   size_t ncase = bs_log_case_count(log);
@@ -353,7 +369,7 @@ bs_status bs_compare_run(const bs_log *log, const char *baseline,
     bs_case_compare *c = &r->cases[r->ncases++];
     c->benchmark = lc->benchmark;
     c->dataset = lc->dataset;
-    st = pair_case(bc.x, nb, bc.y, nc, c, err);
+    st = pair_case(bc.x, nb, bc.y, nc, opt->metric, c, err);
     if (st)
       goto fail;
     st = analyse_case(c, opt, err);
@@ -390,20 +406,28 @@ bs_status bs_compare_check_environment(bs_compare_result *r,
                             "no environment manifest: nobody can later tell "
                             "whether this run is comparable");
   const bs_manifest *first = manifests[0];
+  const char *unrec[BS_MANIFEST_NCOMPARABILITY];
+  size_t nu = bs_manifest_unrecorded(manifests, n, unrec);
   char missing[256] = "";
   size_t used = 0;
-  for (size_t k = 0; k < BS_MANIFEST_NCOMPARABILITY; k++) {
-    const char *key = bs_manifest_comparability_keys[k];
-    if (!bs_manifest_get(first, key)) {
-      int w = snprintf(missing + used, sizeof missing - used, "%s%s",
-                       used ? ", " : "", key);
-      if (w > 0 && (size_t)w < sizeof missing - used)
-        used += (size_t)w;
-    }
+  for (size_t k = 0; k < nu; k++) {
+    int w = snprintf(missing + used, sizeof missing - used, "%s%s",
+                     used ? ", " : "", unrec[k]);
+    if (w > 0 && (size_t)w < sizeof missing - used)
+      used += (size_t)w;
   }
-  if (used && bs__strlist_addf(&r->warnings, &r->nwarnings,
-                               "manifest %s lacks comparability keys: %s",
-                               bs_manifest_path(first), missing))
+  if (nu && n == 1 &&
+      bs__strlist_addf(&r->warnings, &r->nwarnings,
+                       "manifest %s lacks comparability keys: %s (a key "
+                       "nobody recorded counts as equal, so runs that "
+                       "differ in it cannot be told apart)",
+                       bs_manifest_path(first), missing))
+    return BS_ENOMEM;
+  if (nu && n > 1 &&
+      bs__strlist_addf(&r->warnings, &r->nwarnings,
+                       "comparability keys nobody recorded: %s (no manifest "
+                       "has them, so they count as equal)",
+                       missing))
     return BS_ENOMEM;
   for (size_t i = 1; i < n; i++) {
     const char *diff[BS_MANIFEST_NCOMPARABILITY];
@@ -413,8 +437,8 @@ bs_status bs_compare_check_environment(bs_compare_result *r,
     char keys[256] = "";
     size_t ku = 0;
     for (size_t k = 0; k < nd; k++) {
-      const char *va = bs_manifest_get(first, diff[k]);
-      const char *vb = bs_manifest_get(manifests[i], diff[k]);
+      const char *va = bs_manifest_comparability_value(first, diff[k]);
+      const char *vb = bs_manifest_comparability_value(manifests[i], diff[k]);
       int w = snprintf(keys + ku, sizeof keys - ku, "%s%s (\"%s\" vs \"%s\")",
                        ku ? ", " : "", diff[k], va ? va : "missing",
                        vb ? vb : "missing");

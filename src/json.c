@@ -39,6 +39,7 @@ static bs_status compare_case(bs__buf *b, const void *cases, size_t i) {
   if (c->has_noise_floor)
     bs__jobj_number(&o, "noise_floor_pct", c->noise_floor_pct);
   bs__jobj_bool(&o, "within_noise", c->within_noise);
+  bs__jobj_bool(&o, "inconclusive", c->inconclusive);
   if (bs__jobj_key(&o, "warnings"))
     o.st = bs__json_string_array(b, c->warnings, c->nwarnings);
   return bs__jobj_end(&o);
@@ -52,6 +53,7 @@ bs_status bs_json_compare(const bs_compare_result *r, const bs_manifest *env,
   bs__json_doc_begin(&j, &b, "benchsite.compare/1");
   bs__jobj_string(&j, "baseline", r->baseline);
   bs__jobj_string(&j, "candidate", r->candidate);
+  bs__jobj_string(&j, "metric", bs_metric_get(o->metric)->name);
   bs__jobj_string(&j, "mode", bs_mode_name(o->mode));
   bs__jobj_number(&j, "threshold_pct", o->threshold_pct);
   bs__jobj_u64(&j, "resamples", o->resamples);
@@ -61,6 +63,7 @@ bs_status bs_json_compare(const bs_compare_result *r, const bs_manifest *env,
   bs__jobj_u64(&j, "family_regressions", r->family_regressions);
   bs__jobj_bool(&j, "family_wise",
                 o->family_wise && o->mode == BS_MODE_CONFIRMATORY);
+  bs__jobj_u64(&j, "inconclusive", r->inconclusive);
   if (bs__jobj_key(&j, "environment"))
     j.st = bs__json_manifest(&b, env, 4);
   bs__jobj_objects(&j, "cases", r->ncases, compare_case, r->cases);
@@ -116,6 +119,7 @@ bs_status bs_json_tune(const bs_tune_result *r, char **out, size_t *len,
   bs__buf b;
   bs__jobj j;
   bs__json_doc_begin(&j, &b, "benchsite.tune/1");
+  bs__jobj_string(&j, "metric", bs_metric_get(r->metric)->name);
   bs__jobj_objects(&j, "best", r->ncases, tune_case, r->cases);
   bs__jobj_objects(&j, "crossovers", r->ncrossovers, crossover, r->crossovers);
   return bs__json_doc_end(&j, out, len, err);

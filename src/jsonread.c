@@ -23,6 +23,8 @@ typedef struct jparser {
   bs__arena *arena; /* the tree's strings and keys */
   bs__buf scratch;  /* a string being decoded */
   size_t bytes;     /* memory the tree holds so far */
+  size_t max_bytes; /* the most it may hold */
+  void *ctx;        /* for the filters' `each` */
 } jparser;
 
 /* A parsed tree: the root and the arena its strings live in. */
@@ -60,13 +62,13 @@ static bs_status nomem(jparser *j) {
   return j->status;
 }
 
-/* Counts n more bytes of tree; fails past BS__JSON_MAX_MEMORY. */
+/* Counts n more bytes of tree; fails past j->max_bytes. */
 static bs_status charge(jparser *j, size_t n) {
-  if (n > BS__JSON_MAX_MEMORY - j->bytes) {
+  if (n > j->max_bytes - j->bytes) {
     if (!j->status) {
       bs_error_set(j->err, BS_ELIMIT, j->name, j->line,
-                   "the JSON needs more than %zu MiB of memory",
-                   BS__JSON_MAX_MEMORY >> 20);
+                   "the JSON needs more than %zu bytes of memory",
+                   j->max_bytes);
       j->status = BS_ELIMIT;
     }
     return j->status;
@@ -182,8 +184,8 @@ static size_t utf8_seq(const unsigned char *p, const unsigned char *end) {
 }
 
 /* Parses a string at the opening quote into a NUL-terminated copy in the
- * tree's arena. */
-static bs_status parse_string(jparser *j, char **out, size_t *len) {
+ * tree's arena; with keep 0, only into j->scratch (*out NULL). */
+static bs_status parse_string(jparser *j, char **out, size_t *len, int keep) {
   bs__buf b = j->scratch;
   bs__buf_reset(&b);
   j->p++; /* opening quote */
@@ -286,6 +288,11 @@ static bs_status parse_string(jparser *j, char **out, size_t *len) {
   j->scratch = b;
   if (st)
     return st;
+  *len = b.len;
+  if (!keep) {
+    *out = NULL;
+    return BS_OK;
+  }
   /* The arena rounds every string up to 16 bytes. */
   if (charge(j, b.len + 16))
     return j->status;
@@ -342,7 +349,12 @@ static bs_status parse_number(jparser *j, double *out) {
   return BS_OK;
 }
 
-static bs_status parse_value(jparser *j, bs__jvalue *v, int depth);
+/* The filter of a value that is read and dropped. */
+const bs__jfilter bs__json_drop;
+#define DISCARD bs__json_drop
+
+static bs_status parse_value(jparser *j, bs__jvalue *v, int depth,
+                             const bs__jfilter *f);
 
 static bs_status grow(jparser *j, bs__jvalue *v, size_t *cap, int keys) {
   if (v->n < *cap)
@@ -407,9 +419,53 @@ static int after_item(jparser *j, int close, const char *trailing,
   return -1;
 }
 
-static bs_status parse_array(jparser *j, bs__jvalue *v, int depth) {
+static void release(bs__jvalue *v);
+
+/* Reads one element of an array whose filter has `each`, hands it over and
+ * frees it: its strings go to an arena of their own, so nothing of it
+ * stays. */
+static bs_status each_item(jparser *j, int depth, const bs__jfilter *f) {
+  bs__jvalue tmp;
+  memset(&tmp, 0, sizeof tmp);
+  bs__arena item_arena, *tree_arena = j->arena;
+  bs__arena_init(&item_arena);
+  j->arena = &item_arena;
+  size_t bytes = j->bytes;
+  bs_status st = parse_value(j, &tmp, depth + 1, f->items);
+  j->arena = tree_arena;
+  if (!st && (st = f->each(j->ctx, &tmp, j->err)))
+    j->status = st;
+  release(&tmp);
+  bs__arena_release(&item_arena);
+  j->bytes = bytes;
+  return j->status;
+}
+
+/* One more packed number in v (BS__JNUMBERS). */
+static bs_status push_number(jparser *j, bs__jvalue *v, size_t *cap, double x) {
+  if (v->nnumbers == *cap) {
+    size_t nc = bs__grow_cap(*cap, v->nnumbers + 1, 16, sizeof(double));
+    if (!nc)
+      return nomem(j);
+    if (charge(j, (nc - *cap) * sizeof(double)))
+      return j->status;
+    double *t = realloc(v->numbers, nc * sizeof *t);
+    if (!t)
+      return nomem(j);
+    v->numbers = t;
+    *cap = nc;
+  }
+  v->numbers[v->nnumbers++] = x;
+  return BS_OK;
+}
+
+static bs_status parse_array(jparser *j, bs__jvalue *v, int depth,
+                             const bs__jfilter *f) {
   size_t cap = 0;
-  v->type = BS__JARRAY;
+  int discard = f == &DISCARD, packed = f && !discard && f->numbers;
+  /* Elements dropped one by one leave an empty array, not empty nodes. */
+  int drop_items = f && !discard && !packed && f->items == &DISCARD;
+  v->type = packed ? BS__JNUMBERS : BS__JARRAY;
   j->p++;
   skip_ws(j);
   if (j->p < j->end && *j->p == ']') {
@@ -417,18 +473,34 @@ static bs_status parse_array(jparser *j, bs__jvalue *v, int depth) {
     return BS_OK;
   }
   for (;;) {
-    if (grow(j, v, &cap, 0))
-      return j->status;
-    bs__jvalue *item = &v->items[v->n];
-    memset(item, 0, sizeof *item);
-    v->n++;
     skip_ws(j);
-    if (parse_value(j, item, depth + 1))
-      return j->status;
+    if (!discard && !packed && f && f->each) {
+      if (each_item(j, depth, f))
+        return j->status;
+    } else if (discard || packed || drop_items) {
+      /* Nothing of the element stays in the tree but a packed number. */
+      bs__jvalue tmp;
+      memset(&tmp, 0, sizeof tmp);
+      if (packed &&
+          !(j->p < j->end && (*j->p == '-' || (*j->p >= '0' && *j->p <= '9'))))
+        return fail(j, "expected a number in an array of numbers");
+      if (parse_value(j, &tmp, depth + 1, &DISCARD))
+        return j->status;
+      if (packed && push_number(j, v, &cap, tmp.number))
+        return j->status;
+    } else {
+      if (grow(j, v, &cap, 0))
+        return j->status;
+      bs__jvalue *item = &v->items[v->n];
+      memset(item, 0, sizeof *item);
+      v->n++;
+      if (parse_value(j, item, depth + 1, f ? f->items : NULL))
+        return j->status;
+    }
     int more = after_item(j, ']', "trailing comma in an array",
                           "expected ',' or ']' in an array");
     if (more <= 0) {
-      if (!more)
+      if (!more && !discard && !packed && v->items)
         shrink(j, v, cap);
       return more ? j->status : BS_OK;
     }
@@ -448,7 +520,7 @@ static bs_status parse_members(jparser *j, bs__jvalue *v, int depth,
       return j->status;
     char *key = NULL;
     size_t klen = 0;
-    if (parse_string(j, &key, &klen))
+    if (parse_string(j, &key, &klen, 1))
       return j->status;
     if (!key)
       return nomem(j);
@@ -479,7 +551,7 @@ static bs_status parse_members(jparser *j, bs__jvalue *v, int depth,
       return fail(j, "expected ':' after a key");
     j->p++;
     skip_ws(j);
-    if (parse_value(j, item, depth + 1))
+    if (parse_value(j, item, depth + 1, NULL))
       return j->status;
     int more = after_item(j, '}', "trailing comma in an object",
                           "expected ',' or '}' in an object");
@@ -491,7 +563,73 @@ static bs_status parse_members(jparser *j, bs__jvalue *v, int depth,
   }
 }
 
-static bs_status parse_object(jparser *j, bs__jvalue *v, int depth) {
+/* The members of an object read through filter f (or dropped, for
+ * DISCARD): every key goes through `seen` to find duplicates, only the
+ * kept members enter v. */
+static bs_status parse_members_filtered(jparser *j, bs__jvalue *v, int depth,
+                                        const bs__jfilter *f, size_t *cap,
+                                        bs__strset *seen) {
+  int discard = f == &DISCARD;
+  for (;;) {
+    skip_ws(j);
+    if (j->p >= j->end || *j->p != '"')
+      return fail(j, "expected a string key in an object");
+    char *unused = NULL;
+    size_t klen = 0;
+    if (parse_string(j, &unused, &klen, 0))
+      return j->status;
+    /* The key is in j->scratch until the next string is read. */
+    const char *key = j->scratch.data ? j->scratch.data : "";
+    int r = bs__strset_put(seen, key, klen, 0, NULL);
+    if (r < 0)
+      return nomem(j);
+    if (r == 0)
+      return fail(j, "duplicate key in an object");
+    const bs__jfilter *mf = &DISCARD;
+    if (!discard) {
+      mf = NULL;
+      if (f->keys) {
+        mf = &DISCARD;
+        for (size_t i = 0; f->keys[i]; i++) {
+          if (strlen(f->keys[i]) == klen && !memcmp(f->keys[i], key, klen)) {
+            mf = f->members ? f->members[i] : NULL;
+            break;
+          }
+        }
+      }
+    }
+    bs__jvalue tmp, *item = &tmp;
+    memset(&tmp, 0, sizeof tmp);
+    if (mf != &DISCARD) {
+      if (grow(j, v, cap, 1) || charge(j, klen + 16))
+        return j->status;
+      char *copy = bs__arena_strndup(j->arena, key, klen);
+      if (!copy)
+        return nomem(j);
+      item = &v->items[v->n];
+      memset(item, 0, sizeof *item);
+      v->keys[v->n] = copy;
+      v->n++;
+    }
+    skip_ws(j);
+    if (j->p >= j->end || *j->p != ':')
+      return fail(j, "expected ':' after a key");
+    j->p++;
+    skip_ws(j);
+    if (parse_value(j, item, depth + 1, mf))
+      return j->status;
+    int more = after_item(j, '}', "trailing comma in an object",
+                          "expected ',' or '}' in an object");
+    if (more <= 0) {
+      if (!more && !discard)
+        shrink(j, v, *cap);
+      return more ? j->status : BS_OK;
+    }
+  }
+}
+
+static bs_status parse_object(jparser *j, bs__jvalue *v, int depth,
+                              const bs__jfilter *f) {
   size_t cap = 0;
   v->type = BS__JOBJECT;
   j->p++;
@@ -502,12 +640,14 @@ static bs_status parse_object(jparser *j, bs__jvalue *v, int depth) {
   }
   bs__strset seen;
   bs__strset_init(&seen);
-  bs_status st = parse_members(j, v, depth, &cap, &seen);
+  bs_status st = f ? parse_members_filtered(j, v, depth, f, &cap, &seen)
+                   : parse_members(j, v, depth, &cap, &seen);
   bs__strset_release(&seen);
   return st;
 }
 
-static bs_status parse_value(jparser *j, bs__jvalue *v, int depth) {
+static bs_status parse_value(jparser *j, bs__jvalue *v, int depth,
+                             const bs__jfilter *f) {
   if (depth > BS__JSON_MAX_DEPTH)
     return fail(j, "nested too deeply");
   v->line = (int32_t)j->line;
@@ -517,12 +657,12 @@ static bs_status parse_value(jparser *j, bs__jvalue *v, int depth) {
     return fail(j, "unexpected end of input");
   switch (*j->p) {
   case '{':
-    return parse_object(j, v, depth);
+    return parse_object(j, v, depth, f);
   case '[':
-    return parse_array(j, v, depth);
+    return parse_array(j, v, depth, f);
   case '"':
     v->type = BS__JSTRING;
-    return parse_string(j, &v->string, &v->len);
+    return parse_string(j, &v->string, &v->len, f != &DISCARD);
   case 't':
   case 'f':
   case 'n':
@@ -545,6 +685,10 @@ static bs_status parse_value(jparser *j, bs__jvalue *v, int depth) {
 }
 
 static void release(bs__jvalue *v) {
+  if (v->type == BS__JNUMBERS) {
+    free(v->numbers);
+    return;
+  }
   if (v->type != BS__JARRAY && v->type != BS__JOBJECT)
     return;
   for (size_t i = 0; i < v->n; i++)
@@ -564,6 +708,13 @@ void bs__json_free(bs__jvalue *v) {
 
 bs_status bs__json_parse(const char *name, const char *text, size_t len,
                          bs__jvalue **out, bs_error *err) {
+  return bs__json_parse_filtered(name, text, len, NULL, NULL, 0, out, err);
+}
+
+bs_status bs__json_parse_filtered(const char *name, const char *text,
+                                  size_t len, const bs__jfilter *filter,
+                                  void *ctx, size_t max_memory,
+                                  bs__jvalue **out, bs_error *err) {
   *out = NULL;
   jparser j;
   j.name = name;
@@ -573,6 +724,10 @@ bs_status bs__json_parse(const char *name, const char *text, size_t len,
   j.err = err;
   j.status = BS_OK;
   j.bytes = 0;
+  j.max_bytes = max_memory && max_memory < BS__JSON_MAX_MEMORY
+                    ? max_memory
+                    : BS__JSON_MAX_MEMORY;
+  j.ctx = ctx;
   jtree *t = calloc(1, sizeof *t);
   if (!t)
     return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
@@ -583,7 +738,7 @@ bs_status bs__json_parse(const char *name, const char *text, size_t len,
   /* A UTF-8 byte order mark is not JSON (RFC 8259 §8.1 lets a parser
    * ignore it; strict means refusing it). */
   skip_ws(&j);
-  if (!parse_value(&j, v, 0)) {
+  if (!parse_value(&j, v, 0, filter)) {
     skip_ws(&j);
     if (j.p != j.end)
       fail(&j, "unexpected text after the JSON value");

@@ -19,7 +19,8 @@ typedef enum bs__jtype {
   BS__JNUMBER,
   BS__JSTRING,
   BS__JARRAY,
-  BS__JOBJECT
+  BS__JOBJECT,
+  BS__JNUMBERS /* an array of numbers, packed (bs__jfilter.numbers) */
 } bs__jtype;
 
 typedef struct bs__jvalue bs__jvalue;
@@ -41,6 +42,11 @@ struct bs__jvalue {
       char **keys;
       size_t n;
     };
+    /* BS__JNUMBERS: nnumbers finite numbers. */
+    struct {
+      double *numbers;
+      size_t nnumbers;
+    };
   };
 };
 
@@ -56,6 +62,40 @@ struct bs__jvalue {
  * BS_ENOMEM, and *out is NULL. */
 bs_status bs__json_parse(const char *name, const char *text, size_t len,
                          bs__jvalue **out, bs_error *err);
+
+/* Which parts of a document a reader keeps. Applied to a value: an object
+ * keeps only the members named in `keys` (NULL-terminated; NULL keeps
+ * every member), member keys[i] filtered by members[i] (`members` NULL, or
+ * an entry NULL: kept whole; bs__json_drop: dropped); an array applies
+ * `items` to each element (NULL: kept whole); `numbers` makes an array of
+ * numbers a packed BS__JNUMBERS value (8 bytes an element instead of a
+ * 32-byte node; any other element is an error); `each`, on an array,
+ * hands every element, filtered by `items`, to each(ctx, element, err) as
+ * soon as it is read and then frees it (the array stays empty): a
+ * non-zero return (with err set) stops the parse with that status.
+ * Everything else is read and checked as strictly as bs__json_parse
+ * checks it, then dropped: the tree's memory follows what is kept, not
+ * the length of the text. */
+typedef struct bs__jfilter bs__jfilter;
+struct bs__jfilter {
+  const char *const *keys;
+  const bs__jfilter *const *members;
+  const bs__jfilter *items;
+  int numbers;
+  bs_status (*each)(void *ctx, const bs__jvalue *item, bs_error *err);
+};
+
+/* A filter that keeps nothing of a value (it is still checked). */
+extern const bs__jfilter bs__json_drop;
+
+/* bs__json_parse keeping only what `filter` names (NULL: everything);
+ * `ctx` goes to the filters' `each`. The tree may take at most
+ * `max_memory` bytes (0: BS__JSON_MAX_MEMORY; never more), counting an
+ * element handed to `each` only while it is being read. */
+bs_status bs__json_parse_filtered(const char *name, const char *text,
+                                  size_t len, const bs__jfilter *filter,
+                                  void *ctx, size_t max_memory,
+                                  bs__jvalue **out, bs_error *err);
 
 /* NULL is a no-op. */
 void bs__json_free(bs__jvalue *v);

@@ -14,7 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The columns SPEC §1.1 knows, in the order their values are checked. */
+/* The columns SPEC §1.1 knows, in the order their values are checked:
+ * the case and its keys, then one column per metric, in the order of the
+ * metric table (benchsite/metric.h), which names them. */
 enum {
   COL_BENCHMARK,
   COL_DATASET,
@@ -24,13 +26,19 @@ enum {
   COL_BLOCK,
   COL_PHASE,
   COL_ITERATIONS,
-  COL_PER_CALL_US,
-  NKNOWN
+  COL_METRIC, /* the first metric column: COL_METRIC + m */
+  NKNOWN = COL_METRIC + BS_METRIC_COUNT
 };
+#define COL_PER_CALL_US (COL_METRIC + BS_METRIC_WALL)
 
-static const char *const known_names[NKNOWN] = {
-    "benchmark", "dataset", "scale",      "impl",       "run",
-    "block",     "phase",   "iterations", "per_call_us"};
+static const char *const key_names[COL_METRIC] = {
+    "benchmark", "dataset", "scale", "impl",
+    "run",       "block",   "phase", "iterations"};
+
+static const char *col_name(int k) {
+  return k < COL_METRIC ? key_names[k]
+                        : bs_metric_get((bs_metric)(k - COL_METRIC))->column;
+}
 
 #define QBUF BS__QUOTE_BUF
 /* Names remembered per column (impl ids alternate block by block). */
@@ -97,6 +105,12 @@ struct bs_log {
 
   bs_log_column *unknown;
   size_t nunknown, unknown_cap;
+
+  /* Per metric, the first confirm row without a value (EMPTY: none), and
+   * whether its file has no such column. A failed read forgets rows from
+   * old_rows on, and with them any first row among them. */
+  size_t lacking[BS_METRIC_COUNT];
+  int lacking_column[BS_METRIC_COUNT];
 };
 
 /* ---- hashing ---- */
@@ -505,9 +519,8 @@ static void data_field(reader *r, int k, const char *f, size_t len) {
     r->vstr[k] = intern_col(r, k, f, len);
     return;
   case COL_SCALE:
-  case COL_PER_CALL_US:
     r->vst[k] = bs__num_double(f, len, &r->vnum[k]);
-    keep = k == COL_SCALE || r->vst[k] || !(r->vnum[k] > 0);
+    keep = 1;
     break;
   case COL_PHASE:
     r->phase_ok = 1;
@@ -520,10 +533,19 @@ static void data_field(reader *r, int k, const char *f, size_t len) {
       keep = 1;
     }
     break;
-  default: /* run, block, iterations */
+  case COL_RUN:
+  case COL_BLOCK:
+  case COL_ITERATIONS:
     r->vst[k] = bs__num_u64(f, len, &r->vint[k]);
     keep = r->vst[k] || (k == COL_ITERATIONS && r->vint[k] == 0) ||
            (k == COL_BLOCK && r->vint[k] > (uint64_t)INT64_MAX);
+    break;
+  default: /* a metric: a finite number, > 0 or >= 0 as its table says */
+    r->vst[k] = bs__num_double(f, len, &r->vnum[k]);
+    keep = r->vst[k] ||
+           !(r->vnum[k] > 0 ||
+             (r->vnum[k] == 0 &&
+              bs_metric_get((bs_metric)(k - COL_METRIC))->zero_allowed));
     break;
   }
   if (keep)
@@ -648,10 +670,10 @@ static void header_record(reader *r) {
   for (size_t k = 0; k < NKNOWN; k++)
     r->colof[k] = -1;
   for (size_t i = 0; i < n; i++) {
-    size_t k = 0;
-    while (k < NKNOWN && strcmp(r->colname[i], known_names[k]) != 0)
+    int k = 0;
+    while (k < NKNOWN && strcmp(r->colname[i], col_name(k)) != 0)
       k++;
-    r->colkind[i] = k < NKNOWN ? (int)k : -1;
+    r->colkind[i] = k < NKNOWN ? k : -1;
     if (k < NKNOWN) {
       r->colof[k] = (long)i;
     } else if (add_unknown(log, r->file, r->colname[i], i + 1)) {
@@ -660,11 +682,13 @@ static void header_record(reader *r) {
       return;
     }
   }
-  static const int required[] = {COL_BENCHMARK, COL_IMPL, COL_PER_CALL_US};
-  for (size_t i = 0; i < sizeof required / sizeof required[0]; i++) {
-    if (r->colof[required[i]] < 0) {
+  for (int k = 0; k < NKNOWN; k++) {
+    int required = k == COL_BENCHMARK || k == COL_IMPL ||
+                   (k >= COL_METRIC &&
+                    bs_metric_get((bs_metric)(k - COL_METRIC))->required);
+    if (required && r->colof[k] < 0) {
       FAIL(r, BS_EINPUT, r->in.rec_line, 0, "missing required column \"%s\"",
-           known_names[required[i]]);
+           col_name(k));
       return;
     }
   }
@@ -709,7 +733,7 @@ static const char *raw(reader *r, int k) {
 static void bad_value(reader *r, int k, const char *what, const char *why) {
   char q[QBUF];
   FAIL(r, BS_EINPUT, r->in.rec_line, r->colof[k] + 1, "column %s: %s %s%s",
-       known_names[k], bs__csvin_quote(q, raw(r, k), r->vlen[k], 1), what, why);
+       col_name(k), bs__csvin_quote(q, raw(r, k), r->vlen[k], 1), what, why);
 }
 
 /* A positive finite number. */
@@ -717,6 +741,14 @@ static int check_positive(reader *r, int k) {
   if (r->vst[k] == BS__NUM_OK && r->vnum[k] > 0)
     return 0;
   bad_value(r, k, "is not a positive number", bs__num_reason(r->vst[k]));
+  return -1;
+}
+
+/* A finite number >= 0. */
+static int check_nonnegative(reader *r, int k) {
+  if (r->vst[k] == BS__NUM_OK && r->vnum[k] >= 0)
+    return 0;
+  bad_value(r, k, "is not a non-negative number", bs__num_reason(r->vst[k]));
   return -1;
 }
 
@@ -833,14 +865,21 @@ static void data_record(reader *r) {
       return;
     }
   }
-  if (!has(r, COL_PER_CALL_US)) {
-    FAIL(r, BS_EINPUT, r->in.rec_line, r->colof[COL_PER_CALL_US] + 1,
-         "column per_call_us: must not be empty");
-    return;
+  for (int m = 0; m < BS_METRIC_COUNT; m++) {
+    const bs_metric_info *mi = bs_metric_get((bs_metric)m);
+    int k = COL_METRIC + m;
+    if (!has(r, k)) {
+      if (!mi->required)
+        continue; /* a row without it: refused only by an analysis of m */
+      FAIL(r, BS_EINPUT, r->in.rec_line, r->colof[k] + 1,
+           "column %s: must not be empty", mi->column);
+      return;
+    }
+    if (mi->zero_allowed ? check_nonnegative(r, k) : check_positive(r, k))
+      return;
+    row.values[m] = r->vnum[k] + 0.0; /* no -0 */
+    row.metrics |= 1u << m;
   }
-  if (check_positive(r, COL_PER_CALL_US))
-    return;
-  row.per_call_us = r->vnum[COL_PER_CALL_US];
   if (row.phase == BS_PHASE_CONFIRM && row.block < 0) {
     FAIL(r, BS_EINPUT, r->in.rec_line, r->colof[COL_BLOCK] + 1,
          "column block: missing for a confirm row");
@@ -900,6 +939,12 @@ static void data_record(reader *r) {
   }
   if (ce->nrows == 0)
     ce->first_row = id;
+  for (int m = 0; m < BS_METRIC_COUNT && row.phase == BS_PHASE_CONFIRM; m++) {
+    if (!(row.metrics & (1u << m)) && log->lacking[m] == EMPTY) {
+      log->lacking[m] = id;
+      log->lacking_column[m] = r->colof[COL_METRIC + m] < 0;
+    }
+  }
   log->rows[id] = row;
   log->row_case[id] = cid;
   log->nrows++;
@@ -1010,6 +1055,8 @@ bs_log *bs_log_new(void) {
     return NULL;
   bs__arena_init(&log->arena);
   bs_log_set_limits(log, NULL);
+  for (int m = 0; m < BS_METRIC_COUNT; m++)
+    log->lacking[m] = EMPTY;
   int local = 0;
   log->seed = bs__mix64((uint64_t)(uintptr_t)log ^
                         bs__mix64((uint64_t)(uintptr_t)&local) ^
@@ -1097,6 +1144,9 @@ static bs_status read_log(bs_log *log, const char *name, source src,
       free(log->cases[i].dup);
       log->dup_bytes -= log->cases[i].dup_cap * sizeof(dup_slot);
     }
+    for (int m = 0; m < BS_METRIC_COUNT; m++)
+      if (log->lacking[m] != EMPTY && log->lacking[m] >= old_rows)
+        log->lacking[m] = EMPTY;
     log->nrows = old_rows;
     log->ncases = old_cases;
     log->nunknown = old_unknown;
@@ -1133,6 +1183,33 @@ size_t bs_log_case_count(const bs_log *log) { return log->nindex; }
 
 const bs_case *bs_log_case(const bs_log *log, size_t i) {
   return i < log->nindex ? &log->index[i] : NULL;
+}
+
+const bs_row *bs_log_lacking(const bs_log *log, bs_metric m) {
+  if ((unsigned)m >= BS_METRIC_COUNT || log->lacking[m] == EMPTY)
+    return NULL;
+  return &log->rows[log->lacking[m]];
+}
+
+bs_status bs_log_require_metric(const bs_log *log, bs_metric m, bs_error *err) {
+  const bs_metric_info *mi = bs_metric_get(m);
+  if (!mi)
+    return bs_error_set(err, BS_EUSAGE, NULL, 0, "unknown metric %d", (int)m);
+  const bs_row *row = bs_log_lacking(log, m);
+  if (!row)
+    return BS_OK;
+  char path[BS__PATH_BUF];
+  if (log->lacking_column[m])
+    return bs_error_set(err, BS_EINPUT, bs__csvin_path(path, row->file),
+                        row->line,
+                        "confirm row has no %s: the file has no column %s, "
+                        "and metric %s (%s) needs it on every confirm row",
+                        mi->column, mi->column, mi->name, mi->quantity);
+  return bs_error_set(err, BS_EINPUT, bs__csvin_path(path, row->file),
+                      row->line,
+                      "column %s: empty, and metric %s (%s) needs it on "
+                      "every confirm row",
+                      mi->column, mi->name, mi->quantity);
 }
 
 size_t bs_log_unknown_count(const bs_log *log) { return log->nunknown; }

@@ -12,7 +12,14 @@
 #include <string.h>
 
 const char *const bs_manifest_comparability_keys[BS_MANIFEST_NCOMPARABILITY] = {
-    "target", "profile", "dtype", "machine", "frequency_policy", "protocol"};
+    "target",           "profile",  "dtype", "machine",
+    "frequency_policy", "protocol", "duet"};
+
+/* Keys whose absence means a known value: runs before duet mode existed,
+ * and sequential runs since, do not record "duet". */
+static const struct {
+  const char *key, *value;
+} comparability_defaults[] = {{"duet", "0"}};
 
 /* Caps for hostile input: a manifest is a handful of short lines, and every
  * entry is shown in every report, so these are far below the log's. */
@@ -286,13 +293,44 @@ const char *bs_manifest_get(const bs_manifest *m, const char *key) {
   return i == EMPTY ? NULL : m->ents[i].value;
 }
 
+const char *bs_manifest_comparability_default(const char *key) {
+  for (size_t i = 0; key && i < sizeof comparability_defaults /
+                                    sizeof comparability_defaults[0];
+       i++)
+    if (!strcmp(key, comparability_defaults[i].key))
+      return comparability_defaults[i].value;
+  return NULL;
+}
+
+const char *bs_manifest_comparability_value(const bs_manifest *m,
+                                            const char *key) {
+  const char *v = bs_manifest_get(m, key);
+  return v ? v : bs_manifest_comparability_default(key);
+}
+
+size_t bs_manifest_unrecorded(const bs_manifest *const *m, size_t n,
+                              const char **keys) {
+  size_t nk = 0;
+  for (size_t i = 0; i < BS_MANIFEST_NCOMPARABILITY; i++) {
+    const char *key = bs_manifest_comparability_keys[i];
+    int seen = bs_manifest_comparability_default(key) != NULL;
+    for (size_t j = 0; j < n && !seen; j++)
+      seen = bs_manifest_get(m[j], key) != NULL;
+    if (!seen)
+      keys[nk++] = key;
+  }
+  return nk;
+}
+
 int bs_manifest_comparable(const bs_manifest *a, const bs_manifest *b,
                            const char **differing, size_t *ndiffering) {
   size_t nd = 0;
   for (size_t i = 0; i < BS_MANIFEST_NCOMPARABILITY; i++) {
     const char *key = bs_manifest_comparability_keys[i];
-    const char *va = bs_manifest_get(a, key), *vb = bs_manifest_get(b, key);
-    if (va && vb && strcmp(va, vb) == 0)
+    const char *va = bs_manifest_comparability_value(a, key);
+    const char *vb = bs_manifest_comparability_value(b, key);
+    /* Absent from both: equal (nobody recorded it; reports say so). */
+    if ((!va && !vb) || (va && vb && strcmp(va, vb) == 0))
       continue;
     if (differing)
       differing[nd] = key;

@@ -5,6 +5,7 @@
 #include "mdw.h"
 #include "present.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,10 +55,39 @@ static bs_status noise_line(bs__buf *b, const bs_compare_result *r) {
 
 /* A case the comment must show whatever its size: a significant
  * regression, a significant improvement (faster with the whole interval
- * below zero) or a difference the noise floor explains. */
+ * below zero), an inconclusive case or a difference the noise floor
+ * explains. */
 static int flagged(const bs_case_compare *c) {
   return c->significant_regression || c->significant_improvement ||
-         c->within_noise;
+         c->inconclusive || c->within_noise;
+}
+
+/* "gate passed; 12 of 25 cases inconclusive: a 3 % regression could not be
+ * ruled out" (SPEC §2.9 Resolution), or nothing when no case is. */
+static bs_status inconclusive_line(bs__buf *b, const bs_compare_result *r,
+                                   const char *end) {
+  if (!r->inconclusive)
+    return BS_OK;
+  size_t failures = bs_compare_gate_failures(r);
+  bs_status st = BS_OK;
+  if (r->options.mode != BS_MODE_CONFIRMATORY)
+    st = BS_OK;
+  else if (failures)
+    st = bs__buf_printf(b, "gate failed (%zu significant regression%s); ",
+                        failures, failures == 1 ? "" : "s");
+  else
+    st = bs__buf_puts(b, "gate passed; ");
+  if (!st)
+    st = bs__buf_printf(b,
+                        "%zu of %zu case%s inconclusive: a %g %% regression "
+                        "could not be ruled out%s%s",
+                        r->inconclusive, r->ncases, r->ncases == 1 ? "" : "s",
+                        r->options.threshold_pct,
+                        r->raised ? " (nor, where a case's A/A noise floor is "
+                                    "higher, one of that size)"
+                                  : "",
+                        end);
+  return st;
 }
 
 /* 100·x/med(b): an interval end in percent of the baseline median, the
@@ -66,23 +96,24 @@ static double pct_of_baseline(const bs_case_compare *c, double us) {
   return 100.0 * (us / c->median_baseline_us);
 }
 
-static bs_status md_row(bs__buf *b, const bs_case_compare *c) {
+static bs_status md_row(bs__buf *b, const bs_case_compare *c, bs_metric m) {
   char t1[48], t2[48], t3[48], t4[48], p[48], p1[48], p2[48];
   bs_status st = bs__buf_puts(b, "| ");
   if (!st)
     st = bs__md_case(b, c->benchmark, c->dataset);
   if (!st)
     st = bs__buf_printf(
-        b, " | %s | %s | %s %% | %.3f× | %s %% … %s %% | %s … %s | %s%s |\n",
-        bs__fmt_time_plain(t1, sizeof t1, c->median_baseline_us),
-        bs__fmt_time_plain(t2, sizeof t2, c->median_candidate_us),
+        b, " | %s | %s | %s %% | %.3f× | %s %% … %s %% | %s … %s | %s%s%s |\n",
+        bs__fmt_val_plain(t1, sizeof t1, m, c->median_baseline_us),
+        bs__fmt_val_plain(t2, sizeof t2, m, c->median_candidate_us),
         bs__fmt_pct_num_plain(p, sizeof p, c->delta_pct), c->speedup,
         bs__fmt_pct_num_plain(p1, sizeof p1, pct_of_baseline(c, c->ci_low_us)),
         bs__fmt_pct_num_plain(p2, sizeof p2, pct_of_baseline(c, c->ci_high_us)),
-        bs__fmt_time_signed_plain(t3, sizeof t3, c->ci_low_us),
-        bs__fmt_time_signed_plain(t4, sizeof t4, c->ci_high_us),
+        bs__fmt_val_signed_plain(t3, sizeof t3, m, c->ci_low_us),
+        bs__fmt_val_signed_plain(t4, sizeof t4, m, c->ci_high_us),
         bs__verdict_markdown(bs__significance(c), c->verdict),
-        c->within_noise ? " · within noise" : "");
+        c->within_noise ? " · within noise" : "",
+        c->inconclusive ? " · ◐ inconclusive" : "");
   return st;
 }
 
@@ -200,6 +231,7 @@ static bs_status warning_piece(md_compare *m, const bs_case_compare *c,
 static bs_status md_compare_pieces(md_compare *m, const bs_compare_result *r,
                                    const bs_manifest *env) {
   const bs_compare_options *o = &r->options;
+  char mphrase[160];
   bs__buf *b = &m->head;
   bs_status st =
       bs__buf_puts(b, BS_MARKDOWN_MARKER_COMPARE "\n### benchsite: ");
@@ -210,13 +242,27 @@ static bs_status md_compare_pieces(md_compare *m, const bs_compare_result *r,
   if (!st)
     st = bs__md_text(b, r->baseline);
   if (!st)
-    st = bs__buf_printf(b, " — %s\n\n",
+    st = bs__buf_printf(b, " — %s in %s",
                         r->regressions == 0   ? "no significant regression"
                         : r->regressions == 1 ? "**1 significant regression**"
-                                              : "**significant regressions**");
+                                              : "**significant regressions**",
+                        bs_metric_get(o->metric)->quantity);
+  if (!st && r->inconclusive)
+    st = bs__buf_printf(b, "; **%zu of %zu inconclusive**", r->inconclusive,
+                        r->ncases);
+  if (!st)
+    st = bs__buf_puts(b, "\n\n");
   if (!st && r->regressions > 1)
     st = bs__buf_printf(b, "%zu of %zu cases regressed significantly.\n\n",
                         r->regressions, r->ncases);
+  if (!st && r->inconclusive) {
+    st = bs__buf_puts(b, "Resolution: ");
+    if (!st)
+      st = inconclusive_line(b, r,
+                             "; the interval of each of them reaches "
+                             "δ, so more blocks or a quieter machine "
+                             "are needed to decide it.\n\n");
+  }
   if (!st)
     st = bs__buf_puts(b, "Family-wise: ");
   if (!st)
@@ -244,13 +290,14 @@ static bs_status md_compare_pieces(md_compare *m, const bs_compare_result *r,
       bs__buf row;
       bs__buf_init(&row, BS__CAP_MARKDOWN);
       st = piece_take(flagged(c) ? &m->flagged : &m->other, &row,
-                      md_row(&row, c));
+                      md_row(&row, c, o->metric));
     }
   }
   if (!st)
     st = bs__buf_printf(
         &m->foot,
-        "\n<sub>%s mode: δ = %g %%, %llu bootstrap resamples of the median "
+        "\n<sub>Metric %s. %c%s mode: δ = %g %%, %llu bootstrap resamples of "
+        "the median "
         "paired difference d = candidate − baseline per block, %g %% "
         "percentile interval, seed %llu. Δ%% is med(d) relative to the "
         "baseline median, so it need not equal the ratio of the two medians "
@@ -258,10 +305,17 @@ static bs_status md_compare_pieces(md_compare *m, const bs_compare_result *r,
         "significant regression needs Δ%% ≥ δ and an interval entirely "
         "above zero, a significant improvement Δ%% ≤ −δ and an interval "
         "entirely below zero (δ raised to a case's A/A noise floor with the "
-        "noise-aware gate).</sub>\n",
-        bs_mode_name(o->mode), o->threshold_pct,
+        "noise-aware gate)%s.</sub>\n",
+        bs__metric_phrase(mphrase, sizeof mphrase, o->metric),
+        toupper((unsigned char)bs_mode_name(o->mode)[0]),
+        bs_mode_name(o->mode) + 1, o->threshold_pct,
         (unsigned long long)o->resamples, o->level_pct,
-        (unsigned long long)o->seed);
+        (unsigned long long)o->seed,
+        r->inconclusive ? "; a case is inconclusive when it is not a "
+                          "significant regression and the interval's upper "
+                          "end, as a percentage of the baseline median, "
+                          "reaches δ"
+                        : "");
 
   for (size_t i = 0; i < r->nwarnings && !st; i++)
     st = warning_piece(m, NULL, r->warnings[i]);
@@ -450,11 +504,14 @@ bs_status bs_markdown_tune(const bs_tune_result *r, char **out, size_t *len,
   bs__buf row;
   bs__buf_init(&row, BS__CAP_MARKDOWN);
   size_t cut = 0, cut_cross = 0;
-  bs_status st = bs__buf_puts(&b, BS_MARKDOWN_MARKER_TUNE
-                              "\n### benchsite: fastest implementation per "
-                              "case\n\n| case | scale | best | "
-                              "median per call | others | win |\n"
-                              "|---|---:|---|---:|---|---|\n");
+  const bs_metric_info *mi = bs_metric_get(r->metric);
+  bs_status st = bs__buf_printf(&b,
+                                BS_MARKDOWN_MARKER_TUNE
+                                "\n### benchsite: %s implementation per "
+                                "case (%s)\n\n| case | scale | best | "
+                                "median %s | others | win |\n"
+                                "|---|---:|---|---:|---|---|\n",
+                                mi->best, mi->quantity, mi->quantity);
   for (size_t i = 0; i < r->ncases && !st; i++) {
     const bs_tune_case *c = &r->cases[i];
     double best = 0;
@@ -472,7 +529,7 @@ bs_status bs_markdown_tune(const bs_tune_result *r, char **out, size_t *len,
         best = c->medians[u].median_us;
     if (!st)
       st = bs__buf_printf(&row, " | %s | ",
-                          bs_format_time_us(best, t, sizeof t));
+                          bs__fmt_val_plain(t, sizeof t, r->metric, best));
     for (size_t u = 0, k = 0; u < c->nmedians && !st; u++) {
       if (c->medians[u].impl == c->best)
         continue;
@@ -490,10 +547,13 @@ bs_status bs_markdown_tune(const bs_tune_result *r, char **out, size_t *len,
       st = bs__md_fit(&b, &row, MD_RESERVE, &cut);
   }
   if (!st)
-    st = bs__buf_puts(&b, "\n<sub>A win is decisive when the 95 % paired "
-                          "interval of med(best − runner-up) lies below zero "
-                          "(2000 resamples); otherwise it is a tie within "
-                          "noise.</sub>\n");
+    st = bs__buf_printf(&b,
+                        "\n<sub>Metric %s. A win is decisive when the 95 %% "
+                        "paired "
+                        "interval of med(best − runner-up) lies below zero "
+                        "(2000 resamples); otherwise it is a tie within "
+                        "noise.</sub>\n",
+                        bs__metric_phrase(t, sizeof t, r->metric));
   for (int pass = 0; pass < 2 && !st; pass++) {
     size_t shown = 0;
     for (size_t i = 0; i < r->ncrossovers && !st; i++) {
@@ -579,16 +639,25 @@ static bs_status cell(bs__buf *b, const char *s, size_t width, int right) {
 
 #define TEXT_COLS 6
 
+/* One line: the counts, the parameters and the metric; then, when some
+ * case is inconclusive, the resolution (SPEC §2.9). */
 static bs_status summary_compare(bs__buf *b, const bs_compare_result *r) {
-  return bs__buf_printf(
+  char mphrase[160];
+  bs_status st = bs__buf_printf(
       b,
       "%zu case%s, %zu significant regression%s, %zu significant "
-      "improvement%s (%s: delta %g%%, %llu resamples, seed %llu)\n",
+      "improvement%s (%s: delta %g%%, %llu resamples, seed %llu; metric "
+      "%s)%s",
       r->ncases, r->ncases == 1 ? "" : "s", r->regressions,
       r->regressions == 1 ? "" : "s", r->improvements,
       r->improvements == 1 ? "" : "s", bs_mode_name(r->options.mode),
       r->options.threshold_pct, (unsigned long long)r->options.resamples,
-      (unsigned long long)r->options.seed);
+      (unsigned long long)r->options.seed,
+      bs__metric_phrase(mphrase, sizeof mphrase, r->options.metric),
+      r->inconclusive ? "; " : "\n");
+  if (!st)
+    st = inconclusive_line(b, r, "\n");
+  return st;
 }
 
 bs_status bs_summary_compare(const bs_compare_result *r, char **out,
@@ -603,9 +672,11 @@ bs_status bs_summary_tune(const bs_tune_result *r, char **out, size_t *len,
                           bs_error *err) {
   bs__buf b;
   bs__buf_init(&b, BS__CAP_TEXT);
-  bs_status st = bs__buf_printf(&b, "%zu case%s tuned, %zu crossover%s\n",
-                                r->ncases, r->ncases == 1 ? "" : "s",
-                                r->ncrossovers, r->ncrossovers == 1 ? "" : "s");
+  char mphrase[160];
+  bs_status st = bs__buf_printf(
+      &b, "%zu case%s tuned, %zu crossover%s (metric %s)\n", r->ncases,
+      r->ncases == 1 ? "" : "s", r->ncrossovers, r->ncrossovers == 1 ? "" : "s",
+      bs__metric_phrase(mphrase, sizeof mphrase, r->metric));
   return bs__buf_finish(&b, st, "the summary", out, len, err);
 }
 
@@ -631,16 +702,18 @@ bs_status bs_text_compare(const bs_compare_result *r, char **out, size_t *len,
       snprintf(cells[i + 1][0], 160, "%s [%s]", c->benchmark, c->dataset);
     else
       snprintf(cells[i + 1][0], 160, "%s", c->benchmark);
-    bs_format_time_us(c->median_baseline_us, cells[i + 1][1], 160);
-    bs_format_time_us(c->median_candidate_us, cells[i + 1][2], 160);
+    bs_metric m = r->options.metric;
+    bs__fmt_val_plain(cells[i + 1][1], 160, m, c->median_baseline_us);
+    bs__fmt_val_plain(cells[i + 1][2], 160, m, c->median_candidate_us);
     snprintf(cells[i + 1][3], 160, "%s%%",
              bs__fmt_pct_num_plain(t1, sizeof t1, c->delta_pct));
     snprintf(cells[i + 1][4], 160, "[%s, %s]",
-             bs__fmt_time_signed_plain(t1, sizeof t1, c->ci_low_us),
-             bs__fmt_time_signed_plain(t2, sizeof t2, c->ci_high_us));
-    snprintf(cells[i + 1][5], 160, "%s%s",
+             bs__fmt_val_signed_plain(t1, sizeof t1, m, c->ci_low_us),
+             bs__fmt_val_signed_plain(t2, sizeof t2, m, c->ci_high_us));
+    snprintf(cells[i + 1][5], 160, "%s%s%s",
              bs__verdict_text(bs__significance(c), c->verdict),
-             c->within_noise ? " (within noise)" : "");
+             c->within_noise ? " (within noise)" : "",
+             c->inconclusive ? " (inconclusive)" : "");
   }
   size_t width[TEXT_COLS] = {0};
   for (size_t i = 0; i < n; i++)
@@ -721,7 +794,8 @@ bs_status bs_text_tune(const bs_tune_result *r, char **out, size_t *len,
   }
   st = cell_at(&b, "case", w0, 0, BS_TEXT_LINE_START);
   if (!st)
-    st = bs__buf_puts(&b, "  best  (median per call; others as ratio)\n");
+    st = bs__buf_printf(&b, "  best  (median %s; others as ratio)\n",
+                        bs_metric_get(r->metric)->quantity);
   for (size_t i = 0; i < r->ncases && !st; i++) {
     const bs_tune_case *c = &r->cases[i];
     snprintf(label, sizeof label, c->dataset[0] ? "%s [%s]" : "%s",
@@ -736,7 +810,8 @@ bs_status bs_text_tune(const bs_tune_result *r, char **out, size_t *len,
     if (!st)
       st = cell(&b, c->best, 0, 0);
     if (!st)
-      st = bs__buf_printf(&b, " (%s)", bs_format_time_us(best, t, sizeof t));
+      st = bs__buf_printf(&b, " (%s)",
+                          bs__fmt_val_plain(t, sizeof t, r->metric, best));
     for (size_t u = 0; u < c->nmedians && !st; u++) {
       if (c->medians[u].impl == c->best)
         continue;

@@ -46,7 +46,7 @@ bs_status bs_noise_options_check(const bs_noise_options *o, bs_error *err) {
   if (o->block_mode == BS_BLOCK_FIXED && o->block_length < 1)
     return bs_error_set(err, BS_EUSAGE, NULL, 0,
                         "the block length must be at least 1 (or auto)");
-  return BS_OK;
+  return bs_metric_check_direction(o->metric, err);
 }
 
 /* --- resampling -------------------------------------------------------- */
@@ -277,7 +277,8 @@ void bs_noise_result_free(bs_noise_result *r) {
  * sorted by block) and fills the experiment's series. */
 static bs_status pair_run(const char *label, uint64_t run, const bs__keyed *ka,
                           size_t na, const bs__keyed *kb, size_t nb,
-                          bs_noise_experiment *e, bs_error *err) {
+                          bs_metric metric, bs_noise_experiment *e,
+                          bs_error *err) {
   size_t i = 0, j = 0;
   const bs__keyed *first = NULL;
   char list[600];
@@ -325,8 +326,8 @@ static bs_status pair_run(const char *label, uint64_t run, const bs__keyed *ka,
     return BS_ENOMEM;
   }
   for (size_t k = 0; k < na; k++) {
-    e->a[k] = ka[k].row->per_call_us;
-    e->b[k] = kb[k].row->per_call_us;
+    e->a[k] = ka[k].row->values[metric];
+    e->b[k] = kb[k].row->values[metric];
     e->blocks[k] = ka[k].block;
   }
   return BS_OK;
@@ -606,7 +607,7 @@ static bs_status analyse_case(bs_noise_case *c, const char *a, const char *b,
       j++;
     c->runs = k + 1; /* so that a failure frees what was built */
     bs_status st = pair_run(label, run, ka + i0, i - i0, kb + j0, j - j0,
-                            &c->experiments[k], err);
+                            o->metric, &c->experiments[k], err);
     if (!st)
       st = analyse_run(label, &c->experiments[k], k, o, err);
     if (st)
@@ -627,6 +628,8 @@ bs_status bs_noise_run(const bs_log *log, const char *a, const char *b,
                         "A and B are both \"%s\"; an A/A validation needs "
                         "the same code under two impl ids",
                         a);
+  if ((st = bs_log_require_metric(log, opt->metric, err)))
+    return st;
   bs_noise_result *r = calloc(1, sizeof *r);
   size_t ncase = bs_log_case_count(log);
   bs__pairs ab = {0};

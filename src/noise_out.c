@@ -4,8 +4,10 @@
 
 #include "benchsite/compare.h"
 #include "benchsite/markdown.h"
+#include "benchsite/quantile.h"
 #include "buf.h"
 #include "csvin.h"
+#include "grow.h"
 #include "jsonread.h"
 #include "jsonw.h"
 #include "manifest_json.h"
@@ -137,6 +139,7 @@ bs_status bs_json_noise(const bs_noise_result *r, const bs_manifest *env,
   bs__json_doc_begin(&j, &b, "benchsite.noise/1");
   bs__jobj_string(&j, "a", r->a);
   bs__jobj_string(&j, "b", r->b);
+  bs__jobj_string(&j, "metric", bs_metric_get(o->metric)->name);
   bs__jobj_u64(&j, "resamples", o->resamples);
   bs__jobj_number(&j, "level", o->level);
   bs__jobj_u64(&j, "seed", o->seed);
@@ -553,7 +556,7 @@ bs_status bs_text_noise(const bs_noise_result *r, char **out, size_t *len,
   bs__buf b;
   bs__buf_init(&b, BS__CAP_TEXT);
   const bs_noise_options *o = &r->options;
-  char mode[64];
+  char mode[64], mphrase[160];
   bs_status st = bs__buf_puts(&b, "A/A validation of ");
   if (!st)
     st = text_plain(&b, r->a);
@@ -562,7 +565,10 @@ bs_status bs_text_noise(const bs_noise_result *r, char **out, size_t *len,
   if (!st)
     st = text_plain(&b, r->b);
   if (!st)
-    st = bs__buf_printf(&b, " (%llu resamples, level %.2f, seed %llu%s)\n",
+    st = bs__buf_printf(&b,
+                        " (metric %s; %llu resamples, level %.2f, seed "
+                        "%llu%s)\n",
+                        bs__metric_phrase(mphrase, sizeof mphrase, o->metric),
                         (unsigned long long)o->resamples, o->level,
                         (unsigned long long)o->seed,
                         block_mode_text(o, mode, sizeof mode));
@@ -642,8 +648,11 @@ bs_status bs_summary_noise(const bs_noise_result *r, char **out, size_t *len,
     hi = fmax(hi, c->paired_noise_floor_pct);
     resolves += c->gate_resolves != 0;
   }
-  bs_status st = bs__buf_printf(&b, "A/A validation of %zu case%s", r->ncases,
-                                r->ncases == 1 ? "" : "s");
+  char mphrase[160];
+  bs_status st = bs__buf_printf(
+      &b, "A/A validation of %zu case%s (metric %s)", r->ncases,
+      r->ncases == 1 ? "" : "s",
+      bs__metric_phrase(mphrase, sizeof mphrase, r->options.metric));
   char f0[48], f1[48];
   if (!st && r->ncases)
     st = bs__buf_printf(&b,
@@ -665,7 +674,7 @@ bs_status bs_markdown_noise(const bs_noise_result *r, char **out, size_t *len,
   bs__buf b;
   bs__buf_init(&b, BS__CAP_MARKDOWN);
   const bs_noise_options *o = &r->options;
-  char mode[64];
+  char mode[64], mphrase[160];
   bs__buf row;
   bs__buf_init(&row, BS__CAP_MARKDOWN);
   size_t cut = 0, cut_readings = 0;
@@ -679,7 +688,7 @@ bs_status bs_markdown_noise(const bs_noise_result *r, char **out, size_t *len,
   if (!st)
     st = bs__md_text(&b, r->b);
   if (!st)
-    st = bs__buf_puts(&b, "\n\n");
+    st = bs__buf_printf(&b, ", %s\n\n", bs_metric_get(o->metric)->quantity);
   if (!st)
     st = planning(&b, r, bs__md_case);
   if (!st)
@@ -713,13 +722,15 @@ bs_status bs_markdown_noise(const bs_noise_result *r, char **out, size_t *len,
   if (!st)
     st = bs__buf_printf(
         &b,
-        "\n<sub>Every difference an A/A run finds is noise: A and B are the "
+        "\n<sub>Metric %s. Every difference an A/A run finds is noise: A "
+        "and B are the "
         "same code. Paired noise floor: 90th percentile of |Δ%%| over the "
         "runs, each run paired by block as the gate pairs it (B baseline). "
         "Noise floor: 90th percentile of |1 − med(A)/med(B)|. Confidences: "
         "unpaired median bootstrap with ties split, %llu resamples, seed "
         "%llu%s; false signals count runs outside [%.2f, %.2f] (%s "
         "expected).</sub>\n",
+        bs__metric_phrase(mphrase, sizeof mphrase, o->metric),
         (unsigned long long)o->resamples, (unsigned long long)o->seed,
         block_mode_text(o, mode, sizeof mode), 1.0 - o->level, o->level,
         bs__fmt_rate_plain(expect, sizeof expect, 200.0 * (1.0 - o->level)));
@@ -763,8 +774,9 @@ typedef struct floor_entry {
 
 struct bs_noise_floors {
   floor_entry *entries;
-  size_t n;
+  size_t n, cap;
   bs_manifest *env;
+  bs_metric metric; /* the file's "metric"; wall when it has none */
   bs__strset index; /* "benchmark\0dataset" -> entry */
 };
 
@@ -795,13 +807,46 @@ const bs_manifest *bs_noise_floors_environment(const bs_noise_floors *f) {
   return f ? f->env : NULL;
 }
 
+bs_metric bs_noise_floors_metric(const bs_noise_floors *f) {
+  return f ? f->metric : BS_METRIC_WALL;
+}
+
+bs_status bs_noise_floors_check_metric(const bs_noise_floors *f,
+                                       const char *name, bs_metric metric,
+                                       bs_error *err) {
+  bs_metric fm = bs_noise_floors_metric(f);
+  if (fm == metric)
+    return BS_OK;
+  return bs_error_set(err, BS_EINPUT, name, 0,
+                      "the noise floors are of metric %s (%s), not of "
+                      "metric %s (%s) compared here; run the A/A validation "
+                      "with --metric %s",
+                      bs_metric_get(fm)->name, bs_metric_get(fm)->quantity,
+                      bs_metric_get(metric)->name,
+                      bs_metric_get(metric)->quantity,
+                      bs_metric_get(metric)->name);
+}
+
 bs_status bs_noise_floors_check_environment(const bs_noise_floors *f,
                                             const char *name,
                                             const bs_manifest *run,
                                             bs_error *err) {
   const bs_manifest *aa = bs_noise_floors_environment(f);
-  if (!run || !aa || !bs_manifest_count(run) || !bs_manifest_count(aa))
-    return BS_OK;
+  /* An unknown setup is never assumed comparable (SPEC §2.9): without a
+   * manifest on either side nobody can tell the floors hold here. */
+  if (!aa || !bs_manifest_count(aa))
+    return bs_error_set(err, BS_EINPUT, name, 0,
+                        "the noise file records no environment "
+                        "(\"environment\" is empty or absent: it was "
+                        "written without --manifest), so nobody can tell "
+                        "which setup its floors hold for; rerun benchsite "
+                        "noise with --manifest");
+  if (!run || !bs_manifest_count(run))
+    return bs_error_set(err, BS_EINPUT, name, 0,
+                        "this run has no environment manifest (%s), so "
+                        "nobody can tell whether the noise floors were "
+                        "measured on its setup; give --manifest",
+                        run ? "it is empty" : "no --manifest");
   const char *diff[BS_MANIFEST_NCOMPARABILITY];
   size_t nd = 0;
   if (bs_manifest_comparable(run, aa, diff, &nd))
@@ -809,8 +854,8 @@ bs_status bs_noise_floors_check_environment(const bs_noise_floors *f,
   char keys[768] = "";
   size_t used = 0;
   for (size_t k = 0; k < nd; k++) {
-    const char *va = bs_manifest_get(run, diff[k]);
-    const char *vb = bs_manifest_get(aa, diff[k]);
+    const char *va = bs_manifest_comparability_value(run, diff[k]);
+    const char *vb = bs_manifest_comparability_value(aa, diff[k]);
     int w = snprintf(keys + used, sizeof keys - used,
                      "%s%s (this run \"%.60s\", the A/A run \"%.60s\")",
                      used ? ", " : "", diff[k], va ? va : "missing",
@@ -825,16 +870,179 @@ bs_status bs_noise_floors_check_environment(const bs_noise_floors *f,
                       keys);
 }
 
+/* What the reader keeps of a noise file: the schema, the metric, the
+ * environment and, case by case as each is read (bs__jfilter.each), the
+ * four members a floor needs -- never the experiments, which are nearly
+ * all of the file. */
+static const char *const case_keys[] = {"benchmark", "dataset",
+                                        "paired_noise_floor_pct",
+                                        "paired_deltas_pct", NULL};
+static const bs__jfilter deltas_filter = {NULL, NULL, NULL, 1, NULL};
+static const bs__jfilter *const case_members[] = {NULL, NULL, NULL,
+                                                  &deltas_filter};
+static const bs__jfilter case_filter = {case_keys, case_members, &bs__json_drop,
+                                        0, NULL};
+static const char *const no_keys[] = {NULL};
+static bs_status read_case(void *ctx, const bs__jvalue *c, bs_error *err);
+static const bs__jfilter cases_filter = {no_keys, NULL, &case_filter, 0,
+                                         read_case};
+/* An environment is an object of strings (an array is not kept). */
+static const bs__jfilter env_filter = {NULL, NULL, &bs__json_drop, 0, NULL};
+static const char *const root_keys[] = {"schema", "metric", "environment",
+                                        "cases", NULL};
+static const bs__jfilter *const root_members[] = {NULL, NULL, &env_filter,
+                                                  &cases_filter};
+static const bs__jfilter root_filter = {root_keys, root_members, &bs__json_drop,
+                                        0, NULL};
+
+typedef struct floors_reader {
+  bs_noise_floors *f;
+  const char *name;
+  size_t i; /* cases read */
+  bs__buf key;
+  double *abs; /* scratch: |paired Δ%| of one case */
+  size_t abs_cap;
+  /* The first bad case. The parse goes on after it, so that bad JSON
+   * further on is reported first, as a whole-tree reader would. */
+  bs_status status;
+  bs_error error;
+} floors_reader;
+
+static bs_status check_case(floors_reader *rd, const bs__jvalue *c,
+                            bs_error *err);
+
+static bs_status read_case(void *ctx, const bs__jvalue *c, bs_error *err) {
+  floors_reader *rd = ctx;
+  if (rd->status)
+    return BS_OK;
+  bs_status st = check_case(rd, c, &rd->error);
+  if (st == BS_ENOMEM)
+    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+  rd->status = st;
+  return BS_OK;
+}
+
+/* A floor is only trusted as what it claims to be: the 90th percentile of
+ * the file's own per-run paired Δ% (SPEC §2.8), each of which is above
+ * -100 % (d_j > -b_j for positive times, so med(d) > -med(b)). Our writer
+ * prints %.17g, so the recomputed quantile is bit-identical; another
+ * writer's rounding is allowed 1e-9 relative. */
+static bs_status check_case(floors_reader *rd, const bs__jvalue *c,
+                            bs_error *err) {
+  bs_noise_floors *f = rd->f;
+  const char *name = rd->name;
+  size_t i = ++rd->i;
+  const bs__jvalue *bench = bs__json_member(c, "benchmark");
+  const bs__jvalue *ds = bs__json_member(c, "dataset");
+  const bs__jvalue *fl = bs__json_member(c, "paired_noise_floor_pct");
+  const bs__jvalue *dl = bs__json_member(c, "paired_deltas_pct");
+  if (c->type != BS__JOBJECT || !bench || bench->type != BS__JSTRING || !ds ||
+      ds->type != BS__JSTRING)
+    return bs_error_set(err, BS_EINPUT, name, c->line,
+                        "case %zu: needs string \"benchmark\" and "
+                        "\"dataset\"",
+                        i);
+  char qb[BS__QUOTE_BUF], qd[BS__QUOTE_BUF];
+  bs__csvin_quote(qb, bench->string, bench->len, 1);
+  bs__csvin_quote(qd, ds->string, ds->len, 1);
+  if (!fl || fl->type != BS__JNUMBER || !(fl->number >= 0))
+    return bs_error_set(err, BS_EINPUT, name, fl ? fl->line : c->line,
+                        "case %zu (benchmark %s, dataset %s): "
+                        "\"paired_noise_floor_pct\" must be a non-negative "
+                        "number",
+                        i, qb, qd);
+  if (!dl || dl->type != BS__JNUMBERS || dl->nnumbers < BS_NOISE_MIN_RUNS)
+    return bs_error_set(
+        err, BS_EINPUT, name, dl ? dl->line : c->line,
+        "case %zu (benchmark %s, dataset %s): \"paired_deltas_pct\" must be "
+        "an array of at least %d numbers, the per-run paired Δ%% its floor "
+        "is the 90th percentile of",
+        i, qb, qd, BS_NOISE_MIN_RUNS);
+  size_t n = dl->nnumbers;
+  if (n > rd->abs_cap) {
+    double *t = realloc(rd->abs, n * sizeof *t);
+    if (!t)
+      return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    rd->abs = t;
+    rd->abs_cap = n;
+  }
+  for (size_t k = 0; k < n; k++) {
+    double d = dl->numbers[k];
+    if (!(d > -100.0))
+      return bs_error_set(err, BS_EINPUT, name, dl->line,
+                          "case %zu (benchmark %s, dataset %s): paired Δ%% "
+                          "%.6g of run %zu is at or below -100 %%, which no "
+                          "pair of positive times gives",
+                          i, qb, qd, d, k + 1);
+    rd->abs[k] = fabs(d);
+  }
+  bs_sort_doubles(rd->abs, n);
+  double q = bs_quantile_sorted(rd->abs, n, BS_NOISE_FLOOR_QUANTILE);
+  if (!(fabs(fl->number - q) <= 1e-9 * fmax(1.0, q)))
+    return bs_error_set(err, BS_EINPUT, name, fl->line,
+                        "case %zu (benchmark %s, dataset %s): "
+                        "paired_noise_floor_pct %.6g is not the 90th "
+                        "percentile of its %zu paired_deltas_pct (%.6g); "
+                        "the file was altered or not written by benchsite "
+                        "noise",
+                        i, qb, qd, fl->number, n, q);
+  size_t first = 0;
+  int added =
+      floor_key(&rd->key, bench->string, ds->string)
+          ? -1
+          : bs__strset_put(&f->index, rd->key.data, rd->key.len, f->n, &first);
+  if (added < 0)
+    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+  if (!added)
+    return bs_error_set(err, BS_EINPUT, name, c->line,
+                        "case %zu repeats benchmark %s, dataset %s of case "
+                        "%zu",
+                        i, qb, qd, first + 1);
+  if (f->n == f->cap) {
+    floor_entry *t = BS__GROW(f->entries, f->cap, f->n + 1, 16);
+    if (!t)
+      return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    f->entries = t;
+  }
+  floor_entry *e = &f->entries[f->n];
+  e->benchmark = bs__strdup(bench->string);
+  e->dataset = bs__strdup(ds->string);
+  e->floor_pct = fl->number;
+  f->n++;
+  if (!e->benchmark || !e->dataset)
+    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+  return BS_OK;
+}
+
 bs_status bs_noise_floors_parse(const char *name, const char *text, size_t len,
                                 bs_noise_floors **out, bs_error *err) {
   *out = NULL;
   bs__jvalue *root = NULL;
-  bs_noise_floors *f = NULL;
-  bs__buf key;
-  bs__buf_init(&key, 0);
-  bs_status st = bs__json_parse(name, text, len, &root, err);
+  floors_reader rd;
+  memset(&rd, 0, sizeof rd);
+  rd.name = name;
+  bs__buf_init(&rd.key, 0);
+  bs_noise_floors *f = calloc(1, sizeof *f);
+  bs_status st;
+  if (f)
+    bs__strset_init(&f->index);
+  if (!f || !(f->env = bs_manifest_new())) {
+    st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    goto fail;
+  }
+  rd.f = f;
+  /* What is kept never needs more than the text itself: a larger tree is
+   * a hostile file, refused long before it could cost a multiple of it. */
+  st = bs__json_parse_filtered(name, text, len, &root_filter, &rd,
+                               len + ((size_t)1 << 20), &root, err);
   if (st)
-    return st;
+    goto fail;
+  if (rd.status) {
+    if (err)
+      *err = rd.error;
+    st = rd.status;
+    goto fail;
+  }
   const bs__jvalue *schema = bs__json_member(root, "schema");
   if (root->type != BS__JOBJECT || !schema || schema->type != BS__JSTRING ||
       strcmp(schema->string, "benchsite.noise/1") != 0) {
@@ -849,13 +1057,14 @@ bs_status bs_noise_floors_parse(const char *name, const char *text, size_t len,
                       "\"cases\" must be an array");
     goto fail;
   }
-  f = calloc(1, sizeof *f);
-  if (f)
-    bs__strset_init(&f->index);
-  if (!f ||
-      !(f->entries = calloc(cases->n ? cases->n : 1, sizeof *f->entries)) ||
-      !(f->env = bs_manifest_new())) {
-    st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+  /* Files written before metrics existed measured wall time. */
+  const bs__jvalue *metric = bs__json_member(root, "metric");
+  f->metric = BS_METRIC_WALL;
+  if (metric &&
+      (metric->type != BS__JSTRING || strlen(metric->string) != metric->len ||
+       bs_metric_parse(metric->string, &f->metric, NULL))) {
+    st = bs_error_set(err, BS_EINPUT, name, metric->line,
+                      "\"metric\" must name a metric (wall, cpu or rss)");
     goto fail;
   }
   const bs__jvalue *env = bs__json_member(root, "environment");
@@ -882,61 +1091,15 @@ bs_status bs_noise_floors_parse(const char *name, const char *text, size_t len,
       goto fail;
     }
   }
-  for (size_t i = 0; i < cases->n; i++) {
-    const bs__jvalue *c = &cases->items[i];
-    const bs__jvalue *bench = bs__json_member(c, "benchmark");
-    const bs__jvalue *ds = bs__json_member(c, "dataset");
-    const bs__jvalue *fl = bs__json_member(c, "paired_noise_floor_pct");
-    if (c->type != BS__JOBJECT || !bench || bench->type != BS__JSTRING || !ds ||
-        ds->type != BS__JSTRING) {
-      st = bs_error_set(err, BS_EINPUT, name, c->line,
-                        "case %zu: needs string \"benchmark\" and "
-                        "\"dataset\"",
-                        i + 1);
-      goto fail;
-    }
-    if (!fl || fl->type != BS__JNUMBER || !(fl->number >= 0)) {
-      st = bs_error_set(err, BS_EINPUT, name, fl ? fl->line : c->line,
-                        "case %zu: \"paired_noise_floor_pct\" must be a "
-                        "non-negative number",
-                        i + 1);
-      goto fail;
-    }
-    size_t first = 0;
-    int added =
-        floor_key(&key, bench->string, ds->string)
-            ? -1
-            : bs__strset_put(&f->index, key.data, key.len, f->n, &first);
-    if (added < 0) {
-      st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
-      goto fail;
-    }
-    if (!added) {
-      char qb[BS__QUOTE_BUF], qd[BS__QUOTE_BUF];
-      st =
-          bs_error_set(err, BS_EINPUT, name, c->line,
-                       "case %zu repeats benchmark %s, dataset %s of case %zu",
-                       i + 1, bs__csvin_quote(qb, bench->string, bench->len, 1),
-                       bs__csvin_quote(qd, ds->string, ds->len, 1), first + 1);
-      goto fail;
-    }
-    floor_entry *e = &f->entries[f->n];
-    e->benchmark = bs__strdup(bench->string);
-    e->dataset = bs__strdup(ds->string);
-    e->floor_pct = fl->number;
-    f->n++;
-    if (!e->benchmark || !e->dataset) {
-      st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
-      goto fail;
-    }
-  }
   bs__json_free(root);
-  bs__buf_release(&key);
+  bs__buf_release(&rd.key);
+  free(rd.abs);
   *out = f;
   return BS_OK;
 fail:
   bs__json_free(root);
-  bs__buf_release(&key);
+  bs__buf_release(&rd.key);
+  free(rd.abs);
   bs_noise_floors_free(f);
   return st;
 }

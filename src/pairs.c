@@ -62,8 +62,8 @@ void bs__keyed_describe(char *msg, size_t cap, size_t *used, const bs__keyed *k,
   (*listed)++;
 }
 
-bs_status bs__pairs_deltas(bs__pairs *p, const char *label, double **d,
-                           size_t *m, bs_error *err) {
+bs_status bs__pairs_deltas(bs__pairs *p, bs_metric metric, const char *label,
+                           double **d, size_t *m, bs_error *err) {
   *d = NULL;
   *m = 0;
   qsort(p->x, p->nx, sizeof *p->x, bs__keyed_cmp);
@@ -96,7 +96,7 @@ bs_status bs__pairs_deltas(bs__pairs *p, const char *label, double **d,
   if (!v)
     return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
   for (size_t k = 0; k < n; k++)
-    v[k] = p->y[k].row->per_call_us - p->x[k].row->per_call_us;
+    v[k] = p->y[k].row->values[metric] - p->x[k].row->values[metric];
   *d = v;
   *m = n;
   return BS_OK;

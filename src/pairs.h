@@ -38,10 +38,10 @@ void bs__pairs_release(bs__pairs *p);
 /* Sorts p's rows by (run, block) and pairs them: every key must have one
  * row of x and one of y, else BS_EMISMATCH naming the case `label` and, as
  * file:line, each row without a partner. On success *d (malloc'd, *m
- * entries, m >= 1 when both have rows) holds y_j - x_j in (run, block)
- * order. BS_ENOMEM. */
-bs_status bs__pairs_deltas(bs__pairs *p, const char *label, double **d,
-                           size_t *m, bs_error *err);
+ * entries, m >= 1 when both have rows) holds y_j - x_j of `metric` in
+ * (run, block) order. BS_ENOMEM. */
+bs_status bs__pairs_deltas(bs__pairs *p, bs_metric metric, const char *label,
+                           double **d, size_t *m, bs_error *err);
 
 /* Appends "impl [run R ]block B (file:line)" for the unpaired row k to
  * msg (cap bytes, *used of them taken; the run only when with_run),

@@ -19,24 +19,7 @@ static const style HTML = {MINUS, NBSP};
 static const style PLAIN = {"-", " "};
 
 const char *bs__time_unit(double maxabs, double *factor) {
-  if (!(maxabs >= 1.0) || !isfinite(maxabs)) {
-    if (maxabs > 0 && maxabs < 1.0) {
-      *factor = 1e3;
-      return "ns";
-    }
-    *factor = 1;
-    return "µs";
-  }
-  if (maxabs < 1e3) {
-    *factor = 1;
-    return "µs";
-  }
-  if (maxabs < 1e6) {
-    *factor = 1e-3;
-    return "ms";
-  }
-  *factor = 1e-6;
-  return "s";
+  return bs_metric_display_unit(BS_METRIC_WALL, maxabs, factor);
 }
 
 static const char *sign(const style *s, double v, int plus) {
@@ -74,9 +57,10 @@ static char *num4(const style *s, char *buf, size_t n, double v, int plus) {
   return buf;
 }
 
-static char *time4(const style *s, char *buf, size_t n, double us, int plus) {
+static char *val4(const style *s, char *buf, size_t n, bs_metric m, double us,
+                  int plus) {
   double f;
-  const char *unit = bs__time_unit(fabs(us), &f);
+  const char *unit = bs_metric_display_unit(m, fabs(us), &f);
   char num[64];
   if (!isfinite(us)) {
     snprintf(buf, n, "n/a");
@@ -88,10 +72,10 @@ static char *time4(const style *s, char *buf, size_t n, double us, int plus) {
 }
 
 /* Both ends in the unit of the larger one, joined by `sep`. */
-static char *range4(const style *s, char *buf, size_t n, double lo, double hi,
-                    int plus, const char *sep) {
+static char *range4(const style *s, char *buf, size_t n, bs_metric m, double lo,
+                    double hi, int plus, const char *sep) {
   double f;
-  const char *unit = bs__time_unit(fmax(fabs(lo), fabs(hi)), &f);
+  const char *unit = bs_metric_display_unit(m, fmax(fabs(lo), fabs(hi)), &f);
   char a[64], b[64];
   if (!isfinite(lo) || !isfinite(hi)) {
     snprintf(buf, n, "n/a");
@@ -124,20 +108,54 @@ static char *pct2(const style *s, char *buf, size_t n, double pct,
   return buf;
 }
 
+char *bs__fmt_val(char *buf, size_t n, bs_metric m, double v) {
+  return val4(&HTML, buf, n, m, v, 0);
+}
+
+char *bs__fmt_val_signed(char *buf, size_t n, bs_metric m, double v) {
+  return val4(&HTML, buf, n, m, v, 1);
+}
+
+char *bs__fmt_val_interval(char *buf, size_t n, bs_metric m, double lo,
+                           double hi) {
+  return range4(&HTML, buf, n, m, lo, hi, 1, " to ");
+}
+
+char *bs__fmt_val_range(char *buf, size_t n, bs_metric m, double lo,
+                        double hi) {
+  return range4(&HTML, buf, n, m, lo, hi, 0, "–");
+}
+
+char *bs__fmt_val_plain(char *buf, size_t n, bs_metric m, double v) {
+  return val4(&PLAIN, buf, n, m, v, 0);
+}
+
+char *bs__fmt_val_signed_plain(char *buf, size_t n, bs_metric m, double v) {
+  return val4(&PLAIN, buf, n, m, v, 1);
+}
+
+char *bs__metric_phrase(char *buf, size_t n, bs_metric m) {
+  const bs_metric_info *mi = bs_metric_get(m);
+  if (!mi)
+    mi = bs_metric_get(BS_METRIC_WALL);
+  snprintf(buf, n, "%s: %s, %s", mi->name, mi->quantity, mi->unit);
+  return buf;
+}
+
 char *bs__fmt_time(char *buf, size_t n, double us) {
-  return time4(&HTML, buf, n, us, 0);
+  return bs__fmt_val(buf, n, BS_METRIC_WALL, us);
 }
 
 char *bs__fmt_time_signed(char *buf, size_t n, double us) {
-  return time4(&HTML, buf, n, us, 1);
+  return bs__fmt_val_signed(buf, n, BS_METRIC_WALL, us);
 }
 
 char *bs__fmt_time_interval(char *buf, size_t n, double lo, double hi) {
-  return range4(&HTML, buf, n, lo, hi, 1, " to ");
+  return bs__fmt_val_interval(buf, n, BS_METRIC_WALL, lo, hi);
 }
 
 char *bs__fmt_time_range(char *buf, size_t n, double lo, double hi) {
-  return range4(&HTML, buf, n, lo, hi, 0, "–");
+  return bs__fmt_val_range(buf, n, BS_METRIC_WALL, lo, hi);
 }
 
 char *bs__fmt_pct_signed(char *buf, size_t n, double pct) {
@@ -167,11 +185,11 @@ char *bs__fmt_rate_plain(char *buf, size_t n, double pct) {
 }
 
 char *bs__fmt_time_plain(char *buf, size_t n, double us) {
-  return time4(&PLAIN, buf, n, us, 0);
+  return bs__fmt_val_plain(buf, n, BS_METRIC_WALL, us);
 }
 
 char *bs__fmt_time_signed_plain(char *buf, size_t n, double us) {
-  return time4(&PLAIN, buf, n, us, 1);
+  return bs__fmt_val_signed_plain(buf, n, BS_METRIC_WALL, us);
 }
 
 char *bs__fmt_pct_num_plain(char *buf, size_t n, double pct) {
@@ -259,7 +277,7 @@ const char *bs__verdict_text(int significant, bs_verdict verdict) {
   }
 }
 
-void bs__facts(bs_tval *run, const bs_manifest *mf) {
+static bs_tval *facts(bs_tval *run, const bs_manifest *mf) {
   static const char *const keys[] = {"commit", "date",    "machine",
                                      "target", "profile", "protocol"};
   bs_tval *list = bs_tval_set_list(run, "facts");
@@ -271,4 +289,15 @@ void bs__facts(bs_tval *run, const bs_manifest *mf) {
     bs_tval_set_str(f, "key", keys[i]);
     bs_tval_set_str(f, "value", v);
   }
+  return list;
+}
+
+void bs__facts(bs_tval *run, const bs_manifest *mf) { facts(run, mf); }
+
+void bs__facts_metric(bs_tval *run, const bs_manifest *mf, bs_metric m) {
+  const bs_metric_info *mi = bs_metric_get(m);
+  bs_tval *f = bs_tval_push_obj(facts(run, mf));
+  bs_tval_set_str(f, "key", "metric");
+  bs_tval_set_strf(f, "value", "%s (%s)", mi ? mi->quantity : "?",
+                   mi ? mi->unit : "?");
 }

@@ -15,6 +15,7 @@
 
 #include "benchsite/compare.h"
 #include "benchsite/manifest.h"
+#include "benchsite/metric.h"
 #include "benchsite/template.h"
 
 #include <stddef.h>
@@ -37,8 +38,28 @@
 #define BS__NAME_CHARS 56
 
 /* The unit that suits values up to `maxabs` us: "ns", "µs", "ms", "s",
- * and the factor that converts microseconds into it. */
+ * and the factor that converts microseconds into it (wall time's ladder,
+ * bs_metric_display_unit). */
 const char *bs__time_unit(double maxabs, double *factor);
+
+/* ---- Values of a metric ------------------------------------------------
+ * A value of metric m (in its unit: µs for times, KiB for memory) in the
+ * unit of its ladder that suits it (bs_metric_display_unit): "13.54 µs",
+ * "1.250 MiB". The bs__fmt_time* functions below are these for wall time.
+ */
+
+/* HTML: "13.54 µs", "+10.21 µs", "+10.10 to +10.32 µs", "162.8–187.7 µs". */
+char *bs__fmt_val(char *buf, size_t n, bs_metric m, double v);
+char *bs__fmt_val_signed(char *buf, size_t n, bs_metric m, double v);
+char *bs__fmt_val_interval(char *buf, size_t n, bs_metric m, double lo,
+                           double hi);
+char *bs__fmt_val_range(char *buf, size_t n, bs_metric m, double lo, double hi);
+/* Plain: "13.54 µs", "-0.2017 µs". */
+char *bs__fmt_val_plain(char *buf, size_t n, bs_metric m, double v);
+char *bs__fmt_val_signed_plain(char *buf, size_t n, bs_metric m, double v);
+/* How every view names the metric it shows (after "metric "): "wall:
+ * wall time per call, µs", "rss: peak resident memory, KiB". */
+char *bs__metric_phrase(char *buf, size_t n, bs_metric m);
 
 /* ---- HTML typography (pages, charts, alt texts) ------------------------ */
 
@@ -102,5 +123,8 @@ int bs__significance(const bs_case_compare *c);
  * target, profile and protocol that are set (the header of every report
  * and site run page). mf may be NULL. */
 void bs__facts(bs_tval *run, const bs_manifest *mf);
+/* bs__facts, then the metric the page shows: "metric: wall time per call
+ * (µs)". */
+void bs__facts_metric(bs_tval *run, const bs_manifest *mf, bs_metric m);
 
 #endif

@@ -9,6 +9,7 @@
 #include "grow.h"
 #include "strlist.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -129,6 +130,13 @@ static int category(const bs_case_compare *c) {
   }
 }
 
+/* The metric every chart of the report shows (the analysis's). */
+static bs_metric metric_of(const bs__report *r) { return r->an->metric; }
+
+static const char *quantity_of(const bs__report *r) {
+  return bs_metric_get(metric_of(r))->quantity;
+}
+
 static void pct_interval(const bs_case_compare *c, double *lo, double *hi) {
   double b = c->median_baseline_us;
   *lo = 100.0 * c->ci_low_us / b;
@@ -171,7 +179,10 @@ static void forest(bs__report *r) {
            bs__clip(ba, sizeof ba, cmp->baseline, IMPL_CHARS),
            cmp->options.level_pct);
   bs_plot_title(r->plot, title);
-  bs_plot_xlabel(r->plot, "Δ% = 100 · med(d) / med(baseline)   (%)");
+  char xlabel[160];
+  snprintf(xlabel, sizeof xlabel,
+           "Δ%% of %s = 100 · med(d) / med(baseline)   (%%)", quantity_of(r));
+  bs_plot_xlabel(r->plot, xlabel);
   bs_plot_key(r->plot, BS_KEY_BELOW);
 
   double xmin = -delta, xmax = delta;
@@ -315,13 +326,14 @@ static size_t deltas_chart(bs__report *r, size_t i,
   double f;
   double big =
       fmax(maxabs(c->delta, m), fmax(fabs(c->ci_low_us), fabs(c->ci_high_us)));
-  const char *unit = bs__time_unit(big, &f);
+  const char *unit = bs_metric_display_unit(metric_of(r), big, &f);
   char cn[256], ca[128], ba[128];
   snprintf(title, sizeof title, "%s: paired differences by block",
            bs__clip(cn, sizeof cn, name, BS__NAME_CHARS));
-  snprintf(ylabel, sizeof ylabel, "d = %s − %s   (%s)",
+  snprintf(ylabel, sizeof ylabel, "d = %s − %s, %s   (%s)",
            bs__clip(ca, sizeof ca, cmp->candidate, LABEL_CHARS),
-           bs__clip(ba, sizeof ba, cmp->baseline, LABEL_CHARS), unit);
+           bs__clip(ba, sizeof ba, cmp->baseline, LABEL_CHARS), quantity_of(r),
+           unit);
   bs_plot_title(r->plot, title);
   bs_plot_xlabel(r->plot, x_label(c));
   bs_plot_ylabel(r->plot, ylabel);
@@ -337,7 +349,7 @@ static size_t deltas_chart(bs__report *r, size_t i,
   med.line_width = 2;
   char lab[128];
   snprintf(lab, sizeof lab, "med(d) %s",
-           bs__fmt_time_signed(a, sizeof a, c->median_delta_us));
+           bs__fmt_val_signed(a, sizeof a, metric_of(r), c->median_delta_us));
   bs_plot_hline(r->plot, c->median_delta_us * f, &med, lab);
 
   /* Tukey fences (type-7 quartiles): outliers are marked, never removed. */
@@ -377,7 +389,8 @@ static size_t deltas_chart(bs__report *r, size_t i,
               "Paired differences %s − %s for %s over %zu blocks: median "
               "%s, %g\u00a0%% interval %s; %zu of %zu blocks above zero%s.",
               cmp->candidate, cmp->baseline, name, m, a, cmp->options.level_pct,
-              bs__fmt_time_interval(iv, sizeof iv, c->ci_low_us, c->ci_high_us),
+              bs__fmt_val_interval(iv, sizeof iv, metric_of(r), c->ci_low_us,
+                                   c->ci_high_us),
               above, m,
               no ? (no == 1 ? "; one Tukey outlier, marked and kept"
                             : "; Tukey outliers marked and kept")
@@ -389,7 +402,7 @@ size_t bs__boot_chart(bs__report *r, size_t i, const bs__case_scratch *sc) {
   (void)sc;
   const bs_case_compare *c = &r->cmp->cases[i];
   const bs_compare_result *cmp = r->cmp;
-  char file[64], name[256], title[512], xlabel[128];
+  char file[64], name[256], title[512], xlabel[192];
   snprintf(file, sizeof file, "case-%04zu-bootstrap.svg", i + 1);
   size_t k = new_chart(r, file, CASE_W, CASE_H);
   if (k == BS__NO_CHART || !c->thetas)
@@ -416,14 +429,16 @@ size_t bs__boot_chart(bs__report *r, size_t i, const bs__case_scratch *sc) {
     }
   }
   double f;
-  const char *unit = bs__time_unit(fmax(fabs(v0), fabs(v1)), &f);
+  const char *unit =
+      bs_metric_display_unit(metric_of(r), fmax(fabs(v0), fabs(v1)), &f);
   bs__case_label(name, sizeof name, c->benchmark, c->dataset);
   char cn[256];
   snprintf(title, sizeof title,
            "%s: bootstrap distribution of med(d), %zu "
            "resamples",
            bs__clip(cn, sizeof cn, name, BS__NAME_CHARS), R);
-  snprintf(xlabel, sizeof xlabel, "med(d) of a resample   (%s)", unit);
+  snprintf(xlabel, sizeof xlabel, "med(d) of a resample, %s   (%s)",
+           quantity_of(r), unit);
   bs_plot_title(r->plot, title);
   bs_plot_xlabel(r->plot, xlabel);
   bs_plot_ylabel(r->plot, "resamples per bin");
@@ -498,9 +513,10 @@ size_t bs__boot_chart(bs__report *r, size_t i, const bs__case_scratch *sc) {
               "interval %s, %s, with δ = %g\u00a0%% of the baseline median = "
               "±%s%s. Verdict: %s.",
               R, name, cmp->options.level_pct,
-              bs__fmt_time_interval(iv, sizeof iv, c->ci_low_us, c->ci_high_us),
+              bs__fmt_val_interval(iv, sizeof iv, metric_of(r), c->ci_low_us,
+                                   c->ci_high_us),
               where, cmp->options.threshold_pct,
-              bs__fmt_time(dtxt, sizeof dtxt, delta_us), off,
+              bs__fmt_val(dtxt, sizeof dtxt, metric_of(r), delta_us), off,
               bs__verdict_marker(bs__significance(c), c->verdict)));
   return k;
 }
@@ -512,14 +528,16 @@ static void half_medians(const double *x, size_t n, double *first,
   *second = bs_median(x + (n - h), h);
 }
 
-static void drift_words(sbuf *sb, const char *impl, const double *v, size_t n) {
+static void drift_words(const bs__report *r, sbuf *sb, const char *impl,
+                        const double *v, size_t n) {
   double first, second;
   char a[64], b[64], md[64];
   half_medians(v, n, &first, &second);
   sb_printf(
       sb, "%s median %s, first half %s, second half %s (%s)", impl,
-      bs__fmt_time(md, sizeof md, bs_median(v, n)),
-      bs__fmt_time(a, sizeof a, first), bs__fmt_time(b, sizeof b, second),
+      bs__fmt_val(md, sizeof md, metric_of(r), bs_median(v, n)),
+      bs__fmt_val(a, sizeof a, metric_of(r), first),
+      bs__fmt_val(b, sizeof b, metric_of(r), second),
       bs__fmt_pct_signed(md, sizeof md, 100.0 * (second - first) / first));
   bs_drift d;
   if (n >= BS_NOISE_DRIFT_MIN && bs_noise_drift(v, n, &d) == BS_OK)
@@ -534,19 +552,19 @@ static size_t drift_chart(bs__report *r, size_t i, const bs__case_scratch *sc) {
   const bs_case_compare *c = &r->cmp->cases[i];
   const bs_compare_result *cmp = r->cmp;
   size_t m = c->blocks;
-  char file[64], name[256], title[512], ylabel[64];
+  char file[64], name[256], title[512], ylabel[160];
   snprintf(file, sizeof file, "case-%04zu-drift.svg", i + 1);
   size_t k = new_chart(r, file, CASE_W, CASE_H);
   if (k == BS__NO_CHART)
     return k;
   double f;
-  const char *unit =
-      bs__time_unit(fmax(maxabs(c->baseline, m), maxabs(c->candidate, m)), &f);
+  const char *unit = bs_metric_display_unit(
+      metric_of(r), fmax(maxabs(c->baseline, m), maxabs(c->candidate, m)), &f);
   bs__case_label(name, sizeof name, c->benchmark, c->dataset);
   char cn[256];
-  snprintf(title, sizeof title, "%s: per-call time by block, with half medians",
-           bs__clip(cn, sizeof cn, name, BS__NAME_CHARS));
-  snprintf(ylabel, sizeof ylabel, "per-call time   (%s)", unit);
+  snprintf(title, sizeof title, "%s: %s by block, with half medians",
+           bs__clip(cn, sizeof cn, name, BS__NAME_CHARS), quantity_of(r));
+  snprintf(ylabel, sizeof ylabel, "%s   (%s)", quantity_of(r), unit);
   bs_plot_title(r->plot, title);
   bs_plot_xlabel(r->plot, x_label(c));
   bs_plot_ylabel(r->plot, ylabel);
@@ -591,10 +609,12 @@ static size_t drift_chart(bs__report *r, size_t i, const bs__case_scratch *sc) {
 
   sbuf sb;
   sb_init(&sb);
-  sb_printf(&sb, "Per-call time of %s by block over %zu blocks: ", name, m);
-  drift_words(&sb, cmp->baseline, c->baseline, m);
+  sb_printf(&sb, "%c%s of %s by block over %zu blocks: ",
+            toupper((unsigned char)quantity_of(r)[0]), quantity_of(r) + 1, name,
+            m);
+  drift_words(r, &sb, cmp->baseline, c->baseline, m);
   sb_printf(&sb, "; ");
-  drift_words(&sb, cmp->candidate, c->candidate, m);
+  drift_words(r, &sb, cmp->candidate, c->candidate, m);
   sb_printf(&sb, ".");
   set_alt(r, k, sb_take(&sb));
   return k;
@@ -630,11 +650,15 @@ static void tune_chart(bs__report *r, size_t gi) {
   if (k == BS__NO_CHART)
     return;
   char cn[256];
-  snprintf(title, sizeof title, "%s: per-call time against scale",
-           bs__clip(cn, sizeof cn, g->benchmark, BS__NAME_CHARS));
+  snprintf(title, sizeof title, "%s: %s against scale",
+           bs__clip(cn, sizeof cn, g->benchmark, BS__NAME_CHARS),
+           quantity_of(r));
   bs_plot_title(r->plot, title);
   bs_plot_xlabel(r->plot, "scale   (log axis)");
-  bs_plot_ylabel(r->plot, "median per-call time   (µs, log axis)");
+  char ylabel[160];
+  snprintf(ylabel, sizeof ylabel, "median %s   (%s, log axis)", quantity_of(r),
+           bs_metric_get(metric_of(r))->unit);
+  bs_plot_ylabel(r->plot, ylabel);
   bs_plot_logscale(r->plot, 1, 1);
   bs_plot_key(r->plot, BS_KEY_TOP_LEFT);
   size_t n = g->ncases;
@@ -724,9 +748,11 @@ static void tune_chart(bs__report *r, size_t gi) {
 
   /* The finding: which impl is fastest over which scales. */
   sb_printf(&sb,
-            "Log-log chart of median per-call time against scale for "
-            "%s, %zu implementation%s over %zu scales. Fastest: ",
-            g->benchmark, g->nimpls, g->nimpls == 1 ? "" : "s", n);
+            "Log-log chart of median %s against scale for "
+            "%s, %zu implementation%s over %zu scales. %c%s: ",
+            quantity_of(r), g->benchmark, g->nimpls, g->nimpls == 1 ? "" : "s",
+            n, toupper((unsigned char)bs_metric_get(metric_of(r))->best[0]),
+            bs_metric_get(metric_of(r))->best + 1);
   size_t j = 0;
   int firstrun = 1;
   while (j < n) {
@@ -934,9 +960,9 @@ const bs__case_chart bs__case_charts[BS__CASE_CHARTS] = {
      "med(d), the band its interval."},
     {bs__boot_chart, "The bootstrap distribution of med(d): L and U bound the "
                      "interval; ±δ mark the practical threshold."},
-    {drift_chart, "Per-call time of both implementations in block order; "
-                  "dashed segments are the medians of each half, to spot "
-                  "drift."},
+    {drift_chart, "Both implementations' values of the metric in block "
+                  "order; dashed segments are the medians of each half, to "
+                  "spot drift."},
 };
 
 bs_status bs__report_charts(bs__report *r, bs_error *err) {

@@ -9,6 +9,7 @@
 
 #include "fsutil.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -79,7 +80,15 @@ static bs_tval *page(const bs__report *r, bs_tdata *d, const char *title,
   }
   const bs_manifest *env = r->nmf ? r->mf[0] : NULL;
   bs_tval *run = bs_tval_set_obj(root, "run");
-  bs__facts(run, env);
+  bs__facts_metric(run, env, r->an->metric);
+  const bs_metric_info *mi = bs_metric_get(r->an->metric);
+  bs_tval *mv = bs_tval_set_obj(root, "metric");
+  bs_tval_set_str(mv, "name", mi->name);
+  bs_tval_set_str(mv, "quantity", mi->quantity);
+  bs_tval_set_str(mv, "unit", mi->unit);
+  bs_tval_set_str(mv, "best", mi->best);
+  bs_tval_set_strf(mv, "best_title", "%c%s",
+                   toupper((unsigned char)mi->best[0]), mi->best + 1);
   if (r->cmp) {
     bs_tval_set_str(run, "baseline", r->cmp->baseline);
     bs_tval_set_str(run, "candidate", r->cmp->candidate);
@@ -136,57 +145,83 @@ static bs_status environment(const bs__report *r, bs_tval *root) {
     free(keys);
     return BS_ENOMEM;
   }
-  size_t ndiff = 0, nmissing = 0;
+  /* SPEC §1.2: a comparability key absent from every manifest counts as
+   * equal, and the report names it; one present in some only differs. A
+   * key with a default (duet) that nobody records is its default, and is
+   * not listed. */
+  size_t ndiff = 0, nunrec = 0;
+  char unrec[256] = "";
+  size_t uused = 0;
   for (size_t i = 0; i < nk; i++) {
-    bs_tval *row = bs_tval_push_obj(rows);
     int comp = is_comparability_key(keys[i]);
+    int recorded = 0;
+    for (size_t m = 0; m < r->nmf && !recorded; m++)
+      recorded = bs_manifest_get(r->mf[m], keys[i]) != NULL;
+    if (comp && !recorded && bs_manifest_comparability_default(keys[i]))
+      continue;
+    bs_tval *row = bs_tval_push_obj(rows);
     bs_tval_set_str(row, "key", keys[i]);
     bs_tval_set_bool(row, "comparability", comp);
     bs_tval *cells = bs_tval_set_list(row, "cells");
-    const char *first = r->nmf ? bs_manifest_get(r->mf[0], keys[i]) : NULL;
-    /* Without a manifest every key is missing. */
-    int differs = 0, missing = r->nmf == 0;
+    const char *first =
+        r->nmf ? bs_manifest_comparability_value(r->mf[0], keys[i]) : NULL;
+    int differs = 0;
     for (size_t m = 0; m < r->nmf; m++) {
       const char *v = bs_manifest_get(r->mf[m], keys[i]);
+      const char *cv = bs_manifest_comparability_value(r->mf[m], keys[i]);
       bs_tval *c = bs_tval_push_obj(cells);
       if (v)
         bs_tval_set_str(c, "value", v);
       else
         bs_tval_set_bool(c, "missing", 1);
-      missing |= !v;
-      if ((v == NULL) != (first == NULL) || (v && first && strcmp(v, first)))
+      if ((cv == NULL) != (first == NULL) || (cv && first && strcmp(cv, first)))
         differs = 1;
     }
+    int unrecorded = comp && !recorded;
     /* Differences matter for the keys that decide comparability; others
      * (commit, date) are expected to differ between runs. */
     bs_tval_set_bool(row, "differs", differs && r->nmf > 1);
-    bs_tval_set_bool(row, "flag", comp && (differs || missing));
-    if (comp && missing)
-      bs_tval_set_str(row, "note", "missing: runs cannot be compared");
+    bs_tval_set_bool(row, "flag", comp && (differs || unrecorded));
+    if (unrecorded)
+      bs_tval_set_str(row, "note", "nobody recorded it: counts as equal");
     else if (comp && differs && r->nmf > 1)
       bs_tval_set_str(row, "note", "differs: not comparable");
     else
       bs_tval_set_str(row, "note", "");
     ndiff += comp && differs;
-    nmissing += comp && missing;
+    if (unrecorded) {
+      int w = snprintf(unrec + uused, sizeof unrec - uused, "%s%s",
+                       nunrec ? ", " : "", keys[i]);
+      if (w > 0 && (size_t)w < sizeof unrec - uused)
+        uused += (size_t)w;
+      nunrec++;
+    }
   }
   free(keys);
-  if (r->nmf > 1)
+  if (r->nmf == 0)
     bs_tval_set_str(env, "verdict",
-                    ndiff || nmissing ? "The runs are not comparable: "
-                                        "flagged keys differ or are missing."
-                                      : "The runs are comparable: every "
-                                        "comparability key is present and "
-                                        "equal.");
-  else if (r->nmf == 0)
+                    "No environment manifest was given (--manifest): nobody "
+                    "recorded the setup, so nothing shows which runs this "
+                    "one can be compared with.");
+  else if (r->nmf > 1 && ndiff)
     bs_tval_set_str(env, "verdict",
-                    "No environment manifest was given (--manifest): this "
-                    "run cannot be compared with others.");
-  else if (nmissing)
+                    "The runs are not comparable: flagged keys differ (a "
+                    "key recorded by one manifest only counts as "
+                    "different).");
+  else if (r->nmf > 1 && nunrec)
     bs_tval_set_strf(env, "verdict",
-                     "%zu comparability key%s missing; this run cannot be "
-                     "compared with others.",
-                     nmissing, nmissing == 1 ? " is" : "s are");
+                     "The runs are comparable on the keys they record; "
+                     "nobody recorded %s, which count%s as equal.",
+                     unrec, nunrec == 1 ? "s" : "");
+  else if (r->nmf > 1)
+    bs_tval_set_str(env, "verdict",
+                    "The runs are comparable: every comparability key is "
+                    "present and equal.");
+  else if (nunrec)
+    bs_tval_set_strf(env, "verdict",
+                     "Nobody recorded %s: %s as equal, so a run that differs "
+                     "there cannot be told apart from this one.",
+                     unrec, nunrec == 1 ? "it counts" : "they count");
   else
     bs_tval_set_str(env, "verdict", "");
   return BS_OK;
@@ -204,17 +239,20 @@ static void case_row(const bs__report *r, bs_tval *row, size_t i) {
   bs_tval_set_str(row, "benchmark", c->benchmark);
   bs_tval_set_str(row, "dataset", c->dataset);
   bs_tval_set_strf(row, "blocks", "%zu", c->blocks);
-  bs_tval_set_str(row, "baseline",
-                  bs__fmt_time(buf, sizeof buf, c->median_baseline_us));
-  bs_tval_set_str(row, "candidate",
-                  bs__fmt_time(buf, sizeof buf, c->median_candidate_us));
-  bs_tval_set_str(row, "delta",
-                  bs__fmt_time_signed(buf, sizeof buf, c->median_delta_us));
+  bs_tval_set_str(
+      row, "baseline",
+      bs__fmt_val(buf, sizeof buf, r->an->metric, c->median_baseline_us));
+  bs_tval_set_str(
+      row, "candidate",
+      bs__fmt_val(buf, sizeof buf, r->an->metric, c->median_candidate_us));
+  bs_tval_set_str(
+      row, "delta",
+      bs__fmt_val_signed(buf, sizeof buf, r->an->metric, c->median_delta_us));
   bs_tval_set_str(row, "delta_pct",
                   bs__fmt_pct_signed(buf, sizeof buf, c->delta_pct));
-  bs_tval_set_str(
-      row, "interval",
-      bs__fmt_time_interval(buf, sizeof buf, c->ci_low_us, c->ci_high_us));
+  bs_tval_set_str(row, "interval",
+                  bs__fmt_val_interval(buf, sizeof buf, r->an->metric,
+                                       c->ci_low_us, c->ci_high_us));
   double lo = 100.0 * c->ci_low_us / c->median_baseline_us;
   double hi = 100.0 * c->ci_high_us / c->median_baseline_us;
   char a[64], b[64];
@@ -234,6 +272,7 @@ static void case_row(const bs__report *r, bs_tval *row, size_t i) {
   else
     bs_tval_set_str(row, "noise_floor", "");
   bs_tval_set_bool(row, "within_noise", c->has_noise_floor && c->within_noise);
+  bs_tval_set_bool(row, "inconclusive", c->inconclusive);
   bs_tval_set_bool(row, "has_warnings", c->nwarnings > 0);
 }
 
@@ -334,6 +373,21 @@ static bs_status index_page(bs__report *r, bs_templates *t, const char *dir,
     else
       bs_tval_set_str(c, "gate", "no significant regression");
     bs_tval_set_strf(c, "ncases", "%zu", cmp->ncases);
+    if (cmp->inconclusive) {
+      /* Counted apart from the verdicts: an inconclusive case keeps its
+       * verdict word (SPEC §2.9 Resolution). */
+      bs_tval_set_strf(c, "inconclusive", "%zu", cmp->inconclusive);
+      bs_tval_set_strf(
+          c, "resolution",
+          "%zu of %zu cases are inconclusive: a %g\xc2\xa0%% regression "
+          "could not be ruled out%s. Their interval reaches δ, so the run "
+          "can neither show a regression of δ nor rule one out; more blocks "
+          "or a quieter machine would decide them.",
+          cmp->inconclusive, cmp->ncases, cmp->options.threshold_pct,
+          cmp->raised ? " (nor, where a case's A/A noise floor is higher, "
+                        "one of that size)"
+                      : "");
+    }
     bs_tval_set_strf(c, "faster", "%zu", counts[BS_VERDICT_FASTER]);
     bs_tval_set_strf(c, "equivalent", "%zu", counts[BS_VERDICT_EQUIVALENT]);
     bs_tval_set_strf(c, "slower", "%zu", counts[BS_VERDICT_SLOWER]);
@@ -417,15 +471,19 @@ static bs_status case_page(bs__report *r, bs_templates *t, const char *dir,
   case_row(r, cv, i);
   bs_tval *sum = bs_tval_set_list(cv, "summary");
   snprintf(label, sizeof label, "Baseline median (%s)", cmp->baseline);
-  kv(sum, label, bs__fmt_time(buf, sizeof buf, c->median_baseline_us), 1);
+  kv(sum, label,
+     bs__fmt_val(buf, sizeof buf, r->an->metric, c->median_baseline_us), 1);
   snprintf(label, sizeof label, "Candidate median (%s)", cmp->candidate);
-  kv(sum, label, bs__fmt_time(buf, sizeof buf, c->median_candidate_us), 1);
+  kv(sum, label,
+     bs__fmt_val(buf, sizeof buf, r->an->metric, c->median_candidate_us), 1);
   kv(sum, "Median paired difference med(d)",
-     bs__fmt_time_signed(buf, sizeof buf, c->median_delta_us), 1);
+     bs__fmt_val_signed(buf, sizeof buf, r->an->metric, c->median_delta_us), 1);
   snprintf(label, sizeof label, "%g %% interval of med(d)",
            cmp->options.level_pct);
   kv(sum, label,
-     bs__fmt_time_interval(buf, sizeof buf, c->ci_low_us, c->ci_high_us), 1);
+     bs__fmt_val_interval(buf, sizeof buf, r->an->metric, c->ci_low_us,
+                          c->ci_high_us),
+     1);
   kv(sum, "Δ% = 100 · med(d) / med(baseline)",
      bs__fmt_pct_signed(buf, sizeof buf, c->delta_pct), 1);
   snprintf(buf, sizeof buf, "×%.3f", c->speedup);
@@ -452,6 +510,17 @@ static bs_status case_page(bs__report *r, bs_templates *t, const char *dir,
      c->significant_regression ? "yes: Δ% ≥ δ and L > 0" : "no", 0);
   kv(sum, "Significant improvement",
      c->significant_improvement ? "yes: Δ% ≤ −δ and U < 0" : "no", 0);
+  if (c->inconclusive) {
+    char u[64];
+    snprintf(buf, sizeof buf,
+             "inconclusive: the interval's upper end U is %s of the baseline "
+             "median, at or above the threshold of %.3g\xc2\xa0%%, so this "
+             "run can neither show a regression of that size nor rule one "
+             "out",
+             bs__fmt_pct_signed(u, sizeof u, bs_compare_upper_pct(c)),
+             c->effective_threshold_pct);
+    kv(sum, "Resolution", buf, 0);
+  }
   snprintf(buf, sizeof buf, "%.4g (Holm %.4g, BH q %.4g)", c->p_value,
            c->holm_p, c->bh_q);
   kv(sum, "Bootstrap p-value toward a regression", buf, 1);
@@ -501,12 +570,15 @@ static bs_status case_page(bs__report *r, bs_templates *t, const char *dir,
     bs_tval *o = bs_tval_push_obj(rows);
     bs_tval_set_strf(o, "run", "%llu", (unsigned long long)c->runs[j]);
     bs_tval_set_strf(o, "block", "%lld", (long long)c->block_ids[j]);
-    bs_tval_set_str(o, "baseline",
-                    bs__fmt_time(buf, sizeof buf, c->baseline[j]));
-    bs_tval_set_str(o, "candidate",
-                    bs__fmt_time(buf, sizeof buf, c->candidate[j]));
-    bs_tval_set_str(o, "delta",
-                    bs__fmt_time_signed(buf, sizeof buf, c->delta[j]));
+    bs_tval_set_str(
+        o, "baseline",
+        bs__fmt_val(buf, sizeof buf, r->an->metric, c->baseline[j]));
+    bs_tval_set_str(
+        o, "candidate",
+        bs__fmt_val(buf, sizeof buf, r->an->metric, c->candidate[j]));
+    bs_tval_set_str(
+        o, "delta",
+        bs__fmt_val_signed(buf, sizeof buf, r->an->metric, c->delta[j]));
     bs_tval_set_bool(o, "outlier", c->delta[j] < lo_f || c->delta[j] > hi_f);
   }
   if (i > 0) {
@@ -558,10 +630,14 @@ static bs_status tuning_page(bs__report *r, bs_templates *t, const char *dir,
     bs_tval *b = bs_tval_push_obj(bl);
     bs_tval_set_str(b, "benchmark", tr->cases[i].benchmark);
     const bs__tune_group *g = group_of(r, tr->cases[i].benchmark);
-    if (g)
-      set_chart(r, b, "chart", g->chart,
-                "Median per-call time of each implementation against scale "
-                "(both axes logarithmic); diamonds mark crossovers.");
+    if (g) {
+      char caption[256];
+      snprintf(caption, sizeof caption,
+               "Median %s of each implementation against scale (both axes "
+               "logarithmic); diamonds mark crossovers.",
+               bs_metric_get(r->an->metric)->quantity);
+      set_chart(r, b, "chart", g->chart, caption);
+    }
     /* Columns: every impl measured in this benchmark, byte order. */
     const char **impls = NULL;
     size_t ni = 0, cap = 0;
@@ -624,9 +700,10 @@ static bs_status tuning_page(bs__report *r, bs_templates *t, const char *dir,
         char lo[64], hi[64];
         bs_tval_set_str(row, "runner_up", tc->runner_up);
         bs_tval_set_bool(row, "decisive", tc->decisive);
-        bs_tval_set_strf(row, "win_interval", "%s to %s",
-                         bs__fmt_time_signed(lo, sizeof lo, tc->ci_low_us),
-                         bs__fmt_time_signed(hi, sizeof hi, tc->ci_high_us));
+        bs_tval_set_strf(
+            row, "win_interval", "%s to %s",
+            bs__fmt_val_signed(lo, sizeof lo, r->an->metric, tc->ci_low_us),
+            bs__fmt_val_signed(hi, sizeof hi, r->an->metric, tc->ci_high_us));
       }
       double best_us = NAN;
       for (size_t z = 0; z < tc->nmedians; z++) {
@@ -644,8 +721,10 @@ static bs_status tuning_page(bs__report *r, bs_templates *t, const char *dir,
         int best = md && !strcmp(md->impl, tc->best);
         bs_tval_set_bool(cell, "missing", md == NULL);
         bs_tval_set_bool(cell, "best", best);
-        bs_tval_set_str(cell, "value",
-                        md ? bs__fmt_time(buf, sizeof buf, md->median_us) : "");
+        bs_tval_set_str(
+            cell, "value",
+            md ? bs__fmt_val(buf, sizeof buf, r->an->metric, md->median_us)
+               : "");
         if (md && !best && best_us > 0)
           bs_tval_set_strf(cell, "ratio", "×%.2f", md->median_us / best_us);
         else

@@ -45,7 +45,7 @@ void bs_tune_result_free(bs_tune_result *r) {
 
 /* Scores the impls of one case: the median of each impl's confirm samples. */
 static bs_status score_case(const bs_row *rows, const bs_case *lc,
-                            bs_tune_case *tc) {
+                            bs_metric metric, bs_tune_case *tc) {
   const char **impls = malloc(lc->nrows * sizeof *impls);
   double *samples = malloc(lc->nrows * sizeof *samples);
   size_t ni = 0;
@@ -72,7 +72,7 @@ static bs_status score_case(const bs_row *rows, const bs_case *lc,
     for (size_t k = 0; k < lc->nrows; k++) {
       const bs_row *row = &rows[lc->rows[k]];
       if (row->phase == BS_PHASE_CONFIRM && !strcmp(row->impl, impls[u]))
-        samples[ns++] = row->per_call_us;
+        samples[ns++] = row->values[metric];
     }
     tc->medians[u].impl = impls[u];
     tc->medians[u].samples = ns;
@@ -203,9 +203,9 @@ done:
  * 0 (and a warning added to r) when the rows do not pair. */
 static bs_status paired_interval(bs_tune_result *r, const bs_log *log,
                                  const bs_case *lc, const char *x,
-                                 const char *y, uint64_t seed, bs__pairs *p,
-                                 double *lo, double *hi, int *tested,
-                                 bs_error *err) {
+                                 const char *y, bs_metric metric, uint64_t seed,
+                                 bs__pairs *p, double *lo, double *hi,
+                                 int *tested, bs_error *err) {
   double *d = NULL;
   size_t m = 0;
   char label[256];
@@ -216,7 +216,7 @@ static bs_status paired_interval(bs_tune_result *r, const bs_log *log,
   if (st)
     return st;
   bs__case_label(label, sizeof label, lc->benchmark, lc->dataset);
-  st = bs__pairs_deltas(p, label, &d, &m, &perr);
+  st = bs__pairs_deltas(p, metric, label, &d, &m, &perr);
   if (st == BS_EMISMATCH) {
     char msg[1024];
     bs_error_format(&perr, msg, sizeof msg);
@@ -272,8 +272,8 @@ static bs_status decide(const bs_log *log, bs_tune_result *r,
       continue;
     int tested = 0;
     st = paired_interval(r, log, bs_log_case(log, log_case[i]), tc->runner_up,
-                         tc->best, seed, &p, &tc->ci_low_us, &tc->ci_high_us,
-                         &tested, err);
+                         tc->best, r->metric, seed, &p, &tc->ci_low_us,
+                         &tc->ci_high_us, &tested, err);
     tc->decisive = !st && tested && tc->ci_high_us < 0;
   }
   for (size_t k = 0; k < r->ncrossovers && !st; k++) {
@@ -287,7 +287,7 @@ static bs_status decide(const bs_log *log, bs_tune_result *r,
       double lo = 0, hi = 0;
       int tested = 0;
       st = paired_interval(r, log, bs_log_case(log, log_case[i]), c->a, c->b,
-                           seed, &p, &lo, &hi, &tested, err);
+                           r->metric, seed, &p, &lo, &hi, &tested, err);
       decisive = decisive && !st && tested && is_decisive_interval(lo, hi);
     }
     c->decisive = !st && decisive;
@@ -296,9 +296,14 @@ static bs_status decide(const bs_log *log, bs_tune_result *r,
   return st;
 }
 
-bs_status bs_tune_run(const bs_log *log, uint64_t seed, bs_tune_result **out,
-                      bs_error *err) {
+bs_status bs_tune_run(const bs_log *log, bs_metric metric, uint64_t seed,
+                      bs_tune_result **out, bs_error *err) {
   *out = NULL;
+  bs_status mst = bs_metric_check_direction(metric, err);
+  if (!mst)
+    mst = bs_log_require_metric(log, metric, err);
+  if (mst)
+    return mst;
   bs_tune_result *r = calloc(1, sizeof *r);
   size_t ncase = bs_log_case_count(log);
   const bs_row *rows = bs_log_rows(log);
@@ -309,6 +314,7 @@ bs_status bs_tune_run(const bs_log *log, uint64_t seed, bs_tune_result **out,
     free(log_case);
     return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
   }
+  r->metric = metric;
   r->cases = calloc(ncase ? ncase : 1, sizeof *r->cases);
   if (!r->cases)
     goto nomem;
@@ -320,7 +326,7 @@ bs_status bs_tune_run(const bs_log *log, uint64_t seed, bs_tune_result **out,
     tc->dataset = lc->dataset;
     tc->has_scale = lc->has_scale;
     tc->scale = lc->scale;
-    if (score_case(rows, lc, tc)) {
+    if (score_case(rows, lc, metric, tc)) {
       free(tc->medians);
       goto nomem;
     }

@@ -54,7 +54,7 @@ Test(cli_html, compare_writes_the_comparison_and_still_gates) {
   cr_expect_str_eq(r.out,
                    "4 cases, 1 significant regression, 1 significant "
                    "improvement (confirmatory: delta 3%, 10000 resamples, "
-                   "seed 0)\n",
+                   "seed 0; metric wall: wall time per call, µs)\n",
                    "with files, stdout holds the one-line summary only");
   ts_run_free(&r);
 

@@ -19,8 +19,9 @@ Test(cli_noise, example_report_reads_every_figure) {
   const char *args[] = {"noise", log, "--manifest", env, NULL};
   ts_run r = ts_cli(NULL, args);
   cr_expect_eq(r.status, 0, "stderr: %s", r.err);
-  const char *want[] = {"A/A validation of A against B (10000 resamples, "
-                        "level 0.95, seed 0)",
+  const char *want[] = {"A/A validation of A against B (metric wall: wall "
+                        "time per call, µs; 10000 resamples, level 0.95, "
+                        "seed 0)",
                         "hash [n=4096]: 20 runs of 20 blocks",
                         "sum [n=65536]: 20 runs of 20 blocks",
                         "  noise floor        ",
@@ -57,7 +58,8 @@ Test(cli_noise, json_is_deterministic_and_compare_reads_it) {
   cr_assert_eq(r1.status, 0, "%s", r1.err);
   cr_assert_eq(r2.status, 0, "%s", r2.err);
   cr_expect_str_eq(r1.out,
-                   "A/A validation of 2 cases: paired noise floor 0.261 % to "
+                   "A/A validation of 2 cases (metric wall: wall time per "
+                   "call, µs): paired noise floor 0.261 % to "
                    "0.329 %, the gate's delta 3 % resolves 2 of 2\n",
                    "with files, stdout holds the one-line summary only");
   size_t n1, n2;

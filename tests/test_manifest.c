@@ -166,9 +166,13 @@ Test(manifest, many_keys_are_found) {
   free(text);
 }
 
+/* SPEC §1.2's six keys, and the runner's duet (§6: duet and sequential
+ * runs are not comparable). */
 Test(manifest, comparability_keys_follow_the_spec) {
   static const char *const want[] = {"target",  "profile",          "dtype",
-                                     "machine", "frequency_policy", "protocol"};
+                                     "machine", "frequency_policy", "protocol",
+                                     "duet"};
+  cr_assert_eq(BS_MANIFEST_NCOMPARABILITY, sizeof want / sizeof want[0]);
   for (size_t i = 0; i < BS_MANIFEST_NCOMPARABILITY; i++)
     cr_assert_str_eq(bs_manifest_comparability_keys[i], want[i]);
 }
@@ -212,15 +216,25 @@ Test(manifest, differing_and_missing_keys_are_listed_in_order) {
   cr_assert_eq(nd, 2);
   cr_assert_str_eq(diff[0], "profile");
   cr_assert_str_eq(diff[1], "machine");
-  /* a key missing from both still breaks comparability */
+  /* SPEC §1.2: a key absent from both counts as equal (reports name it),
+   * a key present in one only as different. (Main at eb6f279 held every
+   * missing key against comparability, so a project without dtype could
+   * never compare two runs.) */
   bs_manifest *c = read_ok("c.csv", "key,value\ntarget,native\n");
-  cr_assert_eq(bs_manifest_comparable(c, c, diff, &nd), 0);
+  cr_assert_eq(bs_manifest_comparable(c, c, diff, &nd), 1);
+  cr_assert_eq(nd, 0);
+  cr_assert_eq(bs_manifest_comparable(c, a, diff, &nd), 0);
   cr_assert_eq(nd, 5);
   cr_assert_str_eq(diff[0], "profile");
   cr_assert_str_eq(diff[4], "protocol");
   cr_assert_eq(bs_manifest_comparable(NULL, a, diff, &nd), 0);
   cr_assert_eq(nd, 6);
   cr_assert_str_eq(diff[0], "target");
+  const char *unrec[BS_MANIFEST_NCOMPARABILITY];
+  const bs_manifest *both[] = {c, c};
+  cr_assert_eq(bs_manifest_unrecorded(both, 2, unrec), 5);
+  cr_assert_str_eq(unrec[0], "profile");
+  cr_assert_str_eq(unrec[4], "protocol");
   bs_manifest_free(a);
   bs_manifest_free(b);
   bs_manifest_free(c);
@@ -304,4 +318,35 @@ Test(manifest, set_date_must_be_an_iso_8601_utc_date, .timeout = 60) {
     cr_expect(strstr(r.out, good[i]), "%s", r.out);
     ts_run_free(&r);
   }
+}
+
+/* The runner records duet,1 in duet mode; duet and sequential runs are not
+ * comparable, and a run that does not record it ran sequentially. */
+Test(manifest, duet_takes_part_in_comparability) {
+  const char *base = "key,value\ntarget,native\nprofile,release\ndtype,f64\n"
+                     "machine,m1\nfrequency_policy,performance\n"
+                     "protocol,Development\n";
+  char duet[512], zero[512];
+  snprintf(duet, sizeof duet, "%sduet,1\n", base);
+  snprintf(zero, sizeof zero, "%sduet,0\n", base);
+  bs_manifest *seq = read_ok("seq.csv", base);
+  bs_manifest *d1 = read_ok("duet.csv", duet);
+  bs_manifest *d0 = read_ok("zero.csv", zero);
+  const char *diff[BS_MANIFEST_NCOMPARABILITY];
+  size_t nd = 0;
+  cr_assert_eq(bs_manifest_comparable(seq, d1, diff, &nd), 0);
+  cr_assert_eq(nd, 1);
+  cr_assert_str_eq(diff[0], "duet");
+  cr_assert_eq(bs_manifest_comparable(d1, d1, NULL, NULL), 1);
+  cr_assert_eq(bs_manifest_comparable(seq, d0, NULL, NULL), 1,
+               "absent means sequential");
+  cr_assert_str_eq(bs_manifest_comparability_value(seq, "duet"), "0");
+  cr_assert_null(bs_manifest_comparability_value(seq, "commit"));
+  const char *unrec[BS_MANIFEST_NCOMPARABILITY];
+  const bs_manifest *one[] = {seq};
+  cr_assert_eq(bs_manifest_unrecorded(one, 1, unrec), 0,
+               "duet has a default: never unrecorded");
+  bs_manifest_free(seq);
+  bs_manifest_free(d1);
+  bs_manifest_free(d0);
 }

@@ -1079,8 +1079,10 @@ Test(noise, floors_reject_files_that_are_not_noise_output) {
 Test(noise, compare_marks_cases_within_the_paired_floor) {
   const char *json = "{\"schema\": \"benchsite.noise/1\", \"cases\": ["
                      "{\"benchmark\": \"a\", \"dataset\": \"\", "
+                     "\"paired_deltas_pct\": [1.0, -1.0], "
                      "\"paired_noise_floor_pct\": 1.0},"
                      "{\"benchmark\": \"b\", \"dataset\": \"\", "
+                     "\"paired_deltas_pct\": [1.0, 1.0], "
                      "\"paired_noise_floor_pct\": 1.0}]}";
   bs_noise_floors *f = NULL;
   cr_assert_eq(bs_noise_floors_parse("n.json", json, strlen(json), &f, NULL),

@@ -537,7 +537,7 @@ Test(report, pages_follow_the_inputs) {
     cr_expect(strstr(page, "alt=\"Paired differences"), "%s", name);
     cr_expect(strstr(page, "alt=\"Histogram of 10000 bootstrap medians"), "%s",
               name);
-    cr_expect(strstr(page, "alt=\"Per-call time of"), "%s", name);
+    cr_expect(strstr(page, "alt=\"Wall time per call of"), "%s", name);
     free(page);
     free(p);
   }

@@ -29,7 +29,8 @@ Test(tune, best_is_smallest_median_ties_by_byte_order) {
   bs_log *log = parse(csv);
   bs_tune_result *r;
   bs_error err;
-  cr_assert_eq(bs_tune_run(log, 0, &r, &err), BS_OK, "%s", err.message);
+  cr_assert_eq(bs_tune_run(log, BS_METRIC_WALL, 0, &r, &err), BS_OK, "%s",
+               err.message);
   cr_assert_eq(r->ncases, 2);
   cr_expect_str_eq(r->cases[0].dataset, "p");
   cr_expect_str_eq(r->cases[0].best, "B");
@@ -55,7 +56,7 @@ Test(tune, crossover_by_log_log_interpolation) {
                     "other,n=1,1,x,0,1\n";
   bs_log *log = parse(csv);
   bs_tune_result *r;
-  cr_assert_eq(bs_tune_run(log, 0, &r, NULL), BS_OK);
+  cr_assert_eq(bs_tune_run(log, BS_METRIC_WALL, 0, &r, NULL), BS_OK);
   cr_assert_eq(r->ncrossovers, 1);
   cr_expect_str_eq(r->crossovers[0].benchmark, "sort");
   cr_expect_str_eq(r->crossovers[0].a, "x");
@@ -76,7 +77,7 @@ Test(tune, zero_ratio_counts_as_nonnegative) {
                     "k,c,8,x,0,5\nk,c,8,y,0,5\n";
   bs_log *log = parse(csv);
   bs_tune_result *r;
-  cr_assert_eq(bs_tune_run(log, 0, &r, NULL), BS_OK);
+  cr_assert_eq(bs_tune_run(log, BS_METRIC_WALL, 0, &r, NULL), BS_OK);
   cr_assert_eq(r->ncrossovers, 2);
   cr_expect_eq(r->crossovers[0].scale, 2.0);
   cr_expect_leq(fabs(r->crossovers[1].scale - 8.0), 1e-12);
@@ -91,7 +92,7 @@ Test(tune, crossovers_sorted_by_benchmark_pair_and_scale) {
                     "m,a,1,p,0,1\nm,a,1,q,0,2\nm,b,10,p,0,2\nm,b,10,q,0,1\n";
   bs_log *log = parse(csv);
   bs_tune_result *r;
-  cr_assert_eq(bs_tune_run(log, 0, &r, NULL), BS_OK);
+  cr_assert_eq(bs_tune_run(log, BS_METRIC_WALL, 0, &r, NULL), BS_OK);
   cr_assert_eq(r->ncrossovers, 3);
   cr_expect_str_eq(r->crossovers[0].benchmark, "m");
   cr_expect_str_eq(r->crossovers[1].benchmark, "z");

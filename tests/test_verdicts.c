@@ -229,8 +229,10 @@ static char *floors_json(const char *machine) {
   snprintf(buf, sizeof buf,
            "{\"schema\": \"benchsite.noise/1\", \"environment\": {%s%s%s},\n"
            "\"cases\": [{\"benchmark\": \"slow\", \"dataset\": \"\", "
+           "\"paired_deltas_pct\": [8.5, -8.5], "
            "\"paired_noise_floor_pct\": 8.5},\n{\"benchmark\": \"fast\", "
-           "\"dataset\": \"\", \"paired_noise_floor_pct\": 2}]}\n",
+           "\"dataset\": \"\", \"paired_deltas_pct\": [-2, 2], "
+           "\"paired_noise_floor_pct\": 2}]}\n",
            machine ? "\"target\": \"native\", \"profile\": \"release\", "
                      "\"dtype\": \"f64\", \"frequency_policy\": "
                      "\"performance\", \"protocol\": \"Development\", "
@@ -367,11 +369,15 @@ Test(verdicts, cli_refuses_a_noise_file_from_another_setup) {
             "%s", r.err);
   cr_expect_eq(ts_exists(g.json), 0, "no output on refusal");
   ts_run_free(&r);
-  /* A noise file without an environment cannot be checked: accepted. */
-  const char *none[] = {"compare", g.log,  "--manifest", g.mf,
-                        "--noise", g.none, NULL};
+  /* A noise file without an environment cannot be checked, and an
+   * unknown setup is never assumed comparable: refused (issue 23; main at
+   * eb6f279 accepted it and its floors raised the thresholds). */
+  const char *none[] = {"compare", g.log,    "--manifest", g.mf, "--noise",
+                        g.none,    "--json", g.json,       NULL};
   r = ts_cli(NULL, none);
-  cr_expect_eq(r.status, 1, "%s", r.err);
+  cr_expect_eq(r.status, 2, "%s", r.err);
+  cr_expect(strstr(r.err, "records no environment") != NULL, "%s", r.err);
+  cr_expect_eq(ts_exists(g.json), 0, "no output on refusal");
   ts_run_free(&r);
 }
 
@@ -488,7 +494,8 @@ Test(verdicts, tuning_decisiveness_matches_numpy) {
   bs_log *log = load("verdicts/tune.csv");
   bs_tune_result *r = NULL;
   bs_error err;
-  cr_assert_eq(bs_tune_run(log, 0, &r, &err), BS_OK, "%s", err.message);
+  cr_assert_eq(bs_tune_run(log, BS_METRIC_WALL, 0, &r, &err), BS_OK, "%s",
+               err.message);
   cr_assert_eq(r->ncases, 3);
   size_t decisive = 0;
   for (size_t i = 0; i < r->ncases; i++) {

@@ -15,6 +15,7 @@
 #include "benchsite/error.h"
 #include "benchsite/log.h"
 #include "benchsite/manifest.h"
+#include "benchsite/metric.h"
 #include "benchsite/noise.h"
 #include "benchsite/tune.h"
 
@@ -44,13 +45,17 @@ typedef struct bs_analysis_options {
   const char *baseline;  /* NULL: the first manifest's "baseline" key */
   const char *candidate; /* NULL: the first manifest's "candidate" key */
   uint64_t seed;         /* seeds every analysis (the one seed shown) */
+  /* The metric every analysis uses (benchsite/metric.h; 0: wall time).
+   * A metric some confirm row of the log lacks fails bs_analyse with
+   * BS_EINPUT naming the row, whatever keep_going says. */
+  bs_metric metric;
   /* The comparison's parameters; NULL: the confirmatory gate with
    * keep_bootstrap on (the report's case pages chart the bootstrap
    * distributions; give keep_bootstrap when a report is to be made).
-   * Copied; its seed is replaced by `seed`. */
+   * Copied; its seed and metric are replaced by `seed` and `metric`. */
   const bs_compare_options *compare;
   /* The A/A validation's parameters; NULL: bs_noise_options_init's.
-   * Copied; its seed is replaced by `seed`. */
+   * Copied; its seed and metric are replaced by `seed` and `metric`. */
   const bs_noise_options *noise;
   /* The A/A pair, both or neither; NULL: the first manifest naming both
    * aa_a and aa_b. A manifest is credited as the source (aa_source) only
@@ -82,6 +87,7 @@ typedef struct bs_analysis {
   const bs_manifest *const *manifests; /* the array is the analysis's own */
   size_t nmanifests;
   uint64_t seed;
+  bs_metric metric;           /* what every result holds */
   bs_compare_result *compare; /* NULL when no comparison was made */
   bs_tune_result *tune;       /* NULL when tuning adds nothing */
   bs_noise_result *aa;        /* NULL when no A/A validation was made */

@@ -13,6 +13,7 @@
 #include "benchsite/log.h"
 #include "benchsite/manifest.h"
 #include "benchsite/markdown.h"
+#include "benchsite/metric.h"
 #include "benchsite/noise.h"
 #include "benchsite/order.h"
 #include "benchsite/output.h"

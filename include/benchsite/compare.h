@@ -51,12 +51,17 @@ typedef struct bs_compare_options {
   /* The gate (exit status) counts family_significant_regression instead
    * of significant_regression; it can only make the gate stricter. */
   int family_wise;
+  /* The metric compared (benchsite/metric.h); every *_us field of the
+   * result holds it, in its unit (µs for times, KiB for memory). */
+  bs_metric metric;
 } bs_compare_options;
 
-/* Fills the parameters the mode fixes (SPEC §2.5 table); seed 0. */
+/* Fills the parameters the mode fixes (SPEC §2.5 table); seed 0, wall
+ * time. */
 void bs_compare_options_init(bs_compare_options *o, bs_mode mode);
 
-/* BS_EUSAGE when the options break the mode's rules: confirmatory mode
+/* BS_EUSAGE when the options break the mode's rules (or name no metric
+ * of the table, or one where higher is better): confirmatory mode
  * must keep delta 3, R 10000, c 95; every mode needs 50 < c < 100 (a
  * level <= 1 gets "did you mean 95?"), R >= 1 and a finite threshold > 0;
  * a hotspot threshold below 0.5 is refused as probably a fraction (with
@@ -86,6 +91,11 @@ typedef struct bs_case_compare {
   int significant_regression;
   /* delta_pct <= -effective_threshold_pct and ci_high_us < 0 */
   int significant_improvement;
+  /* Resolution: not a significant regression, and the interval's upper
+   * end as a percentage, 100 ci_high_us / median_baseline_us, at or above
+   * effective_threshold_pct -- the run can neither show a regression of
+   * that size nor rule one out. */
+  int inconclusive;
   /* One-sided bootstrap p-value toward a regression,
    * (1 + #{theta*_r <= 0}) / (R + 1), from the theta* of the interval. */
   double p_value;
@@ -125,6 +135,7 @@ typedef struct bs_compare_result {
   size_t regressions;        /* cases with significant_regression */
   size_t improvements;       /* cases with significant_improvement */
   size_t family_regressions; /* cases with family_significant_regression */
+  size_t inconclusive;       /* cases with inconclusive */
   size_t raised;             /* cases whose threshold a noise floor raised */
   size_t without_floor;      /* after bs_compare_apply_noise: cases it had
                                 no floor for (they keep delta) */
@@ -135,23 +146,30 @@ typedef struct bs_compare_result {
  * options.family_wise, else regressions. */
 size_t bs_compare_gate_failures(const bs_compare_result *r);
 
+/* The interval's upper end as a percentage of the baseline median,
+ * 100 ci_high_us / median_baseline_us (the ratio first, as delta_pct):
+ * the largest change the run cannot rule out. */
+double bs_compare_upper_pct(const bs_case_compare *c);
+
 /* Pairs baseline and candidate in every case of `log` that has confirm rows
- * of both, bootstraps med(d) and applies the verdicts and the gate, the
- * p-values and the family-wise adjustments (Holm, Benjamini-Hochberg) over
- * the compared cases.
+ * of both, bootstraps med(d) of the options' metric and applies the
+ * verdicts and the gate, the p-values and the family-wise adjustments
+ * (Holm, Benjamini-Hochberg) over the compared cases.
  * Fails with BS_EMISMATCH naming the case and every unpaired row as
  * file:line, BS_EINPUT naming the case when its delta_pct or speedup is
- * not finite, BS_EUSAGE for bad options or when no case has both impls,
- * BS_ENOMEM. On success *out is owned by the caller
+ * not finite or naming the first confirm row without the metric
+ * (bs_log_require_metric), BS_EUSAGE for bad options or when no case has
+ * both impls, BS_ENOMEM. On success *out is owned by the caller
  * (bs_compare_result_free); it borrows strings from `log`, which must
  * outlive it. */
 bs_status bs_compare_run(const bs_log *log, const char *baseline,
                          const char *candidate, const bs_compare_options *opt,
                          bs_compare_result **out, bs_error *err);
 
-/* Adds run-level warnings about the environment: manifests[0..n-1] not
- * comparable with the first (naming the keys) and comparability keys
- * missing from the first. n may be 0. */
+/* Adds run-level warnings about the environment: no manifest at all,
+ * comparability keys nobody recorded (SPEC §1.2: they count as equal, so
+ * they are named), and manifests[1..n-1] not comparable with the first
+ * (naming the keys and both values). n may be 0. */
 bs_status bs_compare_check_environment(bs_compare_result *r,
                                        const bs_manifest *const *manifests,
                                        size_t n);

@@ -3,6 +3,7 @@
 #define BENCHSITE_LOG_H
 
 #include "benchsite/error.h"
+#include "benchsite/metric.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -17,7 +18,10 @@ typedef enum bs_phase {
 } bs_phase;
 
 /* One observation: a timed batch. Strings live in the log's arena and stay
- * valid until bs_log_free(); they are never NULL. */
+ * valid until bs_log_free(); they are never NULL. The batch's value of
+ * metric m (benchsite/metric.h) is values[m], present when bit m of
+ * `metrics` is set; wall time (per_call_us, the same double as
+ * values[BS_METRIC_WALL]) is on every row. */
 typedef struct bs_row {
   const char *benchmark;
   const char *dataset; /* "" when the column is absent or empty */
@@ -25,12 +29,16 @@ typedef struct bs_row {
   const char *file; /* the path the row was read from */
   long line;        /* 1-based line where the record starts */
   double scale;     /* meaningful only when has_scale */
-  double per_call_us;
+  union {
+    double values[BS_METRIC_COUNT];
+    double per_call_us;
+  };
   uint64_t run;        /* 0 when absent */
   uint64_t iterations; /* 0 when absent */
   int64_t block;       /* -1 when absent (allowed for calibration rows) */
   bs_phase phase;
   int has_scale;
+  unsigned metrics; /* bit m: values[m] is present */
 } bs_row;
 
 /* A case is (benchmark, dataset). `rows` indexes bs_log_rows(), in the
@@ -122,6 +130,15 @@ const bs_row *bs_log_rows(const bs_log *log);
  * then by scale or natural dataset order. */
 size_t bs_log_case_count(const bs_log *log);
 const bs_case *bs_log_case(const bs_log *log, size_t i);
+
+/* The first confirm row (in read order) without a value of metric m, or
+ * NULL when every confirm row has one (always NULL for wall time). */
+const bs_row *bs_log_lacking(const bs_log *log, bs_metric m);
+/* BS_OK when every confirm row of the log carries metric m, so that an
+ * analysis of m can use every row; otherwise BS_EINPUT naming the first
+ * row that lacks it, as file:line (and whether its file has no such
+ * column at all), or BS_EUSAGE for a value of m that is not a metric. */
+bs_status bs_log_require_metric(const bs_log *log, bs_metric m, bs_error *err);
 
 size_t bs_log_unknown_count(const bs_log *log);
 const bs_log_column *bs_log_unknown(const bs_log *log, size_t i);

@@ -12,10 +12,30 @@ extern "C" {
 
 typedef struct bs_manifest bs_manifest;
 
-/* The keys that must be present and equal for two runs to be comparable. */
-#define BS_MANIFEST_NCOMPARABILITY 6
+/* The keys on which two runs must agree to be comparable (SPEC §1.2 and
+ * the runner's `duet`): target, profile, dtype, machine, frequency_policy,
+ * protocol, duet. */
+#define BS_MANIFEST_NCOMPARABILITY 7
 extern const char
     *const bs_manifest_comparability_keys[BS_MANIFEST_NCOMPARABILITY];
+
+/* The value a comparability key stands for when a manifest lacks it, or
+ * NULL when it has none: "0" for duet (a run that does not say it ran in
+ * duet mode ran sequentially); NULL for the other keys and any other key. */
+const char *bs_manifest_comparability_default(const char *key);
+
+/* The value of comparability key `key` in m: its own, else the key's
+ * default, else NULL (not recorded). `m` may be NULL. */
+const char *bs_manifest_comparability_value(const bs_manifest *m,
+                                            const char *key);
+
+/* The comparability keys without a default that none of m[0..n-1]
+ * records (n may be 0: then every such key), in the order of
+ * bs_manifest_comparability_keys, into keys[] (room for
+ * BS_MANIFEST_NCOMPARABILITY); returns their number. Such a key counts
+ * as equal between the runs, so reports name it. */
+size_t bs_manifest_unrecorded(const bs_manifest *const *m, size_t n,
+                              const char **keys);
 
 /* Returns an empty manifest, or NULL when out of memory. */
 bs_manifest *bs_manifest_new(void);
@@ -44,11 +64,14 @@ const char *bs_manifest_value(const bs_manifest *m, size_t i);
 /* The value of `key`, or NULL when absent. `m` may be NULL. */
 const char *bs_manifest_get(const bs_manifest *m, const char *key);
 
-/* Returns 1 when both manifests hold every comparability key with equal
- * values, else 0. The differing (or missing) keys are stored, in the order
- * of bs_manifest_comparability_keys, into `differing` (room for
- * BS_MANIFEST_NCOMPARABILITY pointers to static strings; may be NULL) and
- * their number into `*ndiffering` (may be NULL). */
+/* Returns 1 when the two runs are comparable (SPEC §1.2): every
+ * comparability key has equal values (bs_manifest_comparability_value), a
+ * key absent from both counting as equal and a key present in one only as
+ * different; else 0. A NULL manifest records nothing. The differing keys
+ * are stored, in the order of bs_manifest_comparability_keys, into
+ * `differing` (room for BS_MANIFEST_NCOMPARABILITY pointers to static
+ * strings; may be NULL) and their number into `*ndiffering` (may be
+ * NULL). */
 int bs_manifest_comparable(const bs_manifest *a, const bs_manifest *b,
                            const char **differing, size_t *ndiffering);
 

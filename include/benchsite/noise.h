@@ -7,6 +7,7 @@
 #include "benchsite/error.h"
 #include "benchsite/log.h"
 #include "benchsite/manifest.h"
+#include "benchsite/metric.h"
 #include "benchsite/rng.h"
 
 #include <stddef.h>
@@ -43,14 +44,17 @@ typedef struct bs_noise_options {
   uint64_t seed;      /* default 0 */
   bs_block_mode block_mode;
   size_t block_length; /* L >= 1, used when block_mode is BS_BLOCK_FIXED */
+  /* The metric validated (benchsite/metric.h); the *_us fields of the
+   * result hold it, in its unit. */
+  bs_metric metric;
 } bs_noise_options;
 
-/* Defaults: R 10000, level 0.95, seed 0, ordinary bootstrap. */
+/* Defaults: R 10000, level 0.95, seed 0, ordinary bootstrap, wall time. */
 void bs_noise_options_init(bs_noise_options *o);
 
 /* BS_EUSAGE unless R >= 1, 0.5 < level < 1 (a level above 1 gets the hint
- * "the level is a fraction here; did you mean 0.95?") and, for fixed
- * blocks, L >= 1. */
+ * "the level is a fraction here; did you mean 0.95?"), the metric is one
+ * of the table (and lower is better) and, for fixed blocks, L >= 1. */
 bs_status bs_noise_options_check(const bs_noise_options *o, bs_error *err);
 
 /* --- building blocks (each one checked on its own by the tests) -------- */
@@ -205,7 +209,8 @@ typedef struct bs_noise_result {
  *
  * Errors: BS_EUSAGE for bad options, A == B, or no case with rows of A or
  * B; BS_EINPUT naming the case (and run) when a case has fewer than 2
- * runs, a run lacks A or B, or a fixed block length exceeds a series;
+ * runs, a run lacks A or B, or a fixed block length exceeds a series, and
+ * naming the first confirm row without the options' metric;
  * BS_EMISMATCH naming the case, run and file:line of each row of A or B
  * without a partner in the same block; BS_ENOMEM. On success *out is owned
  * by the caller (bs_noise_result_free) and borrows strings from `log`. */
@@ -247,11 +252,18 @@ bs_status bs_text_noise(const bs_noise_result *r, char **out, size_t *len,
 typedef struct bs_noise_floors bs_noise_floors;
 
 /* Parses `benchsite.noise/1` JSON (strict RFC 8259) and keeps each case's
- * paired_noise_floor_pct and the "environment" object (absent or {}: none).
- * `name` is used in messages. BS_EINPUT with name:line for malformed JSON,
- * a wrong schema, an environment that is not an object of strings, or a
- * case without a benchmark, dataset or finite non-negative floor;
- * BS_ENOMEM. On success *out is freed with bs_noise_floors_free. */
+ * paired_noise_floor_pct, the "metric" (absent: wall, as every file written
+ * before metrics existed) and the "environment" object (absent or {}:
+ * none). It reads case by case and keeps only those, so its memory is a
+ * small fraction of the text's (the experiments, nearly all of a file,
+ * are checked and dropped). `name` is used in messages. BS_EINPUT with
+ * name:line for malformed JSON, a wrong schema, an unknown metric, an
+ * environment that is not an object of strings, or a case without a
+ * benchmark, dataset, non-negative floor or at least 2 paired_deltas_pct
+ * above -100 %, or whose floor is not the 90th percentile of its
+ * |paired_deltas_pct| (a floor no A/A run of the file gives, such as
+ * 1e300 %); BS_ELIMIT, BS_ENOMEM. On success *out is freed with
+ * bs_noise_floors_free. */
 bs_status bs_noise_floors_parse(const char *name, const char *text, size_t len,
                                 bs_noise_floors **out, bs_error *err);
 /* NULL is a no-op. */
@@ -260,10 +272,19 @@ size_t bs_noise_floors_count(const bs_noise_floors *f);
 /* The manifest of the A/A run the file records (empty when it has none);
  * owned by f. */
 const bs_manifest *bs_noise_floors_environment(const bs_noise_floors *f);
-/* BS_EINPUT naming `name` and every differing comparability key (with
- * both values) when `run` and the floors' environment are both non-empty
- * and not comparable: a noise floor measured elsewhere says nothing about
- * this run. BS_OK otherwise (also for a NULL run). */
+/* The metric the floors were measured on. */
+bs_metric bs_noise_floors_metric(const bs_noise_floors *f);
+/* BS_EINPUT naming `name` and both metrics when the floors are not of
+ * `metric`: a floor of wall time says nothing about CPU time. */
+bs_status bs_noise_floors_check_metric(const bs_noise_floors *f,
+                                       const char *name, bs_metric metric,
+                                       bs_error *err);
+/* BS_OK only when `run` and the floors' environment are both non-empty and
+ * comparable (bs_manifest_comparable): a noise floor measured elsewhere,
+ * or on an unknown setup, says nothing about this run (SPEC §2.9).
+ * Otherwise BS_EINPUT naming `name` and the problem: the file records no
+ * environment, the run has none (`run` NULL or empty), or every differing
+ * comparability key with both values. */
 bs_status bs_noise_floors_check_environment(const bs_noise_floors *f,
                                             const char *name,
                                             const bs_manifest *run,

@@ -27,7 +27,8 @@ typedef enum bs_run_mode {
 /* 1 when `benchsite run` writes a log column of this name that is not
  * one of the columns every log has: cpu_per_call_us, max_rss_kib, or an
  * extra column of a harness adapter (go-bench: procs, bytes_per_op,
- * allocs_per_op). `check` knows them; the log's reader ignores them. */
+ * allocs_per_op). `check` knows them; the log's reader reads the metric
+ * columns and ignores the extras. */
 int bs_run_writes_column(const char *name);
 
 /* The name of a harness mode -- "google-benchmark", "pytest-benchmark",

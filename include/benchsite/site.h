@@ -28,7 +28,8 @@
  * separate series; the keys that differ are shown. Drift: per case,
  * Spearman's test (SPEC §2.8) over the medians of the last 30 runs of the
  * newest group, flagged when p < 0.05, with its relative shift.
- * Acknowledgements come from the archive's acks.csv.
+ * Acknowledgements come from the archive's acks.csv. All of it is the
+ * history model's (benchsite/history.h); the site renders it.
  *
  * Incremental: a run's report and results are reused from the previous
  * build when the run id (its content hash) and the inputs that shape the
@@ -45,6 +46,7 @@
 #define BENCHSITE_SITE_H
 
 #include "benchsite/error.h"
+#include "benchsite/history.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -53,11 +55,11 @@
 extern "C" {
 #endif
 
-/* Runs the drift test looks at, newest first (issue 5). */
-#define BS_SITE_DRIFT_RUNS 30
-/* Resamples and level of the history intervals. */
-#define BS_SITE_RESAMPLES 2000
-#define BS_SITE_LEVEL_PCT 95.0
+/* The history's parameters (benchsite/history.h): runs the drift test
+ * looks at, newest first; resamples and level of the intervals. */
+#define BS_SITE_DRIFT_RUNS BS_HISTORY_DRIFT_RUNS
+#define BS_SITE_RESAMPLES BS_HISTORY_RESAMPLES
+#define BS_SITE_LEVEL_PCT BS_HISTORY_LEVEL_PCT
 /* Runs that get full reports by default (newest first). */
 #define BS_SITE_DETAIL_RUNS 30
 

@@ -5,6 +5,7 @@
 
 #include "benchsite/error.h"
 #include "benchsite/log.h"
+#include "benchsite/metric.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -52,6 +53,7 @@ typedef struct bs_crossover {
 } bs_crossover;
 
 typedef struct bs_tune_result {
+  bs_metric metric;    /* what the medians hold, in its unit */
   bs_tune_case *cases; /* in case order (benchsite/order.h) */
   size_t ncases;
   bs_crossover *crossovers; /* by benchmark (natural order), a, b, scale */
@@ -62,15 +64,17 @@ typedef struct bs_tune_result {
   size_t nwarnings;
 } bs_tune_result;
 
-/* Scores every case of `log` that has confirm rows, finds the crossovers,
- * and decides which wins and crossovers are decisive with the paired
- * bootstrap (BS_TUNE_RESAMPLES, BS_TUNE_LEVEL_PCT, `seed`). Two impls
- * whose rows do not pair by (run, block) cannot be tested: that win or
- * crossover is not decisive and a warning names the unpaired rows.
- * BS_EUSAGE when no case has confirm rows; BS_ENOMEM. *out borrows
- * strings from `log`. */
-bs_status bs_tune_run(const bs_log *log, uint64_t seed, bs_tune_result **out,
-                      bs_error *err);
+/* Scores every case of `log` that has confirm rows by `metric` (the
+ * smallest median wins), finds the crossovers, and decides which wins and
+ * crossovers are decisive with the paired bootstrap (BS_TUNE_RESAMPLES,
+ * BS_TUNE_LEVEL_PCT, `seed`). Two impls whose rows do not pair by (run,
+ * block) cannot be tested: that win or crossover is not decisive and a
+ * warning names the unpaired rows. BS_EUSAGE when no case has confirm rows
+ * or `metric` is not a lower-is-better metric of the table; BS_EINPUT
+ * naming the first confirm row without the metric; BS_ENOMEM. *out
+ * borrows strings from `log`. */
+bs_status bs_tune_run(const bs_log *log, bs_metric metric, uint64_t seed,
+                      bs_tune_result **out, bs_error *err);
 
 /* NULL is a no-op. */
 void bs_tune_result_free(bs_tune_result *r);

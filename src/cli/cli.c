@@ -358,6 +358,16 @@ int cli_parse_double(const char *opt, const char *s, double *out) {
   return 0;
 }
 
+int cli_get_metric(const cli_args *a, const char *cmd, bs_metric *out) {
+  const char *s = cli_get(a, "metric");
+  bs_error err;
+  bs_error_clear(&err);
+  *out = BS_METRIC_WALL;
+  if (s && bs_metric_parse(s, out, &err))
+    return cli_usage_error("%s: --metric: %s", cmd, err.message);
+  return 0;
+}
+
 int cli_load_logs(const cli_args *a, bs_log **out) {
   *out = NULL;
   if (a->npos == 0)

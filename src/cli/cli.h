@@ -11,12 +11,14 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* Exit codes: 0 ok, 1 gate failed, 2 bad input or usage, 3 internal/I-O. */
+/* Exit codes: 0 ok, 1 gate failed, 2 bad input or usage, 3 internal/I-O,
+ * 4 inconclusive cases under compare --fail-inconclusive. */
 enum {
   CLI_OK = 0,
   CLI_REGRESSION = 1, /* also "findings" for check */
   CLI_BAD_INPUT = 2,
-  CLI_FAILURE = 3
+  CLI_FAILURE = 3,
+  CLI_INCONCLUSIVE = 4
 };
 
 #define CLI_MAX_OPTS 40
@@ -103,6 +105,9 @@ int cli_parse_u64(const char *opt, const char *s, unsigned long long *out);
 int cli_get_u64(const cli_args *args, const char *name, uint64_t *out);
 /* Parses a finite number option value. */
 int cli_parse_double(const char *opt, const char *s, double *out);
+/* The --metric of `cmd` (wall, cpu or rss; wall when absent) into *out.
+ * Returns 0 or an exit code after printing the error. */
+int cli_get_metric(const cli_args *args, const char *cmd, bs_metric *out);
 
 /* Reads every log (at least one required) into a new log. Returns 0 or an
  * exit code after printing the error. */
@@ -259,10 +264,13 @@ int cli_cmd_site(int argc, char **argv);
 /* Implemented with `noise`: reads the noise floors of a `benchsite noise`
  * JSON file into *floors (free with bs_noise_floors_free), for
  * bs_analysis_options.noise_lookup, and refuses the file (exit 2, naming
- * the keys) when the A/A run it records is not comparable with `env` (may
- * be NULL). Returns 0 or an exit code after printing the error. */
+ * the problem) when it is of another metric than `metric`, or when the
+ * A/A run it records is not known to be comparable with `env`: either has
+ * no manifest (env NULL or empty, or the file's environment empty) or
+ * they differ on a comparability key. Returns 0 or an exit code after
+ * printing the error. */
 int cli_read_noise_file(const char *path, const bs_manifest *env,
-                        bs_noise_floors **floors);
+                        bs_metric metric, bs_noise_floors **floors);
 /* Warns on stderr when cases of r got no floor from the file `path`. */
 void cli_warn_missing_floors(const char *path, const bs_compare_result *r);
 

@@ -11,7 +11,8 @@ static const char usage[] =
     "                         [--mode confirmatory|hotspot] [--threshold "
     "PCT]\n"
     "                         [--level PCT] [--seed N] [--noise NOISE.json]\n"
-    "                         [--family-wise]\n"
+    "                         [--metric wall|cpu|rss] [--family-wise]\n"
+    "                         [--fail-inconclusive]\n"
     "                         [--json F] [--markdown F] [--html DIR]\n"
     "\n"
     "Pairs baseline and candidate rows by (run, block) in every case, and\n"
@@ -28,15 +29,26 @@ static const char usage[] =
     "  --level PCT        hotspot only: confidence level in percent, 50 < c <\n"
     "                     100 (default 95)\n"
     "  --seed N           bootstrap seed (default 0)\n"
-    "  --noise FILE       JSON from 'benchsite noise' on this setup: the\n"
-    "                     noise-aware gate. A case whose paired noise floor\n"
-    "                     F is above delta is judged significant only at\n"
-    "                     max(delta, F) (its verdict keeps delta); cases\n"
-    "                     within their floor are marked. A file measured on\n"
-    "                     a setup not comparable with --manifest is refused\n"
+    "  --metric M         what is compared: wall (wall time per call, the\n"
+    "                     default), cpu (CPU time per call, column\n"
+    "                     cpu_per_call_us) or rss (peak resident memory,\n"
+    "                     column max_rss_kib); every confirm row must have\n"
+    "                     it. Lower is better for all three\n"
+    "  --noise FILE       JSON from 'benchsite noise' on this setup, of the\n"
+    "                     same metric: the noise-aware gate. A case whose\n"
+    "                     paired noise floor F is above delta is judged\n"
+    "                     significant only at max(delta, F) (its verdict\n"
+    "                     keeps delta); cases within their floor are marked.\n"
+    "                     Needs --manifest: a file measured on a setup not\n"
+    "                     comparable with it, or recorded without a\n"
+    "                     manifest, is refused\n"
     "  --family-wise      the exit status counts only regressions that\n"
     "                     survive Holm's correction at 2.5 % over all the\n"
     "                     cases (always reported; only ever stricter)\n"
+    "  --fail-inconclusive  exit 4 when a case is inconclusive: not a\n"
+    "                     significant regression, but its interval reaches\n"
+    "                     delta (or its noise floor), so the run can neither\n"
+    "                     show a regression of that size nor rule one out\n"
     "  --json F           write benchsite.compare/1 JSON to F\n"
     "  --markdown F       write a pull-request comment to F\n"
     "  --html DIR         write the HTML report of this comparison (its mode\n"
@@ -48,15 +60,20 @@ static const char usage[] =
     "one-line summary. The outputs\n"
     "are all or nothing: if the HTML report fails, no --json or --markdown\n"
     "file is written either.\n"
+    "Every output names the metric and counts the inconclusive cases.\n"
     "Exit status: 0 no significant regression, 1 significant regression\n"
     "(confirmatory mode; with --family-wise one that survives Holm), 2 bad\n"
-    "input or usage, 3 failure.\n";
+    "input or usage, 3 failure, 4 inconclusive cases and no significant\n"
+    "regression (with --fail-inconclusive).\n";
 
 static const cli_opt opts[] = {
-    {"manifest", 1, 1}, {"baseline", 1, 0},  {"candidate", 1, 0},
-    {"mode", 1, 0},     {"threshold", 1, 0}, {"level", 1, 0},
-    {"seed", 1, 0},     {"noise", 1, 0},     {"json", 1, 0},
-    {"markdown", 1, 0}, {"html", 1, 0},      {"family-wise", 0, 0},
+    {"manifest", 1, 1},  {"baseline", 1, 0},
+    {"candidate", 1, 0}, {"mode", 1, 0},
+    {"threshold", 1, 0}, {"level", 1, 0},
+    {"seed", 1, 0},      {"noise", 1, 0},
+    {"json", 1, 0},      {"markdown", 1, 0},
+    {"html", 1, 0},      {"family-wise", 0, 0},
+    {"metric", 1, 0},    {"fail-inconclusive", 0, 0},
 };
 
 static bs_status render(const bs_analysis *an, cli_format f, char **out,
@@ -114,6 +131,8 @@ int cli_cmd_compare(int argc, char **argv) {
   if ((rc = cli_get_u64(&cmd.a, "seed", &o.seed)))
     goto done;
   o.family_wise = cli_flag(&cmd.a, "family-wise");
+  if ((rc = cli_get_metric(&cmd.a, "compare", &o.metric)))
+    goto done;
   if (bs_compare_options_check(&o, &err)) {
     rc = cli_report(&err);
     goto done;
@@ -141,7 +160,7 @@ int cli_cmd_compare(int argc, char **argv) {
   if ((rc = cli_require_rows(&cmd.a, cmd.log)))
     goto done;
   if ((s = cli_get(&cmd.a, "noise")) &&
-      (rc = cli_read_noise_file(s, env, &floors)))
+      (rc = cli_read_noise_file(s, env, o.metric, &floors)))
     goto done;
 
   /* One comparison (its mode, delta, level, seed and noise floors) for
@@ -158,6 +177,7 @@ int cli_cmd_compare(int argc, char **argv) {
   ao.candidate = candidate;
   ao.compare = &o;
   ao.seed = o.seed;
+  ao.metric = o.metric;
   if (floors) {
     ao.noise_lookup = bs_noise_floors_lookup;
     ao.noise_ctx = floors;
@@ -171,9 +191,12 @@ int cli_cmd_compare(int argc, char **argv) {
     cli_warn_missing_floors(s, res);
   if ((rc = cli_cmd_render(&cmd, render)))
     goto done;
-  rc = (o.mode == BS_MODE_CONFIRMATORY && bs_compare_gate_failures(res) > 0)
-           ? CLI_REGRESSION
-           : CLI_OK;
+  if (o.mode == BS_MODE_CONFIRMATORY && bs_compare_gate_failures(res) > 0)
+    rc = CLI_REGRESSION;
+  else if (cli_flag(&cmd.a, "fail-inconclusive") && res->inconclusive > 0)
+    rc = CLI_INCONCLUSIVE;
+  else
+    rc = CLI_OK;
 done:
   rc = cli_cmd_end(&cmd, rc);
   bs_noise_floors_free(floors);

@@ -11,9 +11,8 @@
 static const char usage[] =
     "usage: benchsite noise LOG... [--manifest M] --a A --b B\n"
     "                       [--resamples R] [--level PCT] [--seed N]\n"
-    "                       [--block-length L|auto] [--json F] "
-    "[--markdown F]\n"
-    "                       [--html DIR]\n"
+    "                       [--block-length L|auto] [--metric wall|cpu|rss]\n"
+    "                       [--json F] [--markdown F] [--html DIR]\n"
     "\n"
     "A/A validation: A and B are the same code under two impl ids, so every\n"
     "difference found between them is noise the setup invents on its own.\n"
@@ -33,6 +32,10 @@ static const char usage[] =
     "  --block-length L   moving block bootstrap of each series with blocks\n"
     "                     of L samples, or 'auto' (round(cbrt(n))); for\n"
     "                     autocorrelated series (above ~0.2)\n"
+    "  --metric M         what is validated: wall (wall time per call, the\n"
+    "                     default), cpu (CPU time per call) or rss (peak\n"
+    "                     resident memory); every confirm row must have it.\n"
+    "                     'compare --noise' holds the file to its metric\n"
     "  --json F           write benchsite.noise/1 JSON to F (the input of\n"
     "                     'compare --noise')\n"
     "  --markdown F       write a Markdown summary to F\n"
@@ -49,10 +52,10 @@ static const char usage[] =
     "Exit status: 0 success, 2 bad input or usage, 3 failure.\n";
 
 static const cli_opt opts[] = {
-    {"manifest", 1, 1},     {"a", 1, 0},     {"b", 1, 0},
-    {"resamples", 1, 0},    {"level", 1, 0}, {"seed", 1, 0},
-    {"block-length", 1, 0}, {"json", 1, 0},  {"markdown", 1, 0},
-    {"html", 1, 0},
+    {"manifest", 1, 1},     {"a", 1, 0},      {"b", 1, 0},
+    {"resamples", 1, 0},    {"level", 1, 0},  {"seed", 1, 0},
+    {"block-length", 1, 0}, {"json", 1, 0},   {"markdown", 1, 0},
+    {"html", 1, 0},         {"metric", 1, 0},
 };
 
 /* Parses the options that shape the statistics. */
@@ -80,6 +83,8 @@ static int parse_options(const cli_args *a, bs_noise_options *o) {
     o->level = pct / 100.0;
   }
   if ((rc = cli_get_u64(a, "seed", &o->seed)))
+    return rc;
+  if ((rc = cli_get_metric(a, "noise", &o->metric)))
     return rc;
   if ((s = cli_get(a, "block-length"))) {
     if (!strcmp(s, "auto")) {
@@ -161,6 +166,7 @@ int cli_cmd_noise(int argc, char **argv) {
   ao.aa_b = idb;
   ao.noise = &o;
   ao.seed = o.seed;
+  ao.metric = o.metric;
   if ((rc = cli_cmd_analyse(&cmd, &ao)))
     goto done;
   rc = cli_cmd_render(&cmd, render);
@@ -172,7 +178,7 @@ done:
 #define NOISE_FILE_LIMIT ((size_t)64 << 20)
 
 int cli_read_noise_file(const char *path, const bs_manifest *env,
-                        bs_noise_floors **floors) {
+                        bs_metric metric, bs_noise_floors **floors) {
   bs_error err;
   bs_error_clear(&err);
   char *text = NULL;
@@ -182,6 +188,8 @@ int cli_read_noise_file(const char *path, const bs_manifest *env,
     return cli_report_input(&err);
   bs_status st = bs_noise_floors_parse(path, text, len, floors, &err);
   free(text);
+  if (!st)
+    st = bs_noise_floors_check_metric(*floors, path, metric, &err);
   if (!st)
     st = bs_noise_floors_check_environment(*floors, path, env, &err);
   if (st) {

@@ -10,7 +10,8 @@
 static const char usage[] =
     "usage: benchsite report LOG... --manifest M [--manifest M2]... --out DIR\n"
     "                        [--templates DIR] [--baseline B --candidate C]\n"
-    "                        [--seed N] [--gnuplot PROGRAM]\n"
+    "                        [--seed N] [--metric wall|cpu|rss]\n"
+    "                        [--gnuplot PROGRAM]\n"
     "\n"
     "Writes a static HTML report of one run into DIR: the confirmatory\n"
     "comparison (when a baseline and a candidate are named), tuning (when\n"
@@ -26,6 +27,9 @@ static const char usage[] =
     "  --baseline B, --candidate C  impl ids (default: the manifest's\n"
     "                     baseline and candidate keys)\n"
     "  --seed N           bootstrap seed (default 0)\n"
+    "  --metric M         what every analysis uses: wall (wall time per call,\n"
+    "                     the default), cpu (CPU time per call) or rss (peak\n"
+    "                     resident memory); every confirm row must have it\n"
     "  --gnuplot PROGRAM  gnuplot to run (default: gnuplot from PATH)\n"
     "\n"
     "The report is built beside DIR and renamed into place, so a failure or\n"
@@ -36,7 +40,7 @@ static const char usage[] =
 static const cli_opt opts[] = {
     {"manifest", 1, 1}, {"out", 1, 0},       {"templates", 1, 0},
     {"baseline", 1, 0}, {"candidate", 1, 0}, {"seed", 1, 0},
-    {"gnuplot", 1, 0},
+    {"gnuplot", 1, 0},  {"metric", 1, 0},
 };
 
 int cli_cmd_report(int argc, char **argv) {
@@ -56,6 +60,8 @@ int cli_cmd_report(int argc, char **argv) {
     goto done;
   }
   if ((rc = cli_get_u64(&cmd.a, "seed", &ao.seed)))
+    goto done;
+  if ((rc = cli_get_metric(&cmd.a, "report", &ao.metric)))
     goto done;
   ao.baseline = cli_get(&cmd.a, "baseline");
   ao.candidate = cli_get(&cmd.a, "candidate");

@@ -5,8 +5,9 @@
 #include <stdlib.h>
 
 static const char usage[] =
-    "usage: benchsite tune LOG... [--seed N] [--json F] [--markdown F]\n"
-    "                      [--html DIR] [--manifest M]...\n"
+    "usage: benchsite tune LOG... [--seed N] [--metric wall|cpu|rss]\n"
+    "                      [--json F] [--markdown F] [--html DIR]\n"
+    "                      [--manifest M]...\n"
     "\n"
     "Scores every impl of every case by the median of its confirm samples;\n"
     "the smallest wins (exact ties: impl id in byte order). For each pair\n"
@@ -18,6 +19,9 @@ static const char usage[] =
     "within noise.\n"
     "\n"
     "  --seed N       bootstrap seed (default 0)\n"
+    "  --metric M     what is scored: wall (wall time per call, the\n"
+    "                 default), cpu (CPU time per call) or rss (peak\n"
+    "                 resident memory); every confirm row must have it\n"
     "  --json F       write benchsite.tune/1 JSON to F\n"
     "  --markdown F   write a Markdown summary to F\n"
     "  --html DIR     write the HTML report of the tuning (tuning.html with\n"
@@ -35,7 +39,7 @@ static const char usage[] =
 
 static const cli_opt opts[] = {
     {"json", 1, 0},     {"markdown", 1, 0}, {"html", 1, 0},
-    {"manifest", 1, 1}, {"seed", 1, 0},
+    {"manifest", 1, 1}, {"seed", 1, 0},     {"metric", 1, 0},
 };
 
 static bs_status render(const bs_analysis *an, cli_format f, char **out,
@@ -73,6 +77,8 @@ int cli_cmd_tune(int argc, char **argv) {
   bs_analysis_options_init(&ao);
   ao.sections = BS_ANALYSE_TUNE;
   if ((rc = cli_get_u64(&cmd.a, "seed", &ao.seed)))
+    goto done;
+  if ((rc = cli_get_metric(&cmd.a, "tune", &ao.metric)))
     goto done;
   if ((rc = cli_cmd_analyse(&cmd, &ao)))
     goto done;

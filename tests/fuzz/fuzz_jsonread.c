@@ -1,8 +1,13 @@
 /* libFuzzer target: the strict JSON reader (src/jsonread.c), which reads
- * `--noise NOISE.json`, a file a pull request can supply. Properties: no
+ * `--noise NOISE.json`, a file a pull request can supply, both as a whole
+ * tree and through the noise reader's filters (bs_noise_floors_parse:
+ * kept members, packed number arrays, case by case). Properties: no
  * crash, leak, undefined behaviour or deep recursion; an error is a clean
  * message with a line; a parsed tree holds only valid UTF-8 strings and
- * finite numbers. */
+ * finite numbers; what the noise reader accepts the whole-tree reader
+ * accepts too, and every floor it keeps is finite, non-negative and found
+ * again by its lookup. */
+#include "benchsite/noise.h"
 #include "fuzz_util.h"
 #include "jsonread.h"
 
@@ -48,6 +53,42 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     FUZZ_CHECK(st == BS_EINPUT || st == BS_ENOMEM, "status %d", (int)st);
     if (st == BS_EINPUT)
       fz_check_message(&err);
+  }
+  bs_noise_floors *f = NULL;
+  bs_error ferr;
+  bs_status fst =
+      bs_noise_floors_parse("n.json", (const char *)data, size, &f, &ferr);
+  if (fst == BS_OK) {
+    FUZZ_CHECK(st == BS_OK, "the noise reader accepted bad JSON");
+    FUZZ_CHECK(f != NULL, "no floors");
+    /* Every case kept can be found again (names hold no NUL: the tree
+     * reader refuses \u0000), with a finite, non-negative floor. */
+    bs__jvalue *tree = NULL;
+    if (bs__json_parse("n.json", (const char *)data, size, &tree, NULL) ==
+        BS_OK) {
+      const bs__jvalue *cases = bs__json_member(tree, "cases");
+      size_t n = 0;
+      for (size_t i = 0; cases && i < cases->n; i++) {
+        const bs__jvalue *b = bs__json_member(&cases->items[i], "benchmark");
+        const bs__jvalue *d = bs__json_member(&cases->items[i], "dataset");
+        double pct = -1;
+        FUZZ_CHECK(b && d &&
+                       bs_noise_floors_lookup(f, b->string, d->string, &pct),
+                   "case %zu not found", i);
+        FUZZ_CHECK(isfinite(pct) && pct >= 0, "floor %g", pct);
+        n++;
+      }
+      FUZZ_CHECK(n == bs_noise_floors_count(f), "%zu cases, %zu floors", n,
+                 bs_noise_floors_count(f));
+      bs__json_free(tree);
+    }
+    bs_noise_floors_free(f);
+  } else {
+    FUZZ_CHECK(f == NULL, "floors left on error");
+    FUZZ_CHECK(fst == BS_EINPUT || fst == BS_ENOMEM || fst == BS_ELIMIT,
+               "noise reader status %d", (int)fst);
+    if (fst == BS_EINPUT)
+      fz_check_message(&ferr);
   }
   return 0;
 }

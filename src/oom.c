@@ -1,0 +1,8 @@
+/* The one allocation-failure path (see oom.h). */
+#include "oom.h"
+
+bs_status bs__oom_as(bs_error *err, bs_status st) {
+  return bs_error_set(err, st, NULL, 0, "out of memory");
+}
+
+bs_status bs__oom(bs_error *err) { return bs__oom_as(err, BS_ENOMEM); }

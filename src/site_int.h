@@ -1,0 +1,314 @@
+/* The site's files share this: the build's state and the functions one
+ * site_*.c file offers the others. Private.
+ *
+ * The files, each calling only those below it (no circle):
+ *   site.c          the build: bs_site_build, from the archive to publish
+ *   site_pages.c    index, run and case pages (templates)
+ *   site_charts.c   a case's history charts (gnuplot) and their fields
+ *   site_histjson.c a case's history data (history/case-ID*.json)
+ *   site_runs.c     each run's results (analysed or reused) and report
+ *   site_publish.c  the build directory, the publish queue, moving files
+ *                   into the published site, removing what it drops
+ *   site_state.c    the state and stamps files (the incremental cache)
+ *                   and the cache keys
+ * The statistics they show are the history model's (benchsite/history.h):
+ * the site renders it and computes none. */
+#ifndef BENCHSITE_SITE_INT_H
+#define BENCHSITE_SITE_INT_H
+
+#include "benchsite/analysis.h"
+#include "benchsite/archive.h"
+#include "benchsite/history.h"
+#include "benchsite/log.h"
+#include "benchsite/output.h"
+#include "benchsite/plot.h"
+#include "benchsite/site.h"
+#include "benchsite/template.h"
+
+#include "buf.h"
+#include "fsutil.h"
+#include "sha256.h"
+#include "strset.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#ifndef BENCHSITE_VERSION
+#define BENCHSITE_VERSION "unknown"
+#endif
+
+#define BS__SITE_MARKER ".benchsite-site"
+/* Beside the state: the stamps of the published reports' files (inode,
+ * size, times), which differ from one directory to another, so they stay
+ * out of the state, whose bytes depend on the inputs alone. */
+#define BS__SITE_STAMPS BS__SITE_MARKER ".stamps"
+#define BS__SITE_CASE_HASH 16   /* hex digits of a case's file id */
+#define BS__SITE_SHOWN_RUNS 200 /* runs a history table and chart show */
+
+/* One run of the site: what the history model does not hold about it. */
+typedef struct srun {
+  const bs_archive_run *ar;
+  const bs_manifest *mf;            /* the archive's */
+  char key[BS__SHA256_HEXLEN + 1];  /* of its analysis */
+  char rkey[BS__SHA256_HEXLEN + 1]; /* of its report */
+  char *no_report;                  /* why there is no report, or NULL */
+  int reused;
+  const char *res_text; /* its "r" lines as the previous state has them */
+  size_t res_len;
+  int detailed; /* gets its full report (runs/ID/) */
+  int report;   /* runs/ID/ holds its report in the new site */
+  /* The analysis this build made of it, kept for its report (and the log
+   * it points into), or NULL: a report is rendered from it instead of a
+   * second analysis of the same log. */
+  bs_log *kept_log;
+  bs_analysis *kept_an;
+} srun;
+
+/* One case of the site: its file id and the history it shows. */
+typedef struct scase {
+  char id[BS__SITE_CASE_HASH + 1];
+  size_t first_shown; /* the first of the newest SHOWN_RUNS entries */
+} scase;
+
+/* A run of the previous build's state. */
+typedef struct prev_run {
+  char *id;
+  char key[BS__SHA256_HEXLEN + 1];
+  char rkey[BS__SHA256_HEXLEN + 1]; /* "-" when the site has no report */
+  char *impl, *no_report;
+  bs_history_result *res;
+  size_t nres, cap;
+  size_t text_from, text_to; /* its "r" lines in the state's text */
+  int kept;                  /* its report stays in the new site */
+} prev_run;
+
+/* A case of the state's case table, which its result lines name by
+ * number. */
+typedef struct state_case {
+  char *benchmark, *dataset;
+  double scale;
+} state_case;
+
+/* The stamps of a published report's files when the previous build last
+ * hashed them: a file with the same stamp is not read again. */
+typedef struct seen_stamp {
+  bs__file_stamp st;
+  int ok; /* 0: this file is read next time */
+} seen_stamp;
+
+typedef struct prev_seen {
+  char *id;
+  char marker[BS__SHA256_HEXLEN + 1]; /* the hash of the list they go with */
+  seen_stamp *files; /* one per regular file of that list, in its order */
+  size_t n, cap;
+} prev_seen;
+
+typedef struct prev_file {
+  char *name;
+  char hash[BS__SHA256_HEXLEN + 1];
+  char key[BS__SHA256_HEXLEN + 1]; /* of what made it, or "-" */
+  int kept;                        /* part of the new site too */
+} prev_file;
+
+/* A file or report directory of the new site waiting in the build
+ * directory to be renamed into the published one. */
+typedef struct pending {
+  char *rel;
+  char *src; /* its name in the build directory when not rel (or NULL) */
+  int rank;  /* what it may link: lower ranks are published first */
+  int fresh; /* no file of that name is published yet */
+  int dir;
+} pending;
+
+/* Ranks: what a file may link is published before it. */
+enum { RANK_LEAF, RANK_RUN, RANK_CASE, RANK_INDEX };
+
+typedef struct site {
+  const bs_site_options *o;
+  const char *out;
+  bs_output_dir *od;
+  const char *tmp; /* the build directory, od's */
+  int out_exists;
+  bs_archive *ar;
+  bs_acks *acks;
+  /* Cache keys: the build of benchsite and the seed (analyses); with the
+   * templates, assets and gnuplot (reports); with gnuplot (charts). */
+  char analysis_key[BS__SHA256_HEXLEN + 1];
+  char report_key[BS__SHA256_HEXLEN + 1];
+  char render_key[BS__SHA256_HEXLEN + 1];
+  /* The history: h->runs[i] and runs[i] are the same run, h->cases[c]
+   * and cases[c] the same case. */
+  bs_history *h;
+  srun *runs;
+  size_t nruns;
+  scase *cases;
+  /* The previous build, when usable. */
+  prev_run *prev;
+  size_t nprev;
+  prev_file *pfiles; /* charts and pages, sorted by name */
+  size_t npfiles;
+  char *prev_text;    /* the previous state as read */
+  state_case *pcases; /* the previous state's case table */
+  size_t npcases, pccap;
+  /* The new state's case table: the previous one (so that the result
+   * lines copied from it keep their numbers), then every case first seen
+   * in this build; each entry's text -> its number. */
+  bs__strset ctab;
+  size_t nctab;
+  bs__buf cases_text; /* the table's lines, written after the runs */
+  prev_seen *pseen;   /* sorted by id, each's files by path */
+  size_t npseen;
+  char stamps_hash[BS__SHA256_HEXLEN + 1]; /* of the stamps read, or "" */
+  size_t prev_len;
+  /* Nothing to move or drop, and the new state is the previous one byte
+   * for byte: the published state stays. */
+  int quiet;
+  /* Files older than this (ns since the epoch) may be vouched for by
+   * their stamps in the next build (see bs__tree_list_known). */
+  long long stamp_before_ns;
+  int write_stamps; /* 1: new stamps to publish, -1: none (see write_stamps) */
+  /* The new state, written last. */
+  bs__buf state;
+  size_t body_len; /* of the state before its "sum" line */
+  bs__buf files;   /* "file NAME HASH KEY" lines of this build */
+  bs__buf seen;    /* "seen" and "st" lines: the stamps of kept reports */
+  pending *queue;
+  size_t nqueue, qcap;
+  bs_templates *tpl;
+  bs_site_summary sum;
+  /* Renders every chart of the build, the reports' and the history's,
+   * while the build goes on; finished before the state is written. */
+  bs_plot_pool *pool;
+} site;
+
+/* ---- Small helpers every file may use ------------------------------------ */
+
+/* Reports progress; non-zero: the caller cancels the build. */
+static inline int bs__site_stage(const site *s, const char *what, size_t done,
+                                 size_t total) {
+  return s->o->progress &&
+         s->o->progress(s->o->progress_ctx, what, done, total);
+}
+
+static inline bs_status bs__site_cancelled(bs_error *err) {
+  return bs_error_set(err, BS_EIO, NULL, 0, "site build cancelled");
+}
+
+/* Cache keys are SHA-256 of what made a file: these add a number, a size
+ * or a string (NULL and "" differ from any other) to one. */
+static inline void bs__site_fp_num(bs__sha256 *h, double v) {
+  bs__sha256_update(h, &v, sizeof v); /* a cache key: this machine's bytes */
+}
+
+static inline void bs__site_fp_size(bs__sha256 *h, size_t v) {
+  bs__sha256_update(h, &v, sizeof v);
+}
+
+static inline void bs__site_fp_str(bs__sha256 *h, const char *s) {
+  bs__sha256_update(h, s ? s : "", s ? strlen(s) + 1 : 1);
+}
+
+static inline void bs__site_fp_end(bs__sha256 *h,
+                                   char out[BS__SHA256_HEXLEN + 1]) {
+  unsigned char d[BS__SHA256_LEN];
+  bs__sha256_final(h, d);
+  bs__sha256_tohex(d, out);
+}
+
+/* ---- site_state.c: the state, the stamps, the cache keys ----------------- */
+
+/* The cache keys of the build (analysis, render, report). */
+bs_status bs__site_make_keys(site *s, bs_error *err);
+/* key = H(kind key, run id). */
+void bs__site_run_key(const char *kind, const char *id,
+                      char out[BS__SHA256_HEXLEN + 1]);
+/* Reads the previous state, then the stamps beside it; anything
+ * unexpected means none (a full build), never an error: both are a
+ * cache. */
+void bs__site_load_state(site *s);
+/* Frees what the previous build's state and stamps gave. */
+void bs__site_state_release(site *s);
+prev_run *bs__site_find_prev(const site *s, const char *id);
+prev_file *bs__site_find_pfile(const site *s, const char *name);
+/* Lists `rel` in the new state ("file REL HASH KEY", KEY "-" when NULL). */
+bs_status bs__site_list_file(site *s, const char *rel, const char *hash,
+                             const char *key, bs_error *err);
+/* Whether the published site holds `rel` with these bytes (by hash) from
+ * the previous build (which is kept either way). */
+int bs__site_unchanged(site *s, const char *rel, const char *hash);
+/* Whether the published site holds `rel` made by the previous build from
+ * inputs with this key: then it stays, listed again (*kept 1). */
+bs_status bs__site_keep_keyed(site *s, const char *rel, const char *key,
+                              int *kept, bs_error *err);
+/* Whether the published report of run `id` at `dir` is still what its
+ * marker lists (see site_state.c); its stamps go into the new stamps. */
+int bs__site_report_intact(site *s, const char *id, const char *dir,
+                           const char *marker, bs_status *st);
+/* The new state: its header and case table, a run's lines, its "sum". */
+bs_status bs__site_state_begin(site *s);
+bs_status bs__site_state_run(site *s, size_t i);
+bs_status bs__site_put_sum(bs__buf *b, size_t len);
+/* Writes the new stamps into the build directory (see site_state.c). */
+bs_status bs__site_write_stamps(site *s, int *write, bs_error *err);
+/* Whether `name` is one the site gives a file, and so a state may name. */
+int bs__site_file_name(const char *name);
+
+/* ---- site_publish.c: the build directory and publishing ------------------ */
+
+/* Queues rel (written into the build directory) for publication. */
+bs_status bs__site_queue(site *s, const char *rel, int rank, int dir,
+                         bs_error *err);
+/* Writes `file` of the new site into the build directory and queues it,
+ * unless the published site has the same bytes already; lists it with
+ * `key` (NULL: none). */
+bs_status bs__site_emit(site *s, const char *file, const char *data, size_t len,
+                        int rank, const char *key, bs_error *err);
+/* Whether the published site has `rel`. */
+int bs__site_published(const site *s, const char *rel);
+bs_status bs__site_ensure_dir(const char *parent, const char *name,
+                              bs_error *err);
+/* Copies the regular files of `dir` into the site: the assets, or the
+ * user's static files (user 1). */
+bs_status bs__site_copy_files(site *s, const char *dir, int user,
+                              bs_error *err);
+/* Publishes the new site (see site_publish.c). */
+bs_status bs__site_publish(site *s, bs_error *err);
+/* After a build of `out` has finished and let go of the lock: removes
+ * the build directories of builds of `out` that died, when the lock
+ * shows that no build is running. */
+void bs__site_sweep_staging(const char *out);
+
+/* ---- site_runs.c: each run's results and report -------------------------- */
+
+/* Every run's results into the history, reused or analysed. */
+bs_status bs__site_analyse_runs(site *s, bs_error *err);
+/* Which runs get a full report. */
+void bs__site_choose_detail(site *s);
+/* Keeps or writes the report of every detailed run; each run's lines of
+ * the new state. */
+bs_status bs__site_reports(site *s, bs_error *err);
+
+/* ---- site_histjson.c: a case's history data ------------------------------ */
+
+bs_status bs__site_history_json(site *s, size_t c, bs_error *err);
+
+/* ---- site_charts.c: a case's history charts ------------------------------ */
+
+/* Queues the charts of case c into `plot` (those whose fingerprint
+ * changed), counting them in *queued. */
+bs_status bs__site_case_charts(site *s, size_t c, bs_plot *plot, size_t *queued,
+                               bs_error *err);
+/* Sets the template fields of case c's charts on its page's root. */
+bs_status bs__site_chart_fields(const site *s, size_t c, bs_tval *root,
+                                bs_error *err);
+/* "protocol=RegressionGate, machine=box-2": the comparability keys on
+ * which group g differs from the other groups (all keys when alone). */
+void bs__site_group_label(const site *s, size_t g, char *buf, size_t n);
+
+/* ---- site_pages.c: the pages --------------------------------------------- */
+
+bs_status bs__site_index_page(site *s, bs_error *err);
+bs_status bs__site_run_page(site *s, size_t i, bs_error *err);
+bs_status bs__site_case_page(site *s, size_t c, bs_error *err);
+
+#endif
