@@ -526,8 +526,6 @@ bs_plot_pool *bs_plot_pool_new(const bs_plot_run *run) {
   }
   pool->run.gnuplot = pool->prog;
   atomic_init(&pool->stop, 0);
-  /* libxml2 sets itself up once, before any thread parses. */
-  bs__svg_check_init();
   return pool;
 }
 

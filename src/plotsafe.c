@@ -2,13 +2,11 @@
 
 #include "fsutil.h"
 #include "spawn_proc.h"
+#include "xmlload.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <libxml/parser.h>
-#include <libxml/parserInternals.h>
-#include <libxml/tree.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -244,7 +242,7 @@ static void on_attribute_decl(void *ctx, const xmlChar *elem,
   (void)type;
   (void)def;
   (void)defaultValue;
-  xmlFreeEnumeration(tree); /* the handler owns it */
+  bs__xml.xmlFreeEnumeration(tree); /* the handler owns it */
   refuse(pc->_private, "a document type with declarations");
 }
 
@@ -281,8 +279,6 @@ static void on_error(void *ctx, xmlErrorPtr e) {
   (XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING |                 \
    XML_PARSE_NOCDATA)
 
-void bs__svg_check_init(void) { xmlInitParser(); }
-
 static bs_status too_large(const char *name, bs_error *err) {
   return bs_error_set(err, BS_EPLOT, name, 0,
                       "gnuplot wrote an SVG larger than %d MiB: refusing to "
@@ -294,10 +290,13 @@ bs_status bs__svg_check_memory(const char *name, const char *data, size_t len,
                                bs_error *err) {
   if (len > (size_t)BS__SVG_MAX_MIB << 20)
     return too_large(name, err);
-  xmlParserCtxtPtr pc = xmlCreateMemoryParserCtxt(data, (int)len);
+  bs_status st = bs__xml_load(err);
+  if (st)
+    return st;
+  xmlParserCtxtPtr pc = bs__xml.xmlCreateMemoryParserCtxt(data, (int)len);
   if (!pc)
     return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
-  xmlCtxtUseOptions(pc, SVG_PARSE_OPTIONS);
+  bs__xml.xmlCtxtUseOptions(pc, SVG_PARSE_OPTIONS);
   /* Only the events the check needs; nothing else is built or loaded (no
    * external subset or entity resolver: nothing outside the file). */
   xmlSAXHandler h;
@@ -316,9 +315,9 @@ bs_status bs__svg_check_memory(const char *name, const char *data, size_t len,
   memcpy(pc->sax, &h, sizeof h);
   svg_state s = {0, 0, NULL};
   pc->_private = &s;
-  int parsed = xmlParseDocument(pc) == 0;
+  int parsed = bs__xml.xmlParseDocument(pc) == 0;
   int wf = parsed && pc->wellFormed;
-  xmlFreeParserCtxt(pc);
+  bs__xml.xmlFreeParserCtxt(pc);
   if (!wf)
     return bs_error_set(err, BS_EPLOT, name, 0,
                         "gnuplot wrote an SVG that is not well-formed XML");

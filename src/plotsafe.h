@@ -47,7 +47,9 @@ void bs__gnuplot_version_within(const char *prog, char *buf, size_t n,
  * presentation attribute such as fill, filter, clip-path or mask) with a
  * url() other than a same-document url(#id), a CSS escape or another CSS
  * function that loads an image. Returns BS_OK, or BS_EPLOT with the reason
- * for `path` in err (BS_ENOMEM when out of memory). */
+ * for `path` in err (BS_ENOMEM when out of memory). libxml2 is loaded on
+ * the first check (xmlload.h; BS_EPLOT when it cannot be); any thread may
+ * check, and checks share nothing. */
 bs_status bs__svg_check(const char *path, bs_error *err);
 
 /* Reads the SVG file gnuplot wrote into *data (malloc'd, NUL-terminated;
@@ -55,10 +57,6 @@ bs_status bs__svg_check(const char *path, bs_error *err);
  * (refused before it is read) or cannot be read, BS_ENOMEM. */
 bs_status bs__svg_read(const char *path, char **data, size_t *len,
                        bs_error *err);
-
-/* Sets libxml2 up; call once before checking SVGs from several threads
- * (the checks themselves share nothing). */
-void bs__svg_check_init(void);
 
 /* The same on a document in memory (`name` for messages). */
 bs_status bs__svg_check_memory(const char *name, const char *data, size_t len,

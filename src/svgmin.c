@@ -2,9 +2,8 @@
 
 #include "fsutil.h"
 #include "plotsafe.h"
+#include "xmlload.h"
 
-#include <libxml/parser.h>
-#include <libxml/tree.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,8 +32,8 @@ static void strip(xmlNode *parent, int in_text) {
     xmlNode *next = n->next;
     if (n->type == XML_COMMENT_NODE ||
         (!in_text && n->type == XML_TEXT_NODE && blank(n->content))) {
-      xmlUnlinkNode(n);
-      xmlFreeNode(n);
+      bs__xml.xmlUnlinkNode(n);
+      bs__xml.xmlFreeNode(n);
     } else if (n->type == XML_ELEMENT_NODE) {
       strip(n, in_text || is(n, "text"));
     }
@@ -91,19 +90,19 @@ static void groups(xmlNode *parent) {
   while (n) {
     xmlNode *next = n->next;
     if (plain_group(n) && !n->children) {
-      xmlUnlinkNode(n);
-      xmlFreeNode(n);
+      bs__xml.xmlUnlinkNode(n);
+      bs__xml.xmlFreeNode(n);
       n = next;
       continue;
     }
     if (plain_group(n) && next && plain_group(next) && same_attrs(n, next)) {
       while (next->children) {
         xmlNode *c = next->children;
-        xmlUnlinkNode(c);
-        xmlAddChild(n, c);
+        bs__xml.xmlUnlinkNode(c);
+        bs__xml.xmlAddChild(n, c);
       }
-      xmlUnlinkNode(next);
-      xmlFreeNode(next);
+      bs__xml.xmlUnlinkNode(next);
+      bs__xml.xmlFreeNode(next);
       continue; /* n again, against its new neighbour */
     }
     n = next;
@@ -190,7 +189,7 @@ static void drop_defaults(xmlNode *n) {
       xmlAttr *next = a->next;
       if (!a->ns && (!strcmp((const char *)a->name, "stroke-linecap") ||
                      !strcmp((const char *)a->name, "stroke-linejoin")))
-        xmlRemoveProp(a);
+        bs__xml.xmlRemoveProp(a);
       a = next;
     }
     drop_defaults(n->children);
@@ -236,14 +235,14 @@ static int unused_in(xmlNode *root, xmlNode *n) {
     while (c) {
       xmlNode *next = c->next;
       xmlChar *id = c->type == XML_ELEMENT_NODE
-                        ? xmlGetNoNsProp(c, (const xmlChar *)"id")
+                        ? bs__xml.xmlGetNoNsProp(c, (const xmlChar *)"id")
                         : NULL;
       if (id && !referenced(root, c, (const char *)id)) {
-        xmlUnlinkNode(c);
-        xmlFreeNode(c);
+        bs__xml.xmlUnlinkNode(c);
+        bs__xml.xmlFreeNode(c);
         changed = 1;
       }
-      xmlFree(id);
+      (*bs__xml.xmlFree)(id);
       c = next;
     }
   }
@@ -263,10 +262,14 @@ bs_status bs__svg_compact(const char *name, const char *data, size_t len,
   *outlen = 0;
   if (len > (size_t)1 << 30)
     return bs_error_set(err, BS_EPLOT, name, 0, "the SVG is too large");
-  xmlDoc *doc = xmlReadMemory(data, (int)len, NULL, NULL, PARSE_OPTIONS);
-  xmlNode *root = doc ? xmlDocGetRootElement(doc) : NULL;
+  bs_status st = bs__xml_load(err);
+  if (st)
+    return st;
+  xmlDoc *doc =
+      bs__xml.xmlReadMemory(data, (int)len, NULL, NULL, PARSE_OPTIONS);
+  xmlNode *root = doc ? bs__xml.xmlDocGetRootElement(doc) : NULL;
   if (!root) {
-    xmlFreeDoc(doc);
+    bs__xml.xmlFreeDoc(doc);
     return bs_error_set(err, BS_EPLOT, name, 0,
                         "gnuplot wrote an SVG that is not well-formed XML");
   }
@@ -278,10 +281,10 @@ bs_status bs__svg_compact(const char *name, const char *data, size_t len,
   unused_defs(root);
   xmlChar *mem = NULL;
   int size = 0;
-  xmlDocDumpMemory(doc, &mem, &size);
-  xmlFreeDoc(doc);
+  bs__xml.xmlDocDumpMemory(doc, &mem, &size);
+  bs__xml.xmlFreeDoc(doc);
   if (!mem || size <= 0) {
-    xmlFree(mem);
+    (*bs__xml.xmlFree)(mem);
     return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
   }
   char *s = malloc((size_t)size + 1);
@@ -289,7 +292,7 @@ bs_status bs__svg_compact(const char *name, const char *data, size_t len,
     memcpy(s, mem, (size_t)size);
     s[size] = '\0';
   }
-  xmlFree(mem);
+  (*bs__xml.xmlFree)(mem);
   if (!s)
     return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
   *out = s;

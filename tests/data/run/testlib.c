@@ -194,7 +194,7 @@ static void run_busy(void *p, uint64_t n) { spin(p, n, 200); }
 static void run_sleep(void *p, uint64_t n) {
   (void)p;
   for (uint64_t i = 0; i < n; i++)
-    nanosleep(&(struct timespec){0, 200000}, NULL);
+    nanosleep(&(struct timespec){0, 1000000}, NULL);
 }
 
 static void run_ratio(void *p, uint64_t n) {
