@@ -14,6 +14,7 @@
 #include <math.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1211,8 +1212,8 @@ Test(run_metrics, command_mode_records_peak_memory_and_cpu_time) {
      * across exec (the old mm's high-water mark goes into the child's
      * maxrss), so every command reads at least the measuring process's
      * own size. Only the big one must show its 64 MiB. */
-    cr_expect(b >= 60000 && b > s, "block %zu: small %g KiB, big %g KiB", j,
-              s, b);
+    cr_expect(b >= 60000 && b > s, "block %zu: small %g KiB, big %g KiB", j, s,
+              b);
     cr_expect(num(big[j]->f[F_CPU]) > 0);
     cr_expect(num(big[j]->f[F_CPU]) > num(small[j]->f[F_CPU]));
   }
@@ -1800,6 +1801,32 @@ typedef struct adapter_case {
   const char *want;    /* in the error, after "a: block 0 of run 0: " */
 } adapter_case;
 
+/* s holds no byte a terminal or a CI log would act on: every byte
+ * printable ASCII, a newline or part of valid UTF-8 that is no C1 control
+ * and no U+2028/U+2029, and no "##[" (a workflow command). Returns 1 if
+ * so. */
+static int clean_text(const char *s) {
+  const unsigned char *p = (const unsigned char *)s;
+  for (; *p; p++) {
+    if (*p == '\n' || (*p >= 0x20 && *p < 0x7f))
+      continue;
+    if (*p == 0x7f || *p < 0x20)
+      return 0;
+    if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)
+      return 0;
+    if (*p == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9))
+      return 0;
+    if (*p < 0xc2 || *p > 0xf4)
+      return 0; /* a stray continuation byte or an impossible lead byte */
+    size_t len = *p >= 0xf0 ? 4 : *p >= 0xe0 ? 3 : 2;
+    for (size_t k = 1; k < len; k++)
+      if ((p[k] & 0xc0) != 0x80)
+        return 0;
+    p += len - 1;
+  }
+  return !strstr(s, "##[");
+}
+
 static void expect_refused(const char *option, int to_json_file,
                            const adapter_case *cases, size_t n) {
   char *dir = ts_own(ts_tmpdir("run_adapter_bad"));
@@ -1829,6 +1856,8 @@ static void expect_refused(const char *option, int to_json_file,
     char *want = ts_pathf("benchsite: a: block 0 of run 0: %s", cases[i].want);
     cr_expect(strstr(r.err, want), "%s %s: want \"%s\" in %s", option,
               cases[i].what, want, r.err);
+    cr_expect(clean_text(r.err), "%s %s: raw text reached stderr: %s", option,
+              cases[i].what, r.err);
     ts_run_free(&r);
     cr_expect(!ts_exists(log), "%s %s: a log was written", option,
               cases[i].what);
@@ -2027,4 +2056,170 @@ Test(run, an_anchored_filter_in_library_and_command_mode) {
   r = run_cli(NULL, cmd);
   cr_expect_eq(r.status, 0, "%s", r.err);
   ts_run_free(&r);
+}
+
+/* ---- hostile harness output (issues 21, 23): names, lengths, processes
+ * left behind, the channel ----------------------------------------------- */
+
+/* printf into a string of any length, kept by ts_own (ts_pathf cuts at
+ * 4096 bytes). */
+static char *textf(const char *fmt, ...) {
+  va_list ap;
+  char *s = NULL;
+  va_start(ap, fmt);
+  int n = vasprintf(&s, fmt, ap);
+  va_end(ap);
+  cr_assert(n >= 0);
+  return ts_own(s);
+}
+
+Test(run_adapters, hostile_names_are_refused_and_never_echoed_raw) {
+  /* A 4097-byte run of x, for the names one byte too long. */
+  char *x = ts_own(malloc(4098));
+  memset(x, 'x', 4097);
+  x[4097] = '\0';
+  const adapter_case gb[] = {
+      {"ansi",
+       "{\"benchmarks\": [" GB_ENTRY("BM_a\\u001b]0;owned\\u0007/1") "]}", 0,
+       "benchmark entry 0: its name holds a control character"},
+      {"c1", "{\"benchmarks\": [" GB_ENTRY("BM_a/\\u0085x") "]}", 0,
+       "benchmark entry 0: its name holds a control character"},
+      {"bad utf-8", "{\"benchmarks\": [" GB_ENTRY("BM_a/\xff") "]}", 0,
+       "cannot read its Google Benchmark JSON"},
+      {"long benchmark",
+       textf("{\"benchmarks\": [" GB_ENTRY("BM_%s/1") "]}", x), 0,
+       "benchmark entry 0: its name is over 4096 bytes"},
+      {"twice",
+       "{\"benchmarks\": [" GB_ENTRY("BM_a/1") "," GB_ENTRY("BM_a/1") "]}", 0,
+       "benchmark BM_a [1] is reported twice"},
+      /* The one message that quotes what the harness wrote. */
+      {"errored",
+       "{\"benchmarks\": [{\"name\":\"BM_\\u001b[2Jx/\\u2028\",\"run_type\":"
+       "\"iteration\",\"error_occurred\":true,\"error_message\":"
+       "\"boom\\u0007##[error]\\u009b\"}]}",
+       0,
+       "benchmark BM_\\x1b[2Jx/\\xe2\\x80\\xa8 failed: "
+       "boom\\x07\\x23#[error]\\xc2\\x9b"},
+  };
+  expect_refused("--google-benchmark", 0, gb, sizeof gb / sizeof gb[0]);
+  const adapter_case pb[] = {
+      {"ansi", "{\"benchmarks\": [" PB_ENTRY("test_a\\u001b[31m", "null") "]}",
+       0, "benchmark entry 0: its name holds a control character"},
+      {"separator in param",
+       "{\"benchmarks\": [" PB_ENTRY("test_a[1]", "\"1\\u2029\"") "]}", 0,
+       "benchmark entry 0: its name holds a control character"},
+      {"long name",
+       textf("{\"benchmarks\": [" PB_ENTRY("test_%s", "null") "]}", x), 0,
+       "benchmark entry 0: its name is over 4096 bytes"},
+      {"long param",
+       textf("{\"benchmarks\": [" PB_ENTRY("test_a[1]", "\"%s\"") "]}", x), 0,
+       "benchmark entry 0: its name is over 4096 bytes"},
+  };
+  expect_refused("--pytest-benchmark", 1, pb, sizeof pb / sizeof pb[0]);
+  const adapter_case go[] = {
+      {"ansi", "BenchmarkA\x1b[2J-2 \t 100\t 12 ns/op\nPASS\n", 0,
+       "benchmark entry 0: its name holds a control character"},
+      {"c1", "BenchmarkA/\xc2\x85-2 \t 100\t 12 ns/op\nPASS\n", 0,
+       "benchmark entry 0: its name holds a control character"},
+      {"bad utf-8", "BenchmarkA/\xff\xfe-2 \t 100\t 12 ns/op\nPASS\n", 0,
+       "benchmark entry 0: its name is not valid UTF-8"},
+      {"long name", textf("Benchmark%s-2 \t 100\t 12 ns/op\nPASS\n", x), 0,
+       "benchmark entry 0: its name is over 4096 bytes"},
+      {"twice",
+       "BenchmarkA/1-2 \t 100\t 12 ns/op\nBenchmarkA/1-2 \t 100\t 12 "
+       "ns/op\nPASS\n",
+       0, "benchmark BenchmarkA [1] is reported twice"},
+  };
+  expect_refused("--go-bench", 0, go, sizeof go / sizeof go[0]);
+}
+
+/* A stand-in for `kind` ("pytest" or "go") that reports one benchmark and
+ * exits 0, leaving a process behind that writes its pid to pidfile and
+ * holds the harness's standard output open: `escape` runs it in a session
+ * of its own (setsid). The stand-in waits until the pid is written. */
+static char *leaving_standin(const char *dir, const char *kind,
+                             const char *pidfile, int escape) {
+  char *path = ts_own(ts_path(dir, "harness.sh"));
+  const char *report =
+      !strcmp(kind, "pytest")
+          ? "for a; do case $a in --benchmark-json=*) "
+            "f=${a#--benchmark-json=};; esac; done\n"
+            "echo '{\"benchmarks\":[" PB_ENTRY("test_u[1]",
+                                               "\"1\"") "]}' > \"$f\"\n"
+          : "printf 'BenchmarkU/1-2 \\t 10\\t 5 ns/op\\nPASS\\n'\n";
+  char *text =
+      ts_pathf("#!/bin/sh\n%s%ssh -c 'echo $$ >> %s; exec sleep 30' &\n"
+               "while [ ! -s %s ]; do sleep 0.01; done\n",
+               report, escape ? "setsid " : "", pidfile, pidfile);
+  cr_assert_eq(ts_write(path, text), 0);
+  cr_assert_eq(chmod(path, 0755), 0);
+  return path;
+}
+
+static double now_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+Test(run_adapters, a_harness_leaving_a_process_behind_is_no_hang_and_it_ends) {
+  static const struct {
+    const char *kind, *option;
+  } t[] = {{"pytest", "--pytest-benchmark"}, {"go", "--go-bench"}};
+  for (size_t i = 0; i < 2; i++)
+    for (int escape = 0; escape < 2; escape++) {
+      char *dir = ts_own(ts_tmpdir("run_adapter_left"));
+      char *log = ts_own(ts_path(dir, "log.csv"));
+      char *pidfile = ts_own(ts_path(dir, "pids"));
+      char *prog = leaving_standin(dir, t[i].kind, pidfile, escape);
+      const char *args[] = {
+          "run",       "--out", log,         "--blocks",      "1",
+          "--timeout", "10",    t[i].option, impl("a", prog), NULL};
+      double t0 = now_s();
+      ts_run r = run_cli(NULL, args);
+      double took = now_s() - t0;
+      /* Waiting for the left process would take the 10 s timeout, and
+       * fail the block. */
+      cr_expect_eq(r.status, 0, "%s escape %d: %s", t[i].kind, escape, r.err);
+      cr_expect(took < 10, "%s escape %d: %.1f s", t[i].kind, escape, took);
+      ts_run_free(&r);
+      cr_expect_geq(expect_all_gone(pidfile), 1, "%s escape %d", t[i].kind,
+                    escape);
+      char *text = ts_exists(log) ? ts_own(ts_read(log, NULL)) : NULL;
+      cr_expect(text && strstr(text, ",\"a\",0,0,confirm,"), "%s escape %d: %s",
+                t[i].kind, escape, text ? text : "(no log)");
+    }
+}
+
+Test(run_contain, a_library_that_closes_the_channel_is_refused_by_name) {
+  /* Its run closes the socket and puts /dev/null in its place: no answer
+   * comes, and benchsite does not wait for the timeout to say so. */
+  const char *n[] = {"bad: add [n=8]: a calibration batch of 1 calls, run 0: "
+                     "the measuring process",
+                     NULL};
+  char *e = expect_fault("close", "60", 2, n);
+  cr_expect(!strstr(e, "did not finish"), "%s", e);
+}
+
+Test(run_contain, a_command_cannot_reach_the_channel) {
+  /* It writes on every descriptor from 3 to 9, then closes them: the
+   * measuring process's socket is not among them. */
+  char *dir = ts_own(ts_tmpdir("run_cmd_fds"));
+  char *log = ts_own(ts_path(dir, "log.csv"));
+  const char *args[] = {
+      "run",
+      "--out",
+      log,
+      "--blocks",
+      "2",
+      "--cmd",
+      "a=sh -c 'for fd in 3 4 5 6 7 8 9; do "
+      "eval \"printf garbage >&$fd; exec $fd>&-\" 2>/dev/null; done; exit 0'",
+      NULL};
+  ts_run r = run_cli(NULL, args);
+  cr_expect_eq(r.status, 0, "%s", r.err);
+  ts_run_free(&r);
+  char *text = ts_exists(log) ? ts_own(ts_read(log, NULL)) : NULL;
+  cr_expect(text && strstr(text, ",\"a\",0,1,confirm,"), "%s",
+            text ? text : "(no log)");
 }

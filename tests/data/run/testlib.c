@@ -10,7 +10,8 @@
  * both pids go to $TESTLIB_PIDFILE), FORKRUN (its first run forks and both
  * processes return), STRAY (its first run writes on descriptor 3, the
  * runner's socket), HOSTILE (one more case than OK, named with a line
- * separator, a C1 control and "##["). Built with only
+ * separator, a C1 control and "##["), CLOSE (its first run closes every
+ * descriptor from 3 up and puts /dev/null on 3, the socket's). Built with only
  * benchsite/harness.h. */
 #if defined(TESTLIB_PROBE) || defined(TESTLIB_SLOW)
 #define _GNU_SOURCE /* sched_getcpu */
@@ -18,6 +19,9 @@
 #include <sched.h>
 #include <string.h>
 #include <time.h>
+#endif
+#ifdef TESTLIB_CLOSE
+#include <fcntl.h>
 #endif
 #include "benchsite/harness.h"
 
@@ -103,6 +107,20 @@ static void run_add(void *p, uint64_t n) {
   static int wrote;
   if (!wrote++ && write(3, "garbage!", 8) < 0)
     abort();
+#elif defined(TESTLIB_CLOSE)
+  /* Closes every descriptor it did not open, then puts /dev/null where
+   * benchsite's socket was: what it sends goes nowhere, what it reads is
+   * the end of a file. */
+  static int closed;
+  if (!closed++) {
+    for (int fd = 3; fd < 64; fd++)
+      close(fd);
+    int null = open("/dev/null", O_RDWR);
+    if (null >= 0 && null != 3) {
+      dup2(null, 3);
+      close(null);
+    }
+  }
 #elif defined(TESTLIB_FORK)
   static int forked;
   if (!forked++) {
