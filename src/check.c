@@ -1,4 +1,5 @@
 #include "benchsite/check.h"
+#include "benchsite/run.h"
 
 #include "grow.h"
 #include "msort.h"
@@ -515,6 +516,11 @@ bs_status bs_check_run(const bs_log *log, const bs_check_options *opt,
 
   for (size_t i = 0; i < bs_log_unknown_count(log); i++) {
     const bs_log_column *col = bs_log_unknown(log, i);
+    /* A harness adapter's extra columns (Go's bytes and allocations per
+     * operation), which `benchsite run` writes and this reader does not
+     * analyse, are not unknown. */
+    if (bs_run_writes_column(col->name))
+      continue;
     add(&c, BS_CHECK_UNKNOWN_COLUMN, col->file, 1,
         "unknown column \"%s\" (column %zu) is ignored", col->name, col->index);
   }

@@ -8,6 +8,7 @@
 
 #include "protocol.h"
 #include "run_common.h"
+#include "run_harness.h"
 #include "run_int.h"
 
 #include <math.h>
@@ -33,7 +34,7 @@ bs_status bs_run_protocol(const char *name, double *target_us, uint64_t *blocks,
   if (!p) {
     char esc[128];
     return bs_error_set(err, BS_EUSAGE, NULL, 0, "unknown protocol \"%s\" (%s)",
-                        bs__run_esc(esc, sizeof esc, name),
+                        bs__run_text(esc, sizeof esc, name),
                         bs__protocol_names());
   }
   *target_us = p->target_us;
@@ -92,24 +93,10 @@ typedef struct sched {
 
 static int case_matches(const bs_run_options *o, const char *benchmark,
                         const char *dataset) {
-  if (!o->filter || !o->filter[0])
-    return 1;
-  size_t bl = strlen(benchmark), dl = strlen(dataset);
-  char *full = malloc(bl + dl + 2);
-  if (!full)
-    return 1;
-  snprintf(full, bl + dl + 2, "%s/%s", benchmark, dataset);
-  int m = strstr(dl ? full : benchmark, o->filter) != NULL;
-  free(full);
-  return m;
-}
-
-static long find_case(const bs__exec_case *t, size_t n, const char *benchmark,
-                      const char *dataset) {
-  for (size_t c = 0; c < n; c++)
-    if (!strcmp(t[c].benchmark, benchmark) && !strcmp(t[c].dataset, dataset))
-      return (long)c;
-  return -1;
+  bs__filter f;
+  bs__filter_parse(&f, o->filter);
+  return bs__filter_match(&f, benchmark, strlen(benchmark), dataset,
+                          strlen(dataset));
 }
 
 static bs_status new_case(rcase *rc, size_t k) {
@@ -134,8 +121,8 @@ static void free_case(rcase *rc) {
 }
 
 /* The cases every impl has, in the first impl's order; the others are
- * warnings. */
-static bs_status match_cases(sched *s, bs_error *err) {
+ * warnings. Each impl's table is indexed by name (a hash map). */
+static bs_status match_cases(sched *s, bs__run_cases *by, bs_error *err) {
   const bs_run_options *o = s->o;
   size_t k = o->nimpls;
   bs__exec *e = &s->ex;
@@ -150,7 +137,12 @@ static bs_status match_cases(sched *s, bs_error *err) {
                             o->impls[i].name,
                             bs__run_case_label(label, sizeof label,
                                                ec->benchmark, ec->dataset));
-      if (find_case(e->cases[i], c, ec->benchmark, ec->dataset) >= 0)
+      int added =
+          bs__run_cases_put(&by[i], ec->benchmark, strlen(ec->benchmark),
+                            ec->dataset, strlen(ec->dataset), c, NULL);
+      if (added < 0)
+        return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+      if (!added)
         return bs_error_set(err, BS_EINPUT, NULL, 0,
                             "%s: case %s is defined twice", o->impls[i].name,
                             bs__run_case_label(label, sizeof label,
@@ -173,12 +165,15 @@ static bs_status match_cases(sched *s, bs_error *err) {
     rc->has_digest = 1;
     const char *missing = NULL;
     for (size_t i = 0; i < k; i++) {
-      long j = find_case(e->cases[i], e->ncases[i], ec->benchmark, ec->dataset);
-      if (j < 0) {
+      size_t j = 0;
+      int got = bs__run_cases_get(&by[i], ec->benchmark, ec->dataset, &j);
+      if (got < 0)
+        return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+      if (!got) {
         missing = o->impls[i].name;
         break;
       }
-      rc->idx[i] = (size_t)j;
+      rc->idx[i] = j;
       if (!e->cases[i][j].has_digest)
         rc->has_digest = 0;
     }
@@ -188,7 +183,7 @@ static bs_status match_cases(sched *s, bs_error *err) {
       if (bs__run_warn(s->r, "case %s: impl %s lacks it; skipped",
                        bs__run_case_label(label, sizeof label, ec->benchmark,
                                           ec->dataset),
-                       bs__run_esc(esc, sizeof esc, missing)))
+                       bs__run_text(esc, sizeof esc, missing)))
         return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
       continue;
     }
@@ -197,15 +192,17 @@ static bs_status match_cases(sched *s, bs_error *err) {
   for (size_t i = 1; i < k; i++) {
     for (size_t c = 0; c < e->ncases[i]; c++) {
       const bs__exec_case *ec = &e->cases[i][c];
-      if (find_case(e->cases[0], e->ncases[0], ec->benchmark, ec->dataset) >=
-              0 ||
-          !case_matches(o, ec->benchmark, ec->dataset))
+      size_t j;
+      int got = bs__run_cases_get(&by[0], ec->benchmark, ec->dataset, &j);
+      if (got < 0)
+        return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+      if (got || !case_matches(o, ec->benchmark, ec->dataset))
         continue;
       char esc[128];
       if (bs__run_warn(s->r, "case %s: only impl %s has it; skipped",
                        bs__run_case_label(label, sizeof label, ec->benchmark,
                                           ec->dataset),
-                       bs__run_esc(esc, sizeof esc, o->impls[i].name)))
+                       bs__run_text(esc, sizeof esc, o->impls[i].name)))
         return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
     }
   }
@@ -217,7 +214,7 @@ static const char *what(char *out, size_t n, const sched *s, size_t impl,
                         const rcase *c, const char *doing) {
   char esc[128], label[300];
   snprintf(out, n, "%s: %s: %s",
-           bs__run_esc(esc, sizeof esc, s->o->impls[impl].name),
+           bs__run_text(esc, sizeof esc, s->o->impls[impl].name),
            bs__run_case_label(label, sizeof label, c->benchmark, c->dataset),
            doing);
   return out;
@@ -256,7 +253,8 @@ static bs_status put_row(sched *s, size_t impl, const rcase *c, uint64_t n,
   w.max_rss_kib = a->maxrss_kib;
   if (per_call)
     *per_call = w.per_call_us;
-  bs_status st = bs__run_log_row(&s->log, &w, s->rss);
+  bs__run_cols cols = {1, s->rss, NULL};
+  bs_status st = bs__run_log_row(&s->log, &w, &cols);
   if (st)
     return bs_error_set(err, st, NULL, 0, "cannot build the log");
   s->r->nrows++;
@@ -268,7 +266,8 @@ static bs_status batch(sched *s, size_t impl, rcase *c, uint64_t n,
                        bs_error *err) {
   char doing[160], w[600];
   batch_doing(doing, sizeof doing, s, n, run, block);
-  bs__req q = {BS__OP_RUN, (uint32_t)impl, (uint32_t)c->idx[impl], cpu, n, 0};
+  bs__req q = {0, BS__OP_RUN, (uint32_t)impl, (uint32_t)c->idx[impl], cpu,
+               n, 0};
   bs__rep a;
   bs_status st =
       bs__exec_call(&s->ex, &q, what(w, sizeof w, s, impl, c, doing), &a, err);
@@ -286,8 +285,13 @@ static bs_status duet_block(sched *s, rcase *c, uint64_t run, uint64_t j,
   for (size_t i = 0; i < 2; i++) {
     batch_doing(doing[i], sizeof doing[i], s, c->batch[i], run, (long long)j);
     whats[i] = what(w[i], sizeof w[i], s, i, c, doing[i]);
-    q[i] = (bs__req){BS__OP_RUN,          (uint32_t)i, (uint32_t)c->idx[i],
-                     s->cpu[(i + j) % 2], c->batch[i], 0};
+    q[i] = (bs__req){0,
+                     BS__OP_RUN,
+                     (uint32_t)i,
+                     (uint32_t)c->idx[i],
+                     s->cpu[(i + j) % 2],
+                     c->batch[i],
+                     0};
   }
   bs_status st = bs__exec_duet(&s->ex, q, whats, a, err);
   size_t off = (size_t)(s->o->seed % 2);
@@ -345,7 +349,8 @@ static void one_batch_size(const sched *s, rcase *c) {
 static bs_status simple_op(sched *s, int op, size_t impl, rcase *c,
                            const char *doing, uint64_t *value, bs_error *err) {
   char w[600];
-  bs__req q = {(uint32_t)op, (uint32_t)impl, (uint32_t)c->idx[impl], -1, 0, 0};
+  bs__req q = {0, (uint32_t)op, (uint32_t)impl, (uint32_t)c->idx[impl], -1, 0,
+               0};
   bs__rep a;
   bs_status st =
       bs__exec_call(&s->ex, &q, what(w, sizeof w, s, impl, c, doing), &a, err);
@@ -400,15 +405,18 @@ static bs_status gen_end(sched *s, bs_error *err) {
             err, BS_EINPUT, NULL, 0,
             "%s computes a different result from %s on %s (digest "
             "%016llx, not %016llx); nothing was written",
-            bs__run_esc(a, sizeof a, o->impls[i].name),
-            bs__run_esc(b, sizeof b, o->impls[0].name),
+            bs__run_text(a, sizeof a, o->impls[i].name),
+            bs__run_text(b, sizeof b, o->impls[0].name),
             bs__run_case_label(label, sizeof label, rc->benchmark, rc->dataset),
             (unsigned long long)d[i], (unsigned long long)d[0]);
       }
     }
   }
   free(d);
-  bs__exec_stop(&s->ex);
+  if (st)
+    bs__exec_stop(&s->ex);
+  else
+    st = bs__exec_end(&s->ex, err);
   return st;
 }
 
@@ -518,11 +526,12 @@ static bs_status check_options(const bs_run_options *o, bs_error *err) {
                         "timeout must be positive)");
   if (o->fresh != BS_RUN_FRESH_RUN && o->fresh != BS_RUN_FRESH_BLOCK)
     return bs_error_set(err, BS_EUSAGE, NULL, 0, "bad run options (fresh)");
-  if (o->duet && o->mode == BS_RUN_GOOGLE_BENCHMARK)
+  if (o->duet && bs__adapter_for(o->mode))
     return bs_error_set(err, BS_EUSAGE, NULL, 0,
-                        "--duet cannot pair Google Benchmark programs (each "
-                        "sizes and times its own batches, so their batches "
-                        "cannot start together); use --lib or --cmd");
+                        "--duet cannot pair %s programs (each sizes and times "
+                        "its own batches, so their batches cannot start "
+                        "together); use --lib or --cmd",
+                        bs__adapter_for(o->mode)->title);
   if (o->duet && o->nimpls != 2)
     return bs_error_set(err, BS_EUSAGE, NULL, 0,
                         "--duet measures exactly two impls side by side, not "
@@ -536,16 +545,29 @@ static bs_status check_options(const bs_run_options *o, bs_error *err) {
     if (!bs__run_valid_utf8(name))
       return bs_error_set(err, BS_EUSAGE, NULL, 0,
                           "impl name \"%s\" is not valid UTF-8",
-                          bs__run_esc(esc, sizeof esc, name));
+                          bs__run_text(esc, sizeof esc, name));
     if (!o->impls[i].target || !o->impls[i].target[0])
       return bs_error_set(err, BS_EUSAGE, NULL, 0, "impl %s: nothing to run",
-                          bs__run_esc(esc, sizeof esc, name));
+                          bs__run_text(esc, sizeof esc, name));
+    const char *dir = o->impls[i].dir;
+    if (strlen(name) > BS__NAME_MAX ||
+        strlen(o->impls[i].target) > BS__TARGET_MAX ||
+        (dir && strlen(dir) > BS__NAME_MAX))
+      return bs_error_set(err, BS_EUSAGE, NULL, 0,
+                          "impl %s: its name or directory is over %d bytes, "
+                          "or its target over %d",
+                          bs__run_text(esc, sizeof esc, name), BS__NAME_MAX,
+                          BS__TARGET_MAX);
+    if (dir && o->mode == BS_RUN_LIBRARY)
+      return bs_error_set(err, BS_EUSAGE, NULL, 0,
+                          "impl %s: a library has no directory to run in",
+                          bs__run_text(esc, sizeof esc, name));
     for (size_t j = 0; j < i; j++)
       if (!strcmp(o->impls[j].name, name))
         return bs_error_set(err, BS_EUSAGE, NULL, 0,
                             "impl %s is given twice (the same code under two "
                             "ids needs two names, e.g. A and B)",
-                            bs__run_esc(esc, sizeof esc, name));
+                            bs__run_text(esc, sizeof esc, name));
   }
   const char *labels[] = {o->benchmark, o->dataset, o->filter};
   for (size_t i = 0; i < 3; i++)
@@ -563,8 +585,8 @@ bs_status bs_run_measure(const bs_run_options *o, bs_run_result *r,
   bs_status st = check_options(o, err);
   if (st)
     return st;
-  if (o->mode == BS_RUN_GOOGLE_BENCHMARK)
-    return bs__run_gbench(o, r, err);
+  if (bs__adapter_for(o->mode))
+    return bs__run_harness(o, r, err);
 
   sched s;
   memset(&s, 0, sizeof s);
@@ -585,7 +607,7 @@ bs_status bs_run_measure(const bs_run_options *o, bs_run_result *r,
         char why[sizeof err->message];
         snprintf(why, sizeof why, "%s", err->message);
         st = bs_error_set(err, BS_EUSAGE, NULL, 0, "impl %s: %s",
-                          bs__run_esc(esc, sizeof esc, o->impls[i].name), why);
+                          bs__run_text(esc, sizeof esc, o->impls[i].name), why);
         goto done;
       }
     }
@@ -593,7 +615,18 @@ bs_status bs_run_measure(const bs_run_options *o, bs_run_result *r,
   if ((st = bs__exec_start(&s.ex, err)))
     goto done;
   if (o->mode == BS_RUN_LIBRARY) {
-    if ((st = match_cases(&s, err)))
+    bs__run_cases *by = calloc(o->nimpls, sizeof *by);
+    if (!by) {
+      st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+      goto done;
+    }
+    for (size_t i = 0; i < o->nimpls; i++)
+      bs__run_cases_init(&by[i]);
+    st = match_cases(&s, by, err);
+    for (size_t i = 0; i < o->nimpls; i++)
+      bs__run_cases_release(&by[i]);
+    free(by);
+    if (st)
       goto done;
   } else {
     /* One case: every command measures the same thing. */
@@ -623,7 +656,8 @@ bs_status bs_run_measure(const bs_run_options *o, bs_run_result *r,
     goto done;
   }
   r->ncases = s.ncases;
-  if ((st = bs__run_log_header(&s.log, s.rss))) {
+  bs__run_cols cols = {1, s.rss, NULL};
+  if ((st = bs__run_log_header(&s.log, &cols))) {
     st = bs_error_set(err, st, NULL, 0, "cannot build the log");
     goto done;
   }

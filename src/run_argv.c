@@ -1,8 +1,13 @@
-/* benchsite: splitting a command line into an argv, with no shell. */
+/* benchsite: command lines -- splitting one into an argv, with no shell,
+ * and the files it reads, found as starting it finds them. */
 #include "benchsite/run.h"
 
+#include "spawn_proc.h"
+
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static int is_blank(char c) { return c == ' ' || c == '\t' || c == '\n'; }
 
@@ -76,4 +81,57 @@ bs_status bs_run_split_command(const char *cmd, char ***argv, size_t *argc,
 unterminated:
   free(v);
   return bs_error_set(err, BS_EUSAGE, NULL, 0, "unterminated quote in command");
+}
+
+/* Whether `file` (from `dir` when relative) is the file with id *id. */
+static int same_file(const char *dir, const char *file, const struct stat *id) {
+  struct stat sb;
+  int same = 0;
+  if (dir && file[0] != '/') {
+    size_t n = strlen(dir) + strlen(file) + 2;
+    char *p = malloc(n);
+    if (!p)
+      return 0;
+    snprintf(p, n, "%s/%s", dir, file);
+    same = stat(p, &sb) == 0;
+    free(p);
+  } else {
+    same = stat(file, &sb) == 0;
+  }
+  return same && sb.st_dev == id->st_dev && sb.st_ino == id->st_ino;
+}
+
+/* Whether the command line `cmd`, run in `dir`, reads the file *id. */
+static int command_reads(const char *cmd, const char *dir,
+                         const struct stat *id) {
+  char **argv = NULL;
+  if (bs_run_split_command(cmd, &argv, NULL, NULL))
+    return 0; /* the run refuses it anyway */
+  char *prog = NULL;
+  int hit =
+      bs__spawn_resolve(argv[0], dir, &prog) == 0 && same_file(NULL, prog, id);
+  free(prog);
+  for (size_t w = 1; !hit && argv[w]; w++) {
+    const char *eq = argv[w][0] == '-' ? strchr(argv[w], '=') : NULL;
+    hit = same_file(dir, argv[w], id) || (eq && same_file(dir, eq + 1, id));
+  }
+  free(argv);
+  return hit;
+}
+
+int bs_run_overwrites_input(const bs_run_options *o, const char *path,
+                            size_t *i) {
+  struct stat id;
+  if (stat(path, &id) != 0)
+    return 0;
+  for (size_t k = 0; k < o->nimpls; k++) {
+    const bs_run_impl *m = &o->impls[k];
+    int hit = o->mode == BS_RUN_LIBRARY ? same_file(NULL, m->target, &id)
+                                        : command_reads(m->target, m->dir, &id);
+    if (hit) {
+      *i = k;
+      return 1;
+    }
+  }
+  return 0;
 }

@@ -11,8 +11,10 @@
 #if defined(__linux__) && !defined(_GNU_SOURCE)
 #define _GNU_SOURCE /* memfd_create, sched_setaffinity */
 #endif
+#include "fsutil.h"
 #include "run_common.h"
 #include "run_int.h"
+#include "spawn_proc.h"
 
 #include "benchsite/harness.h"
 
@@ -22,69 +24,70 @@
 #include <math.h>
 #include <sched.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#ifndef _GNU_SOURCE /* <unistd.h> declares it then */
-extern char **environ;
-#endif
+/* What the process knows of itself: its socket, its pid (a copy that a
+ * benchmark forks has another), its CPU, the duet barrier. */
+typedef struct child {
+  int fd;
+  pid_t self;
+  int pinned; /* the CPU this process is pinned to, -1: none */
+  _Atomic uint64_t *barrier;
+} child;
 
-#define NAME_MAX_BYTES 4096
-#define TARGET_MAX_BYTES 65536
-
-static int put(int fd, const void *p, size_t n) {
-  const char *c = p;
-  while (n > 0) {
-    ssize_t w = write(fd, c, n);
-    if (w < 0 && errno == EINTR)
-      continue;
-    if (w <= 0)
-      return -1;
-    c += w;
-    n -= (size_t)w;
-  }
-  return 0;
+/* Sends a message to benchsite, its head filled: this process's pid as it
+ * is now, the kind, the request id. A copy of this process that a
+ * benchmark forked and that came back into this loop has sent what
+ * benchsite needs to see it (an answer from another pid) and ends here,
+ * before it can read a request meant for the process benchsite started.
+ * Ends the process when benchsite is gone. */
+static void send_msg(const child *c, void *msg, size_t n, uint32_t kind,
+                     uint64_t id) {
+  bs__head *h = msg;
+  h->pid = (int32_t)getpid();
+  h->kind = kind;
+  h->id = id;
+  if (bs__msg_send(c->fd, msg, n) || h->pid != (int32_t)c->self)
+    _exit(0);
 }
 
-static int get(int fd, void *p, size_t n) {
-  char *c = p;
-  while (n > 0) {
-    ssize_t r = read(fd, c, n);
-    if (r < 0 && errno == EINTR)
-      continue;
-    if (r <= 0)
-      return -1;
-    c += r;
-    n -= (size_t)r;
-  }
-  return 0;
+/* One message from benchsite of exactly n bytes (up to n with `upto`):
+ * its length. Anything else ends the process. */
+static size_t recv_msg(const child *c, void *buf, size_t n, int upto) {
+  size_t len = 0;
+  if (bs__msg_recv_within(c->fd, buf, n, &len, -1) || (!upto && len != n))
+    _exit(0);
+  return len;
 }
 
 /* The startup message: ok = 0 and a text, or ok = 1 and the tables. */
-static void fail_start(int fd, const char *fmt, ...)
+static void fail_start(const child *c, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3), noreturn))
 #endif
     ;
-static void fail_start(int fd, const char *fmt, ...) {
-  char msg[1024];
+static void fail_start(const child *c, const char *fmt, ...) {
+  struct {
+    bs__start s;
+    char text[1024];
+  } m;
+  memset(&m, 0, sizeof m);
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
+  vsnprintf(m.text, sizeof m.text, fmt, ap);
   va_end(ap);
-  uint32_t ok = 0, len = (uint32_t)strlen(msg);
-  if (!put(fd, &ok, sizeof ok) && !put(fd, &len, sizeof len))
-    put(fd, msg, len);
+  m.s.ok = 0;
+  m.s.len = (uint32_t)strlen(m.text);
+  send_msg(c, &m, sizeof m.s + m.s.len, BS__MSG_START, 0);
   _exit(0);
 }
 
@@ -94,10 +97,6 @@ static uint64_t ns_between(const struct timespec *a, const struct timespec *b) {
   return ns > 0 ? (uint64_t)ns : 1;
 }
 
-static uint64_t tv_ns(const struct timeval *t) {
-  return (uint64_t)t->tv_sec * 1000000000u + (uint64_t)t->tv_usec * 1000u;
-}
-
 /* Copies the file open as `in` to `out`: 0, or -1 with errno set. */
 static int copy_fd(int in, int out) {
   char buf[65536];
@@ -105,7 +104,7 @@ static int copy_fd(int in, int out) {
     ssize_t r = read(in, buf, sizeof buf);
     if (r < 0 && errno == EINTR)
       continue;
-    if (r < 0 || (r > 0 && put(out, buf, (size_t)r)))
+    if (r < 0 || (r > 0 && bs__write_all(out, buf, (size_t)r)))
       return -1;
     if (r == 0)
       return 0;
@@ -118,12 +117,12 @@ static int copy_fd(int in, int out) {
  * globals). On Linux the copy is an anonymous memory file, which has no
  * name to leave behind, whatever kills the process, and needs no writable
  * $TMPDIR; elsewhere it is a temporary file, unlinked once loaded. */
-static void *load_copy(int fd, const char *impl, const char *path) {
+static void *load_copy(const child *c, const char *impl, const char *path) {
   char esc[256], tmp[4096];
-  bs__run_esc(esc, sizeof esc, path);
+  bs__run_text(esc, sizeof esc, path);
   int in = open(path, O_RDONLY | O_CLOEXEC);
   if (in < 0)
-    fail_start(fd, "%s: cannot open the library %s: %s", impl, esc,
+    fail_start(c, "%s: cannot open the library %s: %s", impl, esc,
                strerror(errno));
   int out = -1;
   const char *unlink_me = NULL;
@@ -139,7 +138,7 @@ static void *load_copy(int fd, const char *impl, const char *path) {
     snprintf(tmp, sizeof tmp, "%s/benchsite-lib-XXXXXX", dir);
     out = mkstemp(tmp);
     if (out < 0)
-      fail_start(fd, "%s: cannot copy the library %s: %s", impl, esc,
+      fail_start(c, "%s: cannot copy the library %s: %s", impl, esc,
                  strerror(errno));
     unlink_me = tmp;
   }
@@ -147,8 +146,7 @@ static void *load_copy(int fd, const char *impl, const char *path) {
     int e = errno;
     if (unlink_me)
       unlink(unlink_me);
-    fail_start(fd, "%s: cannot copy the library %s: %s", impl, esc,
-               strerror(e));
+    fail_start(c, "%s: cannot copy the library %s: %s", impl, esc, strerror(e));
   }
   close(in);
   if (unlink_me) {
@@ -165,19 +163,13 @@ static void *load_copy(int fd, const char *impl, const char *path) {
     char why[512];
     const char *e = dlerror();
     /* dlerror names the copy: say the library instead. */
-    bs__run_esc(why, sizeof why, e ? e : "unknown error");
-    fail_start(fd, "%s: cannot load the library %s: %s", impl, esc, why);
+    bs__run_text(why, sizeof why, e ? e : "unknown error");
+    fail_start(c, "%s: cannot load the library %s: %s", impl, esc, why);
   }
   return h;
 }
 
 /* ---- what every batch shares: the CPU it runs on, the duet barrier ---- */
-
-typedef struct child {
-  int fd;
-  int pinned; /* the CPU this process is pinned to, -1: none */
-  _Atomic uint64_t *barrier;
-} child;
 
 /* Pins the process to `cpu` (-1: leave it): 0, or an errno. */
 static int pin(child *c, int cpu) {
@@ -215,30 +207,60 @@ static int cpu_now(struct timespec *t) {
 
 /* ---- library mode -------------------------------------------------------- */
 
+/* The start answer: ok, then per impl its case table (an empty one for an
+ * impl this process did not load). */
+static void send_tables(const child *c, size_t k,
+                        const bs_bench_case *const *tab, const size_t *cnt) {
+  bs__start ok;
+  memset(&ok, 0, sizeof ok);
+  ok.ok = 1;
+  send_msg(c, &ok, sizeof ok, BS__MSG_START, 0);
+  struct {
+    bs__case_msg m;
+    char names[2 * BS__NAME_MAX];
+  } cm;
+  for (size_t i = 0; i < k; i++) {
+    bs__table t;
+    memset(&t, 0, sizeof t);
+    t.count = cnt[i];
+    send_msg(c, &t, sizeof t, BS__MSG_TABLE, 0);
+    for (size_t q = 0; q < cnt[i]; q++) {
+      const bs_bench_case *bc = &tab[i][q];
+      const char *ds = bc->dataset ? bc->dataset : "";
+      size_t bl = strlen(bc->benchmark), dl = strlen(ds);
+      memset(&cm.m, 0, sizeof cm.m);
+      cm.m.scale = bc->scale;
+      cm.m.blen = (uint32_t)bl;
+      cm.m.dlen = (uint32_t)dl;
+      cm.m.has_digest = bc->digest != NULL;
+      memcpy(cm.names, bc->benchmark, bl);
+      memcpy(cm.names + bl, ds, dl);
+      send_msg(c, &cm, sizeof cm.m + bl + dl, BS__MSG_CASE, 0);
+    }
+  }
+}
+
 static void serve_lib(child *c, const bs__hello *h, char **targets,
                       const uint32_t *load) {
-  int fd = c->fd;
   size_t k = h->nimpls;
   const bs_bench_case **tab = calloc(k, sizeof(const bs_bench_case *));
   size_t *cnt = calloc(k, sizeof *cnt);
   void ***state = calloc(k, sizeof *state);
   if (!tab || !cnt || !state)
-    fail_start(fd, "out of memory");
+    fail_start(c, "out of memory");
   for (size_t i = 0; i < k; i++) {
     if (!load[i])
       continue;
-    const char *impl = targets[2 * i];
-    const char *path = targets[2 * i + 1];
-    if (!impl || !path)
-      _exit(0);
+    const char *impl = targets[3 * i];
+    const char *path = targets[3 * i + 1];
     char esc[256];
-    bs__run_esc(esc, sizeof esc, path);
-    void *lib = load_copy(fd, impl, path);
+    bs__run_text(esc, sizeof esc, path);
+    void *lib = load_copy(c, impl, path);
     typedef const bs_bench_case *(*cases_fn)(int, size_t *);
     cases_fn fn;
     void *sym = dlsym(lib, "benchsite_cases");
     if (!sym)
-      fail_start(fd,
+      fail_start(c,
                  "%s: the library %s does not define benchsite_cases (is it "
                  "built against benchsite/harness.h?)",
                  impl, esc);
@@ -246,54 +268,44 @@ static void serve_lib(child *c, const bs__hello *h, char **targets,
     size_t n = 0;
     tab[i] = fn(BS_HARNESS_ABI, &n);
     if (!tab[i])
-      fail_start(fd,
+      fail_start(c,
                  "%s: the library %s refuses harness ABI version %d (it was "
                  "built against another benchsite/harness.h; rebuild it)",
                  impl, esc, BS_HARNESS_ABI);
     if (n == 0)
-      fail_start(fd, "%s: the library %s defines no benchmark case", impl, esc);
+      fail_start(c, "%s: the library %s defines no benchmark case", impl, esc);
     for (size_t q = 0; q < n; q++) {
       const bs_bench_case *bc = &tab[i][q];
       if (!bc->benchmark || !bc->benchmark[0])
-        fail_start(fd, "%s: %s: case %zu has no benchmark name", impl, esc, q);
+        fail_start(c, "%s: %s: case %zu has no benchmark name", impl, esc, q);
       if (!bc->run)
-        fail_start(fd, "%s: %s: case %zu has no run function", impl, esc, q);
+        fail_start(c, "%s: %s: case %zu has no run function", impl, esc, q);
       if (!isfinite(bc->scale) || bc->scale < 0)
-        fail_start(fd, "%s: %s: case %zu has a scale that is not >= 0", impl,
+        fail_start(c, "%s: %s: case %zu has a scale that is not >= 0", impl,
                    esc, q);
-      if (strlen(bc->benchmark) > NAME_MAX_BYTES ||
-          (bc->dataset && strlen(bc->dataset) > NAME_MAX_BYTES))
-        fail_start(fd, "%s: %s: case %zu has a name over %d bytes", impl, esc,
-                   q, NAME_MAX_BYTES);
+      if (strlen(bc->benchmark) > BS__NAME_MAX ||
+          (bc->dataset && strlen(bc->dataset) > BS__NAME_MAX))
+        fail_start(c, "%s: %s: case %zu has a name over %d bytes", impl, esc, q,
+                   BS__NAME_MAX);
     }
     cnt[i] = n;
     if (!(state[i] = calloc(n, sizeof *state[i])))
-      fail_start(fd, "out of memory");
+      fail_start(c, "out of memory");
   }
-  uint32_t ok = 1;
-  if (put(fd, &ok, sizeof ok))
-    _exit(0);
-  for (size_t i = 0; i < k; i++) {
-    uint32_t n = (uint32_t)cnt[i];
-    if (put(fd, &n, sizeof n))
-      _exit(0);
-    for (size_t q = 0; q < cnt[i]; q++) {
-      const bs_bench_case *bc = &tab[i][q];
-      const char *ds = bc->dataset ? bc->dataset : "";
-      uint32_t bl = (uint32_t)strlen(bc->benchmark), dl = (uint32_t)strlen(ds);
-      uint32_t hd = bc->digest != NULL;
-      double sc = bc->scale;
-      if (put(fd, &bl, sizeof bl) || put(fd, bc->benchmark, bl) ||
-          put(fd, &dl, sizeof dl) || put(fd, ds, dl) ||
-          put(fd, &sc, sizeof sc) || put(fd, &hd, sizeof hd))
-        _exit(0);
-    }
-  }
+  send_tables(c, k, tab, cnt);
   for (;;) {
     bs__req q;
     bs__rep a;
     memset(&a, 0, sizeof a);
-    if (get(fd, &q, sizeof q) || q.impl >= k || q.kase >= cnt[q.impl])
+    recv_msg(c, &q, sizeof q, 0);
+    a.op = q.op;
+    a.impl = q.impl;
+    a.kase = q.kase;
+    if (q.op == BS__OP_END) {
+      send_msg(c, &a, sizeof a, BS__MSG_REPLY, q.id);
+      continue;
+    }
+    if (q.impl >= k || q.kase >= cnt[q.impl])
       _exit(0);
     const bs_bench_case *bc = &tab[q.impl][q.kase];
     void **st = &state[q.impl][q.kase];
@@ -311,7 +323,7 @@ static void serve_lib(child *c, const bs__hello *h, char **targets,
       }
       /* The barrier's spin comes before the CPU clock is read: it is
        * not the benchmark's CPU time. */
-      barrier_wait(c, q.seq);
+      barrier_wait(c, q.round);
       if ((e = cpu_now(&c0))) {
         a.status = BS__REP_NOCLOCK;
         a.code = (uint32_t)e;
@@ -339,42 +351,52 @@ static void serve_lib(child *c, const bs__hello *h, char **targets,
     default:
       _exit(0);
     }
-    if (put(fd, &a, sizeof a))
-      _exit(0);
+    send_msg(c, &a, sizeof a, BS__MSG_REPLY, q.id);
   }
 }
 
 /* ---- command mode -------------------------------------------------------- */
 
-static void serve_cmd(child *c, const bs__hello *h, char **targets) {
-  int fd = c->fd;
+static void serve_cmd(child *c, const bs__hello *h, char **targets,
+                      const uint32_t *load) {
   size_t k = h->nimpls;
   char ***argvs = calloc(k, sizeof *argvs);
-  if (!argvs)
-    fail_start(fd, "out of memory");
+  char **progs = calloc(k, sizeof *progs);
+  int *missing = calloc(k, sizeof *missing);
+  if (!argvs || !progs || !missing)
+    fail_start(c, "out of memory");
   for (size_t i = 0; i < k; i++) {
+    if (!load[i])
+      continue; /* a duet: the other process's */
     bs_error err;
-    if (bs_run_split_command(targets[2 * i + 1], &argvs[i], NULL, &err))
-      fail_start(fd, "%s: %s", targets[2 * i], err.message);
+    if (bs_run_split_command(targets[3 * i + 1], &argvs[i], NULL, &err))
+      fail_start(c, "%s: %s", targets[3 * i], err.message);
+    /* Found once (bs__spawn_resolve): the batch then times the command,
+     * not a search of PATH. */
+    const char *dir = targets[3 * i + 2][0] ? targets[3 * i + 2] : NULL;
+    missing[i] = bs__spawn_resolve(argvs[i][0], dir, &progs[i]);
   }
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  if (!h->show_output) {
-    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_adddup2(&fa, 1, 2);
-  }
-  uint32_t ok = 1;
-  if (put(fd, &ok, sizeof ok))
-    _exit(0);
+  bs__start ok;
+  memset(&ok, 0, sizeof ok);
+  ok.ok = 1;
+  send_msg(c, &ok, sizeof ok, BS__MSG_START, 0);
   for (;;) {
     bs__req q;
     bs__rep a;
     memset(&a, 0, sizeof a);
-    if (get(fd, &q, sizeof q) || q.impl >= k)
+    recv_msg(c, &q, sizeof q, 0);
+    a.op = q.op;
+    a.impl = q.impl;
+    a.kase = q.kase;
+    if (q.op != BS__OP_END && (q.impl >= k || !argvs[q.impl]))
       _exit(0);
     if (q.op == BS__OP_RUN) {
-      char *const *argv = argvs[q.impl];
+      bs__spawn_opts so;
+      bs__spawn_opts_init(&so, (const char *const *)argvs[q.impl]);
+      so.path = progs[q.impl];
+      so.dir = targets[3 * q.impl + 2][0] ? targets[3 * q.impl + 2] : NULL;
+      if (h->show_output)
+        so.io[1] = so.io[2] = BS__IO_INHERIT;
       struct timespec t0, t1;
       int e;
       if ((e = pin(c, q.cpu))) {
@@ -382,30 +404,33 @@ static void serve_cmd(child *c, const bs__hello *h, char **targets) {
         a.code = (uint32_t)e;
         goto answer;
       }
-      barrier_wait(c, q.seq);
+      if (missing[q.impl]) {
+        a.status = BS__REP_NOSTART;
+        a.code = (uint32_t)missing[q.impl];
+        goto answer;
+      }
+      barrier_wait(c, q.round);
       clock_gettime(CLOCK_MONOTONIC, &t0);
       for (uint64_t i = 0; i < q.n; i++) {
-        pid_t pid;
-        int st = 0;
-        struct rusage ru;
-        int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
-        if (rc) {
+        bs__child ch;
+        bs__child_end end;
+        if (bs__spawn(&ch, &so, NULL)) {
           a.status = BS__REP_NOSTART;
-          a.code = (uint32_t)rc;
+          a.code = (uint32_t)ch.error;
           break;
         }
-        memset(&ru, 0, sizeof ru);
-        while (wait4(pid, &st, 0, &ru) < 0 && errno == EINTR)
-          ;
+        /* No limit here: benchsite bounds the batch. Whatever the
+         * command left running ends with it. */
+        bs__child_wait(&ch, -1, &end);
         /* The commands' own CPU time, user and system: what they cost,
          * whoever else wanted the CPU meanwhile. ru_maxrss is KiB on
          * Linux. */
-        a.cpu_ns += tv_ns(&ru.ru_utime) + tv_ns(&ru.ru_stime);
-        if (ru.ru_maxrss > 0 && (uint64_t)ru.ru_maxrss > a.maxrss_kib)
-          a.maxrss_kib = (uint64_t)ru.ru_maxrss;
-        if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+        a.cpu_ns += end.cpu_ns;
+        if (end.maxrss_kib > 0 && (uint64_t)end.maxrss_kib > a.maxrss_kib)
+          a.maxrss_kib = (uint64_t)end.maxrss_kib;
+        if (!WIFEXITED(end.status) || WEXITSTATUS(end.status) != 0) {
           a.status = BS__REP_FAILED;
-          a.code = (uint32_t)st;
+          a.code = (uint32_t)end.status;
           a.value = i;
           break;
         }
@@ -415,43 +440,55 @@ static void serve_cmd(child *c, const bs__hello *h, char **targets) {
         a.value = ns_between(&t0, &t1);
     }
   answer:
-    if (put(fd, &a, sizeof a))
-      _exit(0);
+    send_msg(c, &a, sizeof a, BS__MSG_REPLY, q.id);
   }
 }
 
 void bs__run_child_main(int fd) {
-  child c = {fd, -1, NULL};
+  child c = {fd, getpid(), -1, NULL};
   bs__hello h;
   /* Standard output is benchsite's (the log, with --out -): the process
    * was started with it on standard error, and SIGPIPE as benchsite had
    * it is not what a benchmark expects. */
   signal(SIGPIPE, SIG_DFL);
-  if (get(fd, &h, sizeof h) || h.magic != BS__HELLO_MAGIC || h.nimpls == 0 ||
-      h.nimpls > 1000)
+  recv_msg(&c, &h, sizeof h, 0);
+  if (h.magic != BS__HELLO_MAGIC || h.nimpls == 0 || h.nimpls > 1000)
     _exit(0);
-  char **targets = calloc(2 * (size_t)h.nimpls, sizeof *targets);
+  /* Per impl: its name, its target, its directory ("": none). */
+  char **targets = calloc(3 * (size_t)h.nimpls, sizeof *targets);
   uint32_t *load = calloc(h.nimpls, sizeof *load);
-  if (!targets || !load)
-    fail_start(fd, "out of memory");
-  for (size_t i = 0; i < 2 * (size_t)h.nimpls; i++) {
-    uint32_t len;
-    if ((i % 2 == 0 && get(fd, &load[i / 2], sizeof load[i / 2])) ||
-        get(fd, &len, sizeof len) || len > TARGET_MAX_BYTES ||
-        !(targets[i] = malloc((size_t)len + 1)) || get(fd, targets[i], len))
+  char *buf = malloc(BS__MSG_MAX);
+  if (!targets || !load || !buf)
+    fail_start(&c, "out of memory");
+  for (size_t i = 0; i < h.nimpls; i++) {
+    size_t len = recv_msg(&c, buf, BS__MSG_MAX, 1);
+    bs__target t;
+    if (len < sizeof t)
       _exit(0);
-    targets[i][len] = '\0';
+    memcpy(&t, buf, sizeof t);
+    size_t lens[3] = {t.nlen, t.tlen, t.dlen}, at = sizeof t;
+    if ((size_t)t.nlen + t.tlen + t.dlen != len - sizeof t)
+      _exit(0);
+    load[i] = t.load;
+    for (size_t w = 0; w < 3; w++) {
+      if (!(targets[3 * i + w] = malloc(lens[w] + 1)))
+        fail_start(&c, "out of memory");
+      memcpy(targets[3 * i + w], buf + at, lens[w]);
+      targets[3 * i + w][lens[w]] = '\0';
+      at += lens[w];
+    }
   }
+  free(buf);
   if (h.barrier) {
     void *p =
         mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, BS__BARRIER_FD, 0);
     if (p == MAP_FAILED)
-      fail_start(fd, "cannot map the duet barrier: %s", strerror(errno));
+      fail_start(&c, "cannot map the duet barrier: %s", strerror(errno));
     c.barrier = p;
   }
   if (h.mode == BS_RUN_LIBRARY)
     serve_lib(&c, &h, targets, load);
   else
-    serve_cmd(&c, &h, targets);
+    serve_cmd(&c, &h, targets, load);
   _exit(0);
 }

@@ -2,8 +2,8 @@
  * run` in library and command mode (the process's side is run_child.c).
  *
  * A measuring process is this program's own executable started again
- * (posix_spawn of /proc/self/exe), not a fork: a fork keeps the parent's
- * address layout, so every run would measure the code at the same
+ * (/proc/self/exe, started by spawn_proc), not a fork: a fork keeps the
+ * parent's address layout, so every run would measure the code at the same
  * addresses and the layout's bias would be one fixed offset, invisible to
  * an A/A test; a new image gets a new layout (ASLR) each time. The new
  * process learns what it is from BS__CHILD_ENV, which a constructor below
@@ -23,7 +23,6 @@
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,66 +68,19 @@ measuring_process_entry(void) {
   bs__run_child_main(BS__CHILD_FD);
 }
 
-static int put(int fd, const void *p, size_t n) {
-  const char *c = p;
-  while (n > 0) {
-    ssize_t w = send(fd, c, n, MSG_NOSIGNAL);
-    if (w < 0 && errno == EINTR)
-      continue;
-    if (w <= 0)
-      return -1;
-    c += w;
-    n -= (size_t)w;
-  }
-  return 0;
+static int sock(const bs__exec *e, size_t c) {
+  return e->ch[c].fd[BS__CHILD_FD];
 }
 
-/* Reads n bytes within `timeout_s`: 0, or 1 when the process is gone, 2
- * on the timeout. */
-static int get_within(int fd, void *p, size_t n, double timeout_s) {
-  char *c = p;
-  double end = bs__run_now() + timeout_s;
-  while (n > 0) {
-    double left = end - bs__run_now();
-    if (left <= 0)
-      return 2;
-    struct pollfd pfd = {fd, POLLIN, 0};
-    double ms = ceil(left * 1000.0);
-    int pr = poll(&pfd, 1, ms > 2e9 ? 2000000000 : (int)ms);
-    if (pr < 0 && errno == EINTR)
-      continue;
-    if (pr < 0)
-      return 1;
-    if (pr == 0)
-      continue;
-    ssize_t r = read(fd, c, n);
-    if (r < 0 && errno == EINTR)
-      continue;
-    if (r <= 0)
-      return 1;
-    c += r;
-    n -= (size_t)r;
-  }
-  return 0;
-}
-
+/* Ends process c: it and whatever a benchmark started and left running
+ * (in its process group, or escaped from it) end here, so nothing
+ * outlives the run (a process left behind would hold benchsite's output
+ * open). Its wait status into *wstatus. */
 static void reap(bs__child *c, int *wstatus) {
-  int st = 0;
-  if (c->fd >= 0)
-    close(c->fd);
-  c->fd = -1;
-  if (c->pid <= 0)
-    return;
-  /* It and whatever a benchmark started and left running in its process
-   * group end here, so nothing outlives the run (a process left behind
-   * would hold benchsite's output open). */
-  kill(-c->pid, SIGKILL);
-  kill(c->pid, SIGKILL);
-  while (waitpid(c->pid, &st, 0) < 0 && errno == EINTR)
-    ;
-  c->pid = -1;
+  bs__child_end end;
+  bs__child_wait(c, 0, &end);
   if (wstatus)
-    *wstatus = st;
+    *wstatus = end.status;
 }
 
 /* The error of process `c` that stopped answering: rc 1 (gone) or 2
@@ -156,6 +108,95 @@ static bs_status lost(bs__exec *e, size_t c, int rc, const char *what,
                       why);
 }
 
+/* The timeout in milliseconds (< 0: none). */
+static long long limit_ms(const bs__exec *e) {
+  double ms = ceil(e->o->timeout_s * 1000.0);
+  return ms > 9e15 ? -1 : (long long)ms;
+}
+
+static const char *op_name(uint32_t op) {
+  static const char *const names[] = {"request", "setup",    "run",
+                                      "digest",  "teardown", "end"};
+  return op < sizeof names / sizeof *names ? names[op] : names[0];
+}
+
+/* The error for a message of n bytes on the socket of the process with
+ * id `expected` that is not what benchsite waits for (`what`): from
+ * another process (a copy of the measuring process that a benchmark
+ * forked, which answered too), out of order, or of the wrong size. For a
+ * copy's reply it names the impl, case and call it answered. refuse()
+ * also ends the generation. */
+static bs_status describe(const bs__exec *e, pid_t expected, const void *msg,
+                          size_t n, const char *what, bs_error *err) {
+  const bs_run_options *o = e->o;
+  long pid = (long)expected;
+  bs__head h;
+  memset(&h, 0, sizeof h);
+  if (n >= sizeof h)
+    memcpy(&h, msg, sizeof h);
+  if (n < sizeof h || h.pid == (int32_t)pid)
+    return bs_error_set(err, BS_EINPUT, NULL, 0,
+                        "%s: the measuring process sent a message benchsite "
+                        "did not ask for (%zu bytes of kind %u): does a "
+                        "benchmark write on descriptor %d? nothing was "
+                        "written",
+                        what, n, (unsigned)h.kind, BS__CHILD_FD);
+  bs__rep r;
+  if (h.kind == BS__MSG_REPLY && n == sizeof r) {
+    memcpy(&r, msg, sizeof r);
+    char label[300] = "";
+    if (r.impl < o->nimpls && e->cases && e->cases[r.impl] &&
+        r.kase < e->ncases[r.impl])
+      snprintf(label, sizeof label, "%s: ",
+               bs__run_case_label(label + 200, 100,
+                                  e->cases[r.impl][r.kase].benchmark,
+                                  e->cases[r.impl][r.kase].dataset));
+    if (r.impl < o->nimpls && r.op != BS__OP_END)
+      return bs_error_set(err, BS_EINPUT, NULL, 0,
+                          "%s: %sits %s forks and both processes go on: "
+                          "process %ld answered besides the measuring "
+                          "process %ld, so a timing could land on the wrong "
+                          "row; nothing was written",
+                          o->impls[r.impl].name, label, op_name(r.op),
+                          (long)h.pid, pid);
+  }
+  return bs_error_set(err, BS_EINPUT, NULL, 0,
+                      "%s: process %ld sent a message besides the measuring "
+                      "process %ld (a benchmark forks and both processes go "
+                      "on?); nothing was written",
+                      what, (long)h.pid, pid);
+}
+
+static bs_status refuse(bs__exec *e, size_t c, const void *msg, size_t n,
+                        const char *what, bs_error *err) {
+  pid_t pid = e->ch[c].pid;
+  bs__exec_stop(e);
+  return describe(e, pid, msg, n, what, err);
+}
+
+/* Receives the next message of process c into buf (cap bytes): it must
+ * come from that process, be of `kind` and (a reply) answer request `id`,
+ * and hold `min` bytes (more only with `more`). *len its length. Anything
+ * else ends the generation with an error; `what` says what benchsite
+ * waited for. */
+static bs_status get_msg(bs__exec *e, size_t c, uint32_t kind, uint64_t id,
+                         void *buf, size_t cap, size_t min, int more,
+                         size_t *len, const char *what, bs_error *err) {
+  size_t n = 0;
+  int rc = bs__msg_recv_within(sock(e, c), buf, cap, &n, limit_ms(e));
+  if (rc == 1 || rc == 2)
+    return lost(e, c, rc, what, err);
+  bs__head h;
+  if (rc == 3 || n < sizeof h)
+    return refuse(e, c, buf, rc == 3 ? cap + 1 : n, what, err);
+  memcpy(&h, buf, sizeof h);
+  if (h.pid != (int32_t)e->ch[c].pid || h.kind != kind || h.id != id ||
+      n < min || (!more && n != min))
+    return refuse(e, c, buf, n, what, err);
+  *len = n;
+  return BS_OK;
+}
+
 void bs__exec_init(bs__exec *e, const bs_run_options *o, char **const *argvs) {
   memset(e, 0, sizeof *e);
   e->o = o;
@@ -163,21 +204,12 @@ void bs__exec_init(bs__exec *e, const bs_run_options *o, char **const *argvs) {
   e->barrier_fd = -1;
   for (size_t c = 0; c < 2; c++) {
     e->ch[c].pid = -1;
-    e->ch[c].fd = -1;
+    for (int k = 0; k < BS__SPAWN_FDS; k++)
+      e->ch[c].fd[k] = -1;
   }
 }
 
 int bs__exec_running(const bs__exec *e) { return e->nch > 0; }
-
-/* A descriptor moved to 10 or above (close-on-exec), so that the file
- * actions' dup2 onto 3 and 4 never meet their own source. */
-static int high_fd(int fd) {
-  if (fd < 0)
-    return fd;
-  int h = fcntl(fd, F_DUPFD_CLOEXEC, 10);
-  close(fd);
-  return h;
-}
 
 /* The environment of a measuring process: ours, less any BS__CHILD_ENV,
  * plus BS__CHILD_ENV naming us. One malloc'd block. */
@@ -201,69 +233,60 @@ static char **child_env(void) {
 
 static bs_status spawn_one(bs__exec *e, size_t c, bs_error *err) {
   const bs_run_options *o = e->o;
-  int sv[2];
-  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
-    return bs_error_set(err, BS_EIO, NULL, 0, "cannot make a socket: %s",
-                        strerror(errno));
-  int mine = high_fd(sv[0]), theirs = high_fd(sv[1]);
   char **env = child_env();
-  if (mine < 0 || theirs < 0 || !env) {
-    int en = errno;
-    if (mine >= 0)
-      close(mine);
-    if (theirs >= 0)
-      close(theirs);
-    free(env);
-    return bs_error_set(err, env ? BS_EIO : BS_ENOMEM, NULL, 0,
-                        "cannot start the measuring process: %s",
-                        env ? strerror(en) : "out of memory");
-  }
-  posix_spawn_file_actions_t fa;
-  posix_spawnattr_t at;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawnattr_init(&at);
-  /* Its own process group: a timeout kills it and every command it
-   * started. */
-  posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP);
-  posix_spawnattr_setpgroup(&at, 0);
-  posix_spawn_file_actions_adddup2(&fa, theirs, BS__CHILD_FD);
-  if (e->barrier_fd >= 0)
-    posix_spawn_file_actions_adddup2(&fa, e->barrier_fd, BS__BARRIER_FD);
+  if (!env)
+    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+  const char *argv[] = {"benchsite-measure", NULL};
+  bs__spawn_opts so;
+  bs__spawn_opts_init(&so, argv);
+  so.path = SELF_EXE;
+  so.envp = (const char *const *)env;
   /* Standard output is benchsite's (the log, with --out -): whatever a
    * benchmark prints goes to standard error instead. */
-  posix_spawn_file_actions_adddup2(&fa, 2, 1);
-  char name[] = "benchsite-measure";
-  char *argv[] = {name, NULL};
-  pid_t pid;
-  fflush(NULL);
-  int rc = posix_spawn(&pid, SELF_EXE, &fa, &at, argv, env);
-  posix_spawn_file_actions_destroy(&fa);
-  posix_spawnattr_destroy(&at);
-  free(env);
-  close(theirs);
-  if (rc) {
-    close(mine);
-    return bs_error_set(err, BS_EIO, NULL, 0,
-                        "cannot start the measuring process (%s): %s", SELF_EXE,
-                        strerror(rc));
+  so.io[1] = BS__IO_FD;
+  so.fd[1] = 2;
+  so.io[2] = BS__IO_INHERIT;
+  so.io[BS__CHILD_FD] = BS__IO_SEQPACKET;
+  if (e->barrier_fd >= 0) {
+    so.io[BS__BARRIER_FD] = BS__IO_FD;
+    so.fd[BS__BARRIER_FD] = e->barrier_fd;
   }
-  e->ch[c].pid = pid;
-  e->ch[c].fd = mine;
+  fflush(NULL);
+  bs_error why;
+  bs_status st = bs__spawn(&e->ch[c], &so, &why);
+  free(env);
+  if (st)
+    return bs_error_set(err, st, NULL, 0,
+                        "cannot start the measuring process (%s): %s", SELF_EXE,
+                        strerror(e->ch[c].error));
+  int mine = sock(e, c);
   e->nch = c + 1;
 
   /* What to load: in a duet each process holds one impl. */
   bs__hello h = {BS__HELLO_MAGIC, (uint32_t)o->mode, (uint32_t)o->nimpls,
                  (uint32_t)(o->show_output != 0), e->barrier_fd >= 0};
-  int bad = put(mine, &h, sizeof h);
-  for (size_t i = 0; !bad && i < o->nimpls; i++) {
-    uint32_t load = !o->duet || i == c;
-    const char *s[2] = {o->impls[i].name, o->impls[i].target};
-    bad = put(mine, &load, sizeof load);
-    for (size_t w = 0; !bad && w < 2; w++) {
-      uint32_t len = (uint32_t)strlen(s[w]);
-      bad = put(mine, &len, sizeof len) || put(mine, s[w], len);
-    }
+  int bad = bs__msg_send(mine, &h, sizeof h);
+  char *buf = malloc(BS__MSG_MAX);
+  if (!buf) {
+    bs__exec_stop(e);
+    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
   }
+  for (size_t i = 0; !bad && i < o->nimpls; i++) {
+    const char *dir = o->impls[i].dir ? o->impls[i].dir : "";
+    const char *w[3] = {o->impls[i].name, o->impls[i].target, dir};
+    size_t lens[3] = {strlen(w[0]), strlen(w[1]), strlen(w[2])};
+    bs__target t = {!o->duet || i == c, (uint32_t)lens[0], (uint32_t)lens[1],
+                    (uint32_t)lens[2]};
+    /* check_options keeps each within its limit */
+    size_t at = sizeof t;
+    memcpy(buf, &t, sizeof t);
+    for (size_t k = 0; k < 3; k++) {
+      memcpy(buf + at, w[k], lens[k]);
+      at += lens[k];
+    }
+    bad = bs__msg_send(mine, buf, at);
+  }
+  free(buf);
   if (bad)
     return lost(e, c, 1, "starting", err);
   return BS_OK;
@@ -276,111 +299,145 @@ static int same_case(const bs__exec_case *a, const bs__exec_case *b) {
           (a->scale != a->scale && b->scale != b->scale));
 }
 
+static void free_table(bs__exec_case *t, size_t n) {
+  for (size_t q = 0; t && q < n; q++) {
+    free(t[q].benchmark);
+    free(t[q].dataset);
+  }
+  free(t);
+}
+
+/* Reads the case table of impl i from process c: NULL in *out when the
+ * process does not hold it (a duet's other impl). */
+static bs_status read_table(bs__exec *e, size_t c, size_t i, char *buf,
+                            bs__exec_case **out, size_t *count,
+                            const char *loading, bs_error *err) {
+  const bs_run_options *o = e->o;
+  bs__table t;
+  size_t n;
+  bs_status st = get_msg(e, c, BS__MSG_TABLE, 0, buf, BS__MSG_MAX, sizeof t, 0,
+                         &n, loading, err);
+  if (st)
+    return st;
+  memcpy(&t, buf, sizeof t);
+  int mine = !o->duet || i == c;
+  *out = NULL;
+  *count = 0;
+  if (!mine && t.count == 0)
+    return BS_OK;
+  if (!mine) {
+    bs__exec_stop(e);
+    return bs_error_set(err, BS_EINTERNAL, NULL, 0,
+                        "%s: a measuring process loaded an impl it was not "
+                        "given",
+                        o->impls[i].name);
+  }
+  if (t.count > BS__CASES_MAX) {
+    bs__exec_stop(e);
+    return bs_error_set(err, BS_EINPUT, NULL, 0,
+                        "%s: the library defines more than %d cases",
+                        o->impls[i].name, BS__CASES_MAX);
+  }
+  bs__exec_case *tab = calloc(t.count ? (size_t)t.count : 1, sizeof *tab);
+  if (!tab) {
+    bs__exec_stop(e);
+    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+  }
+  for (uint64_t q = 0; !st && q < t.count; q++) {
+    bs__case_msg m;
+    st = get_msg(e, c, BS__MSG_CASE, 0, buf, BS__MSG_MAX, sizeof m, 1, &n,
+                 loading, err);
+    if (st)
+      break;
+    memcpy(&m, buf, sizeof m);
+    if (m.blen > BS__NAME_MAX || m.dlen > BS__NAME_MAX ||
+        (size_t)m.blen + m.dlen != n - sizeof m) {
+      st = refuse(e, c, buf, n, loading, err);
+      break;
+    }
+    bs__exec_case *ec = &tab[q];
+    ec->benchmark = strndup(buf + sizeof m, m.blen);
+    ec->dataset = strndup(buf + sizeof m + m.blen, m.dlen);
+    ec->scale = m.scale;
+    ec->has_digest = m.has_digest != 0;
+    if (!ec->benchmark || !ec->dataset) {
+      bs__exec_stop(e);
+      st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    }
+  }
+  if (st) {
+    free_table(tab, (size_t)t.count);
+    return st;
+  }
+  *out = tab;
+  *count = (size_t)t.count;
+  return BS_OK;
+}
+
 /* The startup answer of process c: its case tables (library mode). */
 static bs_status read_start(bs__exec *e, size_t c, bs_error *err) {
   const bs_run_options *o = e->o;
-  int fd = e->ch[c].fd, rc;
-  double to = o->timeout_s;
-  uint32_t ok = 0;
   const char *loading =
       o->mode == BS_RUN_LIBRARY ? "loading the libraries" : "starting";
-  if ((rc = get_within(fd, &ok, sizeof ok, to)))
-    return lost(e, c, rc, loading, err);
-  if (!ok) {
-    uint32_t len = 0;
-    char msg[1100];
-    if ((rc = get_within(fd, &len, sizeof len, to)) || len >= sizeof msg ||
-        (rc = get_within(fd, msg, len, to)))
-      return lost(e, c, rc ? rc : 1, loading, err);
-    msg[len] = '\0';
+  char *buf = malloc(BS__MSG_MAX);
+  if (!buf) {
     bs__exec_stop(e);
-    return bs_error_set(err, BS_EINPUT, NULL, 0, "%s", msg);
+    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
   }
-  if (o->mode != BS_RUN_LIBRARY)
-    return BS_OK;
-  if (!e->cases) {
+  bs__start s;
+  size_t n;
+  bs_status st = get_msg(e, c, BS__MSG_START, 0, buf, BS__MSG_MAX, sizeof s, 1,
+                         &n, loading, err);
+  if (!st) {
+    memcpy(&s, buf, sizeof s);
+    if ((s.ok && n != sizeof s) || (!s.ok && s.len != n - sizeof s))
+      st = refuse(e, c, buf, n, loading, err);
+  }
+  if (!st && !s.ok) {
+    bs__exec_stop(e);
+    st = bs_error_set(err, BS_EINPUT, NULL, 0, "%.*s", (int)s.len,
+                      buf + sizeof s);
+  }
+  if (!st && o->mode == BS_RUN_LIBRARY && !e->cases) {
     e->cases = calloc(o->nimpls, sizeof(bs__exec_case *));
     e->ncases = calloc(o->nimpls, sizeof *e->ncases);
     if (!e->cases || !e->ncases) {
       bs__exec_stop(e);
-      return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+      st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
     }
   }
-  for (size_t i = 0; i < o->nimpls; i++) {
-    uint32_t n = 0;
-    if ((rc = get_within(fd, &n, sizeof n, to)))
-      return lost(e, c, rc, loading, err);
-    int mine = !o->duet || i == c;
-    if (!mine && n) {
-      bs__exec_stop(e);
-      return bs_error_set(
-          err, BS_EINTERNAL, NULL, 0,
-          "a measuring process loaded an impl it was not given");
-    }
-    if (!mine)
+  for (size_t i = 0; !st && o->mode == BS_RUN_LIBRARY && i < o->nimpls; i++) {
+    bs__exec_case *t;
+    size_t cnt;
+    if ((st = read_table(e, c, i, buf, &t, &cnt, loading, err)) || !t)
       continue;
-    int known = e->cases[i] != NULL;
-    bs__exec_case *t = calloc(n ? n : 1, sizeof *t);
-    if (!t) {
-      bs__exec_stop(e);
-      return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
-    }
-    bs_status st = BS_OK;
-    for (uint32_t q = 0; !st && q < n; q++) {
-      bs__exec_case *ec = &t[q];
-      uint32_t len = 0, hd = 0;
-      for (int w = 0; !st && w < 2; w++) {
-        char **dst = w ? &ec->dataset : &ec->benchmark;
-        rc = get_within(fd, &len, sizeof len, to);
-        if (!rc && (len > NAME_MAX_BYTES || !(*dst = malloc((size_t)len + 1))))
-          st = BS_ENOMEM;
-        if (!rc && !st)
-          rc = get_within(fd, *dst, len, to);
-        if (rc)
-          st = BS_EIO;
-        else if (!st)
-          (*dst)[len] = '\0';
-      }
-      if (!st && ((rc = get_within(fd, &ec->scale, sizeof ec->scale, to)) ||
-                  (rc = get_within(fd, &hd, sizeof hd, to))))
-        st = BS_EIO;
-      ec->has_digest = hd != 0;
-    }
-    int differs = known && n != e->ncases[i];
-    for (uint32_t q = 0; !st && known && !differs && q < n; q++)
-      differs = !same_case(&t[q], &e->cases[i][q]);
-    if (st || known) {
-      for (uint32_t q = 0; q < n; q++) {
-        free(t[q].benchmark);
-        free(t[q].dataset);
-      }
-      free(t);
-    } else {
+    if (!e->cases[i]) {
       e->cases[i] = t;
-      e->ncases[i] = n;
+      e->ncases[i] = cnt;
+      continue;
     }
-    if (st == BS_EIO)
-      return lost(e, c, rc, loading, err);
-    if (st) {
-      bs__exec_stop(e);
-      return bs_error_set(err, st, NULL, 0, "out of memory");
-    }
+    int differs = cnt != e->ncases[i];
+    for (size_t q = 0; !differs && q < cnt; q++)
+      differs = !same_case(&t[q], &e->cases[i][q]);
+    free_table(t, cnt);
     if (differs) {
       char esc[128];
       bs__exec_stop(e);
-      return bs_error_set(err, BS_EINPUT, NULL, 0,
-                          "%s: the library's cases changed during the run "
-                          "(was it rebuilt?); nothing was written",
-                          bs__run_esc(esc, sizeof esc, o->impls[i].name));
+      st = bs_error_set(err, BS_EINPUT, NULL, 0,
+                        "%s: the library's cases changed during the run "
+                        "(was it rebuilt?); nothing was written",
+                        bs__run_text(esc, sizeof esc, o->impls[i].name));
     }
   }
-  return BS_OK;
+  free(buf);
+  return st;
 }
 
 bs_status bs__exec_start(bs__exec *e, bs_error *err) {
   size_t n = e->o->duet ? 2 : 1;
   bs_status st = BS_OK;
-  e->seq = 0;
+  e->round = 0;
+  e->id[0] = e->id[1] = 0;
 #if defined(__linux__) && defined(MFD_CLOEXEC)
   if (e->o->duet) {
     int fd = memfd_create("benchsite-duet", MFD_CLOEXEC);
@@ -388,7 +445,7 @@ bs_status bs__exec_start(bs__exec *e, bs_error *err) {
       close(fd);
       fd = -1;
     }
-    e->barrier_fd = high_fd(fd);
+    e->barrier_fd = fd;
     if (e->barrier_fd < 0)
       return bs_error_set(err, BS_EIO, NULL, 0,
                           "cannot make the duet's barrier: %s",
@@ -444,17 +501,22 @@ static size_t owner(const bs__exec *e, size_t impl) {
 
 bs_status bs__exec_call(bs__exec *e, const bs__req *q, const char *what,
                         bs__rep *a, bs_error *err) {
-  size_t c = owner(e, q->impl);
+  size_t c = owner(e, q->impl), n;
   if (c >= e->nch || e->ch[c].pid <= 0)
     return bs_error_set(err, BS_EINTERNAL, NULL, 0, "%s: no measuring process",
                         what);
-  if (put(e->ch[c].fd, q, sizeof *q))
+  bs__req r = *q;
+  r.id = ++e->id[c];
+  if (bs__msg_send(sock(e, c), &r, sizeof r))
     return lost(e, c, 1, what, err);
-  int rc = get_within(e->ch[c].fd, a, sizeof *a, e->o->timeout_s);
-  if (rc)
-    return lost(e, c, rc, what, err);
+  bs_status st = get_msg(e, c, BS__MSG_REPLY, r.id, a, sizeof *a, sizeof *a, 0,
+                         &n, what, err);
+  if (!st && (a->op != r.op || a->impl != r.impl || a->kase != r.kase))
+    st = refuse(e, c, a, sizeof *a, what, err);
+  if (st)
+    return st;
   if (a->status != BS__REP_OK) {
-    bs_status st = rep_error(q, a, what, err);
+    st = rep_error(&r, a, what, err);
     bs__exec_stop(e);
     return st;
   }
@@ -465,33 +527,34 @@ bs_status bs__exec_duet(bs__exec *e, bs__req q[2], const char *const what[2],
                         bs__rep a[2], bs_error *err) {
   if (e->nch != 2 || q[0].impl != 0 || q[1].impl != 1)
     return bs_error_set(err, BS_EINTERNAL, NULL, 0, "not a duet");
-  e->seq++;
+  e->round++;
   for (size_t c = 0; c < 2; c++) {
-    q[c].seq = e->seq;
-    if (put(e->ch[c].fd, &q[c], sizeof q[c]))
+    q[c].round = e->round;
+    q[c].id = ++e->id[c];
+    if (bs__msg_send(sock(e, c), &q[c], sizeof q[c]))
       return lost(e, c, 1, what[c], err);
   }
   /* Both answers, whichever comes first: a process that dies while the
    * other waits at the barrier must be noticed at once, not after the
    * timeout. */
-  size_t got[2] = {0, 0};
-  double end = bs__run_now() + e->o->timeout_s;
-  while (got[0] < sizeof a[0] || got[1] < sizeof a[1]) {
-    double left = end - bs__run_now();
-    size_t late = got[0] < sizeof a[0] ? 0 : 1;
-    if (left <= 0)
+  int got[2] = {0, 0};
+  long long lim = limit_ms(e);
+  long long end = lim < 0 ? -1 : bs__now_ms() + lim;
+  while (!got[0] || !got[1]) {
+    long long left = end < 0 ? -1 : end - bs__now_ms();
+    size_t late = got[0] ? 1 : 0;
+    if (end >= 0 && left <= 0)
       return lost(e, late, 2, what[late], err);
     struct pollfd pfd[2];
     nfds_t np = 0;
     size_t which[2];
     for (size_t c = 0; c < 2; c++) {
-      if (got[c] < sizeof a[c]) {
-        pfd[np] = (struct pollfd){e->ch[c].fd, POLLIN, 0};
+      if (!got[c]) {
+        pfd[np] = (struct pollfd){sock(e, c), POLLIN, 0};
         which[np++] = c;
       }
     }
-    double ms = ceil(left * 1000.0);
-    int pr = poll(pfd, np, ms > 2e9 ? 2000000000 : (int)ms);
+    int pr = poll(pfd, np, left < 0 || left > 2000000000 ? -1 : (int)left);
     if (pr < 0 && errno == EINTR)
       continue;
     if (pr < 0)
@@ -499,14 +562,12 @@ bs_status bs__exec_duet(bs__exec *e, bs__req q[2], const char *const what[2],
     for (nfds_t p = 0; p < np; p++) {
       if (!pfd[p].revents)
         continue;
-      size_t c = which[p];
-      ssize_t r =
-          read(e->ch[c].fd, (char *)&a[c] + got[c], sizeof a[c] - got[c]);
-      if (r < 0 && errno == EINTR)
-        continue;
-      if (r <= 0)
-        return lost(e, c, 1, what[c], err);
-      got[c] += (size_t)r;
+      size_t c = which[p], n;
+      bs_status st = get_msg(e, c, BS__MSG_REPLY, q[c].id, &a[c], sizeof a[c],
+                             sizeof a[c], 0, &n, what[c], err);
+      if (st)
+        return st;
+      got[c] = 1;
     }
   }
   for (size_t c = 0; c < 2; c++) {
@@ -517,6 +578,45 @@ bs_status bs__exec_duet(bs__exec *e, bs__req q[2], const char *const what[2],
     }
   }
   return BS_OK;
+}
+
+bs_status bs__exec_end(bs__exec *e, bs_error *err) {
+  bs_status st = BS_OK;
+  int fds[2] = {-1, -1};
+  /* The last request: every answer before it was the process's own. */
+  for (size_t c = 0; !st && c < e->nch; c++) {
+    bs__req q;
+    bs__rep a;
+    memset(&q, 0, sizeof q);
+    q.op = BS__OP_END;
+    q.impl = (uint32_t)c;
+    st = bs__exec_call(e, &q, "ending the measuring process", &a, err);
+  }
+  if (st)
+    return st; /* the generation is stopped */
+  /* Then the processes end (and whatever they left behind), and what is
+   * left on their sockets is read: a copy of the measuring process that
+   * answered after it (a benchmark forked and both went on) is told,
+   * whatever the timing. */
+  for (size_t c = 0; c < e->nch; c++) {
+    fds[c] = e->ch[c].fd[BS__CHILD_FD];
+    e->ch[c].fd[BS__CHILD_FD] = -1;
+  }
+  pid_t pids[2] = {e->ch[0].pid, e->ch[1].pid};
+  size_t nch = e->nch;
+  bs__exec_stop(e);
+  for (size_t c = 0; c < nch; c++) {
+    bs__rep m;
+    size_t n = 0;
+    int rc =
+        fds[c] >= 0 ? bs__msg_recv_within(fds[c], &m, sizeof m, &n, 1000) : 1;
+    if (!st && (rc == 0 || rc == 3))
+      st = describe(e, pids[c], &m, rc == 3 ? sizeof m + 1 : n,
+                    "after the measuring process ended", err);
+    if (fds[c] >= 0)
+      close(fds[c]);
+  }
+  return st;
 }
 
 void bs__exec_stop(bs__exec *e) {

@@ -1,229 +1,52 @@
-/* benchsite: `benchsite run --google-benchmark`. Google Benchmark sizes its
- * own batches, so each block runs each program once (in the rotated order)
- * and every benchmark entry of its JSON report becomes one confirm row;
- * there are no calibration rows. The JSON is read with jansson. */
-#include "csvin.h"
-#include "grow.h"
-#include "run_common.h"
-#include "run_int.h"
+/* benchsite: the Google Benchmark adapter of `benchsite run` (a row of the
+ * harness table, run_harness.h). Each block runs the program once with
+ * --benchmark_format=json --benchmark_repetitions=1 (and a
+ * --benchmark_filter that selects what --filter selects); every benchmark
+ * entry of type iteration of its JSON report is one row: benchmark = the
+ * name up to the first '/', dataset = the rest, iterations, real_time and
+ * cpu_time converted from time_unit. The JSON is read with jansson. */
+#include "run_harness.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
-extern char **environ;
-
-#define GB_OUTPUT_LIMIT ((size_t)256 << 20)
-
-typedef struct gcase {
-  char *benchmark, *dataset;
-} gcase;
-
-typedef struct grow {
-  size_t kase, impl;
-  uint64_t run, block, iterations;
-  double per_call_us, cpu_per_call_us;
-} grow;
-
-typedef struct gb {
-  const bs_run_options *o;
-  bs_run_result *r;
-  gcase *cases;
-  size_t ncases, capcases;
-  grow *rows;
-  size_t nrows, caprows;
-  size_t *seen;  /* per case: the (run, block, impl) serial that last had it */
-  size_t *count; /* per case and impl (case * K + impl): its rows */
-} gb;
-
-/* Whether process pid has ended (it stays unreaped: a zombie). */
-static int gone(pid_t pid) {
-  siginfo_t si;
-  memset(&si, 0, sizeof si);
-  if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) < 0)
-    return errno != EINTR;
-  return si.si_pid == pid;
-}
-
-/* Runs argv with stdout captured (stdin and, unless show, stderr from/to
- * /dev/null) within timeout_s. Returns 0 with *out, or fills why. */
-static int capture(char *const *argv, const bs_run_options *o, char **out,
-                   size_t *len, char *why, size_t nwhy) {
-  int fds[2];
-  *out = NULL;
-  *len = 0;
-  if (pipe(fds)) {
-    snprintf(why, nwhy, "cannot make a pipe: %s", strerror(errno));
-    return -1;
-  }
-  posix_spawn_file_actions_t fa;
-  posix_spawnattr_t at;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawnattr_init(&at);
-  posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP);
-  posix_spawnattr_setpgroup(&at, 0);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-  if (!o->show_output)
-    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addclose(&fa, fds[0]);
-  posix_spawn_file_actions_addclose(&fa, fds[1]);
-  pid_t pid;
-  int rc = posix_spawnp(&pid, argv[0], &fa, &at, argv, environ);
-  posix_spawn_file_actions_destroy(&fa);
-  posix_spawnattr_destroy(&at);
-  close(fds[1]);
-  if (rc) {
-    close(fds[0]);
-    snprintf(why, nwhy, "cannot be started: %s", strerror(rc));
-    return -1;
-  }
-  size_t cap = 65536, used = 0;
-  char *buf = malloc(cap);
-  int timed_out = 0, too_big = 0, no_memory = buf == NULL, exited = 0;
-  double end = bs__run_now() + o->timeout_s;
-  /* Read to the end of its output, looking every 50 ms whether it has
-   * exited: then whatever it left running in its process group (holding
-   * the pipe open) is killed, so the end of the output comes. */
-  while (!no_memory) {
-    double left = end - bs__run_now();
-    if (left <= 0) {
-      timed_out = 1;
-      break;
-    }
-    if (!exited && gone(pid)) {
-      exited = 1;
-      kill(-pid, SIGKILL);
-    }
-    struct pollfd pfd = {fds[0], POLLIN, 0};
-    double ms = ceil(left * 1000.0);
-    int pr = poll(&pfd, 1, ms > 50 ? 50 : (int)ms);
-    if (pr < 0 && errno == EINTR)
-      continue;
-    if (pr <= 0)
-      continue;
-    if (cap - used < 2) {
-      if (cap >= GB_OUTPUT_LIMIT) {
-        too_big = 1;
-        break;
-      }
-      char *nb = BS__GROW(buf, cap, cap + 1, 4096);
-      if (!nb) {
-        no_memory = 1;
-        break;
-      }
-      buf = nb;
-    }
-    ssize_t r = read(fds[0], buf + used, cap - used - 1);
-    if (r < 0 && errno == EINTR)
-      continue;
-    if (r <= 0)
-      break;
-    used += (size_t)r;
-  }
-  close(fds[0]);
-  /* Its output has ended (or is given up): it still has until the
-   * timeout to exit (a program that closes its output and hangs is one
-   * that hangs). */
-  while (!timed_out && !too_big && !no_memory && !gone(pid)) {
-    if (bs__run_now() >= end) {
-      timed_out = 1;
-      break;
-    }
-    struct timespec tick = {0, 1000000};
-    nanosleep(&tick, NULL);
-  }
-  /* Still a member of its group while unreaped: nothing else can have
-   * this group id, and nothing it started outlives it. */
-  kill(-pid, SIGKILL);
-  int st = 0;
-  while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-    ;
-  if (no_memory) {
-    free(buf);
-    snprintf(why, nwhy, "out of memory");
-    return -1;
-  }
-  if (timed_out || too_big) {
-    free(buf);
-    if (timed_out)
-      snprintf(why, nwhy, "did not finish within %g s (--timeout); killed",
-               o->timeout_s);
-    else
-      snprintf(why, nwhy, "wrote more than %zu MiB", GB_OUTPUT_LIMIT >> 20);
-    return -1;
-  }
-  if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-    free(buf);
-    char t[128];
-    snprintf(why, nwhy, "%s", bs__run_wait_text(t, sizeof t, st));
-    return -1;
-  }
-  buf[used] = '\0';
-  *out = buf;
-  *len = used;
-  return 0;
-}
-
-static long find(const gb *g, const char *b, const char *d) {
-  for (size_t c = 0; c < g->ncases; c++)
-    if (!strcmp(g->cases[c].benchmark, b) && !strcmp(g->cases[c].dataset, d))
-      return (long)c;
-  return -1;
-}
-
-static bs_status add_case(gb *g, const char *name, size_t *idx) {
-  const char *slash = strchr(name, '/');
-  size_t bl = slash ? (size_t)(slash - name) : strlen(name);
-  char *b = strndup(name, bl), *d = strdup(slash ? slash + 1 : "");
-  if (!b || !d) {
-    free(b);
-    free(d);
+/* --filter as Google Benchmark's --benchmark_filter, a POSIX extended
+ * regular expression searched in the name: the literal with the
+ * characters special there escaped, its anchors kept. A first '-' would
+ * make it a negative filter: it is written "[-]". */
+static bs_status args(bs__argv *av, const bs__hblock *b) {
+  bs_status st = bs__argv_add(av, "--benchmark_format=json");
+  if (!st)
+    st = bs__argv_add(av, "--benchmark_repetitions=1");
+  if (st || !b->filter)
+    return st;
+  static const char special[] = ".[\\()*+?{|^$";
+  const bs__filter *f = b->filter;
+  char *re = malloc(2 * f->len + 8), *w = re;
+  if (!re)
     return BS_ENOMEM;
-  }
-  long f = find(g, b, d);
-  if (f >= 0) {
-    free(b);
-    free(d);
-    *idx = (size_t)f;
-    return BS_OK;
-  }
-  if (g->ncases == g->capcases) {
-    size_t k = g->o->nimpls;
-    /* cases, seen and count (k per case) grow together */
-    size_t cap = bs__grow_cap(g->capcases, g->ncases + 1, 16,
-                              sizeof(gcase) + (k + 1) * sizeof(size_t));
-    gcase *nc = cap ? realloc(g->cases, cap * sizeof *nc) : NULL;
-    if (nc)
-      g->cases = nc;
-    size_t *ns = nc ? realloc(g->seen, cap * sizeof *ns) : NULL;
-    if (ns)
-      g->seen = ns;
-    size_t *cn = ns ? realloc(g->count, cap * k * sizeof *cn) : NULL;
-    if (!cn) {
-      free(b);
-      free(d);
-      return BS_ENOMEM;
+  if (f->start)
+    *w++ = '^';
+  for (size_t i = 0; i < f->len; i++) {
+    char c = f->text[i];
+    if (c == '-' && w == re) {
+      memcpy(w, "[-]", 3);
+      w += 3;
+      continue;
     }
-    g->count = cn;
-    g->capcases = cap;
+    if (strchr(special, c))
+      *w++ = '\\';
+    *w++ = c;
   }
-  memset(g->count + g->ncases * g->o->nimpls, 0,
-         g->o->nimpls * sizeof *g->count);
-  g->cases[g->ncases] = (gcase){b, d};
-  g->seen[g->ncases] = (size_t)-1;
-  *idx = g->ncases++;
-  return BS_OK;
+  if (f->end)
+    *w++ = '$';
+  *w = '\0';
+  st = bs__argv_addf(av, "--benchmark_filter=%s", re);
+  free(re);
+  return st;
 }
 
 static double unit_us(const char *u) {
@@ -238,21 +61,9 @@ static double unit_us(const char *u) {
   return 0;
 }
 
-/* One program's report: its iteration entries as rows. */
-static bs_status parse(gb *g, const char *text, size_t len, size_t impl,
-                       uint64_t run, uint64_t block, const char *ctx,
+static bs_status parse(const char *text, size_t len, bs__hsink *sink,
                        bs_error *err) {
-  size_t blank = 0;
-  while (blank < len && (text[blank] == ' ' || text[blank] == '\t' ||
-                         text[blank] == '\r' || text[blank] == '\n'))
-    blank++;
-  if (blank == len)
-    return bs_error_set(err, BS_EINPUT, NULL, 0,
-                        "%s: the program printed no Google Benchmark report%s",
-                        ctx,
-                        g->o->filter && g->o->filter[0]
-                            ? " (does --filter match none of its benchmarks?)"
-                            : "");
+  const char *ctx = sink->ctx;
   json_error_t je;
   json_t *root = json_loadb(text, len, 0, &je);
   bs_status st = BS_OK;
@@ -261,7 +72,7 @@ static bs_status parse(gb *g, const char *text, size_t len, size_t impl,
     return bs_error_set(err, BS_EINPUT, NULL, 0,
                         "%s: cannot read its Google Benchmark JSON: line %d: "
                         "%s",
-                        ctx, je.line, bs__run_esc(esc, sizeof esc, je.text));
+                        ctx, je.line, bs__run_text(esc, sizeof esc, je.text));
   json_t *list = json_object_get(root, "benchmarks");
   if (!json_is_array(list)) {
     json_decref(root);
@@ -270,34 +81,26 @@ static bs_status parse(gb *g, const char *text, size_t len, size_t impl,
                         "Google Benchmark program?)",
                         ctx);
   }
-  size_t serial =
-      ((size_t)run * (size_t)g->o->blocks + (size_t)block) * g->o->nimpls +
-      impl;
   size_t i;
   json_t *e;
   json_array_foreach(list, i, e) {
     const char *type = json_string_value(json_object_get(e, "run_type"));
-    const char *name = json_string_value(json_object_get(e, "name"));
+    json_t *jname = json_object_get(e, "name");
+    const char *name = json_string_value(jname);
     if (!type || strcmp(type, "iteration") != 0)
       continue;
-    if (!name || !name[0] || name[0] == '/') {
+    size_t nl = name ? json_string_length(jname) : 0;
+    if (!nl || name[0] == '/') {
       st = bs_error_set(err, BS_EINPUT, NULL, 0,
                         "%s: benchmark entry %zu has no name", ctx, i);
-      break;
-    }
-    size_t nl = strlen(name);
-    if (bs__utf8_invalid_at((const unsigned char *)name, nl) != nl) {
-      st = bs_error_set(err, BS_EINPUT, NULL, 0,
-                        "%s: benchmark entry %zu: its name is not valid UTF-8",
-                        ctx, i);
       break;
     }
     if (json_is_true(json_object_get(e, "error_occurred"))) {
       const char *m = json_string_value(json_object_get(e, "error_message"));
       char me[200];
       st = bs_error_set(err, BS_EINPUT, NULL, 0, "%s: benchmark %s failed: %s",
-                        ctx, bs__run_esc(esc, sizeof esc, name),
-                        bs__run_esc(me, sizeof me, m ? m : "(no message)"));
+                        ctx, bs__run_text(esc, sizeof esc, name),
+                        bs__run_text(me, sizeof me, m ? m : "(no message)"));
       break;
     }
     json_t *it = json_object_get(e, "iterations");
@@ -314,206 +117,33 @@ static bs_status parse(gb *g, const char *text, size_t len, size_t impl,
       st = bs_error_set(err, BS_EINPUT, NULL, 0,
                         "%s: benchmark %s: iterations, real_time, cpu_time "
                         "or time_unit missing or out of range",
-                        ctx, bs__run_esc(esc, sizeof esc, name));
+                        ctx, bs__run_text(esc, sizeof esc, name));
       break;
     }
-    size_t kase;
-    if ((st = add_case(g, name, &kase))) {
-      st = bs_error_set(err, st, NULL, 0, "out of memory");
+    /* A name with a NUL (\u0000 in the JSON) is a name with a control
+     * character: the sink refuses it whole. */
+    const char *slash = memchr(name, '/', nl);
+    bs__hrow w;
+    memset(&w, 0, sizeof w);
+    w.benchmark = name;
+    w.blen = slash ? (size_t)(slash - name) : nl;
+    w.dataset = slash ? slash + 1 : "";
+    w.dlen = slash ? nl - w.blen - 1 : 0;
+    w.iterations = (uint64_t)json_integer_value(it);
+    w.per_call_us = t * f;
+    w.cpu_per_call_us = c * f;
+    if ((st = sink->add(sink, i, &w, err)))
       break;
-    }
-    if (g->seen[kase] == serial) {
-      st = bs_error_set(err, BS_EINPUT, NULL, 0,
-                        "%s: benchmark %s is reported twice", ctx,
-                        bs__run_esc(esc, sizeof esc, name));
-      break;
-    }
-    g->seen[kase] = serial;
-    g->count[kase * g->o->nimpls + impl]++;
-    if (g->nrows == g->caprows) {
-      grow *nr = BS__GROW(g->rows, g->caprows, g->nrows + 1, 256);
-      if (!nr) {
-        st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
-        break;
-      }
-      g->rows = nr;
-    }
-    g->rows[g->nrows++] = (grow){
-        kase, impl, run, block, (uint64_t)json_integer_value(it), t * f, c * f};
   }
   json_decref(root);
   return st;
 }
 
-bs_status bs__run_gbench(const bs_run_options *o, bs_run_result *r,
-                         bs_error *err) {
-  size_t k = o->nimpls;
-  gb g;
-  memset(&g, 0, sizeof g);
-  g.o = o;
-  g.r = r;
-  bs_status st = BS_OK;
-  char ***argvs = calloc(k, sizeof *argvs);
-  char ***blocks = calloc(k, sizeof *blocks);
-  char *filter_arg = NULL;
-  bs__buf log;
-  bs__buf_init(&log, BS__BUF_DEFAULT_LIMIT);
-  if (!argvs || !blocks) {
-    free(argvs);
-    free(blocks);
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
-  }
-  if (o->filter && o->filter[0]) {
-    /* --filter is a substring and Google Benchmark's a regular expression
-     * (searched in the name): the characters special in one are escaped,
-     * so that both select the same names ("n=1.5" no "n=105", "f(x" no
-     * regular expression error). */
-    static const char special[] = ".[\\()*+?{|^$";
-    size_t fl = strlen(o->filter);
-    if (!(filter_arg = malloc(2 * fl + 32))) {
-      st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
-      goto done;
-    }
-    char *w = filter_arg + snprintf(filter_arg, 32, "--benchmark_filter=");
-    for (const char *p = o->filter; *p; p++) {
-      if (strchr(special, *p))
-        *w++ = '\\';
-      *w++ = *p;
-    }
-    *w = '\0';
-  }
-  for (size_t i = 0; i < k; i++) {
-    char **words;
-    size_t nw;
-    char esc[128];
-    if (bs_run_split_command(o->impls[i].target, &words, &nw, err)) {
-      char why[sizeof err->message];
-      snprintf(why, sizeof why, "%s", err->message);
-      st = bs_error_set(err, BS_EUSAGE, NULL, 0, "impl %s: %s",
-                        bs__run_esc(esc, sizeof esc, o->impls[i].name), why);
-      goto done;
-    }
-    /* Its words, then the flags benchsite needs (a flag given twice: the
-     * last one wins in Google Benchmark). */
-    if (!(argvs[i] = calloc(nw + 4, sizeof *argvs[i]))) {
-      free(words);
-      st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
-      goto done;
-    }
-    blocks[i] = words;
-    memcpy(argvs[i], words, nw * sizeof *words);
-    static char fmt[] = "--benchmark_format=json";
-    static char reps[] = "--benchmark_repetitions=1";
-    argvs[i][nw] = fmt;
-    argvs[i][nw + 1] = reps;
-    argvs[i][nw + 2] = filter_arg;
-    argvs[i][nw + 3] = NULL;
-  }
-  size_t off = (size_t)(o->seed % k);
-  double total = (double)o->runs * (double)o->blocks * (double)k, done = 0;
-  for (uint64_t run = 0; !st && run < o->runs; run++) {
-    for (uint64_t j = 0; !st && j < o->blocks; j++) {
-      /* Progress knows no case here: every program runs all of its. */
-      bs_run_progress pr = {"", "",        0, 0,    run,  o->runs,
-                            j,  o->blocks, 0, done, total};
-      if (o->progress && o->progress(o->progress_ctx, &pr)) {
-        st = bs_error_set(err, BS_EIO, NULL, 0,
-                          "cancelled; nothing was written");
-        break;
-      }
-      done += (double)k;
-      for (size_t p = 0; !st && p < k; p++) {
-        size_t i = (size_t)((j + off + p) % k);
-        char ctx[300], esc[128], why[256];
-        snprintf(ctx, sizeof ctx, "%s: block %llu of run %llu",
-                 bs__run_esc(esc, sizeof esc, o->impls[i].name),
-                 (unsigned long long)j, (unsigned long long)run);
-        char *out;
-        size_t len;
-        if (capture(argvs[i], o, &out, &len, why, sizeof why)) {
-          st =
-              bs_error_set(err, BS_EINPUT, NULL, 0,
-                           "%s: the program %s; nothing was written", ctx, why);
-          break;
-        }
-        st = parse(&g, out, len, i, run, j, ctx, err);
-        free(out);
-      }
-    }
-  }
-  if (st)
-    goto done;
-  /* A case is kept when every impl reported it in every block. */
-  size_t want = (size_t)(o->runs * o->blocks);
-  int *keep = calloc(g.ncases ? g.ncases : 1, sizeof *keep);
-  if (!keep) {
-    st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
-    goto done;
-  }
-  for (size_t c = 0; !st && c < g.ncases; c++) {
-    char label[300];
-    keep[c] = 1;
-    for (size_t i = 0; i < k; i++)
-      if (g.count[c * k + i] != want)
-        keep[c] = 0;
-    if (keep[c])
-      r->ncases++;
-    else if (bs__run_warn(r,
-                          "case %s: not reported by every impl in every "
-                          "block; skipped",
-                          bs__run_case_label(label, sizeof label,
-                                             g.cases[c].benchmark,
-                                             g.cases[c].dataset)))
-      st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
-  }
-  if (!st && r->ncases == 0)
-    st = bs_error_set(err, BS_EINPUT, NULL, 0,
-                      "no benchmark that every program reports%s",
-                      o->filter ? " (given --filter)" : "");
-  if (!st)
-    st = bs__run_log_header(&log, 0);
-  for (size_t n = 0; !st && n < g.nrows; n++) {
-    const grow *w = &g.rows[n];
-    if (!keep[w->kase])
-      continue;
-    bs__run_row row = {g.cases[w->kase].benchmark,
-                       g.cases[w->kase].dataset,
-                       0,
-                       o->impls[w->impl].name,
-                       w->run,
-                       (long long)w->block,
-                       w->iterations,
-                       w->per_call_us,
-                       w->cpu_per_call_us,
-                       0,
-                       0};
-    st = bs__run_log_row(&log, &row, 0);
-    if (!st)
-      r->nrows++;
-  }
-  free(keep);
-  if (st == BS_ENOMEM || st == BS_ELIMIT)
-    st = bs_error_set(err, st, NULL, 0, "cannot build the log");
-  if (!st)
-    r->log = bs__buf_detach(&log, &r->log_len);
-done:
-  bs__buf_release(&log);
-  for (size_t i = 0; i < k; i++) {
-    free(blocks[i]);
-    free(argvs[i]);
-  }
-  free(argvs);
-  free(blocks);
-  free(filter_arg);
-  for (size_t c = 0; c < g.ncases; c++) {
-    free(g.cases[c].benchmark);
-    free(g.cases[c].dataset);
-  }
-  free(g.cases);
-  free(g.count);
-  free(g.seen);
-  free(g.rows);
-  if (st)
-    r->nrows = 0;
-  return st;
-}
+const bs__adapter bs__adapter_gbench = {BS_RUN_GOOGLE_BENCHMARK,
+                                        "google-benchmark",
+                                        "Google Benchmark",
+                                        0,
+                                        1,
+                                        NULL,
+                                        args,
+                                        parse};

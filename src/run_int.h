@@ -1,52 +1,112 @@
 /* benchsite: the measuring processes of library and command mode, and
- * the wire between them and benchsite (run.c, run_exec.c, run_child.c);
- * Google Benchmark mode (run_gbench.c). Private. */
+ * the wire between them and benchsite (run.c, run_exec.c, run_child.c).
+ * Harness modes are run_harness.h's. Private. */
 #ifndef BENCHSITE_RUN_INT_H
 #define BENCHSITE_RUN_INT_H
 
 #include "benchsite/run.h"
 
+#include "spawn_proc.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
-/* Google Benchmark mode (run_gbench.c). */
-bs_status bs__run_gbench(const bs_run_options *o, bs_run_result *r,
-                         bs_error *err);
-
 /* ---- the wire ------------------------------------------------------------
  * A measuring process is this program's own executable started again
- * (/proc/self/exe) with BS__CHILD_ENV = "FD:PPID" in its environment: a
+ * (/proc/self/exe) with BS__CHILD_ENV = "PPID" in its environment: a
  * constructor in run_exec.c sees it before main and serves requests on
- * the socket FD until benchsite closes it. It first reads a bs__hello and
- * one (load, length, text) triple per impl, answers with ok = 1 and, in
- * library mode, the case tables of the impls it loaded, or with ok = 0, a
- * length and a message; then one bs__rep per bs__req. */
+ * the socket BS__CHILD_FD until benchsite closes it. The socket is a
+ * SOCK_SEQPACKET one: every message below is one record whose bounds the
+ * socket keeps, so a message is read whole or not at all.
+ *
+ * benchsite sends one bs__hello, one bs__target per impl (its name, its
+ * target and its directory follow in the same message), then one bs__req
+ * per request. The process answers with messages that each start with a
+ * bs__head: its pid (getpid() at the send, so a copy that a benchmark
+ * forked names itself), the kind, and for a reply the id of the request.
+ * First a START (ok; or 0 and a message), then in library mode per impl a
+ * TABLE (its count of cases; 0 for an impl it did not load) and a CASE
+ * per case, then one REPLY per request, which also repeats what it
+ * answers (op, impl, case).
+ *
+ * benchsite takes a message only from the process it started, of the kind
+ * and request id it waits for, and of the size that kind has; once the
+ * process is ended it reads what is left on the socket, which must be
+ * nothing. A benchmark that forks and goes on in both processes, or that
+ * writes on the socket, is an error naming it, never a reply on the wrong
+ * row. */
 #define BS__CHILD_ENV "BENCHSITE_MEASURING_CHILD"
 #define BS__CHILD_FD 3   /* the socket, in the measuring process */
 #define BS__BARRIER_FD 4 /* duet: the shared barrier page */
-#define BS__HELLO_MAGIC 0x62736d31u
+#define BS__HELLO_MAGIC 0x62736d32u
+/* The largest impl name, directory and case name, and target. */
+#define BS__NAME_MAX 4096
+#define BS__TARGET_MAX 65536
+/* The most cases one library may define. */
+#define BS__CASES_MAX 10000000
+/* The largest message either side sends. */
+#define BS__MSG_MAX (64 + 3 * BS__NAME_MAX + BS__TARGET_MAX)
 
 typedef struct bs__hello {
   uint32_t magic, mode, nimpls, show_output, barrier;
 } bs__hello;
 
+typedef struct bs__target {
+  uint32_t load;             /* 1: this process loads (or runs) the impl */
+  uint32_t nlen, tlen, dlen; /* name, target, directory: bytes that follow */
+} bs__target;
+
 typedef struct bs__req {
+  uint64_t id; /* 1, 2, ... per process: what the reply names */
   uint32_t op, impl, kase;
-  int32_t cpu;  /* RUN: the CPU to run on (sched_setaffinity), -1: any */
-  uint64_t n;   /* RUN: the batch size */
-  uint64_t seq; /* RUN in a duet: the barrier's round (1, 2, ...), 0: none */
+  int32_t cpu;    /* RUN: the CPU to run on (sched_setaffinity), -1: any */
+  uint64_t n;     /* RUN: the batch size */
+  uint64_t round; /* RUN in a duet: the barrier's round (1, 2, ...), 0: none */
 } bs__req;
 
+typedef struct bs__head {
+  int32_t pid;   /* the sender */
+  uint32_t kind; /* BS__MSG_* */
+  uint64_t id;   /* REPLY: the request's id, else 0 */
+} bs__head;
+
+enum { BS__MSG_START = 1, BS__MSG_TABLE, BS__MSG_CASE, BS__MSG_REPLY };
+
+typedef struct bs__start {
+  bs__head head;
+  uint32_t ok, len; /* ok 0: a message of len bytes follows */
+} bs__start;
+
+typedef struct bs__table {
+  bs__head head;
+  uint64_t count;
+} bs__table;
+
+typedef struct bs__case_msg {
+  bs__head head;
+  double scale;
+  uint32_t blen, dlen; /* the benchmark's and the dataset's bytes follow */
+  uint32_t has_digest, unused;
+} bs__case_msg;
+
 typedef struct bs__rep {
-  uint32_t status, code; /* BS__REP_*; an errno or a wait status */
-  uint64_t value;        /* RUN: wall ns (or, failed, the execution);
-                            DIGEST: the digest */
-  uint64_t cpu_ns;       /* RUN: CPU time of the batch */
-  uint64_t maxrss_kib;   /* RUN, command mode: the largest ru_maxrss */
+  bs__head head;
+  uint32_t op, impl, kase; /* the request it answers */
+  uint32_t status, code;   /* BS__REP_*; an errno or a wait status */
+  uint64_t value;          /* RUN: wall ns (or, failed, the execution);
+                              DIGEST: the digest */
+  uint64_t cpu_ns;         /* RUN: CPU time of the batch */
+  uint64_t maxrss_kib;     /* RUN, command mode: the largest ru_maxrss */
 } bs__rep;
 
-enum { BS__OP_SETUP = 1, BS__OP_RUN, BS__OP_DIGEST, BS__OP_TEARDOWN };
+enum {
+  BS__OP_SETUP = 1,
+  BS__OP_RUN,
+  BS__OP_DIGEST,
+  BS__OP_TEARDOWN,
+  BS__OP_END /* the last request: answered, then nothing more */
+};
 enum {
   BS__REP_OK = 0,
   BS__REP_FAILED,  /* a command failed: code its wait status */
@@ -72,21 +132,18 @@ typedef struct bs__exec_case {
   int has_digest;
 } bs__exec_case;
 
-typedef struct bs__child {
-  pid_t pid;
-  int fd;
-} bs__child;
-
 /* The measuring processes of one generation (a run, or a block) and the
  * case tables, which the first generation reads and later ones must
  * repeat. */
 typedef struct bs__exec {
   const bs_run_options *o;
   char **const *argvs;
-  bs__child ch[2]; /* one, or two in a duet (impl i in ch[i]) */
+  bs__child ch[2]; /* one, or two in a duet (impl i in ch[i]); the
+                      socket is ch[i].fd[BS__CHILD_FD] */
   size_t nch;
   int barrier_fd;        /* duet: the barrier page (a memory file), else -1 */
-  uint64_t seq;          /* duet: barrier rounds so far in this generation */
+  uint64_t round;        /* duet: barrier rounds so far in this generation */
+  uint64_t id[2];        /* the last request id sent to each process */
   bs__exec_case **cases; /* library mode: per impl, the case table */
   size_t *ncases;
 } bs__exec;
@@ -100,15 +157,19 @@ bs_status bs__exec_start(bs__exec *e, bs_error *err);
 /* Whether a generation is running. */
 int bs__exec_running(const bs__exec *e);
 
-/* One request for impl `impl` to the process that holds it. `what`
- * describes it for an error ("head: sum [n=8]: a calibration batch of 10
- * calls, run 0"). */
+/* One request for impl `impl` to the process that holds it (q->id is
+ * set here). `what` describes it for an error ("head: sum [n=8]: a
+ * calibration batch of 10 calls, run 0"). */
 bs_status bs__exec_call(bs__exec *e, const bs__req *q, const char *what,
                         bs__rep *a, bs_error *err);
 /* A duet batch: q[0] to impl 0's process and q[1] to impl 1's, released
  * together by the barrier; answers in a[0], a[1]. */
 bs_status bs__exec_duet(bs__exec *e, bs__req q[2], const char *const what[2],
                         bs__rep a[2], bs_error *err);
+/* Ends the generation as it should end: the last request to each
+ * process, then bs__exec_stop, then what is left on each socket, which
+ * must be nothing (else an error: a copy of the process answered too). */
+bs_status bs__exec_end(bs__exec *e, bs_error *err);
 /* Ends the generation: kills whatever still runs and reaps it. */
 void bs__exec_stop(bs__exec *e);
 /* bs__exec_stop and frees the tables. */

@@ -316,7 +316,12 @@ static int setup_make(setup *s, bs__child *ch, const bs__spawn_opts *o) {
       theirs = k == 0 ? pair[0] : pair[1];
       break;
     case BS__IO_SOCKET:
-      if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0)
+    case BS__IO_SEQPACKET:
+      if (socketpair(
+              AF_UNIX,
+              (o->io[k] == BS__IO_SOCKET ? SOCK_STREAM : SOCK_SEQPACKET) |
+                  SOCK_CLOEXEC,
+              0, pair) != 0)
         return errno;
       mine = pair[0];
       theirs = pair[1];
@@ -346,6 +351,7 @@ static const char *prog_name(const bs__spawn_opts *o) {
 }
 
 static bs_status start_failed(const bs__spawn_opts *o, int en, bs_error *err) {
+  errno = en;
   bs_status st = en == ENOMEM     ? BS_ENOMEM
                  : o->fail_status ? o->fail_status
                                   : BS_EIO;
@@ -396,6 +402,90 @@ static int pin(int cpu, cpu_set_t *old) {
   return 0;
 }
 
+/* "a/b" from a and b (a "" or NULL: b itself); NULL when out of memory. */
+static char *join(const char *a, const char *b, size_t blen) {
+  size_t al = a ? strlen(a) : 0;
+  char *p = malloc(al + blen + 2);
+  if (!p)
+    return NULL;
+  size_t k = 0;
+  if (al) {
+    memcpy(p, a, al);
+    k = al;
+    if (p[k - 1] != '/')
+      p[k++] = '/';
+  }
+  memcpy(p + k, b, blen);
+  p[k + blen] = '\0';
+  return p;
+}
+
+int bs__spawn_resolve(const char *prog, const char *dir, char **path) {
+  *path = NULL;
+  if (!prog || !*prog)
+    return ENOENT;
+  /* Relative paths are the child's: from dir, made absolute so that they
+   * hold before and after its chdir. */
+  char *base = NULL;
+  if (dir && dir[0] != '/') {
+    char *cwd = getcwd(NULL, 0);
+    if (!cwd)
+      return errno == ENOMEM ? ENOMEM : ENOENT;
+    base = join(cwd, dir, strlen(dir));
+    free(cwd);
+    if (!base)
+      return ENOMEM;
+  } else if (dir && !(base = strdup(dir))) {
+    return ENOMEM;
+  }
+  int rc = ENOENT;
+  if (strchr(prog, '/')) {
+    /* No search: posix_spawn says what is wrong with it. */
+    *path = prog[0] == '/' ? strdup(prog) : join(base, prog, strlen(prog));
+    rc = *path ? 0 : ENOMEM;
+    free(base);
+    return rc;
+  }
+  /* What execvp does: the first entry where an executable file of that
+   * name exists; EACCES when only a file that cannot run was found. */
+  const char *list = getenv("PATH");
+  if (!list)
+    list = "/bin:/usr/bin";
+  int eacces = 0;
+  for (const char *p = list;;) {
+    const char *colon = strchr(p, ':');
+    size_t n = colon ? (size_t)(colon - p) : strlen(p);
+    char *entry = n ? strndup(p, n) : strdup(".");
+    char *cand = entry ? join(entry, prog, strlen(prog)) : NULL;
+    char *full =
+        cand && cand[0] != '/' && base ? join(base, cand, strlen(cand)) : cand;
+    if (full != cand)
+      free(cand);
+    free(entry);
+    if (!full) {
+      rc = ENOMEM;
+      break;
+    }
+    struct stat sb;
+    if (stat(full, &sb) == 0 && !S_ISDIR(sb.st_mode)) {
+      if (access(full, X_OK) == 0) {
+        *path = full;
+        rc = 0;
+        break;
+      }
+      eacces = 1;
+    } else if (stat(full, &sb) == 0) {
+      eacces = 1;
+    }
+    free(full);
+    if (!colon)
+      break;
+    p = colon + 1;
+  }
+  free(base);
+  return rc == ENOENT && eacces ? EACCES : rc;
+}
+
 static void child_registered(bs__child *ch) {
   reg[nreg++] = ch->pid;
   if (proc_stat(ch->pid, &ch->start, NULL) != 0)
@@ -409,11 +499,18 @@ bs_status bs__spawn(bs__child *ch, const bs__spawn_opts *o, bs_error *err) {
   posix_spawn_file_actions_t fa;
   posix_spawnattr_t attr;
   int fa_ok = 0, attr_ok = 0, rc;
+  char *found = NULL;
   ch->pid = -1;
   ch->start = 0;
+  ch->error = 0;
+  for (int k = 0; k < BS__SPAWN_FDS; k++)
+    ch->fd[k] = -1;
   if (!o->argv || !o->argv[0])
-    return start_failed(o, EINVAL, err);
+    return start_failed(o, ch->error = EINVAL, err);
   pthread_once(&reaper_once, become_subreaper);
+  if (!o->path && (rc = bs__spawn_resolve(o->argv[0], o->dir, &found)))
+    return start_failed(o, ch->error = rc, err);
+  const char *prog = o->path ? o->path : found;
   if ((rc = setup_make(&s, ch, o)))
     goto fail;
   if ((rc = posix_spawn_file_actions_init(&fa)))
@@ -435,8 +532,7 @@ bs_status bs__spawn(bs__child *ch, const bs__spawn_opts *o, bs_error *err) {
   pthread_mutex_lock(&reg_mu);
   if (!(rc = reg_reserve()) && !(rc = pin(o->cpu, &old))) {
     pid_t pid;
-    rc = posix_spawnp(&pid, o->argv[0], &fa, &attr, (char *const *)o->argv,
-                      envp);
+    rc = posix_spawn(&pid, prog, &fa, &attr, (char *const *)o->argv, envp);
     if (o->cpu >= 0)
       sched_setaffinity(0, sizeof old, &old);
     if (!rc) {
@@ -450,6 +546,7 @@ bs_status bs__spawn(bs__child *ch, const bs__spawn_opts *o, bs_error *err) {
   posix_spawnattr_destroy(&attr);
   posix_spawn_file_actions_destroy(&fa);
   setup_release(&s, NULL);
+  free(found);
   return BS_OK;
 fail:
   if (attr_ok)
@@ -457,7 +554,9 @@ fail:
   if (fa_ok)
     posix_spawn_file_actions_destroy(&fa);
   setup_release(&s, ch);
+  free(found);
   ch->pid = -1;
+  ch->error = rc;
   return start_failed(o, rc, err);
 }
 
@@ -503,12 +602,13 @@ bs_status bs__spawn_fork(bs__child *ch, const bs__spawn_opts *o,
   int rc;
   ch->pid = -1;
   ch->start = 0;
+  ch->error = 0;
   if (o->cpu >= CPU_SETSIZE)
-    return start_failed(o, EINVAL, err);
+    return start_failed(o, ch->error = EINVAL, err);
   pthread_once(&reaper_once, become_subreaper);
   if ((rc = setup_make(&s, ch, o))) {
     setup_release(&s, ch);
-    return start_failed(o, rc, err);
+    return start_failed(o, ch->error = rc, err);
   }
   fflush(NULL);
   pid_t parent = getpid();
@@ -526,7 +626,7 @@ bs_status bs__spawn_fork(bs__child *ch, const bs__spawn_opts *o,
   pthread_mutex_unlock(&reg_mu);
   if (pid < 0) {
     setup_release(&s, ch);
-    return start_failed(o, rc, err);
+    return start_failed(o, ch->error = rc, err);
   }
   setup_release(&s, NULL);
   return BS_OK;
@@ -600,6 +700,12 @@ bs_status bs__child_wait(bs__child *ch, long long limit_ms,
   unregister(ch->pid);
   e.user_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
   e.sys_s = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+  e.cpu_ns = ((unsigned long long)ru.ru_utime.tv_sec +
+              (unsigned long long)ru.ru_stime.tv_sec) *
+                 1000000000ull +
+             ((unsigned long long)ru.ru_utime.tv_usec +
+              (unsigned long long)ru.ru_stime.tv_usec) *
+                 1000ull;
   e.maxrss_kib = ru.ru_maxrss;
   e.orphans = sweep_orphans(ch->start);
   ch->pid = -1;
@@ -666,20 +772,28 @@ int bs__child_collect(bs__child *ch, int k, char *buf, size_t cap, size_t *len,
   return rc;
 }
 
-int bs__fd_read_within(int fd, void *buf, size_t n, long long timeout_ms) {
-  char *c = buf;
-  long long deadline = timeout_ms < 0 ? -1 : bs__now_ms() + timeout_ms;
-  while (n > 0) {
+/* Waits until fd can be read or deadline (bs__now_ms(); < 0: none)
+ * passes: 0 readable, 1 on a poll error, 2 when the time passed. */
+static int readable(int fd, long long deadline) {
+  for (;;) {
     if (deadline >= 0 && bs__now_ms() >= deadline)
       return 2;
     struct pollfd pf = {fd, POLLIN, 0};
     int pr = poll(&pf, 1, poll_ms(deadline));
-    if (pr < 0 && errno == EINTR)
-      continue;
-    if (pr < 0)
+    if (pr > 0)
+      return 0;
+    if (pr < 0 && errno != EINTR)
       return 1;
-    if (pr == 0)
-      continue;
+  }
+}
+
+int bs__fd_read_within(int fd, void *buf, size_t n, long long timeout_ms) {
+  char *c = buf;
+  long long deadline = timeout_ms < 0 ? -1 : bs__now_ms() + timeout_ms;
+  while (n > 0) {
+    int w = readable(fd, deadline);
+    if (w)
+      return w;
     ssize_t r = read(fd, c, n);
     if (r < 0 && (errno == EINTR || errno == EAGAIN))
       continue;
@@ -713,4 +827,39 @@ int bs__fd_write_within(int fd, const void *buf, size_t n,
       return 1;
   }
   return 0;
+}
+
+int bs__msg_send(int fd, const void *buf, size_t n) {
+  const char *c = buf;
+  while (n > 0) {
+    ssize_t w = send(fd, c, n, MSG_NOSIGNAL);
+    if (w < 0 && errno == EINTR)
+      continue;
+    if (w <= 0)
+      return 1;
+    c += w;
+    n -= (size_t)w;
+  }
+  return 0;
+}
+
+int bs__msg_recv_within(int fd, void *buf, size_t cap, size_t *len,
+                        long long timeout_ms) {
+  long long deadline = timeout_ms < 0 ? -1 : bs__now_ms() + timeout_ms;
+  *len = 0;
+  for (;;) {
+    int w = readable(fd, deadline);
+    if (w)
+      return w;
+    /* MSG_TRUNC: the message's real length, so a longer one is told. */
+    ssize_t r = recv(fd, buf, cap, MSG_TRUNC | MSG_DONTWAIT);
+    if (r < 0 && (errno == EINTR || errno == EAGAIN))
+      continue;
+    if (r <= 0)
+      return 1;
+    if ((size_t)r > cap)
+      return 3;
+    *len = (size_t)r;
+    return 0;
+  }
 }

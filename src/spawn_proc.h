@@ -1,6 +1,7 @@
 /* One way to start another program (spawn_proc: <spawn.h> is the
- * system's) and make sure it is gone (gnuplot, its
- * version probe, git; the runner's measuring child later). Private.
+ * system's) and make sure it is gone: gnuplot, its version probe, git,
+ * the runner's measuring processes, the commands they run and the
+ * harnesses it drives. Private.
  *
  *   bs__spawn_opts o;
  *   bs__spawn_opts_init(&o, argv);
@@ -35,24 +36,30 @@
 #include <sys/types.h>
 
 /* The child's descriptors 0..BS__SPAWN_FDS-1 that opts can set. */
-#define BS__SPAWN_FDS 4
+#define BS__SPAWN_FDS 5
 
 typedef enum bs__spawn_io {
-  /* fds 0..2: /dev/null (read for 0, write for 1 and 2); fd 3: not open */
+  /* fds 0..2: /dev/null (read for 0, write for 1 and 2); fds 3 and 4:
+   * not open */
   BS__IO_NULL = 0,
-  BS__IO_INHERIT, /* benchsite's descriptor of that number, as it is */
-  BS__IO_FD,      /* a duplicate of opts.fd[k] (the same fd may serve two) */
-  BS__IO_PIPE,    /* a new pipe: the child reads it on fd 0 and writes it
-                   * on the others; benchsite's end in child.fd[k] */
-  BS__IO_SOCKET   /* a new AF_UNIX stream socketpair: one end is the
-                   * child's fd k, the other child.fd[k] */
+  BS__IO_INHERIT,  /* benchsite's descriptor of that number, as it is */
+  BS__IO_FD,       /* a duplicate of opts.fd[k] (the same fd may serve two) */
+  BS__IO_PIPE,     /* a new pipe: the child reads it on fd 0 and writes it
+                    * on the others; benchsite's end in child.fd[k] */
+  BS__IO_SOCKET,   /* a new AF_UNIX stream socketpair: one end is the
+                    * child's fd k, the other child.fd[k] */
+  BS__IO_SEQPACKET /* the same with SOCK_SEQPACKET: messages keep their
+                    * bounds (bs__msg_send, bs__msg_recv_within) */
 } bs__spawn_io;
 
 typedef struct bs__spawn_opts {
-  /* argv[0] is the program: one without a '/' is searched in PATH (as
-   * posix_spawnp does). NULL-terminated. For bs__spawn_fork only a name
-   * for messages (may be NULL). */
+  /* argv[0] is the program: found by bs__spawn_resolve (in dir). NULL-
+   * terminated. For bs__spawn_fork only a name for messages (may be
+   * NULL). */
   const char *const *argv;
+  /* NULL, or the program to start, as it is (no PATH search), argv[0]
+   * then being only its name (/proc/self/exe, a path resolved before). */
+  const char *path;
   /* The environment: NULL = benchsite's own. */
   const char *const *envp;
   /* 1: the minimal environment LC_ALL=C.UTF-8 and PATH=/usr/bin:/bin
@@ -60,7 +67,8 @@ typedef struct bs__spawn_opts {
    * up); overrides envp. */
   int minimal_env;
   /* The child's working directory: NULL = benchsite's. Changed by the
-   * child only (posix_spawn_file_actions_addchdir_np). */
+   * child only (posix_spawn_file_actions_addchdir_np); a relative program
+   * or PATH entry is found from it, as posix_spawnp would. */
   const char *dir;
   bs__spawn_io io[BS__SPAWN_FDS];
   int fd[BS__SPAWN_FDS]; /* for BS__IO_FD */
@@ -88,25 +96,40 @@ typedef struct bs__child {
   /* When it started (clock ticks since boot, /proc/PID/stat): a process
    * re-parented to benchsite that started before it is not its orphan. */
   unsigned long long start;
+  /* After a failed bs__spawn: the errno of the failure, else 0. */
+  int error;
 } bs__child;
 
 /* How a child ended. */
 typedef struct bs__child_end {
-  int status;      /* its wait status (waitpid's) */
-  int timed_out;   /* 1: it had not exited within the limit and was killed */
-  double user_s;   /* CPU time it used (wait4's rusage), user */
-  double sys_s;    /* and system */
-  long maxrss_kib; /* its peak resident memory */
-  size_t orphans;  /* descendants killed and reaped after it */
+  int status;    /* its wait status (waitpid's) */
+  int timed_out; /* 1: it had not exited within the limit and was killed */
+  double user_s; /* CPU time it used (wait4's rusage), user */
+  double sys_s;  /* and system */
+  unsigned long long cpu_ns; /* user + system, exact */
+  long maxrss_kib;           /* its peak resident memory */
+  size_t orphans;            /* descendants killed and reaped after it */
 } bs__child_end;
+
+/* The program a child named `prog` runs, found as posix_spawnp (and
+ * execvp) find it: a name holding a '/' is that path, any other is
+ * searched in each directory of benchsite's PATH in turn (the C library's
+ * default "/bin:/usr/bin" when PATH is unset; an empty entry is the
+ * current directory), the first executable regular file winning. Relative
+ * paths are taken from `dir` (NULL: the current directory), where the
+ * child starts. *path is malloc'd: absolute when `dir` is set, so that it
+ * names the same file before and after the child's chdir. Returns 0, or
+ * an errno (ENOENT: nowhere; EACCES: found but not executable; ENOMEM). */
+int bs__spawn_resolve(const char *prog, const char *dir, char **path);
 
 /* Starts o->argv as described above with its file actions (descriptors,
  * directory), its own process group and environment. Returns BS_OK with
  * *ch filled; on failure (the program not found or not executable, a file
  * action failing, no pipe or memory) o->fail_status (BS_EIO by default,
  * BS_ENOMEM when out of memory) with "cannot run PROG: REASON" in err,
- * nothing left open and ch->pid -1. A program that is found but cannot
- * start (a missing interpreter) may also start and exit 127. */
+ * nothing left open, ch->pid -1 and ch->error the errno. A program that is
+ * found but cannot start (a missing interpreter) may also start and exit 127.
+ */
 bs_status bs__spawn(bs__child *ch, const bs__spawn_opts *o, bs_error *err);
 
 /* The same for code of this program: forks a child that sets up its
@@ -156,6 +179,20 @@ int bs__fd_read_within(int fd, void *buf, size_t n, long long timeout_ms);
  * non-blocking fd, EAGAIN until timeout_ms; < 0: no limit): 0, 1 on a
  * write error (EPIPE included), 2 when the time passed. */
 int bs__fd_write_within(int fd, const void *buf, size_t n,
+                        long long timeout_ms);
+
+/* Sends the n bytes at buf on socket fd (MSG_NOSIGNAL: a peer that is
+ * gone is an error, not a SIGPIPE), retrying on EINTR and, for a stream,
+ * short sends; a SOCK_SEQPACKET socket sends them as one message. 0, or
+ * 1 when the other end closed or the send failed. */
+int bs__msg_send(int fd, const void *buf, size_t n);
+
+/* Receives one message from a SOCK_SEQPACKET socket within timeout_ms
+ * (< 0: no limit), retrying on EINTR: 0 with its length in *len (at most
+ * cap), 1 when the other end closed or the receive failed, 2 when the
+ * time passed, 3 when the message was longer than cap (its end is lost).
+ * A zero-length message cannot be told from the end: never send one. */
+int bs__msg_recv_within(int fd, void *buf, size_t cap, size_t *len,
                         long long timeout_ms);
 
 /* A monotonic clock in milliseconds. */

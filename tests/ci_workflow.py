@@ -617,7 +617,17 @@ done
                   "--cmd", "head={head}/build/tool --n 3"]),
                 ("google-benchmark", "python3 {tree}/b.py --x={tree}",
                  ["--google-benchmark", "base=python3 {base}/b.py --x={base}",
-                  "--google-benchmark", "head=python3 {head}/b.py --x={head}"])):
+                  "--google-benchmark", "head=python3 {head}/b.py --x={head}"]),
+                # Harnesses that run inside the tree: the command as it
+                # is, and --dir per build.
+                ("pytest-benchmark", "python3 -m pytest bench/ -q",
+                 ["--pytest-benchmark", "base=python3 -m pytest bench/ -q",
+                  "--pytest-benchmark", "head=python3 -m pytest bench/ -q",
+                  "--dir", "base={base}", "--dir", "head={head}"]),
+                ("go-bench", "/usr/bin/go test ./pkg -x={tree}",
+                 ["--go-bench", "base=/usr/bin/go test ./pkg -x={base}",
+                  "--go-bench", "head=/usr/bin/go test ./pkg -x={head}",
+                  "--dir", "base={base}", "--dir", "head={head}"])):
             out = os.path.join(self.work, "inputs", f"out-{harness}")
             env = dict(self.base_env, GITHUB_WORKSPACE=ws, RUNNER_TEMP=ws,
                        GITHUB_REPOSITORY=REPO, GITHUB_OUTPUT=out,

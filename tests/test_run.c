@@ -14,6 +14,7 @@
 #include <math.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1211,8 +1212,8 @@ Test(run_metrics, command_mode_records_peak_memory_and_cpu_time) {
      * across exec (the old mm's high-water mark goes into the child's
      * maxrss), so every command reads at least the measuring process's
      * own size. Only the big one must show its 64 MiB. */
-    cr_expect(b >= 60000 && b > s, "block %zu: small %g KiB, big %g KiB", j,
-              s, b);
+    cr_expect(b >= 60000 && b > s, "block %zu: small %g KiB, big %g KiB", j, s,
+              b);
     cr_expect(num(big[j]->f[F_CPU]) > 0);
     cr_expect(num(big[j]->f[F_CPU]) > num(small[j]->f[F_CPU]));
   }
@@ -1504,4 +1505,721 @@ Test(run_progress, names_in_the_progress_line_are_escaped) {
   char *tty = run_on_tty(args, &out);
   cr_expect(!strstr(tty, "\x1b]0;"), "%s", tty);
   cr_expect(strstr(tty, "evil\\x1b]0;owned\\x07name"), "%s", tty);
+}
+
+/* ---- hardening III (issue 23): containment, the channel, the output
+ * check, escaping, long names -------------------------------------------- */
+
+TestSuite(run_contain, .fini = fini);
+
+/* Every pid in file `path` (one a line) is gone: waits up to 2 s, then
+ * kills what is left (so that a failing test leaves nothing behind).
+ * Returns how many pids the file held. */
+static size_t expect_all_gone(const char *path) {
+  char *text = ts_own(ts_read(path, NULL));
+  size_t n = 0;
+  for (char *p = text; p && *p;) {
+    char *end;
+    long pid = strtol(p, &end, 10);
+    if (end == p)
+      break;
+    n++;
+    int gone = 0;
+    for (int i = 0; i < 200 && !(gone = process_gone(pid)); i++)
+      nanosleep(&(struct timespec){0, 10000000}, NULL);
+    if (!gone)
+      kill((pid_t)pid, SIGKILL);
+    cr_expect(gone, "process %ld outlived the run", pid);
+    p = end;
+    while (*p == '\n')
+      p++;
+  }
+  return n;
+}
+
+Test(run_contain, a_library_that_escapes_with_setsid_ends_with_the_run) {
+  char *dir = ts_own(ts_tmpdir("run_escape"));
+  char *pidfile = ts_own(ts_path(dir, "pids"));
+  char *log = ts_own(ts_path(dir, "log.csv"));
+  setenv("TESTLIB_PIDFILE", pidfile, 1);
+  const char *args[] = {"run",      "--out", log,
+                        "--blocks", "1",     "--filter",
+                        "add",      "--lib", impl("a", lib("escape")),
+                        NULL};
+  ts_run r = run_cli(NULL, args);
+  cr_expect_eq(r.status, 0, "%s", r.err);
+  ts_run_free(&r);
+  /* The process that left the session and the one it started. */
+  cr_expect_eq(expect_all_gone(pidfile), 2);
+}
+
+Test(run_contain, a_command_that_escapes_with_setsid_ends_with_the_run) {
+  char *dir = ts_own(ts_tmpdir("run_escape_cmd"));
+  char *pidfile = ts_own(ts_path(dir, "pids"));
+  char *log = ts_own(ts_path(dir, "log.csv"));
+  /* It waits until the escaped process has written its pid. */
+  char *cmd = ts_pathf("a=sh -c 'setsid sh -c \"echo \\$\\$ >> %s; exec sleep "
+                       "30\" & while [ ! -s %s ]; do sleep 0.01; done'",
+                       pidfile, pidfile);
+  const char *args[] = {"run",       "--out", log,     "--blocks", "1",
+                        "--timeout", "20",    "--cmd", cmd,        NULL};
+  ts_run r = run_cli(NULL, args);
+  cr_expect_eq(r.status, 0, "%s", r.err);
+  ts_run_free(&r);
+  cr_expect_geq(expect_all_gone(pidfile), 1);
+}
+
+Test(run_contain, google_benchmark_escaping_with_setsid_is_no_hang_and_ends) {
+  char *dir = ts_own(ts_tmpdir("run_gb_escape"));
+  char *pidfile = ts_own(ts_path(dir, "pids"));
+  char *log = ts_own(ts_path(dir, "log.csv"));
+  /* It exits; what it left in a session of its own holds its output
+   * open. Every block would wait for --timeout, and fail. */
+  char *tail = ts_pathf("setsid sh -c 'echo $$ >> %s; exec sleep 30' &\n"
+                        "while [ ! -s %s ]; do sleep 0.01; done",
+                        pidfile, pidfile);
+  char *prog = gb_script(dir, "gb.sh", tail);
+  const char *args[] = {"run",
+                        "--out",
+                        log,
+                        "--timeout",
+                        "20",
+                        "--blocks",
+                        "2",
+                        "--google-benchmark",
+                        impl("a", prog),
+                        NULL};
+  ts_run r = run_cli(NULL, args);
+  cr_expect_eq(r.status, 0, "%s", r.err);
+  ts_run_free(&r);
+  cr_expect_geq(expect_all_gone(pidfile), 1);
+  char *text = ts_own(ts_read(log, NULL));
+  cr_expect(strstr(text, "\"BM_x\",\"8\",,\"a\",0,1,confirm,10,3000,2500\n"),
+            "%s", text);
+}
+
+Test(run_contain, a_library_that_forks_inside_run_is_refused_by_name) {
+  char *dir = ts_own(ts_tmpdir("run_forkrun"));
+  char *log = ts_own(ts_path(dir, "log.csv"));
+  const char *args[] = {"run",
+                        "--out",
+                        log,
+                        "--blocks",
+                        "3",
+                        "--lib",
+                        impl("base", lib("ok")),
+                        "--lib",
+                        impl("head", lib("forkrun")),
+                        NULL};
+  ts_run r = run_cli(NULL, args);
+  cr_expect_eq(r.status, 2, "%s", r.err);
+  cr_expect(strstr(r.err, "head: add [n=8]: its run forks and both processes "
+                          "go on"),
+            "%s", r.err);
+  cr_expect(strstr(r.err, "nothing was written"), "%s", r.err);
+  ts_run_free(&r);
+  cr_expect_eq(ts_count_entries(dir), 0);
+}
+
+Test(run_contain, a_library_that_writes_on_the_socket_is_refused_by_name) {
+  char *dir = ts_own(ts_tmpdir("run_stray"));
+  char *log = ts_own(ts_path(dir, "log.csv"));
+  const char *args[] = {"run",
+                        "--out",
+                        log,
+                        "--blocks",
+                        "3",
+                        "--lib",
+                        impl("base", lib("ok")),
+                        "--lib",
+                        impl("head", lib("stray")),
+                        NULL};
+  ts_run r = run_cli(NULL, args);
+  cr_expect_eq(r.status, 2, "%s", r.err);
+  cr_expect(strstr(r.err, "head: add [n=8]: a calibration batch of 1 calls, "
+                          "run 0: the measuring process sent a message "
+                          "benchsite did not ask for"),
+            "%s", r.err);
+  ts_run_free(&r);
+  cr_expect_eq(ts_count_entries(dir), 0);
+}
+
+Test(run_contain, an_output_a_command_runs_by_quotes_or_path_is_refused) {
+  char *dir = ts_own(ts_tmpdir("run_own_cmd"));
+  char *bin = ts_own(ts_path(dir, "bin"));
+  char *script = ts_own(ts_path(dir, "bench.sh"));
+  char *tool = ts_pathf("%s/mytool", bin);
+  cr_assert_eq(mkdir(bin, 0755), 0);
+  cr_assert_eq(ts_write(script, "exit 0\n"), 0);
+  cr_assert_eq(ts_write(tool, "#!/bin/sh\nexit 0\n"), 0);
+  cr_assert_eq(chmod(tool, 0755), 0);
+  /* mytool is found on PATH only */
+  char *path = ts_pathf("%s:%s", bin, getenv("PATH"));
+  setenv("PATH", path, 1);
+  const char *quoted[] = {"run", "--out", "bench.sh",          "--blocks",
+                          "1",   "--cmd", "A=sh \"bench.sh\"", NULL};
+  const char *opt[] = {"run",
+                       "--out",
+                       "bench.sh",
+                       "--blocks",
+                       "1",
+                       "--cmd",
+                       "A=sh --file=./bench.sh",
+                       NULL};
+  const char *onpath[] = {"run", "--out", tool,       "--blocks",
+                          "1",   "--cmd", "A=mytool", NULL};
+  const char *gb[] = {"run",
+                      "--out",
+                      "x.csv",
+                      "--manifest-out",
+                      tool,
+                      "--google-benchmark",
+                      "A='mytool' --x",
+                      NULL};
+  const char *const *all[] = {quoted, opt, onpath, gb};
+  for (size_t i = 0; i < 4; i++) {
+    ts_run r = run_cli(dir, all[i]);
+    cr_expect_eq(r.status, 2, "case %zu: %s", i, r.err);
+    cr_expect(strstr(r.err, "is what impl A runs: it would be overwritten"),
+              "case %zu: %s", i, r.err);
+    ts_run_free(&r);
+  }
+  char *text = ts_own(ts_read(script, NULL));
+  cr_expect_str_eq(text, "exit 0\n");
+  text = ts_own(ts_read(tool, NULL));
+  cr_expect_str_eq(text, "#!/bin/sh\nexit 0\n");
+  cr_expect_eq(ts_count_entries(dir), 2, "nothing written");
+}
+
+Test(run, every_manifest_option_is_known_to_run) {
+  /* run's option table had outgrown the parser: --aa and --set were
+   * "unknown options" of run (but not of manifest). */
+  char *dir = ts_own(ts_tmpdir("run_set"));
+  char *log = ts_own(ts_path(dir, "log.csv"));
+  char *env = ts_own(ts_path(dir, "env.csv"));
+  const char *args[] = {"run", "--out", log,       "--blocks",
+                        "1",   "--cmd", "a=true",  "--manifest-out",
+                        env,   "--set", "owner=x", "--aa",
+                        "a,a", NULL};
+  ts_run r = run_cli(NULL, args);
+  cr_expect_eq(r.status, 0, "%s", r.err);
+  ts_run_free(&r);
+  char *text = ts_own(ts_read(env, NULL));
+  cr_expect(strstr(text, "\"owner\",\"x\"\n"), "%s", text);
+}
+
+Test(run_contain, warnings_escape_names_as_every_line_of_ci_text) {
+  char *dir = ts_own(ts_tmpdir("run_warn_esc"));
+  char *log = ts_own(ts_path(dir, "log.csv"));
+  /* The hostile case in head only, then in base only. */
+  const char *only[] = {"run",
+                        "--out",
+                        log,
+                        "--blocks",
+                        "1",
+                        "--lib",
+                        impl("base", lib("ok")),
+                        "--lib",
+                        impl("head", lib("hostile")),
+                        NULL};
+  const char *lacks[] = {"run",
+                         "--out",
+                         log,
+                         "--blocks",
+                         "1",
+                         "--lib",
+                         impl("base", lib("hostile")),
+                         "--lib",
+                         impl("head", lib("ok")),
+                         NULL};
+  const char *want[] = {"only impl head has it", "impl head lacks it"};
+  const char *const *all[] = {only, lacks};
+  for (size_t i = 0; i < 2; i++) {
+    ts_run r = run_cli(NULL, all[i]);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    char *line = ts_pathf("benchsite: run: warning: case "
+                          "evil\\xe2\\x80\\xa8line\\xc2\\x85\\x23#[error]x "
+                          "[\\x23#[group]d]: %s; skipped\n",
+                          want[i]);
+    cr_expect(strstr(r.err, line), "%zu: %s", i, r.err);
+    cr_expect(!strstr(r.err, "\xe2\x80\xa8") && !strstr(r.err, "\xc2\x85") &&
+                  !strstr(r.err, "##["),
+              "%zu: raw text reached stderr: %s", i, r.err);
+    ts_run_free(&r);
+  }
+}
+
+Test(run_cmd, google_benchmark_names_over_4096_bytes_are_refused) {
+  char *dir = ts_own(ts_tmpdir("run_gb_long"));
+  char *log = ts_own(ts_path(dir, "log.csv"));
+  char *prog = ts_own(ts_path(dir, "gb.sh"));
+  /* A dataset of 4097 bytes: the log's reader refuses such a field. */
+  char *text = ts_pathf(
+      "#!/bin/sh\nprintf '{\"benchmarks\":[{\"name\":\"BM_x/%%04097d\","
+      "\"run_type\":\"iteration\",\"iterations\":10,\"real_time\":3,"
+      "\"cpu_time\":2,\"time_unit\":\"ms\"}]}'\n");
+  cr_assert_eq(ts_write(prog, text), 0);
+  cr_assert_eq(chmod(prog, 0755), 0);
+  const char *args[] = {"run",           "--out", log,
+                        "--blocks",      "1",     "--google-benchmark",
+                        impl("a", prog), NULL};
+  ts_run r = run_cli(NULL, args);
+  cr_expect_eq(r.status, 2, "%s", r.err);
+  cr_expect(strstr(r.err, "a: block 0 of run 0: benchmark entry 0: its name "
+                          "is over 4096 bytes"),
+            "%s", r.err);
+  ts_run_free(&r);
+  cr_expect(!ts_exists(log));
+}
+
+/* ---- harness adapters (issue 21): bad output, per adapter ---------------- */
+
+TestSuite(run_adapters, .fini = fini);
+
+/* A stand-in for a harness: a script that writes the file `content` as its
+ * report -- to standard output, or (pytest) to the --benchmark-json file
+ * it is given -- then exits with `status`. */
+static char *standin(const char *dir, const char *name, int to_json_file,
+                     const char *content, int status) {
+  char *path = ts_own(ts_path(dir, name));
+  char *text =
+      to_json_file
+          ? ts_pathf("#!/bin/sh\nfor a; do case $a in --benchmark-json=*) "
+                     "f=${a#--benchmark-json=};; esac; done\n"
+                     "cat '%s' > \"$f\"\nexit %d\n",
+                     content, status)
+          : ts_pathf("#!/bin/sh\ncat '%s'\nexit %d\n", content, status);
+  cr_assert_eq(ts_write(path, text), 0);
+  cr_assert_eq(chmod(path, 0755), 0);
+  return path;
+}
+
+typedef struct adapter_case {
+  const char *what;    /* the kind of bad output */
+  const char *content; /* the report ("@huge": 270 MB of zeros) */
+  int status;          /* the stand-in's exit status */
+  const char *want;    /* in the error, after "a: block 0 of run 0: " */
+} adapter_case;
+
+/* s holds no byte a terminal or a CI log would act on: every byte
+ * printable ASCII, a newline or part of valid UTF-8 that is no C1 control
+ * and no U+2028/U+2029, and no "##[" (a workflow command). Returns 1 if
+ * so. */
+static int clean_text(const char *s) {
+  const unsigned char *p = (const unsigned char *)s;
+  for (; *p; p++) {
+    if (*p == '\n' || (*p >= 0x20 && *p < 0x7f))
+      continue;
+    if (*p == 0x7f || *p < 0x20)
+      return 0;
+    if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)
+      return 0;
+    if (*p == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9))
+      return 0;
+    if (*p < 0xc2 || *p > 0xf4)
+      return 0; /* a stray continuation byte or an impossible lead byte */
+    size_t len = *p >= 0xf0 ? 4 : *p >= 0xe0 ? 3 : 2;
+    for (size_t k = 1; k < len; k++)
+      if ((p[k] & 0xc0) != 0x80)
+        return 0;
+    p += len - 1;
+  }
+  return !strstr(s, "##[");
+}
+
+static void expect_refused(const char *option, int to_json_file,
+                           const adapter_case *cases, size_t n) {
+  char *dir = ts_own(ts_tmpdir("run_adapter_bad"));
+  char *log = ts_own(ts_path(dir, "log.csv"));
+  char *report = ts_own(ts_path(dir, "report"));
+  for (size_t i = 0; i < n; i++) {
+    char *prog;
+    if (!strcmp(cases[i].content, "@huge")) {
+      /* past the 256 MiB a report may hold */
+      prog = ts_own(ts_path(dir, "huge.sh"));
+      char *text =
+          to_json_file
+              ? ts_pathf("#!/bin/sh\nfor a; do case $a in --benchmark-json=*) "
+                         "f=${a#--benchmark-json=};; esac; done\n"
+                         "head -c 270000000 /dev/zero > \"$f\"\n")
+              : ts_pathf("#!/bin/sh\nhead -c 270000000 /dev/zero\n");
+      cr_assert_eq(ts_write(prog, text), 0);
+      cr_assert_eq(chmod(prog, 0755), 0);
+    } else {
+      cr_assert_eq(ts_write(report, cases[i].content), 0);
+      prog = standin(dir, "harness.sh", to_json_file, report, cases[i].status);
+    }
+    const char *args[] = {"run",  "--out",         log, "--blocks", "1",
+                          option, impl("a", prog), NULL};
+    ts_run r = run_cli(NULL, args);
+    cr_expect_eq(r.status, 2, "%s %s: %s", option, cases[i].what, r.err);
+    char *want = ts_pathf("benchsite: a: block 0 of run 0: %s", cases[i].want);
+    cr_expect(strstr(r.err, want), "%s %s: want \"%s\" in %s", option,
+              cases[i].what, want, r.err);
+    cr_expect(clean_text(r.err), "%s %s: raw text reached stderr: %s", option,
+              cases[i].what, r.err);
+    ts_run_free(&r);
+    cr_expect(!ts_exists(log), "%s %s: a log was written", option,
+              cases[i].what);
+    unlink(prog);
+    unlink(report);
+  }
+  cr_expect_eq(ts_count_entries(dir), 0);
+}
+
+#define GB_ENTRY(name)                                                         \
+  "{\"name\":\"" name "\",\"run_type\":\"iteration\",\"iterations\":10,"       \
+  "\"real_time\":3,\"cpu_time\":2,\"time_unit\":\"ms\"}"
+
+Test(run_adapters, google_benchmark_bad_output_is_refused_by_impl_and_block) {
+  static const adapter_case cases[] = {
+      {"malformed", "{\"benchmarks\": {}}", 0,
+       "its JSON has no \"benchmarks\" list"},
+      {"truncated", "{\"benchmarks\": [" GB_ENTRY("BM_a/1") ",", 0,
+       "cannot read its Google Benchmark JSON"},
+      {"empty", "", 0, "the program printed no Google Benchmark report"},
+      {"huge", "@huge", 0, "the program wrote more than 256 MiB"},
+      {"exit", "{\"benchmarks\": [" GB_ENTRY("BM_a/1") "]}", 3,
+       "the program exited with status 3"},
+      {"control", "{\"benchmarks\": [" GB_ENTRY("BM_a\\u001b[31m/1") "]}", 0,
+       "benchmark entry 0: its name holds a control character"},
+      {"separator", "{\"benchmarks\": [" GB_ENTRY("BM_a/x\\u2028y") "]}", 0,
+       "benchmark entry 0: its name holds a control character"},
+      {"nul", "{\"benchmarks\": [" GB_ENTRY("BM_a\\u0000/1") "]}", 0,
+       "cannot read its Google Benchmark JSON"},
+  };
+  expect_refused("--google-benchmark", 0, cases,
+                 sizeof cases / sizeof cases[0]);
+}
+
+#define PB_ENTRY(name, param)                                                  \
+  "{\"name\":\"" name "\",\"param\":" param ",\"stats\":{\"mean\":1.5e-06,"    \
+  "\"rounds\":10,\"iterations\":4}}"
+
+Test(run_adapters, pytest_benchmark_bad_output_is_refused_by_impl_and_block) {
+  static const adapter_case cases[] = {
+      {"malformed", "{\"benchmarks\": [" PB_ENTRY("test_a", "null") ",3]}", 0,
+       "benchmark entry 1 has no name"},
+      {"no stats", "{\"benchmarks\": [{\"name\":\"test_a\"}]}", 0,
+       "benchmark test_a: stats.mean, stats.rounds or stats.iterations "
+       "missing or out of range"},
+      {"truncated", "{\"benchmarks\": [" PB_ENTRY("test_a", "null"), 0,
+       "cannot read its pytest-benchmark JSON"},
+      {"empty", "", 0, "the program wrote no pytest-benchmark report"},
+      {"huge", "@huge", 0, "the program wrote a report of more than 256 MiB"},
+      {"exit", "{\"benchmarks\": [" PB_ENTRY("test_a", "null") "]}", 1,
+       "the program exited with status 1"},
+      {"control",
+       "{\"benchmarks\": [" PB_ENTRY("test_a[\\u0007]", "\"\\u0007\"") "]}", 0,
+       "benchmark entry 0: its name holds a control character"},
+  };
+  expect_refused("--pytest-benchmark", 1, cases,
+                 sizeof cases / sizeof cases[0]);
+}
+
+Test(run_adapters, go_bench_bad_output_is_refused_by_impl_and_block) {
+  static const adapter_case cases[] = {
+      {"malformed", "BenchmarkA-2 \t 100\t 12 furlongs\nPASS\n", 0,
+       "line 1 is not a benchmark result line"},
+      {"interleaved", "BenchmarkA-2 \thello\n  100\t 12 ns/op\nPASS\n", 0,
+       "line 2 is a result without its benchmark's name"},
+      {"truncated", "goos: linux\nBenchmarkA-2 \t 100\t 12 ns/op\n", 0,
+       "its output does not end with go's PASS line"},
+      {"empty", "", 0, "the program printed no go test -bench report"},
+      {"huge", "@huge", 0, "the program wrote more than 256 MiB"},
+      {"exit", "BenchmarkA-2 \t--- FAIL: BenchmarkA-2\nFAIL\nexit status 1\n",
+       1,
+       "the program exited with status 1 (its output ends: \"exit status "
+       "1\")"},
+      {"control", "BenchmarkA\x01x-2 \t 100\t 12 ns/op\nPASS\n", 0,
+       "benchmark entry 0: its name holds a control character"},
+  };
+  expect_refused("--go-bench", 0, cases, sizeof cases / sizeof cases[0]);
+}
+
+/* A stand-in that keeps its argv in `args_file` and reports three
+ * benchmarks, X/1, X/10 and X/11, in its harness's format. */
+static char *filter_standin(const char *dir, const char *kind,
+                            const char *args_file) {
+  char *path = ts_own(ts_path(dir, "harness.sh"));
+  const char *body = NULL;
+  if (!strcmp(kind, "gb"))
+    body = "echo '{\"benchmarks\":[" GB_ENTRY("BM_UFlat/1") "," GB_ENTRY(
+        "BM_UFlat/10") "," GB_ENTRY("BM_UFlat/11") "]}'\n";
+  else if (!strcmp(kind, "pytest"))
+    body =
+        "for a; do case $a in --benchmark-json=*) "
+        "f=${a#--benchmark-json=};; esac; done\n"
+        "echo '{\"benchmarks\":[" PB_ENTRY("test_u[1]", "\"1\"") "," PB_ENTRY(
+            "test_u[10]", "\"10\"") "," PB_ENTRY("test_u[11]",
+                                                 "\"11\"") "]}' > \"$f\"\n";
+  else
+    body =
+        "printf 'BenchmarkU/1-2 \\t 10\\t 5 ns/op\\nBenchmarkU/10-2 \\t 10\\t "
+        "5 ns/op\\nBenchmarkU/11-2 \\t 10\\t 5 ns/op\\nPASS\\n'\n";
+  char *text =
+      ts_pathf("#!/bin/sh\nprintf '%%s\\n' \"$@\" > '%s'\n%s", args_file, body);
+  cr_assert_eq(ts_write(path, text), 0);
+  cr_assert_eq(chmod(path, 0755), 0);
+  return path;
+}
+
+Test(run_adapters, an_anchored_filter_selects_one_case_in_every_adapter) {
+  static const struct {
+    const char *kind, *option, *filter, *arg, *keep;
+  } t[] = {
+      {"gb", "--google-benchmark", "^BM_UFlat/1$",
+       "--benchmark_filter=^BM_UFlat/1$", "\"BM_UFlat\",\"1\","},
+      {"pytest", "--pytest-benchmark", "^test_u/1$", "--benchmark-only",
+       "\"test_u\",\"1\","},
+      {"go", "--go-bench", "^BenchmarkU/1$", "-test.bench=^BenchmarkU$",
+       "\"BenchmarkU\",\"1\","},
+  };
+  for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+    char *dir = ts_own(ts_tmpdir("run_adapter_filter"));
+    char *log = ts_own(ts_path(dir, "log.csv"));
+    char *args_file = ts_own(ts_path(dir, "args"));
+    char *prog = filter_standin(dir, t[i].kind, args_file);
+    const char *args[] = {
+        "run",      "--out",     log,         "--blocks",      "2",
+        "--filter", t[i].filter, t[i].option, impl("a", prog), NULL};
+    ts_run r = run_cli(NULL, args);
+    cr_expect_eq(r.status, 0, "%s: %s", t[i].kind, r.err);
+    cr_expect(strstr(r.err, "1 case, 1 impl") ||
+                  strstr(r.out, "1 case, 1 impl"),
+              "%s: %s", t[i].kind, r.out);
+    ts_run_free(&r);
+    char *text = ts_own(ts_read(log, NULL));
+    cr_expect(strstr(text, t[i].keep), "%s: %s", t[i].kind, text);
+    cr_expect(!strstr(text, "\"10\"") && !strstr(text, "\"11\""), "%s: %s",
+              t[i].kind, text);
+    char *got = ts_own(ts_read(args_file, NULL));
+    char *want = ts_pathf("\n%s\n", t[i].arg);
+    cr_expect(strstr(got, want), "%s: %s", t[i].kind, got);
+  }
+}
+
+Test(run_adapters, harness_flags_per_adapter) {
+  /* What each adapter adds to the impl's command. */
+  static const struct {
+    const char *kind, *option, *filter, *want;
+  } t[] = {
+      {"pytest", "--pytest-benchmark", "u_1",
+       "--benchmark-only\n--benchmark-storage=file:///"},
+      {"pytest", "--pytest-benchmark", "u_1", "/storage\n-k\nu_1\n"},
+      {"pytest", "--pytest-benchmark", "u/1", "/storage\n"},
+      {"go", "--go-bench", "1",
+       "-test.run=^$\n-test.bench=.\n-test.count=1\n"
+       "-test.benchmem\n"},
+      {"go", "--go-bench", "^BenchmarkU", "-test.bench=^BenchmarkU\n"},
+      {"gb", "--google-benchmark", "-x$",
+       "--benchmark_repetitions=1\n--benchmark_filter=[-]x$\n"},
+  };
+  for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+    char *dir = ts_own(ts_tmpdir("run_adapter_flags"));
+    char *log = ts_own(ts_path(dir, "log.csv"));
+    char *args_file = ts_own(ts_path(dir, "args"));
+    char *prog = filter_standin(dir, t[i].kind, args_file);
+    const char *args[] = {
+        "run",      "--out",     log,         "--blocks",      "1",
+        "--filter", t[i].filter, t[i].option, impl("a", prog), NULL};
+    ts_run r = run_cli(NULL, args);
+    ts_run_free(&r);
+    char *got = ts_own(ts_read(args_file, NULL));
+    cr_expect(strstr(got, t[i].want), "%zu: want %s in %s", i, t[i].want, got);
+    if (!strcmp(t[i].kind, "pytest"))
+      cr_expect(!strncmp(got, "--benchmark-json=/", 18), "%zu: %s", i, got);
+  }
+}
+
+Test(run, an_anchored_filter_in_library_and_command_mode) {
+  char *dir = ts_own(ts_tmpdir("run_filter_anchor"));
+  char *log = ts_own(ts_path(dir, "log.csv"));
+  const char *exact[] = {
+      "run",      "--out",     log,     "--blocks",           "1",
+      "--filter", "^add/n=8$", "--lib", impl("a", lib("ok")), NULL};
+  ts_run r = run_cli(NULL, exact);
+  cr_expect_eq(r.status, 0, "%s", r.err);
+  ts_run_free(&r);
+  char *text = ts_own(ts_read(log, NULL));
+  cr_expect(strstr(text, "\"add\",\"n=8\"") && !strstr(text, "\"mul\""), "%s",
+            text);
+  const char *none[] = {
+      "run",      "--out", log,     "--blocks",           "1",
+      "--filter", "^dd",   "--lib", impl("a", lib("ok")), NULL};
+  r = run_cli(NULL, none);
+  cr_expect_eq(r.status, 2, "%s", r.err);
+  cr_expect(strstr(r.err, "no case matches --filter"), "%s", r.err);
+  ts_run_free(&r);
+  const char *cmd[] = {"run",      "--out",  log,     "--blocks", "1",
+                       "--filter", "^true$", "--cmd", "a=true",   NULL};
+  r = run_cli(NULL, cmd);
+  cr_expect_eq(r.status, 0, "%s", r.err);
+  ts_run_free(&r);
+}
+
+/* ---- hostile harness output (issues 21, 23): names, lengths, processes
+ * left behind, the channel ----------------------------------------------- */
+
+/* printf into a string of any length, kept by ts_own (ts_pathf cuts at
+ * 4096 bytes). */
+static char *textf(const char *fmt, ...) {
+  va_list ap;
+  char *s = NULL;
+  va_start(ap, fmt);
+  int n = vasprintf(&s, fmt, ap);
+  va_end(ap);
+  cr_assert(n >= 0);
+  return ts_own(s);
+}
+
+Test(run_adapters, hostile_names_are_refused_and_never_echoed_raw) {
+  /* A 4097-byte run of x, for the names one byte too long. */
+  char *x = ts_own(malloc(4098));
+  memset(x, 'x', 4097);
+  x[4097] = '\0';
+  const adapter_case gb[] = {
+      {"ansi",
+       "{\"benchmarks\": [" GB_ENTRY("BM_a\\u001b]0;owned\\u0007/1") "]}", 0,
+       "benchmark entry 0: its name holds a control character"},
+      {"c1", "{\"benchmarks\": [" GB_ENTRY("BM_a/\\u0085x") "]}", 0,
+       "benchmark entry 0: its name holds a control character"},
+      {"bad utf-8", "{\"benchmarks\": [" GB_ENTRY("BM_a/\xff") "]}", 0,
+       "cannot read its Google Benchmark JSON"},
+      {"long benchmark",
+       textf("{\"benchmarks\": [" GB_ENTRY("BM_%s/1") "]}", x), 0,
+       "benchmark entry 0: its name is over 4096 bytes"},
+      {"twice",
+       "{\"benchmarks\": [" GB_ENTRY("BM_a/1") "," GB_ENTRY("BM_a/1") "]}", 0,
+       "benchmark BM_a [1] is reported twice"},
+      /* The one message that quotes what the harness wrote. */
+      {"errored",
+       "{\"benchmarks\": [{\"name\":\"BM_\\u001b[2Jx/\\u2028\",\"run_type\":"
+       "\"iteration\",\"error_occurred\":true,\"error_message\":"
+       "\"boom\\u0007##[error]\\u009b\"}]}",
+       0,
+       "benchmark BM_\\x1b[2Jx/\\xe2\\x80\\xa8 failed: "
+       "boom\\x07\\x23#[error]\\xc2\\x9b"},
+  };
+  expect_refused("--google-benchmark", 0, gb, sizeof gb / sizeof gb[0]);
+  const adapter_case pb[] = {
+      {"ansi", "{\"benchmarks\": [" PB_ENTRY("test_a\\u001b[31m", "null") "]}",
+       0, "benchmark entry 0: its name holds a control character"},
+      {"separator in param",
+       "{\"benchmarks\": [" PB_ENTRY("test_a[1]", "\"1\\u2029\"") "]}", 0,
+       "benchmark entry 0: its name holds a control character"},
+      {"long name",
+       textf("{\"benchmarks\": [" PB_ENTRY("test_%s", "null") "]}", x), 0,
+       "benchmark entry 0: its name is over 4096 bytes"},
+      {"long param",
+       textf("{\"benchmarks\": [" PB_ENTRY("test_a[1]", "\"%s\"") "]}", x), 0,
+       "benchmark entry 0: its name is over 4096 bytes"},
+  };
+  expect_refused("--pytest-benchmark", 1, pb, sizeof pb / sizeof pb[0]);
+  const adapter_case go[] = {
+      {"ansi", "BenchmarkA\x1b[2J-2 \t 100\t 12 ns/op\nPASS\n", 0,
+       "benchmark entry 0: its name holds a control character"},
+      {"c1", "BenchmarkA/\xc2\x85-2 \t 100\t 12 ns/op\nPASS\n", 0,
+       "benchmark entry 0: its name holds a control character"},
+      {"bad utf-8", "BenchmarkA/\xff\xfe-2 \t 100\t 12 ns/op\nPASS\n", 0,
+       "benchmark entry 0: its name is not valid UTF-8"},
+      {"long name", textf("Benchmark%s-2 \t 100\t 12 ns/op\nPASS\n", x), 0,
+       "benchmark entry 0: its name is over 4096 bytes"},
+      {"twice",
+       "BenchmarkA/1-2 \t 100\t 12 ns/op\nBenchmarkA/1-2 \t 100\t 12 "
+       "ns/op\nPASS\n",
+       0, "benchmark BenchmarkA [1] is reported twice"},
+  };
+  expect_refused("--go-bench", 0, go, sizeof go / sizeof go[0]);
+}
+
+/* A stand-in for `kind` ("pytest" or "go") that reports one benchmark and
+ * exits 0, leaving a process behind that writes its pid to pidfile and
+ * holds the harness's standard output open: `escape` runs it in a session
+ * of its own (setsid). The stand-in waits until the pid is written. */
+static char *leaving_standin(const char *dir, const char *kind,
+                             const char *pidfile, int escape) {
+  char *path = ts_own(ts_path(dir, "harness.sh"));
+  const char *report =
+      !strcmp(kind, "pytest")
+          ? "for a; do case $a in --benchmark-json=*) "
+            "f=${a#--benchmark-json=};; esac; done\n"
+            "echo '{\"benchmarks\":[" PB_ENTRY("test_u[1]",
+                                               "\"1\"") "]}' > \"$f\"\n"
+          : "printf 'BenchmarkU/1-2 \\t 10\\t 5 ns/op\\nPASS\\n'\n";
+  char *text =
+      ts_pathf("#!/bin/sh\n%s%ssh -c 'echo $$ >> %s; exec sleep 30' &\n"
+               "while [ ! -s %s ]; do sleep 0.01; done\n",
+               report, escape ? "setsid " : "", pidfile, pidfile);
+  cr_assert_eq(ts_write(path, text), 0);
+  cr_assert_eq(chmod(path, 0755), 0);
+  return path;
+}
+
+static double now_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+Test(run_adapters, a_harness_leaving_a_process_behind_is_no_hang_and_it_ends) {
+  static const struct {
+    const char *kind, *option;
+  } t[] = {{"pytest", "--pytest-benchmark"}, {"go", "--go-bench"}};
+  for (size_t i = 0; i < 2; i++)
+    for (int escape = 0; escape < 2; escape++) {
+      char *dir = ts_own(ts_tmpdir("run_adapter_left"));
+      char *log = ts_own(ts_path(dir, "log.csv"));
+      char *pidfile = ts_own(ts_path(dir, "pids"));
+      char *prog = leaving_standin(dir, t[i].kind, pidfile, escape);
+      const char *args[] = {
+          "run",       "--out", log,         "--blocks",      "1",
+          "--timeout", "10",    t[i].option, impl("a", prog), NULL};
+      double t0 = now_s();
+      ts_run r = run_cli(NULL, args);
+      double took = now_s() - t0;
+      /* Waiting for the left process would take the 10 s timeout, and
+       * fail the block. */
+      cr_expect_eq(r.status, 0, "%s escape %d: %s", t[i].kind, escape, r.err);
+      cr_expect(took < 10, "%s escape %d: %.1f s", t[i].kind, escape, took);
+      ts_run_free(&r);
+      cr_expect_geq(expect_all_gone(pidfile), 1, "%s escape %d", t[i].kind,
+                    escape);
+      char *text = ts_exists(log) ? ts_own(ts_read(log, NULL)) : NULL;
+      cr_expect(text && strstr(text, ",\"a\",0,0,confirm,"), "%s escape %d: %s",
+                t[i].kind, escape, text ? text : "(no log)");
+    }
+}
+
+Test(run_contain, a_library_that_closes_the_channel_is_refused_by_name) {
+  /* Its run closes the socket and puts /dev/null in its place: no answer
+   * comes, and benchsite does not wait for the timeout to say so. */
+  const char *n[] = {"bad: add [n=8]: a calibration batch of 1 calls, run 0: "
+                     "the measuring process",
+                     NULL};
+  char *e = expect_fault("close", "60", 2, n);
+  cr_expect(!strstr(e, "did not finish"), "%s", e);
+}
+
+Test(run_contain, a_command_cannot_reach_the_channel) {
+  /* It writes on every descriptor from 3 to 9, then closes them: the
+   * measuring process's socket is not among them. */
+  char *dir = ts_own(ts_tmpdir("run_cmd_fds"));
+  char *log = ts_own(ts_path(dir, "log.csv"));
+  const char *args[] = {
+      "run",
+      "--out",
+      log,
+      "--blocks",
+      "2",
+      "--cmd",
+      "a=sh -c 'for fd in 3 4 5 6 7 8 9; do "
+      "eval \"printf garbage >&$fd; exec $fd>&-\" 2>/dev/null; done; exit 0'",
+      NULL};
+  ts_run r = run_cli(NULL, args);
+  cr_expect_eq(r.status, 0, "%s", r.err);
+  ts_run_free(&r);
+  char *text = ts_exists(log) ? ts_own(ts_read(log, NULL)) : NULL;
+  cr_expect(text && strstr(text, ",\"a\",0,1,confirm,"), "%s",
+            text ? text : "(no log)");
 }

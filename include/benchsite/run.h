@@ -15,15 +15,33 @@ extern "C" {
 #endif
 
 typedef enum bs_run_mode {
-  BS_RUN_LIBRARY = 0,     /* shared objects with benchsite/harness.h */
-  BS_RUN_COMMAND,         /* a command line, run n times per batch */
-  BS_RUN_GOOGLE_BENCHMARK /* a Google Benchmark program, once per block */
+  BS_RUN_LIBRARY = 0,      /* shared objects with benchsite/harness.h */
+  BS_RUN_COMMAND,          /* a command line, run n times per batch */
+  BS_RUN_GOOGLE_BENCHMARK, /* a Google Benchmark program, once per block */
+  BS_RUN_PYTEST_BENCHMARK, /* a pytest command (pytest-benchmark), once per
+                              block */
+  BS_RUN_GO_BENCH          /* go test -bench or a test binary, once per
+                              block */
 } bs_run_mode;
+
+/* 1 when `benchsite run` writes a log column of this name that is not
+ * one of the columns every log has: cpu_per_call_us, max_rss_kib, or an
+ * extra column of a harness adapter (go-bench: procs, bytes_per_op,
+ * allocs_per_op). `check` knows them; the log's reader reads the metric
+ * columns and ignores the extras. */
+int bs_run_writes_column(const char *name);
+
+/* The name of a harness mode -- "google-benchmark", "pytest-benchmark",
+ * "go-bench": its option and the manifest's `harness` -- or NULL for
+ * library and command mode. */
+const char *bs_run_harness_name(bs_run_mode mode);
 
 typedef struct bs_run_impl {
   const char *name;   /* the impl id of the log, non-empty, unique */
   const char *target; /* a library path, or a command line (split with
                          bs_run_split_command) */
+  const char *dir;    /* NULL, or the directory the impl's commands run in
+                         (not for libraries) */
 } bs_run_impl;
 
 /* The largest batch calibration chooses. */
@@ -153,6 +171,18 @@ bs_status bs_run_measure(const bs_run_options *o, bs_run_result *r,
  * unterminated quote or a trailing backslash. */
 bs_status bs_run_split_command(const char *cmd, char ***argv, size_t *argc,
                                bs_error *err);
+
+/* Whether writing the file `path` would overwrite a file that impl i of
+ * o reads when it is measured: its library (library mode); the program of
+ * its command as starting it finds it (a name without '/' searched in
+ * PATH as posix_spawnp searches, relative names from the impl's
+ * directory); any other word of the command, split as
+ * bs_run_split_command splits it (and the VALUE of a word -OPT=VALUE),
+ * that names an existing file. Files are compared by device and inode, so
+ * links and other spellings of one file are the same. Returns 1 with *i
+ * the first such impl, else 0 (also when path does not exist). */
+int bs_run_overwrites_input(const bs_run_options *o, const char *path,
+                            size_t *i);
 
 /* ---- The machine a run measures on --------------------------------------- */
 

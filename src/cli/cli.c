@@ -80,11 +80,16 @@ static int is_output_opt(const char *name) {
   return 0;
 }
 
-/* The options whose values are IMPL=COMMAND or IMPL=PATH: every word of
- * the command may name a file it reads. */
+/* The options whose values are IMPL=COMMAND or IMPL=PATH: `run` checks
+ * them itself (bs_run_overwrites_input), with the runner's own command
+ * splitter and PATH search. */
 static int is_command_opt(const char *name) {
-  return !strcmp(name, "cmd") || !strcmp(name, "google-benchmark") ||
-         !strcmp(name, "lib");
+  static const char *const commands[] = {"cmd", "google-benchmark", "lib",
+                                         "pytest-benchmark", "go-bench"};
+  for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+    if (!strcmp(name, commands[i]))
+      return 1;
+  return 0;
 }
 
 /* The real path of `p`, or of its parent with the last component joined
@@ -162,34 +167,17 @@ static int outputs_apart(const char *cmd, const cli_args *a) {
           free(c2);
         }
       }
-      /* Every input word: positionals, other options' values, the words
-       * of a command. */
+      /* Every input word: positionals and other options' values. */
       for (size_t j = 0; j < a->nopts + 1 && !rc; j++) {
-        if (j < a->nopts && is_output_opt(a->opts[j].name))
+        if (j < a->nopts &&
+            (is_output_opt(a->opts[j].name) || is_command_opt(a->opts[j].name)))
           continue;
-        int words = j < a->nopts && is_command_opt(a->opts[j].name);
         size_t nv = j < a->nopts ? a->nvalues[j] : a->npos;
         for (size_t w = 0; w < nv && !rc; w++) {
           const char *in = j < a->nopts ? a->values[j][w] : a->positional[w];
-          if (!in)
-            continue;
-          if (!words) {
-            if (clashes(co, isdir, in))
-              rc = cli_usage_error("%s: --%s %s would destroy the input %s",
-                                   cmd, a->opts[k].name, out, in);
-            continue;
-          }
-          const char *eq = strchr(in, '=');
-          char *copy = strdup(eq ? eq + 1 : in);
-          for (char *save = NULL,
-                    *t = copy ? strtok_r(copy, " \t", &save) : NULL;
-               t && !rc; t = strtok_r(NULL, " \t", &save))
-            if (clashes(co, isdir, t))
-              rc = cli_usage_error("%s: --%s %s would destroy %s, which the "
-                                   "command --%s %s reads",
-                                   cmd, a->opts[k].name, out, t,
-                                   a->opts[j].name, in);
-          free(copy);
+          if (in && clashes(co, isdir, in))
+            rc = cli_usage_error("%s: --%s %s would destroy the input %s", cmd,
+                                 a->opts[k].name, out, in);
         }
       }
       free(co);
@@ -202,7 +190,14 @@ int cli_parse(int argc, char **argv, const cli_opt *opts, size_t nopts,
               cli_args *a) {
   memset(a, 0, sizeof *a);
   a->opts = opts;
-  a->nopts = nopts < CLI_MAX_OPTS ? nopts : CLI_MAX_OPTS;
+  if (nopts > CLI_MAX_OPTS) {
+    /* A command's table outgrew the parser: its last options would be
+     * "unknown" (as run's --set and --aa were). */
+    cli_errorf("internal error: %s has %zu options, the parser holds %d",
+               argv[0], nopts, CLI_MAX_OPTS);
+    return CLI_FAILURE;
+  }
+  a->nopts = nopts;
   a->positional = calloc((size_t)(argc > 0 ? argc : 1), sizeof(char *));
   if (!a->positional)
     return cli_out_of_memory();

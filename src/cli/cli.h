@@ -23,7 +23,7 @@ enum {
   CLI_INCONCLUSIVE = 4
 };
 
-#define CLI_MAX_OPTS 24
+#define CLI_MAX_OPTS 40
 #define CLI_MAX_VALUES 64
 
 typedef struct cli_opt {

@@ -91,6 +91,9 @@ static const cli_opt opts[] = {{"out", 1, 0},
                                {"lib", 1, 1},
                                {"cmd", 1, 1},
                                {"google-benchmark", 1, 1},
+                               {"pytest-benchmark", 1, 1},
+                               {"go-bench", 1, 1},
+                               {"dir", 1, 1},
                                {"show-output", 0, 0},
                                {"benchmark", 1, 0},
                                {"dataset", 1, 0},
@@ -99,48 +102,34 @@ static const cli_opt opts[] = {{"out", 1, 0},
                                {"quiet", 0, 0},
                                CLI_MANIFEST_OPTS};
 
-/* Whether two impl targets are the same code: the same file (libraries)
- * or the same command line. */
-static int same_target(bs_run_mode mode, const char *a, const char *b) {
-  if (mode != BS_RUN_LIBRARY)
-    return !strcmp(a, b);
+/* Whether a and b are the same file (or, when either cannot be found,
+ * the same name). NULL is the current directory. */
+static int same_file(const char *a, const char *b) {
   struct stat sa, sb;
-  if (stat(a, &sa) || stat(b, &sb))
-    return !strcmp(a, b);
+  if (stat(a ? a : ".", &sa) || stat(b ? b : ".", &sb))
+    return !strcmp(a ? a : ".", b ? b : ".");
   return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
-/* Refuses an output that is one of the impls' libraries or programs:
- * the log would overwrite the build it measured. */
+/* Whether two impls are the same code: the same library file, or the same
+ * command line run in the same directory. */
+static int same_target(bs_run_mode mode, const bs_run_impl *a,
+                       const bs_run_impl *b) {
+  if (mode == BS_RUN_LIBRARY)
+    return same_file(a->target, b->target);
+  return !strcmp(a->target, b->target) && same_file(a->dir, b->dir);
+}
+
+/* Refuses an output that is a file an impl reads (its library, its
+ * program as PATH finds it, a file its command names): the log would
+ * overwrite the build it measures. */
 static int refuse_own_input(const bs_run_options *o, const char *path,
                             const char *opt) {
-  struct stat sp, si;
-  if (!strcmp(path, "-"))
-    return 0;
-  int have = stat(path, &sp) == 0;
-  for (size_t i = 0; i < o->nimpls; i++) {
-    char **argv = NULL;
-    const char *input = o->impls[i].target;
-    int same = 0;
-    if (o->mode != BS_RUN_LIBRARY) {
-      /* A program named by a path (not found on PATH). */
-      bs_error err;
-      if (bs_run_split_command(input, &argv, NULL, &err) ||
-          !strchr(argv[0], '/')) {
-        free(argv);
-        continue;
-      }
-      input = argv[0];
-    }
-    same = !strcmp(input, path) ||
-           (have && stat(input, &si) == 0 && si.st_dev == sp.st_dev &&
-            si.st_ino == sp.st_ino);
-    free(argv);
-    if (same)
-      return cli_usage_error("run: --%s %s is what impl %s runs: it would be "
-                             "overwritten",
-                             opt, path, o->impls[i].name);
-  }
+  size_t i;
+  if (strcmp(path, "-") && bs_run_overwrites_input(o, path, &i))
+    return cli_usage_error("run: --%s %s is what impl %s runs: it would be "
+                           "overwritten",
+                           opt, path, o->impls[i].name);
   return 0;
 }
 
@@ -182,15 +171,18 @@ static int on_progress(void *ctx, const bs_run_progress *r) {
   return 0;
 }
 
-static void put_plain(FILE *f, const char *s) {
-  for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-    fputc(*p < 0x20 || *p == 0x7f ? '?' : *p, f);
-}
-
 int cli_cmd_run(int argc, char **argv) {
-  static const char *const kinds[] = {"lib", "cmd", "google-benchmark"};
+  /* One option per kind of impl: library, command, and a harness
+   * adapter's (named as the adapter is). */
   static const bs_run_mode modes[] = {BS_RUN_LIBRARY, BS_RUN_COMMAND,
-                                      BS_RUN_GOOGLE_BENCHMARK};
+                                      BS_RUN_GOOGLE_BENCHMARK,
+                                      BS_RUN_PYTEST_BENCHMARK, BS_RUN_GO_BENCH};
+  enum { NKINDS = sizeof modes / sizeof modes[0] };
+  const char *kinds[NKINDS];
+  for (size_t k = 0; k < NKINDS; k++)
+    kinds[k] = modes[k] == BS_RUN_LIBRARY   ? "lib"
+               : modes[k] == BS_RUN_COMMAND ? "cmd"
+                                            : bs_run_harness_name(modes[k]);
   cli_args a;
   bs_run_options o;
   bs_run_result res;
@@ -217,7 +209,7 @@ int cli_cmd_run(int argc, char **argv) {
 
   /* The impls: one kind, IMPL=TARGET each. */
   int kind = -1;
-  for (int k = 0; k < 3; k++) {
+  for (int k = 0; k < NKINDS; k++) {
     const char *const *v;
     size_t n = cli_getall(&a, kinds[k], &v);
     if (!n)
@@ -242,13 +234,14 @@ int cli_cmd_run(int argc, char **argv) {
       }
       impls[nimpls].name = names[nimpls];
       impls[nimpls].target = eq + 1;
+      impls[nimpls].dir = NULL;
       nimpls++;
     }
   }
   if (kind < 0) {
-    rc = cli_usage_error("run: nothing to measure: give --lib, --cmd or "
-                         "--google-benchmark IMPL=... (see benchsite run "
-                         "--help)");
+    rc = cli_usage_error("run: nothing to measure: give --lib, --cmd, "
+                         "--google-benchmark, --pytest-benchmark or "
+                         "--go-bench IMPL=... (see benchsite run --help)");
     goto done;
   }
   o.mode = modes[kind];
@@ -260,10 +253,43 @@ int cli_cmd_run(int argc, char **argv) {
     goto done;
   }
   if (o.mode == BS_RUN_LIBRARY && cli_flag(&a, "show-output")) {
-    rc = cli_usage_error("run: --show-output is for --cmd and "
-                         "--google-benchmark (a library's output is never "
-                         "captured)");
+    rc = cli_usage_error("run: --show-output is for commands and harnesses "
+                         "(a library's output is never captured)");
     goto done;
+  }
+  /* --dir IMPL=DIR: where that impl's commands run. */
+  const char *const *dirs;
+  size_t ndirs = cli_getall(&a, "dir", &dirs);
+  for (size_t d = 0; d < ndirs; d++) {
+    const char *eq = strchr(dirs[d], '=');
+    size_t i = 0;
+    while (eq && i < nimpls &&
+           (strlen(impls[i].name) != (size_t)(eq - dirs[d]) ||
+            strncmp(impls[i].name, dirs[d], (size_t)(eq - dirs[d]))))
+      i++;
+    struct stat sd;
+    if (!eq || !eq[1] || i == nimpls) {
+      rc = cli_usage_error("run: --dir \"%s\" is not IMPL=DIR for an impl "
+                           "of this run",
+                           dirs[d]);
+      goto done;
+    }
+    if (o.mode == BS_RUN_LIBRARY) {
+      rc = cli_usage_error("run: --dir is for commands and harnesses (a "
+                           "library is loaded, not run in a directory)");
+      goto done;
+    }
+    if (impls[i].dir) {
+      rc = cli_usage_error("run: --dir gives impl %s two directories",
+                           impls[i].name);
+      goto done;
+    }
+    if (stat(eq + 1, &sd) != 0 || !S_ISDIR(sd.st_mode)) {
+      rc = cli_usage_error("run: --dir %s: \"%s\" is not a directory",
+                           impls[i].name, eq + 1);
+      goto done;
+    }
+    impls[i].dir = eq + 1;
   }
 
   const char *fresh = cli_get(&a, "fresh");
@@ -271,9 +297,9 @@ int cli_cmd_run(int argc, char **argv) {
     rc = cli_usage_error("run: --fresh: \"%s\" is not run or block", fresh);
     goto done;
   }
-  if (fresh && o.mode == BS_RUN_GOOGLE_BENCHMARK) {
-    rc = cli_usage_error("run: --fresh is for --lib and --cmd (a Google "
-                         "Benchmark program is started anew every block)");
+  if (fresh && bs_run_harness_name(o.mode)) {
+    rc = cli_usage_error("run: --fresh is for --lib and --cmd (a harness "
+                         "is started anew every block)");
     goto done;
   }
   o.fresh =
@@ -332,15 +358,15 @@ int cli_cmd_run(int argc, char **argv) {
     cli_manifest_fill fill;
     memset(&fill, 0, sizeof fill);
     fill.protocol = protocol ? protocol : "Development";
-    if (nimpls >= 2 && same_target(o.mode, impls[0].target, impls[1].target)) {
+    if (nimpls >= 2 && same_target(o.mode, &impls[0], &impls[1])) {
       fill.aa_a = impls[0].name;
       fill.aa_b = impls[1].name;
     } else if (nimpls >= 2) {
       fill.baseline = impls[0].name;
       fill.candidate = impls[1].name;
     }
-    if (o.mode == BS_RUN_GOOGLE_BENCHMARK) {
-      fill.harness = "google-benchmark";
+    if (bs_run_harness_name(o.mode)) {
+      fill.harness = bs_run_harness_name(o.mode);
     } else {
       /* How it was measured: one batch size per case (what `check` then
        * holds the log to) and how often the measuring process is new. */
@@ -374,11 +400,9 @@ int cli_cmd_run(int argc, char **argv) {
   o.progress_ctx = &prog;
   bs_status st = bs_run_measure(&o, &res, &err);
   cli_progress_end(&prog);
-  for (size_t i = 0; i < res.nwarnings; i++) {
-    fputs("benchsite: run: warning: ", stderr);
-    put_plain(stderr, res.warnings[i]);
-    fputc('\n', stderr);
-  }
+  /* Warnings name cases: untrusted text, escaped as every line is. */
+  for (size_t i = 0; i < res.nwarnings; i++)
+    cli_linef(stderr, 0, "benchsite: run: warning: %s", res.warnings[i]);
   if (st) {
     rc = cli_report(&err);
     if (res.wrong_result)
@@ -392,19 +416,14 @@ int cli_cmd_run(int argc, char **argv) {
   nouts = 0;
   if (!rc) {
     FILE *f = strcmp(out, "-") ? stdout : stderr;
-    fprintf(f,
-            "benchsite run: %zu case%s, %zu impl%s, %llu run%s of %llu "
-            "block%s: %zu rows written to ",
-            res.ncases, res.ncases == 1 ? "" : "s", nimpls,
-            nimpls == 1 ? "" : "s", (unsigned long long)o.runs,
-            o.runs == 1 ? "" : "s", (unsigned long long)o.blocks,
-            o.blocks == 1 ? "" : "s", res.nrows);
-    put_plain(f, out);
-    if (mout) {
-      fputs(" and the manifest to ", f);
-      put_plain(f, mout);
-    }
-    fputc('\n', f);
+    cli_linef(f, 0,
+              "benchsite run: %zu case%s, %zu impl%s, %llu run%s of %llu "
+              "block%s: %zu rows written to %s%s%s",
+              res.ncases, res.ncases == 1 ? "" : "s", nimpls,
+              nimpls == 1 ? "" : "s", (unsigned long long)o.runs,
+              o.runs == 1 ? "" : "s", (unsigned long long)o.blocks,
+              o.blocks == 1 ? "" : "s", res.nrows, out,
+              mout ? " and the manifest to " : "", mout ? mout : "");
   }
 done:
   for (size_t i = 0; i < nouts; i++)

@@ -136,16 +136,20 @@ plain_path() {
 #   path     a file in the tree (bench is a path relative to it)
 #   command  a command line (its first word is a path in the tree, or
 #            {tree} marks where the tree goes)
+#   dir      a command line run inside the tree (benchsite run --dir), as
+#            it is ({tree} still marks where the tree goes)
 # A new harness of `benchsite run` (an adapter) is a new row.
 harness_row() {
   case $1 in
   lib) echo "--lib path" ;;
   command) echo "--cmd command" ;;
   google-benchmark) echo "--google-benchmark command" ;;
+  pytest-benchmark) echo "--pytest-benchmark dir" ;;
+  go-bench) echo "--go-bench dir" ;;
   *) return 1 ;;
   esac
 }
-HARNESSES="lib, command, google-benchmark"
+HARNESSES="lib, command, google-benchmark, pytest-benchmark, go-bench"
 
 # The impl value of one build: bench resolved against the tree directory.
 resolve_bench() { # KIND TREE BENCH
@@ -157,6 +161,9 @@ resolve_bench() { # KIND TREE BENCH
   case $kind in
   path)
     printf '%s/%s' "$tree" "$bench"
+    ;;
+  dir)
+    printf '%s' "$bench"
     ;;
   command)
     # The first word is the program, a path inside the tree.
@@ -250,7 +257,7 @@ cmd_prepare() {
   [ -n "$bench" ] || die "bench: name the benchmark (for harness $harness: $(
     [ "${row#* }" = path ] && echo 'a path in the tree' || echo 'a command')"
   case $bench in *$'\n'* | *$'\r'*) die "bench: one line, please" ;; esac
-  if [[ $bench != *'{tree}'* ]]; then
+  if [[ $bench != *'{tree}'* && ${row#* } != dir ]]; then
     local rest=${bench#"${bench%%[![:blank:]]*}"}
     case $rest in
     /*) die "bench: \"$bench\" starts with an absolute path, which is the same file for both builds: give a path inside the tree, or write {tree} where the tree goes" ;;
@@ -516,6 +523,8 @@ cmd_measure() {
   done <"$BS_STATE/manifest_set"
   args+=("$flag" "base=$(resolve_bench "$kind" "$base" "$bench")"
     "$flag" "head=$(resolve_bench "$kind" "$head" "$bench")")
+  # A harness that runs inside a tree runs inside each build's.
+  [ "$kind" != dir ] || args+=(--dir "base=$base" --dir "head=$head")
   local extra=()
   mapfile -d '' extra <"$BS_STATE/run_args"
   args+=("${extra[@]}")

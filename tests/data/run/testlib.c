@@ -5,13 +5,23 @@
  * (leaves a process running; its pid goes to the file $TESTLIB_PIDFILE),
  * PROBE and SLOW (the cases below, which record in the file
  * $TESTLIB_PROBEFILE where and when they ran; SLOW's "ratio" does 20 times
- * PROBE's work per call). Built with only benchsite/harness.h. */
+ * PROBE's work per call), ESCAPE (its first setup starts a process that
+ * leaves the process group and session with setsid() and starts another;
+ * both pids go to $TESTLIB_PIDFILE), FORKRUN (its first run forks and both
+ * processes return), STRAY (its first run writes on descriptor 3, the
+ * runner's socket), HOSTILE (one more case than OK, named with a line
+ * separator, a C1 control and "##["), CLOSE (its first run closes every
+ * descriptor from 3 up and puts /dev/null on 3, the socket's). Built with only
+ * benchsite/harness.h. */
 #if defined(TESTLIB_PROBE) || defined(TESTLIB_SLOW)
 #define _GNU_SOURCE /* sched_getcpu */
 #include <fcntl.h>
 #include <sched.h>
 #include <string.h>
 #include <time.h>
+#endif
+#ifdef TESTLIB_CLOSE
+#include <fcntl.h>
 #endif
 #include "benchsite/harness.h"
 
@@ -30,11 +40,41 @@ typedef struct state {
   int setups_seen;
 } state;
 
+#ifdef TESTLIB_ESCAPE
+/* Appends "PID\n" to $TESTLIB_PIDFILE. */
+static void note_pid(void) {
+  FILE *f = fopen(getenv("TESTLIB_PIDFILE"), "a");
+  if (!f)
+    abort();
+  fprintf(f, "%ld\n", (long)getpid());
+  fclose(f);
+}
+
+/* A daemon's escape: out of the process group and the session, then one
+ * more fork; both sleep long past the run. */
+static void escape(void) {
+  (void)setsid(); /* refused: the measuring process leads its group */
+  pid_t pid = fork();
+  if (pid != 0)
+    return;
+  setsid();
+  note_pid();
+  if (fork() == 0)
+    note_pid();
+  sleep(30);
+  _exit(0);
+}
+#endif
+
 static void *setup(void) {
   state *s = calloc(1, sizeof *s);
   if (!s)
     abort();
   s->setups_seen = ++testlib_setups;
+#ifdef TESTLIB_ESCAPE
+  if (testlib_setups == 1)
+    escape();
+#endif
   return s;
 }
 
@@ -59,6 +99,28 @@ static void run_add(void *p, uint64_t n) {
   }
   printed = 1;
   fflush(stdout);
+#elif defined(TESTLIB_FORKRUN)
+  static int forked;
+  if (!forked++)
+    (void)fork(); /* both processes go on */
+#elif defined(TESTLIB_STRAY)
+  static int wrote;
+  if (!wrote++ && write(3, "garbage!", 8) < 0)
+    abort();
+#elif defined(TESTLIB_CLOSE)
+  /* Closes every descriptor it did not open, then puts /dev/null where
+   * benchsite's socket was: what it sends goes nowhere, what it reads is
+   * the end of a file. */
+  static int closed;
+  if (!closed++) {
+    for (int fd = 3; fd < 64; fd++)
+      close(fd);
+    int null = open("/dev/null", O_RDWR);
+    if (null >= 0 && null != 3) {
+      dup2(null, 3);
+      close(null);
+    }
+  }
 #elif defined(TESTLIB_FORK)
   static int forked;
   if (!forked++) {
@@ -175,6 +237,11 @@ static const bs_bench_case cases[] = {
     {"mul", "", 0, setup, run_mul, digest, teardown},
 #ifdef TESTLIB_EXTRA
     {"extra", "only here", 0, NULL, run_mul, NULL, NULL},
+#endif
+#ifdef TESTLIB_HOSTILE
+    /* U+2028, a C1 NEL (U+0085) and GitHub's "##[" in a name */
+    {"evil\xe2\x80\xa8line\xc2\x85##[error]x", "##[group]d", 0, NULL, run_mul,
+     NULL, NULL},
 #endif
 };
 

@@ -1,0 +1,3 @@
+module example.com/textops
+
+go 1.19

@@ -1,0 +1,111 @@
+/* benchsite: harness adapters, one row each in one table (as curl's TLS
+ * backends are rows of struct Curl_ssl, vtls_int.h). An adapter says how
+ * one block of a harness runs for one impl (the words it adds to the
+ * impl's command: the report format, one repetition, a superset of
+ * --filter) and how its report becomes rows; run_harness.c does the rest
+ * for every adapter alike: starting the command in the impl's directory
+ * with a timeout, capturing the report (standard output, or a file
+ * benchsite names), checking each name (the filter, UTF-8, no control
+ * characters, 4096 bytes), the rotation, and the log. Adding a harness is
+ * adding a row (an adapter file and its line in the table) and a test.
+ * Private. */
+#ifndef BENCHSITE_RUN_HARNESS_H
+#define BENCHSITE_RUN_HARNESS_H
+
+#include "benchsite/run.h"
+
+#include "run_common.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The most extra log columns an adapter has. */
+#define BS__EXTRA_MAX 4
+
+/* One benchmark of a report, as a parser sees it. Names point into the
+ * report (not NUL-terminated); run_harness.c checks them. */
+typedef struct bs__hrow {
+  const char *benchmark, *dataset;
+  size_t blen, dlen;
+  uint64_t iterations;         /* >= 1: the calls the time is the mean of */
+  double per_call_us;          /* finite, > 0 */
+  double cpu_per_call_us;      /* finite, >= 0; < 0: not reported */
+  double extra[BS__EXTRA_MAX]; /* per extra column; NaN: not reported */
+} bs__hrow;
+
+/* Where a parser puts rows. add() checks the names, applies the filter
+ * and keeps the row; an error names ctx and the entry (0-based, in report
+ * order). ctx ("IMPL: block J of run R") is for the parser's own errors
+ * too. */
+typedef struct bs__hsink bs__hsink;
+struct bs__hsink {
+  bs_status (*add)(bs__hsink *s, size_t entry, const bs__hrow *row,
+                   bs_error *err);
+  const char *ctx;
+  void *self;
+};
+
+/* An argv being built: every word is a copy it owns. */
+typedef struct bs__argv {
+  char **v; /* NULL-terminated */
+  size_t n, cap;
+} bs__argv;
+
+void bs__argv_init(bs__argv *a);
+void bs__argv_release(bs__argv *a);
+/* Appends a copy of word (BS_ENOMEM). */
+bs_status bs__argv_add(bs__argv *a, const char *word);
+/* Appends a printf-formatted word. */
+bs_status bs__argv_addf(bs__argv *a, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* What one block's command is made of. */
+typedef struct bs__hblock {
+  char *const *words;       /* the impl's command, split; NULL-terminated */
+  const bs__filter *filter; /* NULL: every benchmark */
+  const char *report;  /* report_file adapters: the file to write, else NULL */
+  const char *scratch; /* report_file adapters: a directory benchsite owns
+                          (and removes) for what else the harness keeps */
+} bs__hblock;
+
+typedef struct bs__adapter {
+  bs_run_mode mode;
+  const char *name;  /* the option --NAME and the manifest's harness */
+  const char *title; /* for messages: "Google Benchmark" (its report,
+                        its programs) */
+  int report_file;   /* 1: a file (bs__hblock.report), 0: standard output */
+  int has_cpu;       /* its rows carry cpu_per_call_us */
+  /* Extra log columns (the log reader ignores them), NULL-terminated;
+   * at most BS__EXTRA_MAX. */
+  const char *const *extra;
+  /* Appends to av what a block adds after the impl's words. */
+  bs_status (*args)(bs__argv *av, const bs__hblock *b);
+  /* Turns one report (text[0..len-1], not empty) into rows, calling
+   * sink->add for each benchmark in report order. BS_EINPUT, naming
+   * sink->ctx, for a report it cannot read. */
+  bs_status (*parse)(const char *text, size_t len, bs__hsink *sink,
+                     bs_error *err);
+} bs__adapter;
+
+extern const bs__adapter bs__adapter_gbench;  /* run_gbench.c */
+extern const bs__adapter bs__adapter_pytest;  /* run_pytest.c */
+extern const bs__adapter bs__adapter_gobench; /* run_gobench.c */
+
+/* The adapter of a harness mode, or NULL (library and command mode). */
+const bs__adapter *bs__adapter_for(bs_run_mode mode);
+
+/* Harness mode (run_harness.c): runs o's impls block by block and fills
+ * r, as bs_run_measure describes. */
+bs_status bs__run_harness(const bs_run_options *o, bs_run_result *r,
+                          bs_error *err);
+
+/* For the fuzz targets: parses one report of the adapter of `mode` with
+ * every check a run makes (names, filter). Returns the parser's status;
+ * *rows the rows kept. */
+bs_status bs__harness_parse(bs_run_mode mode, const char *text, size_t len,
+                            const char *filter, size_t *rows, bs_error *err);
+
+#endif
