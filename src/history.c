@@ -677,9 +677,13 @@ static bs_status steps_case(const bs_history *h, bs_history_case *hc,
       bs_history_detect_steps(x, m, seed, &hc->steps, &hc->nsteps, err);
   for (size_t k = 0; !st && k < hc->nsteps; k++) {
     bs_history_step *sp = &hc->steps[k];
-    sp->entry = at[sp->entry];
+    /* Acknowledged when acks.csv covers its run or the series' run just
+     * before or after it: the split is found to ±1 run. */
+    size_t i = sp->entry;
+    for (size_t j = i ? i - 1 : 0; j <= i + 1 && j < m; j++)
+      sp->acknowledged |= hc->entries[at[j]].result->ack != NULL;
+    sp->entry = at[i];
     sp->entry_before = at[sp->entry_before];
-    sp->acknowledged = hc->entries[sp->entry].result->ack != NULL;
   }
   hc->steps_n = m;
   free(x);

@@ -300,10 +300,12 @@ typedef struct bs_history_step {
    * previous step (or the series' start) to this one, and from this one
    * to the next (or the series' end). */
   double before, after;
-  double size_pct;  /* 100·(after/before − 1); > 0 is slower */
-  double p_value;   /* the permutation test's p of the split */
-  int significant;  /* p_value ≤ BS_HISTORY_STEP_ALPHA (every step found) */
-  int acknowledged; /* an acks.csv row covers the run at `entry` */
+  double size_pct; /* 100·(after/before − 1); > 0 is slower */
+  double p_value;  /* the permutation test's p of the split */
+  int significant; /* p_value ≤ BS_HISTORY_STEP_ALPHA (every step found) */
+  /* An acks.csv row covers the run at `entry`, or the series' run just
+   * before or after it (the split is found to ±1 run). */
+  int acknowledged;
 } bs_history_step;
 
 /* What is open for a case: what the index names as "regressed, since
