@@ -349,7 +349,7 @@ static char *chain_alt(const site *s, size_t c) {
   return bs__strdupf(
       "Chained change of %s: along its newest chain the %zu latest paired "
       "changes multiply to %s%s.",
-      name, hc->creep.links,
+      name, hc->creep.has_scan ? hc->creep.scan_links : hc->creep.links,
       bs__fmt_pct_signed(pct, sizeof pct, hc->creep.creep_pct),
       hc->creep.creeping ? ", a creep no single gate caught" : "");
 }

@@ -101,7 +101,7 @@ static void result_fields(bs_tval *t, const bs_history_result *res) {
 /* A case's drift test, as the index and its history page state it. */
 static void drift_fields(bs_tval *dr, const bs_history_case *hc) {
   char buf[64];
-  bs_tval_set_bool(dr, "flagged", hc->drift.drifted);
+  bs_tval_set_bool(dr, "flagged", hc->drift_flagged);
   bs_tval_set_str(
       dr, "shift",
       bs__fmt_pct_signed(buf, sizeof buf, 100 * hc->drift.relative_shift));
@@ -118,7 +118,8 @@ static void creep_fields(bs_tval *t, const bs_history_case *hc) {
   bs_tval_set_bool(c, "flagged", hc->creep.creeping);
   bs_tval_set_str(c, "pct",
                   bs__fmt_pct_signed(buf, sizeof buf, hc->creep.creep_pct));
-  bs_tval_set_strf(c, "links", "%zu", hc->creep.links);
+  bs_tval_set_strf(c, "links", "%zu",
+                   hc->creep.has_scan ? hc->creep.scan_links : hc->creep.links);
   bs_tval_set_strf(c, "chain", "%zu", hc->creep.chain + 1);
 }
 
