@@ -7,6 +7,7 @@
 #include "benchsite/rng.h"
 
 #include "hash.h"
+#include "history_steps.h"
 #include "oom.h"
 
 #include <math.h>
@@ -32,6 +33,32 @@ typedef struct split {
   size_t at; /* index of the first value after the step */
   double p;
 } split;
+
+/* Scratch for series of up to n values; 0 when out of memory (then
+ * work_release frees what was allocated). */
+static int work_init(work *w, size_t n) {
+  w->val = malloc(n * sizeof *w->val);
+  w->pre = malloc((n + 1) * sizeof *w->pre);
+  w->dall = malloc(n * sizeof *w->dall);
+  w->wl = malloc(n * sizeof *w->wl);
+  w->wr = malloc(n * sizeof *w->wr);
+  w->rank = malloc(n * sizeof *w->rank);
+  w->cnt = malloc((n + 1) * sizeof *w->cnt);
+  w->sum = malloc((n + 1) * sizeof *w->sum);
+  return w->val && w->pre && w->dall && w->wl && w->wr && w->rank && w->cnt &&
+         w->sum;
+}
+
+static void work_release(work *w) {
+  free(w->val);
+  free(w->pre);
+  free(w->dall);
+  free(w->wl);
+  free(w->wr);
+  free(w->rank);
+  free(w->cnt);
+  free(w->sum);
+}
 
 /* The largest Q̂(τ) over the splits of a segment of m values (each side
  * at least BS_HISTORY_STEP_MIN_RUNS long, κ = m), the values taken in the
@@ -114,6 +141,22 @@ static void rank_segment(work *w, keyed *k, const double *x, size_t m) {
   }
 }
 
+double bs__history_edivisive(const double *x, size_t m, size_t *at) {
+  *at = 0;
+  if (m < 2 * BS_HISTORY_STEP_MIN_RUNS)
+    return NAN;
+  work w;
+  keyed *k = malloc(m * sizeof *k);
+  double q = NAN;
+  if (work_init(&w, m) && k) {
+    rank_segment(&w, k, x, m);
+    q = sweep(&w, m, at);
+  }
+  work_release(&w);
+  free(k);
+  return q;
+}
+
 /* The candidate split of segment x[0..m-1] and its permutation p-value
  * (Besag & Clifford's sequential stop after BS_HISTORY_STEP_EXCEED
  * shuffles reach it). */
@@ -166,14 +209,7 @@ bs_status bs_history_detect_steps(const double *x, size_t n, uint64_t seed,
   if (n < 2 * BS_HISTORY_STEP_MIN_RUNS)
     return BS_OK;
   work w;
-  w.val = malloc(n * sizeof *w.val);
-  w.pre = malloc((n + 1) * sizeof *w.pre);
-  w.dall = malloc(n * sizeof *w.dall);
-  w.wl = malloc(n * sizeof *w.wl);
-  w.wr = malloc(n * sizeof *w.wr);
-  w.rank = malloc(n * sizeof *w.rank);
-  w.cnt = malloc((n + 1) * sizeof *w.cnt);
-  w.sum = malloc((n + 1) * sizeof *w.sum);
+  int ok = work_init(&w, n);
   keyed *k = malloc(n * sizeof *k);
   /* Segments still to search, first in first out (the coarsest splits
    * first), and the splits found. */
@@ -181,8 +217,7 @@ bs_status bs_history_detect_steps(const double *x, size_t n, uint64_t seed,
   size_t(*queue)[2] = malloc(2 * cap * sizeof *queue);
   split *found = malloc(cap * sizeof *found);
   bs_status st = BS_OK;
-  if (!w.val || !w.pre || !w.dall || !w.wl || !w.wr || !w.rank || !w.cnt ||
-      !w.sum || !k || !queue || !found) {
+  if (!ok || !k || !queue || !found) {
     st = bs__oom(err);
     goto done;
   }
@@ -227,14 +262,7 @@ bs_status bs_history_detect_steps(const double *x, size_t n, uint64_t seed,
   }
   *nsteps = nfound;
 done:
-  free(w.val);
-  free(w.pre);
-  free(w.dall);
-  free(w.wl);
-  free(w.wr);
-  free(w.rank);
-  free(w.cnt);
-  free(w.sum);
+  work_release(&w);
   free(k);
   free(queue);
   free(found);

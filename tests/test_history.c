@@ -7,6 +7,8 @@
 
 #include "benchsite/history.h"
 
+#include "history_steps.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -997,4 +999,110 @@ Test(history, change_points_of_a_series) {
   cr_expect_eq(memcmp(st, again, n * sizeof *st), 0);
   free(again);
   free(st);
+}
+
+/* The change-point search's statistic against a brute-force numpy one
+ * (tests/data/history/edivisive.py, pasted as printed): the largest
+ * E-divisive Q over the splits and its first split, on a step, a series
+ * of ties, a noisy series with two shifts and the shortest series. */
+static const double ed_step[30] = {10.2058,
+                                   10.3284,
+                                   10.2293,
+                                   9.8054000000000006,
+                                   9.7213999999999992,
+                                   10.013400000000001,
+                                   10.1723,
+                                   10.101800000000001,
+                                   10.3621,
+                                   10.1502,
+                                   10.128,
+                                   9.8536999999999999,
+                                   9.7784999999999993,
+                                   10.296900000000001,
+                                   10.0098,
+                                   10.1623,
+                                   9.7247000000000003,
+                                   9.9126999999999992,
+                                   10.7418,
+                                   10.844900000000001,
+                                   11.1806,
+                                   10.703900000000001,
+                                   10.8932,
+                                   11.0328,
+                                   10.866300000000001,
+                                   10.9495,
+                                   10.9556,
+                                   11.083600000000001,
+                                   10.9137,
+                                   11.054500000000001};
+/* step: Q = 9.7499520855615014 at tau = 18 */
+static const double ed_ties[17] = {2, 3, 2, 1, 2, 3, 2, 2, 2,
+                                   2, 2, 3, 1, 3, 1, 1, 1};
+/* ties: Q = 3.9095022624434383 at tau = 14 */
+static const double ed_two[40] = {4.5605000000000002,
+                                  4.6124000000000001,
+                                  3.6113,
+                                  2.9018000000000002,
+                                  5.6342999999999996,
+                                  3.8347000000000002,
+                                  5.7782999999999998,
+                                  6.8482000000000003,
+                                  4.8852000000000002,
+                                  3.8734000000000002,
+                                  5.3941999999999997,
+                                  5.7617000000000003,
+                                  4.7382,
+                                  5.0175000000000001,
+                                  6.3353000000000002,
+                                  7.2655000000000003,
+                                  6.71,
+                                  5.1336000000000004,
+                                  5.9462999999999999,
+                                  6.6029,
+                                  5.7881,
+                                  5.3899999999999997,
+                                  5.2346000000000004,
+                                  5.3680000000000003,
+                                  5.3284000000000002,
+                                  4.0488999999999997,
+                                  5.6456999999999997,
+                                  3.6993999999999998,
+                                  5.3868999999999998,
+                                  4.9176000000000002,
+                                  4.6397000000000004,
+                                  3.6726000000000001,
+                                  4.0433000000000003,
+                                  6.4736000000000002,
+                                  4.5991,
+                                  5.0381999999999998,
+                                  5.1630000000000003,
+                                  5.5556000000000001,
+                                  4.2625000000000002,
+                                  3.8898000000000001};
+/* two: Q = 2.8843734285714286 at tau = 4 */
+static const double ed_four[4] = {3, 1, 4, 1.5};
+/* four: Q = -1.5 at tau = 2 */
+
+Test(history, the_edivisive_statistic_matches_numpy) {
+  static const struct {
+    const double *x;
+    size_t m;
+    double q;
+    size_t at;
+  } want[] = {
+      {ed_step, 30, 9.7499520855615014, 18},
+      {ed_ties, 17, 3.9095022624434383, 14},
+      {ed_two, 40, 2.8843734285714286, 4},
+      {ed_four, 4, -1.5, 2},
+  };
+  for (size_t k = 0; k < sizeof want / sizeof *want; k++) {
+    size_t at = 0;
+    double q = bs__history_edivisive(want[k].x, want[k].m, &at);
+    cr_expect_eq(at, want[k].at, "series %zu: split at %zu", k, at);
+    cr_expect(fabs(q - want[k].q) <= 1e-12 * fabs(want[k].q),
+              "series %zu: Q %.17g, numpy %.17g", k, q, want[k].q);
+  }
+  size_t at = 7;
+  cr_expect(isnan(bs__history_edivisive(ed_four, 3, &at)) && at == 0,
+            "three values: no split");
 }
