@@ -122,9 +122,11 @@ static bs_status describe_chain(const site *s, size_t c, const char *file,
   bs__site_fp_str(h, file);
   bs__site_fp_str(h, title);
   double lo = -BS_HISTORY_CREEP_PCT, hi = BS_HISTORY_CREEP_PCT;
+  int any = 0;
   for (size_t i = from; i < hc->nentries; i++) {
     if (!hc->entries[i].link)
       continue;
+    any = 1;
     double v = 100 * (hc->entries[i].chained_index - 1);
     lo = fmin(lo, v);
     hi = fmax(hi, v);
@@ -146,10 +148,13 @@ static bs_status describe_chain(const site *s, size_t c, const char *file,
     gate.line_width = 1;
     bs_plot_hline(p, BS_HISTORY_CREEP_PCT, &gate, NULL);
     bs_plot_hline(p, -BS_HISTORY_CREEP_PCT, &gate, NULL);
-    bs_plot_keyentry(p, BS_PLOT_LINES,
-                     "creep threshold (\xc2\xb1"
-                     "3 %)",
-                     &gate);
+    /* No link shown (runs that are no paired comparisons): no key entry
+     * either, since gnuplot fails on a plot of a key entry alone. */
+    if (any)
+      bs_plot_keyentry(p, BS_PLOT_LINES,
+                       "creep threshold (\xc2\xb1"
+                       "3 %)",
+                       &gate);
   }
   run_axis(s, c, p, h);
   /* One line per chain, in the colour of its group. */
