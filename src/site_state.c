@@ -359,8 +359,8 @@ static int state_record(void *ctx, char **tok, size_t nt, size_t next) {
     /* "r CASE N FLAGS BLOCKS BITS": the case's number in the table, the
      * sample size, verdict + 1 (0: not compared) times 4 plus 2 for a
      * significant regression plus 1 for a significant improvement, the
-     * blocks compared, then median, interval and delta_pct as four
-     * put_bits. */
+     * blocks compared, then median, interval, delta_pct and its
+     * interval (delta_lo_pct, delta_hi_pct) as six put_bits. */
     prev_run *cur = rd->cur;
     if (cur->nres == cur->cap) {
       bs_history_result *g = BS__GROW(cur->res, cur->cap, cur->nres + 1, 8);
@@ -375,11 +375,13 @@ static int state_record(void *ctx, char **tok, size_t nt, size_t next) {
     size_t flags;
     if (!parse_size(tok[1], &r->case_idx) || !parse_size(tok[2], &r->n) ||
         !parse_size(tok[3], &flags) || flags > 15 ||
-        !parse_size(tok[4], &r->blocks) || strlen(tok[5]) != 4 * BITS_CHARS ||
+        !parse_size(tok[4], &r->blocks) || strlen(tok[5]) != 6 * BITS_CHARS ||
         !get_bits(tok[5], &r->median) ||
         !get_bits(tok[5] + BITS_CHARS, &r->lo) ||
         !get_bits(tok[5] + 2 * BITS_CHARS, &r->hi) ||
-        !get_bits(tok[5] + 3 * BITS_CHARS, &r->delta_pct))
+        !get_bits(tok[5] + 3 * BITS_CHARS, &r->delta_pct) ||
+        !get_bits(tok[5] + 4 * BITS_CHARS, &r->delta_lo_pct) ||
+        !get_bits(tok[5] + 5 * BITS_CHARS, &r->delta_hi_pct))
       return 0;
     r->has_median = r->n > 0;
     r->has_cmp = flags >= 4;
@@ -848,11 +850,13 @@ static bs_status state_result(site *s, const bs_history_result *r) {
   if (num)
     ci = *num;
   bs__buf_release(&t);
-  char bits[4 * BITS_CHARS];
+  char bits[6 * BITS_CHARS];
   put_bits(bits, r->has_median ? r->median : 0.0);
   put_bits(bits + BITS_CHARS, r->has_median ? r->lo : 0.0);
   put_bits(bits + 2 * BITS_CHARS, r->has_median ? r->hi : 0.0);
   put_bits(bits + 3 * BITS_CHARS, r->has_cmp ? r->delta_pct : 0.0);
+  put_bits(bits + 4 * BITS_CHARS, r->has_cmp ? r->delta_lo_pct : 0.0);
+  put_bits(bits + 5 * BITS_CHARS, r->has_cmp ? r->delta_hi_pct : 0.0);
   int flags = (r->has_cmp ? r->verdict + 1 : 0) * 4 +
               (r->significant_regression ? 2 : 0) +
               (r->significant_improvement ? 1 : 0);
