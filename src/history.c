@@ -7,6 +7,7 @@
 #include "benchsite/quantile.h"
 
 #include "grow.h"
+#include "hash.h"
 #include "oom.h"
 #include "strlist.h"
 
@@ -17,6 +18,48 @@
 /* ---- Chains -------------------------------------------------------------- */
 
 static int known(const char *s) { return s && s[0]; }
+
+/* s_j of a link (SPEC §2.12), or -1 when its interval is unusable. */
+static double link_sd(const bs_history_link *l) {
+  if (!isfinite(l->lo_pct) || !isfinite(l->hi_pct) || l->lo_pct > l->hi_pct ||
+      1 + l->lo_pct / 100 <= 0)
+    return -1;
+  return (log1p(l->hi_pct / 100) - log1p(l->lo_pct / 100)) / (2 * 1.96);
+}
+
+/* The scan of the trailing stretches of the newest chain: stretch[0..m-1]
+ * are its links since the last restart, newest first. Fills the creep's
+ * scan fields (since as an index into links) and its size. */
+static void scan(const bs_history_link *links, const size_t *stretch, size_t m,
+                 bs_history_creep *c) {
+  double l = 0, v = 0, lbest = 0, sbest = 0;
+  size_t wmax = m < BS_HISTORY_CREEP_MAX_LINKS ? m : BS_HISTORY_CREEP_MAX_LINKS;
+  for (size_t w = 1; w <= wmax; w++) {
+    const bs_history_link *k = &links[stretch[w - 1]];
+    double s = link_sd(k);
+    if (s < 0)
+      break; /* no stretch reaches past a link without an interval */
+    l += log1p(k->delta_pct / 100);
+    v += s * s;
+    if (w < 2 || !(v > 0))
+      continue;
+    double z = l / sqrt(v);
+    /* Strictly larger: ties keep the shorter stretch. */
+    if (!c->has_scan || fabs(z) > fabs(c->z)) {
+      c->has_scan = 1;
+      c->z = z;
+      c->scan_links = w;
+      c->since = stretch[w - 1];
+      lbest = l;
+      sbest = sqrt(v);
+    }
+  }
+  if (!c->has_scan)
+    return;
+  c->scan_pct = 100 * expm1(lbest);
+  c->scan_lo_pct = 100 * expm1(lbest - 1.96 * sbest);
+  c->scan_hi_pct = 100 * expm1(lbest + 1.96 * sbest);
+}
 
 bs_status bs_history_chain(const bs_history_link *links, size_t n,
                            bs_history_point *points, bs_history_creep *creep,
@@ -53,20 +96,39 @@ bs_status bs_history_chain(const bs_history_link *links, size_t n,
   creep->has_chain = 1;
   creep->chain = chain;
   creep->index = points[last].chained_index;
-  creep->creep_pct = 100 * (creep->index - 1);
-  /* The stretch I_last multiplies: back along the chain to the link after
-   * the last acknowledged one. */
-  int up = creep->creep_pct > 0, excluded = 0;
+  creep->acknowledged = links[last].acknowledged != 0;
+  /* The stretch I_last multiplies, newest first: back along the chain to
+   * the link after the last acknowledged one. Its indices are kept in
+   * the scan's window only (at most BS_HISTORY_CREEP_MAX_LINKS). */
+  size_t stretch[BS_HISTORY_CREEP_MAX_LINKS];
   for (size_t k = n; k-- > 0;) {
     if (points[k].chain != chain)
       continue;
     if (k != last && links[k].acknowledged)
       break;
+    if (creep->links < BS_HISTORY_CREEP_MAX_LINKS)
+      stretch[creep->links] = k;
     creep->links++;
-    if (up ? links[k].significant_regression : links[k].significant_improvement)
-      excluded = 1;
   }
-  creep->creeping = fabs(creep->creep_pct) >= BS_HISTORY_CREEP_PCT && !excluded;
+  scan(links, stretch,
+       creep->links < BS_HISTORY_CREEP_MAX_LINKS ? creep->links
+                                                 : BS_HISTORY_CREEP_MAX_LINKS,
+       creep);
+  creep->creep_pct =
+      creep->has_scan ? creep->scan_pct : 100 * (creep->index - 1);
+  if (!creep->has_scan || creep->acknowledged ||
+      !(fabs(creep->z) >= BS_HISTORY_CREEP_Z) ||
+      !(fabs(creep->scan_pct) >= BS_HISTORY_CREEP_PCT))
+    return BS_OK;
+  /* No link of the stretch w* was a change the gate caught in the creep's
+   * direction. */
+  int up = creep->scan_pct > 0;
+  for (size_t w = 0; w < creep->scan_links; w++) {
+    const bs_history_link *k = &links[stretch[w]];
+    if (up ? k->significant_regression : k->significant_improvement)
+      return BS_OK;
+  }
+  creep->creeping = 1;
   return BS_OK;
 }
 
@@ -175,6 +237,9 @@ bs_status bs_history_results(const bs_analysis *an, const char *candidate,
       r->significant_regression = cc->significant_regression;
       r->significant_improvement = cc->significant_improvement;
       r->delta_pct = cc->delta_pct;
+      /* The interval of med(d) in percent of med(b), as Δ% is. */
+      r->delta_lo_pct = 100 * (cc->ci_low_us / cc->median_baseline_us);
+      r->delta_hi_pct = 100 * (cc->ci_high_us / cc->median_baseline_us);
       r->blocks = cc->blocks;
     }
   }
@@ -216,6 +281,8 @@ void bs_history_free(bs_history *h) {
   }
   free(h->cases);
   free(h->groups);
+  free(h->step_refs);
+  free(h->open_cases);
   free(h);
 }
 
@@ -255,16 +322,28 @@ static bs_status order_results(bs_history_result *res, size_t n) {
   return BS_OK;
 }
 
+/* Whether run r is an A/A run: its manifest names the A/A pair and its
+ * candidate, if it names one, is of that pair. */
+static int aa_run(const bs_history_run *r) {
+  const char *a = bs_manifest_get(r->manifest, "aa_a");
+  const char *b = bs_manifest_get(r->manifest, "aa_b");
+  if (!known(a) || !known(b))
+    return 0;
+  const char *c = r->impl;
+  return !known(c) || !strcmp(c, a) || !strcmp(c, b);
+}
+
 /* What a run's results count towards: acknowledgements and verdicts. */
 static bs_status tally_run(bs_history *h, bs_history_run *r,
                            const bs_acks *acks) {
   if (order_results(r->results, r->nresults))
     return BS_ENOMEM;
   r->native = bs_manifest_require_native(r->manifest, NULL) == BS_OK;
+  r->aa = aa_run(r);
   for (size_t k = 0; k < r->nresults; k++) {
     bs_history_result *res = &r->results[k];
     res->ack = bs_acks_find(acks, r->commit, res->benchmark, res->dataset);
-    if (!res->has_cmp)
+    if (!res->has_cmp || r->aa)
       continue;
     r->compared++;
     if (res->ack)
@@ -432,7 +511,7 @@ static bs_status collect_cases(bs_history *h, bs_error *err) {
 }
 
 /* Spearman drift over the medians of the last BS_HISTORY_DRIFT_RUNS runs
- * of the newest group that measured the case. */
+ * of the newest group that measured the case, and its calibrated flag. */
 static bs_status drift(bs_history *h, bs_history_case *hc) {
   double x[BS_HISTORY_DRIFT_RUNS];
   size_t n = 0;
@@ -461,12 +540,54 @@ static bs_status drift(bs_history *h, bs_history_case *hc) {
   if (st == BS_ENOMEM)
     return st;
   hc->has_drift = st == BS_OK;
-  h->drifting += hc->has_drift && hc->drift.drifted;
+  /* The rank test alone is calibrated (its noise is the medians' own
+   * spread); the size keeps a tiny but steady drift from being flagged. */
+  hc->drift_flagged =
+      hc->has_drift && hc->drift.p < BS_HISTORY_DRIFT_ALPHA &&
+      100 * fabs(hc->drift.relative_shift) >= BS_HISTORY_DRIFT_MIN_PCT;
+  h->drifting += hc->drift_flagged != 0;
   return BS_OK;
 }
 
+/* The open significant regression of a case (bs_history_open): links
+ * [0, n) with their points, at[k] the entry of link k. */
+static void open_regression(const bs_history *h, bs_history_case *hc,
+                            const bs_history_link *links,
+                            const bs_history_point *pts, const size_t *at,
+                            size_t n) {
+  if (n == 0 || links[n - 1].acknowledged)
+    return; /* an acknowledged newest link closes the stretch */
+  size_t chain = pts[n - 1].chain, first = n - 1;
+  for (size_t k = n - 1; k-- > 0;) {
+    if (pts[k].chain != chain)
+      continue;
+    if (links[k].acknowledged)
+      break;
+    first = k;
+  }
+  /* ln of the product from each link to the newest, oldest first: the
+   * oldest regression whose change still stands is where it began. */
+  double rest = 0;
+  for (size_t k = first; k < n; k++)
+    if (pts[k].chain == chain)
+      rest += log1p(links[k].delta_pct / 100);
+  for (size_t k = first; k < n; k++) {
+    if (pts[k].chain != chain)
+      continue;
+    const bs_history_entry *e = &hc->entries[at[k]];
+    if (links[k].significant_regression && h->runs[e->run].native &&
+        rest >= log1p(BS_HISTORY_CREEP_PCT / 100)) {
+      hc->open.regression = 1;
+      hc->open.regression_entry = at[k];
+      hc->open.regression_pct = 100 * expm1(rest);
+      return;
+    }
+    rest -= log1p(links[k].delta_pct / 100);
+  }
+}
+
 /* The chains and creep of a case (its links: the runs that compared it
- * with a finite Δ%). */
+ * with a finite Δ%, A/A runs apart) and its open regression. */
 static bs_status chain_case(bs_history *h, bs_history_case *hc, bs_error *err) {
   size_t cap = hc->nentries ? hc->nentries : 1;
   bs_history_link *links = calloc(cap, sizeof *links);
@@ -479,15 +600,21 @@ static bs_status chain_case(bs_history *h, bs_history_case *hc, bs_error *err) {
   }
   size_t n = 0;
   for (size_t i = 0; i < hc->nentries; i++) {
-    const bs_history_entry *e = &hc->entries[i];
+    bs_history_entry *e = &hc->entries[i];
     const bs_history_run *r = &h->runs[e->run];
     const bs_history_result *res = e->result;
-    if (!res->has_cmp || !isfinite(res->delta_pct))
+    /* Not a link: nothing of a chain stays in the entry. */
+    e->link = 0;
+    e->chain = 0;
+    e->chained_index = 0;
+    if (!res->has_cmp || r->aa || !isfinite(res->delta_pct))
       continue;
     links[n].commit = r->commit;
     links[n].baseline_commit = r->baseline_commit;
     links[n].group = r->group;
     links[n].delta_pct = res->delta_pct;
+    links[n].lo_pct = res->delta_lo_pct;
+    links[n].hi_pct = res->delta_hi_pct;
     links[n].significant_regression = res->significant_regression;
     links[n].significant_improvement = res->significant_improvement;
     links[n].acknowledged = res->ack != NULL;
@@ -501,12 +628,99 @@ static bs_status chain_case(bs_history *h, bs_history_case *hc, bs_error *err) {
     e->chain = pts[k].chain;
     e->chained_index = pts[k].chained_index;
   }
+  if (hc->creep.has_scan)
+    hc->creep.since = at[hc->creep.since];
   h->creeping += hc->creep.creeping != 0;
+  open_regression(h, hc, links, pts, at, n);
 done:
   free(links);
   free(pts);
   free(at);
   return st;
+}
+
+/* The change points of a case over the medians of its drift group (the
+ * newest BS_HISTORY_STEP_RUNS of them), seeded from its name so that the
+ * same history gives the same steps whatever else the archive holds. */
+static bs_status steps_case(const bs_history *h, bs_history_case *hc,
+                            bs_error *err) {
+  size_t g = hc->drift_group, n = 0;
+  if (g == (size_t)-1)
+    return BS_OK;
+  size_t first = hc->nentries;
+  for (size_t i = hc->nentries; i-- > 0 && n < BS_HISTORY_STEP_RUNS;) {
+    const bs_history_entry *e = &hc->entries[i];
+    if (e->result->has_median && h->runs[e->run].group == g) {
+      n++;
+      first = i;
+    }
+  }
+  double *x = malloc((n ? n : 1) * sizeof *x);
+  size_t *at = malloc((n ? n : 1) * sizeof *at);
+  if (!x || !at) {
+    free(x);
+    free(at);
+    return bs__oom(err);
+  }
+  size_t m = 0;
+  for (size_t i = first; i < hc->nentries; i++) {
+    const bs_history_entry *e = &hc->entries[i];
+    if (e->result->has_median && h->runs[e->run].group == g) {
+      x[m] = e->result->median;
+      at[m++] = i;
+    }
+  }
+  uint64_t seed =
+      bs__hash_bytes(bs__hash_bytes(0, hc->benchmark, strlen(hc->benchmark)),
+                     hc->dataset, strlen(hc->dataset));
+  bs_status st =
+      bs_history_detect_steps(x, m, seed, &hc->steps, &hc->nsteps, err);
+  for (size_t k = 0; !st && k < hc->nsteps; k++) {
+    bs_history_step *sp = &hc->steps[k];
+    /* Acknowledged when acks.csv covers its run or the series' run just
+     * before or after it: the split is found to ±1 run. */
+    size_t i = sp->entry;
+    for (size_t j = i ? i - 1 : 0; j <= i + 1 && j < m; j++)
+      sp->acknowledged |= hc->entries[at[j]].result->ack != NULL;
+    sp->entry = at[i];
+    sp->entry_before = at[sp->entry_before];
+  }
+  hc->steps_n = m;
+  free(x);
+  free(at);
+  return st;
+}
+
+/* The open change point and creep of a case, and the earliest of all. */
+static void open_case(bs_history *h, bs_history_case *hc) {
+  bs_history_open *o = &hc->open;
+  if (hc->nsteps) {
+    double newest = hc->steps[hc->nsteps - 1].after;
+    for (size_t k = 0; k < hc->nsteps; k++) {
+      const bs_history_step *sp = &hc->steps[k];
+      double still = 100 * (newest / sp->before - 1);
+      if (!sp->acknowledged && sp->size_pct >= BS_HISTORY_CREEP_PCT &&
+          still >= BS_HISTORY_CREEP_PCT) {
+        o->step = 1;
+        o->step_index = k;
+        o->step_pct = still;
+        break;
+      }
+    }
+  }
+  o->creep = hc->creep.creeping && hc->creep.creep_pct > 0;
+  size_t since = (size_t)-1;
+  if (o->regression)
+    since = o->regression_entry;
+  if (o->step && hc->steps[o->step_index].entry < since)
+    since = hc->steps[o->step_index].entry;
+  if (o->creep && hc->creep.since < since)
+    since = hc->creep.since;
+  o->any = since != (size_t)-1;
+  o->since = o->any ? since : 0;
+  h->open_regressions += o->regression != 0;
+  h->open_steps += o->step != 0;
+  h->open_creeps += o->creep != 0;
 }
 
 /* The medians of a case: how many, their range and the newest. */
@@ -525,6 +739,65 @@ static void median_range(bs_history_case *hc) {
   hc->max_median = hc->measured ? hi : 0.0;
 }
 
+/* A list item with its sort key: the run (date order) where it began,
+ * then its case and step. Keys are unique, so qsort's order is total. */
+typedef struct listed {
+  size_t run, case_idx, step;
+} listed;
+
+static int cmp_listed(const void *pa, const void *pb) {
+  const listed *a = pa, *b = pb;
+  if (a->run != b->run)
+    return a->run > b->run ? -1 : 1; /* newest first */
+  if (a->case_idx != b->case_idx)
+    return a->case_idx < b->case_idx ? -1 : 1;
+  return a->step > b->step ? -1 : a->step < b->step;
+}
+
+/* The model's lists of steps and open cases (see bs_history). */
+static bs_status model_lists(bs_history *h, bs_error *err) {
+  size_t nsteps = 0, nopen = 0;
+  for (size_t c = 0; c < h->ncases; c++) {
+    nsteps += h->cases[c].nsteps;
+    nopen += h->cases[c].open.any != 0;
+  }
+  size_t most = nsteps > nopen ? nsteps : nopen;
+  listed *v = malloc((most ? most : 1) * sizeof *v);
+  if (!v)
+    return bs__oom(err);
+  if ((nsteps && !(h->step_refs = malloc(nsteps * sizeof *h->step_refs))) ||
+      (nopen && !(h->open_cases = malloc(nopen * sizeof *h->open_cases)))) {
+    free(v);
+    return bs__oom(err);
+  }
+  size_t m = 0;
+  for (size_t c = 0; c < h->ncases; c++) {
+    const bs_history_case *hc = &h->cases[c];
+    for (size_t k = 0; k < hc->nsteps; k++)
+      v[m++] = (listed){hc->entries[hc->steps[k].entry].run, c, k};
+  }
+  if (m)
+    qsort(v, m, sizeof *v, cmp_listed);
+  for (size_t i = 0; i < m; i++) {
+    h->step_refs[i].case_idx = v[i].case_idx;
+    h->step_refs[i].step = v[i].step;
+  }
+  h->nstep_refs = m;
+  m = 0;
+  for (size_t c = 0; c < h->ncases; c++) {
+    const bs_history_case *hc = &h->cases[c];
+    if (hc->open.any)
+      v[m++] = (listed){hc->entries[hc->open.since].run, c, 0};
+  }
+  if (m)
+    qsort(v, m, sizeof *v, cmp_listed);
+  for (size_t i = 0; i < m; i++)
+    h->open_cases[i] = v[i].case_idx;
+  h->nopen_cases = m;
+  free(v);
+  return BS_OK;
+}
+
 bs_status bs_history_finish(bs_history *h, const bs_acks *acks, bs_error *err) {
   for (size_t i = 0; i < h->nruns; i++)
     if (tally_run(h, &h->runs[i], acks))
@@ -537,9 +810,9 @@ bs_status bs_history_finish(bs_history *h, const bs_acks *acks, bs_error *err) {
     bs_history_case *hc = &h->cases[c];
     if (drift(h, hc))
       st = bs__oom(err);
-    else
-      st = chain_case(h, hc, err);
+    else if (!(st = chain_case(h, hc, err)) && !(st = steps_case(h, hc, err)))
+      open_case(h, hc);
     median_range(hc);
   }
-  return st;
+  return st ? st : model_lists(h, err);
 }

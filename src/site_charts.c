@@ -111,9 +111,11 @@ static bs_status describe_chain(const site *s, size_t c, const char *file,
   if (!cols)
     return bs__oom(err);
   double lo = -BS_HISTORY_CREEP_PCT, hi = BS_HISTORY_CREEP_PCT;
+  int any = 0;
   for (size_t i = from; i < hc->nentries; i++) {
     if (!hc->entries[i].link)
       continue;
+    any = 1;
     double v = 100 * (hc->entries[i].chained_index - 1);
     lo = fmin(lo, v);
     hi = fmax(hi, v);
@@ -132,10 +134,13 @@ static bs_status describe_chain(const site *s, size_t c, const char *file,
   gate.line_width = 1;
   bs_plot_hline(p, BS_HISTORY_CREEP_PCT, &gate, NULL);
   bs_plot_hline(p, -BS_HISTORY_CREEP_PCT, &gate, NULL);
-  bs_plot_keyentry(p, BS_PLOT_LINES,
-                   "creep threshold (\xc2\xb1"
-                   "3 %)",
-                   &gate);
+  /* No link shown (runs that are no paired comparisons): no key entry
+   * either, since gnuplot fails on a plot of a key entry alone. */
+  if (any)
+    bs_plot_keyentry(p, BS_PLOT_LINES,
+                     "creep threshold (\xc2\xb1"
+                     "3 %)",
+                     &gate);
   run_axis(s, c, p);
   /* One line per chain, in the colour of its group. */
   size_t titled = 0;
@@ -333,7 +338,7 @@ static char *chain_alt(const site *s, size_t c) {
   return bs__strdupf(
       "Chained change of %s: along its newest chain the %zu latest paired "
       "changes multiply to %s%s.",
-      name, hc->creep.links,
+      name, hc->creep.has_scan ? hc->creep.scan_links : hc->creep.links,
       bs__fmt_pct_signed(pct, sizeof pct, hc->creep.creep_pct),
       hc->creep.creeping ? ", a creep no single gate caught" : "");
 }

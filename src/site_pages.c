@@ -139,7 +139,7 @@ static void set_commit(bs_tval *t, const char *commit) {
 /* A case's drift test, as the index and its history page state it. */
 static void drift_fields(bs_tval *dr, const bs_history_case *hc) {
   char buf[64];
-  bs_tval_set_bool(dr, "flagged", hc->drift.drifted);
+  bs_tval_set_bool(dr, "flagged", hc->drift_flagged);
   bs_tval_set_str(
       dr, "shift",
       bs__fmt_pct_signed(buf, sizeof buf, 100 * hc->drift.relative_shift));
