@@ -4,12 +4,8 @@
  * newest 50 of them) and index.json (every case with its files, newest
  * median and what is open), so that tools never scrape HTML.
  *
- * What is open is worked out here from the model's fields: an
- * unacknowledged significant regression of a native run along the newest
- * chain since its last restart whose change still stands (the links from
- * it to the newest multiply to at least 1 + δ/100), an unacknowledged
- * significant change point upwards of at least δ whose level the newest
- * median still exceeds by δ, and an upward creep. */
+ * What is open is the history model's (bs_history_open): the site only
+ * renders it. */
 #include "site_int.h"
 
 #include "grow.h"
@@ -22,78 +18,29 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define DELTA_PCT 3.0 /* the gate's δ */
 #define FEED_ENTRIES 50
 
 void bs__site_open(const site *s, size_t c, site_open *o) {
   const bs_history_case *hc = &s->h->cases[c];
-  const bs_history_run *runs = s->h->runs;
+  const bs_history_open *op = &hc->open;
   memset(o, 0, sizeof *o);
-  /* The newest chain since its last restart: entries [from, to). */
-  size_t to = hc->nentries;
-  while (to > 0 && !hc->entries[to - 1].link)
-    to--;
-  if (to > 0) {
-    size_t chain = hc->entries[to - 1].chain, from = to - 1;
-    while (from > 0) {
-      const bs_history_entry *p = &hc->entries[from - 1];
-      if (p->link && (p->chain != chain || p->result->ack))
-        break;
-      from--;
-    }
-    /* The oldest unacknowledged significant regression whose change
-     * still stands: the product of the links from it to the newest. */
-    for (size_t i = from; i < to && !o->regression; i++) {
-      const bs_history_entry *e = &hc->entries[i];
-      const bs_history_result *r = e->result;
-      if (!e->link || !r->significant_regression || r->ack ||
-          !runs[e->run].native)
-        continue;
-      double prod = 1;
-      for (size_t k = i; k < to; k++)
-        if (hc->entries[k].link)
-          prod *= 1 + hc->entries[k].result->delta_pct / 100;
-      if (100 * (prod - 1) >= DELTA_PCT) {
-        o->regression = 1;
-        o->regression_entry = i;
-        o->regression_pct = 100 * (prod - 1);
-      }
-    }
-  }
-  /* The oldest open change point upwards. */
-  const bs_history_result *nw = hc->newest;
-  for (size_t k = 0; k < hc->nsteps && nw && !o->step; k++) {
-    const bs_history_step *sp = &hc->steps[k];
-    if (!sp->significant || sp->acknowledged || sp->size_pct < DELTA_PCT ||
-        sp->entry >= hc->nentries || !(sp->before > 0))
-      continue;
-    double now = 100 * (nw->median / sp->before - 1);
-    if (now >= DELTA_PCT) {
-      o->step = 1;
-      o->step_index = k;
-      o->step_pct = now;
-    }
-  }
+  o->regression = op->regression;
+  o->regression_entry = op->regression_entry;
+  o->regression_pct = op->regression_pct;
+  o->step = op->step;
+  o->step_index = op->step_index;
+  o->step_pct = op->step_pct;
   const bs_history_creep *cr = &hc->creep;
-  double creep = cr->has_scan ? cr->scan_pct : cr->creep_pct;
-  if (cr->creeping && creep > 0) {
+  if (op->creep) {
     o->creep = 1;
-    o->creep_pct = creep;
+    o->creep_pct = cr->has_scan ? cr->scan_pct : cr->creep_pct;
     o->creep_entry =
         cr->has_scan && cr->since < hc->nentries
             ? cr->since
             : (hc->nentries > cr->links ? hc->nentries - cr->links : 0);
   }
-  o->any = o->regression || o->step || o->creep;
-  o->since = SIZE_MAX;
-  if (o->regression)
-    o->since = o->regression_entry;
-  if (o->step && hc->steps[o->step_index].entry < o->since)
-    o->since = hc->steps[o->step_index].entry;
-  if (o->creep && o->creep_entry < o->since)
-    o->since = o->creep_entry;
-  if (!o->any)
-    o->since = 0;
+  o->any = op->any;
+  o->since = op->any ? op->since : 0;
 }
 
 /* ---- Significant changes: the regressions page and the feed ------------- */
