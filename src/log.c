@@ -840,27 +840,6 @@ const bs_case *bs_log_row_case(const bs_log *log, const bs_row *row) {
   return &log->index[log->case_pos[row->cid]];
 }
 
-/* The wide entry of row (which has one). */
-static const wide_ent *wide_of(const bs_log *log, const bs_row *row) {
-  size_t id = (size_t)(row - log->rows), lo = 0, hi = log->nwide;
-  while (hi - lo > 1) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (log->wide[mid].row <= id)
-      lo = mid;
-    else
-      hi = mid;
-  }
-  return &log->wide[lo];
-}
-
-uint64_t bs_log_wide_run(const bs_log *log, const bs_row *row) {
-  return row->wide ? wide_of(log, row)->run : row->run32;
-}
-
-int64_t bs_log_wide_block(const bs_log *log, const bs_row *row) {
-  return row->wide ? wide_of(log, row)->block : row->block32;
-}
-
 double bs_log_value(const bs_log *log, const bs_row *row, bs_metric m) {
   if (m == BS_METRIC_WALL)
     return row->per_call_us;

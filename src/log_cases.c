@@ -433,3 +433,26 @@ fail:
   bs__big_release(&mem);
   return BS_ENOMEM;
 }
+
+/* ---- Runs and blocks wider than 32 bits --------------------------------- */
+
+/* The wide entry of row (which has one). */
+static const wide_ent *wide_of(const bs_log *log, const bs_row *row) {
+  size_t id = (size_t)(row - log->rows), lo = 0, hi = log->nwide;
+  while (hi - lo > 1) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (log->wide[mid].row <= id)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return &log->wide[lo];
+}
+
+uint64_t bs_log_wide_run(const bs_log *log, const bs_row *row) {
+  return row->wide ? wide_of(log, row)->run : row->run32;
+}
+
+int64_t bs_log_wide_block(const bs_log *log, const bs_row *row) {
+  return row->wide ? wide_of(log, row)->block : row->block32;
+}

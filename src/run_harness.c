@@ -654,7 +654,7 @@ bs_status bs__harness_parse(bs_run_mode mode, const char *text, size_t len,
   const bs__adapter *ad = bs__adapter_for(mode);
   bs_run_impl impl = {"a", "x", NULL};
   bs_run_options o;
-  bs_run_options_init(&o);
+  memset(&o, 0, sizeof o); /* parsing reads the mode, impls and filter */
   o.mode = mode;
   o.impls = &impl;
   o.nimpls = 1;

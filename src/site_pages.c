@@ -780,3 +780,28 @@ bs_status bs__site_emit_page(site *s, const char *tname, bs_tdata *d,
                              const char *file, int rank, bs_error *err) {
   return emit_page(s, tname, d, file, rank, NULL, err);
 }
+
+/* What is open for case c, as the index and the views show it: the
+ * history model's bs_history_open, with the creep's size and start. */
+void bs__site_open(const site *s, size_t c, site_open *o) {
+  const bs_history_case *hc = &s->h->cases[c];
+  const bs_history_open *op = &hc->open;
+  memset(o, 0, sizeof *o);
+  o->regression = op->regression;
+  o->regression_entry = op->regression_entry;
+  o->regression_pct = op->regression_pct;
+  o->step = op->step;
+  o->step_index = op->step_index;
+  o->step_pct = op->step_pct;
+  const bs_history_creep *cr = &hc->creep;
+  if (op->creep) {
+    o->creep = 1;
+    o->creep_pct = cr->has_scan ? cr->scan_pct : cr->creep_pct;
+    o->creep_entry =
+        cr->has_scan && cr->since < hc->nentries
+            ? cr->since
+            : (hc->nentries > cr->links ? hc->nentries - cr->links : 0);
+  }
+  o->any = op->any;
+  o->since = op->any ? op->since : 0;
+}
