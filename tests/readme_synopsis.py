@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""The README's synopses and the man page's SYNOPSIS say what --help says.
+
+Usage: readme_synopsis.py BENCHSITE SOURCE_DIR
+
+For every command, the "usage:" paragraph of `benchsite CMD --help` (its
+lines up to the first blank line) must appear, byte for byte, as a fenced
+code block of README.md, and the man page benchsite(1), rendered with
+groff, must list the same words in its SYNOPSIS. The list of commands is
+read from `benchsite --help`, so a new command without a synopsis fails
+too. Exit 0 when all agree, 1 with every difference printed; 77 (skipped)
+when groff is missing and the README agrees.
+"""
+import difflib
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+
+def run(argv):
+    p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if p.returncode != 0:
+        sys.exit("%s: exit %d: %s" % (" ".join(argv), p.returncode,
+                                      p.stderr.decode(errors="replace")))
+    return p.stdout.decode()
+
+
+def commands(bin_):
+    """The commands `benchsite --help` lists, in its order."""
+    text = run([bin_, "--help"])
+    body = text.split("\ncommands:\n", 1)[1].split("\n\n", 1)[0]
+    return [m.group(1) for m in re.finditer(r"^  ([a-z]+) ", body, re.M)]
+
+
+def usage(bin_, cmd):
+    """The usage paragraph of `benchsite CMD --help`, without "usage: "."""
+    text = run([bin_, cmd, "--help"])
+    if not text.startswith("usage: benchsite %s " % cmd):
+        sys.exit("%s --help does not begin with its usage line" % cmd)
+    return text.split("\n\n", 1)[0] + "\n"
+
+
+def fenced_blocks(markdown):
+    """Every fenced code block of a Markdown text, as its text."""
+    blocks, cur, fence = [], None, None
+    for line in markdown.splitlines(keepends=True):
+        m = re.match(r"^(```+|~~~+)", line)
+        if cur is None and m:
+            cur, fence = [], m.group(1)
+        elif cur is not None and line.rstrip("\n") == fence:
+            blocks.append("".join(cur))
+            cur = None
+        elif cur is not None:
+            cur.append(line)
+    return blocks
+
+
+def words(text):
+    return text.replace("usage:", " ").split()
+
+
+def man_synopsis(page):
+    """SYNOPSIS of a man page as groff renders it: one entry per command,
+    as a list of words (entries begin with "benchsite CMD")."""
+    out = subprocess.run(
+        ["groff", "-man", "-Tutf8", "-rLL=5000n", "-P-cbu", page],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=True,
+        env=dict(os.environ, LC_ALL="C.UTF-8")).stdout.decode()
+    m = re.search(r"^SYNOPSIS\n(.*?)\n(?=\S)", out, re.S | re.M)
+    if not m:
+        sys.exit("%s: no SYNOPSIS section" % page)
+    return [line.split() for line in m.group(1).splitlines() if line.strip()]
+
+
+def main():
+    bin_, src = sys.argv[1], sys.argv[2]
+    with open(os.path.join(src, "README.md"), encoding="utf-8") as f:
+        blocks = fenced_blocks(f.read())
+    failures = 0
+    cmds = commands(bin_)
+    if len(cmds) < 9:
+        sys.exit("benchsite --help lists only %d commands: %s" %
+                 (len(cmds), cmds))
+    usages = {c: usage(bin_, c) for c in cmds}
+    for cmd, want in usages.items():
+        if want in blocks:
+            continue
+        failures += 1
+        near = [b for b in blocks if b.startswith("usage: benchsite %s " % cmd)]
+        print("README.md: no code block holds `benchsite %s --help`'s usage"
+              % cmd)
+        for b in near[:1]:
+            sys.stdout.writelines(difflib.unified_diff(
+                b.splitlines(keepends=True), want.splitlines(keepends=True),
+                "README.md", "benchsite %s --help" % cmd))
+    if shutil.which("groff") is None:
+        print("groff is missing: the man page's SYNOPSIS was not checked")
+        return 1 if failures else 77
+    page = os.path.join(src, "src", "cli", "benchsite.1")
+    entries = man_synopsis(page)
+    for cmd, want in usages.items():
+        # a command's usage may hold several lines beginning "benchsite CMD"
+        # (archive add|verify|list): split it the same way the man page does
+        want_entries = []
+        for w in words(want):
+            if w == "benchsite":
+                want_entries.append([])
+            want_entries[-1].append(w)
+        for we in want_entries:
+            if we in entries:
+                continue
+            failures += 1
+            near = [e for e in entries if e[:2] == we[:2]]
+            print("benchsite.1: SYNOPSIS differs from `benchsite %s --help`"
+                  % cmd)
+            print("  --help: " + " ".join(we))
+            print("  man:    " + (" ".join(near[0]) if near else "(missing)"))
+    if failures:
+        print("%d synopsis difference(s)" % failures)
+        return 1
+    print("README.md and benchsite.1 match --help for %d commands"
+          % len(usages))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
