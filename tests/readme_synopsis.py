@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""The README's synopses and the man page's SYNOPSIS say what --help says.
+"""The README's synopses and the man page's SYNOPSIS say what --help says,
+and the README's example outputs are what the commands print.
 
 Usage: readme_synopsis.py BENCHSITE SOURCE_DIR
 
@@ -8,7 +9,11 @@ lines up to the first blank line) must appear, byte for byte, as a fenced
 code block of README.md, and the man page benchsite(1), rendered with
 groff, must list the same words in its SYNOPSIS. The list of commands is
 read from `benchsite --help`, so a new command without a synopsis fails
-too. Exit 0 when all agree, 1 with every difference printed; 77 (skipped)
+too. Every code block of the README that begins with `$ benchsite CMD`
+(CMD one of the commands that write nothing unless asked: compare, tune,
+noise, check) is run from SOURCE_DIR and must print what the block shows
+below that line (standard output, then standard error; a line "..."
+stands for any lines). Exit 0 when all agree, 1 with every difference printed; 77 (skipped)
 when groff is missing and the README agrees.
 """
 import difflib
@@ -57,6 +62,45 @@ def fenced_blocks(markdown):
     return blocks
 
 
+READ_ONLY = ("compare", "tune", "noise", "check")
+
+
+def shown_matches(shown, actual):
+    """Whether the lines shown match the lines printed; a line that is
+    "..." (blanks around it allowed) matches any run of lines."""
+    if not shown:
+        return not actual
+    if shown[0].strip() == "...":
+        return any(shown_matches(shown[1:], actual[i:])
+                   for i in range(len(actual) + 1))
+    return bool(actual) and shown[0] == actual[0] and \
+        shown_matches(shown[1:], actual[1:])
+
+
+def check_examples(bin_, src, blocks):
+    failures = 0
+    for b in blocks:
+        if not b.startswith("$ benchsite "):
+            continue
+        first, _, rest = b.partition("\n")
+        argv = first[2:].split()
+        if argv[1] not in READ_ONLY:
+            print("README.md: `%s`: only %s are run here" %
+                  (first, ", ".join(READ_ONLY)))
+            failures += 1
+            continue
+        p = subprocess.run([bin_] + argv[1:], cwd=src, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE)
+        actual = (p.stdout + p.stderr).decode().splitlines()
+        if not shown_matches(rest.splitlines(), actual):
+            failures += 1
+            print("README.md: `%s` prints something else:" % first[2:])
+            sys.stdout.writelines(difflib.unified_diff(
+                [l + "\n" for l in rest.splitlines()],
+                [l + "\n" for l in actual], "README.md", "printed"))
+    return failures
+
+
 def words(text):
     return text.replace("usage:", " ").split()
 
@@ -95,6 +139,7 @@ def main():
             sys.stdout.writelines(difflib.unified_diff(
                 b.splitlines(keepends=True), want.splitlines(keepends=True),
                 "README.md", "benchsite %s --help" % cmd))
+    failures += check_examples(bin_, src, blocks)
     if shutil.which("groff") is None:
         print("groff is missing: the man page's SYNOPSIS was not checked")
         return 1 if failures else 77
@@ -118,10 +163,10 @@ def main():
             print("  --help: " + " ".join(we))
             print("  man:    " + (" ".join(near[0]) if near else "(missing)"))
     if failures:
-        print("%d synopsis difference(s)" % failures)
+        print("%d difference(s) between README.md, benchsite.1 and the program" % failures)
         return 1
-    print("README.md and benchsite.1 match --help for %d commands"
-          % len(usages))
+    print("README.md and benchsite.1 match --help for %d commands; the "
+          "README's example outputs are what the commands print" % len(usages))
     return 0
 
 
