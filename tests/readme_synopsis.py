@@ -2,7 +2,7 @@
 """The README's synopses and the man page's SYNOPSIS say what --help says,
 and the README's example outputs are what the commands print.
 
-Usage: readme_synopsis.py BENCHSITE SOURCE_DIR
+Usage: readme_synopsis.py BENCHSITE SOURCE_DIR [--update]
 
 For every command, the "usage:" paragraph of `benchsite CMD --help` (its
 lines up to the first blank line) must appear, byte for byte, as a fenced
@@ -15,6 +15,11 @@ noise, check) is run from SOURCE_DIR and must print what the block shows
 below that line (standard output, then standard error; a line "..."
 stands for any lines). Exit 0 when all agree, 1 with every difference printed; 77 (skipped)
 when groff is missing and the README agrees.
+
+--update rewrites README.md instead: each "usage: benchsite CMD" block
+from CMD --help, and each `$ benchsite` block without a "..." line from
+what the command prints (after a change to --help or to the output,
+e.g. a merge); the man page is left to be edited by hand.
 """
 import difflib
 import os
@@ -118,8 +123,39 @@ def man_synopsis(page):
     return [line.split() for line in m.group(1).splitlines() if line.strip()]
 
 
+def update(bin_, src):
+    path = os.path.join(src, "README.md")
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    usages = {c: usage(bin_, c) for c in commands(bin_)}
+
+    def block(m):
+        body = m.group(2)
+        first = body.split("\n", 1)[0]
+        for cmd, want in usages.items():
+            if first.startswith("usage: benchsite %s " % cmd):
+                return m.group(1) + want + m.group(3)
+        if first.startswith("$ benchsite ") and not any(
+                l.strip() == "..." for l in body.splitlines()):
+            argv = first[2:].split()
+            if argv[1] in READ_ONLY:
+                p = subprocess.run([bin_] + argv[1:], cwd=src,
+                                   stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE)
+                return m.group(1) + first + "\n" + \
+                    (p.stdout + p.stderr).decode() + m.group(3)
+        return m.group(0)
+
+    text = re.sub(r"^(```\n)(.*?)(^```$)", block, text, flags=re.M | re.S)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    return 0
+
+
 def main():
-    bin_, src = sys.argv[1], sys.argv[2]
+    bin_, src = os.path.abspath(sys.argv[1]), sys.argv[2]
+    if sys.argv[3:] == ["--update"]:
+        return update(bin_, src)
     with open(os.path.join(src, "README.md"), encoding="utf-8") as f:
         blocks = fenced_blocks(f.read())
     failures = 0
