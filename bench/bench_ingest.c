@@ -3,7 +3,13 @@
  * asserts nothing (the script compares them with Python's csv module).
  *
  *   bench_ingest --generate FILE MB   writes a realistic log of about MB
- *                                     megabytes (10^6 bytes) to FILE
+ *                                     megabytes (10^6 bytes) to FILE: few
+ *                                     large cases (1520 confirm rows each)
+ *   bench_ingest --generate-small FILE MB
+ *                                     the same size in many small cases,
+ *                                     as a CI run of a large suite writes
+ *                                     them: 20 blocks of two impls each
+ *                                     (about 49 450 cases in 100 MB)
  *   bench_ingest FILE [REPS]          reads FILE REPS times (default 3)
  *                                     with bs_log_read_file and reports the
  *                                     best time, MB/s and peak RSS
@@ -93,6 +99,49 @@ static int generate(const char *path, double mb) {
   return fclose(f);
 }
 
+/* Many small cases: per case a calibration of each of two impls by the
+ * runner's rule, then 20 rotated blocks of both (one run), the columns a
+ * CI log of `benchsite run` needs and no more. */
+static int generate_small(const char *path, double mb) {
+  static const char *const impls[] = {"main", "pr"};
+  FILE *f = fopen(path, "w");
+  if (!f)
+    return -1;
+  bs_rng g;
+  bs_rng_seed(&g, 7);
+  long long bytes = (long long)(mb * 1e6), written = 0;
+  int n = fprintf(f, "benchmark,impl,block,phase,iterations,per_call_us\n");
+  written += n;
+  for (int c = 0; written < bytes; c++) {
+    double base = 0.5 + (double)(c % 89) * 1.75;
+    long last[2] = {1, 1};
+    for (int k = 0; k < 2 && written < bytes; k++) {
+      long iters = 1;
+      for (;;) {
+        /* The rule on the value as printed, as check reads it back. */
+        char v[32];
+        snprintf(v, sizeof v, "%.17g", sample(&g, base * (1 + 0.01 * k)));
+        n = fprintf(f, "c%06d,%s,,calibration,%ld,%s\n", c, impls[k], iters, v);
+        written += n;
+        double t = (double)iters * strtod(v, NULL);
+        if (t >= 5000.0)
+          break;
+        double want = ceil((double)iters * 5000.0 / t);
+        iters = want > (double)(iters + 1) ? (long)want : iters + 1;
+      }
+      last[k] = iters;
+    }
+    for (int b = 0; b < 20 && written < bytes; b++)
+      for (int k = 0; k < 2; k++) {
+        int which = (b + k) % 2;
+        n = fprintf(f, "c%06d,%s,%d,confirm,%ld,%.17g\n", c, impls[which], b,
+                    last[which], sample(&g, base * (1 + 0.01 * which)));
+        written += n;
+      }
+  }
+  return fclose(f);
+}
+
 static void count_field(void *s, size_t len, void *data) {
   (void)s;
   (void)len;
@@ -132,8 +181,11 @@ static int libcsv_count(const char *path) {
 int main(int argc, char **argv) {
   if (argc == 3 && strcmp(argv[1], "--libcsv") == 0)
     return libcsv_count(argv[2]);
-  if (argc == 4 && strcmp(argv[1], "--generate") == 0) {
-    if (generate(argv[2], strtod(argv[3], NULL)) != 0) {
+  if (argc == 4 && (strcmp(argv[1], "--generate") == 0 ||
+                    strcmp(argv[1], "--generate-small") == 0)) {
+    double mb = strtod(argv[3], NULL);
+    if ((argv[1][10] ? generate_small(argv[2], mb) : generate(argv[2], mb)) !=
+        0) {
       fprintf(stderr, "bench_ingest: cannot write %s\n", argv[2]);
       return 3;
     }
@@ -141,6 +193,7 @@ int main(int argc, char **argv) {
   }
   if (argc != 2 && argc != 3) {
     fprintf(stderr, "usage: bench_ingest --generate FILE MB\n"
+                    "       bench_ingest --generate-small FILE MB\n"
                     "       bench_ingest FILE [REPS]\n"
                     "       bench_ingest --libcsv FILE\n");
     return 2;

@@ -1,24 +1,39 @@
 #!/bin/sh
-# Ingest speed of the commands users run on a generated ~100 MB log
-# (benchsite check, compare, archive add), beside the library reader alone
-# (bs_log_read_file), libcsv alone counting fields, and Python's csv.reader
-# on the same file, all in CPU time (user + sys: the machine may be
-# shared). Targets (issue 10): check, compare and archive add >= 150 MB/s
-# and >= 2x Python's bare csv.reader; the reader >= 100 MB/s with peak
-# memory <= 2x the parsed rows (issue 6). Prints, never fails on a slow
-# machine.
+# Ingest speed and memory of the commands users run (benchsite check,
+# compare --mode hotspot, archive add; compare's confirmatory bootstrap
+# too, on the first shape) on two generated ~100 MB logs of the same size:
+# few large cases (982 cases of 1520 confirm rows) and many small ones (a
+# CI run of a large suite: about 49 450 cases of 20 blocks of two impls).
+# Beside them, in the same script on the same files: libcsv alone counting
+# fields, and Python's bare csv.reader. Each command's CPU time (user +
+# sys of the child: the machine may be shared), its page faults and its
+# peak RSS (both from wait4's rusage) are printed side by side.
 #
-#   bench/bench_ingest.sh [BUILD_DIR] [MB]     (default build/release, 100)
+# Targets (issue 22): check, compare --mode hotspot and archive add >= 2x
+# the bare csv.reader on both shapes; peak RSS <= 1.3x the file for check
+# and archive add. Prints, never fails on a slow machine.
+#
+#   bench/bench_ingest.sh [BUILD_DIR] [MB] [BEFORE_BUILD_DIR]
+#
+# BUILD_DIR defaults to build/release, MB to 100. With BEFORE_BUILD_DIR
+# (a release build of an earlier commit: its benchsite is used, nothing is
+# built there) every command runs alternately with that build's benchsite
+# and this one's, best of 3 each, so both see the same load.
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$here/build/release}
 mb=${2:-100}
+before=${3:-}
 . "$here/bench/build.sh"
 bench_build "$build" bench_ingest benchsite_cli
+if [ -n "$before" ] && [ ! -x "$before/benchsite" ]; then
+  echo "bench_ingest.sh: no benchsite in $before" >&2
+  exit 2
+fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-log=$out/ingest.csv
-"$build/bench_ingest" --generate "$log" "$mb"
+"$build/bench_ingest" --generate "$out/large.csv" "$mb"
+"$build/bench_ingest" --generate-small "$out/small.csv" "$mb"
 cat >"$out/env.csv" <<'CSV'
 key,value
 target,native
@@ -28,27 +43,28 @@ protocol,Development
 baseline,main
 candidate,pr
 CSV
-"$build/bench_ingest" "$log" 3
-python3 - "$log" "$out" "$build" <<'PY'
-import csv, os, resource, subprocess, sys, time
-path, out, build = sys.argv[1:]
-mb = os.path.getsize(path) / 1e6
-bs = os.path.join(build, "benchsite")
+echo "library reader alone (bs_log_read_file), few large cases:"
+"$build/bench_ingest" "$out/large.csv" 3
+python3 - "$out" "$build" "$before" <<'PY'
+import csv, os, subprocess, sys, time
+out, build, before = sys.argv[1:]
 env = os.path.join(out, "env.csv")
+builds = [("before", before), ("after", build)] if before else [("", build)]
+narch = 0
 
-def child_cpu(argv, ok=(0,)):
-    # CPU time (user + sys) of one child process.
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    r = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if r.returncode not in ok:
-        sys.exit(f"{argv[0]} exited {r.returncode}: {r.stderr.decode()[:500]}")
-    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+def child(argv, ok=(0,)):
+    # CPU time (user + sys), minor + major page faults and peak RSS (KiB)
+    # of one child process, from its own rusage.
+    p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    err = p.stderr.read()
+    _, status, ru = os.wait4(p.pid, 0)
+    code = os.waitstatus_to_exitcode(status)
+    if code not in ok:
+        sys.exit(f"{argv[0]} exited {code}: {err.decode()[:500]}")
+    return (ru.ru_utime + ru.ru_stime, ru.ru_minflt + ru.ru_majflt,
+            ru.ru_maxrss)
 
-def best(fn, reps=3):
-    return min(fn(i) for i in range(reps))
-
-def csv_reader(_):
+def csv_reader(path):
     # csv.reader alone: rows as lists of strings, nothing checked.
     c0 = time.process_time()
     with open(path, newline="", encoding="utf-8") as f:
@@ -56,68 +72,52 @@ def csv_reader(_):
             pass
     return time.process_time() - c0
 
-def csv_parse(_):
-    # What bs_log_read_file does per row, in Python: the numbers converted
-    # and range-checked, the phase checked, the rows kept.
-    c0 = time.process_time()
-    rows = []
-    with open(path, newline="", encoding="utf-8") as f:
-        r = csv.reader(f)
-        h = next(r)
-        ix = {k: h.index(k) for k in h}
-        b, d, s, i, ru, bl, ph, it, us = (ix[k] for k in (
-            "benchmark", "dataset", "scale", "impl", "run", "block", "phase",
-            "iterations", "per_call_us"))
-        for row in r:
-            scale = float(row[s]) if row[s] else None
-            run = int(row[ru]) if row[ru] else 0
-            block = int(row[bl]) if row[bl] else -1
-            iters = int(row[it]) if row[it] else 0
-            t = float(row[us])
-            if not (t > 0) or (scale is not None and not scale > 0):
-                raise ValueError(row)
-            if row[ph] not in ("", "confirm", "calibration"):
-                raise ValueError(row)
-            rows.append((row[b], row[d], scale, row[i], run, block, row[ph],
-                         iters, t))
-    return time.process_time() - c0
+def commands(path, shape):
+    global narch
+    cmds = [("check", lambda bs: [bs, "check", path, "--manifest", env], (0,)),
+            ("compare --mode hotspot", lambda bs: [
+                bs, "compare", path, "--manifest", env, "--mode", "hotspot"],
+             (0,))]
+    def add(bs):
+        global narch
+        narch += 1
+        return [bs, "archive", "add", "--archive",
+                os.path.join(out, f"arch{narch}"), path, "--manifest", env]
+    cmds.append(("archive add (new archive)", add, (0,)))
+    if shape == "large":
+        cmds.append(("compare (confirmatory)", lambda bs: [
+            bs, "compare", path, "--manifest", env], (0, 1)))
+    return cmds
 
-py = best(csv_reader, 2)
-rows = [
-    ("libcsv alone, counting fields", best(lambda i: child_cpu(
-        [os.path.join(build, "bench_ingest"), "--libcsv", path]))),
-    ("python csv.reader alone", py),
-    ("python csv.reader + the reader's conversions", best(csv_parse, 1)),
-    ("benchsite check LOG --manifest M", best(lambda i: child_cpu(
-        [bs, "check", path, "--manifest", env]))),
-    ("benchsite compare LOG --manifest M", best(lambda i: child_cpu(
-        [bs, "compare", path, "--manifest", env], ok=(0, 1)))),
-    ("benchsite compare LOG --manifest M --mode hotspot", best(lambda i: child_cpu(
-        [bs, "compare", path, "--manifest", env, "--mode", "hotspot"]))),
-    ("benchsite archive add (new archive each time)", best(lambda i: child_cpu(
-        [bs, "archive", "add", "--archive", os.path.join(out, f"arch{i}"),
-         path, "--manifest", env]))),
-]
-print(f"{mb:.1f} MB log, CPU time (user + sys), best of 3 (Python: 2, 1)")
-for name, cpu in rows:
-    print(f"  {name:52s} {cpu:6.3f} s = {mb / cpu:6.1f} MB/s "
-          f"({py / cpu:4.2f}x csv.reader)")
-# compare reads the log with the same reader as check; what it spends
-# beyond check is its statistics (the bootstrap of every case at
-# R = 10 000), which no reader change can reduce.
-t = dict(rows)
-for mode, key in (("confirmatory", "benchsite compare LOG --manifest M"),
-                  ("hotspot", "benchsite compare LOG --manifest M --mode hotspot")):
-    extra = t[key] - t["benchsite check LOG --manifest M"]
-    print(f"  compare ({mode}) minus check: {extra:6.3f} s of statistics "
-          f"({100 * extra / t[key]:.0f} % of compare)")
-# The targets side by side: 150 MB/s, and twice csv.reader measured above.
-want = max(150.0, 2 * mb / py)
-for key in ("benchsite check LOG --manifest M",
-            "benchsite compare LOG --manifest M",
-            "benchsite archive add (new archive each time)"):
-    rate = mb / t[key]
-    print(f"  target {want:5.1f} MB/s (150 MB/s and 2x csv.reader): "
-          f"{key.split(' LOG')[0].split(' (')[0]:24s} {rate:6.1f} MB/s "
-          f"{'met' if rate >= want else 'not met'}")
+for shape, what in (("large", "few large cases"), ("small", "many small cases")):
+    path = os.path.join(out, shape + ".csv")
+    size = os.path.getsize(path)
+    mb = size / 1e6
+    with open(path, "rb") as f:
+        rows = sum(1 for _ in f) - 1
+    libcsv = min(child([os.path.join(build, "bench_ingest"), "--libcsv",
+                        path])[0] for _ in range(3))
+    py = min(csv_reader(path) for _ in range(2))
+    print(f"\n{what}: {mb:.1f} MB, {rows} rows; CPU time (user + sys), "
+          f"best of 3 (csv.reader: 2)")
+    print(f"  libcsv alone, counting fields   {libcsv:6.3f} s {mb / libcsv:6.1f}"
+          f" MB/s  ({py / libcsv:4.2f}x csv.reader)")
+    print(f"  python csv.reader alone         {py:6.3f} s {mb / py:6.1f} MB/s"
+          f"  (2x = {2 * mb / py:.1f} MB/s, {py / 2:.3f} s)")
+    print(f"  {'command':27s} {'build':6s} {'CPU s':>6s} {'MB/s':>6s} "
+          f"{'x csv.reader':>12s} {'faults':>8s} {'peak RSS':>10s} {'x file':>6s}")
+    for name, argv, ok in commands(path, shape):
+        reps = 1 if name.startswith("compare (conf") else 3
+        best = {}
+        for _ in range(reps):
+            for label, b in builds:
+                r = child(argv(os.path.join(b, "benchsite")), ok)
+                if label not in best or r[0] < best[label][0]:
+                    best[label] = r
+        for label, _ in builds:
+            cpu, faults, rss = best[label]
+            print(f"  {name:27s} {label:6s} {cpu:6.3f} {mb / cpu:6.1f} "
+                  f"{py / cpu:11.2f}x {faults:8d} {rss / 1024:6.1f} MiB "
+                  f"{rss * 1024 / size:5.2f}x")
+            name = ""
 PY

@@ -134,7 +134,8 @@ lab=$work/run-$(date -u +%Y%m%dT%H%M%S)
 mkdir -p "$lab/lib"
 cc=${CC:-cc}
 build_lib() { # OUT PLANT_PCT
-  "$cc" -O2 -fPIC -shared -std=c11 -I"$here/include" -DPLANT_PCT="$2" \
+  "$cc" -O2 -fno-toplevel-reorder -falign-functions=64 -fPIC -shared \
+    -std=c11 -I"$here/include" -DPLANT_PCT="$2" \
     -o "$1" "$here/bench/verdict/cases.c"
 }
 build_lib "$lab/lib/aa_a.so" 0 # the A/A pair: the same source, compiled twice

@@ -1,6 +1,9 @@
 /* Adding a run to an archive: validated (with check's admission check),
  * identified, stored complete or not at all under the archive's lock.
  * Reading and verifying is archive_read.c, acks archive_acks.c. */
+#if defined(__linux__) && !defined(_GNU_SOURCE)
+#define _GNU_SOURCE /* O_TMPFILE, AT_EMPTY_PATH: logs staged unnamed */
+#endif
 #include "benchsite/archive.h"
 
 #include "benchsite/log.h"
@@ -14,6 +17,7 @@
 #include "csvin.h"
 #include "fsutil.h"
 #include "grow.h"
+#include "input_int.h"
 #include "sha256.h"
 #include "strlist.h"
 #include "strset.h"
@@ -28,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -65,6 +70,44 @@ static int write_new_file(const char *path, const char *data, size_t len) {
   return close(fd);
 }
 
+/* Gives the staged (unnamed) file fd the new name `path`, synced; where
+ * it cannot be linked (no /proc, another file system), copies it. */
+static int link_staged(int fd, const char *path) {
+  if (fsync(fd))
+    return -1;
+#ifdef AT_EMPTY_PATH
+  if (linkat(fd, "", AT_FDCWD, path, AT_EMPTY_PATH) == 0)
+    return 0;
+  char proc[64];
+  snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+  if (linkat(AT_FDCWD, proc, AT_FDCWD, path, AT_SYMLINK_FOLLOW) == 0)
+    return 0;
+#endif
+  int out =
+      open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (out < 0)
+    return -1;
+  char buf[65536];
+  off_t at = 0;
+  for (;;) {
+    ssize_t r = pread(fd, buf, sizeof buf, at);
+    if (r < 0 && errno == EINTR)
+      continue;
+    if (r < 0 || (r > 0 && bs__write_all(out, buf, (size_t)r)))
+      break;
+    if (r == 0) {
+      if (fsync(out))
+        break;
+      return close(out);
+    }
+    at += r;
+  }
+  int e = errno;
+  close(out);
+  errno = e;
+  return -1;
+}
+
 /* ---- Results ------------------------------------------------------------- */
 
 void bs_archive_add_result_init(bs_archive_add_result *r) {
@@ -91,9 +134,13 @@ void bs_archive_verify_result_release(bs_archive_verify_result *r) {
 
 /* ---- A run, validated and ready to store --------------------------------- */
 
+/* A file of the run: its bytes in memory (data), or, for a log, staged
+ * in an unnamed file of the archive's file system (fd) written while the
+ * log was parsed, or neither (bs_archive_identify only hashes). */
 typedef struct run_file {
   char name[32]; /* manifest.csv, log-N.csv */
   char *data;
+  int fd; /* the staged copy (O_TMPFILE), or -1 */
   size_t len;
   char hex[BS__SHA256_HEXLEN + 1];
 } run_file;
@@ -105,16 +152,107 @@ typedef struct prepared {
 } prepared;
 
 static void prepared_release(prepared *p) {
-  for (size_t i = 0; i < p->nfiles; i++)
+  for (size_t i = 0; i < p->nfiles; i++) {
     free(p->files[i].data);
+    if (p->files[i].fd >= 0)
+      close(p->files[i].fd);
+  }
   free(p->files);
   bs__buf_release(&p->sums);
   memset(p, 0, sizeof *p);
 }
 
-static bs_status prepare(const char *manifest, const char *const *logs,
-                         size_t nlogs, prepared *p, bs_archive_add_result *res,
-                         bs_error *err) {
+/* An unnamed file (O_TMPFILE) on the file system of the archive `dir`
+ * (in dir, or in its parent while dir does not exist yet), to be linked
+ * into the run when it is stored: nothing is left behind if we are
+ * killed. -1 where the system or file system has no such files. */
+static int stage_open(const char *dir) {
+#ifdef O_TMPFILE
+  int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
+  if (fd >= 0 || errno != ENOENT)
+    return fd;
+  char *parent = strdup(dir);
+  if (!parent)
+    return -1;
+  size_t n = strlen(parent);
+  while (n > 1 && parent[n - 1] == '/') /* "a/b/" is "a/b" */
+    parent[--n] = '\0';
+  char *slash = strrchr(parent, '/');
+  const char *at = parent;
+  if (!slash)
+    at = ".";
+  else if (slash == parent)
+    parent[1] = '\0';
+  else
+    *slash = '\0';
+  fd = open(at, O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
+  free(parent);
+  return fd;
+#else
+  (void)dir;
+  return -1;
+#endif
+}
+
+/* Logs staged at most: each holds a descriptor until the run is stored,
+ * and a run may have BS_ARCHIVE_MAX_LOGS of them; later ones are read
+ * into memory. */
+#define STAGED_MAX 64
+
+/* What the tee of a log's read does with each block: hashes it and, when
+ * fd >= 0, writes it to the staged copy. */
+typedef struct teeing {
+  bs__sha256 sha;
+  int fd;
+  size_t len;
+  const char *dir; /* for messages */
+} teeing;
+
+static bs_status tee_block(void *ctx, const char *data, size_t len,
+                           bs_error *err) {
+  teeing *t = ctx;
+  bs__sha256_update(&t->sha, data, len);
+  t->len += len;
+  if (t->fd >= 0 && bs__write_all(t->fd, data, len))
+    return bs_error_set(err, BS_EIO, t->dir, 0, "cannot write file: %s",
+                        strerror(errno));
+  return BS_OK;
+}
+
+/* Reads the log `path` into `log` as the run's file f: in one pass that
+ * parses, hashes and (with dir and `stage`) copies it to a staged file,
+ * so the log is never held whole in memory. Without dir it is only
+ * hashed (bs_archive_identify). Where no file can be staged, it is read
+ * into memory (f->data) and parsed from there. */
+static bs_status read_run_log(bs_log *log, const char *dir, int stage,
+                              const char *path, run_file *f, bs_error *err) {
+  teeing t;
+  t.fd = dir && stage ? stage_open(dir) : -1;
+  if (dir && t.fd < 0) {
+    bs_status st =
+        bs__read_regular(path, 0, BS_ARCHIVE_MAX_FILE, &f->data, &f->len, err);
+    if (!st)
+      st = bs_log_read_buffer(log, path, f->data, f->len, err);
+    if (!st)
+      bs__sha256_hex(f->data, f->len, f->hex);
+    return st;
+  }
+  bs__sha256_init(&t.sha);
+  t.len = 0;
+  t.dir = dir;
+  f->fd = t.fd;
+  bs_status st =
+      bs__log_read_teed(log, path, BS_ARCHIVE_MAX_FILE, tee_block, &t, err);
+  unsigned char d[BS__SHA256_LEN];
+  bs__sha256_final(&t.sha, d);
+  bs__sha256_tohex(d, f->hex);
+  f->len = t.len;
+  return st;
+}
+
+static bs_status prepare(const char *dir, const char *manifest,
+                         const char *const *logs, size_t nlogs, prepared *p,
+                         bs_archive_add_result *res, bs_error *err) {
   bs_status st = BS_OK;
   bs_log *log = NULL;
   bs_manifest *mf = NULL;
@@ -139,6 +277,8 @@ static bs_status prepare(const char *manifest, const char *const *logs,
     st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
     goto fail;
   }
+  for (size_t i = 0; i <= nlogs; i++)
+    p->files[i].fd = -1;
   for (size_t i = 0; i <= nlogs; i++) {
     run_file *f = &p->files[i];
     const char *path = i == 0 ? manifest : logs[i - 1];
@@ -147,20 +287,19 @@ static bs_status prepare(const char *manifest, const char *const *logs,
     else
       snprintf(f->name, sizeof f->name, "log-%zu.csv", i);
     p->nfiles = i + 1;
-    if ((st = bs__read_regular(path, 0, BS_ARCHIVE_MAX_FILE, &f->data, &f->len,
-                               err)))
-      goto fail;
     size_t rows = bs_log_count(log);
-    if (i == 0)
-      st = bs_manifest_read_buffer(mf, path, f->data, f->len, err);
-    else if (!(st = bs_log_read_buffer(log, path, f->data, f->len, err)) &&
-             bs_log_count(log) == rows)
+    if (i == 0) {
+      if (!(st = bs__read_regular(path, 0, BS_ARCHIVE_MAX_FILE, &f->data,
+                                  &f->len, err)) &&
+          !(st = bs_manifest_read_buffer(mf, path, f->data, f->len, err)))
+        bs__sha256_hex(f->data, f->len, f->hex);
+    } else if (!(st = read_run_log(log, dir, i <= STAGED_MAX, path, f, err)) &&
+               bs_log_count(log) == rows)
       st = bs_error_set(err, BS_EINPUT, path, 0,
                         "no observation rows (only a header); the run is "
                         "not archived");
     if (st)
       goto fail;
-    bs__sha256_hex(f->data, f->len, f->hex);
     if ((st = bs__buf_printf(&p->sums, "%s  %s\n", f->hex, f->name))) {
       st = bs_error_set(err, st, NULL, 0, "out of memory");
       goto fail;
@@ -237,7 +376,7 @@ bs_status bs_archive_identify(const char *manifest, const char *const *logs,
                               size_t nlogs, bs_archive_add_result *res,
                               bs_error *err) {
   prepared p;
-  bs_status st = prepare(manifest, logs, nlogs, &p, res, err);
+  bs_status st = prepare(NULL, manifest, logs, nlogs, &p, res, err);
   if (st == BS_OK)
     prepared_release(&p);
   res->refused = st != BS_OK;
@@ -264,8 +403,9 @@ static bs_status may_initialise(const char *dir, bs_error *err) {
     return st;
   for (size_t i = 0; i < n && st == BS_OK; i++) {
     const char *e = names[i];
-    /* Hidden entries (.git, .gitignore, our .lock and .tmp-*) are not
-     * content: an archive may live at the top of a git checkout. */
+    /* Hidden entries (.git, .gitignore, the .lock of earlier versions and
+     * .tmp-*) are not content: an archive may live at the top of a git
+     * checkout. */
     if (e[0] == '.' || is_leftover(e))
       continue;
     if (!strcmp(e, RUNS_NAME)) {
@@ -316,13 +456,9 @@ static bs_status create_format(const char *dir, const char *format,
 }
 
 static bs_status lock_fd(int fd, const char *path, bs_error *err) {
-  struct flock fl;
-  memset(&fl, 0, sizeof fl);
-  fl.l_type = F_WRLCK;
-  fl.l_whence = SEEK_SET;
   int rc;
   do
-    rc = fcntl(fd, F_SETLKW, &fl);
+    rc = flock(fd, LOCK_EX);
   while (rc != 0 && errno == EINTR);
   if (rc != 0)
     return bs_error_set(err, BS_EIO, path, 0, "cannot lock: %s",
@@ -333,18 +469,19 @@ static bs_status lock_fd(int fd, const char *path, bs_error *err) {
 /* Locks the archive `dir` for writing, creating it (or making an empty
  * directory an archive) when needed, and removes what killed writers left.
  * Every change to an archive happens under this lock, so the lock holder
- * owns every temporary entry. Returns the locked descriptor of DIR/.lock
- * in *lockfd (closing it unlocks). */
+ * owns every temporary entry. The lock is flock(2) on the directory itself,
+ * so the archive holds no lock file (an archive kept in git would commit
+ * it). Returns the locked descriptor of DIR in *lockfd (closing it
+ * unlocks). */
 static bs_status open_for_writing(const char *dir, int *lockfd, bs_error *err) {
   bs_status st = BS_OK;
   char *format = bs__path_join(dir, FORMAT_NAME);
   char *runs = bs__path_join(dir, RUNS_NAME);
-  char *lock = bs__path_join(dir, LOCK_NAME);
   char **names = NULL;
   size_t n = 0;
   int fd = -1, lfd = -1;
   *lockfd = -1;
-  if (!format || !runs || !lock) {
+  if (!format || !runs) {
     st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
     goto done;
   }
@@ -359,12 +496,11 @@ static bs_status open_for_writing(const char *dir, int *lockfd, bs_error *err) {
     st = bs_error_set(err, BS_EINPUT, dir, 0, "not a directory");
     goto done;
   }
-  /* Refuse a directory that is something else before leaving a lock file
-   * in it; checked again under the lock. Another add may make the
-   * directory an archive while we look (a listing taken during changes
-   * can miss its FORMAT and see its first run), so what we saw counts
-   * only if there is still no FORMAT: FORMAT comes before any run and is
-   * never removed. */
+  /* Refuse a directory that is something else before locking it and
+   * creating entries in it; checked again under the lock. Another add may make
+   * the directory an archive while we look (a listing taken during changes can
+   * miss its FORMAT and see its first run), so what we saw counts only if there
+   * is still no FORMAT: FORMAT comes before any run and is never removed. */
   if (lstat(format, &sb) != 0) {
     bs_status seen = may_initialise(dir, err);
     if (seen != BS_OK && lstat(format, &sb) != 0) {
@@ -372,12 +508,12 @@ static bs_status open_for_writing(const char *dir, int *lockfd, bs_error *err) {
       goto done;
     }
   }
-  lfd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+  lfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (lfd < 0) {
-    st = bs_error_set(err, BS_EIO, lock, 0, "cannot open: %s", strerror(errno));
+    st = bs_error_set(err, BS_EIO, dir, 0, "cannot open: %s", strerror(errno));
     goto done;
   }
-  if ((st = lock_fd(lfd, lock, err)))
+  if ((st = lock_fd(lfd, dir, err)))
     goto done;
 
   if ((st = bs__list_dir(dir, NULL, &names, &n, err)))
@@ -427,7 +563,6 @@ done:
     close(lfd);
   free(format);
   free(runs);
-  free(lock);
   return st;
 }
 
@@ -464,9 +599,15 @@ static bs_status compare_existing(const char *rundir, const prepared *p,
       st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
       goto done;
     }
-    if (bs__read_regular(path, BS__OPEN_NOFOLLOW, BS_ARCHIVE_MAX_FILE, &data,
-                         &len, &ignore) ||
-        len != p->files[i].len || memcmp(data, p->files[i].data, len) != 0)
+    const run_file *f = &p->files[i];
+    char hex[BS__SHA256_HEXLEN + 1];
+    int missing;
+    if (!f->data) /* staged: the same length and hash */
+      damaged = bs__archive_hash_file(path, hex, &missing, NULL, &len) ||
+                len != f->len || strcmp(hex, f->hex) != 0;
+    else if (bs__read_regular(path, BS__OPEN_NOFOLLOW, BS_ARCHIVE_MAX_FILE,
+                              &data, &len, &ignore) ||
+             len != f->len || memcmp(data, f->data, len) != 0)
       damaged = 1;
     free(data);
     data = NULL;
@@ -509,12 +650,14 @@ static bs_status store(const char *dir, const prepared *p, const char *id,
     const char *name = i < p->nfiles ? p->files[i].name : SUMS_NAME;
     const char *data = i < p->nfiles ? p->files[i].data : p->sums.data;
     size_t len = i < p->nfiles ? p->files[i].len : p->sums.len;
+    int fd = i < p->nfiles ? p->files[i].fd : -1;
     free(path);
     if (!(path = bs__path_join(tmp, name))) {
       st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
       goto done;
     }
-    if (write_new_file(path, data ? data : "", len)) {
+    if (fd >= 0 ? link_staged(fd, path)
+                : write_new_file(path, data ? data : "", len)) {
       st = bs_error_set(err, BS_EIO, path, 0, "cannot write file: %s",
                         strerror(errno));
       goto done;
@@ -553,7 +696,7 @@ bs_status bs_archive_add(const char *dir, const char *manifest,
   prepared p;
   int lockfd = -1;
   char *runs = NULL, *rundir = NULL;
-  bs_status st = prepare(manifest, logs, nlogs, &p, res, err);
+  bs_status st = prepare(dir, manifest, logs, nlogs, &p, res, err);
   if (st) {
     res->refused = 1;
     return st;

@@ -5,6 +5,7 @@
 
 #include "benchsite/error.h"
 
+#include "sha256.h"
 #include "utcdate.h"
 
 #define FORMAT_NAME "FORMAT"
@@ -13,7 +14,6 @@
 #define SUMS_NAME "SHA256SUMS"
 #define MANIFEST_NAME "manifest.csv"
 #define TMP_PREFIX ".tmp-"
-#define LOCK_NAME ".lock"
 #define ACKS_NAME "acks.csv"
 #define HASH_DIGITS 12
 #define COMMIT_CHARS 12
@@ -34,5 +34,14 @@ int bs__archive_id_parse(const char *id, char date[DATE_CHARS + 1],
  * holds the format line: BS_OK, BS_EINPUT, BS_EIO. */
 bs_status bs__archive_check_format_fd(int fd, const char *format,
                                       bs_error *err);
+
+/* The SHA-256 of the regular file `path` (a symbolic link is refused) in
+ * hex: BS_OK, or BS_EIO with *missing 1 when it does not exist. With
+ * `keep`, the bytes hashed are also handed over (*keep, malloc'd; at most
+ * BS_ARCHIVE_MAX_FILE), so that what is parsed is exactly what was
+ * checked; *keep_len (keep_len may be NULL) gets their number. */
+bs_status bs__archive_hash_file(const char *path,
+                                char hex[BS__SHA256_HEXLEN + 1], int *missing,
+                                char **keep, size_t *keep_len);
 
 #endif

@@ -175,12 +175,9 @@ nomem:
   return 0;
 }
 
-/* The SHA-256 of the regular file `path` (a symbolic link is refused).
- * With `keep`, the bytes hashed are also handed over (*keep, malloc'd,
- * *keep_len bytes; at most BS_ARCHIVE_MAX_FILE), so that what is parsed
- * is exactly what was checked. */
-static bs_status hash_file(const char *path, char hex[BS__SHA256_HEXLEN + 1],
-                           int *missing, char **keep, size_t *keep_len) {
+bs_status bs__archive_hash_file(const char *path,
+                                char hex[BS__SHA256_HEXLEN + 1], int *missing,
+                                char **keep, size_t *keep_len) {
   *missing = 0;
   int fd;
   bs_error e;
@@ -232,10 +229,10 @@ static bs_status hash_file(const char *path, char hex[BS__SHA256_HEXLEN + 1],
   unsigned char d[BS__SHA256_LEN];
   bs__sha256_final(&s, d);
   bs__sha256_tohex(d, hex);
-  if (keep) {
+  if (keep)
     *keep = data;
+  if (keep_len)
     *keep_len = len;
-  }
   return BS_OK;
 fail:
   close(fd);
@@ -408,8 +405,8 @@ static void verify_run(verifier *v, const char *runs, const char *id) {
       }
       v->ndata = nentries;
     }
-    if (hash_file(path, h, &missing, v->keep ? &v->data[i] : NULL,
-                  v->keep ? &v->lens[i] : NULL))
+    if (bs__archive_hash_file(path, h, &missing, v->keep ? &v->data[i] : NULL,
+                              v->keep ? &v->lens[i] : NULL))
       problem(v, "runs/%s/%s: %s", eid, entries[i].name,
               missing ? "missing" : "unreadable or not a regular file");
     else if (strcmp(h, entries[i].hex))

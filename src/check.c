@@ -71,6 +71,7 @@ void bs_check_result_free(bs_check_result *r) {
 }
 
 typedef struct checker {
+  const bs_log *log;
   bs_check_result *r;
   size_t cap;
   const bs_check_options *o;
@@ -117,6 +118,10 @@ add(checker *c, bs_check_kind kind, const char *file, long line,
   f->line = line;
   f->message = msg;
 }
+
+/* Where a row was read, as add() takes it (in a function with a checker
+ * c). */
+#define AT(row) bs_log_row_file(c->log, (row)), (long)(row)->line
 
 /* One row of a case, keyed for grouping. `pos` is the read order. The
  * sort key is (k1, k2): (run, impl rank << 32 | pos) to group by run and
@@ -180,10 +185,10 @@ static void check_calibration(checker *c, const char *label, const item *cal,
   for (size_t k = 0; k < n; k++) {
     const bs_row *row = cal[k].row;
     if (row->iterations == 0) {
-      add(c, BS_CHECK_CALIBRATION, row->file, row->line,
+      add(c, BS_CHECK_CALIBRATION, AT(row),
           "case %s, run %llu, impl %s: calibration row without iterations; "
           "the calibration rule cannot be checked",
-          label, (unsigned long long)row->run, row->impl);
+          label, (unsigned long long)bs_row_run(c->log, row), row->impl);
       return;
     }
   }
@@ -195,30 +200,30 @@ static void check_calibration(checker *c, const char *label, const item *cal,
     if (k + 1 < n) {
       const bs_row *nx = cal[k + 1].row;
       if (!more) {
-        add(c, BS_CHECK_CALIBRATION, nx->file, nx->line,
+        add(c, BS_CHECK_CALIBRATION, AT(nx),
             "case %s, run %llu, impl %s: calibration continues after n = "
             "%llu (%s:%ld) took %.6g µs; the rule stops once the batch time "
             "reaches T = %g µs or n reaches n_max = %llu",
-            label, (unsigned long long)row->run, row->impl,
-            (unsigned long long)nk, row->file, row->line, t, o->target_us,
+            label, (unsigned long long)bs_row_run(c->log, row), row->impl,
+            (unsigned long long)nk, AT(row), t, o->target_us,
             (unsigned long long)o->n_max);
         continue;
       }
       uint64_t want = next_batch(nk, t, o);
       if (nx->iterations != want)
-        add(c, BS_CHECK_CALIBRATION, nx->file, nx->line,
+        add(c, BS_CHECK_CALIBRATION, AT(nx),
             "case %s, run %llu, impl %s: calibration step n = %llu breaks "
             "the rule: after n = %llu took %.6g µs (T = %g µs) the next n "
             "is min(n_max, max(n + 1, ceil(n T / t))) = %llu",
-            label, (unsigned long long)row->run, row->impl,
+            label, (unsigned long long)bs_row_run(c->log, row), row->impl,
             (unsigned long long)nx->iterations, (unsigned long long)nk, t,
             o->target_us, (unsigned long long)want);
     } else if (more) {
-      add(c, BS_CHECK_CALIBRATION, row->file, row->line,
+      add(c, BS_CHECK_CALIBRATION, AT(row),
           "case %s, run %llu, impl %s: calibration stops at n = %llu with a "
           "batch time of %.6g µs, below T = %g µs; the rule continues to "
           "n = %llu",
-          label, (unsigned long long)row->run, row->impl,
+          label, (unsigned long long)bs_row_run(c->log, row), row->impl,
           (unsigned long long)nk, t, o->target_us,
           (unsigned long long)next_batch(nk, t, o));
     }
@@ -303,32 +308,32 @@ static void check_batches(checker *c, const char *label, const impl_rows *g,
       snprintf(more, sizeof more, " (and %zu more confirm row%s)", bad - 1,
                bad == 2 ? "" : "s");
     if (!per_case)
-      add(c, BS_CHECK_BATCH_SIZE, first_bad->file, first_bad->line,
+      add(c, BS_CHECK_BATCH_SIZE, AT(first_bad),
           "case %s, run %llu, impl %s: confirm batch of %llu iterations "
           "differs from the last calibration step n = %llu (%s:%ld)%s",
-          label, (unsigned long long)first_bad->run, first_bad->impl,
-          (unsigned long long)first_bad->iterations,
-          (unsigned long long)want->iterations, want->file, want->line, more);
+          label, (unsigned long long)bs_row_run(c->log, first_bad),
+          first_bad->impl, (unsigned long long)first_bad->iterations,
+          (unsigned long long)want->iterations, AT(want), more);
     else if (!apart)
-      add(c, BS_CHECK_BATCH_SIZE, first_bad->file, first_bad->line,
+      add(c, BS_CHECK_BATCH_SIZE, AT(first_bad),
           "case %s, run %llu, impl %s: confirm batch of %llu iterations "
           "differs from the case's one batch size n = %llu, the largest last "
           "calibration step (impl %s, %s:%ld; batch_rule per-case: the "
           "calibrated per-call times are within %gx)%s",
-          label, (unsigned long long)first_bad->run, first_bad->impl,
-          (unsigned long long)first_bad->iterations,
-          (unsigned long long)want->iterations, want->impl, want->file,
-          want->line, BS__BATCH_RATIO, more);
+          label, (unsigned long long)bs_row_run(c->log, first_bad),
+          first_bad->impl, (unsigned long long)first_bad->iterations,
+          (unsigned long long)want->iterations, want->impl, AT(want),
+          BS__BATCH_RATIO, more);
     else
-      add(c, BS_CHECK_BATCH_SIZE, first_bad->file, first_bad->line,
+      add(c, BS_CHECK_BATCH_SIZE, AT(first_bad),
           "case %s, run %llu, impl %s: confirm batch of %llu iterations "
           "differs from its own last calibration step n = %llu (%s:%ld; "
           "batch_rule per-case: the calibrated per-call times differ by "
           "more than %gx, so each impl keeps its own)%s",
-          label, (unsigned long long)first_bad->run, first_bad->impl,
-          (unsigned long long)first_bad->iterations,
-          (unsigned long long)want->iterations, want->file, want->line,
-          BS__BATCH_RATIO, more);
+          label, (unsigned long long)bs_row_run(c->log, first_bad),
+          first_bad->impl, (unsigned long long)first_bad->iterations,
+          (unsigned long long)want->iterations, AT(want), BS__BATCH_RATIO,
+          more);
   }
 }
 
@@ -382,7 +387,7 @@ static void check_blocks(checker *c, const char *label, item *conf, size_t m,
       scratch[run_k++] = conf[j].impl;
   for (size_t i = 0; i < k; i++) {
     if (!has_impl(scratch, run_k, impls[i]))
-      add(c, BS_CHECK_MISSING_IMPL, anchor->file, anchor->line,
+      add(c, BS_CHECK_MISSING_IMPL, AT(anchor),
           "case %s, run %llu: no confirm rows of impl %s, which other runs "
           "of the case have",
           label, (unsigned long long)run, impls[i]);
@@ -414,7 +419,7 @@ static void check_blocks(checker *c, const char *label, item *conf, size_t m,
       }
     }
     if (nmissing)
-      add(c, BS_CHECK_MISSING_IMPL, conf[j].row->file, conf[j].row->line,
+      add(c, BS_CHECK_MISSING_IMPL, AT(conf[j].row),
           "case %s, run %llu, block %lld: missing impl%s %s", label,
           (unsigned long long)run, (long long)conf[j].block,
           nmissing == 1 ? "" : "s", missing);
@@ -437,7 +442,7 @@ static void check_blocks(checker *c, const char *label, item *conf, size_t m,
       lo = i;
   }
   if (firsts[hi] > firsts[lo])
-    add(c, BS_CHECK_ROTATION, anchor->file, anchor->line,
+    add(c, BS_CHECK_ROTATION, AT(anchor),
         "case %s, run %llu: impl %s runs first in %zu of the %zu blocks of "
         "%zu whole rotation cycle%s, impl %s in %zu (a rotation (j + o) mod "
         "%zu gives each impl %zu)",
@@ -495,6 +500,7 @@ bs_status bs_check_run(const bs_log *log, const bs_check_options *opt,
                         "n_max >= 1");
   checker c;
   memset(&c, 0, sizeof c);
+  c.log = log;
   c.o = opt;
   c.r = calloc(1, sizeof *c.r);
   item *items = NULL, *conf = NULL, *tmp = NULL;
@@ -548,7 +554,8 @@ bs_status bs_check_run(const bs_log *log, const bs_check_options *opt,
     size_t nimpls = 0, ndist = 0, last = 0;
     for (size_t k = 0; k < lc->nrows; k++) {
       const bs_row *row = &rows[lc->rows[k]];
-      item it = {0, k, row->run, row->impl, row->block, k, row};
+      item it = {0, k,  bs_row_run(log, row), row->impl, bs_row_block(log, row),
+                 k, row};
       if (!(ndist > 0 && dist[last].s == row->impl)) {
         last = 0;
         while (last < ndist && dist[last].s != row->impl)
@@ -559,7 +566,7 @@ bs_status bs_check_run(const bs_log *log, const bs_check_options *opt,
           ndist++;
         }
       }
-      it.k1 = row->run;
+      it.k1 = it.run;
       it.k2 = last; /* first-seen index until ranked below */
       items[k] = it;
       if (row->phase == BS_PHASE_CONFIRM && !has_impl(impls, nimpls, row->impl))

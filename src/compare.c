@@ -91,9 +91,9 @@ void bs_compare_result_free(bs_compare_result *r) {
  * dataset set).
  * Returns BS_OK with out's series filled, or BS_EMISMATCH with the
  * unpaired rows described in err. */
-static bs_status pair_case(bs__keyed *kb, size_t nb, bs__keyed *kc, size_t nc,
-                           bs_metric metric, bs_case_compare *out,
-                           bs_error *err) {
+static bs_status pair_case(const bs_log *log, bs__keyed *kb, size_t nb,
+                           bs__keyed *kc, size_t nc, bs_metric metric,
+                           bs_case_compare *out, bs_error *err) {
   qsort(kb, nb, sizeof *kb, bs__keyed_cmp);
   qsort(kc, nc, sizeof *kc, bs__keyed_cmp);
   size_t i = 0, j = 0, m = 0;
@@ -123,14 +123,14 @@ static bs_status pair_case(bs__keyed *kb, size_t nb, bs__keyed *kc, size_t nc,
     const bs__keyed *lone = c < 0 ? &kb[i++] : &kc[j++];
     if (unpaired++ == 0)
       first = lone->row;
-    bs__keyed_describe(list, sizeof list, &used, lone, 1, &listed);
+    bs__keyed_describe(list, sizeof list, &used, log, lone, 1, &listed);
   }
   /* Every row is paired or unpaired, and nb, nc > 0: m > 0 from here. */
   if (unpaired) {
     char label[256];
     bs__case_label(label, sizeof label, out->benchmark, out->dataset);
     return bs_error_set(
-        err, BS_EMISMATCH, first->file, first->line,
+        err, BS_EMISMATCH, bs_log_row_file(log, first), (long)first->line,
         "mismatched pairs in case %s: %zu row%s without a partner: %s%s", label,
         listed, listed == 1 ? "" : "s", list, listed > 8 ? ", ..." : "");
   }
@@ -144,8 +144,8 @@ static bs_status pair_case(bs__keyed *kb, size_t nb, bs__keyed *kc, size_t nc,
       !out->block_ids)
     return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
   for (size_t k = 0; k < m; k++) {
-    out->baseline[k] = kb[k].row->values[metric];
-    out->candidate[k] = kc[k].row->values[metric];
+    out->baseline[k] = bs__row_value(log, kb[k].row, metric);
+    out->candidate[k] = bs__row_value(log, kc[k].row, metric);
     out->delta[k] = out->candidate[k] - out->baseline[k];
     out->runs[k] = kb[k].run;
     out->block_ids[k] = kb[k].block;
@@ -369,7 +369,7 @@ bs_status bs_compare_run(const bs_log *log, const char *baseline,
     bs_case_compare *c = &r->cases[r->ncases++];
     c->benchmark = lc->benchmark;
     c->dataset = lc->dataset;
-    st = pair_case(bc.x, nb, bc.y, nc, opt->metric, c, err);
+    st = pair_case(log, bc.x, nb, bc.y, nc, opt->metric, c, err);
     if (st)
       goto fail;
     st = analyse_case(c, opt, err);

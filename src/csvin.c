@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* Bytes handed to csv_parse at most at once (a piece also ends after each
@@ -329,9 +330,19 @@ bs_status bs__csvin_feed_file(bs__csvin *in, const char *path) {
   if (in->status)
     return in->status;
   int fd;
-  if (in->archived) {
+  if (in->archived || in->regular) {
     bs_error e;
-    bs_status st = bs__open_regular(path, BS__OPEN_NOFOLLOW, &fd, &e);
+    bs_status st =
+        bs__open_regular(path, in->archived ? BS__OPEN_NOFOLLOW : 0, &fd, &e);
+    struct stat sb;
+    if (!st && in->max_bytes && fstat(fd, &sb) == 0 &&
+        (uint64_t)sb.st_size > in->max_bytes) {
+      close(fd);
+      bs_error_set(&e, BS_ELIMIT, NULL, 0,
+                   "file is larger than the limit of %llu bytes",
+                   (unsigned long long)in->max_bytes);
+      st = BS_ELIMIT;
+    }
     if (st) {
       bs_error_set(in->err, st, in->name, 0, "%s", e.message);
       return in->status = st;
@@ -362,6 +373,20 @@ bs_status bs__csvin_feed_file(bs__csvin *in, const char *path) {
     if (got == 0) {
       bs__csvin_finish(in);
       break;
+    }
+    if (in->max_bytes && (uint64_t)got > in->max_bytes - in->total) {
+      bs_error_set(in->err, BS_ELIMIT, in->name, 0,
+                   "file is larger than the limit of %llu bytes",
+                   (unsigned long long)in->max_bytes);
+      in->status = BS_ELIMIT;
+      break;
+    }
+    if (in->tee) {
+      bs_status st = in->tee(in->tee_ctx, buf, (size_t)got, in->err);
+      if (st) {
+        in->status = st;
+        break;
+      }
     }
     bs__csvin_feed(in, buf, (size_t)got);
   }

@@ -33,6 +33,13 @@ typedef void (*bs__csvin_record_fn)(void *ctx);
  * the feed's status is set. Saves a call a field on large logs. */
 typedef void (*bs__csvin_raw_fn)(void *s, size_t len, void *in);
 
+/* Handed each block bs__csvin_feed_file reads, before the block is parsed:
+ * `archive add` hashes and copies a log in the pass that parses it.
+ * Returns BS_OK, or a failure it has described in err (which may be NULL);
+ * the feed then stops with that status. */
+typedef bs_status (*bs__csvin_tee_fn)(void *ctx, const char *data, size_t len,
+                                      bs_error *err);
+
 typedef struct bs__csvin {
   struct csv_parser p;
   bs__csvin_field_fn field;
@@ -77,6 +84,12 @@ typedef struct bs__csvin {
    * (bs__open_regular). 0 (bs__csvin_init's default): any readable path,
    * as a user names it (a FIFO from a shell's <(...) included). */
   int archived;
+  /* 1: a regular file only (bs__open_regular, links followed), as
+   * `archive add` takes a log; refused unread when it is larger than
+   * max_bytes. */
+  int regular;
+  bs__csvin_tee_fn tee; /* NULL, or called with every block read */
+  void *tee_ctx;
 } bs__csvin;
 
 /* Prepares a feed; returns BS_OK or BS_ENOMEM (with `err` filled). */

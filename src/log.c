@@ -1,35 +1,15 @@
 #include "benchsite/log.h"
 
-#include "arena.h"
-#include "benchsite/order.h"
-#include "csvin.h"
 #include "grow.h"
 #include "hash.h"
 #include "input_int.h"
-#include "num.h"
+#include "log_int.h"
 
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* The columns SPEC §1.1 knows, in the order their values are checked:
- * the case and its keys, then one column per metric, in the order of the
- * metric table (benchsite/metric.h), which names them. */
-enum {
-  COL_BENCHMARK,
-  COL_DATASET,
-  COL_SCALE,
-  COL_IMPL,
-  COL_RUN,
-  COL_BLOCK,
-  COL_PHASE,
-  COL_ITERATIONS,
-  COL_METRIC, /* the first metric column: COL_METRIC + m */
-  NKNOWN = COL_METRIC + BS_METRIC_COUNT
-};
-#define COL_PER_CALL_US (COL_METRIC + BS_METRIC_WALL)
 
 static const char *const key_names[COL_METRIC] = {
     "benchmark", "dataset", "scale", "impl",
@@ -38,386 +18,6 @@ static const char *const key_names[COL_METRIC] = {
 static const char *col_name(int k) {
   return k < COL_METRIC ? key_names[k]
                         : bs_metric_get((bs_metric)(k - COL_METRIC))->column;
-}
-
-#define QBUF BS__QUOTE_BUF
-/* Names remembered per column (impl ids alternate block by block). */
-#define NRECENT 4
-#define EMPTY SIZE_MAX
-/* Row ids + 1 are stored in 32 bits in the duplicate index. */
-#define ROWS_HARD_MAX ((size_t)UINT32_MAX - 1)
-
-typedef struct intern_slot {
-  const char *s; /* NULL when free */
-  size_t len;
-  uint64_t hash;
-} intern_slot;
-
-/* 8 bytes a slot: the row id and 32 more bits of its hash, so most probes
- * never touch the rows. */
-typedef struct dup_slot {
-  uint32_t row1; /* the row id + 1; 0 when free (calloc'd tables) */
-  uint32_t tag;
-} dup_slot;
-
-typedef struct case_ent {
-  const char *benchmark; /* interned, so cases compare by pointer */
-  const char *dataset;
-  size_t first_row; /* its scale is the one every later row must repeat */
-  size_t nrows;
-  /* This case's confirm rows keyed by (run, block, impl): one small table
-   * per case stays in cache while the case's rows stream past, where one
-   * table for the whole log would cost a cache miss a row. */
-  dup_slot *dup;
-  size_t dup_cap, dup_n;
-} case_ent;
-
-struct bs_log {
-  bs__arena arena;
-  bs_log_limits limits;
-  /* Keys every hash: from addresses (ASLR), so a log crafted to collide
-   * in one run's tables does not collide in another's. It changes no
-   * output: nothing is ever listed in hash order. */
-  uint64_t seed;
-
-  bs_row *rows;
-  size_t *row_case; /* case id of each row, parallel to rows */
-  size_t nrows, rows_cap;
-
-  /* Interned benchmark, dataset and impl names: equal strings share a
-   * pointer, so the tables below hash and compare pointers. */
-  intern_slot *istr;
-  size_t istr_cap, istr_n;
-
-  /* Cases in first-seen order, found through an open-addressing index. */
-  case_ent *cases;
-  size_t ncases, cases_cap;
-  size_t *cslot;
-  size_t cslot_cap;
-
-  size_t dup_bytes; /* the cases' duplicate tables */
-
-  /* The public case index, rebuilt after every successful read. */
-  bs_case *index;
-  size_t nindex;
-  size_t *index_rows;
-  size_t nindex_rows;
-
-  bs_log_column *unknown;
-  size_t nunknown, unknown_cap;
-
-  /* Per metric, the first confirm row without a value (EMPTY: none), and
-   * whether its file has no such column. A failed read forgets rows from
-   * old_rows on, and with them any first row among them. */
-  size_t lacking[BS_METRIC_COUNT];
-  int lacking_column[BS_METRIC_COUNT];
-};
-
-/* ---- hashing ---- */
-
-/* ---- memory accounting (bs_log_limits.max_memory_bytes) ---- */
-
-static size_t footprint(const bs_log *log) {
-  return log->rows_cap * (sizeof(bs_row) + sizeof(size_t)) + log->arena.total +
-         log->istr_cap * sizeof(intern_slot) +
-         log->cases_cap * sizeof(case_ent) + log->cslot_cap * sizeof(size_t) +
-         log->dup_bytes + log->nindex * sizeof(bs_case) +
-         log->nindex_rows * sizeof(size_t) +
-         log->unknown_cap * sizeof(bs_log_column);
-}
-
-/* Whether `extra` more bytes fit the memory limit. */
-static int fits(const bs_log *log, size_t extra) {
-  size_t now = footprint(log), max = log->limits.max_memory_bytes;
-  return now <= max && extra <= max - now;
-}
-
-/* ---- the reader's state ---- */
-
-typedef struct span {
-  size_t ofs, len;
-} span;
-
-typedef struct reader {
-  bs__csvin in; /* the feed; in.status is the reader's status */
-  bs_log *log;
-  const char *file; /* arena copy of the name, for rows */
-  int have_header;
-  size_t nfields; /* fields of the current record so far */
-  size_t ncols;
-  const char **colname; /* header names, ncols of them */
-  int *colkind;         /* known column id of each header field, or -1 */
-  long colof[NKNOWN];   /* header position of each known column, -1 */
-  char *rec;            /* copies of fields, each NUL-ended */
-  size_t rec_len, rec_cap;
-  span *hdr; /* the header record: every field, in rec */
-  size_t hdr_cap;
-  /* The current data record, parsed as its fields arrive (libcsv reuses
-   * its buffer). A value is copied to rec only when a message may quote
-   * it: when it is bad, and the scale (for a conflict). */
-  size_t vlen[NKNOWN];
-  size_t vraw[NKNOWN]; /* offset of the copy in rec, or EMPTY */
-  const char *vstr[NKNOWN];
-  double vnum[NKNOWN];
-  uint64_t vint[NKNOWN];
-  bs__num vst[NKNOWN];
-  bs_phase phase;
-  int phase_ok;
-  size_t max_field, max_cols, max_rows, max_case_rows;
-  /* Logs repeat names row after row: the last few interned names of each
-   * column and the previous row's case are tried before hashing. */
-  const char *last[NKNOWN][NRECENT];
-  size_t last_len[NKNOWN][NRECENT];
-  unsigned last_next[NKNOWN];
-  const char *last_b, *last_d;
-  size_t last_case;
-} reader;
-
-/* on_field gets the feed from libcsv and converts it to its reader. */
-_Static_assert(offsetof(reader, in) == 0, "the feed is the reader's start");
-
-#define FAIL(r, st, line, col, ...)                                            \
-  bs__csvin_fail(&(r)->in, (st), (line), (col), __VA_ARGS__)
-
-static void fail_nomem(reader *r) {
-  FAIL(r, BS_ENOMEM, r->in.rec_line, 0, "out of memory");
-}
-
-static void fail_memory_limit(reader *r, long line) {
-  FAIL(r, BS_ELIMIT, line, 0, "the log needs more than %zu bytes of memory",
-       r->log->limits.max_memory_bytes);
-}
-
-/* ---- interning, cases, duplicates ---- */
-
-/* Returns the interned copy of s[0..n-1], or NULL with the reader failed
- * (out of memory or over the memory limit). */
-static const char *intern(reader *r, const char *s, size_t n) {
-  bs_log *log = r->log;
-  if (n == 0)
-    return "";
-  if ((log->istr_n + 1) * 2 > log->istr_cap) {
-    size_t cap = bs__grow_cap(log->istr_cap, log->istr_cap + 1, 256,
-                              sizeof(intern_slot));
-    if (!cap || !fits(log, cap * sizeof(intern_slot))) {
-      fail_memory_limit(r, r->in.rec_line);
-      return NULL;
-    }
-    intern_slot *t = calloc(cap, sizeof *t);
-    if (!t) {
-      fail_nomem(r);
-      return NULL;
-    }
-    for (size_t i = 0; i < log->istr_cap; i++) {
-      intern_slot *e = &log->istr[i];
-      if (!e->s)
-        continue;
-      size_t j = (size_t)e->hash & (cap - 1);
-      while (t[j].s)
-        j = (j + 1) & (cap - 1);
-      t[j] = *e;
-    }
-    free(log->istr);
-    log->istr = t;
-    log->istr_cap = cap;
-  }
-  uint64_t h = bs__hash_bytes(log->seed, s, n);
-  size_t mask = log->istr_cap - 1;
-  size_t j = (size_t)h & mask;
-  for (; log->istr[j].s; j = (j + 1) & mask) {
-    intern_slot *e = &log->istr[j];
-    if (e->hash == h && e->len == n && memcmp(e->s, s, n) == 0)
-      return e->s;
-  }
-  if (!fits(log, n + 1 + sizeof(max_align_t))) {
-    fail_memory_limit(r, r->in.rec_line);
-    return NULL;
-  }
-  char *copy = bs__arena_strndup(&log->arena, s, n);
-  if (!copy) {
-    fail_nomem(r);
-    return NULL;
-  }
-  log->istr[j].s = copy;
-  log->istr[j].len = n;
-  log->istr[j].hash = h;
-  log->istr_n++;
-  return copy;
-}
-
-static uint64_t case_hash(const bs_log *log, const char *b, const char *d) {
-  return bs__mix64(
-      ((uint64_t)(uintptr_t)b * 0x9E3779B97F4A7C15u ^ (uint64_t)(uintptr_t)d) +
-      log->seed);
-}
-
-static void case_slot_insert(bs_log *log, size_t id) {
-  const case_ent *c = &log->cases[id];
-  size_t mask = log->cslot_cap - 1;
-  size_t j = (size_t)case_hash(log, c->benchmark, c->dataset) & mask;
-  while (log->cslot[j] != EMPTY)
-    j = (j + 1) & mask;
-  log->cslot[j] = id;
-}
-
-static void case_rehash(bs_log *log) {
-  for (size_t i = 0; i < log->cslot_cap; i++)
-    log->cslot[i] = EMPTY;
-  for (size_t i = 0; i < log->ncases; i++)
-    case_slot_insert(log, i);
-}
-
-/* Returns the case id of (b, d), adding the case with `row` as its first
- * row when new (*added = 1). EMPTY with the reader failed when out of
- * memory or over the memory limit. */
-static size_t case_get(reader *r, const char *b, const char *d, size_t row,
-                       int *added) {
-  bs_log *log = r->log;
-  *added = 0;
-  if (log->cslot_cap) {
-    size_t mask = log->cslot_cap - 1;
-    for (size_t j = (size_t)case_hash(log, b, d) & mask; log->cslot[j] != EMPTY;
-         j = (j + 1) & mask) {
-      const case_ent *c = &log->cases[log->cslot[j]];
-      if (c->benchmark == b && c->dataset == d)
-        return log->cslot[j];
-    }
-  }
-  if (log->ncases == log->cases_cap) {
-    size_t cap =
-        bs__grow_cap(log->cases_cap, log->ncases + 1, 64, sizeof(case_ent));
-    if (!cap || !fits(log, (cap - log->cases_cap) * sizeof(case_ent))) {
-      fail_memory_limit(r, r->in.rec_line);
-      return EMPTY;
-    }
-    case_ent *t = realloc(log->cases, cap * sizeof *t);
-    if (!t) {
-      fail_nomem(r);
-      return EMPTY;
-    }
-    log->cases = t;
-    log->cases_cap = cap;
-  }
-  if ((log->ncases + 1) * 2 > log->cslot_cap) {
-    size_t cap =
-        bs__grow_cap(log->cslot_cap, log->cslot_cap + 1, 128, sizeof(size_t));
-    if (!cap || !fits(log, cap * sizeof(size_t))) {
-      fail_memory_limit(r, r->in.rec_line);
-      return EMPTY;
-    }
-    size_t *t = malloc(cap * sizeof *t);
-    if (!t) {
-      fail_nomem(r);
-      return EMPTY;
-    }
-    free(log->cslot);
-    log->cslot = t;
-    log->cslot_cap = cap;
-    case_rehash(log);
-  }
-  size_t id = log->ncases++;
-  log->cases[id].benchmark = b;
-  log->cases[id].dataset = d;
-  log->cases[id].first_row = row;
-  log->cases[id].nrows = 0;
-  log->cases[id].dup = NULL;
-  log->cases[id].dup_cap = 0;
-  log->cases[id].dup_n = 0;
-  case_slot_insert(log, id);
-  *added = 1;
-  return id;
-}
-
-static uint64_t dup_hash(const bs_log *log, const bs_row *r) {
-  /* Two rounds: the second adds block and impl to a value the keyed first
-   * round made unpredictable, so chosen runs and blocks cannot be lined
-   * up to collide. */
-  uint64_t h = bs__mix64(log->seed ^ (r->run * 0x9E3779B97F4A7C15u));
-  return bs__mix64(h ^ (uint64_t)r->block ^
-                   ((uint64_t)(uintptr_t)r->impl * 0xD6E8FEB86659FD93u));
-}
-
-static void dup_put(dup_slot *t, size_t cap, uint64_t h, size_t row) {
-  size_t mask = cap - 1;
-  size_t j = (size_t)h & mask;
-  while (t[j].row1)
-    j = (j + 1) & mask;
-  t[j].row1 = (uint32_t)(row + 1);
-  t[j].tag = (uint32_t)(h >> 32);
-}
-
-/* Refills the cases' tables from rows [0, nrows) after the cases past
- * ncases were dropped: used to forget a failed read. Tables only lose
- * entries here, so this needs no allocation. */
-static void dup_rebuild(bs_log *log, size_t nrows) {
-  for (size_t i = 0; i < log->ncases; i++) {
-    case_ent *c = &log->cases[i];
-    if (c->dup_cap)
-      memset(c->dup, 0, c->dup_cap * sizeof *c->dup);
-    c->dup_n = 0;
-    c->nrows = 0;
-  }
-  for (size_t i = 0; i < nrows; i++) {
-    case_ent *c = &log->cases[log->row_case[i]];
-    c->nrows++;
-    if (log->rows[i].phase != BS_PHASE_CONFIRM)
-      continue;
-    dup_put(c->dup, c->dup_cap, dup_hash(log, &log->rows[i]), i);
-    c->dup_n++;
-  }
-}
-
-/* Looks up the confirm row `row` (already stored at log->rows[row]) in its
- * case's table; returns the id of an earlier row with the same key, or
- * EMPTY after inserting it. *failed is set (and the reader failed) when
- * the table could not grow. */
-static size_t dup_check(reader *r, size_t row, int *failed) {
-  bs_log *log = r->log;
-  case_ent *c = &log->cases[log->row_case[row]];
-  *failed = 0;
-  if ((c->dup_n + 1) * 2 > c->dup_cap) {
-    size_t cap = bs__grow_cap(c->dup_cap, c->dup_cap + 1, 16, sizeof(dup_slot));
-    if (!cap || !fits(log, cap * sizeof(dup_slot))) {
-      fail_memory_limit(r, r->in.rec_line);
-      *failed = 1;
-      return EMPTY;
-    }
-    dup_slot *t = calloc(cap, sizeof *t);
-    if (!t) {
-      fail_nomem(r);
-      *failed = 1;
-      return EMPTY;
-    }
-    /* Rehash from the rows (recent, so cached): a slot keeps only half of
-     * its hash. */
-    for (size_t i = 0; i < c->dup_cap; i++) {
-      if (c->dup[i].row1) {
-        size_t o = c->dup[i].row1 - 1;
-        dup_put(t, cap, dup_hash(log, &log->rows[o]), o);
-      }
-    }
-    free(c->dup);
-    log->dup_bytes += (cap - c->dup_cap) * sizeof(dup_slot);
-    c->dup = t;
-    c->dup_cap = cap;
-  }
-  const bs_row *q = &log->rows[row];
-  uint64_t h = dup_hash(log, q);
-  uint32_t tag = (uint32_t)(h >> 32);
-  size_t mask = c->dup_cap - 1;
-  size_t j = (size_t)h & mask;
-  for (; c->dup[j].row1; j = (j + 1) & mask) {
-    if (c->dup[j].tag != tag)
-      continue;
-    size_t o = c->dup[j].row1 - 1;
-    const bs_row *p = &log->rows[o];
-    if (p->run == q->run && p->block == q->block && p->impl == q->impl)
-      return o;
-  }
-  c->dup[j].row1 = (uint32_t)(row + 1);
-  c->dup[j].tag = tag;
-  c->dup_n++;
-  return EMPTY;
 }
 
 /* ---- messages ---- */
@@ -610,6 +210,24 @@ static int add_unknown(bs_log *log, const char *file, const char *name,
   return 0;
 }
 
+/* Keeps values of metric m beside the rows from now on (a file has its
+ * column): 0, or -1 with the reader failed. Rows read before have none. */
+static int keep_values(reader *r, int m) {
+  bs_log *log = r->log;
+  if (log->values[m].p)
+    return 0;
+  size_t cap = log->rows_cap ? log->rows_cap : 1;
+  if (!fits(log, cap * sizeof(double))) {
+    fail_memory_limit(r, r->in.rec_line);
+    return -1;
+  }
+  if (bs__big_reserve(&log->values[m], cap * sizeof(double), 1)) {
+    fail_nomem(r);
+    return -1;
+  }
+  return 0;
+}
+
 static void header_record(reader *r) {
   bs_log *log = r->log;
   size_t n = r->nfields;
@@ -625,7 +243,7 @@ static void header_record(reader *r) {
     return;
   }
   for (size_t i = 0; i < n; i++) {
-    r->colname[i] = intern(r, r->rec + r->hdr[i].ofs, r->hdr[i].len);
+    r->colname[i] = bs__log_intern(r, r->rec + r->hdr[i].ofs, r->hdr[i].len);
     if (!r->colname[i])
       return;
   }
@@ -682,6 +300,9 @@ static void header_record(reader *r) {
       return;
     }
   }
+  for (int m = 1; m < BS_METRIC_COUNT; m++)
+    if (r->colof[COL_METRIC + m] >= 0 && keep_values(r, m))
+      return;
   for (int k = 0; k < NKNOWN; k++) {
     int required = k == COL_BENCHMARK || k == COL_IMPL ||
                    (k >= COL_METRIC &&
@@ -716,7 +337,7 @@ static const char *intern_col(reader *r, int k, const char *v, size_t n) {
     if (p && r->last_len[k][i] == n && same_text(p, v, n))
       return p;
   }
-  const char *p = intern(r, v, n);
+  const char *p = bs__log_intern(r, v, n);
   if (p) {
     unsigned i = r->last_next[k]++ % NRECENT;
     r->last[k][i] = p;
@@ -769,11 +390,12 @@ static int has(const reader *r, int k) {
   return r->colof[k] >= 0 && r->vlen[k] > 0;
 }
 
-/* Grows rows and row_case for one more row, within max_memory_bytes: the
- * capacity doubles, or takes what the limit leaves. */
+/* Grows the rows (and the values of the other metrics kept beside them)
+ * for one more row, within max_memory_bytes: the capacity doubles, or
+ * takes what the limit leaves. */
 static int grow_rows(reader *r) {
   bs_log *log = r->log;
-  size_t per = sizeof(bs_row) + sizeof(size_t);
+  size_t per = row_bytes(log);
   size_t cap = bs__grow_cap(log->rows_cap, log->nrows + 1, 1024, per);
   if (!cap || cap > r->max_rows)
     cap = r->max_rows;
@@ -785,18 +407,18 @@ static int grow_rows(reader *r) {
   }
   if (cap > (max - others) / per)
     cap = (max - others) / per;
-  bs_row *t = realloc(log->rows, cap * sizeof *t);
-  if (!t) {
+  if (bs__big_reserve(&log->rows_mem, cap * sizeof(bs_row), 0)) {
     fail_nomem(r);
     return -1;
   }
-  log->rows = t;
-  size_t *u = realloc(log->row_case, cap * sizeof *u);
-  if (!u) {
-    fail_nomem(r);
-    return -1;
+  log->rows = log->rows_mem.p;
+  for (int m = 1; m < BS_METRIC_COUNT; m++) {
+    if (log->values[m].p &&
+        bs__big_reserve(&log->values[m], cap * sizeof(double), 1)) {
+      fail_nomem(r);
+      return -1;
+    }
   }
-  log->row_case = u;
   log->rows_cap = cap;
   return 0;
 }
@@ -812,55 +434,60 @@ static void data_record(reader *r) {
     FAIL(r, BS_ELIMIT, r->in.rec_line, 0, "more than %zu rows", r->max_rows);
     return;
   }
-  bs_row row;
-  memset(&row, 0, sizeof row);
-  row.file = r->file;
-  row.line = r->in.rec_line;
-  row.block = -1;
-  row.phase = BS_PHASE_CONFIRM;
+  if (r->in.rec_line > (long)UINT32_MAX) {
+    FAIL(r, BS_ELIMIT, r->in.rec_line, 0, "line number past %lu",
+         (unsigned long)UINT32_MAX);
+    return;
+  }
+  uint64_t run = 0, iterations = 0;
+  int64_t block = -1;
+  bs_phase phase = BS_PHASE_CONFIRM;
+  double scale = 0, values[BS_METRIC_COUNT] = {0};
+  unsigned metrics = 0;
+  int has_scale = 0;
 
   if (!has(r, COL_BENCHMARK)) {
     FAIL(r, BS_EINPUT, r->in.rec_line, r->colof[COL_BENCHMARK] + 1,
          "column benchmark: must not be empty");
     return;
   }
-  row.benchmark = r->vstr[COL_BENCHMARK];
-  row.dataset = has(r, COL_DATASET) ? r->vstr[COL_DATASET] : "";
+  const char *benchmark = r->vstr[COL_BENCHMARK];
+  const char *dataset = has(r, COL_DATASET) ? r->vstr[COL_DATASET] : "";
   if (has(r, COL_SCALE)) {
     if (check_positive(r, COL_SCALE))
       return;
-    row.scale = r->vnum[COL_SCALE];
-    row.has_scale = 1;
+    scale = r->vnum[COL_SCALE];
+    has_scale = 1;
   }
   if (!has(r, COL_IMPL)) {
     FAIL(r, BS_EINPUT, r->in.rec_line, r->colof[COL_IMPL] + 1,
          "column impl: must not be empty");
     return;
   }
-  row.impl = r->vstr[COL_IMPL];
+  const char *impl = r->vstr[COL_IMPL];
   if (has(r, COL_RUN)) {
     if (check_count(r, COL_RUN, UINT64_MAX, "is not a non-negative integer"))
       return;
-    row.run = r->vint[COL_RUN];
+    run = r->vint[COL_RUN];
   }
   if (has(r, COL_BLOCK)) {
     if (check_count(r, COL_BLOCK, (uint64_t)INT64_MAX,
                     "is not a non-negative integer"))
       return;
-    row.block = (int64_t)r->vint[COL_BLOCK];
+    block = (int64_t)r->vint[COL_BLOCK];
   }
   if (has(r, COL_PHASE)) {
     if (!r->phase_ok) {
       bad_value(r, COL_PHASE, "is not calibration or confirm", "");
       return;
     }
-    row.phase = r->phase;
+    phase = r->phase;
   }
   if (has(r, COL_ITERATIONS)) {
     if (check_count(r, COL_ITERATIONS, UINT64_MAX, "is not a positive integer"))
       return;
-    row.iterations = r->vint[COL_ITERATIONS];
-    if (row.iterations == 0) {
+    iterations = r->vint[COL_ITERATIONS];
+    if (iterations == 0) {
       bad_value(r, COL_ITERATIONS, "is not a positive integer", "");
       return;
     }
@@ -877,10 +504,10 @@ static void data_record(reader *r) {
     }
     if (mi->zero_allowed ? check_nonnegative(r, k) : check_positive(r, k))
       return;
-    row.values[m] = r->vnum[k] + 0.0; /* no -0 */
-    row.metrics |= 1u << m;
+    values[m] = r->vnum[k] + 0.0; /* no -0 */
+    metrics |= 1u << m;
   }
-  if (row.phase == BS_PHASE_CONFIRM && row.block < 0) {
+  if (phase == BS_PHASE_CONFIRM && block < 0) {
     FAIL(r, BS_EINPUT, r->in.rec_line, r->colof[COL_BLOCK] + 1,
          "column block: missing for a confirm row");
     return;
@@ -892,12 +519,12 @@ static void data_record(reader *r) {
   size_t id = log->nrows;
   int added = 0;
   size_t cid = r->last_case;
-  if (row.benchmark != r->last_b || row.dataset != r->last_d) {
-    cid = case_get(r, row.benchmark, row.dataset, id, &added);
+  if (benchmark != r->last_b || dataset != r->last_d) {
+    cid = bs__log_case_get(r, benchmark, dataset, id, &added);
     if (cid == EMPTY)
       return;
-    r->last_b = row.benchmark;
-    r->last_d = row.dataset;
+    r->last_b = benchmark;
+    r->last_d = dataset;
     r->last_case = cid;
   }
   case_ent *ce = &log->cases[cid];
@@ -905,53 +532,87 @@ static void data_record(reader *r) {
     char qb[QBUF], qd[QBUF];
     FAIL(r, BS_ELIMIT, r->in.rec_line, 0,
          "more than %zu rows for benchmark %s, dataset %s", r->max_case_rows,
-         bs__csvin_quote(qb, row.benchmark, strlen(row.benchmark), 1),
-         bs__csvin_quote(qd, row.dataset, strlen(row.dataset), 1));
+         bs__csvin_quote(qb, benchmark, strlen(benchmark), 1),
+         bs__csvin_quote(qd, dataset, strlen(dataset), 1));
     return;
   }
-  if (!added && ce->nrows > 0) {
+  if (ce->nrows == 0) {
+    ce->first_row = (uint32_t)id;
+    ce->has_scale = has_scale;
+    ce->scale = scale;
+  } else if (ce->has_scale != has_scale || (has_scale && ce->scale != scale)) {
     const bs_row *f = &log->rows[ce->first_row];
-    if (f->has_scale != row.has_scale ||
-        (row.has_scale && f->scale != row.scale)) {
-      char q[QBUF], num[64], path[BS__PATH_BUF];
-      long col = r->colof[COL_SCALE] + 1;
-      const char *file = bs__csvin_path(path, f->file);
-      const char *v = raw(r, COL_SCALE);
-      size_t n = r->vlen[COL_SCALE];
-      if (!row.has_scale)
-        FAIL(r, BS_EINPUT, r->in.rec_line, col,
-             "column scale: missing, but %s at %s:%ld (same benchmark and "
-             "dataset)",
-             fmt_num(num, sizeof num, f->scale), file, f->line);
-      else if (!f->has_scale)
-        FAIL(r, BS_EINPUT, r->in.rec_line, col,
-             "column scale: %s, but none at %s:%ld (same benchmark and "
-             "dataset)",
-             bs__csvin_quote(q, v, n, 1), file, f->line);
-      else
-        FAIL(r, BS_EINPUT, r->in.rec_line, col,
-             "column scale: %s differs from %s at %s:%ld (same benchmark "
-             "and dataset)",
-             bs__csvin_quote(q, v, n, 1), fmt_num(num, sizeof num, f->scale),
-             file, f->line);
-      return;
-    }
+    char q[QBUF], num[64], path[BS__PATH_BUF];
+    long col = r->colof[COL_SCALE] + 1;
+    const char *file = bs__csvin_path(path, bs_log_row_file(log, f));
+    const char *v = raw(r, COL_SCALE);
+    size_t n = r->vlen[COL_SCALE];
+    long fline = (long)f->line;
+    if (!has_scale)
+      FAIL(r, BS_EINPUT, r->in.rec_line, col,
+           "column scale: missing, but %s at %s:%ld (same benchmark and "
+           "dataset)",
+           fmt_num(num, sizeof num, ce->scale), file, fline);
+    else if (!ce->has_scale)
+      FAIL(r, BS_EINPUT, r->in.rec_line, col,
+           "column scale: %s, but none at %s:%ld (same benchmark and "
+           "dataset)",
+           bs__csvin_quote(q, v, n, 1), file, fline);
+    else
+      FAIL(r, BS_EINPUT, r->in.rec_line, col,
+           "column scale: %s differs from %s at %s:%ld (same benchmark "
+           "and dataset)",
+           bs__csvin_quote(q, v, n, 1), fmt_num(num, sizeof num, ce->scale),
+           file, fline);
+    return;
   }
-  if (ce->nrows == 0)
-    ce->first_row = id;
-  for (int m = 0; m < BS_METRIC_COUNT && row.phase == BS_PHASE_CONFIRM; m++) {
-    if (!(row.metrics & (1u << m)) && log->lacking[m] == EMPTY) {
+  for (int m = 0; m < BS_METRIC_COUNT && phase == BS_PHASE_CONFIRM; m++) {
+    if (!(metrics & (1u << m)) && log->lacking[m] == EMPTY) {
       log->lacking[m] = id;
       log->lacking_column[m] = r->colof[COL_METRIC + m] < 0;
     }
   }
-  log->rows[id] = row;
-  log->row_case[id] = cid;
+  int wide = run > UINT32_MAX || block > INT32_MAX;
+  if (wide) {
+    if (log->nwide == log->wide_cap) {
+      size_t cap =
+          bs__grow_cap(log->wide_cap, log->nwide + 1, 16, sizeof(wide_ent));
+      if (!cap || !fits(log, (cap - log->wide_cap) * sizeof(wide_ent))) {
+        fail_memory_limit(r, r->in.rec_line);
+        return;
+      }
+      wide_ent *t = realloc(log->wide, cap * sizeof *t);
+      if (!t) {
+        fail_nomem(r);
+        return;
+      }
+      log->wide = t;
+      log->wide_cap = cap;
+    }
+    log->wide[log->nwide].run = run;
+    log->wide[log->nwide].block = block;
+    log->wide[log->nwide].row = id;
+    log->nwide++;
+  }
+  bs_row *row = &log->rows[id];
+  row->per_call_us = values[BS_METRIC_WALL];
+  row->iterations = iterations;
+  row->impl = impl;
+  row->line = (uint32_t)r->in.rec_line;
+  row->run32 = wide ? 0 : (uint32_t)run;
+  row->block32 = wide ? 0 : (int32_t)block;
+  row->phase = phase == BS_PHASE_CALIBRATION;
+  row->metrics = metrics & 7u;
+  row->wide = (unsigned)wide & 1u;
+  row->cid = (uint32_t)cid & 0x07FFFFFFu;
+  for (int m = 1; m < BS_METRIC_COUNT; m++)
+    if (log->values[m].p)
+      ((double *)log->values[m].p)[id] = values[m];
   log->nrows++;
   ce->nrows++;
-  if (row.phase == BS_PHASE_CONFIRM) {
+  if (phase == BS_PHASE_CONFIRM) {
     int failed;
-    size_t first = dup_check(r, id, &failed);
+    size_t first = bs__log_track(r, id, &failed);
     if (failed)
       return;
     if (first != EMPTY) {
@@ -960,11 +621,11 @@ static void data_record(reader *r) {
       FAIL(r, BS_EINPUT, r->in.rec_line, 0,
            "duplicate confirm row for benchmark %s, dataset %s, run %llu, "
            "block %lld, impl %s (first at %s:%ld)",
-           bs__csvin_quote(qb, row.benchmark, strlen(row.benchmark), 1),
-           bs__csvin_quote(qd, row.dataset, strlen(row.dataset), 1),
-           (unsigned long long)row.run, (long long)row.block,
-           bs__csvin_quote(qi, row.impl, strlen(row.impl), 1),
-           bs__csvin_path(path, f->file), f->line);
+           bs__csvin_quote(qb, benchmark, strlen(benchmark), 1),
+           bs__csvin_quote(qd, dataset, strlen(dataset), 1),
+           (unsigned long long)run, (long long)block,
+           bs__csvin_quote(qi, impl, strlen(impl), 1),
+           bs__csvin_path(path, bs_log_row_file(log, f)), (long)f->line);
       return;
     }
   }
@@ -978,73 +639,6 @@ static void on_record(void *ctx) {
     header_record(r);
   r->nfields = 0;
   r->rec_len = 0;
-}
-
-/* ---- the public case index ---- */
-
-static bs_status rebuild_index(bs_log *log) {
-  size_t nc = log->ncases, nr = log->nrows;
-  /* The new index plus the sort's scratch, while the old index lives. */
-  size_t need =
-      nc * (sizeof(bs_case_key) + 2 * sizeof(size_t) + sizeof(bs_case)) +
-      nr * sizeof(size_t);
-  if (!fits(log, need))
-    return BS_ELIMIT;
-  bs_case_key *ord = malloc((nc ? nc : 1) * sizeof *ord);
-  size_t *rank = malloc((nc ? nc : 1) * sizeof *rank);
-  size_t *start = calloc(nc + 1, sizeof *start);
-  bs_case *index = malloc((nc ? nc : 1) * sizeof *index);
-  size_t *rows = malloc((nr ? nr : 1) * sizeof *rows);
-  if (!ord || !rank || !start || !index || !rows)
-    goto fail;
-  /* The index is in case order, so every analysis of the log lists its
-   * cases in the order the outputs show them. */
-  for (size_t i = 0; i < nc; i++) {
-    const bs_row *first = &log->rows[log->cases[i].first_row];
-    ord[i].benchmark = log->cases[i].benchmark;
-    ord[i].dataset = log->cases[i].dataset;
-    ord[i].has_scale = first->has_scale;
-    ord[i].scale = first->has_scale ? first->scale : 0.0;
-    ord[i].id = i;
-  }
-  bs_case_order(ord, nc);
-  for (size_t i = 0; i < nc; i++)
-    rank[ord[i].id] = i;
-  for (size_t i = 0; i < nr; i++)
-    start[rank[log->row_case[i]] + 1]++;
-  for (size_t i = 0; i < nc; i++)
-    start[i + 1] += start[i];
-  for (size_t i = 0; i < nc; i++) {
-    const case_ent *c = &log->cases[ord[i].id];
-    const bs_row *first = &log->rows[c->first_row];
-    index[i].benchmark = c->benchmark;
-    index[i].dataset = c->dataset;
-    index[i].rows = rows + start[i];
-    index[i].nrows = 0;
-    index[i].has_scale = first->has_scale;
-    index[i].scale = first->has_scale ? first->scale : 0.0;
-  }
-  for (size_t i = 0; i < nr; i++) {
-    bs_case *c = &index[rank[log->row_case[i]]];
-    rows[start[rank[log->row_case[i]]] + c->nrows++] = i;
-  }
-  free(ord);
-  free(rank);
-  free(start);
-  free(log->index);
-  free(log->index_rows);
-  log->index = index;
-  log->index_rows = rows;
-  log->nindex = nc;
-  log->nindex_rows = nr;
-  return BS_OK;
-fail:
-  free(ord);
-  free(rank);
-  free(start);
-  free(index);
-  free(rows);
-  return BS_ENOMEM;
 }
 
 /* ---- public API ---- */
@@ -1068,15 +662,19 @@ void bs_log_free(bs_log *log) {
   if (!log)
     return;
   bs__arena_release(&log->arena);
-  free(log->rows);
-  free(log->row_case);
-  free(log->istr);
+  bs__big_release(&log->rows_mem);
+  for (int m = 0; m < BS_METRIC_COUNT; m++)
+    bs__big_release(&log->values[m]);
+  free(log->files);
+  free(log->wide);
+  bs__big_release(&log->istr_mem);
   for (size_t i = 0; i < log->ncases; i++)
     free(log->cases[i].dup);
-  free(log->cases);
-  free(log->cslot);
-  free(log->index);
-  free(log->index_rows);
+  bs__big_release(&log->cases_mem);
+  bs__big_release(&log->cslot_mem);
+  bs__big_release(&log->index_cases);
+  free(log->case_pos);
+  bs__big_release(&log->index_mem);
   free(log->unknown);
   free(log);
 }
@@ -1099,10 +697,37 @@ void bs_log_set_limits(bs_log *log, const bs_log_limits *limits) {
       l.max_memory_bytes ? l.max_memory_bytes : BS_LOG_DEFAULT_MAX_MEMORY_BYTES;
 }
 
-typedef enum { SRC_BUFFER, SRC_FILE, SRC_ARCHIVED } source;
+typedef enum { SRC_BUFFER, SRC_FILE, SRC_ARCHIVED, SRC_TEED } source;
 
-static bs_status read_log(bs_log *log, const char *name, source src,
-                          const char *data, size_t len, bs_error *err) {
+/* Where read_log's bytes come from: a buffer, or a file read in blocks
+ * (for SRC_TEED a regular file at most max_bytes long, each block handed
+ * to tee before it is parsed). */
+typedef struct input {
+  source src;
+  const char *data;
+  size_t len;
+  uint64_t max_bytes;
+  bs__csvin_tee_fn tee;
+  void *tee_ctx;
+} input;
+
+/* Starts the rows of the file `name` (an arena copy): 0, or -1 when out
+ * of memory. */
+static int add_file(bs_log *log, const char *name) {
+  if (log->nfiles == log->files_cap) {
+    file_ent *t = BS__GROW(log->files, log->files_cap, log->nfiles + 1, 4);
+    if (!t)
+      return -1;
+    log->files = t;
+  }
+  log->files[log->nfiles].name = name;
+  log->files[log->nfiles].first_row = log->nrows;
+  log->nfiles++;
+  return 0;
+}
+
+static bs_status read_log(bs_log *log, const char *name, const input *src,
+                          bs_error *err) {
   if (!name)
     name = "";
   reader r;
@@ -1113,24 +738,30 @@ static bs_status read_log(bs_log *log, const char *name, source src,
   r.max_rows = log->limits.max_rows;
   r.max_case_rows = log->limits.max_case_rows;
   size_t old_rows = log->nrows, old_cases = log->ncases;
-  size_t old_unknown = log->nunknown;
+  size_t old_unknown = log->nunknown, old_files = log->nfiles;
   if (bs__csvin_init(&r.in, name, err, r.max_field, NULL, on_record, &r) ==
       BS_OK) {
     r.in.raw_field = on_field;
-    if (!fits(log, strlen(name) + 1 + sizeof(max_align_t)))
+    if (!fits(log, strlen(name) + 1 + sizeof(max_align_t) + sizeof(file_ent)))
       fail_memory_limit(&r, 0);
-    else if (!(r.file = bs__arena_strndup(&log->arena, name, strlen(name))))
+    else if (!(r.file = bs__arena_strndup(&log->arena, name, strlen(name))) ||
+             add_file(log, r.file))
       fail_nomem(&r);
-    else if (src != SRC_BUFFER) {
-      r.in.archived = src == SRC_ARCHIVED;
+    else if (src->src != SRC_BUFFER) {
+      r.in.archived = src->src == SRC_ARCHIVED;
+      r.in.regular = src->src == SRC_TEED;
+      r.in.max_bytes = src->max_bytes;
+      r.in.tee = src->tee;
+      r.in.tee_ctx = src->tee_ctx;
       bs__csvin_feed_file(&r.in, name);
-    } else if (bs__csvin_feed(&r.in, data ? data : "", data ? len : 0) == BS_OK)
+    } else if (bs__csvin_feed(&r.in, src->data ? src->data : "",
+                              src->data ? src->len : 0) == BS_OK)
       bs__csvin_finish(&r.in);
   }
   if (!r.in.status && !r.have_header)
     FAIL(&r, BS_EINPUT, 0, 0, "empty file: no header row");
   if (!r.in.status) {
-    bs_status st = rebuild_index(log);
+    bs_status st = bs__log_rebuild_index(log);
     if (st == BS_ELIMIT)
       fail_memory_limit(&r, 0);
     else if (st)
@@ -1150,9 +781,12 @@ static bs_status read_log(bs_log *log, const char *name, source src,
     log->nrows = old_rows;
     log->ncases = old_cases;
     log->nunknown = old_unknown;
+    log->nfiles = old_files;
+    while (log->nwide > 0 && log->wide[log->nwide - 1].row >= old_rows)
+      log->nwide--;
     if (log->cslot_cap)
-      case_rehash(log);
-    dup_rebuild(log, old_rows);
+      bs__log_case_rehash(log);
+    bs__log_cases_rebuild(log, old_rows);
   } else {
     bs_error_clear(err);
   }
@@ -1164,20 +798,77 @@ static bs_status read_log(bs_log *log, const char *name, source src,
 
 bs_status bs_log_read_buffer(bs_log *log, const char *name, const char *data,
                              size_t len, bs_error *err) {
-  return read_log(log, name, SRC_BUFFER, data, len, err);
+  input in = {SRC_BUFFER, data, len, 0, NULL, NULL};
+  return read_log(log, name, &in, err);
 }
 
 bs_status bs_log_read_file(bs_log *log, const char *path, bs_error *err) {
-  return read_log(log, path, SRC_FILE, NULL, 0, err);
+  input in = {SRC_FILE, NULL, 0, 0, NULL, NULL};
+  return read_log(log, path, &in, err);
 }
 
 bs_status bs__log_read_archived(bs_log *log, const char *path, bs_error *err) {
-  return read_log(log, path, SRC_ARCHIVED, NULL, 0, err);
+  input in = {SRC_ARCHIVED, NULL, 0, 0, NULL, NULL};
+  return read_log(log, path, &in, err);
+}
+
+bs_status bs__log_read_teed(bs_log *log, const char *path, uint64_t max_bytes,
+                            bs__csvin_tee_fn tee, void *ctx, bs_error *err) {
+  input in = {SRC_TEED, NULL, 0, max_bytes, tee, ctx};
+  return read_log(log, path, &in, err);
 }
 
 size_t bs_log_count(const bs_log *log) { return log->nrows; }
 
 const bs_row *bs_log_rows(const bs_log *log) { return log->rows; }
+
+const char *bs_log_row_file(const bs_log *log, const bs_row *row) {
+  size_t id = (size_t)(row - log->rows);
+  /* The last file whose rows start at or before id. */
+  size_t lo = 0, hi = log->nfiles;
+  while (hi - lo > 1) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (log->files[mid].first_row <= id)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return log->nfiles ? log->files[lo].name : "";
+}
+
+const bs_case *bs_log_row_case(const bs_log *log, const bs_row *row) {
+  return &log->index[log->case_pos[row->cid]];
+}
+
+/* The wide entry of row (which has one). */
+static const wide_ent *wide_of(const bs_log *log, const bs_row *row) {
+  size_t id = (size_t)(row - log->rows), lo = 0, hi = log->nwide;
+  while (hi - lo > 1) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (log->wide[mid].row <= id)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return &log->wide[lo];
+}
+
+uint64_t bs_log_wide_run(const bs_log *log, const bs_row *row) {
+  return row->wide ? wide_of(log, row)->run : row->run32;
+}
+
+int64_t bs_log_wide_block(const bs_log *log, const bs_row *row) {
+  return row->wide ? wide_of(log, row)->block : row->block32;
+}
+
+double bs_log_value(const bs_log *log, const bs_row *row, bs_metric m) {
+  if (m == BS_METRIC_WALL)
+    return row->per_call_us;
+  if ((unsigned)m >= BS_METRIC_COUNT || !(row->metrics & (1u << m)) ||
+      !log->values[m].p)
+    return 0.0;
+  return ((const double *)log->values[m].p)[row - log->rows];
+}
 
 size_t bs_log_case_count(const bs_log *log) { return log->nindex; }
 
@@ -1200,13 +891,15 @@ bs_status bs_log_require_metric(const bs_log *log, bs_metric m, bs_error *err) {
     return BS_OK;
   char path[BS__PATH_BUF];
   if (log->lacking_column[m])
-    return bs_error_set(err, BS_EINPUT, bs__csvin_path(path, row->file),
-                        row->line,
+    return bs_error_set(err, BS_EINPUT,
+                        bs__csvin_path(path, bs_log_row_file(log, row)),
+                        (long)row->line,
                         "confirm row has no %s: the file has no column %s, "
                         "and metric %s (%s) needs it on every confirm row",
                         mi->column, mi->column, mi->name, mi->quantity);
-  return bs_error_set(err, BS_EINPUT, bs__csvin_path(path, row->file),
-                      row->line,
+  return bs_error_set(err, BS_EINPUT,
+                      bs__csvin_path(path, bs_log_row_file(log, row)),
+                      (long)row->line,
                       "column %s: empty, and metric %s (%s) needs it on "
                       "every confirm row",
                       mi->column, mi->name, mi->quantity);

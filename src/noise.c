@@ -275,9 +275,9 @@ void bs_noise_result_free(bs_noise_result *r) {
 
 /* Pairs the A rows ka[0..na-1] and B rows kb[0..nb-1] of one run (both
  * sorted by block) and fills the experiment's series. */
-static bs_status pair_run(const char *label, uint64_t run, const bs__keyed *ka,
-                          size_t na, const bs__keyed *kb, size_t nb,
-                          bs_metric metric, bs_noise_experiment *e,
+static bs_status pair_run(const bs_log *log, const char *label, uint64_t run,
+                          const bs__keyed *ka, size_t na, const bs__keyed *kb,
+                          size_t nb, bs_metric metric, bs_noise_experiment *e,
                           bs_error *err) {
   size_t i = 0, j = 0;
   const bs__keyed *first = NULL;
@@ -300,13 +300,14 @@ static bs_status pair_run(const char *label, uint64_t run, const bs__keyed *ka,
     const bs__keyed *lone = c < 0 ? &ka[i++] : &kb[j++];
     if (!first)
       first = lone;
-    bs__keyed_describe(list, sizeof list, &used, lone, 0, &listed);
+    bs__keyed_describe(list, sizeof list, &used, log, lone, 0, &listed);
   }
   if (first) {
     /* The status spelled out, as below: otherwise the analyser follows
      * this path into analyse_run with no samples. */
     bs_error_set(
-        err, BS_EMISMATCH, first->row->file, first->row->line,
+        err, BS_EMISMATCH, bs_log_row_file(log, first->row),
+        (long)first->row->line,
         "mismatched pairs in case %s, run %llu: %zu row%s without a partner "
         "in the same block: %s%s",
         label, (unsigned long long)run, listed, listed == 1 ? "" : "s", list,
@@ -326,8 +327,8 @@ static bs_status pair_run(const char *label, uint64_t run, const bs__keyed *ka,
     return BS_ENOMEM;
   }
   for (size_t k = 0; k < na; k++) {
-    e->a[k] = ka[k].row->values[metric];
-    e->b[k] = kb[k].row->values[metric];
+    e->a[k] = bs__row_value(log, ka[k].row, metric);
+    e->b[k] = bs__row_value(log, kb[k].row, metric);
     e->blocks[k] = ka[k].block;
   }
   return BS_OK;
@@ -553,10 +554,10 @@ static bs_status suite_rate(bs_noise_result *r) {
 
 /* Splits the case's A and B rows (sorted by run, block) into runs and
  * analyses each. */
-static bs_status analyse_case(bs_noise_case *c, const char *a, const char *b,
-                              bs__keyed *ka, size_t na, bs__keyed *kb,
-                              size_t nb, const bs_noise_options *o,
-                              bs_error *err) {
+static bs_status analyse_case(const bs_log *log, bs_noise_case *c,
+                              const char *a, const char *b, bs__keyed *ka,
+                              size_t na, bs__keyed *kb, size_t nb,
+                              const bs_noise_options *o, bs_error *err) {
   char label[256];
   bs__case_label(label, sizeof label, c->benchmark, c->dataset);
   qsort(ka, na, sizeof *ka, bs__keyed_cmp);
@@ -578,7 +579,8 @@ static bs_status analyse_case(bs_noise_case *c, const char *a, const char *b,
       j++;
     if (i == i0 || j == j0) {
       const bs__keyed *other = i == i0 ? &kb[j0] : &ka[i0];
-      return bs_error_set(err, BS_EINPUT, other->row->file, other->row->line,
+      return bs_error_set(err, BS_EINPUT, bs_log_row_file(log, other->row),
+                          (long)other->row->line,
                           "case %s, run %llu: no confirm rows of %s \"%s\" "
                           "(an A/A run needs samples of both \"%s\" and "
                           "\"%s\")",
@@ -588,11 +590,11 @@ static bs_status analyse_case(bs_noise_case *c, const char *a, const char *b,
     runs++;
   }
   if (runs < BS_NOISE_MIN_RUNS)
-    return bs_error_set(err, BS_EINPUT, ka[0].row->file, ka[0].row->line,
-                        "case %s: only 1 A/A run (run %llu); a noise floor "
-                        "needs at least %d runs",
-                        label, (unsigned long long)ka[0].run,
-                        BS_NOISE_MIN_RUNS);
+    return bs_error_set(
+        err, BS_EINPUT, bs_log_row_file(log, ka[0].row), (long)ka[0].row->line,
+        "case %s: only 1 A/A run (run %llu); a noise floor "
+        "needs at least %d runs",
+        label, (unsigned long long)ka[0].run, BS_NOISE_MIN_RUNS);
 
   c->experiments = calloc(runs, sizeof *c->experiments);
   if (!c->experiments)
@@ -606,7 +608,7 @@ static bs_status analyse_case(bs_noise_case *c, const char *a, const char *b,
     while (j < nb && kb[j].run == run)
       j++;
     c->runs = k + 1; /* so that a failure frees what was built */
-    bs_status st = pair_run(label, run, ka + i0, i - i0, kb + j0, j - j0,
+    bs_status st = pair_run(log, label, run, ka + i0, i - i0, kb + j0, j - j0,
                             o->metric, &c->experiments[k], err);
     if (!st)
       st = analyse_run(label, &c->experiments[k], k, o, err);
@@ -653,7 +655,7 @@ bs_status bs_noise_run(const bs_log *log, const char *a, const char *b,
     bs_noise_case *c = &r->cases[r->ncases++];
     c->benchmark = lc->benchmark;
     c->dataset = lc->dataset;
-    st = analyse_case(c, a, b, ab.x, na, ab.y, nb, opt, err);
+    st = analyse_case(log, c, a, b, ab.x, na, ab.y, nb, opt, err);
     if (st)
       goto fail;
   }

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -350,4 +351,184 @@ int bs__parse_double(const char *s, double *out) {
 
 int bs__parse_u64(const char *s, uint64_t *out) {
   return bs__num_u64(s, strlen(s), out) == BS__NUM_OK ? 0 : -1;
+}
+
+/* ---- Shortest round-trip text -------------------------------------------
+ * Not a printf precision: the fewest significant digits p for which a
+ * p-digit decimal next to v (v cut to p digits, or that plus one unit in
+ * its last place) reads back to v. The 17 digits printf gives (correctly
+ * rounded, and 17 always read back) are cut and rounded as text: exact,
+ * except where the digits past p are exactly "50...0", which the first
+ * rounding may have made a tie; there printf rounds again from v itself.
+ * If a p-digit decimal reads back, so does a (p+1)-digit one (the same
+ * with a zero appended, or the neighbour of v between it and v), so the
+ * least p is found by bisection. Each candidate is checked by parsing it
+ * (bs__num_double, strtod's result bit for bit). */
+
+/* A candidate: p significant digits d[0..p-1] (no point) times 10^e
+ * placed after the first digit: d0.d1d2... x 10^e. */
+typedef struct shortest_cand {
+  char d[18];
+  size_t p;
+  int e;
+} shortest_cand;
+
+/* Whether sign + candidate reads back to exactly a. */
+static int reads_back(const shortest_cand *c, int neg, double a) {
+  char t[48];
+  size_t k = 0;
+  if (neg)
+    t[k++] = '-';
+  t[k++] = c->d[0];
+  if (c->p > 1) {
+    t[k++] = '.';
+    memcpy(t + k, c->d + 1, c->p - 1);
+    k += c->p - 1;
+  }
+  int n = snprintf(t + k, sizeof t - k, "e%d", c->e);
+  if (n < 0)
+    return 0;
+  k += (size_t)n;
+  double back;
+  if (bs__num_double(t, k, &back) != BS__NUM_OK)
+    return 0;
+  return memcmp(&back, &a, sizeof a) == 0;
+}
+
+/* The two p-digit neighbours of the 17 digits d (exponent e): cut, and
+ * cut plus one unit; *nearer_up says which is nearer v. */
+static void neighbours(double mag, const char d[17], int e, size_t p,
+                       shortest_cand *down, shortest_cand *up, int *nearer_up) {
+  memcpy(down->d, d, p);
+  down->p = p;
+  down->e = e;
+  *up = *down;
+  size_t i = p;
+  while (i > 0 && up->d[i - 1] == '9')
+    up->d[--i] = '0';
+  if (i == 0) {
+    up->d[0] = '1'; /* 99..9 + 1: 10..0, one place up */
+    up->e++;
+  } else {
+    up->d[i - 1]++;
+  }
+  *nearer_up = 0;
+  if (p >= 17)
+    return;
+  int cmp = d[p] < '5' ? -1 : d[p] > '5' ? 1 : 0;
+  for (size_t k = p + 1; k < 17 && cmp == 0; k++)
+    cmp = d[k] != '0';
+  if (cmp == 0) {
+    /* "50...0": the 17 digits may have rounded to a tie; ask printf for
+     * the p digits of v itself. */
+    char t[48];
+    snprintf(t, sizeof t, "%.*e", (int)p - 1, mag);
+    *nearer_up =
+        t[0] != down->d[0] || (p > 1 && memcmp(t + 2, down->d + 1, p - 1) != 0);
+  } else {
+    *nearer_up = cmp > 0;
+  }
+}
+
+/* Whether some p-digit neighbour of v reads back; it goes into *out
+ * (the nearer one first). */
+static int shortest_at(double a, double mag, int neg, const char d[17], int e,
+                       size_t p, shortest_cand *out) {
+  shortest_cand down, up;
+  int nearer_up;
+  neighbours(mag, d, e, p, &down, &up, &nearer_up);
+  const shortest_cand *first = nearer_up ? &up : &down,
+                      *second = nearer_up ? &down : &up;
+  if (reads_back(first, neg, a)) {
+    *out = *first;
+    return 1;
+  }
+  if (p < 17 && reads_back(second, neg, a)) {
+    *out = *second;
+    return 1;
+  }
+  return 0;
+}
+
+size_t bs__num_shortest(double v, char out[BS__NUM_SHORTEST]) {
+  out[0] = '\0';
+  if (!isfinite(v))
+    return 0;
+  int neg = signbit(v) != 0;
+  size_t k = 0;
+  if (neg)
+    out[k++] = '-';
+  if (v == 0) {
+    out[k++] = '0';
+    out[k] = '\0';
+    return k;
+  }
+  double mag = fabs(v);
+  /* "d.dddddddddddddddde+XXX": 17 correctly rounded digits. */
+  char t[48], d[17];
+  snprintf(t, sizeof t, "%.16e", mag);
+  d[0] = t[0];
+  memcpy(d + 1, t + 2, 16);
+  int e = 0, esign = t[19] == '-' ? -1 : 1;
+  for (const char *q = t + 20; *q >= '0' && *q <= '9'; q++)
+    e = e * 10 + (*q - '0');
+  e *= esign;
+  shortest_cand best;
+  memcpy(best.d, d, 17);
+  best.p = 17;
+  best.e = e;
+  size_t lo = 1, hi = 17; /* 17 digits always read back */
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    shortest_cand c;
+    if (shortest_at(v, mag, neg, d, e, mid, &c)) {
+      best = c;
+      hi = mid;
+    } else {
+      lo = mid + 1;
+    }
+  }
+  while (best.p > 1 && best.d[best.p - 1] == '0')
+    best.p--;
+  /* Plain or with an exponent, whichever is shorter. */
+  size_t p = best.p;
+  int x = best.e;
+  size_t plain = x >= (int)p - 1 ? (size_t)x + 1
+                 : x >= 0        ? p + 1
+                                 : p + 1 + (size_t)(-x);
+  char ebuf[8];
+  int en = snprintf(ebuf, sizeof ebuf, "e%d", x);
+  size_t expo = p + (p > 1) + (size_t)(en > 0 ? en : 0);
+  if (plain <= expo) {
+    if (x >= (int)p - 1) {
+      memcpy(out + k, best.d, p);
+      k += p;
+      for (int z = x - ((int)p - 1); z > 0; z--)
+        out[k++] = '0';
+    } else if (x >= 0) {
+      memcpy(out + k, best.d, (size_t)x + 1);
+      k += (size_t)x + 1;
+      out[k++] = '.';
+      memcpy(out + k, best.d + x + 1, p - (size_t)x - 1);
+      k += p - (size_t)x - 1;
+    } else {
+      out[k++] = '0';
+      out[k++] = '.';
+      for (int z = -x - 1; z > 0; z--)
+        out[k++] = '0';
+      memcpy(out + k, best.d, p);
+      k += p;
+    }
+  } else {
+    out[k++] = best.d[0];
+    if (p > 1) {
+      out[k++] = '.';
+      memcpy(out + k, best.d + 1, p - 1);
+      k += p - 1;
+    }
+    memcpy(out + k, ebuf, (size_t)en);
+    k += (size_t)en;
+  }
+  out[k] = '\0';
+  return k;
 }

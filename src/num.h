@@ -39,4 +39,17 @@ const char *bs__num_reason(bs__num why);
 int bs__parse_double(const char *s, double *out);
 int bs__parse_u64(const char *s, uint64_t *out);
 
+/* Room for any bs__num_shortest text and its NUL. */
+#define BS__NUM_SHORTEST 32
+
+/* Writes into out the shortest decimal text that reads back (strtod,
+ * bs__num_double) to exactly v, and returns its length: the fewest
+ * significant digits that do, and of two candidates with that many the
+ * one nearer v (the digits Python's repr and David Gay's shortest mode
+ * choose). Written plainly ("0.001", "123.5", "-0", "12300") or with an
+ * exponent ("1.5e-7", "1e300", "5e-324"), whichever is shorter (plain on
+ * a tie); valid JSON number syntax. Not finite: out is "" and the length
+ * 0 (the caller writes null or refuses). */
+size_t bs__num_shortest(double v, char out[BS__NUM_SHORTEST]);
+
 #endif

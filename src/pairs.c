@@ -14,6 +14,7 @@ int bs__keyed_cmp(const void *a, const void *b) {
 bs_status bs__pairs_gather(bs__pairs *p, const bs_log *log, const bs_case *lc,
                            const char *x, const char *y, bs_error *err) {
   const bs_row *rows = bs_log_rows(log);
+  p->log = log;
   p->nx = p->ny = 0;
   free(p->x);
   free(p->y);
@@ -26,7 +27,7 @@ bs_status bs__pairs_gather(bs__pairs *p, const bs_log *log, const bs_case *lc,
     const bs_row *row = &rows[lc->rows[k]];
     if (row->phase != BS_PHASE_CONFIRM)
       continue;
-    bs__keyed key = {row->run, row->block, row};
+    bs__keyed key = {bs_row_run(log, row), bs_row_block(log, row), row};
     if (!strcmp(row->impl, x))
       p->x[p->nx++] = key;
     else if (!strcmp(row->impl, y))
@@ -42,21 +43,21 @@ void bs__pairs_release(bs__pairs *p) {
   p->nx = p->ny = 0;
 }
 
-void bs__keyed_describe(char *msg, size_t cap, size_t *used, const bs__keyed *k,
-                        int with_run, size_t *listed) {
+void bs__keyed_describe(char *msg, size_t cap, size_t *used, const bs_log *log,
+                        const bs__keyed *k, int with_run, size_t *listed) {
   if (*listed >= 8) {
     (*listed)++;
     return;
   }
-  int n =
-      with_run
-          ? snprintf(msg + *used, cap - *used,
-                     "%s%s run %llu block %lld (%s:%ld)", *listed ? ", " : "",
-                     k->row->impl, (unsigned long long)k->run,
-                     (long long)k->block, k->row->file, k->row->line)
-          : snprintf(msg + *used, cap - *used, "%s%s block %lld (%s:%ld)",
-                     *listed ? ", " : "", k->row->impl, (long long)k->block,
-                     k->row->file, k->row->line);
+  int n = with_run
+              ? snprintf(msg + *used, cap - *used,
+                         "%s%s run %llu block %lld (%s:%ld)",
+                         *listed ? ", " : "", k->row->impl,
+                         (unsigned long long)k->run, (long long)k->block,
+                         bs_log_row_file(log, k->row), (long)k->row->line)
+              : snprintf(msg + *used, cap - *used, "%s%s block %lld (%s:%ld)",
+                         *listed ? ", " : "", k->row->impl, (long long)k->block,
+                         bs_log_row_file(log, k->row), (long)k->row->line);
   if (n > 0 && (size_t)n < cap - *used)
     *used += (size_t)n;
   (*listed)++;
@@ -85,18 +86,19 @@ bs_status bs__pairs_deltas(bs__pairs *p, bs_metric metric, const char *label,
     const bs__keyed *lone = c < 0 ? &p->x[i++] : &p->y[j++];
     if (!first)
       first = lone->row;
-    bs__keyed_describe(list, sizeof list, &used, lone, 1, &listed);
+    bs__keyed_describe(list, sizeof list, &used, p->log, lone, 1, &listed);
   }
   if (first)
     return bs_error_set(
-        err, BS_EMISMATCH, first->file, first->line,
+        err, BS_EMISMATCH, bs_log_row_file(p->log, first), (long)first->line,
         "mismatched pairs in case %s: %zu row%s without a partner: %s%s", label,
         listed, listed == 1 ? "" : "s", list, listed > 8 ? ", ..." : "");
   double *v = malloc((n ? n : 1) * sizeof *v);
   if (!v)
     return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
   for (size_t k = 0; k < n; k++)
-    v[k] = p->y[k].row->values[metric] - p->x[k].row->values[metric];
+    v[k] = bs__row_value(p->log, p->y[k].row, metric) -
+           bs__row_value(p->log, p->x[k].row, metric);
   *d = v;
   *m = n;
   return BS_OK;

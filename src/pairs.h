@@ -17,12 +17,20 @@ typedef struct bs__keyed {
   const bs_row *row; /* points into the log */
 } bs__keyed;
 
+/* Row `row`'s value of metric m (bs_log_value, wall time without a
+ * call). */
+static inline double bs__row_value(const bs_log *log, const bs_row *row,
+                                   bs_metric m) {
+  return m == BS_METRIC_WALL ? row->per_call_us : bs_log_value(log, row, m);
+}
+
 /* qsort comparator of bs__keyed: by run, then block. */
 int bs__keyed_cmp(const void *a, const void *b);
 
 /* The rows of impls x and y of one case. Zero it before the first
  * gather; release it with bs__pairs_release. */
 typedef struct bs__pairs {
+  const bs_log *log; /* the log of the last gather */
   bs__keyed *x, *y;
   size_t nx, ny;
 } bs__pairs;
@@ -47,7 +55,7 @@ bs_status bs__pairs_deltas(bs__pairs *p, bs_metric metric, const char *label,
  * msg (cap bytes, *used of them taken; the run only when with_run),
  * separated by ", ". *listed counts every unpaired row; the ones after
  * the eighth are counted but not described. */
-void bs__keyed_describe(char *msg, size_t cap, size_t *used, const bs__keyed *k,
-                        int with_run, size_t *listed);
+void bs__keyed_describe(char *msg, size_t cap, size_t *used, const bs_log *log,
+                        const bs__keyed *k, int with_run, size_t *listed);
 
 #endif

@@ -597,6 +597,10 @@ static bs_status case_page(bs__report *r, bs_templates *t, const char *dir,
                     bs__case_label(buf, sizeof buf, cmp->cases[i + 1].benchmark,
                                    cmp->cases[i + 1].dataset));
   }
+  if (r->o->case_history &&
+      r->o->case_history(r->o->case_history_ctx, c->benchmark, c->dataset, buf,
+                         sizeof buf))
+    bs_tval_set_str(cv, "history", buf);
   case_file(buf, sizeof buf, i);
   return render_to(t, "case", d, dir, buf, err);
 }

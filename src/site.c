@@ -4,6 +4,7 @@
 #include "site_int.h"
 
 #include "oom.h"
+#include "present.h"
 #include "strlist.h"
 
 #include <stdio.h>
@@ -15,8 +16,9 @@ void bs_site_options_init(bs_site_options *o) {
   o->detail_runs = BS_SITE_DETAIL_RUNS;
 }
 
-/* Each case's file id, HASH: the first 16 hex digits of the SHA-256 of
- * "benchmark\0dataset", and the newest SHOWN_RUNS runs its page shows. */
+/* Each case's file id (bs__site_case_id) and the newest SHOWN_RUNS runs
+ * its page shows. Two cases with one id (64 bits of SHA-256 and the same
+ * slug) cannot both have pages: the build stops naming them. */
 static bs_status name_cases(site *s, bs_error *err) {
   const bs_history *h = s->h;
   if (!(s->cases = calloc(h->ncases ? h->ncases : 1, sizeof *s->cases)))
@@ -27,20 +29,21 @@ static bs_status name_cases(site *s, bs_error *err) {
   for (size_t c = 0; c < h->ncases && !st; c++) {
     const bs_history_case *hc = &h->cases[c];
     scase *sc = &s->cases[c];
-    char hex[BS__SHA256_HEXLEN + 1];
-    bs__sha256 sh;
-    bs__sha256_init(&sh);
-    bs__sha256_update(&sh, hc->benchmark, strlen(hc->benchmark) + 1);
-    bs__sha256_update(&sh, hc->dataset, strlen(hc->dataset));
-    bs__site_fp_end(&sh, hex);
-    memcpy(sc->id, hex, BS__SITE_CASE_HASH);
-    sc->id[BS__SITE_CASE_HASH] = '\0';
-    int put = bs__strset_put(&ids, sc->id, BS__SITE_CASE_HASH, c, NULL);
-    if (put < 0)
+    bs__site_case_id(hc->benchmark, hc->dataset, sc->id);
+    size_t other = 0;
+    int put = bs__strset_put(&ids, sc->id, strlen(sc->id), c, &other);
+    if (put < 0) {
       st = bs__oom(err);
-    else if (put == 0)
-      st = bs_error_set(err, BS_EINTERNAL, NULL, 0,
-                        "two cases share the file id %s", sc->id);
+    } else if (put == 0) {
+      char a[512], b[512];
+      bs__case_label(a, sizeof a, h->cases[other].benchmark,
+                     h->cases[other].dataset);
+      bs__case_label(b, sizeof b, hc->benchmark, hc->dataset);
+      st = bs_error_set(err, BS_EINPUT, NULL, 0,
+                        "cases \"%s\" and \"%s\" share the file id %s; "
+                        "rename one",
+                        a, b, sc->id);
+    }
     sc->first_shown = hc->nentries > BS__SITE_SHOWN_RUNS
                           ? hc->nentries - BS__SITE_SHOWN_RUNS
                           : 0;
@@ -78,11 +81,15 @@ static bs_status pages(site *s, bs_error *err) {
   bs_status st;
   if (bs__site_stage(s, "pages", 0, 1))
     return bs__site_cancelled(err);
-  if ((st = bs__site_index_page(s, err)))
+  if ((st = bs__site_index_page(s, err)) ||
+      (st = bs__site_regressions_page(s, err)) ||
+      (st = bs__site_feed(s, err)) || (st = bs__site_index_json(s, err)))
     return st;
   for (size_t i = 0; i < s->nruns; i++)
     if ((st = bs__site_run_page(s, i, err)))
       return st;
+  if ((st = bs__site_runs_json(s, err)))
+    return st;
   for (size_t c = 0; c < s->h->ncases; c++)
     if ((st = bs__site_case_page(s, c, err)) ||
         (st = bs__site_history_json(s, c, err)))
@@ -99,10 +106,7 @@ static bs_status pages(site *s, bs_error *err) {
  * (quiet); the stamps beside it. */
 static bs_status finish_state(site *s, bs_error *err) {
   bs_status st;
-  if ((st = bs__buf_append(&s->state,
-                           s->cases_text.data ? s->cases_text.data : "",
-                           s->cases_text.len)) ||
-      (st = bs__buf_append(&s->state, s->files.data ? s->files.data : "",
+  if ((st = bs__buf_append(&s->state, s->files.data ? s->files.data : "",
                            s->files.len)))
     return bs__oom_as(err, st);
   /* Every chart rendered and checked, every report swapped into place. */
@@ -145,8 +149,9 @@ static bs_status start(site *s, const char *archive_dir, bs_error *err) {
   if (!(s->tpl = bs_templates_new(o->templates_dir)))
     return bs__oom(err);
   static const char *const tnames[] = {"site_index", "site_run",
-                                       "site_run_compact", "site_case"};
-  for (size_t i = 0; i < 4; i++)
+                                       "site_run_compact", "site_case",
+                                       "site_regressions"};
+  for (size_t i = 0; i < sizeof tnames / sizeof tnames[0]; i++)
     if ((st = bs_templates_load(s->tpl, tnames[i], err)))
       return st;
   if ((st = bs__site_make_keys(s, err)))
@@ -155,8 +160,10 @@ static bs_status start(site *s, const char *archive_dir, bs_error *err) {
   if (clock_gettime(CLOCK_REALTIME, &now) == 0)
     s->stamp_before_ns =
         ((long long)now.tv_sec - 1) * 1000000000LL + (long long)now.tv_nsec;
-  if (s->out_exists && !o->full)
+  if (s->out_exists && !o->full) {
     bs__site_load_state(s);
+    bs__site_load_history(s);
+  }
   if ((st = bs_output_dir_start(s->od, err)))
     return st;
   s->tmp = bs_output_dir_path(s->od);
@@ -193,8 +200,7 @@ static void site_release(site *s) {
   free(s->queue);
   bs__site_state_release(s);
   bs__buf_release(&s->state);
-  bs__strset_release(&s->ctab);
-  bs__buf_release(&s->cases_text);
+  bs__strset_release(&s->listed);
   bs__buf_release(&s->files);
   bs__buf_release(&s->seen);
   bs_templates_free(s->tpl);
@@ -217,8 +223,7 @@ bs_status bs_site_build(const char *archive_dir, const char *out_dir,
   s.out = out_dir;
   bs__buf_init(&s.state, BS__CAP_SITE_STATE);
   bs__buf_init(&s.files, BS__CAP_SITE_FILES);
-  bs__strset_init(&s.ctab);
-  bs__buf_init(&s.cases_text, BS__CAP_SITE_STATE);
+  bs__strset_init(&s.listed);
   bs__buf_init(&s.seen, BS__CAP_SITE_FILES);
   bs_status st;
   /* The runs into the history model, which the pages render. */

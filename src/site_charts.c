@@ -1,6 +1,9 @@
-/* A case's history charts: described once into a fingerprint (the cache
- * key: everything that shapes the SVG) and, when that changed, into the
- * gnuplot batch; and their fields on the case page.
+/* A case's history charts: each described into a plot of its own, whose
+ * digest (bs_plot_chart_digest: the script and data gnuplot is given) with
+ * the render key (this benchsite and gnuplot) is the cache key, and when
+ * that changed, into the gnuplot batch; and their fields on the case page.
+ * Nothing is hashed by hand beside the chart, so no change to a chart can
+ * leave a stale one.
  *
  * To add a chart to the case page: a describe function and a row of
  * case_charts below (its file, its template field, its alt text and
@@ -45,10 +48,10 @@ void bs__site_group_label(const site *s, size_t g, char *buf, size_t n) {
   buf[0] = '\0';
   for (size_t k = 0; k < BS_MANIFEST_NCOMPARABILITY; k++) {
     const char *key = bs_manifest_comparability_keys[k];
-    const char *v = bs_manifest_get(h->groups[g].first, key);
+    const char *v = bs_manifest_comparability_value(h->groups[g].first, key);
     int differs = h->ngroups == 1;
     for (size_t o = 0; o < h->ngroups && !differs; o++) {
-      const char *w = bs_manifest_get(h->groups[o].first, key);
+      const char *w = bs_manifest_comparability_value(h->groups[o].first, key);
       differs = (!v) != (!w) || (v && w && strcmp(v, w));
     }
     if (!differs)
@@ -73,17 +76,12 @@ static bs_plot_style style(uint32_t color, bs_plot_marker m) {
 
 /* The x axis of a case's history charts: the shown runs at 1..m, some
  * of them labelled with their commit, the newest always. */
-static void run_axis(const site *s, size_t c, bs_plot *p, bs__sha256 *h) {
+static void run_axis(const site *s, size_t c, bs_plot *p) {
   const bs_history_case *hc = &s->h->cases[c];
   size_t from = s->cases[c].first_shown, m = hc->nentries - from;
   size_t step = m > XTICS ? (m + XTICS - 1) / XTICS : 1;
-  static const char xlabel[] = "commit of the run, oldest to newest";
-  bs__site_fp_str(h, xlabel);
-  bs__site_fp_num(h, (double)m);
-  if (p) {
-    bs_plot_xlabel(p, xlabel);
-    bs_plot_xrange(p, 0.5, (double)(m ? m : 1) + 0.5);
-  }
+  bs_plot_xlabel(p, "commit of the run, oldest to newest");
+  bs_plot_xrange(p, 0.5, (double)(m ? m : 1) + 0.5);
   for (size_t i = 0; i < m; i++) {
     /* Every step-th run, and the newest unless a label is close by. */
     if (i % step && !(i + 1 == m && (step <= 2 || i % step > step / 2)))
@@ -91,36 +89,27 @@ static void run_axis(const site *s, size_t c, bs_plot *p, bs__sha256 *h) {
     char label[64];
     short_commit(label, sizeof label,
                  s->h->runs[hc->entries[from + i].run].commit);
-    bs__site_fp_str(h, label);
-    bs__site_fp_num(h, (double)(i + 1));
-    if (p)
-      bs_plot_xtic(p, (double)(i + 1), label);
+    bs_plot_xtic(p, (double)(i + 1), label);
   }
 }
 
-/* A chart of case c, into `p` when not NULL, and always into the
- * fingerprint `h` (everything that shapes the SVG: texts, ranges, styles
- * by group and kind, every number); `file` is its name in charts/. */
+/* A chart of case c into `p` (a new chart named `file` in charts/). */
 typedef bs_status (*describe_fn)(const site *s, size_t c, const char *file,
-                                 bs_plot *p, bs__sha256 *h, bs_error *err);
+                                 bs_plot *p, bs_error *err);
 
-/* The chained-change chart: one line per chain. */
+/* The chained-change chart: one line per chain. Its y axis spans the
+ * chains and the ±δ lines, and so always 0. */
 static bs_status describe_chain(const site *s, size_t c, const char *file,
-                                bs_plot *p, bs__sha256 *h, bs_error *err) {
+                                bs_plot *p, bs_error *err) {
   const bs_history_case *hc = &s->h->cases[c];
   size_t cap = hc->nentries ? hc->nentries : 1, from = s->cases[c].first_shown;
   char name[512], clipped[300], title[600];
   bs__case_label(name, sizeof name, hc->benchmark, hc->dataset);
   bs__clip(clipped, sizeof clipped, name, BS__NAME_CHARS);
   snprintf(title, sizeof title, "%s: chained change by run", clipped);
-  static const char ylabel[] = "chained change since the chain began (%)";
   double *cols = malloc(2 * cap * sizeof *cols);
   if (!cols)
     return bs__oom(err);
-  bs__site_fp_str(h, "chain/1");
-  bs__site_fp_str(h, s->render_key);
-  bs__site_fp_str(h, file);
-  bs__site_fp_str(h, title);
   double lo = -BS_HISTORY_CREEP_PCT, hi = BS_HISTORY_CREEP_PCT;
   for (size_t i = from; i < hc->nentries; i++) {
     if (!hc->entries[i].link)
@@ -130,28 +119,24 @@ static bs_status describe_chain(const site *s, size_t c, const char *file,
     hi = fmax(hi, v);
   }
   double pad = (hi - lo) * 0.08;
-  bs__site_fp_num(h, lo - pad);
-  bs__site_fp_num(h, hi + pad);
-  if (p) {
-    bs_plot_chart(p, file, CHART_W, CHART_H);
-    bs_plot_title(p, title);
-    bs_plot_ylabel(p, ylabel);
-    bs_plot_key(p, BS_KEY_BELOW);
-    bs_plot_yrange(p, lo - pad, hi + pad);
-    bs_plot_style zero = style(BS__C_LIGHT, BS_MARK_NONE);
-    zero.line_width = 1;
-    bs_plot_hline(p, 0, &zero, NULL);
-    bs_plot_style gate = style(BS__C_VERMILLION, BS_MARK_NONE);
-    gate.dashed = 1;
-    gate.line_width = 1;
-    bs_plot_hline(p, BS_HISTORY_CREEP_PCT, &gate, NULL);
-    bs_plot_hline(p, -BS_HISTORY_CREEP_PCT, &gate, NULL);
-    bs_plot_keyentry(p, BS_PLOT_LINES,
-                     "creep threshold (\xc2\xb1"
-                     "3 %)",
-                     &gate);
-  }
-  run_axis(s, c, p, h);
+  bs_plot_chart(p, file, CHART_W, CHART_H);
+  bs_plot_title(p, title);
+  bs_plot_ylabel(p, "chained change since the chain began (%)");
+  bs_plot_key(p, BS_KEY_BELOW);
+  bs_plot_yrange(p, lo - pad, hi + pad);
+  bs_plot_style zero = style(BS__C_LIGHT, BS_MARK_NONE);
+  zero.line_width = 1;
+  bs_plot_hline(p, 0, &zero, NULL);
+  bs_plot_style gate = style(BS__C_VERMILLION, BS_MARK_NONE);
+  gate.dashed = 1;
+  gate.line_width = 1;
+  bs_plot_hline(p, BS_HISTORY_CREEP_PCT, &gate, NULL);
+  bs_plot_hline(p, -BS_HISTORY_CREEP_PCT, &gate, NULL);
+  bs_plot_keyentry(p, BS_PLOT_LINES,
+                   "creep threshold (\xc2\xb1"
+                   "3 %)",
+                   &gate);
+  run_axis(s, c, p);
   /* One line per chain, in the colour of its group. */
   size_t titled = 0;
   for (size_t i = from; i < hc->nentries; i++) {
@@ -180,57 +165,69 @@ static bs_status describe_chain(const site *s, size_t c, const char *file,
     sty.line_width = 1.2;
     const char *key = titled++ ? NULL : "chained change, a line per chain";
     const double *c2[2] = {cols, cols + cap};
-    if (p)
-      bs_plot_series(p, BS_PLOT_LINESPOINTS, key, &sty, c2, m);
-    bs__site_fp_str(h, key);
-    bs__site_fp_num(h, (double)g);
-    for (size_t k = 0; k < m; k++) {
-      bs__site_fp_num(h, cols[k]);
-      bs__site_fp_num(h, cols[cap + k]);
-    }
+    bs_plot_series(p, BS_PLOT_LINESPOINTS, key, &sty, c2, m);
   }
   free(cols);
   return BS_OK;
 }
 
+/* The y range of the history chart: the shown intervals with a margin,
+ * and room above for the verdict markers; from 0 when the data come
+ * near it (*from_zero), else fitted to the data so that a step of a few
+ * percent is not a few pixels. */
+static void history_range(const bs_history_case *hc, size_t from, double *lo,
+                          double *hi, double *mark, int *from_zero) {
+  double a = INFINITY, b = -INFINITY;
+  for (size_t i = from; i < hc->nentries; i++) {
+    const bs_history_result *r = hc->entries[i].result;
+    if (!r->has_median)
+      continue;
+    a = fmin(a, r->lo);
+    b = fmax(b, r->hi);
+  }
+  if (!(a <= b)) {
+    *lo = 0, *hi = 1, *mark = 0, *from_zero = 1;
+    return;
+  }
+  double span = b - a;
+  if (!(span > 0))
+    span = b > 0 ? b * 0.02 : 1;
+  *mark = span * 0.06;
+  *lo = a - span * 0.08;
+  *hi = b + *mark + span * 0.1;
+  *from_zero = *lo <= span * 0.5;
+  if (*from_zero)
+    *lo = 0;
+}
+
 /* The history chart: per group the medians with their intervals, and
  * the runs' paired verdicts above the bars. */
 static bs_status describe_history(const site *s, size_t c, const char *file,
-                                  bs_plot *p, bs__sha256 *h, bs_error *err) {
+                                  bs_plot *p, bs_error *err) {
   const bs_history *hist = s->h;
   const bs_history_case *hc = &hist->cases[c];
-  double maxv = 0;
+  const bs_metric_info *mi = bs_metric_get(s->o->metric);
   size_t cap = hc->nentries ? hc->nentries : 1, from = s->cases[c].first_shown;
-  for (size_t i = from; i < hc->nentries; i++) {
-    const bs_history_result *r = hc->entries[i].result;
-    if (r->has_median && r->hi > maxv)
-      maxv = r->hi;
-  }
+  double lo, hi, mark;
+  int from_zero;
+  history_range(hc, from, &lo, &hi, &mark, &from_zero);
   double f;
-  const char *unit = bs__time_unit(maxv, &f);
-  char name[512], clipped[300], title[600], ylabel[64];
+  const char *unit = bs_metric_display_unit(s->o->metric, hi, &f);
+  char name[512], clipped[300], title[600], ylabel[160];
   bs__case_label(name, sizeof name, hc->benchmark, hc->dataset);
   bs__clip(clipped, sizeof clipped, name, BS__NAME_CHARS);
-  snprintf(title, sizeof title, "%s: median per call by run", clipped);
-  snprintf(ylabel, sizeof ylabel, "median per call (%s)", unit);
+  snprintf(title, sizeof title, "%s: median %s by run", clipped, mi->quantity);
+  snprintf(ylabel, sizeof ylabel, "median %s (%s%s)", mi->quantity, unit,
+           from_zero ? "" : "; y axis not from 0");
   double *cols = malloc(4 * cap * sizeof *cols);
   if (!cols)
     return bs__oom(err);
-  bs__site_fp_str(h, "history/1");
-  bs__site_fp_str(h, s->render_key);
-  bs__site_fp_str(h, file);
-  bs__site_fp_str(h, title);
-  bs__site_fp_str(h, ylabel);
-  bs__site_fp_num(h, maxv * f);
-  if (p) {
-    bs_plot_chart(p, file, CHART_W, CHART_H);
-    bs_plot_title(p, title);
-    bs_plot_ylabel(p, ylabel);
-    bs_plot_key(p, BS_KEY_BELOW);
-    if (maxv > 0)
-      bs_plot_yrange(p, 0, maxv * f * 1.08);
-  }
-  run_axis(s, c, p, h);
+  bs_plot_chart(p, file, CHART_W, CHART_H);
+  bs_plot_title(p, title);
+  bs_plot_ylabel(p, ylabel);
+  bs_plot_key(p, BS_KEY_BELOW);
+  bs_plot_yrange(p, lo * f, hi * f);
+  run_axis(s, c, p);
   /* Per group: the medians with their intervals, joined by a line. */
   for (size_t g = 0; g < hist->ngroups; g++) {
     size_t m = 0;
@@ -262,18 +259,8 @@ static bs_status describe_history(const site *s, size_t c, const char *file,
     line.marker = BS_MARK_NONE;
     line.line_width = 1;
     const double *c4[4] = {cols, cols + cap, cols + 2 * cap, cols + 3 * cap};
-    if (p) {
-      bs_plot_series(p, BS_PLOT_LINES, NULL, &line, c4, m);
-      bs_plot_series(p, BS_PLOT_YERRORBARS, key, &sty, c4, m);
-    }
-    bs__site_fp_str(h, key);
-    bs__site_fp_num(h, (double)g);
-    for (size_t i = 0; i < m; i++) {
-      bs__site_fp_num(h, cols[i]);
-      bs__site_fp_num(h, cols[cap + i]);
-      bs__site_fp_num(h, cols[2 * cap + i]);
-      bs__site_fp_num(h, cols[3 * cap + i]);
-    }
+    bs_plot_series(p, BS_PLOT_LINES, NULL, &line, c4, m);
+    bs_plot_series(p, BS_PLOT_YERRORBARS, key, &sty, c4, m);
   }
   /* Above the bars: the runs whose paired verdict was a regression, an
    * acknowledged change or faster. */
@@ -300,7 +287,7 @@ static bs_status describe_history(const site *s, size_t c, const char *file,
       if (kind != k)
         continue;
       cols[m] = (double)(i - from + 1);
-      cols[cap + m] = r->hi * f + maxv * f * 0.03;
+      cols[cap + m] = (r->hi + mark) * f;
       m++;
     }
     if (!m)
@@ -309,13 +296,7 @@ static bs_status describe_history(const site *s, size_t c, const char *file,
     sty.open = kinds[k].open;
     sty.point_size = 1.3;
     const double *c2[2] = {cols, cols + cap};
-    if (p)
-      bs_plot_series(p, BS_PLOT_POINTS, kinds[k].title, &sty, c2, m);
-    bs__site_fp_str(h, kinds[k].title);
-    for (size_t i = 0; i < m; i++) {
-      bs__site_fp_num(h, cols[i]);
-      bs__site_fp_num(h, cols[cap + i]);
-    }
+    bs_plot_series(p, BS_PLOT_POINTS, kinds[k].title, &sty, c2, m);
   }
   free(cols);
   return BS_OK;
@@ -325,18 +306,21 @@ static bs_status describe_history(const site *s, size_t c, const char *file,
  * of memory. */
 static char *history_alt(const site *s, size_t c) {
   const bs_history_case *hc = &s->h->cases[c];
+  const bs_metric_info *mi = bs_metric_get(s->o->metric);
+  bs_metric m = s->o->metric;
   size_t n = hc->measured, groups = s->h->ngroups;
   char name[512], lo[64], hi[64], last[64];
   bs__case_label(name, sizeof name, hc->benchmark, hc->dataset);
   if (!hc->newest)
     return bs__strdupf("History of %s: no run measured it.", name);
   return bs__strdupf("History of %s over %zu run%s in %zu comparability "
-                     "group%s: the median per call ranges from %s to %s; the "
+                     "group%s: the median %s ranges from %s to %s; the "
                      "newest run measured %s.",
                      name, n, n == 1 ? "" : "s", groups, groups == 1 ? "" : "s",
-                     bs__fmt_time(lo, sizeof lo, hc->min_median),
-                     bs__fmt_time(hi, sizeof hi, hc->max_median),
-                     bs__fmt_time(last, sizeof last, hc->newest->median));
+                     mi->quantity,
+                     bs__fmt_val(lo, sizeof lo, m, hc->min_median),
+                     bs__fmt_val(hi, sizeof hi, m, hc->max_median),
+                     bs__fmt_val(last, sizeof last, m, hc->newest->median));
 }
 
 /* The alt text of a chained-change chart. */
@@ -356,17 +340,18 @@ static char *chain_alt(const site *s, size_t c) {
 
 /* The charts of a case page, in the page's order. */
 static const struct case_chart {
-  const char *kind;  /* charts/case-ID-KIND.svg (lowercase letters) */
+  const char *kind;  /* charts/ID-KIND.svg (lowercase letters) */
   const char *field; /* its object in the case page's template data */
   describe_fn describe;
   char *(*alt)(const site *s, size_t c);
   const char *caption;
 } case_charts[] = {
     {"history", "chart", describe_history, history_alt,
-     "Each point is one run's median per call of the impl the run measured "
-     "as its candidate, with the 95 % percentile bootstrap interval of the "
-     "median (2000 resamples). Markers above the bars show the run's paired "
-     "verdict against its own baseline."},
+     "Each point is one run's median of the impl the run measured as its "
+     "candidate, with the 95 % percentile bootstrap interval of the median "
+     "(2000 resamples). Markers above the bars show the run's paired "
+     "verdict against its own baseline. The y axis fits the data: it starts "
+     "at 0 only when the data come near it."},
     {"chain", "chain_chart", describe_chain, chain_alt,
      "The paired changes of consecutive runs multiplied along a chain: a run "
      "continues the chain when its baseline commit is the commit of the run "
@@ -376,27 +361,54 @@ static const struct case_chart {
 };
 #define NCASE_CHARTS (sizeof case_charts / sizeof case_charts[0])
 
-/* Queues one chart of case c into `plot`, or keeps the previous build's
- * SVG when the chart's fingerprint is unchanged. */
-static bs_status case_chart(site *s, size_t c, const struct case_chart *k,
-                            bs_plot *plot, size_t *queued, bs_error *err) {
-  char file[64], rel[128], hash[BS__SHA256_HEXLEN + 1];
-  snprintf(file, sizeof file, "case-%s-%s.svg", s->cases[c].id, k->kind);
+size_t bs__site_chart_kinds(void) { return NCASE_CHARTS; }
+
+bs_status bs__site_chart_describe(const site *s, size_t c, size_t k, bs_plot *p,
+                                  bs_error *err) {
+  char file[BS__SITE_CASE_ID + 32];
+  snprintf(file, sizeof file, "%s-%s.svg", s->cases[c].id, case_charts[k].kind);
+  return case_charts[k].describe(s, c, file, p, err);
+}
+
+bs_status bs__site_chart_key(const site *s, const bs_plot *p, size_t index,
+                             char out[BS__SHA256_HEXLEN + 1], bs_error *err) {
+  char digest[65];
+  bs_status st = bs_plot_chart_digest(p, index, digest);
+  if (st)
+    return st == BS_ENOMEM ? bs__oom(err)
+                           : bs_error_set(err, st, NULL, 0,
+                                          "cannot describe a history chart");
   bs__sha256 h;
   bs__sha256_init(&h);
-  bs_status st = k->describe(s, c, file, NULL, &h, err);
-  if (st)
+  bs__site_fp_str(&h, "history chart");
+  bs__site_fp_str(&h, s->render_key);
+  bs__site_fp_str(&h, digest);
+  bs__site_fp_end(&h, out);
+  return BS_OK;
+}
+
+/* Queues chart k of case c into `plot`, or keeps the previous build's
+ * SVG when its key (what gnuplot would be given, and by which gnuplot and
+ * benchsite) is unchanged. */
+static bs_status case_chart(site *s, size_t c, size_t k, bs_plot *plot,
+                            size_t *queued, bs_error *err) {
+  char rel[BS__SITE_CASE_ID + 48], key[BS__SHA256_HEXLEN + 1];
+  snprintf(rel, sizeof rel, "charts/%s-%s.svg", s->cases[c].id,
+           case_charts[k].kind);
+  bs_plot *one = bs_plot_new();
+  if (!one)
+    return bs__oom(err);
+  bs_status st = bs__site_chart_describe(s, c, k, one, err);
+  if (!st)
+    st = bs__site_chart_key(s, one, 0, key, err);
+  bs_plot_free(one);
+  if (st || (st = bs__site_list_file(s, rel, key, NULL, err)))
     return st;
-  bs__site_fp_end(&h, hash);
-  snprintf(rel, sizeof rel, "charts/%s", file);
-  if ((st = bs__site_list_file(s, rel, hash, NULL, err)))
-    return st;
-  if (bs__site_unchanged(s, rel, hash)) {
+  if (bs__site_unchanged(s, rel, key)) {
     s->sum.charts_reused++;
     return BS_OK;
   }
-  bs__sha256_init(&h);
-  if ((st = k->describe(s, c, file, plot, &h, err)) ||
+  if ((st = bs__site_chart_describe(s, c, k, plot, err)) ||
       (st = bs__site_queue(s, rel, RANK_LEAF, 0, err)))
     return st;
   (*queued)++;
@@ -407,7 +419,7 @@ bs_status bs__site_case_charts(site *s, size_t c, bs_plot *plot, size_t *queued,
                                bs_error *err) {
   bs_status st = BS_OK;
   for (size_t k = 0; k < NCASE_CHARTS && !st; k++)
-    st = case_chart(s, c, &case_charts[k], plot, queued, err);
+    st = case_chart(s, c, k, plot, queued, err);
   return st;
 }
 
@@ -419,8 +431,7 @@ bs_status bs__site_chart_fields(const site *s, size_t c, bs_tval *root,
     if (!alt)
       return bs__oom(err);
     bs_tval *fig = bs_tval_set_obj(root, cc->field);
-    bs_tval_set_strf(fig, "src", "charts/case-%s-%s.svg", s->cases[c].id,
-                     cc->kind);
+    bs_tval_set_strf(fig, "src", "charts/%s-%s.svg", s->cases[c].id, cc->kind);
     bs_tval_set_str(fig, "alt", alt);
     bs_tval_set_strf(fig, "width", "%d", CHART_W);
     bs_tval_set_strf(fig, "height", "%d", CHART_H);

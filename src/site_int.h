@@ -5,7 +5,9 @@
  *   site.c          the build: bs_site_build, from the archive to publish
  *   site_pages.c    index, run and case pages (templates)
  *   site_charts.c   a case's history charts (gnuplot) and their fields
- *   site_histjson.c a case's history data (history/case-ID*.json)
+ *   site_histjson.c the history data, format 2 (history/runs.json and per
+ *                   case history/ID.json with its chunks): written, and
+ *                   read back as the cache of every run's results
  *   site_runs.c     each run's results (analysed or reused) and report
  *   site_publish.c  the build directory, the publish queue, moving files
  *                   into the published site, removing what it drops
@@ -42,19 +44,24 @@
  * size, times), which differ from one directory to another, so they stay
  * out of the state, whose bytes depend on the inputs alone. */
 #define BS__SITE_STAMPS BS__SITE_MARKER ".stamps"
-#define BS__SITE_CASE_HASH 16   /* hex digits of a case's file id */
-#define BS__SITE_SHOWN_RUNS 200 /* runs a history table and chart show */
+#define BS__SITE_CASE_HASH 16 /* hex digits of a case's file id */
+#define BS__SITE_CASE_SLUG 24 /* the most bytes of its readable slug */
+/* A case's file id, SLUG-HASH, and its NUL. */
+#define BS__SITE_CASE_ID (BS__SITE_CASE_SLUG + 1 + BS__SITE_CASE_HASH + 1)
+#define BS__SITE_SHOWN_RUNS 200  /* runs a history table and chart show */
+#define BS__SITE_CHUNK_RUNS 1000 /* runs per history chunk file */
+/* The most a cache file (state, stamps) or a history file of format 2
+ * may hold: far past what 100 000 runs write; a larger one is no usable
+ * cache (never read). */
+#define BS__SITE_CACHE_MAX ((size_t)256 << 20)
 
 /* One run of the site: what the history model does not hold about it. */
 typedef struct srun {
   const bs_archive_run *ar;
-  const bs_manifest *mf;            /* the archive's */
-  char key[BS__SHA256_HEXLEN + 1];  /* of its analysis */
-  char rkey[BS__SHA256_HEXLEN + 1]; /* of its report */
-  char *no_report;                  /* why there is no report, or NULL */
+  const bs_manifest *mf;           /* the archive's */
+  char key[BS__SHA256_HEXLEN + 1]; /* of its analysis */
+  char *no_report;                 /* why there is no report, or NULL */
   int reused;
-  const char *res_text; /* its "r" lines as the previous state has them */
-  size_t res_len;
   int detailed; /* gets its full report (runs/ID/) */
   int report;   /* runs/ID/ holds its report in the new site */
   /* The analysis this build made of it, kept for its report (and the log
@@ -66,28 +73,22 @@ typedef struct srun {
 
 /* One case of the site: its file id and the history it shows. */
 typedef struct scase {
-  char id[BS__SITE_CASE_HASH + 1];
-  size_t first_shown; /* the first of the newest SHOWN_RUNS entries */
+  char id[BS__SITE_CASE_ID]; /* bs__site_case_id */
+  size_t first_shown;        /* the first of the newest SHOWN_RUNS entries */
 } scase;
 
-/* A run of the previous build's state. */
+/* A run of the previous build's state, and its results as the published
+ * history data of format 2 holds them (bs__site_load_history). */
 typedef struct prev_run {
   char *id;
-  char key[BS__SHA256_HEXLEN + 1];
-  char rkey[BS__SHA256_HEXLEN + 1]; /* "-" when the site has no report */
+  size_t listed; /* its results, as the state counts them */
   char *impl, *no_report;
+  int report; /* its report (or no_report) made with the prev. report key */
   bs_history_result *res;
   size_t nres, cap;
-  size_t text_from, text_to; /* its "r" lines in the state's text */
-  int kept;                  /* its report stays in the new site */
+  int results_ok; /* res holds every result, made with this analysis key */
+  int kept;       /* its report stays in the new site */
 } prev_run;
-
-/* A case of the state's case table, which its result lines name by
- * number. */
-typedef struct state_case {
-  char *benchmark, *dataset;
-  double scale;
-} state_case;
 
 /* The stamps of a published report's files when the previous build last
  * hashed them: a file with the same stamp is not read again. */
@@ -120,8 +121,19 @@ typedef struct pending {
   int dir;
 } pending;
 
-/* Ranks: what a file may link is published before it. */
-enum { RANK_LEAF, RANK_RUN, RANK_CASE, RANK_INDEX };
+/* Ranks: what a file may link is published before it. Charts and
+ * history data link nothing; a new case page's first version (without
+ * its links to new run pages and reports) goes before the reports, which
+ * link it; then run pages (new ones first without links to new case
+ * pages), case pages whole, the index. */
+enum {
+  RANK_LEAF,
+  RANK_CASE_FIRST,
+  RANK_REPORT,
+  RANK_RUN,
+  RANK_CASE,
+  RANK_INDEX
+};
 
 typedef struct site {
   const bs_site_options *o;
@@ -142,21 +154,16 @@ typedef struct site {
   srun *runs;
   size_t nruns;
   scase *cases;
-  /* The previous build, when usable. */
+  /* The previous build, when usable: the keys it was made with, its runs
+   * (sorted by id) and files (sorted by name). */
+  char prev_analysis_key[BS__SHA256_HEXLEN + 1];
+  char prev_report_key[BS__SHA256_HEXLEN + 1];
   prev_run *prev;
   size_t nprev;
-  prev_file *pfiles; /* charts and pages, sorted by name */
+  prev_file *pfiles;
   size_t npfiles;
-  char *prev_text;    /* the previous state as read */
-  state_case *pcases; /* the previous state's case table */
-  size_t npcases, pccap;
-  /* The new state's case table: the previous one (so that the result
-   * lines copied from it keep their numbers), then every case first seen
-   * in this build; each entry's text -> its number. */
-  bs__strset ctab;
-  size_t nctab;
-  bs__buf cases_text; /* the table's lines, written after the runs */
-  prev_seen *pseen;   /* sorted by id, each's files by path */
+  char *prev_text;  /* the previous state as read */
+  prev_seen *pseen; /* sorted by id, each's files by path */
   size_t npseen;
   char stamps_hash[BS__SHA256_HEXLEN + 1]; /* of the stamps read, or "" */
   size_t prev_len;
@@ -169,9 +176,10 @@ typedef struct site {
   int write_stamps; /* 1: new stamps to publish, -1: none (see write_stamps) */
   /* The new state, written last. */
   bs__buf state;
-  size_t body_len; /* of the state before its "sum" line */
-  bs__buf files;   /* "file NAME HASH KEY" lines of this build */
-  bs__buf seen;    /* "seen" and "st" lines: the stamps of kept reports */
+  size_t body_len;   /* of the state before its "sum" line */
+  bs__buf files;     /* "file NAME HASH KEY" lines of this build */
+  bs__strset listed; /* the names of those lines */
+  bs__buf seen;      /* "seen" and "st" lines: the stamps of kept reports */
   pending *queue;
   size_t nqueue, qcap;
   bs_templates *tpl;
@@ -215,7 +223,18 @@ static inline void bs__site_fp_end(bs__sha256 *h,
   bs__sha256_tohex(d, out);
 }
 
-/* ---- site_state.c: the state, the stamps, the cache keys ----------------- */
+/* ---- site_state.c: the state, the stamps, the cache keys, file names ----- */
+
+/* A name as one token of the state ("-" for "" or NULL; blanks, control
+ * bytes, DEL and '%' as %XX), and back (malloc'd; NULL when the token is
+ * not one bs__site_put_name writes, or out of memory). */
+bs_status bs__site_put_name(bs__buf *b, const char *name);
+char *bs__site_get_name(const char *tok);
+/* A case's file id, the same in every build: a readable slug of its name
+ * and the first BS__SITE_CASE_HASH hex digits of the SHA-256 of
+ * "benchmark\0dataset" ("sort-n-1024-3f9a2c1d0b7e5d41"). */
+void bs__site_case_id(const char *benchmark, const char *dataset,
+                      char out[BS__SITE_CASE_ID]);
 
 /* The cache keys of the build (analysis, render, report). */
 bs_status bs__site_make_keys(site *s, bs_error *err);
@@ -226,6 +245,11 @@ void bs__site_run_key(const char *kind, const char *id,
  * unexpected means none (a full build), never an error: both are a
  * cache. */
 void bs__site_load_state(site *s);
+/* The readers of both (data[0..len-1], changed in place): 1 when the
+ * whole text was accepted (into s->prev, s->pfiles, the keys; s->pseen),
+ * else 0 with nothing kept. */
+int bs__site_parse_state(site *s, char *data, size_t len);
+int bs__site_parse_stamps(site *s, char *data, size_t len);
 /* Frees what the previous build's state and stamps gave. */
 void bs__site_state_release(site *s);
 prev_run *bs__site_find_prev(const site *s, const char *id);
@@ -233,6 +257,8 @@ prev_file *bs__site_find_pfile(const site *s, const char *name);
 /* Lists `rel` in the new state ("file REL HASH KEY", KEY "-" when NULL). */
 bs_status bs__site_list_file(site *s, const char *rel, const char *hash,
                              const char *key, bs_error *err);
+/* Whether this build has listed `rel`. */
+int bs__site_listed(const site *s, const char *rel);
 /* Whether the published site holds `rel` with these bytes (by hash) from
  * the previous build (which is kept either way). */
 int bs__site_unchanged(site *s, const char *rel, const char *hash);
@@ -244,7 +270,7 @@ bs_status bs__site_keep_keyed(site *s, const char *rel, const char *key,
  * marker lists (see site_state.c); its stamps go into the new stamps. */
 int bs__site_report_intact(site *s, const char *id, const char *dir,
                            const char *marker, bs_status *st);
-/* The new state: its header and case table, a run's lines, its "sum". */
+/* The new state: its header, a run's line, its "sum". */
 bs_status bs__site_state_begin(site *s);
 bs_status bs__site_state_run(site *s, size_t i);
 bs_status bs__site_put_sum(bs__buf *b, size_t len);
@@ -288,16 +314,44 @@ void bs__site_choose_detail(site *s);
  * the new state. */
 bs_status bs__site_reports(site *s, bs_error *err);
 
-/* ---- site_histjson.c: a case's history data ------------------------------ */
+/* ---- site_histjson.c: the history data, format 2 ------------------------- */
 
+/* history/runs.json: every run once. */
+bs_status bs__site_runs_json(site *s, bs_error *err);
+/* history/ID.json of case c and its full chunks. */
 bs_status bs__site_history_json(site *s, size_t c, bs_error *err);
+/* When the previous build's results were made with this build's
+ * analysis key: reads the published runs.json and each case's history
+ * files the state lists (each checked against its listed hash) into the
+ * results of the state's runs; a run whose results are not all there
+ * keeps none (it is analysed again). Never an error: a cache. */
+void bs__site_load_history(site *s);
+/* The readers of bs__site_load_history, on text[0..len-1]: runs.json
+ * into *ids (malloc'd, *n of them; 1 on success), and the history file
+ * `name` (history/ID.json or history/ID-K.json) of a case into the
+ * results of s->prev, its runs numbered by ids; *last is the run number
+ * of the case's entry before the file (SIZE_MAX: none), and after it
+ * the file's last. 0 when anything is unexpected. */
+int bs__site_read_runs(const char *text, size_t len, char ***ids, size_t *n);
+int bs__site_read_history(site *s, const char *name, const char *text,
+                          size_t len, char *const *ids, size_t nids,
+                          size_t *last);
 
 /* ---- site_charts.c: a case's history charts ------------------------------ */
 
-/* Queues the charts of case c into `plot` (those whose fingerprint
- * changed), counting them in *queued. */
+/* Queues the charts of case c into `plot` (those whose key changed),
+ * counting them in *queued. */
 bs_status bs__site_case_charts(site *s, size_t c, bs_plot *plot, size_t *queued,
                                bs_error *err);
+/* The kinds of chart a case page has; chart k of case c described into
+ * `p` (a new chart); the cache key of chart `index` of p: H(render key,
+ * bs_plot_chart_digest), what gnuplot is given and by which gnuplot and
+ * benchsite. */
+size_t bs__site_chart_kinds(void);
+bs_status bs__site_chart_describe(const site *s, size_t c, size_t k, bs_plot *p,
+                                  bs_error *err);
+bs_status bs__site_chart_key(const site *s, const bs_plot *p, size_t index,
+                             char out[BS__SHA256_HEXLEN + 1], bs_error *err);
 /* Sets the template fields of case c's charts on its page's root. */
 bs_status bs__site_chart_fields(const site *s, size_t c, bs_tval *root,
                                 bs_error *err);
@@ -310,5 +364,34 @@ void bs__site_group_label(const site *s, size_t g, char *buf, size_t n);
 bs_status bs__site_index_page(site *s, bs_error *err);
 bs_status bs__site_run_page(site *s, size_t i, bs_error *err);
 bs_status bs__site_case_page(site *s, size_t c, bs_error *err);
+/* What every page has (title, navigation, the metric), and a page
+ * rendered from template `tname` (freeing d) and emitted as `file`. */
+void bs__site_page_common(const site *s, bs_tval *root, const char *title,
+                          const char *current);
+bs_status bs__site_emit_page(site *s, const char *tname, bs_tdata *d,
+                             const char *file, int rank, bs_error *err);
+
+/* ---- site_views.c: what regressed, since when ---------------------------- */
+
+/* What is open for a case (see site_views.c): each of the three with the
+ * entry where it began and its size now, and the earliest of them. */
+typedef struct site_open {
+  int regression;
+  size_t regression_entry;
+  double regression_pct;
+  int step;
+  size_t step_index; /* into the case's steps */
+  double step_pct;
+  int creep;
+  size_t creep_entry;
+  double creep_pct;
+  int any;
+  size_t since; /* entry: the earliest where one began (0 when none) */
+} site_open;
+void bs__site_open(const site *s, size_t c, site_open *o);
+/* regressions.html, feed.xml and index.json. */
+bs_status bs__site_regressions_page(site *s, bs_error *err);
+bs_status bs__site_feed(site *s, bs_error *err);
+bs_status bs__site_index_json(site *s, bs_error *err);
 
 #endif

@@ -189,7 +189,7 @@ static int is_queued(char **v, size_t n, const char *rel) {
 
 /* One line of the new state as the transition state has it: a "file"
  * line of a queued file becomes "file NAME - -", a "run" line of a
- * queued report ends in "-" instead of its report key. */
+ * queued report ends in "0" instead of "1" (its report unknown). */
 static bs_status transition_line(bs__buf *b, const char *p, size_t len,
                                  char **names, size_t nnames) {
   char line[4096];
@@ -201,7 +201,11 @@ static bs_status transition_line(bs__buf *b, const char *p, size_t len,
   int dirty = 0;
   if (!strncmp(line, "file ", 5) && (last = strchr(line + 5, ' '))) {
     *last = '\0';
-    dirty = is_queued(names, nnames, line + 5);
+    char *name = bs__site_get_name(line + 5);
+    if (!name)
+      return BS_ENOMEM; /* it was written by bs__site_put_name */
+    dirty = is_queued(names, nnames, name);
+    free(name);
     *last = ' ';
     if (dirty) {
       bs_status st = bs__buf_append(b, line, (size_t)(last - line));
@@ -216,7 +220,7 @@ static bs_status transition_line(bs__buf *b, const char *p, size_t len,
   if (!dirty)
     return bs__buf_append(b, line, len);
   bs_status st = bs__buf_append(b, line, (size_t)(last - line));
-  return st ? st : bs__buf_puts(b, " -");
+  return st ? st : bs__buf_puts(b, " 0");
 }
 
 /* Publishes the state of the site while files move: the new state, with
@@ -231,8 +235,8 @@ static bs_status write_transition(site *s, bs_error *err) {
   const char *end = p + s->body_len; /* not its "sum" line */
   while (!st && p < end) {
     if (strncmp(p, "file ", 5) && strncmp(p, "run ", 4)) {
-      /* Results and the like stay as they are: a stretch of such lines
-       * (most of the state) is copied at once. */
+      /* The header and the like stay as they are: a stretch of such
+       * lines is copied at once. */
       const char *q = p;
       while (q < end && strncmp(q, "file ", 5) && strncmp(q, "run ", 4)) {
         const char *nl = strchr(q, '\n');
@@ -251,9 +255,15 @@ static bs_status write_transition(site *s, bs_error *err) {
       st = bs__buf_putc(&b, '\n');
     p = nl ? nl + 1 : p + len;
   }
-  for (size_t i = 0; i < s->npfiles && !st; i++)
-    if (!s->pfiles[i].kept)
-      st = bs__buf_printf(&b, "file %s - -\n", s->pfiles[i].name);
+  for (size_t i = 0; i < s->npfiles && !st; i++) {
+    if (s->pfiles[i].kept)
+      continue;
+    st = bs__buf_puts(&b, "file ");
+    if (!st)
+      st = bs__site_put_name(&b, s->pfiles[i].name);
+    if (!st)
+      st = bs__buf_puts(&b, " - -\n");
+  }
   if (!st)
     st = bs__site_put_sum(&b, b.len);
   free(names);
@@ -367,18 +377,6 @@ bs_status bs__site_publish(site *s, bs_error *err) {
   return publish_one(s, &stamps, err);
 }
 
-/* Whether this build already emitted `rel`. */
-static int emitted(const site *s, const char *rel) {
-  size_t n = strlen(rel);
-  for (const char *p = s->files.data; p && *p;) {
-    if (!strncmp(p, "file ", 5) && !strncmp(p + 5, rel, n) && p[5 + n] == ' ')
-      return 1;
-    const char *nl = strchr(p, '\n');
-    p = nl ? nl + 1 : NULL;
-  }
-  return 0;
-}
-
 /* Copies the regular files of `dir` into the site: the assets (visible
  * names) or the user's static files (dot files too, and never in place of
  * a file of the site). */
@@ -400,7 +398,7 @@ bs_status bs__site_copy_files(site *s, const char *dir, int user,
       if (user &&
           (!strncmp(names[i], BS__SITE_MARKER, strlen(BS__SITE_MARKER)) ||
            !strcmp(names[i], "charts") || !strcmp(names[i], "history") ||
-           !strcmp(names[i], "runs") || emitted(s, names[i]))) {
+           !strcmp(names[i], "runs") || bs__site_listed(s, names[i]))) {
         st = bs_error_set(err, BS_EUSAGE, from, 0,
                           "a static file may not replace a file of the site");
       } else {

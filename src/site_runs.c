@@ -41,8 +41,20 @@ static bs_status analyse_log(const site *s, const srun *r, const bs_log *log,
   bs_analysis_options ao;
   bs_analysis_options_init(&ao);
   ao.seed = s->o->seed;
+  ao.metric = s->o->metric;
   ao.keep_going = 1;
   return bs_analyse(log, mfs, 1, &ao, an, err);
+}
+
+/* A report's link to the history page of a case: runs/ID/ -> the site's
+ * case-ID.html. */
+static int case_history_href(void *ctx, const char *benchmark,
+                             const char *dataset, char *buf, size_t n) {
+  (void)ctx;
+  char id[BS__SITE_CASE_ID];
+  bs__site_case_id(benchmark, dataset, id);
+  int w = snprintf(buf, n, "../../case-%s.html", id);
+  return w > 0 && (size_t)w < n;
 }
 
 /* The run's report, as `benchsite report` makes it, into the build
@@ -76,6 +88,7 @@ static bs_status write_report(site *s, srun *r, bs_error *err) {
   ro.assets_dir = s->o->assets_dir;
   ro.gnuplot = s->o->gnuplot;
   ro.home_href = "../../index.html"; /* runs/ID/ -> the site index */
+  ro.case_history = case_history_href;
   ro.pool = s->pool;
   bs_error rerr;
   bs_error_clear(&rerr);
@@ -91,7 +104,7 @@ static bs_status write_report(site *s, srun *r, bs_error *err) {
     st = rs;
   } else {
     r->report = 1;
-    st = bs__site_queue(s, rel, 0, 1, err);
+    st = bs__site_queue(s, rel, RANK_REPORT, 1, err);
   }
   s->sum.reports_built++;
 done:
@@ -138,6 +151,23 @@ static void keep_for_report(const site *s, size_t i, bs_log **log,
   *an = NULL;
 }
 
+/* The comparison's resolution of each compared case into its result
+ * (a field of the comparison the history's results carry as they are). */
+static void copy_inconclusive(const bs_analysis *an, bs_history_run *hr) {
+  const bs_compare_result *cmp = an->compare;
+  for (size_t k = 0; cmp && k < hr->nresults; k++) {
+    bs_history_result *r = &hr->results[k];
+    if (!r->has_cmp)
+      continue;
+    for (size_t j = 0; j < cmp->ncases; j++)
+      if (!strcmp(cmp->cases[j].benchmark, r->benchmark) &&
+          !strcmp(cmp->cases[j].dataset, r->dataset)) {
+        r->inconclusive = cmp->cases[j].inconclusive;
+        break;
+      }
+  }
+}
+
 /* Run i's results from its analysis, into the history. Runs on any thread
  * (see analyse_runs): it writes only run i's slots and err. */
 static bs_status analyse_fresh(const site *s, size_t i, atomic_size_t *kept,
@@ -160,6 +190,7 @@ static bs_status analyse_fresh(const site *s, size_t i, atomic_size_t *kept,
   if ((st =
            bs_history_results(an, candidate, &hr->results, &hr->nresults, err)))
     goto done;
+  copy_inconclusive(an, hr);
   keep_for_report(s, i, &log, &an, kept);
 done:
   bs_analysis_free(an);
@@ -167,20 +198,16 @@ done:
   return st;
 }
 
-/* Takes the results of an unchanged run from the previous build. */
+/* Takes the results of an unchanged run from the previous build: its
+ * history data read back whole, made with this build's analysis key. */
 static int reuse(site *s, size_t i, prev_run *p) {
   srun *r = &s->runs[i];
   bs_history_run *hr = &s->h->runs[i];
-  if (!p || strcmp(p->key, r->key))
+  if (!p || !p->results_ok)
     return 0;
   hr->impl = p->impl;
   hr->results = p->res;
   hr->nresults = p->nres;
-  /* The same results write the same lines: copied, not formatted. */
-  if (s->prev_text && p->text_to > p->text_from) {
-    r->res_text = s->prev_text + p->text_from;
-    r->res_len = p->text_to - p->text_from;
-  }
   p->impl = NULL;
   p->res = NULL;
   p->nres = 0;
@@ -302,7 +329,6 @@ bs_status bs__site_reports(site *s, bs_error *err) {
     srun *r = &s->runs[i];
     if (bs__site_stage(s, "runs", i, s->nruns))
       return bs__site_cancelled(err);
-    bs__site_run_key(s->report_key, r->ar->id, r->rkey);
     bs_status st = BS_OK;
     if (r->detailed) {
       prev_run *p = bs__site_find_prev(s, r->ar->id);
@@ -311,7 +337,7 @@ bs_status bs__site_reports(site *s, bs_error *err) {
       char *marker = s->out_exists ? bs__path_join(s->out, rel) : NULL;
       if (s->out_exists && !marker)
         return bs__oom(err);
-      int same = p && !strcmp(p->rkey, r->rkey);
+      int same = p && p->report && !strcmp(s->prev_report_key, s->report_key);
       char *pub = marker ? bs__path_join(s->out, rel) : NULL;
       if (pub)
         pub[strlen(pub) - strlen("/.benchsite-report")] = '\0';

@@ -1,8 +1,12 @@
-/* The site's incremental cache: the state file (.benchsite-site: per run
- * its results, per file of the site its hash and the key of what made
- * it), the stamps beside it (.benchsite-site.stamps) and the cache keys.
- * Both files are caches: anything unexpected in them means "none", never
- * an error. */
+/* The site's incremental cache: the state file (.benchsite-site: the keys
+ * the published site was made with, per run what its history data does
+ * not hold, per file of the site its hash and the key of what made it),
+ * the stamps beside it (.benchsite-site.stamps) and the cache keys; and
+ * the names the site gives its files. Both files are caches: anything
+ * unexpected in them (or a file past BS__SITE_CACHE_MAX) means "none",
+ * never an error. Each run's results are not in the state: they are read
+ * back from the published history data (site_histjson.c), whose hashes
+ * the state lists. */
 #include "site_int.h"
 
 #include "grow.h"
@@ -20,7 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define STATE_MAGIC "benchsite-site 7"
+#define STATE_MAGIC "benchsite-site 8"
 /* The state's last line: "sum " and the hash of the bytes before it. */
 #define SUM_LINE (4 + BS__SHA256_HEXLEN + 1)
 #define STAMPS_MAGIC "benchsite-stamps 2"
@@ -28,15 +32,33 @@
  * a line with more is malformed. */
 #define MAX_TOKENS 20
 
-/* ---- Tokens -------------------------------------------------------------- */
+/* ---- Names and tokens ---------------------------------------------------- */
 
-/* "x" + hex: a token that holds any bytes (and "" as "x"). */
-static bs_status put_hex(bs__buf *b, const char *s) {
-  static const char digits[] = "0123456789abcdef";
-  bs_status st = bs__buf_putc(b, 'x');
-  for (const unsigned char *p = (const unsigned char *)s; *p && !st; p++) {
-    char two[2] = {digits[*p >> 4], digits[*p & 15]};
-    st = bs__buf_append(b, two, 2);
+/* Whether byte c is written as %XX in a token: blanks and control bytes
+ * (the state is lines of blank-separated tokens), DEL and '%' itself. */
+static int escaped_byte(unsigned char c) {
+  return c <= ' ' || c == 0x7f || c == '%';
+}
+
+bs_status bs__site_put_name(bs__buf *b, const char *name) {
+  static const char digits[] = "0123456789ABCDEF";
+  if (!name || !name[0])
+    return bs__buf_putc(b, '-');
+  if (!strcmp(name, "-"))
+    return bs__buf_puts(b, "%2D");
+  bs_status st = BS_OK;
+  const char *p = name;
+  while (*p && !st) {
+    size_t run = 0;
+    while (p[run] && !escaped_byte((unsigned char)p[run]))
+      run++;
+    st = bs__buf_append(b, p, run);
+    p += run;
+    if (*p && !st) {
+      unsigned char c = (unsigned char)*p++;
+      char three[3] = {'%', digits[c >> 4], digits[c & 15]};
+      st = bs__buf_append(b, three, 3);
+    }
   }
   return st;
 }
@@ -44,70 +66,48 @@ static bs_status put_hex(bs__buf *b, const char *s) {
 static int hexval(int c) {
   if (c >= '0' && c <= '9')
     return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F')
+    return c - 'A' + 10;
   return -1;
 }
 
-/* Decodes a put_hex token; NULL when malformed or out of memory. */
-static char *get_hex(const char *tok) {
-  size_t n = strlen(tok);
-  if (n == 0 || tok[0] != 'x' || (n - 1) % 2)
+char *bs__site_get_name(const char *tok) {
+  if (!tok[0])
     return NULL;
-  char *s = malloc((n - 1) / 2 + 1);
+  size_t n = strlen(tok);
+  char *s = malloc(n + 1);
   if (!s)
     return NULL;
+  if (!strcmp(tok, "-")) {
+    s[0] = '\0';
+    return s;
+  }
   size_t k = 0;
-  for (size_t i = 1; i < n; i += 2) {
-    int h = hexval((unsigned char)tok[i]),
-        l = hexval((unsigned char)tok[i + 1]);
-    if (h < 0 || l < 0 || (h == 0 && l == 0)) {
-      free(s);
-      return NULL;
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)tok[i];
+    if (c == '%') {
+      if (i + 2 >= n)
+        goto bad;
+      int h = hexval((unsigned char)tok[i + 1]),
+          l = hexval((unsigned char)tok[i + 2]);
+      if (h < 0 || l < 0)
+        goto bad;
+      c = (unsigned char)(h << 4 | l);
+      /* Only what bs__site_put_name escapes, so that a name has one
+       * spelling (and never a NUL). */
+      if (!(escaped_byte(c) || (c == '-' && n == 3)) || c == 0)
+        goto bad;
+      i += 2;
+    } else if (escaped_byte(c)) {
+      goto bad;
     }
-    s[k++] = (char)(h << 4 | l);
+    s[k++] = (char)c;
   }
   s[k] = '\0';
   return s;
-}
-
-/* A double as 11 characters of the state: its 64 bits, 4 in the first
- * character and 6 in each of the others. Exact (every bit, -0 and all),
- * and a little over half the text of %.17g. */
-static const char bits_digits[] =
-    "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-_";
-#define BITS_CHARS ((size_t)11)
-
-static void put_bits(char out[BITS_CHARS], double v) {
-  uint64_t u;
-  memcpy(&u, &v, sizeof u);
-  for (size_t i = BITS_CHARS; i-- > 0;) {
-    out[i] = bits_digits[u & 63];
-    u >>= 6;
-  }
-}
-
-static int bits_value(int c) {
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'A' && c <= 'Z')
-    return c - 'A' + 10;
-  if (c >= 'a' && c <= 'z')
-    return c - 'a' + 36;
-  return c == '-' ? 62 : c == '_' ? 63 : -1;
-}
-
-/* Reads put_bits' 11 characters at p; 0 when malformed or not finite. */
-static int get_bits(const char *p, double *v) {
-  uint64_t u = 0;
-  for (size_t i = 0; i < BITS_CHARS; i++) {
-    int d = bits_value((unsigned char)p[i]);
-    if (d < 0 || (i == 0 && d > 15))
-      return 0;
-    u = u << 6 | (uint64_t)d;
-  }
-  memcpy(v, &u, sizeof u);
-  return isfinite(*v);
+bad:
+  free(s);
+  return NULL;
 }
 
 static int parse_u64(const char *s, uint64_t *v) {
@@ -130,19 +130,28 @@ static int parse_size(const char *s, size_t *v) {
   return 1;
 }
 
+static int is_key(const char *tok) {
+  return strlen(tok) == BS__SHA256_HEXLEN &&
+         strspn(tok, "0123456789abcdef") == BS__SHA256_HEXLEN;
+}
+
 /* The one reader of both files' line records: a first line `magic`, then
  * lines of space-separated tokens (split in place), each handed to
- * `record` with the offset just past its line. Returns 1 when every
- * record was accepted (record returned 1), 0 at the first refused. */
-typedef int (*record_fn)(void *ctx, char **tok, size_t nt, size_t next);
+ * `record`. A NUL byte or an empty token is malformed. Returns 1 when
+ * every record was accepted (record returned 1), 0 at the first refused. */
+typedef int (*record_fn)(void *ctx, char **tok, size_t nt);
 
 static int read_records(char *data, size_t len, const char *magic,
                         record_fn record, void *ctx) {
+  if (memchr(data, '\0', len))
+    return 0;
   int lineno = 0;
-  for (char *line = data, *nl; line && *line; line = nl ? nl + 1 : NULL) {
-    nl = strchr(line, '\n');
-    if (nl)
-      *nl = '\0';
+  char *end = data + len;
+  for (char *line = data, *nl; line < end; line = nl + 1) {
+    nl = memchr(line, '\n', (size_t)(end - line));
+    if (!nl)
+      return 0; /* every line ends in a newline */
+    *nl = '\0';
     if (++lineno == 1) {
       if (strcmp(line, magic))
         return 0;
@@ -150,18 +159,141 @@ static int read_records(char *data, size_t len, const char *magic,
     }
     char *tok[MAX_TOKENS] = {0};
     size_t nt = 0;
-    for (char *p = line; *p && nt < MAX_TOKENS;) {
+    for (char *p = line;; p++) {
+      if (nt == MAX_TOKENS)
+        return 0;
       tok[nt++] = p;
       char *sp = strchr(p, ' ');
       if (!sp)
         break;
       *sp = '\0';
-      p = sp + 1;
+      p = sp;
     }
-    if (!record(ctx, tok, nt, nl ? (size_t)(nl + 1 - data) : len))
+    for (size_t k = 0; k < nt; k++)
+      if (!tok[k][0])
+        return 0;
+    if (!record(ctx, tok, nt))
       return 0;
   }
   return 1;
+}
+
+/* ---- Names the site gives its files -------------------------------------- */
+
+/* The readable part of a case's file id: the case's name ("benchmark
+ * dataset") with ASCII letters lowercased and digits kept, every other
+ * run of bytes one '-', none at either end, cut at BS__SITE_CASE_SLUG
+ * bytes; "case" when nothing is left. */
+static size_t case_slug(const char *benchmark, const char *dataset,
+                        char out[BS__SITE_CASE_SLUG + 1]) {
+  size_t k = 0;
+  int dash = 0;
+  for (int part = 0; part < 2; part++) {
+    const char *p = part ? dataset : benchmark;
+    dash = dash || (part && *p);
+    for (; *p; p++) {
+      char c = *p;
+      if (c >= 'A' && c <= 'Z')
+        c = (char)(c - 'A' + 'a');
+      if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))) {
+        dash = 1;
+        continue;
+      }
+      if (k + (dash && k) >= BS__SITE_CASE_SLUG)
+        goto done;
+      if (dash && k)
+        out[k++] = '-';
+      dash = 0;
+      out[k++] = c;
+    }
+  }
+done:
+  if (k == 0) {
+    memcpy(out, "case", 4);
+    k = 4;
+  }
+  out[k] = '\0';
+  return k;
+}
+
+void bs__site_case_id(const char *benchmark, const char *dataset,
+                      char out[BS__SITE_CASE_ID]) {
+  char hex[BS__SHA256_HEXLEN + 1];
+  bs__sha256 h;
+  bs__sha256_init(&h);
+  bs__sha256_update(&h, benchmark, strlen(benchmark) + 1);
+  bs__sha256_update(&h, dataset, strlen(dataset));
+  bs__site_fp_end(&h, hex);
+  size_t k = case_slug(benchmark, dataset, out);
+  out[k++] = '-';
+  memcpy(out + k, hex, BS__SITE_CASE_HASH);
+  out[k + BS__SITE_CASE_HASH] = '\0';
+}
+
+/* Whether p[0..k-1] is a case's file id as bs__site_case_id writes one:
+ * a slug of 1 to BS__SITE_CASE_SLUG bytes of [a-z0-9] in dash-separated
+ * runs, '-', 16 lowercase hex digits. */
+static int is_case_id(const char *p, size_t k) {
+  if (k < BS__SITE_CASE_HASH + 2)
+    return 0;
+  size_t s = k - BS__SITE_CASE_HASH - 1;
+  if (s > BS__SITE_CASE_SLUG || p[s] != '-' || p[0] == '-' || p[s - 1] == '-')
+    return 0;
+  for (size_t i = 0; i < s; i++) {
+    char c = p[i];
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+          (c == '-' && p[i + 1] != '-')))
+      return 0;
+  }
+  for (size_t i = s + 1; i < k; i++)
+    if (!((p[i] >= '0' && p[i] <= '9') || (p[i] >= 'a' && p[i] <= 'f')))
+      return 0;
+  return 1;
+}
+
+/* Whether `name` is one this program gives a file of the site, and so
+ * one a state may name: one name at the top (index.html, run-ID.html,
+ * case-ID.html, an asset, or a static file of any name), charts/ID-KIND.svg
+ * (KIND: a case chart's, lowercase letters), history/runs.json,
+ * history/ID.json or history/ID-K.json. A state naming anything else (a
+ * path out of the site) is not one this program wrote. */
+int bs__site_file_name(const char *name) {
+  static const char *const dirs[] = {"charts", "history", "runs"};
+  if (!strchr(name, '/')) {
+    if (!name[0] || bs__is_dot(name) ||
+        !strncmp(name, BS__SITE_MARKER, strlen(BS__SITE_MARKER)))
+      return 0;
+    for (size_t i = 0; i < 3; i++)
+      if (!strcmp(name, dirs[i]))
+        return 0;
+    return 1;
+  }
+  const char *p = name;
+  int chart = !strncmp(p, "charts/", 7);
+  if (chart)
+    p += 7;
+  else if (!strncmp(p, "history/", 8))
+    p += 8;
+  else
+    return 0;
+  const char *ext = chart ? ".svg" : ".json";
+  size_t n = strlen(p), el = strlen(ext);
+  if (n <= el || strcmp(p + n - el, ext))
+    return 0;
+  n -= el;
+  if (!chart && (is_case_id(p, n) || (n == 4 && !memcmp(p, "runs", 4))))
+    return 1;
+  /* ID-KIND (charts) or ID-K (history chunks). */
+  size_t tail = 0;
+  while (tail < n && p[n - 1 - tail] != '-')
+    tail++;
+  if (tail == 0 || tail == n || tail > 16)
+    return 0;
+  const char *t = p + n - tail;
+  const char *set = chart ? "abcdefghijklmnopqrstuvwxyz" : "0123456789";
+  if (strspn(t, set) < tail || (!chart && tail > 9))
+    return 0;
+  return is_case_id(p, n - tail - 1);
 }
 
 /* ---- The previous build's state ------------------------------------------ */
@@ -182,13 +314,7 @@ static void prev_release(site *s) {
   free(s->pfiles);
   s->pfiles = NULL;
   s->npfiles = 0;
-  for (size_t i = 0; i < s->npcases; i++) {
-    free(s->pcases[i].benchmark);
-    free(s->pcases[i].dataset);
-  }
-  free(s->pcases);
-  s->pcases = NULL;
-  s->npcases = s->pccap = 0;
+  s->prev_analysis_key[0] = s->prev_report_key[0] = '\0';
 }
 
 static void stamps_release(site *s) {
@@ -206,6 +332,7 @@ void bs__site_state_release(site *s) {
   stamps_release(s);
   free(s->prev_text);
   s->prev_text = NULL;
+  s->prev_len = 0;
 }
 
 static int cmp_prev_run(const void *a, const void *b) {
@@ -218,70 +345,6 @@ static int cmp_prev_file(const void *a, const void *b) {
 
 static int cmp_prev_seen(const void *a, const void *b) {
   return strcmp(((const prev_seen *)a)->id, ((const prev_seen *)b)->id);
-}
-
-/* The text of a case in the state's case table. */
-static bs_status case_text(bs__buf *b, const char *benchmark,
-                           const char *dataset, double scale) {
-  char bits[BITS_CHARS];
-  put_bits(bits, scale);
-  bs_status st = put_hex(b, benchmark);
-  if (!st)
-    st = bs__buf_putc(b, ' ');
-  if (!st)
-    st = put_hex(b, dataset);
-  if (!st)
-    st = bs__buf_putc(b, ' ');
-  if (!st)
-    st = bs__buf_append(b, bits, sizeof bits);
-  return st;
-}
-
-/* Whether `name` is one this program gives a file of the site, and so
- * one a state may name: one name at the top (index.html, run-ID.html,
- * case-ID.html, an asset or a static file) of visible ASCII or UTF-8
- * bytes, charts/case-ID-KIND.svg (KIND: a case chart's, lowercase
- * letters), history/case-ID.json or history/case-ID-K.json. A state naming
- * anything else (a path out of the site) is not one this program wrote. */
-int bs__site_file_name(const char *name) {
-  static const char *const dirs[] = {"charts", "history", "runs"};
-  const char *p = name;
-  if (!strchr(name, '/')) {
-    if (!name[0] || bs__is_dot(name) ||
-        !strncmp(name, BS__SITE_MARKER, strlen(BS__SITE_MARKER)))
-      return 0;
-    for (size_t i = 0; i < 3; i++)
-      if (!strcmp(name, dirs[i]))
-        return 0;
-    for (; *p; p++) {
-      unsigned char c = (unsigned char)*p;
-      if (c <= ' ' || c == 0x7f || c == '\\')
-        return 0;
-    }
-    return 1;
-  }
-  int chart = !strncmp(p, "charts/case-", 12);
-  if (chart)
-    p += 12;
-  else if (!strncmp(p, "history/case-", 13))
-    p += 13;
-  else
-    return 0;
-  for (size_t i = 0; i < BS__SITE_CASE_HASH; i++, p++)
-    if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f')))
-      return 0;
-  if (chart) {
-    /* "-KIND.svg": a kind of site_charts.c's table, lowercase letters. */
-    size_t kind = *p == '-' ? strspn(p + 1, "abcdefghijklmnopqrstuvwxyz") : 0;
-    return kind > 0 && kind <= 32 && !strcmp(p + 1 + kind, ".svg");
-  }
-  if (*p == '-') {
-    size_t digits = strspn(++p, "0123456789");
-    if (digits == 0 || digits > 20)
-      return 0;
-    p += digits;
-  }
-  return !strcmp(p, ".json");
 }
 
 /* Whether the site's directories are directories of its own (none a link
@@ -303,93 +366,48 @@ static int own_dirs(const char *out) {
 typedef struct state_reader {
   site *s;
   size_t cap, fcap;
-  int ok;           /* the "site" line was seen */
-  prev_run *cur;    /* the run the "r" lines are of */
-  bs__strset cases; /* the case table's entries, each once */
-  bs__buf ct;       /* scratch: one entry's text */
+  int header; /* the "site" line was seen (it comes first) */
 } state_reader;
 
-static int state_record(void *ctx, char **tok, size_t nt, size_t next) {
+static int state_record(void *ctx, char **tok, size_t nt) {
   state_reader *rd = ctx;
   site *s = rd->s;
-  if (nt == 1 && !strcmp(tok[0], "site")) {
-    rd->ok = 1;
+  if (!rd->header) {
+    /* "site ANALYSIS_KEY REPORT_KEY": what the results and the reports
+     * of the published site were made with. */
+    if (nt != 3 || strcmp(tok[0], "site") || !is_key(tok[1]) || !is_key(tok[2]))
+      return 0;
+    memcpy(s->prev_analysis_key, tok[1], BS__SHA256_HEXLEN + 1);
+    memcpy(s->prev_report_key, tok[2], BS__SHA256_HEXLEN + 1);
+    rd->header = 1;
   } else if (nt == 6 && !strcmp(tok[0], "run")) {
+    /* "run ID RESULTS IMPL NO_REPORT REPORT": its results as the history
+     * data holds them, how many; the impl the history follows; why it
+     * has no report ("-": it has one, or none was tried); whether its
+     * report (or NO_REPORT) was made with the report key. */
     if (s->nprev == rd->cap) {
       prev_run *g = BS__GROW(s->prev, rd->cap, s->nprev + 1, 64);
       if (!g)
         return 0;
       s->prev = g;
     }
-    prev_run *cur = rd->cur = &s->prev[s->nprev];
+    prev_run *cur = &s->prev[s->nprev];
     memset(cur, 0, sizeof *cur);
-    cur->id = bs__strdup(tok[1]);
-    cur->text_from = cur->text_to = next;
     s->nprev++;
-    if (!cur->id || strlen(tok[2]) != BS__SHA256_HEXLEN)
+    if (strlen(tok[1]) > BS_ARCHIVE_ID_MAX || strchr(tok[1], '%') ||
+        !(cur->id = bs__strdup(tok[1])) || !parse_size(tok[2], &cur->listed) ||
+        !(cur->impl = bs__site_get_name(tok[3])))
       return 0;
-    memcpy(cur->key, tok[2], sizeof cur->key);
-    if (!(cur->impl = get_hex(tok[3])))
+    if (strcmp(tok[4], "-") && !(cur->no_report = bs__site_get_name(tok[4])))
       return 0;
-    if (strcmp(tok[4], "-") && !(cur->no_report = get_hex(tok[4])))
+    if (strcmp(tok[5], "0") && strcmp(tok[5], "1"))
       return 0;
-    if (strlen(tok[5]) != BS__SHA256_HEXLEN && strcmp(tok[5], "-"))
-      return 0;
-    snprintf(cur->rkey, sizeof cur->rkey, "%s", tok[5]);
-  } else if (nt == 4 && !strcmp(tok[0], "case")) {
-    /* "case BENCHMARK DATASET SCALE": the next number of the table. */
-    if (s->npcases == s->pccap) {
-      state_case *g = BS__GROW(s->pcases, s->pccap, s->npcases + 1, 64);
-      if (!g)
-        return 0;
-      s->pcases = g;
-    }
-    state_case *c = &s->pcases[s->npcases];
-    memset(c, 0, sizeof *c);
-    s->npcases++;
-    if (!(c->benchmark = get_hex(tok[1])) || !(c->dataset = get_hex(tok[2])) ||
-        strlen(tok[3]) != BITS_CHARS || !get_bits(tok[3], &c->scale) ||
-        !(c->scale >= 0))
-      return 0;
-    /* Listed once: the result lines name a case by its number. */
-    rd->ct.len = 0;
-    return !case_text(&rd->ct, c->benchmark, c->dataset, c->scale) &&
-           bs__strset_put(&rd->cases, rd->ct.data, rd->ct.len, 0, NULL) == 1;
-  } else if (nt == 6 && !strcmp(tok[0], "r") && rd->cur) {
-    /* "r CASE N FLAGS BLOCKS BITS": the case's number in the table, the
-     * sample size, verdict + 1 (0: not compared) times 4 plus 2 for a
-     * significant regression plus 1 for a significant improvement, the
-     * blocks compared, then median, interval and delta_pct as four
-     * put_bits. */
-    prev_run *cur = rd->cur;
-    if (cur->nres == cur->cap) {
-      bs_history_result *g = BS__GROW(cur->res, cur->cap, cur->nres + 1, 8);
-      if (!g)
-        return 0;
-      cur->res = g;
-    }
-    bs_history_result *r = &cur->res[cur->nres];
-    memset(r, 0, sizeof *r);
-    cur->nres++;
-    cur->text_to = next;
-    size_t flags;
-    if (!parse_size(tok[1], &r->case_idx) || !parse_size(tok[2], &r->n) ||
-        !parse_size(tok[3], &flags) || flags > 15 ||
-        !parse_size(tok[4], &r->blocks) || strlen(tok[5]) != 4 * BITS_CHARS ||
-        !get_bits(tok[5], &r->median) ||
-        !get_bits(tok[5] + BITS_CHARS, &r->lo) ||
-        !get_bits(tok[5] + 2 * BITS_CHARS, &r->hi) ||
-        !get_bits(tok[5] + 3 * BITS_CHARS, &r->delta_pct))
-      return 0;
-    r->has_median = r->n > 0;
-    r->has_cmp = flags >= 4;
-    r->verdict = (int)(flags >> 2) - 1;
-    r->significant_regression = (flags & 2) != 0;
-    r->significant_improvement = (flags & 1) != 0;
+    cur->report = tok[5][0] == '1';
   } else if (nt == 4 && !strcmp(tok[0], "file")) {
-    /* "-": a file a killed build may have replaced or left over. */
-    if ((strlen(tok[2]) != BS__SHA256_HEXLEN && strcmp(tok[2], "-")) ||
-        (strlen(tok[3]) != BS__SHA256_HEXLEN && strcmp(tok[3], "-")))
+    /* "file NAME HASH KEY"; HASH "-": a file a killed build may have
+     * replaced or left over; KEY "-": none. */
+    if ((!is_key(tok[2]) && strcmp(tok[2], "-")) ||
+        (!is_key(tok[3]) && strcmp(tok[3], "-")))
       return 0;
     if (s->npfiles == rd->fcap) {
       prev_file *g = BS__GROW(s->pfiles, rd->fcap, s->npfiles + 1, 64);
@@ -398,40 +416,45 @@ static int state_record(void *ctx, char **tok, size_t nt, size_t next) {
       s->pfiles = g;
     }
     prev_file *f = &s->pfiles[s->npfiles];
-    if (!bs__site_file_name(tok[1]) || !(f->name = bs__strdup(tok[1])))
+    f->name = bs__site_get_name(tok[1]);
+    if (!f->name)
+      return 0;
+    s->npfiles++;
+    if (!bs__site_file_name(f->name))
       return 0;
     snprintf(f->hash, sizeof f->hash, "%s", tok[2]);
     snprintf(f->key, sizeof f->key, "%s", tok[3]);
     f->kept = 0;
-    s->npfiles++;
   } else {
     return 0;
   }
   return 1;
 }
 
-/* The cases of the result lines, by their numbers (the table follows the
- * runs), each case once a run. */
-static int resolve_cases(site *s) {
-  size_t *last = calloc(s->npcases ? s->npcases : 1, sizeof *last);
-  int ok = last != NULL;
-  for (size_t i = 0; i < s->nprev && ok; i++) {
-    for (size_t k = 0; k < s->prev[i].nres && ok; k++) {
-      bs_history_result *r = &s->prev[i].res[k];
-      if (r->case_idx >= s->npcases || last[r->case_idx] == i + 1) {
-        ok = 0;
-        break;
-      }
-      last[r->case_idx] = i + 1;
-      const state_case *c = &s->pcases[r->case_idx];
-      ok = (r->benchmark = bs__strdup(c->benchmark)) &&
-           (r->dataset = bs__strdup(c->dataset));
-      r->scale = c->scale;
-      r->has_scale = r->scale > 0;
-      r->case_idx = 0;
-    }
-  }
-  free(last);
+int bs__site_parse_state(site *s, char *data, size_t len) {
+  /* Last, the hash of all before it: any change to the state is seen. */
+  char sum[BS__SHA256_HEXLEN + 1];
+  if (len < SUM_LINE || memcmp(data + len - SUM_LINE, "sum ", 4) ||
+      data[len - 1] != '\n')
+    return 0;
+  bs__sha256_hex(data, len - SUM_LINE, sum);
+  if (memcmp(data + len - SUM_LINE + 4, sum, BS__SHA256_HEXLEN))
+    return 0;
+  state_reader rd;
+  memset(&rd, 0, sizeof rd);
+  rd.s = s;
+  int ok = read_records(data, len - SUM_LINE, STATE_MAGIC, state_record, &rd) &&
+           rd.header;
+  if (ok && s->nprev)
+    qsort(s->prev, s->nprev, sizeof *s->prev, cmp_prev_run);
+  for (size_t i = 1; i < s->nprev && ok; i++)
+    ok = strcmp(s->prev[i - 1].id, s->prev[i].id) != 0;
+  if (ok && s->npfiles)
+    qsort(s->pfiles, s->npfiles, sizeof *s->pfiles, cmp_prev_file);
+  for (size_t i = 1; i < s->npfiles && ok; i++)
+    ok = strcmp(s->pfiles[i - 1].name, s->pfiles[i].name) != 0;
+  if (!ok)
+    prev_release(s);
   return ok;
 }
 
@@ -443,50 +466,24 @@ static void load_state(site *s) {
   size_t len = 0;
   bs_error ignore;
   if (!path || !own_dirs(s->out) ||
-      bs__read_regular(path, BS__OPEN_NOFOLLOW, 0, &data, &len, &ignore) !=
-          BS_OK) {
+      bs__read_regular(path, BS__OPEN_NOFOLLOW, BS__SITE_CACHE_MAX, &data, &len,
+                       &ignore) != BS_OK) {
     free(path);
     return;
   }
   free(path);
-  /* Last, the hash of all before it: any change to the state is seen. */
-  char sum[BS__SHA256_HEXLEN + 1];
-  if (len < SUM_LINE || memcmp(data + len - SUM_LINE, "sum ", 4) ||
-      data[len - 1] != '\n') {
-    free(data);
-    return;
-  }
-  bs__sha256_hex(data, len - SUM_LINE, sum);
-  if (memcmp(data + len - SUM_LINE + 4, sum, BS__SHA256_HEXLEN) ||
-      !(s->prev_text = malloc(len + 1))) {
+  if (!(s->prev_text = malloc(len + 1))) {
     free(data);
     return;
   }
   memcpy(s->prev_text, data, len + 1);
   s->prev_len = len;
-  len -= SUM_LINE;
-  data[len] = '\0';
-  state_reader rd;
-  memset(&rd, 0, sizeof rd);
-  rd.s = s;
-  bs__strset_init(&rd.cases);
-  bs__buf_init(&rd.ct, BS__CAP_SITE_STATE);
-  int ok = read_records(data, len, STATE_MAGIC, state_record, &rd) && rd.ok &&
-           resolve_cases(s);
-  free(data);
-  bs__strset_release(&rd.cases);
-  bs__buf_release(&rd.ct);
-  if (ok && s->nprev)
-    qsort(s->prev, s->nprev, sizeof *s->prev, cmp_prev_run);
-  if (ok && s->npfiles)
-    qsort(s->pfiles, s->npfiles, sizeof *s->pfiles, cmp_prev_file);
-  for (size_t i = 1; i < s->npfiles && ok; i++)
-    ok = strcmp(s->pfiles[i - 1].name, s->pfiles[i].name) != 0;
-  if (!ok) {
-    prev_release(s);
+  if (!bs__site_parse_state(s, data, len)) {
     free(s->prev_text);
     s->prev_text = NULL;
+    s->prev_len = 0;
   }
+  free(data);
 }
 
 prev_run *bs__site_find_prev(const site *s, const char *id) {
@@ -506,10 +503,9 @@ typedef struct stamps_reader {
   uint64_t dev;
 } stamps_reader;
 
-static int stamps_record(void *ctx, char **tok, size_t nt, size_t next) {
+static int stamps_record(void *ctx, char **tok, size_t nt) {
   stamps_reader *rd = ctx;
   site *s = rd->s;
-  (void)next;
   if (nt == 4 && !strcmp(tok[0], "seen")) {
     /* "seen ID DEV MARKER": the stamps of the regular files of runs/ID
      * follow, in the order of its list of files, whose hash is MARKER. */
@@ -550,6 +546,18 @@ static int stamps_record(void *ctx, char **tok, size_t nt, size_t next) {
   return 1;
 }
 
+int bs__site_parse_stamps(site *s, char *data, size_t len) {
+  stamps_reader rd = {s, 0, NULL, 0};
+  int ok = read_records(data, len, STAMPS_MAGIC, stamps_record, &rd);
+  if (ok && s->npseen)
+    qsort(s->pseen, s->npseen, sizeof *s->pseen, cmp_prev_seen);
+  for (size_t i = 1; i < s->npseen && ok; i++)
+    ok = strcmp(s->pseen[i - 1].id, s->pseen[i].id) != 0;
+  if (!ok)
+    stamps_release(s);
+  return ok;
+}
+
 /* Reads the stamps beside the state. Like the state, a cache: anything
  * unexpected means none (every file of a kept report is hashed). */
 static void load_stamps(site *s) {
@@ -557,23 +565,16 @@ static void load_stamps(site *s) {
   char *data = NULL;
   size_t len = 0;
   bs_error ignore;
-  if (!path || bs__read_regular(path, BS__OPEN_NOFOLLOW, 0, &data, &len,
-                                &ignore) != BS_OK) {
+  if (!path || bs__read_regular(path, BS__OPEN_NOFOLLOW, BS__SITE_CACHE_MAX,
+                                &data, &len, &ignore) != BS_OK) {
     free(path);
     return;
   }
   free(path);
   bs__sha256_hex(data, len, s->stamps_hash);
-  stamps_reader rd = {s, 0, NULL, 0};
-  int ok = read_records(data, len, STAMPS_MAGIC, stamps_record, &rd);
-  free(data);
-  if (!ok) {
-    stamps_release(s);
+  if (!bs__site_parse_stamps(s, data, len))
     s->stamps_hash[0] = '\0';
-    return;
-  }
-  if (s->npseen)
-    qsort(s->pseen, s->npseen, sizeof *s->pseen, cmp_prev_seen);
+  free(data);
 }
 
 void bs__site_load_state(site *s) {
@@ -760,9 +761,18 @@ prev_file *bs__site_find_pfile(const site *s, const char *name) {
 
 bs_status bs__site_list_file(site *s, const char *rel, const char *hash,
                              const char *key, bs_error *err) {
-  bs_status st =
-      bs__buf_printf(&s->files, "file %s %s %s\n", rel, hash, key ? key : "-");
+  bs_status st = bs__buf_puts(&s->files, "file ");
+  if (!st)
+    st = bs__site_put_name(&s->files, rel);
+  if (!st)
+    st = bs__buf_printf(&s->files, " %s %s\n", hash, key ? key : "-");
+  if (!st && bs__strset_put(&s->listed, rel, strlen(rel), 0, NULL) < 0)
+    st = BS_ENOMEM;
   return st ? bs__oom_as(err, st) : BS_OK;
+}
+
+int bs__site_listed(const site *s, const char *rel) {
+  return bs__strset_get(&s->listed, rel, strlen(rel), NULL);
 }
 
 int bs__site_unchanged(site *s, const char *rel, const char *hash) {
@@ -804,83 +814,27 @@ bs_status bs__site_put_sum(bs__buf *b, size_t len) {
   return bs__buf_printf(b, "sum %s\n", sum);
 }
 
-/* Starts the new state: its header, and its case table (which follows
- * the runs) with the previous table's entries in their order. */
+/* Starts the new state: its header, the keys of this build. */
 bs_status bs__site_state_begin(site *s) {
-  bs_status st = bs__buf_printf(&s->state, "%s\nsite\n", STATE_MAGIC);
-  bs__buf t;
-  bs__buf_init(&t, BS__CAP_SITE_STATE);
-  for (size_t i = 0; i < s->npcases && !st; i++) {
-    const state_case *c = &s->pcases[i];
-    t.len = 0;
-    st = case_text(&t, c->benchmark, c->dataset, c->scale);
-    /* Every entry is written again, so that the copied result lines
-     * keep their numbers; a case listed twice (never written so, but the
-     * state is only a cache) is found by its first number. */
-    if (!st && bs__strset_put(&s->ctab, t.data, t.len, s->nctab, NULL) < 0)
-      st = BS_ENOMEM;
-    if (!st)
-      st = bs__buf_printf(&s->cases_text, "case %.*s\n", (int)t.len, t.data);
-    s->nctab++;
-  }
-  bs__buf_release(&t);
-  return st;
+  return bs__buf_printf(&s->state, "%s\nsite %s %s\n", STATE_MAGIC,
+                        s->analysis_key, s->report_key);
 }
 
-/* A result line; a case new to the table gets its line in cases_text,
- * which follows the runs (the result lines a later build copies hold
- * none). */
-static bs_status state_result(site *s, const bs_history_result *r) {
-  bs__buf *b = &s->state;
-  bs__buf t;
-  bs__buf_init(&t, BS__CAP_SITE_STATE);
-  bs_status st =
-      case_text(&t, r->benchmark, r->dataset, r->has_scale ? r->scale : 0.0);
-  int added = 0;
-  size_t *num = st ? NULL : bs__strset_ref(&s->ctab, t.data, t.len, &added);
-  if (!st && !num)
-    st = BS_ENOMEM;
-  size_t ci = 0;
-  if (!st && added) {
-    *num = s->nctab++;
-    st = bs__buf_printf(&s->cases_text, "case %.*s\n", (int)t.len, t.data);
-  }
-  if (num)
-    ci = *num;
-  bs__buf_release(&t);
-  char bits[4 * BITS_CHARS];
-  put_bits(bits, r->has_median ? r->median : 0.0);
-  put_bits(bits + BITS_CHARS, r->has_median ? r->lo : 0.0);
-  put_bits(bits + 2 * BITS_CHARS, r->has_median ? r->hi : 0.0);
-  put_bits(bits + 3 * BITS_CHARS, r->has_cmp ? r->delta_pct : 0.0);
-  int flags = (r->has_cmp ? r->verdict + 1 : 0) * 4 +
-              (r->significant_regression ? 2 : 0) +
-              (r->significant_improvement ? 1 : 0);
-  if (!st)
-    st = bs__buf_printf(b, "r %zu %zu %d %zu %.*s\n", ci,
-                        r->has_median ? r->n : 0, flags, r->blocks,
-                        (int)sizeof bits, bits);
-  return st;
-}
-
-/* Run i's lines of the new state. */
+/* Run i's line of the new state. */
 bs_status bs__site_state_run(site *s, size_t i) {
   const srun *r = &s->runs[i];
   const bs_history_run *hr = &s->h->runs[i];
   bs__buf *b = &s->state;
-  bs_status st = bs__buf_printf(b, "run %s %s ", r->ar->id, r->key);
+  bs_status st = bs__buf_printf(b, "run %s %zu ", r->ar->id, hr->nresults);
   if (!st)
-    st = put_hex(b, hr->impl ? hr->impl : "");
+    st = bs__site_put_name(b, hr->impl);
   if (!st)
     st = bs__buf_putc(b, ' ');
   if (!st)
-    st = r->no_report ? put_hex(b, r->no_report) : bs__buf_putc(b, '-');
+    st = r->no_report ? bs__site_put_name(b, r->no_report)
+                      : bs__buf_putc(b, '-');
   if (!st)
-    st = bs__buf_printf(b, " %s\n", r->report || r->no_report ? r->rkey : "-");
-  if (!st && r->res_text)
-    return bs__buf_append(b, r->res_text, r->res_len);
-  for (size_t k = 0; k < hr->nresults && !st; k++)
-    st = state_result(s, &hr->results[k]);
+    st = bs__buf_puts(b, r->report || r->no_report ? " 1\n" : " 0\n");
   return st;
 }
 
@@ -943,9 +897,11 @@ bs_status bs__site_make_keys(site *s, bs_error *err) {
   /* `gnuplot --version` (charts are gnuplot's bytes); "" when it does not
    * run: rendering reports that properly later. */
   bs__gnuplot_version(s->o->gnuplot ? s->o->gnuplot : "gnuplot", gv, sizeof gv);
-  snprintf(text, sizeof text, "analysis\n%s\nseed %llu\nR %d level %g\n", build,
+  const bs_metric_info *mi = bs_metric_get(s->o->metric);
+  snprintf(text, sizeof text,
+           "analysis\n%s\nseed %llu\nR %d level %g\nmetric %s\n", build,
            (unsigned long long)s->o->seed, BS_HISTORY_RESAMPLES,
-           BS_HISTORY_LEVEL_PCT);
+           BS_HISTORY_LEVEL_PCT, mi ? mi->name : "?");
   bs__sha256_hex(text, strlen(text), s->analysis_key);
   snprintf(text, sizeof text, "render\n%s\ngnuplot %s\n", build, gv);
   bs__sha256_hex(text, strlen(text), s->render_key);

@@ -44,8 +44,9 @@ void bs_tune_result_free(bs_tune_result *r) {
 }
 
 /* Scores the impls of one case: the median of each impl's confirm samples. */
-static bs_status score_case(const bs_row *rows, const bs_case *lc,
+static bs_status score_case(const bs_log *log, const bs_case *lc,
                             bs_metric metric, bs_tune_case *tc) {
+  const bs_row *rows = bs_log_rows(log);
   const char **impls = malloc(lc->nrows * sizeof *impls);
   double *samples = malloc(lc->nrows * sizeof *samples);
   size_t ni = 0;
@@ -72,7 +73,7 @@ static bs_status score_case(const bs_row *rows, const bs_case *lc,
     for (size_t k = 0; k < lc->nrows; k++) {
       const bs_row *row = &rows[lc->rows[k]];
       if (row->phase == BS_PHASE_CONFIRM && !strcmp(row->impl, impls[u]))
-        samples[ns++] = row->values[metric];
+        samples[ns++] = bs__row_value(log, row, metric);
     }
     tc->medians[u].impl = impls[u];
     tc->medians[u].samples = ns;
@@ -306,7 +307,6 @@ bs_status bs_tune_run(const bs_log *log, bs_metric metric, uint64_t seed,
     return mst;
   bs_tune_result *r = calloc(1, sizeof *r);
   size_t ncase = bs_log_case_count(log);
-  const bs_row *rows = bs_log_rows(log);
   size_t cap = 0;
   size_t *log_case = calloc(ncase ? ncase : 1, sizeof *log_case);
   if (!r || !log_case) {
@@ -326,7 +326,7 @@ bs_status bs_tune_run(const bs_log *log, bs_metric metric, uint64_t seed,
     tc->dataset = lc->dataset;
     tc->has_scale = lc->has_scale;
     tc->scale = lc->scale;
-    if (score_case(rows, lc, metric, tc)) {
+    if (score_case(log, lc, metric, tc)) {
       free(tc->medians);
       goto nomem;
     }

@@ -178,6 +178,38 @@ Test(compare, mismatch_names_the_unpaired_row_even_before_pairs) {
   bs_log_free(log);
 }
 
+Test(compare, pairs_runs_and_blocks_past_32_bits) {
+  /* Equal in their low 32 bits, different in full: never paired. */
+  const char *csv = "benchmark,impl,run,block,per_call_us\n"
+                    "a,main,4294967296,0,1\na,pr,4294967296,0,2\n"
+                    "a,main,0,4294967297,3\na,pr,0,4294967297,5\n"
+                    "a,main,0,1,4\na,pr,0,1,7\n";
+  bs_log *log = parse(csv);
+  bs_compare_result *r = run(log, BS_MODE_HOTSPOT);
+  const bs_case_compare *c = &r->cases[0];
+  cr_assert_eq(c->blocks, 3);
+  cr_expect_eq(c->runs[0], 0);
+  cr_expect_eq(c->block_ids[0], 1);
+  cr_expect_eq(c->delta[0], 3);
+  cr_expect_eq(c->block_ids[1], 4294967297);
+  cr_expect_eq(c->delta[1], 2);
+  cr_expect_eq(c->runs[2], 4294967296);
+  cr_expect_eq(c->delta[2], 1);
+  bs_compare_result_free(r);
+  bs_log_free(log);
+  log = parse("benchmark,impl,run,block,per_call_us\n"
+              "a,main,4294967296,0,1\na,pr,0,0,2\n");
+  bs_compare_options o;
+  bs_compare_options_init(&o, BS_MODE_CONFIRMATORY);
+  bs_error err;
+  r = NULL;
+  cr_assert_eq(bs_compare_run(log, "main", "pr", &o, &r, &err), BS_EMISMATCH);
+  cr_expect(strstr(err.message, "main run 4294967296 block 0 (mem.csv:2)") !=
+                NULL,
+            "%s", err.message);
+  bs_log_free(log);
+}
+
 Test(compare, pairs_by_run_then_block) {
   /* Rows out of order and two runs sharing block ids: pairing is by
    * (run, block), never by position. */
@@ -269,10 +301,11 @@ static bs_log *scaled(double lambda) {
   size_t used =
       (size_t)snprintf(csv, cap, "benchmark,dataset,impl,block,per_call_us\n");
   for (size_t i = 0; i < n; i++)
-    used += (size_t)snprintf(csv + used, cap - used, "%s,%s,%s,%lld,%.17g\n",
-                             rows[i].benchmark, rows[i].dataset, rows[i].impl,
-                             (long long)rows[i].block,
-                             rows[i].per_call_us * lambda);
+    used += (size_t)snprintf(
+        csv + used, cap - used, "%s,%s,%s,%lld,%.17g\n",
+        bs_log_row_case(src, &rows[i])->benchmark,
+        bs_log_row_case(src, &rows[i])->dataset, rows[i].impl,
+        (long long)bs_row_block(src, &rows[i]), rows[i].per_call_us * lambda);
   bs_log *log = parse(csv);
   free(csv);
   bs_log_free(src);

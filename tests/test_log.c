@@ -51,21 +51,21 @@ Test(log, reads_every_column_and_keeps_read_order) {
                             "sort,n=1024,1024,fast,3,7,confirm,200,1.75\n");
   cr_assert_eq(bs_log_count(log), 2);
   const bs_row *r = bs_log_rows(log);
-  cr_assert_str_eq(r[0].benchmark, "sort");
-  cr_assert_str_eq(r[0].dataset, "n=1024");
+  cr_assert_str_eq(bs_log_row_case(log, &r[0])->benchmark, "sort");
+  cr_assert_str_eq(bs_log_row_case(log, &r[0])->dataset, "n=1024");
   cr_assert_str_eq(r[0].impl, "base");
-  cr_assert_str_eq(r[0].file, "pr.csv");
+  cr_assert_str_eq(bs_log_row_file(log, &r[0]), "pr.csv");
   cr_assert_eq(r[0].line, 2);
-  cr_assert_eq(r[0].has_scale, 1);
-  cr_assert_eq(r[0].scale, 1024.0);
-  cr_assert_eq(r[0].run, 3);
-  cr_assert_eq(r[0].block, -1);
+  cr_assert_eq(bs_log_row_case(log, &r[0])->has_scale, 1);
+  cr_assert_eq(bs_log_row_case(log, &r[0])->scale, 1024.0);
+  cr_assert_eq(bs_row_run(log, &r[0]), 3);
+  cr_assert_eq(bs_row_block(log, &r[0]), -1);
   cr_assert_eq(r[0].phase, BS_PHASE_CALIBRATION);
   cr_assert_eq(r[0].iterations, 100);
   cr_assert_eq(r[0].per_call_us, 2.5);
   cr_assert_str_eq(r[1].impl, "fast");
   cr_assert_eq(r[1].line, 3);
-  cr_assert_eq(r[1].block, 7);
+  cr_assert_eq(bs_row_block(log, &r[1]), 7);
   cr_assert_eq(r[1].phase, BS_PHASE_CONFIRM);
   cr_assert_eq(r[1].iterations, 200);
   cr_assert_eq(r[1].per_call_us, 1.75);
@@ -78,12 +78,12 @@ Test(log, optional_columns_take_their_defaults) {
                         "4e-1,base,2,sort\n");
   cr_assert_eq(bs_log_count(log), 1);
   const bs_row *r = bs_log_rows(log);
-  cr_assert_str_eq(r[0].benchmark, "sort");
-  cr_assert_str_eq(r[0].dataset, "");
-  cr_assert_eq(r[0].has_scale, 0);
-  cr_assert_eq(r[0].run, 0);
+  cr_assert_str_eq(bs_log_row_case(log, &r[0])->benchmark, "sort");
+  cr_assert_str_eq(bs_log_row_case(log, &r[0])->dataset, "");
+  cr_assert_eq(bs_log_row_case(log, &r[0])->has_scale, 0);
+  cr_assert_eq(bs_row_run(log, &r[0]), 0);
   cr_assert_eq(r[0].iterations, 0);
-  cr_assert_eq(r[0].block, 2);
+  cr_assert_eq(bs_row_block(log, &r[0]), 2);
   cr_assert_eq(r[0].phase, BS_PHASE_CONFIRM);
   cr_assert_eq(r[0].per_call_us, 0.4);
   bs_log_free(log);
@@ -92,12 +92,12 @@ Test(log, optional_columns_take_their_defaults) {
 Test(log, empty_optional_fields_count_as_absent) {
   bs_log *log = read_ok(HDR "sort,,,base,,4,,,1\n");
   const bs_row *r = bs_log_rows(log);
-  cr_assert_str_eq(r[0].dataset, "");
-  cr_assert_eq(r[0].has_scale, 0);
-  cr_assert_eq(r[0].run, 0);
+  cr_assert_str_eq(bs_log_row_case(log, &r[0])->dataset, "");
+  cr_assert_eq(bs_log_row_case(log, &r[0])->has_scale, 0);
+  cr_assert_eq(bs_row_run(log, &r[0]), 0);
   cr_assert_eq(r[0].iterations, 0);
   cr_assert_eq(r[0].phase, BS_PHASE_CONFIRM);
-  cr_assert_eq(r[0].block, 4);
+  cr_assert_eq(bs_row_block(log, &r[0]), 4);
   bs_log_free(log);
 }
 
@@ -120,10 +120,10 @@ Test(log, quoted_field_spanning_two_lines_keeps_later_line_numbers) {
                 "sort,x,base,0,1\n");
   const bs_row *r = bs_log_rows(log);
   cr_assert_eq(bs_log_count(log), 3);
-  cr_assert_str_eq(r[0].dataset, "two\nlines");
+  cr_assert_str_eq(bs_log_row_case(log, &r[0])->dataset, "two\nlines");
   cr_assert_eq(r[0].line, 2);
   cr_assert_eq(r[1].line, 4);
-  cr_assert_str_eq(r[1].dataset, "a\r\nb");
+  cr_assert_str_eq(bs_log_row_case(log, &r[1])->dataset, "a\r\nb");
   cr_assert_eq(r[2].line, 6);
   bs_log_free(log);
 }
@@ -159,7 +159,8 @@ Test(log, utf8_bom_at_start_is_stripped) {
                         "benchmark,impl,block,per_call_us\n"
                         "sort,base,0,1\n");
   cr_assert_eq(bs_log_count(log), 1);
-  cr_assert_str_eq(bs_log_rows(log)[0].benchmark, "sort");
+  cr_assert_str_eq(bs_log_row_case(log, &bs_log_rows(log)[0])->benchmark,
+                   "sort");
   cr_assert_eq(bs_log_unknown_count(log), 0);
   bs_log_free(log);
 }
@@ -209,7 +210,8 @@ Test(log, blanks_around_fields_are_kept) {
                "number");
   bs_log *log = read_ok("benchmark,impl,block,per_call_us\n"
                         " sort ,base,0,3\n");
-  cr_assert_str_eq(bs_log_rows(log)[0].benchmark, " sort ");
+  cr_assert_str_eq(bs_log_row_case(log, &bs_log_rows(log)[0])->benchmark,
+                   " sort ");
   bs_log_free(log);
 }
 
@@ -279,7 +281,8 @@ Test(log, invalid_utf8_is_rejected) {
                "field");
   bs_log *log = read_ok("benchmark,impl,block,per_call_us\n"
                         "tri\xC3\xA9,\xF0\x9F\x9A\x80,0,1\n");
-  cr_assert_str_eq(bs_log_rows(log)[0].benchmark, "tri\xC3\xA9");
+  cr_assert_str_eq(bs_log_row_case(log, &bs_log_rows(log)[0])->benchmark,
+                   "tri\xC3\xA9");
   cr_assert_str_eq(bs_log_rows(log)[0].impl, "\xF0\x9F\x9A\x80");
   bs_log_free(log);
 }
@@ -319,7 +322,7 @@ Test(log, calibration_rows_need_no_block) {
                         "sort,base,calibration,1,9\n"
                         "sort,base,calibration,1,9\n");
   cr_assert_eq(bs_log_count(log), 2);
-  cr_assert_eq(bs_log_rows(log)[1].block, -1);
+  cr_assert_eq(bs_row_block(log, &bs_log_rows(log)[1]), -1);
   bs_log_free(log);
 }
 
@@ -475,6 +478,148 @@ Test(log, many_rows_have_no_false_duplicates) {
   free(text);
 }
 
+/* The reader rules out duplicates without an index while each impl's
+ * confirm rows of a case come in increasing (run, block) order, as a
+ * runner writes them, and switches to per-case tables at the first row
+ * that breaks it: the first duplicate is the same either way. */
+Test(log, duplicates_are_found_in_and_out_of_order) {
+  /* in order until the repeat itself */
+  expect_error("benchmark,impl,run,block,per_call_us\n"
+               "s,a,0,0,1\ns,b,0,0,1\ns,a,0,1,1\ns,b,0,1,1\n"
+               "s,a,1,0,1\ns,a,0,1,2\n",
+               BS_EINPUT,
+               "pr.csv:7: duplicate confirm row for benchmark \"s\", "
+               "dataset \"\", run 0, block 1, impl \"a\" (first at pr.csv:4)");
+  /* out of order well before it: blocks 2, 0, 1, then 0 again */
+  expect_error("benchmark,impl,block,per_call_us\n"
+               "s,a,2,1\ns,a,0,1\ns,a,1,1\nt,a,0,1\ns,b,0,1\ns,a,0,3\n",
+               BS_EINPUT,
+               "pr.csv:7: duplicate confirm row for benchmark \"s\", "
+               "dataset \"\", run 0, block 0, impl \"a\" (first at pr.csv:3)");
+  /* a fifth impl in a case, then a repeat of the first row */
+  expect_error("benchmark,impl,block,per_call_us\n"
+               "s,a,0,1\ns,b,0,1\ns,c,0,1\ns,d,0,1\ns,e,0,1\ns,e,1,1\n"
+               "s,a,0,1\n",
+               BS_EINPUT,
+               "pr.csv:8: duplicate confirm row for benchmark \"s\", "
+               "dataset \"\", run 0, block 0, impl \"a\" (first at pr.csv:2)");
+  /* out of order and no repeat: all kept */
+  bs_log *log = read_ok("benchmark,impl,run,block,per_call_us\n"
+                        "s,a,1,0,1\ns,a,0,5,1\ns,a,0,4,1\ns,a,1,1,1\n"
+                        "s,b,0,0,1\ns,c,0,0,1\ns,d,0,0,1\ns,e,0,0,1\n");
+  cr_assert_eq(bs_log_count(log), 8);
+  bs_log_free(log);
+}
+
+Test(log, duplicates_span_a_failed_read_that_left_the_order) {
+  bs_log *log = bs_log_new();
+  bs_error err;
+  cr_assert_eq(read_str(log, "a.csv",
+                        "benchmark,impl,block,per_call_us\n"
+                        "s,a,0,1\ns,a,1,1\ns,b,0,1\n",
+                        &err),
+               BS_OK);
+  /* b.csv goes out of order (block 0 of a again is in b.csv's own rows),
+   * then fails: its rows are forgotten */
+  cr_assert_eq(read_str(log, "b.csv",
+                        "benchmark,impl,block,per_call_us\n"
+                        "s,a,5,1\ns,a,3,1\ns,a,4,x\n",
+                        &err),
+               BS_EINPUT);
+  cr_assert_str_eq(fmt_err(&err),
+                   "b.csv:4: column per_call_us: \"x\" is not a positive "
+                   "number");
+  cr_assert_eq(bs_log_count(log), 3);
+  /* b.csv's rows are no duplicates now; a.csv's still are */
+  cr_assert_eq(read_str(log, "c.csv",
+                        "benchmark,impl,block,per_call_us\n"
+                        "s,a,5,1\ns,a,3,1\ns,b,1,1\ns,a,1,1\n",
+                        &err),
+               BS_EINPUT);
+  cr_assert_str_eq(
+      fmt_err(&err),
+      "c.csv:5: duplicate confirm row for benchmark \"s\", "
+      "dataset \"\", run 0, block 1, impl \"a\" (first at a.csv:3)");
+  cr_assert_eq(bs_log_count(log), 3);
+  cr_assert_eq(read_str(log, "d.csv",
+                        "benchmark,impl,block,per_call_us\n"
+                        "s,a,5,1\ns,a,3,1\ns,b,1,1\n",
+                        &err),
+               BS_OK, "%s", fmt_err(&err));
+  cr_assert_eq(bs_log_count(log), 6);
+  cr_assert_eq(bs_log_case(log, 0)->nrows, 6);
+  bs_log_free(log);
+}
+
+Test(log, duplicates_span_a_failed_read_in_order) {
+  bs_log *log = bs_log_new();
+  bs_error err;
+  cr_assert_eq(read_str(log, "a.csv",
+                        "benchmark,impl,block,per_call_us\ns,a,0,1\ns,a,5,1\n",
+                        &err),
+               BS_OK);
+  cr_assert_eq(read_str(log, "b.csv",
+                        "benchmark,impl,block,per_call_us\ns,a,9,1\ns,a,8,x\n",
+                        &err),
+               BS_EINPUT);
+  /* the row of b.csv is forgotten, a.csv's block 0 is not */
+  cr_assert_eq(read_str(log, "c.csv",
+                        "benchmark,impl,block,per_call_us\nt,x,0,1\ns,a,0,1\n",
+                        &err),
+               BS_EINPUT);
+  cr_assert_str_eq(
+      fmt_err(&err),
+      "c.csv:3: duplicate confirm row for benchmark \"s\", "
+      "dataset \"\", run 0, block 0, impl \"a\" (first at a.csv:2)");
+  cr_assert_eq(read_str(log, "d.csv",
+                        "benchmark,impl,block,per_call_us\ns,a,9,1\ns,a,10,1\n",
+                        &err),
+               BS_OK, "%s", fmt_err(&err));
+  cr_assert_eq(bs_log_count(log), 4);
+  bs_log_free(log);
+}
+
+/* A row holds run and block in 32 bits; wider ones are kept by the log,
+ * and every reader of them (the duplicate check, pairing) sees the whole
+ * value. */
+Test(log, runs_and_blocks_past_32_bits_read_back_whole) {
+  bs_log *log = read_ok("benchmark,impl,run,block,per_call_us\n"
+                        "s,a,4294967295,2147483647,1\n"
+                        "s,a,4294967296,0,1\n"
+                        "s,a,18446744073709551615,2147483648,1\n"
+                        "s,a,18446744073709551615,9223372036854775807,1\n"
+                        "s,b,0,9223372036854775806,1\n"
+                        "s,b,1,0,1\n");
+  const bs_row *r = bs_log_rows(log);
+  cr_assert_eq(bs_row_run(log, &r[0]), 4294967295u);
+  cr_assert_eq(bs_row_block(log, &r[0]), 2147483647);
+  cr_assert_eq(bs_row_run(log, &r[1]), 4294967296u);
+  cr_assert_eq(bs_row_block(log, &r[1]), 0);
+  cr_assert_eq(bs_row_run(log, &r[2]), UINT64_MAX);
+  cr_assert_eq(bs_row_block(log, &r[2]), 2147483648);
+  cr_assert_eq(bs_row_run(log, &r[3]), UINT64_MAX);
+  cr_assert_eq(bs_row_block(log, &r[3]), INT64_MAX);
+  cr_assert_eq(bs_row_block(log, &r[4]), INT64_MAX - 1);
+  cr_assert_eq(bs_row_run(log, &r[5]), 1);
+  cr_assert_eq(bs_row_block(log, &r[5]), 0);
+  cr_assert_eq(
+      r[0].wide + r[1].wide + r[2].wide + r[3].wide + r[4].wide + r[5].wide, 4);
+  bs_log_free(log);
+  /* equal only in their low 32 bits: no duplicate */
+  log = read_ok("benchmark,impl,run,block,per_call_us\n"
+                "s,a,4294967296,0,1\ns,a,0,0,1\ns,a,0,4294967296,1\n");
+  cr_assert_eq(bs_log_count(log), 3);
+  bs_log_free(log);
+  /* equal in full: a duplicate, named with its whole key */
+  expect_error("benchmark,impl,run,block,per_call_us\n"
+               "s,a,4294967296,5,1\ns,a,4294967297,5,1\n"
+               "s,a,4294967296,5,2\n",
+               BS_EINPUT,
+               "pr.csv:4: duplicate confirm row for benchmark \"s\", "
+               "dataset \"\", run 4294967296, block 5, impl \"a\" (first at "
+               "pr.csv:2)");
+}
+
 Test(log, scale_must_agree_within_a_case) {
   expect_error("benchmark,dataset,scale,impl,block,per_call_us\n"
                "sort,n=1,1024,base,0,1\n"
@@ -513,7 +658,7 @@ Test(log, files_concatenate_and_checks_span_them) {
                         &err),
                BS_OK, "%s", fmt_err(&err));
   cr_assert_eq(bs_log_count(log), 3);
-  cr_assert_str_eq(bs_log_rows(log)[2].file, "b.csv");
+  cr_assert_str_eq(bs_log_row_file(log, &bs_log_rows(log)[2]), "b.csv");
   cr_assert_eq(bs_log_rows(log)[2].line, 2);
   cr_assert_eq(bs_log_case_count(log), 1);
   cr_assert_eq(bs_log_case(log, 0)->nrows, 3);
@@ -624,12 +769,15 @@ Test(log, case_records_its_scale) {
 Test(log, equal_strings_share_a_pointer) {
   bs_log *log = read_ok("benchmark,dataset,impl,block,per_call_us\n"
                         "sort,n,base,0,1\n"
-                        "sort,n,base,1,1\n");
+                        "sort,n,base,1,1\n"
+                        "sort,m,base,0,1\n");
   const bs_row *r = bs_log_rows(log);
-  cr_assert_eq(r[0].benchmark, r[1].benchmark);
-  cr_assert_eq(r[0].dataset, r[1].dataset);
+  cr_assert_eq(bs_log_row_case(log, &r[0]), bs_log_row_case(log, &r[1]));
+  cr_assert_eq(bs_log_case(log, 0)->benchmark, bs_log_case(log, 1)->benchmark);
+  cr_assert_neq(bs_log_case(log, 0)->dataset, bs_log_case(log, 1)->dataset);
   cr_assert_eq(r[0].impl, r[1].impl);
-  cr_assert_eq(bs_log_case(log, 0)->benchmark, r[0].benchmark);
+  cr_assert_eq(r[0].impl, r[2].impl);
+  cr_assert_eq(bs_log_row_case(log, &r[2]), bs_log_case(log, 0), "m < n");
   bs_log_free(log);
 }
 
@@ -739,7 +887,7 @@ Test(log, reads_files_and_names_them_as_given) {
   bs_error err;
   cr_assert_eq(bs_log_read_file(log, good, &err), BS_OK, "%s", fmt_err(&err));
   cr_assert_eq(bs_log_count(log), 5);
-  cr_assert_str_eq(bs_log_rows(log)[4].file, good);
+  cr_assert_str_eq(bs_log_row_file(log, &bs_log_rows(log)[4]), good);
   cr_assert_eq(bs_log_rows(log)[4].per_call_us, 1.5);
   cr_assert_eq(bs_log_case(log, 0)->scale, 1024.0);
 
@@ -869,11 +1017,11 @@ Test(log, line_numbers_hold_across_batches_pieces_and_blocks) {
     const bs_row *r = bs_log_rows(log);
     for (size_t i = 0; i < m.nrows; i++)
       cr_assert_eq(r[i].line, m.lines[i], "row %zu: line %ld, want %ld", i,
-                   r[i].line, m.lines[i]);
-    cr_assert_str_eq(r[500].dataset, "two\nlines");
-    cr_assert_str_eq(r[5].benchmark, "quoted");
-    cr_assert_str_eq(r[6].benchmark, "with blank");
-    cr_assert_str_eq(r[7].benchmark, "caf\xc3\xa9");
+                   (long)r[i].line, m.lines[i]);
+    cr_assert_str_eq(bs_log_row_case(log, &r[500])->dataset, "two\nlines");
+    cr_assert_str_eq(bs_log_row_case(log, &r[5])->benchmark, "quoted");
+    cr_assert_str_eq(bs_log_row_case(log, &r[6])->benchmark, "with blank");
+    cr_assert_str_eq(bs_log_row_case(log, &r[7])->benchmark, "caf\xc3\xa9");
     cr_assert_eq(r[700].per_call_us, 2.5e-3);
     bs_log_free(log);
   }

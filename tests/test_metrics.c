@@ -87,12 +87,13 @@ Test(metrics, the_log_reads_the_optional_columns) {
                       BS_OK, &err);
   const bs_row *r = bs_log_rows(log);
   cr_expect_eq(r[0].per_call_us, 2);
-  cr_expect_eq(r[0].values[BS_METRIC_WALL], 2);
-  cr_expect_eq(r[0].values[BS_METRIC_CPU], 0, "zero CPU time is allowed");
-  cr_expect_eq(r[0].values[BS_METRIC_RSS], 100);
+  cr_expect_eq(bs_log_value(log, &r[0], BS_METRIC_WALL), 2);
+  cr_expect_eq(bs_log_value(log, &r[0], BS_METRIC_CPU), 0,
+               "zero CPU time is allowed");
+  cr_expect_eq(bs_log_value(log, &r[0], BS_METRIC_RSS), 100);
   cr_expect_eq(r[0].metrics, 7u);
-  cr_expect(!signbit(r[1].values[BS_METRIC_CPU]), "-0 reads as 0");
-  cr_expect_eq(r[1].values[BS_METRIC_RSS], 1.5);
+  cr_expect(!signbit(bs_log_value(log, &r[1], BS_METRIC_CPU)), "-0 reads as 0");
+  cr_expect_eq(bs_log_value(log, &r[1], BS_METRIC_RSS), 1.5);
   cr_expect_eq(r[2].metrics, 1u, "empty cells: the row lacks them");
   cr_expect_eq(bs_log_unknown_count(log), 0, "no unknown column");
   cr_expect_null(bs_log_lacking(log, BS_METRIC_WALL));

@@ -132,6 +132,10 @@ typedef struct bs_history_result {
   /* The paired interval of med(d) in percent of med(b): 100·L/med(b)
    * and 100·U/med(b) (0 when !has_cmp). */
   double delta_lo_pct, delta_hi_pct;
+  /* The comparison's resolution (bs_case_compare.inconclusive): not a
+   * significant regression, yet the interval reaches the threshold (0
+   * when !has_cmp). */
+  int inconclusive;
   size_t blocks;
   /* Set by bs_history_finish (the caller leaves them 0 / NULL). */
   size_t case_idx;   /* its case: index into bs_history.cases */

@@ -17,39 +17,39 @@ typedef enum bs_phase {
   BS_PHASE_CALIBRATION = 1
 } bs_phase;
 
-/* One observation: a timed batch. Strings live in the log's arena and stay
- * valid until bs_log_free(); they are never NULL. The batch's value of
- * metric m (benchsite/metric.h) is values[m], present when bit m of
- * `metrics` is set; wall time (per_call_us, the same double as
- * values[BS_METRIC_WALL]) is on every row. */
+/* One observation: a timed batch, kept compact (40 bytes: a log of 100 MB
+ * holds one to two million of them). Names are interned in the log's
+ * arena: equal names are one pointer, valid until bs_log_free(), never
+ * NULL. What a row shares with its case or file lives there, reached
+ * through the log: bs_log_row_case() (benchmark, dataset, scale),
+ * bs_log_row_file() (the path it was read from). Wall time (per_call_us,
+ * metric BS_METRIC_WALL) is on every row; the batch's value of any metric
+ * m (benchsite/metric.h) is bs_log_value(), present when bit m of
+ * `metrics` is set. The run and block are bs_row_run() and bs_row_block():
+ * the row holds them in 32 bits, and the log the rare values that need
+ * more. */
 typedef struct bs_row {
-  const char *benchmark;
-  const char *dataset; /* "" when the column is absent or empty */
-  const char *impl;
-  const char *file; /* the path the row was read from */
-  long line;        /* 1-based line where the record starts */
-  double scale;     /* meaningful only when has_scale */
-  union {
-    double values[BS_METRIC_COUNT];
-    double per_call_us;
-  };
-  uint64_t run;        /* 0 when absent */
+  double per_call_us;  /* wall time per call, µs: finite, > 0 */
   uint64_t iterations; /* 0 when absent */
-  int64_t block;       /* -1 when absent (allowed for calibration rows) */
-  bs_phase phase;
-  int has_scale;
-  unsigned metrics; /* bit m: values[m] is present */
+  const char *impl;
+  uint32_t line;        /* 1-based line where the record starts */
+  uint32_t run32;       /* the run unless `wide` (use bs_row_run) */
+  int32_t block32;      /* the block unless `wide` (use bs_row_block) */
+  unsigned phase : 1;   /* a bs_phase */
+  unsigned metrics : 3; /* bit m: metric m has a value on this row */
+  unsigned wide : 1;    /* run or block past 32 bits: kept by the log */
+  unsigned cid : 27;    /* the log's own number of the row's case */
 } bs_row;
 
 /* A case is (benchmark, dataset). `rows` indexes bs_log_rows(), in the
  * order the rows were read (measurement order). */
 typedef struct bs_case {
   const char *benchmark;
-  const char *dataset;
-  const size_t *rows;
+  const char *dataset; /* "" when the column is absent or empty */
+  const uint32_t *rows;
   size_t nrows;
   int has_scale;
-  double scale;
+  double scale; /* every row of the case has it; meaningful if has_scale */
 } bs_case;
 
 /* A header column the reader did not know (reported by `check`). */
@@ -76,13 +76,17 @@ typedef struct bs_log_column {
  *                                 ("more than 100000 rows for benchmark
  *                                 "sort", dataset "n=8"")
  *   max_memory_bytes  2 GiB       everything the log holds: rows, names,
- *                                 the case and duplicate indexes (about
- *                                 120 bytes a row); a file is read in
- *                                 blocks, never whole ("the log needs more
- *                                 than 2147483648 bytes of memory")
+ *                                 the case index (about 52 bytes a row,
+ *                                 8 more for each of cpu_per_call_us and
+ *                                 max_rss_kib when a file has it); a file
+ *                                 is read in blocks, never whole ("the log
+ *                                 needs more than 2147483648 bytes of
+ *                                 memory")
  *
  * A record with more fields than its header is refused after counting
- * them, without storing them. max_rows is at most 2^32 - 2. */
+ * them, without storing them. max_rows is at most 2^32 - 2; a log holds at
+ * most 2^28 - 1 cases ("more than 268435455 cases") and rows on lines up
+ * to 2^32 - 1 ("line number past 4294967295"). */
 #define BS_LOG_DEFAULT_MAX_FIELD_BYTES ((size_t)4096)
 #define BS_LOG_DEFAULT_MAX_COLUMNS ((size_t)256)
 #define BS_LOG_DEFAULT_MAX_ROWS ((size_t)20000000)
@@ -125,6 +129,28 @@ bs_status bs_log_read_buffer(bs_log *log, const char *name, const char *data,
 size_t bs_log_count(const bs_log *log);
 /* All rows in read order; valid until the next read or bs_log_free(). */
 const bs_row *bs_log_rows(const bs_log *log);
+
+/* For a row of bs_log_rows(log) (no other pointer is allowed): */
+/* the path it was read from, as given to the read; never NULL; */
+const char *bs_log_row_file(const bs_log *log, const bs_row *row);
+/* its case (benchmark, dataset, scale), never NULL; */
+const bs_case *bs_log_row_case(const bs_log *log, const bs_row *row);
+/* its value of metric m: per_call_us for wall time, the value read where
+ * bit m of row->metrics is set, else 0; */
+double bs_log_value(const bs_log *log, const bs_row *row, bs_metric m);
+/* its run (0 when absent) and block (-1 when absent) when they need more
+ * than 32 bits (row->wide): bs_row_run() and bs_row_block() ask. */
+uint64_t bs_log_wide_run(const bs_log *log, const bs_row *row);
+int64_t bs_log_wide_block(const bs_log *log, const bs_row *row);
+
+/* The run of a row of bs_log_rows(log): 0 when absent. */
+static inline uint64_t bs_row_run(const bs_log *log, const bs_row *row) {
+  return row->wide ? bs_log_wide_run(log, row) : row->run32;
+}
+/* The block of a row of bs_log_rows(log): -1 when absent. */
+static inline int64_t bs_row_block(const bs_log *log, const bs_row *row) {
+  return row->wide ? bs_log_wide_block(log, row) : row->block32;
+}
 
 /* Cases in case order (benchsite/order.h): benchmarks in natural order,
  * then by scale or natural dataset order. */

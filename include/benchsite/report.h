@@ -45,6 +45,14 @@ typedef struct bs_report_options {
    * when NULL); NULL: none. Not user text: callers pass fixed paths. */
   const char *home_href;
   const char *home_label;
+  /* Where a case's history is (a site's page of the case): NULL, or
+   * called for each compared case's page with its names, writing a
+   * relative href from the report's directory into buf (size n; fixed
+   * text, never user text: the site's "../../case-ID.html") and
+   * returning 1, or returning 0 for no link. */
+  int (*case_history)(void *ctx, const char *benchmark, const char *dataset,
+                      char *buf, size_t n);
+  void *case_history_ctx;
   /* NULL: the charts are rendered before bs_report_write returns. Else
    * they are queued in this pool (progress then covers the pages only):
    * out_dir is swapped into place with its pages but without its charts

@@ -67,8 +67,13 @@ typedef struct bs_site_options {
   const char *templates_dir; /* required: the report's and site_*.html */
   const char *assets_dir;    /* required: copied verbatim (style.css) */
   uint64_t seed;             /* bootstrap seed (default 0) */
-  const char *gnuplot;       /* NULL: "gnuplot" from PATH */
-  int full;                  /* 1: ignore the previous build's state */
+  /* The metric every run is analysed with (benchsite/metric.h; 0: wall
+   * time), in every comparability group. A run whose log lacks it on a
+   * confirm row fails the build (BS_EINPUT, naming the run and the row):
+   * a history that skipped runs would chain across them. */
+  bs_metric metric;
+  const char *gnuplot; /* NULL: "gnuplot" from PATH */
+  int full;            /* 1: ignore the previous build's state */
   /* Runs that get a full report besides those with a significant
    * regression or an acknowledgement and the newest of each group
    * (bs_site_options_init sets BS_SITE_DETAIL_RUNS). */

@@ -12,7 +12,8 @@
 
 static const char usage[] =
     "usage: benchsite site --archive DIR --out DIR [--templates DIR]\n"
-    "                      [--seed N] [--gnuplot PROGRAM] [--full]\n"
+    "                      [--seed N] [--metric wall|cpu|rss]\n"
+    "                      [--gnuplot PROGRAM] [--full]\n"
     "                      [--detail-runs K] [--jobs N] [--static DIR]\n"
     "\n"
     "Builds a static site of every run in the archive: each run's report,\n"
@@ -27,6 +28,10 @@ static const char usage[] =
     "                     DIR must be empty or an earlier site\n"
     "  --templates DIR    page templates (default: the installed ones)\n"
     "  --seed N           bootstrap seed (default 0)\n"
+    "  --metric M         what every run is analysed with, in every\n"
+    "                     environment: wall (wall time per call, default),\n"
+    "                     cpu (CPU time per call) or rss (peak memory); a\n"
+    "                     run whose log lacks it is an error naming the run\n"
     "  --gnuplot PROGRAM  gnuplot to run (default: gnuplot from PATH)\n"
     "  --full             rebuild everything, ignoring the previous build\n"
     "  --detail-runs K    full reports (every chart, per-case pages) for the\n"
@@ -51,9 +56,9 @@ static const char usage[] =
     "Exit status: 0 site written, 2 bad input or usage, 3 failure.\n";
 
 static const cli_opt opts[] = {
-    {"archive", 1, 0},     {"out", 1, 0},     {"templates", 1, 0},
-    {"seed", 1, 0},        {"gnuplot", 1, 0}, {"full", 0, 0},
-    {"detail-runs", 1, 0}, {"jobs", 1, 0},    {"static", 1, 0},
+    {"archive", 1, 0}, {"out", 1, 0},    {"templates", 1, 0},   {"seed", 1, 0},
+    {"gnuplot", 1, 0}, {"full", 0, 0},   {"detail-runs", 1, 0}, {"jobs", 1, 0},
+    {"static", 1, 0},  {"metric", 1, 0},
 };
 
 static int on_progress(void *ctx, const char *stage, size_t done,
@@ -97,7 +102,8 @@ int cli_cmd_site(int argc, char **argv) {
   }
   bs_site_options o;
   bs_site_options_init(&o);
-  if ((rc = cli_get_u64(&a, "seed", &o.seed)))
+  if ((rc = cli_get_u64(&a, "seed", &o.seed)) ||
+      (rc = cli_get_metric(&a, "site", &o.metric)))
     goto done;
   uint64_t k = o.detail_runs, jobs = 0;
   if ((rc = cli_get_u64(&a, "detail-runs", &k)) ||

@@ -19,15 +19,16 @@ static void check_log(const bs_log *log) {
   const bs_row *rows = bs_log_rows(log);
   for (size_t i = 0; i < n; i++) {
     const bs_row *r = &rows[i];
-    FUZZ_CHECK(r->benchmark[0] && r->impl[0], "row %zu: empty name", i);
+    const bs_case *c = bs_log_row_case(log, r);
+    FUZZ_CHECK(c->benchmark[0] && r->impl[0], "row %zu: empty name", i);
     FUZZ_CHECK(
-        fz_utf8_ok((const unsigned char *)r->benchmark, strlen(r->benchmark)),
+        fz_utf8_ok((const unsigned char *)c->benchmark, strlen(c->benchmark)),
         "row %zu: benchmark not UTF-8", i);
     FUZZ_CHECK(isfinite(r->per_call_us) && r->per_call_us > 0, "row %zu", i);
-    FUZZ_CHECK(!r->has_scale || (isfinite(r->scale) && r->scale > 0), "row %zu",
+    FUZZ_CHECK(!c->has_scale || (isfinite(c->scale) && c->scale > 0), "row %zu",
                i);
-    FUZZ_CHECK(r->line >= 1, "row %zu: line %ld", i, r->line);
-    FUZZ_CHECK(r->phase == BS_PHASE_CALIBRATION || r->block >= 0,
+    FUZZ_CHECK(r->line >= 1, "row %zu: line %ld", i, (long)r->line);
+    FUZZ_CHECK(r->phase == BS_PHASE_CALIBRATION || bs_row_block(log, r) >= 0,
                "row %zu: confirm row without block", i);
   }
   const bs_case *prev = NULL;
@@ -53,19 +54,17 @@ static void check_log(const bs_log *log) {
     }
     for (size_t j = 0; j < k->nrows; j++) {
       const bs_row *r = &rows[k->rows[j]];
-      FUZZ_CHECK(r->benchmark == k->benchmark && r->dataset == k->dataset,
-                 "row in the wrong case");
-      FUZZ_CHECK(r->has_scale == k->has_scale &&
-                     (!k->has_scale || r->scale == k->scale),
-                 "scale differs within a case");
+      FUZZ_CHECK(bs_log_row_case(log, r) == k, "row in the wrong case");
       FUZZ_CHECK(j == 0 || k->rows[j - 1] < k->rows[j], "rows out of order");
       /* No two confirm rows share (run, block, impl): quadratic, so only
        * for small cases. */
       if (k->nrows <= 64 && r->phase == BS_PHASE_CONFIRM) {
         for (size_t i = 0; i < j; i++) {
           const bs_row *q = &rows[k->rows[i]];
-          FUZZ_CHECK(q->phase != BS_PHASE_CONFIRM || q->run != r->run ||
-                         q->block != r->block || q->impl != r->impl,
+          FUZZ_CHECK(q->phase != BS_PHASE_CONFIRM ||
+                         bs_row_run(log, q) != bs_row_run(log, r) ||
+                         bs_row_block(log, q) != bs_row_block(log, r) ||
+                         q->impl != r->impl,
                      "duplicate confirm rows kept");
         }
       }

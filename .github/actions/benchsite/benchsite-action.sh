@@ -823,7 +823,7 @@ archive_push() { # BENCHSITE LOG MANIFEST WORKDIR (REMOTE BRANCH TRIES TOKEN set
   fi
   "$bs" archive add --archive "$dir" "$log" --manifest "$env" ||
     die "benchsite archive add failed: nothing was pushed"
-  rm -f "$dir/.lock" # benchsite's lock file is not archive content
+  rm -f "$dir/.lock" # left by benchsite before 2026-12: not archive content
   git -C "$dir" add -A
   if git -C "$dir" diff --cached --quiet; then
     echo "benchsite: run $id is already in the archive"
