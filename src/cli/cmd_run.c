@@ -10,15 +10,18 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static const char usage[] =
+static const char usage_head[] =
     "usage: benchsite run --out LOG [--protocol "
     "Development|RegressionGate|Shared]\n"
     "                     [--blocks M] [--runs N] [--seed N] [--filter TEXT]\n"
     "                     [--fresh run|block] [--duet] [--quiet]\n"
     "                     [--timeout SECONDS] [--show-output]\n"
     "                     [--manifest-out M [manifest options]]\n"
+    "                     [--benchmark NAME] [--dataset D] [--dir IMPL=DIR]\n"
     "                     (--lib IMPL=PATH.so | --cmd IMPL=COMMAND\n"
-    "                      | --google-benchmark IMPL=COMMAND)...\n"
+    "                      | --google-benchmark IMPL=COMMAND\n"
+    "                      | --pytest-benchmark IMPL=COMMAND\n"
+    "                      | --go-bench IMPL=COMMAND)...\n"
     "\n"
     "Measures every IMPL on this machine, interleaved, and writes the\n"
     "observation log LOG (`-`: standard output). Give one kind of impl,\n"
@@ -37,7 +40,20 @@ static const char usage[] =
     "                       a Google Benchmark program (split as --cmd, so\n"
     "                       flags may follow it), run once per block with\n"
     "                       --benchmark_format=json --benchmark_repetitions=1\n"
-    "\n"
+    "  --pytest-benchmark IMPL=COMMAND\n"
+    "                       a pytest command (split as --cmd), run once per\n"
+    "                       block with --benchmark-json; one row per test,\n"
+    "                       its parameters as the dataset\n"
+    "  --go-bench IMPL=COMMAND\n"
+    "                       `go test -bench` or a compiled test binary (split\n"
+    "                       as --cmd), run once per block with -count 1\n"
+    "                       -benchmem; ns/op is the time, B/op and allocs/op\n"
+    "                       are kept as extra columns\n"
+    "  --dir IMPL=DIR       run that impl's commands in DIR (each build of a\n"
+    "                       harness's project in its own checkout)\n"
+    "\n";
+/* The rest of the help (one string literal may hold at most 4095 bytes). */
+static const char usage_body[] =
     "For every case (benchmark, dataset) that every impl has, and every run:\n"
     "each impl is calibrated from n = 1 by n' = min(10^9, max(n + 1,\n"
     "ceil(n T / t))) while the batch time t is below T; then every impl's\n"
@@ -63,7 +79,9 @@ static const char usage[] =
     "                      its own CPU, started together, the CPUs swapped\n"
     "                      every block (needs two CPUs; --lib and --cmd)\n"
     "  --filter TEXT       only cases whose \"benchmark/dataset\" contains "
-    "TEXT\n"
+    "TEXT;\n"
+    "                      ^TEXT: starts with it, TEXT$: ends with it,\n"
+    "                      ^TEXT$: is it (BM_UFlat/1$ leaves out /10)\n"
     "  --timeout SECONDS   bound of each batch (default 600)\n"
     "  --quiet             no progress on standard error (a line updated in\n"
     "                      place on a terminal, else one every 10 s)\n"
@@ -197,6 +215,9 @@ int cli_cmd_run(int argc, char **argv) {
   bs_error_clear(&err);
   bs_run_options_init(&o);
   bs_run_result_init(&res);
+  static char usage[sizeof usage_head + sizeof usage_body - 1];
+  memcpy(usage, usage_head, sizeof usage_head - 1);
+  memcpy(usage + sizeof usage_head - 1, usage_body, sizeof usage_body);
   int rc = cli_start(argc, argv, opts, sizeof opts / sizeof opts[0], usage, &a);
   if (rc || a.help)
     goto done;

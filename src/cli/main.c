@@ -29,7 +29,7 @@ static const char usage[] =
     "Run 'benchsite COMMAND --help' for a command's options.\n"
     "Exit status: 0 success, 1 significant regression (compare) or findings\n"
     "(check) or a different result (run), 2 bad input or usage, 3 internal\n"
-    "or I/O failure.\n";
+    "or I/O failure, 4 inconclusive cases (compare --fail-inconclusive).\n";
 
 typedef struct command {
   const char *name;
