@@ -534,7 +534,7 @@ Test(manifest, hostile_values_round_trip_through_the_reader) {
   bs_manifest *m = bs_manifest_new();
   bs_error err;
   cr_assert_eq(bs_manifest_read_file(m, out, &err), BS_OK, "%s", err.message);
-  /* A line break is refused (test_hardening.c): a value is one line. */
+  /* A line break is refused (test_text_hostile.c): a value is one line. */
   cr_expect_str_eq(bs_manifest_get(m, "note"),
                    "a \"quoted\", comma, \\n and caf\xc3\xa9");
   cr_expect_str_eq(bs_manifest_get(m, "machine"), "ci-runner-1");
