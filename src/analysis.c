@@ -1,6 +1,7 @@
 /* The analysis of one run: which analyses the inputs call for, each made
  * once (see analysis.h). */
 #include "benchsite/analysis.h"
+#include "oom.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -169,7 +170,7 @@ static bs_status compare(bs_analysis *a, const bs_analysis_options *o,
   if ((st = bs_compare_run(a->log, base, cand, &co, &a->compare, &e)))
     return problem(a, o, st, &e, err);
   if (bs_compare_check_environment(a->compare, a->manifests, a->nmanifests))
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    return bs__oom(err);
   return BS_OK;
 }
 
@@ -228,7 +229,7 @@ static bs_status tune(bs_analysis *a, const bs_analysis_options *o,
     int choice = show ? 0 : scaled_choice(t, aa_a, aa_b);
     if (choice < 0) {
       bs_tune_result_free(t);
-      return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+      return bs__oom(err);
     }
     if (show || choice)
       a->tune = t;
@@ -266,7 +267,7 @@ bs_status bs_analyse(const bs_log *log, const bs_manifest *const *manifests,
   if (!a || !mf) {
     free(a);
     free(mf);
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    return bs__oom(err);
   }
   for (size_t i = 0; i < n; i++)
     mf[i] = manifests[i];
@@ -305,7 +306,7 @@ bs_status bs_analyse(const bs_log *log, const bs_manifest *const *manifests,
     else if (o->noise_lookup)
       ns = bs_compare_apply_noise(a->compare, o->noise_lookup, o->noise_ctx);
     if (ns)
-      st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+      st = bs__oom(err);
   }
   if (!st && !a->status) {
     if (want & BS_ANALYSE_TUNE) {

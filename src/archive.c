@@ -18,6 +18,7 @@
 #include "fsutil.h"
 #include "grow.h"
 #include "input_int.h"
+#include "oom.h"
 #include "sha256.h"
 #include "strlist.h"
 #include "strset.h"
@@ -274,7 +275,7 @@ static bs_status prepare(const char *dir, const char *manifest,
   log = bs_log_new();
   mf = bs_manifest_new();
   if (!p->files || !log || !mf) {
-    st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    st = bs__oom(err);
     goto fail;
   }
   for (size_t i = 0; i <= nlogs; i++)
@@ -301,7 +302,7 @@ static bs_status prepare(const char *dir, const char *manifest,
     if (st)
       goto fail;
     if ((st = bs__buf_printf(&p->sums, "%s  %s\n", f->hex, f->name))) {
-      st = bs_error_set(err, st, NULL, 0, "out of memory");
+      st = bs__oom_as(err, st);
       goto fail;
     }
   }
@@ -413,7 +414,7 @@ static bs_status may_initialise(const char *dir, bs_error *err) {
       char **inner = NULL;
       size_t ninner = 0;
       if (!runs) {
-        st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+        st = bs__oom(err);
         break;
       }
       st = bs__list_dir(runs, NULL, &inner, &ninner, err);
@@ -440,7 +441,7 @@ static bs_status create_format(const char *dir, const char *format,
   snprintf(tmp, sizeof tmp, "%s.%ld.tmp", FORMAT_NAME, (long)getpid());
   char *tpath = bs__path_join(dir, tmp);
   if (!tpath)
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    return bs__oom(err);
   unlink(tpath);
   bs_status st = BS_OK;
   if (write_new_file(tpath, FORMAT_LINE, strlen(FORMAT_LINE)) ||
@@ -482,7 +483,7 @@ static bs_status open_for_writing(const char *dir, int *lockfd, bs_error *err) {
   int fd = -1, lfd = -1;
   *lockfd = -1;
   if (!format || !runs) {
-    st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    st = bs__oom(err);
     goto done;
   }
   struct stat sb;
@@ -579,7 +580,7 @@ static bs_status compare_existing(const char *rundir, const prepared *p,
   size_t n = 0;
   bs_error ignore;
   if (!(path = bs__path_join(rundir, SUMS_NAME))) {
-    st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    st = bs__oom(err);
     goto done;
   }
   if (bs__read_regular(path, BS__OPEN_NOFOLLOW, BS_ARCHIVE_MAX_FILE, &data,
@@ -596,7 +597,7 @@ static bs_status compare_existing(const char *rundir, const prepared *p,
   for (size_t i = 0; i < p->nfiles && !damaged; i++) {
     free(path);
     if (!(path = bs__path_join(rundir, p->files[i].name))) {
-      st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+      st = bs__oom(err);
       goto done;
     }
     const run_file *f = &p->files[i];
@@ -637,7 +638,7 @@ static bs_status store(const char *dir, const prepared *p, const char *id,
   char *path = NULL;
   int made = 0;
   if (!tmp || !runs || !final) {
-    st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    st = bs__oom(err);
     goto done;
   }
   if (mkdir(tmp, 0755) != 0) {
@@ -653,7 +654,7 @@ static bs_status store(const char *dir, const prepared *p, const char *id,
     int fd = i < p->nfiles ? p->files[i].fd : -1;
     free(path);
     if (!(path = bs__path_join(tmp, name))) {
-      st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+      st = bs__oom(err);
       goto done;
     }
     if (fd >= 0 ? link_staged(fd, path)
@@ -705,7 +706,7 @@ bs_status bs_archive_add(const char *dir, const char *manifest,
     goto done;
   if (!(runs = bs__path_join(dir, RUNS_NAME)) ||
       !(rundir = bs__path_join(runs, res->id))) {
-    st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    st = bs__oom(err);
     goto done;
   }
   struct stat sb;

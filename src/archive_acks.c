@@ -7,6 +7,7 @@
 #include "buf.h"
 #include "csvin.h"
 #include "fsutil.h"
+#include "oom.h"
 #include "strlist.h"
 #include "strset.h"
 
@@ -56,7 +57,7 @@ static void acks_field(void *ctx, const char *s, size_t len) {
   }
   char *f = malloc(len + 1);
   if (!f) {
-    bs__csvin_fail(&r->in, BS_ENOMEM, 0, 0, "out of memory");
+    bs__csvin_fail(&r->in, BS_ENOMEM, 0, 0, BS__OOM_TEXT);
     return;
   }
   if (len)
@@ -207,7 +208,7 @@ static void acks_record(void *ctx) {
   }
   bs__buf_release(&key);
   if (!lastp || grow_rows(a)) {
-    bs__csvin_fail(&r->in, BS_ENOMEM, 0, 0, "out of memory");
+    bs__csvin_fail(&r->in, BS_ENOMEM, 0, 0, BS__OOM_TEXT);
     acks_clear_fields(r);
     return;
   }
@@ -250,7 +251,7 @@ bs_status bs__acks_parse(const char *name, const char *data, size_t len,
   *out = NULL;
   bs_acks *a = acks_new();
   if (!a)
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    return bs__oom(err);
   acks_reader r;
   memset(&r, 0, sizeof r);
   r.acks = a;
@@ -282,13 +283,11 @@ bs_status bs_acks_read(const char *dir, bs_acks **out, bs_error *err) {
   size_t len = 0;
   bs_status st;
   if (!path)
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    return bs__oom(err);
   struct stat sb;
   if (lstat(path, &sb) != 0 && errno == ENOENT) {
     free(path);
-    return (*out = acks_new())
-               ? BS_OK
-               : bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    return (*out = acks_new()) ? BS_OK : bs__oom(err);
   }
   /* Never through a link: its target's first line would be quoted in an
    * error message (a CI log), and it is outside the archive anyway. */

@@ -12,6 +12,7 @@
 #include "csvin.h"
 #include "fsutil.h"
 #include "grow.h"
+#include "oom.h"
 #include "sha256.h"
 #include "strlist.h"
 #include "utcdate.h"
@@ -246,7 +247,7 @@ fail:
 static bs_status require_archive(const char *dir, bs_error *err) {
   char *format = bs__path_join(dir, FORMAT_NAME);
   if (!format)
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    return bs__oom(err);
   bs_status st = BS_OK;
   int fd;
   bs_error e;
@@ -462,7 +463,7 @@ static bs_status verify_acks(const char *dir, bs_archive_verify_result *res,
   bs_status st = bs_acks_read(dir, &acks, &e);
   bs_acks_free(acks);
   if (st == BS_ENOMEM)
-    return bs_error_set(err, st, dir, 0, "out of memory");
+    return bs_error_set(err, st, dir, 0, BS__OOM_TEXT);
   if (st == BS_OK)
     return BS_OK;
   res->acks_damaged = 1;
@@ -471,7 +472,7 @@ static bs_status verify_acks(const char *dir, bs_archive_verify_result *res,
                                     ACKS_NAME ":%ld: %s", e.line, e.message)
                  : bs__strlist_addf(&res->problems, &res->nproblems,
                                     ACKS_NAME ": %s", e.message);
-  return bad ? bs_error_set(err, BS_ENOMEM, dir, 0, "out of memory") : BS_OK;
+  return bad ? bs_error_set(err, BS_ENOMEM, dir, 0, BS__OOM_TEXT) : BS_OK;
 }
 
 bs_status bs_archive_verify(const char *dir, bs_archive_verify_result *res,
@@ -483,7 +484,7 @@ bs_status bs_archive_verify(const char *dir, bs_archive_verify_result *res,
   if ((st = require_archive(dir, err)))
     return st;
   if (!(runs = bs__path_join(dir, RUNS_NAME)))
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    return bs__oom(err);
   if ((st = bs__list_dir(dir, NULL, &top, &ntop, err)))
     goto done;
   for (size_t i = 0; i < ntop; i++) {
@@ -504,7 +505,7 @@ bs_status bs_archive_verify(const char *dir, bs_archive_verify_result *res,
     verify_run(&v, runs, ids[i]);
   }
   if (v.st) {
-    st = bs_error_set(err, v.st, dir, 0, "out of memory");
+    st = bs_error_set(err, v.st, dir, 0, BS__OOM_TEXT);
     goto done;
   }
   st = verify_acks(dir, res, err);
@@ -522,13 +523,13 @@ bs_status bs_archive_verify_run(const char *dir, const char *id,
     return st;
   char *runs = bs__path_join(dir, RUNS_NAME);
   if (!runs)
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    return bs__oom(err);
   verifier v = {res, 0, BS_OK, 0, NULL, NULL, 0};
   res->runs++;
   verify_run(&v, runs, id);
   free(runs);
   if (v.st)
-    return bs_error_set(err, v.st, dir, 0, "out of memory");
+    return bs_error_set(err, v.st, dir, 0, BS__OOM_TEXT);
   return BS_OK;
 }
 
@@ -541,20 +542,20 @@ bs_status bs_archive_read_run(const char *dir, const char *id, bs_log *log,
   char *rundir = runs ? bs__path_join(runs, id) : NULL;
   if (!rundir) {
     free(runs);
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    return bs__oom(err);
   }
   verifier v = {res, 0, BS_OK, 1, NULL, NULL, 0};
   res->runs++;
   verify_run(&v, runs, id);
   if (v.st)
-    st = bs_error_set(err, v.st, dir, 0, "out of memory");
+    st = bs_error_set(err, v.st, dir, 0, BS__OOM_TEXT);
   /* Entry 0 is the manifest; 1.. are the logs, in order. */
   for (size_t i = 1; !st && !v.damaged && i < v.ndata; i++) {
     char name[32];
     snprintf(name, sizeof name, "log-%zu.csv", i);
     char *path = bs__path_join(rundir, name);
     if (!path)
-      st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+      st = bs__oom(err);
     else
       st = bs_log_read_buffer(log, path, v.data[i] ? v.data[i] : "", v.lens[i],
                               err);
@@ -698,7 +699,7 @@ static bs_status load_run(const char *dir, const char *runs, const char *id,
   m = NULL;
   goto done;
 nomem:
-  st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+  st = bs__oom(err);
 done:
   if (st)
     run_rec_release(r);
@@ -720,7 +721,7 @@ bs_status bs_archive_open(const char *dir, bs_archive **out, bs_error *err) {
   bs_archive *a = calloc(1, sizeof *a);
   if (!a || !(a->dir = bs__strdup(dir)) ||
       !(runs = bs__path_join(dir, RUNS_NAME))) {
-    st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    st = bs__oom(err);
     goto fail;
   }
   struct stat sb;
@@ -733,7 +734,7 @@ bs_status bs_archive_open(const char *dir, bs_archive **out, bs_error *err) {
       (st = bs__list_dir(runs, NULL, &ids, &nids, err)))
     goto fail;
   if (nids && !(a->runs = calloc(nids, sizeof *a->runs))) {
-    st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    st = bs__oom(err);
     goto fail;
   }
   for (size_t i = 0; i < nids; i++) {

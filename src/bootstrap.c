@@ -2,6 +2,7 @@
 
 #include "benchsite/quantile.h"
 #include "benchsite/rng.h"
+#include "oom.h"
 #include "orderstat.h"
 #include "resample.h"
 
@@ -252,7 +253,7 @@ static bs_status median_ci(const double *x, size_t m, uint64_t resamples,
   bin *bins = NULL;
   double *t = NULL;
   if (bs__series_init(&s, x, m, 0))
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    return bs__oom(err);
   bs_noise_engine engine = bs__resample_engine(m, want);
   if (used)
     *used = engine;
@@ -269,7 +270,7 @@ static bs_status median_ci(const double *x, size_t m, uint64_t resamples,
   /* The rank pairs of all R medians, resample r at r. */
   if (!(jl = malloc(R * sizeof *jl)) || !(jh = malloc(R * sizeof *jh)) ||
       bs__resample_medians(&s, engine, rng.s, R, 0, jl, jh)) {
-    st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    st = bs__oom(err);
     goto fail;
   }
 
@@ -290,7 +291,7 @@ static bs_status median_ci(const double *x, size_t m, uint64_t resamples,
        (!(hist = calloc(wl * wd, sizeof *hist)) ||
         !(bins = malloc((wl * wd < R ? wl * wd : R) * sizeof *bins)))) ||
       (!binned && !(t = thetas ? thetas : malloc(R * sizeof *t)))) {
-    st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    st = bs__oom(err);
     goto fail;
   }
   for (size_t r = 0; r < R; r++) {

@@ -1,5 +1,6 @@
 #include "buf.h"
 #include "grow.h"
+#include "oom.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -97,7 +98,7 @@ bs_status bs__buf_finish(bs__buf *b, bs_status st, const char *what, char **out,
                         bs_strerror(st));
   }
   *out = bs__buf_detach(b, len);
-  return *out ? BS_OK : bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+  return *out ? BS_OK : bs__oom(err);
 }
 
 bs_status bs__buf_term(bs__buf *b, const char *s, int flags) {

@@ -3,6 +3,7 @@
 
 #include "grow.h"
 #include "msort.h"
+#include "oom.h"
 #include "protocol.h"
 #include "strlist.h"
 
@@ -510,7 +511,7 @@ bs_status bs_check_run(const bs_log *log, const bs_check_options *opt,
   impl_ent *dist = NULL;
   impl_rows *groups = NULL;
   if (!c.r)
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    return bs__oom(err);
   c.r->rows = bs_log_count(log);
   c.r->cases = bs_log_case_count(log);
 

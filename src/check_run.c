@@ -6,6 +6,7 @@
 #include "benchsite/compare.h"
 
 #include "csvin.h"
+#include "oom.h"
 #include "strlist.h"
 
 #include <float.h>
@@ -20,7 +21,7 @@ static bs_status refuse_findings(const bs_check_result *cr, char ***findings,
     const bs_finding *f = &cr->findings[i];
     if (bs__strlist_addf(findings, nfindings, "%s:%ld: %s: %s", f->file,
                          f->line, bs_check_kind_name(f->kind), f->message))
-      return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+      return bs__oom(err);
   }
   return bs_error_set(err, BS_EINPUT, NULL, 0,
                       "the logs have %zu check finding%s (see 'benchsite "
@@ -95,7 +96,7 @@ static bs_status finite_verdicts(const bs_log *log, const bs_manifest *mf,
     return st;
   }
   if (st == BS_ENOMEM)
-    return bs_error_set(err, st, NULL, 0, "out of memory");
+    return bs__oom_as(err, st);
   st = BS_OK;
   for (size_t i = 0; cmp && i < cmp->ncases && !st; i++) {
     const bs_case_compare *c = &cmp->cases[i];

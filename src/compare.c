@@ -2,6 +2,7 @@
 
 #include "benchsite/bootstrap.h"
 #include "benchsite/quantile.h"
+#include "oom.h"
 #include "pairs.h"
 #include "strlist.h"
 
@@ -142,7 +143,7 @@ static bs_status pair_case(const bs_log *log, bs__keyed *kb, size_t nb,
   out->block_ids = malloc(m * sizeof(int64_t));
   if (!out->baseline || !out->candidate || !out->delta || !out->runs ||
       !out->block_ids)
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    return bs__oom(err);
   for (size_t k = 0; k < m; k++) {
     out->baseline[k] = bs__row_value(log, kb[k].row, metric);
     out->candidate[k] = bs__row_value(log, kc[k].row, metric);
@@ -202,7 +203,7 @@ static bs_status analyse_case(bs_case_compare *c, const bs_compare_options *o,
   c->median_candidate_us = bs_median(c->candidate, m);
   c->median_delta_us = bs_median(c->delta, m);
   if (isnan(c->median_baseline_us) || isnan(c->median_delta_us))
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    return bs__oom(err);
   /* The ratio first: med(d) and med(b) are finite, and their ratio stays
    * finite where 100 * med(d) could overflow. */
   c->delta_pct = 100.0 * (c->median_delta_us / c->median_baseline_us);
@@ -220,7 +221,7 @@ static bs_status analyse_case(bs_case_compare *c, const bs_compare_options *o,
   if (o->keep_bootstrap) {
     c->thetas = malloc((size_t)o->resamples * sizeof(double));
     if (!c->thetas)
-      return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+      return bs__oom(err);
   }
   uint64_t nonpositive = 0;
   bs_status st = bs_bootstrap_median_ci_count(
@@ -237,13 +238,13 @@ static bs_status analyse_case(bs_case_compare *c, const bs_compare_options *o,
                        "only %zu pair%s: with fewer than %d the interval is "
                        "unreliable",
                        m, m == 1 ? "" : "s", BS_MIN_RELIABLE_PAIRS))
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    return bs__oom(err);
   if (c->outliers &&
       bs__strlist_addf(&c->warnings, &c->nwarnings,
                        "%zu of %zu paired differences lie outside the Tukey "
                        "fences (kept; the median is robust to them)",
                        c->outliers, m))
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    return bs__oom(err);
   return BS_OK;
 }
 
@@ -331,7 +332,7 @@ bs_status bs_compare_run(const bs_log *log, const char *baseline,
   size_t ncase = bs_log_case_count(log);
   bs__pairs bc = {0};
   if (!r)
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    return bs__oom(err);
   r->options = *opt;
   /* The hook is the caller's for this call, not the result's. */
   r->options.progress = NULL;
@@ -341,7 +342,7 @@ bs_status bs_compare_run(const bs_log *log, const char *baseline,
   r->cases = calloc(ncase ? ncase : 1, sizeof *r->cases);
   r->one_sided = calloc(ncase ? ncase : 1, sizeof *r->one_sided);
   if (!r->baseline || !r->candidate || !r->cases || !r->one_sided) {
-    st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    st = bs__oom(err);
     goto fail;
   }
 
@@ -364,7 +365,7 @@ bs_status bs_compare_run(const bs_log *log, const char *baseline,
                            "benchmark?); left out of the comparison",
                            label, nb ? "baseline" : "candidate",
                            nb ? baseline : candidate, nb ? "removed" : "new")) {
-        st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+        st = bs__oom(err);
         goto fail;
       }
       continue;
@@ -390,7 +391,7 @@ bs_status bs_compare_run(const bs_log *log, const char *baseline,
     goto fail;
   }
   if (adjust_family(r)) {
-    st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    st = bs__oom(err);
     goto fail;
   }
   for (size_t i = 0; i < r->ncases; i++)

@@ -1,6 +1,7 @@
 #include "csvin.h"
 
 #include "fsutil.h"
+#include "oom.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -79,7 +80,7 @@ bs_status bs__csvin_init(bs__csvin *in, const char *name, bs_error *err,
   in->max_field = max_field;
   in->line = 1;
   if (csv_init(&in->p, CSV_STRICT | CSV_STRICT_FINI) != 0)
-    return bs__csvin_fail(in, BS_ENOMEM, 0, 0, "out of memory");
+    return bs__csvin_fail(in, BS_ENOMEM, 0, 0, BS__OOM_TEXT);
   csv_set_space_func(&in->p, no_space);
   /* libcsv grows its field buffer by this much at a time (default 128). */
   csv_set_blk_size(&in->p, 4096);
@@ -92,7 +93,7 @@ static void parse_error(bs__csvin *in, const unsigned char *at) {
   long col = (long)(in->fed - in->lstart) + 1;
   int e = csv_error(&in->p);
   if (e == CSV_ENOMEM)
-    bs__csvin_fail(in, BS_ENOMEM, in->line, col, "out of memory");
+    bs__csvin_fail(in, BS_ENOMEM, in->line, col, BS__OOM_TEXT);
   else if (e == CSV_ETOOBIG)
     bs__csvin_fail(in, BS_ELIMIT, in->line, col, "field too large");
   else if (*at == '"')
@@ -358,7 +359,7 @@ bs_status bs__csvin_feed_file(bs__csvin *in, const char *path) {
   char *buf = malloc(READ_BLOCK);
   if (!buf) {
     close(fd);
-    return bs__csvin_fail(in, BS_ENOMEM, 0, 0, "out of memory");
+    return bs__csvin_fail(in, BS_ENOMEM, 0, 0, BS__OOM_TEXT);
   }
   while (!in->status) {
     ssize_t got = read(fd, buf, READ_BLOCK);

@@ -5,6 +5,7 @@
 #endif
 #include "fsutil.h"
 
+#include "oom.h"
 #include "sha256.h"
 #include "strlist.h"
 
@@ -166,7 +167,7 @@ static bs_status read_all(int fd, const char *path, size_t limit, char **data,
   char *buf = malloc(cap);
   if (!buf) {
     close(fd);
-    return bs_error_set(err, BS_ENOMEM, path, 0, "out of memory");
+    return bs_error_set(err, BS_ENOMEM, path, 0, BS__OOM_TEXT);
   }
   for (;;) {
     if (cap - used < 2) {
@@ -174,7 +175,7 @@ static bs_status read_all(int fd, const char *path, size_t limit, char **data,
       if (!nb) {
         free(buf);
         close(fd);
-        return bs_error_set(err, BS_ENOMEM, path, 0, "out of memory");
+        return bs_error_set(err, BS_ENOMEM, path, 0, BS__OOM_TEXT);
       }
       buf = nb;
       cap *= 2;
@@ -312,7 +313,7 @@ bs_status bs__list_dir(const char *dir, int (*keep)(const char *name),
     *names = NULL;
     *n = 0;
     if (st)
-      return bs_error_set(err, BS_ENOMEM, dir, 0, "out of memory");
+      return bs_error_set(err, BS_ENOMEM, dir, 0, BS__OOM_TEXT);
     return bs_error_set(err, BS_EIO, dir, 0, "cannot read directory: %s",
                         strerror(e2));
   }

@@ -3,6 +3,7 @@
 #include "arena.h"
 #include "buf.h"
 #include "grow.h"
+#include "oom.h"
 #include "strset.h"
 
 #include <errno.h>
@@ -56,7 +57,7 @@ static bs_status fail(jparser *j, const char *what) {
 
 static bs_status nomem(jparser *j) {
   if (!j->status) {
-    bs_error_set(j->err, BS_ENOMEM, NULL, 0, "out of memory");
+    bs__oom(j->err);
     j->status = BS_ENOMEM;
   }
   return j->status;
@@ -730,7 +731,7 @@ bs_status bs__json_parse_filtered(const char *name, const char *text,
   j.ctx = ctx;
   jtree *t = calloc(1, sizeof *t);
   if (!t)
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    return bs__oom(err);
   bs__arena_init(&t->arena);
   j.arena = &t->arena;
   bs__buf_init(&j.scratch, BS__CAP_JSON_STRING);

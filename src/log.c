@@ -4,6 +4,7 @@
 #include "hash.h"
 #include "input_int.h"
 #include "log_int.h"
+#include "oom.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -765,7 +766,7 @@ static bs_status read_log(bs_log *log, const char *name, const input *src,
     if (st == BS_ELIMIT)
       fail_memory_limit(&r, 0);
     else if (st)
-      FAIL(&r, st, 0, 0, "out of memory");
+      FAIL(&r, st, 0, 0, BS__OOM_TEXT);
   }
   bs_status status = r.in.status;
   if (status) {

@@ -10,6 +10,7 @@
 #include "bigmem.h"
 #include "csvin.h"
 #include "num.h"
+#include "oom.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -226,7 +227,7 @@ _Static_assert(offsetof(reader, in) == 0, "the feed is the reader's start");
   bs__csvin_fail(&(r)->in, (st), (line), (col), __VA_ARGS__)
 
 static inline void fail_nomem(reader *r) {
-  FAIL(r, BS_ENOMEM, r->in.rec_line, 0, "out of memory");
+  FAIL(r, BS_ENOMEM, r->in.rec_line, 0, BS__OOM_TEXT);
 }
 
 static inline void fail_memory_limit(reader *r, long line) {

@@ -5,6 +5,7 @@
 #include "csvin.h"
 #include "grow.h"
 #include "input_int.h"
+#include "oom.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -165,7 +166,7 @@ static void on_field(void *ctx, const char *s, size_t len) {
   r->ofs[idx] = r->rec.len;
   r->len[idx] = len;
   if (bs__buf_append(&r->rec, f, len) || bs__buf_putc(&r->rec, '\0'))
-    FAIL(r, BS_ENOMEM, r->in.rec_line, "out of memory");
+    FAIL(r, BS_ENOMEM, r->in.rec_line, BS__OOM_TEXT);
 }
 
 static void on_record(void *ctx) {
@@ -191,7 +192,7 @@ static void on_record(void *ctx) {
       FAIL(r, BS_EINPUT, line, "duplicate key %s (first at line %ld)",
            quote(q, key), r->m->ents[first].line);
     else if (add(r->m, key, r->len[0], value, r->len[1], line))
-      FAIL(r, BS_ENOMEM, line, "out of memory");
+      FAIL(r, BS_ENOMEM, line, BS__OOM_TEXT);
   }
   r->nfields = 0;
   r->ofs[0] = r->ofs[1] = 0;
@@ -228,7 +229,7 @@ static bs_status read_manifest(bs_manifest *m, const char *name, int is_file,
     r.in.max_bytes = MAX_BYTES;
     /* Both fields of a record point at a NUL even when one is missing. */
     if (bs__buf_putc(&r.rec, '\0') != BS_OK)
-      FAIL(&r, BS_ENOMEM, 0, "out of memory");
+      FAIL(&r, BS_ENOMEM, 0, BS__OOM_TEXT);
     bs__buf_reset(&r.rec);
     if (is_file) {
       r.in.archived = is_file == 2;
@@ -241,7 +242,7 @@ static bs_status read_manifest(bs_manifest *m, const char *name, int is_file,
   if (!r.in.status) {
     m->path = bs__arena_strndup(&m->arena, name, strlen(name));
     if (!m->path)
-      FAIL(&r, BS_ENOMEM, 0, "out of memory");
+      FAIL(&r, BS_ENOMEM, 0, BS__OOM_TEXT);
   }
   bs__csvin_release(&r.in);
   bs__buf_release(&r.rec);

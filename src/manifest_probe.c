@@ -5,6 +5,7 @@
 #include "buf.h"
 #include "csvin.h"
 #include "grow.h"
+#include "oom.h"
 #include "spawn_proc.h"
 #include "utf8.h"
 
@@ -233,7 +234,7 @@ bs_status bs_manifest_draft_set(bs_manifest_draft *d, const char *key,
     return st;
   char *v = strdup(value);
   if (!v)
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    return bs__oom(err);
   for (size_t i = 0; i < d->n; i++) {
     if (!strcmp(d->keys[i], key)) {
       free(d->values[i]);
@@ -245,7 +246,7 @@ bs_status bs_manifest_draft_set(bs_manifest_draft *d, const char *key,
     size_t cap = bs__grow_cap(d->cap, d->n + 1, 16, sizeof(char *));
     if (!cap) {
       free(v);
-      return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+      return bs__oom(err);
     }
     char **k = realloc(d->keys, cap * sizeof *k);
     if (k)
@@ -253,7 +254,7 @@ bs_status bs_manifest_draft_set(bs_manifest_draft *d, const char *key,
     char **vv = k ? realloc(d->values, cap * sizeof *vv) : NULL;
     if (!vv) {
       free(v);
-      return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+      return bs__oom(err);
     }
     d->values = vv;
     d->cap = cap;
@@ -261,7 +262,7 @@ bs_status bs_manifest_draft_set(bs_manifest_draft *d, const char *key,
   char *k = strdup(key);
   if (!k) {
     free(v);
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    return bs__oom(err);
   }
   d->keys[d->n] = k;
   d->values[d->n++] = v;

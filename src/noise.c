@@ -3,6 +3,7 @@
 #include "benchsite/bootstrap.h"
 #include "benchsite/compare.h"
 #include "benchsite/quantile.h"
+#include "oom.h"
 #include "orderstat.h"
 #include "pairs.h"
 #include "resample.h"
@@ -109,14 +110,14 @@ bs_status bs_noise_confidence_engine(const double *x, size_t nx, size_t lx,
   bs__resample_work w = {NULL, NULL};
   bs_status st = BS_OK;
   if (bs__series_init(&sx, x, nx, lx))
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    return bs__oom(err);
   if (bs__series_init(&sy, y, ny, ly)) {
     bs__series_release(&sx);
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    return bs__oom(err);
   }
   if (bs__resample_work_init(&w, nx > ny ? nx : ny,
                              sx.draws > sy.draws ? sx.draws : sy.draws)) {
-    st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    st = bs__oom(err);
     goto done;
   }
 
@@ -323,7 +324,7 @@ static bs_status pair_run(const bs_log *log, const char *label, uint64_t run,
   if (!e->a || !e->b || !e->blocks) {
     /* The status spelled out: clang's analyser cannot see that
      * bs_error_set returns it, and would run analyse_run on this path. */
-    bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    bs__oom(err);
     return BS_ENOMEM;
   }
   for (size_t k = 0; k < na; k++) {
@@ -356,7 +357,7 @@ static bs_status analyse_run(const char *label, bs_noise_experiment *e,
   e->median_a_us = bs_median(e->a, n);
   e->median_b_us = bs_median(e->b, n);
   if (isnan(e->median_a_us) || isnan(e->median_b_us))
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    return bs__oom(err);
   e->delta = 1.0 - e->median_a_us / e->median_b_us;
 
   e->block_length_a = block_length_for(o, e->na);
@@ -387,11 +388,11 @@ static bs_status analyse_run(const char *label, bs_noise_experiment *e,
 
   st = bs_noise_drift(e->a, e->na, &e->drift_a);
   if (st == BS_ENOMEM)
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    return bs__oom(err);
   e->has_drift_a = st == BS_OK;
   st = bs_noise_drift(e->b, e->nb, &e->drift_b);
   if (st == BS_ENOMEM)
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    return bs__oom(err);
   e->has_drift_b = st == BS_OK;
   e->drifted = (e->has_drift_a && e->drift_a.drifted) ||
                (e->has_drift_b && e->drift_b.drifted);
@@ -400,13 +401,13 @@ static bs_status analyse_run(const char *label, bs_noise_experiment *e,
 
   double *d = malloc(n * sizeof *d);
   if (!d)
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    return bs__oom(err);
   for (size_t i = 0; i < n; i++)
     d[i] = e->a[i] - e->b[i];
   e->median_delta_us = bs_median(d, n);
   if (isnan(e->median_delta_us)) {
     free(d);
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    return bs__oom(err);
   }
   /* As bs_compare_run does it: B is the baseline, A the candidate. */
   e->paired_delta_pct = 100.0 * e->median_delta_us / e->median_b_us;
@@ -439,7 +440,7 @@ static bs_status summarise(bs_noise_case *c, const bs_noise_options *o,
   double *s = malloc(2 * n * sizeof *s);
   if (!c->deltas || !c->confidences || !c->paired_deltas_pct || !s) {
     free(s);
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    return bs__oom(err);
   }
   double sum = 0.0;
   size_t false_signals = 0, drifted = 0, regressions = 0;
@@ -598,7 +599,7 @@ static bs_status analyse_case(const bs_log *log, bs_noise_case *c,
 
   c->experiments = calloc(runs, sizeof *c->experiments);
   if (!c->experiments)
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    return bs__oom(err);
   i = j = 0;
   for (size_t k = 0; k < runs; k++) {
     uint64_t run = ka[i].run;
@@ -636,7 +637,7 @@ bs_status bs_noise_run(const bs_log *log, const char *a, const char *b,
   size_t ncase = bs_log_case_count(log);
   bs__pairs ab = {0};
   if (!r)
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    return bs__oom(err);
   r->options = *opt;
   /* The hook is the caller's for this call, not the result's. */
   r->options.progress = NULL;
@@ -645,7 +646,7 @@ bs_status bs_noise_run(const bs_log *log, const char *a, const char *b,
   r->b = bs__strdup(b);
   r->cases = calloc(ncase ? ncase : 1, sizeof *r->cases);
   if (!r->a || !r->b || !r->cases) {
-    st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    st = bs__oom(err);
     goto fail;
   }
   for (size_t ci = 0; ci < ncase; ci++) {
@@ -672,7 +673,7 @@ bs_status bs_noise_run(const bs_log *log, const char *a, const char *b,
     goto fail;
   }
   if (suite_rate(r)) {
-    st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    st = bs__oom(err);
     goto fail;
   }
   bs__pairs_release(&ab);

@@ -12,6 +12,7 @@
 #include "jsonw.h"
 #include "manifest_json.h"
 #include "mdw.h"
+#include "oom.h"
 #include "present.h"
 #include "strlist.h"
 #include "strset.h"
@@ -918,7 +919,7 @@ static bs_status read_case(void *ctx, const bs__jvalue *c, bs_error *err) {
     return BS_OK;
   bs_status st = check_case(rd, c, &rd->error);
   if (st == BS_ENOMEM)
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    return bs__oom(err);
   rd->status = st;
   return BS_OK;
 }
@@ -963,7 +964,7 @@ static bs_status check_case(floors_reader *rd, const bs__jvalue *c,
   if (n > rd->abs_cap) {
     double *t = realloc(rd->abs, n * sizeof *t);
     if (!t)
-      return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+      return bs__oom(err);
     rd->abs = t;
     rd->abs_cap = n;
   }
@@ -993,7 +994,7 @@ static bs_status check_case(floors_reader *rd, const bs__jvalue *c,
           ? -1
           : bs__strset_put(&f->index, rd->key.data, rd->key.len, f->n, &first);
   if (added < 0)
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    return bs__oom(err);
   if (!added)
     return bs_error_set(err, BS_EINPUT, name, c->line,
                         "case %zu repeats benchmark %s, dataset %s of case "
@@ -1002,7 +1003,7 @@ static bs_status check_case(floors_reader *rd, const bs__jvalue *c,
   if (f->n == f->cap) {
     floor_entry *t = BS__GROW(f->entries, f->cap, f->n + 1, 16);
     if (!t)
-      return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+      return bs__oom(err);
     f->entries = t;
   }
   floor_entry *e = &f->entries[f->n];
@@ -1011,7 +1012,7 @@ static bs_status check_case(floors_reader *rd, const bs__jvalue *c,
   e->floor_pct = fl->number;
   f->n++;
   if (!e->benchmark || !e->dataset)
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    return bs__oom(err);
   return BS_OK;
 }
 
@@ -1028,7 +1029,7 @@ bs_status bs_noise_floors_parse(const char *name, const char *text, size_t len,
   if (f)
     bs__strset_init(&f->index);
   if (!f || !(f->env = bs_manifest_new())) {
-    st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    st = bs__oom(err);
     goto fail;
   }
   rd.f = f;
@@ -1086,7 +1087,7 @@ bs_status bs_noise_floors_parse(const char *name, const char *text, size_t len,
     }
     if ((st = bs_manifest_set(f->env, env->keys[i], v->string))) {
       st = st == BS_ENOMEM
-               ? bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory")
+               ? bs__oom(err)
                : bs_error_set(err, BS_EINPUT, name, v->line,
                               "environment key %zu is repeated", i + 1);
       goto fail;

@@ -4,6 +4,10 @@
 
 #include "benchsite/error.h"
 
+/* The words of every allocation failure, where a parser or a process
+ * reports it on its own path (with a file and line, say). */
+#define BS__OOM_TEXT "out of memory"
+
 /* Sets err (may be NULL) to BS_ENOMEM, "out of memory", and returns
  * BS_ENOMEM: `return bs__oom(err);` wherever an allocation fails. */
 bs_status bs__oom(bs_error *err);

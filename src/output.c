@@ -8,6 +8,7 @@
 #include "buf.h"
 #include "fsutil.h"
 #include "grow.h"
+#include "oom.h"
 #include "strlist.h"
 #include "strset.h"
 
@@ -59,12 +60,12 @@ bs_status bs_output_files_add(bs_output_files *f, const char *path,
     return inside;
   staged *v = BS__GROW(f->v, f->cap, f->n + 1, 4);
   if (!v)
-    return bs_error_set(err, BS_ENOMEM, path, 0, "out of memory");
+    return bs_error_set(err, BS_ENOMEM, path, 0, BS__OOM_TEXT);
   f->v = v;
   size_t n = strlen(path) + 32;
   char *tmp = malloc(n);
   if (!tmp)
-    return bs_error_set(err, BS_ENOMEM, path, 0, "out of memory");
+    return bs_error_set(err, BS_ENOMEM, path, 0, BS__OOM_TEXT);
   /* A fixed suffix plus the pid: unique among concurrent benchsite runs,
    * and O_EXCL refuses to follow or reuse anything already there. */
   snprintf(tmp, n, "%s.%ld.tmp", path, (long)getpid());
@@ -126,7 +127,7 @@ bs_status bs_write_file_atomic(const char *path, const void *data, size_t len,
                                bs_error *err) {
   bs_output_files *f = bs_output_files_new();
   if (!f)
-    return bs_error_set(err, BS_ENOMEM, path, 0, "out of memory");
+    return bs_error_set(err, BS_ENOMEM, path, 0, BS__OOM_TEXT);
   bs_status st = bs_output_files_add(f, path, data, len, err);
   if (!st)
     st = bs_output_files_commit(f, err);
@@ -193,7 +194,7 @@ static bs_status split_out(const char *out, const char *what, char **parent,
     free(*base);
     free(*parent);
     *base = *parent = NULL;
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    return bs__oom(err);
   }
   return BS_OK;
 }
@@ -235,7 +236,7 @@ static bs_status foreign_files(const char *out, const char *mpath,
     const char *nl = strchr(p, '\n');
     size_t n = nl ? (size_t)(nl - p) : strlen(p);
     if (bs__strset_put(&listed, p, n, 0, NULL) < 0)
-      st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+      st = bs__oom(err);
     p += n + (nl != NULL);
   }
   bs__buf now;
@@ -291,7 +292,7 @@ static bs_status check_out(const char *out, const char *marker,
   *exists = 1;
   char *path = bs__path_join(out, marker);
   if (!path)
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    return bs__oom(err);
   int has_marker = bs__is_regular(path);
   if (has_marker) {
     bs_status fs = listed ? foreign_files(out, path, marker, kind, err) : 0;
@@ -363,7 +364,7 @@ bs_status bs_output_dir_open(const char *out, const char *what,
   if (!d || !(d->out = strndup(out, olen)) || !(d->kind = strdup(kind)) ||
       !(d->marker = strdup(marker))) {
     bs_output_dir_free(d);
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    return bs__oom(err);
   }
   bs_status st = split_out(d->out, what, &d->parent, &d->base, err);
   if (!st)
@@ -391,7 +392,7 @@ bs_status bs_output_dir_start(bs_output_dir *d, bs_error *err) {
   size_t n = strlen(d->parent) + strlen(d->base) + strlen(d->kind) + 48;
   char *b = malloc(n);
   if (!b)
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    return bs__oom(err);
   snprintf(b, n, "%s/.%s.%s-%ld-XXXXXX", d->parent, d->base, d->kind,
            (long)getpid());
   if (!mkdtemp(b)) {
@@ -473,7 +474,7 @@ bs_status bs_output_dir_commit(bs_output_dir *d, bs_error *err) {
   size_t n = strlen(d->parent) + strlen(d->base) + strlen(d->kind) + 48;
   char *aside = malloc(n);
   if (!aside)
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    return bs__oom(err);
   snprintf(aside, n, "%s/.%s.%s-%ld-old", d->parent, d->base, d->kind,
            (long)getpid());
   bs_status st = BS_OK;

@@ -1,4 +1,5 @@
 #include "pairs.h"
+#include "oom.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,7 +23,7 @@ bs_status bs__pairs_gather(bs__pairs *p, const bs_log *log, const bs_case *lc,
   p->x = malloc((lc->nrows ? lc->nrows : 1) * sizeof *p->x);
   p->y = malloc((lc->nrows ? lc->nrows : 1) * sizeof *p->y);
   if (!p->x || !p->y)
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    return bs__oom(err);
   for (size_t k = 0; k < lc->nrows; k++) {
     const bs_row *row = &rows[lc->rows[k]];
     if (row->phase != BS_PHASE_CONFIRM)
@@ -95,7 +96,7 @@ bs_status bs__pairs_deltas(bs__pairs *p, bs_metric metric, const char *label,
         listed, listed == 1 ? "" : "s", list, listed > 8 ? ", ..." : "");
   double *v = malloc((n ? n : 1) * sizeof *v);
   if (!v)
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    return bs__oom(err);
   for (size_t k = 0; k < n; k++)
     v[k] = bs__row_value(p->log, p->y[k].row, metric) -
            bs__row_value(p->log, p->x[k].row, metric);

@@ -5,6 +5,7 @@
 
 #include "buf.h"
 #include "grow.h"
+#include "oom.h"
 #include "plot_int.h"
 #include "sha256.h"
 
@@ -183,7 +184,7 @@ static char *quote(bs_plot *p, const char *s) {
   size_t need = bs_plot_quote(s, LABEL_MAX_CHARS, NULL, 0);
   char *q = malloc(need + 1);
   if (!q) {
-    set_fail(p, BS_ENOMEM, "out of memory");
+    set_fail(p, BS_ENOMEM, BS__OOM_TEXT);
     return NULL;
   }
   bs_plot_quote(s, LABEL_MAX_CHARS, q, need + 1);
@@ -228,7 +229,7 @@ size_t bs_plot_chart(bs_plot *p, const char *file, int width, int height) {
   if (p->n == p->cap) {
     chart *c = BS__GROW(p->charts, p->cap, p->n + 1, 16);
     if (!c) {
-      set_fail(p, BS_ENOMEM, "out of memory");
+      set_fail(p, BS_ENOMEM, BS__OOM_TEXT);
       return (size_t)-1;
     }
     p->charts = c;
@@ -305,7 +306,7 @@ static void add_tic(bs_plot *p, ytic **tics, size_t *n, double at,
     return;
   ytic *t = realloc(*tics, (*n + 1) * sizeof *t);
   if (!t) {
-    set_fail(p, BS_ENOMEM, "out of memory");
+    set_fail(p, BS_ENOMEM, BS__OOM_TEXT);
     return;
   }
   *tics = t;
@@ -318,7 +319,7 @@ static void add_tic(bs_plot *p, ytic **tics, size_t *n, double at,
     len += *q == '%' ? 2 : 1;
   char *doubled = malloc(len + 1);
   if (!doubled) {
-    set_fail(p, BS_ENOMEM, "out of memory");
+    set_fail(p, BS_ENOMEM, BS__OOM_TEXT);
     return;
   }
   len = 0;
@@ -353,7 +354,7 @@ static void add_deco(bs_plot *p, dkind kind, double a, double b, double cc,
     return;
   deco *nd = realloc(c->decos, (c->ndecos + 1) * sizeof *nd);
   if (!nd) {
-    set_fail(p, BS_ENOMEM, "out of memory");
+    set_fail(p, BS_ENOMEM, BS__OOM_TEXT);
     return;
   }
   c->decos = nd;
@@ -436,7 +437,7 @@ static series *new_series(bs_plot *p, chart *c, bs_plot_kind kind,
                           const bs_plot_style *s) {
   series *ns = realloc(c->series, (c->nseries + 1) * sizeof *ns);
   if (!ns) {
-    set_fail(p, BS_ENOMEM, "out of memory");
+    set_fail(p, BS_ENOMEM, BS__OOM_TEXT);
     return NULL;
   }
   c->series = ns;
@@ -483,7 +484,7 @@ void bs_plot_series(bs_plot *p, bs_plot_kind kind, const char *title,
   }
   if (st) {
     free(x->title);
-    set_fail(p, st, "out of memory");
+    set_fail(p, st, BS__OOM_TEXT);
     return;
   }
   x->block = c->nblocks++;

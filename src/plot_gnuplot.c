@@ -7,6 +7,7 @@
 #include "buf.h"
 #include "fsutil.h"
 #include "grow.h"
+#include "oom.h"
 #include "plot_int.h"
 #include "plotsafe.h"
 #include "pool.h"
@@ -210,7 +211,7 @@ static bs_status write_batch_data(const bs_plot *p, const char *dir, batch *b,
   bs_status st = bs__plot_data(p, b->from, b->to, &all);
   char *path = st ? NULL : bs__path_join(dir, b->data);
   if (st || !path)
-    st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    st = bs__oom(err);
   else if (!(st = bs__write_file(path, all.data ? all.data : "", all.len, 1,
                                  err)))
     b->wrote_data = 1;
@@ -247,14 +248,14 @@ static bs_status start_batch(const bs_plot *p, const char *dir,
     goto done;
   }
   if (st || !prog) {
-    st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    st = bs__oom(err);
     goto done;
   }
   if ((st = write_batch_data(p, dir, b, err)))
     goto done;
   char *path = bs__path_join(dir, b->script);
   if (!path) {
-    st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    st = bs__oom(err);
     goto done;
   }
   st = bs__write_file(path, script.data, script.len, 1, err);
@@ -315,7 +316,7 @@ static bs_status finish_batch(const bs_plot *p, const char *dir,
   if (stop)
     goto done;
   if (!errbuf || !prog) {
-    st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    st = bs__oom(err);
     goto done;
   }
   if (pst) {
@@ -370,8 +371,7 @@ static bs_status finish_batch(const bs_plot *p, const char *dir,
    * its bytes that draws nothing). */
   for (size_t i = b->from; i < b->to && !st; i++) {
     char *svg = bs__path_join(dir, p->charts[i].file);
-    st = svg ? bs__svg_check_compact(svg, err)
-             : bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    st = svg ? bs__svg_check_compact(svg, err) : bs__oom(err);
     free(svg);
   }
 done:
@@ -407,7 +407,7 @@ bs_status bs_plot_render(bs_plot *p, const char *dir, const bs_plot_run *run,
     jobs = nb;
   batch *b = calloc(jobs ? jobs : 1, sizeof *b);
   if (!b)
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    return bs__oom(err);
   for (size_t wave = 0; wave < nb && !st; wave += jobs) {
     size_t started = 0;
     for (size_t k = 0; k < jobs && wave + k < nb && !st; k++) {
@@ -595,7 +595,7 @@ bs_status bs_plot_pool_submit(bs_plot_pool *pool, bs_plot *p, const char *dir,
     bs_plot_free(p);
     if (done)
       done(ctx, 0, NULL);
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    return bs__oom(err);
   }
   pool->plots = pl;
   size_t idx = pool->nplots++;
@@ -620,7 +620,7 @@ bs_status bs_plot_pool_submit(bs_plot_pool *pool, bs_plot *p, const char *dir,
     if (rc || st) {
       if (!st) {
         st = bs_error_set(err, rc == ENOMEM ? BS_ENOMEM : BS_EIO, NULL, 0, "%s",
-                          rc == ENOMEM ? "out of memory"
+                          rc == ENOMEM ? BS__OOM_TEXT
                                        : "cannot start a chart thread");
         if (!pool->status) {
           pool->status = st;

@@ -1,6 +1,7 @@
 #include "plotsafe.h"
 
 #include "fsutil.h"
+#include "oom.h"
 #include "spawn_proc.h"
 #include "xmlload.h"
 
@@ -295,7 +296,7 @@ bs_status bs__svg_check_memory(const char *name, const char *data, size_t len,
     return st;
   xmlParserCtxtPtr pc = bs__xml.xmlCreateMemoryParserCtxt(data, (int)len);
   if (!pc)
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    return bs__oom(err);
   bs__xml.xmlCtxtUseOptions(pc, SVG_PARSE_OPTIONS);
   /* Only the events the check needs; nothing else is built or loaded (no
    * external subset or entity resolver: nothing outside the file). */

@@ -9,6 +9,7 @@
 #include "benchsite/output.h"
 
 #include "fsutil.h"
+#include "oom.h"
 #include "strlist.h"
 
 #include <errno.h>
@@ -30,7 +31,7 @@ static bs_status write_file(const char *dir, const char *name, const char *data,
                             size_t len, bs_error *err) {
   char *path = bs__path_join(dir, name);
   if (!path)
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    return bs__oom(err);
   bs_status st = bs__write_file(path, data, len, 0, err);
   free(path);
   return st;
@@ -60,7 +61,7 @@ static bs_status copy_assets(const char *assets, const char *dir,
     char *src = bs__path_join(assets, names[i]);
     struct stat sb;
     if (!src) {
-      st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+      st = bs__oom(err);
       break;
     }
     if (stat(src, &sb) == 0 && S_ISREG(sb.st_mode)) {
@@ -186,7 +187,7 @@ static bs_status check_analysis(bs__report *r, bs_error *err) {
   if (!c && !r->tune && !r->aa)
     return bs_error_set(err, BS_EUSAGE, NULL, 0, "report: nothing to report");
   if (r->tune && (r->st = tune_groups(r)))
-    return bs_error_set(err, r->st, NULL, 0, "out of memory");
+    return bs__oom_as(err, r->st);
   return BS_OK;
 }
 
@@ -249,7 +250,7 @@ static bs_status write_marker(const char *tmp, bs_error *err) {
     st = bs__tree_list(tmp, MARKER, &mk);
   if (st)
     st = bs_error_set(err, st, tmp, 0,
-                      st == BS_ENOMEM ? "out of memory" : "cannot list");
+                      st == BS_ENOMEM ? BS__OOM_TEXT : "cannot list");
   else
     st = write_file(tmp, MARKER, mk.data, mk.len, err);
   bs__buf_release(&mk);
@@ -295,7 +296,7 @@ bs_status bs_report_write(const bs_analysis *a, const char *out_dir,
   /* Templates first: a broken template fails before any work is done. */
   tpl = bs_templates_new(o->templates_dir);
   if (!tpl) {
-    st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    st = bs__oom(err);
     goto done;
   }
   if ((st = bs_templates_load(tpl, "index", err)))
@@ -323,7 +324,7 @@ bs_status bs_report_write(const bs_analysis *a, const char *out_dir,
   const char *tmp = bs_output_dir_path(od);
   charts = bs__path_join(tmp, "charts");
   if (!charts) {
-    st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    st = bs__oom(err);
     goto done;
   }
   if (mkdir(charts, 0755) != 0) {
@@ -379,7 +380,7 @@ bs_status bs_report_write(const bs_analysis *a, const char *out_dir,
     if (!charts) {
       bs_plot_free(plot);
       free(dir);
-      st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+      st = bs__oom(err);
       goto done;
     }
     if ((st = bs_plot_pool_submit(o->pool, plot, charts, finish_queued, dir,

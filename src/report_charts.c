@@ -7,6 +7,7 @@
 
 #include "buf.h"
 #include "grow.h"
+#include "oom.h"
 #include "strlist.h"
 
 #include <ctype.h>
@@ -964,7 +965,7 @@ bs_status bs__report_charts(bs__report *r, bs_error *err) {
   r->forest = BS__NO_CHART;
   r->plot = bs_plot_new();
   if (!r->plot)
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    return bs__oom(err);
   if (r->cmp && r->cmp->ncases > 0) {
     size_t n = r->cmp->ncases;
     r->case_charts = malloc(n * BS__CASE_CHARTS * sizeof *r->case_charts);
@@ -976,7 +977,7 @@ bs_status bs__report_charts(bs__report *r, bs_error *err) {
     if (!r->case_charts || !x || !work) {
       free(x);
       free(work);
-      return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+      return bs__oom(err);
     }
     forest(r);
     for (size_t i = 0; i < n * BS__CASE_CHARTS; i++)
@@ -996,7 +997,7 @@ bs_status bs__report_charts(bs__report *r, bs_error *err) {
   if (r->aa && r->aa->ncases > 0) {
     r->aa_charts = malloc(r->aa->ncases * sizeof *r->aa_charts);
     if (!r->aa_charts)
-      return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+      return bs__oom(err);
     for (size_t i = 0; i < r->aa->ncases && !r->st; i++) {
       r->aa_charts[i][0] = r->aa_charts[i][1] = r->aa_charts[i][2] =
           BS__NO_CHART;
@@ -1005,11 +1006,11 @@ bs_status bs__report_charts(bs__report *r, bs_error *err) {
   }
   if (r->st)
     return bs_error_set(err, r->st, NULL, 0,
-                        r->st == BS_ENOMEM ? "out of memory"
+                        r->st == BS_ENOMEM ? BS__OOM_TEXT
                                            : "cannot describe the charts");
   for (size_t i = 0; i < r->ncharts; i++) {
     if (!r->charts[i].alt)
-      return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+      return bs__oom(err);
   }
   return BS_OK;
 }

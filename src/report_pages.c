@@ -8,6 +8,7 @@
 #include "benchsite/quantile.h"
 
 #include "fsutil.h"
+#include "oom.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -338,12 +339,11 @@ static bs_status render_to(bs_templates *t, const char *tmpl, bs_tdata *d,
   size_t len;
   bs_status st = bs_tdata_status(d);
   if (st)
-    st = bs_error_set(err, st, NULL, 0, "out of memory");
+    st = bs__oom_as(err, st);
   else if (!(st = bs_templates_render(t, tmpl, bs_tdata_root(d), &html, &len,
                                       err))) {
     char *path = bs__path_join(dir, file);
-    st = path ? bs__write_file(path, html, len, 0, err)
-              : bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    st = path ? bs__write_file(path, html, len, 0, err) : bs__oom(err);
     free(path);
   }
   free(html);
@@ -355,7 +355,7 @@ static bs_status index_page(bs__report *r, bs_templates *t, const char *dir,
                             bs_error *err) {
   bs_tdata *d = bs_tdata_new();
   if (!d)
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    return bs__oom(err);
   bs_tval *root = page(r, d, "Benchmark report", "index.html");
   char buf[256];
   if (r->cmp) {
@@ -501,7 +501,7 @@ static bs_status index_page(bs__report *r, bs_templates *t, const char *dir,
   }
   if (environment(r, root)) {
     bs_tdata_free(d);
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    return bs__oom(err);
   }
   bs_tval *files = bs_tval_set_list(root, "files");
   if (r->cmp)
@@ -531,7 +531,7 @@ static bs_status case_page(bs__report *r, bs_templates *t, const char *dir,
   bs__case_label(name, sizeof name, c->benchmark, c->dataset);
   bs_tdata *d = bs_tdata_new();
   if (!d)
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    return bs__oom(err);
   bs_tval *root = page(r, d, name, NULL);
   bs_tval *cv = bs_tval_set_obj(root, "case");
   case_row(r, cv, i);
@@ -707,7 +707,7 @@ static bs_status tuning_page(bs__report *r, bs_templates *t, const char *dir,
   const bs_tune_result *tr = r->tune;
   bs_tdata *d = bs_tdata_new();
   if (!d)
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    return bs__oom(err);
   bs_tval *root = page(r, d, "Tuning", "tuning.html");
   bs_tval *bl = bs_tval_set_list(root, "benchmarks");
   size_t i = 0;
@@ -736,7 +736,7 @@ static bs_status tuning_page(bs__report *r, bs_templates *t, const char *dir,
     impls = malloc((cap ? cap : 1) * sizeof *impls);
     if (!impls) {
       bs_tdata_free(d);
-      return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+      return bs__oom(err);
     }
     for (size_t j = i; j < e; j++) {
       for (size_t q = 0; q < tr->cases[j].nmedians; q++) {
@@ -867,7 +867,7 @@ static bs_status aa_page(bs__report *r, bs_templates *t, const char *dir,
   const bs_noise_result *aa = r->aa;
   bs_tdata *d = bs_tdata_new();
   if (!d)
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    return bs__oom(err);
   bs_tval *root = page(r, d, "A/A noise", "aa.html");
   bs_tval *av = bs_tval_set_obj(root, "aa");
   char buf[256];

@@ -6,6 +6,7 @@
 #endif
 #include "benchsite/run.h"
 
+#include "oom.h"
 #include "protocol.h"
 #include "run_common.h"
 #include "run_harness.h"
@@ -141,7 +142,7 @@ static bs_status match_cases(sched *s, bs__run_cases *by, bs_error *err) {
           bs__run_cases_put(&by[i], ec->benchmark, strlen(ec->benchmark),
                             ec->dataset, strlen(ec->dataset), c, NULL);
       if (added < 0)
-        return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+        return bs__oom(err);
       if (!added)
         return bs_error_set(err, BS_EINPUT, NULL, 0,
                             "%s: case %s is defined twice", o->impls[i].name,
@@ -151,14 +152,14 @@ static bs_status match_cases(sched *s, bs__run_cases *by, bs_error *err) {
   }
   s->cases = calloc(e->ncases[0] ? e->ncases[0] : 1, sizeof *s->cases);
   if (!s->cases)
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    return bs__oom(err);
   for (size_t c = 0; c < e->ncases[0]; c++) {
     const bs__exec_case *ec = &e->cases[0][c];
     if (!case_matches(o, ec->benchmark, ec->dataset))
       continue;
     rcase *rc = &s->cases[s->ncases];
     if (new_case(rc, k))
-      return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+      return bs__oom(err);
     rc->benchmark = ec->benchmark;
     rc->dataset = ec->dataset;
     rc->scale = ec->scale;
@@ -168,7 +169,7 @@ static bs_status match_cases(sched *s, bs__run_cases *by, bs_error *err) {
       size_t j = 0;
       int got = bs__run_cases_get(&by[i], ec->benchmark, ec->dataset, &j);
       if (got < 0)
-        return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+        return bs__oom(err);
       if (!got) {
         missing = o->impls[i].name;
         break;
@@ -184,7 +185,7 @@ static bs_status match_cases(sched *s, bs__run_cases *by, bs_error *err) {
                        bs__run_case_label(label, sizeof label, ec->benchmark,
                                           ec->dataset),
                        bs__run_text(esc, sizeof esc, missing)))
-        return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+        return bs__oom(err);
       continue;
     }
     s->ncases++;
@@ -195,7 +196,7 @@ static bs_status match_cases(sched *s, bs__run_cases *by, bs_error *err) {
       size_t j;
       int got = bs__run_cases_get(&by[0], ec->benchmark, ec->dataset, &j);
       if (got < 0)
-        return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+        return bs__oom(err);
       if (got || !case_matches(o, ec->benchmark, ec->dataset))
         continue;
       char esc[128];
@@ -203,7 +204,7 @@ static bs_status match_cases(sched *s, bs__run_cases *by, bs_error *err) {
                        bs__run_case_label(label, sizeof label, ec->benchmark,
                                           ec->dataset),
                        bs__run_text(esc, sizeof esc, o->impls[i].name)))
-        return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+        return bs__oom(err);
     }
   }
   return BS_OK;
@@ -387,7 +388,7 @@ static bs_status gen_end(sched *s, bs_error *err) {
   bs_status st = BS_OK;
   uint64_t *d = calloc(k, sizeof *d);
   if (!d)
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    return bs__oom(err);
   for (size_t c = 0; !st && o->mode == BS_RUN_LIBRARY && c < s->ncases; c++) {
     rcase *rc = &s->cases[c];
     if (!rc->live)
@@ -617,7 +618,7 @@ bs_status bs_run_measure(const bs_run_options *o, bs_run_result *r,
   if (o->mode == BS_RUN_LIBRARY) {
     bs__run_cases *by = calloc(o->nimpls, sizeof *by);
     if (!by) {
-      st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+      st = bs__oom(err);
       goto done;
     }
     for (size_t i = 0; i < o->nimpls; i++)
@@ -640,7 +641,7 @@ bs_status bs_run_measure(const bs_run_options *o, bs_run_result *r,
     }
     s.cases = calloc(1, sizeof *s.cases);
     if (!s.cases || new_case(&s.cases[0], o->nimpls)) {
-      st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+      st = bs__oom(err);
       goto done;
     }
     if (case_matches(o, b, d)) {

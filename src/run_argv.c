@@ -2,6 +2,7 @@
  * and the files it reads, found as starting it finds them. */
 #include "benchsite/run.h"
 
+#include "oom.h"
 #include "spawn_proc.h"
 
 #include <stdio.h>
@@ -22,7 +23,7 @@ bs_status bs_run_split_command(const char *cmd, char ***argv, size_t *argc,
   size_t maxw = len / 2 + 2;
   char **v = malloc(maxw * sizeof *v + len + maxw);
   if (!v)
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    return bs__oom(err);
   char *out = (char *)(v + maxw);
   size_t nw = 0;
   const char *p = cmd;

@@ -17,6 +17,7 @@
 #include "spawn_proc.h"
 
 #include "benchsite/harness.h"
+#include "oom.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -247,7 +248,7 @@ static void serve_lib(child *c, const bs__hello *h, char **targets,
   size_t *cnt = calloc(k, sizeof *cnt);
   void ***state = calloc(k, sizeof *state);
   if (!tab || !cnt || !state)
-    fail_start(c, "out of memory");
+    fail_start(c, BS__OOM_TEXT);
   for (size_t i = 0; i < k; i++) {
     if (!load[i])
       continue;
@@ -290,7 +291,7 @@ static void serve_lib(child *c, const bs__hello *h, char **targets,
     }
     cnt[i] = n;
     if (!(state[i] = calloc(n, sizeof *state[i])))
-      fail_start(c, "out of memory");
+      fail_start(c, BS__OOM_TEXT);
   }
   send_tables(c, k, tab, cnt);
   for (;;) {
@@ -364,7 +365,7 @@ static void serve_cmd(child *c, const bs__hello *h, char **targets,
   char **progs = calloc(k, sizeof *progs);
   int *missing = calloc(k, sizeof *missing);
   if (!argvs || !progs || !missing)
-    fail_start(c, "out of memory");
+    fail_start(c, BS__OOM_TEXT);
   for (size_t i = 0; i < k; i++) {
     if (!load[i])
       continue; /* a duet: the other process's */
@@ -459,7 +460,7 @@ void bs__run_child_main(int fd) {
   uint32_t *load = calloc(h.nimpls, sizeof *load);
   char *buf = malloc(BS__MSG_MAX);
   if (!targets || !load || !buf)
-    fail_start(&c, "out of memory");
+    fail_start(&c, BS__OOM_TEXT);
   for (size_t i = 0; i < h.nimpls; i++) {
     size_t len = recv_msg(&c, buf, BS__MSG_MAX, 1);
     bs__target t;
@@ -472,7 +473,7 @@ void bs__run_child_main(int fd) {
     load[i] = t.load;
     for (size_t w = 0; w < 3; w++) {
       if (!(targets[3 * i + w] = malloc(lens[w] + 1)))
-        fail_start(&c, "out of memory");
+        fail_start(&c, BS__OOM_TEXT);
       memcpy(targets[3 * i + w], buf + at, lens[w]);
       targets[3 * i + w][lens[w]] = '\0';
       at += lens[w];

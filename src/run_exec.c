@@ -15,6 +15,7 @@
 #if defined(__linux__) && !defined(_GNU_SOURCE)
 #define _GNU_SOURCE /* memfd_create */
 #endif
+#include "oom.h"
 #include "run_common.h"
 #include "run_int.h"
 
@@ -235,7 +236,7 @@ static bs_status spawn_one(bs__exec *e, size_t c, bs_error *err) {
   const bs_run_options *o = e->o;
   char **env = child_env();
   if (!env)
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    return bs__oom(err);
   const char *argv[] = {"benchsite-measure", NULL};
   bs__spawn_opts so;
   bs__spawn_opts_init(&so, argv);
@@ -269,7 +270,7 @@ static bs_status spawn_one(bs__exec *e, size_t c, bs_error *err) {
   char *buf = malloc(BS__MSG_MAX);
   if (!buf) {
     bs__exec_stop(e);
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    return bs__oom(err);
   }
   for (size_t i = 0; !bad && i < o->nimpls; i++) {
     const char *dir = o->impls[i].dir ? o->impls[i].dir : "";
@@ -341,7 +342,7 @@ static bs_status read_table(bs__exec *e, size_t c, size_t i, char *buf,
   bs__exec_case *tab = calloc(t.count ? (size_t)t.count : 1, sizeof *tab);
   if (!tab) {
     bs__exec_stop(e);
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    return bs__oom(err);
   }
   for (uint64_t q = 0; !st && q < t.count; q++) {
     bs__case_msg m;
@@ -362,7 +363,7 @@ static bs_status read_table(bs__exec *e, size_t c, size_t i, char *buf,
     ec->has_digest = m.has_digest != 0;
     if (!ec->benchmark || !ec->dataset) {
       bs__exec_stop(e);
-      st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+      st = bs__oom(err);
     }
   }
   if (st) {
@@ -382,7 +383,7 @@ static bs_status read_start(bs__exec *e, size_t c, bs_error *err) {
   char *buf = malloc(BS__MSG_MAX);
   if (!buf) {
     bs__exec_stop(e);
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    return bs__oom(err);
   }
   bs__start s;
   size_t n;
@@ -403,7 +404,7 @@ static bs_status read_start(bs__exec *e, size_t c, bs_error *err) {
     e->ncases = calloc(o->nimpls, sizeof *e->ncases);
     if (!e->cases || !e->ncases) {
       bs__exec_stop(e);
-      st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+      st = bs__oom(err);
     }
   }
   for (size_t i = 0; !st && o->mode == BS_RUN_LIBRARY && i < o->nimpls; i++) {

@@ -19,6 +19,7 @@
 
 #include "grow.h"
 #include "num.h"
+#include "oom.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -190,7 +191,7 @@ static bs_status parse(const char *text, size_t len, bs__hsink *sink,
     if (nr == cap) {
       result *nb = BS__GROW(rs, cap, nr + 1, 64);
       if (!nb) {
-        st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+        st = bs__oom(err);
         break;
       }
       rs = nb;

@@ -8,6 +8,7 @@
 #include "csvin.h"
 #include "fsutil.h"
 #include "grow.h"
+#include "oom.h"
 #include "run_common.h"
 #include "run_int.h"
 #include "spawn_proc.h"
@@ -227,7 +228,7 @@ static bs_status add_row(bs__hsink *sink, size_t entry, const bs__hrow *w,
     return BS_OK;
   size_t kase;
   if (case_index(h, w, &kase))
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    return bs__oom(err);
   if (h->seen[kase] == h->serial) {
     char label[300];
     return bs_error_set(err, BS_EINPUT, NULL, 0,
@@ -242,7 +243,7 @@ static bs_status add_row(bs__hsink *sink, size_t entry, const bs__hrow *w,
   if (h->nrows == h->caprows) {
     hrow *nr = BS__GROW(h->rows, h->caprows, h->nrows + 1, 256);
     if (!nr)
-      return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+      return bs__oom(err);
     h->rows = nr;
   }
   hrow *r = &h->rows[h->nrows++];
@@ -371,7 +372,7 @@ static int capture(char *const *argv, const char *dir, int keep_stdout,
     buf[used] = '\0';
   int st = how.status;
   if (no_memory)
-    snprintf(why, nwhy, "out of memory");
+    snprintf(why, nwhy, BS__OOM_TEXT);
   else if (timed_out)
     snprintf(why, nwhy, "did not finish within %g s (--timeout); killed",
              o->timeout_s);
@@ -403,7 +404,7 @@ static int read_report(const char *path, char **out, size_t *len, char *why,
     *out = calloc(1, 1);
     if (*out)
       return 0;
-    snprintf(why, nwhy, "out of memory");
+    snprintf(why, nwhy, BS__OOM_TEXT);
     return -1;
   }
   bs_error e;
@@ -439,7 +440,7 @@ static bs_status report_dir(char **dir, bs_error *err) {
   *dir = malloc(n);
   if (!*dir) {
     free(cwd);
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    return bs__oom(err);
   }
   snprintf(*dir, n, "%s%s%s/benchsite-run-XXXXXX", cwd ? cwd : "",
            cwd ? "/" : "", base);
@@ -479,7 +480,7 @@ bs_status bs__run_harness(const bs_run_options *o, bs_run_result *r,
     goto done;
   }
   if (!words || !argvs) {
-    st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    st = bs__oom(err);
     goto done;
   }
   if (ad->report_file) {
@@ -487,7 +488,7 @@ bs_status bs__run_harness(const bs_run_options *o, bs_run_result *r,
       goto done;
     size_t n = strlen(dir) + 16;
     if (!(report = malloc(n))) {
-      st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+      st = bs__oom(err);
       goto done;
     }
     snprintf(report, n, "%s/report.json", dir);
@@ -513,7 +514,7 @@ bs_status bs__run_harness(const bs_run_options *o, bs_run_result *r,
     if (!st)
       st = ad->args(&argvs[i], &blk);
     if (st) {
-      st = bs_error_set(err, st, NULL, 0, "out of memory");
+      st = bs__oom_as(err, st);
       goto done;
     }
   }
@@ -577,7 +578,7 @@ bs_status bs__run_harness(const bs_run_options *o, bs_run_result *r,
   size_t want = (size_t)(o->runs * o->blocks);
   int *keep = calloc(h.ncases ? h.ncases : 1, sizeof *keep);
   if (!keep) {
-    st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    st = bs__oom(err);
     goto done;
   }
   for (size_t c = 0; !st && c < h.ncases; c++) {
@@ -594,7 +595,7 @@ bs_status bs__run_harness(const bs_run_options *o, bs_run_result *r,
                           bs__run_case_label(label, sizeof label,
                                              h.cases[c].benchmark,
                                              h.cases[c].dataset)))
-      st = bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+      st = bs__oom(err);
   }
   if (!st && r->ncases == 0)
     st = bs_error_set(err, BS_EINPUT, NULL, 0,

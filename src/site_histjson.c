@@ -580,11 +580,11 @@ static bs_status runs_item(void *ctx, const bs__jvalue *v, bs_error *err) {
   if (rd->n == rd->cap) {
     char **g = BS__GROW(rd->ids, rd->cap, rd->n + 1, 256);
     if (!g)
-      return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+      return bs__oom(err);
     rd->ids = g;
   }
   if (!(rd->ids[rd->n] = bs__strdup(v->items[0].string)))
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    return bs__oom(err);
   rd->n++;
   return BS_OK;
 }
@@ -655,7 +655,7 @@ static bs_status history_item(void *ctx, const bs__jvalue *v, bs_error *err) {
   if (rd->n == rd->cap) {
     read_entry *g = BS__GROW(rd->e, rd->cap, rd->n + 1, 64);
     if (!g)
-      return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+      return bs__oom(err);
     rd->e = g;
   }
   read_entry *e = &rd->e[rd->n];

@@ -1,6 +1,7 @@
 #include "svgmin.h"
 
 #include "fsutil.h"
+#include "oom.h"
 #include "plotsafe.h"
 #include "xmlload.h"
 
@@ -285,7 +286,7 @@ bs_status bs__svg_compact(const char *name, const char *data, size_t len,
   bs__xml.xmlFreeDoc(doc);
   if (!mem || size <= 0) {
     (*bs__xml.xmlFree)(mem);
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    return bs__oom(err);
   }
   char *s = malloc((size_t)size + 1);
   if (s) {
@@ -294,7 +295,7 @@ bs_status bs__svg_compact(const char *name, const char *data, size_t len,
   }
   (*bs__xml.xmlFree)(mem);
   if (!s)
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    return bs__oom(err);
   *out = s;
   *outlen = (size_t)size;
   return BS_OK;

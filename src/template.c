@@ -5,6 +5,7 @@
 
 #include "benchsite/output.h"
 #include "grow.h"
+#include "oom.h"
 #include "utf8.h"
 
 #include <stdarg.h>
@@ -291,7 +292,7 @@ static bs_status push_node(tmpl *tp, nkind kind, const char *s, size_t len,
   if (tp->n == tp->cap) {
     tnode *p = BS__GROW(tp->nodes, tp->cap, tp->n + 1, 64);
     if (!p)
-      return bs_error_set(err, BS_ENOMEM, tp->path, line, "out of memory");
+      return bs_error_set(err, BS_ENOMEM, tp->path, line, BS__OOM_TEXT);
     tp->nodes = p;
   }
   tnode *nd = &tp->nodes[tp->n++];
@@ -463,8 +464,7 @@ static bs_status parse(tmpl *tp, size_t len, bs_error *err) {
     } else if (!is_comment) {
       char *name = bs__arena_strndup(&tp->names, src + name_start, nlen);
       if (!name)
-        return bs_error_set(err, BS_ENOMEM, tp->path, tag_line,
-                            "out of memory");
+        return bs_error_set(err, BS_ENOMEM, tp->path, tag_line, BS__OOM_TEXT);
       if (kind == N_SECTION || kind == N_INVERTED) {
         if (nopen == MAX_DEPTH)
           return bs_error_set(err, BS_ELIMIT, tp->path, tag_line,
@@ -511,7 +511,7 @@ static bs_status add_source(bs_templates *t, const char *name, char *src,
   bs_status st;
   if (!tp) {
     free(src);
-    return bs_error_set(err, BS_ENOMEM, path, 0, "out of memory");
+    return bs_error_set(err, BS_ENOMEM, path, 0, BS__OOM_TEXT);
   }
   bs__arena_init(&tp->names);
   memcpy(tp->name, name, strlen(name) + 1);
@@ -519,7 +519,7 @@ static bs_status add_source(bs_templates *t, const char *name, char *src,
   tp->path = strdup(path);
   if (!tp->path) {
     tmpl_free(tp);
-    return bs_error_set(err, BS_ENOMEM, path, 0, "out of memory");
+    return bs_error_set(err, BS_ENOMEM, path, 0, BS__OOM_TEXT);
   }
   if ((st = parse(tp, len, err))) {
     tmpl_free(tp);
@@ -528,7 +528,7 @@ static bs_status add_source(bs_templates *t, const char *name, char *src,
   /* Registered before its partials load, so recursive partials end. */
   if (insert(t, tp)) {
     tmpl_free(tp);
-    return bs_error_set(err, BS_ENOMEM, path, 0, "out of memory");
+    return bs_error_set(err, BS_ENOMEM, path, 0, BS__OOM_TEXT);
   }
   return load_partials(t, tp, err);
 }
@@ -547,7 +547,7 @@ bs_status bs_templates_add(bs_templates *t, const char *name, const char *text,
                         MAX_TEMPLATE_BYTES);
   char *src = malloc(len + 1);
   if (!src)
-    return bs_error_set(err, BS_ENOMEM, name, 0, "out of memory");
+    return bs_error_set(err, BS_ENOMEM, name, 0, BS__OOM_TEXT);
   if (len)
     memcpy(src, text, len);
   src[len] = '\0';
@@ -559,7 +559,7 @@ static bs_status load_file(bs_templates *t, const char *name, long from_line,
   size_t plen = strlen(t->dir) + strlen(name) + 8;
   char *path = malloc(plen);
   if (!path)
-    return bs_error_set(err, BS_ENOMEM, from_path, from_line, "out of memory");
+    return bs_error_set(err, BS_ENOMEM, from_path, from_line, BS__OOM_TEXT);
   snprintf(path, plen, "%s/%s.html", t->dir, name);
   char *src = NULL;
   size_t len = 0;
@@ -737,7 +737,7 @@ static bs_status render_range(rstate *rs, const tmpl *tp, size_t from,
 static bs_status oom(rstate *rs, const tmpl *tp, const tnode *nd,
                      bs_status st) {
   return bs_error_set(rs->err, st, tp->path, nd->line,
-                      st == BS_ELIMIT ? "output too large" : "out of memory");
+                      st == BS_ELIMIT ? "output too large" : BS__OOM_TEXT);
 }
 
 static bs_status render_range(rstate *rs, const tmpl *tp, size_t from,
@@ -846,7 +846,7 @@ bs_status bs_templates_render(bs_templates *t, const char *name,
     return st;
   }
   if (!b.data && (st = bs__buf_append(&b, "", 0)))
-    return bs_error_set(err, st, tp->path, 0, "out of memory");
+    return bs_error_set(err, st, tp->path, 0, BS__OOM_TEXT);
   *out = bs__buf_detach(&b, len);
   return BS_OK;
 }

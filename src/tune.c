@@ -4,6 +4,7 @@
 #include "benchsite/order.h"
 #include "benchsite/quantile.h"
 #include "grow.h"
+#include "oom.h"
 #include "pairs.h"
 #include "strlist.h"
 
@@ -225,7 +226,7 @@ static bs_status paired_interval(bs_tune_result *r, const bs_log *log,
                             "%s / %s not tested for noise (counted as a tie): "
                             "%s",
                             x, y, msg)
-               ? bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory")
+               ? bs__oom(err)
                : BS_OK;
   }
   if (st) {
@@ -312,7 +313,7 @@ bs_status bs_tune_run(const bs_log *log, bs_metric metric, uint64_t seed,
   if (!r || !log_case) {
     free(r);
     free(log_case);
-    return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+    return bs__oom(err);
   }
   r->metric = metric;
   r->cases = calloc(ncase ? ncase : 1, sizeof *r->cases);
@@ -365,5 +366,5 @@ bs_status bs_tune_run(const bs_log *log, bs_metric metric, uint64_t seed,
 nomem:
   bs_tune_result_free(r);
   free(log_case);
-  return bs_error_set(err, BS_ENOMEM, NULL, 0, "out of memory");
+  return bs__oom(err);
 }
