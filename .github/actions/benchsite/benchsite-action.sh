@@ -287,6 +287,16 @@ cmd_prepare() {
   local proto=${BS_PROTOCOL:-}
   [[ -z $proto || $proto =~ ^[A-Za-z]+$ ]] || die "protocol: \"$proto\" is not a protocol name"
   state_set protocol "$proto"
+  local duet=${BS_DUET:-auto}
+  if [ "$duet" = auto ]; then
+    # Both builds at once, each on its own CPU: the verdict lab's best
+    # setup on a shared machine; needs two CPUs and a lib or command.
+    duet=false
+    case ${BS_HARNESS:-lib} in
+    lib | command) [ "$(nproc 2>/dev/null || echo 1)" -lt 2 ] || duet=true ;;
+    esac
+  fi
+  state_set duet "$(bool "$duet")"
   state_set profile "${BS_PROFILE:-release}"
   state_set dtype "${BS_DTYPE:-}"
   printf '%s' "${BS_MANIFEST_SET:-}" >"$BS_STATE/manifest_set"
@@ -511,6 +521,7 @@ cmd_measure() {
   local v
   v=$(state_get protocol)
   [ -z "$v" ] || args+=(--protocol "$v")
+  [ "$(state_get duet)" != true ] || args+=(--duet)
   v=$(state_get profile)
   [ -z "$v" ] || args+=(--profile "$v")
   v=$(state_get dtype)
