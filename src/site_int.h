@@ -389,6 +389,9 @@ typedef struct site_open {
   size_t since; /* entry: the earliest where one began (0 when none) */
 } site_open;
 void bs__site_open(const site *s, size_t c, site_open *o);
+/* A commit as the pages show it: "commit" in full and "commit_short", a
+ * hexadecimal id cut to 12 digits as git abbreviates it. */
+void bs__site_set_commit(bs_tval *t, const char *commit);
 /* regressions.html, feed.xml and index.json. */
 bs_status bs__site_regressions_page(site *s, bs_error *err);
 bs_status bs__site_feed(site *s, bs_error *err);

@@ -127,7 +127,7 @@ static void result_fields(const site *s, bs_tval *t,
  * "commit_short": a hexadecimal id longer than 12 digits cut to 12, as
  * git abbreviates it, so that a 40-digit id does not push a table's
  * verdict off the screen; any other text stays whole. */
-static void set_commit(bs_tval *t, const char *commit) {
+void bs__site_set_commit(bs_tval *t, const char *commit) {
   size_t n = strlen(commit), hex = strspn(commit, "0123456789abcdefABCDEF");
   bs_tval_set_str(t, "commit", commit);
   if (hex == n && n > 12)
@@ -171,7 +171,7 @@ static void creep_fields(const site *s, bs_tval *t, const bs_history_case *hc) {
     const bs_history_run *r = &s->h->runs[hc->entries[cr->since].run];
     bs_tval *since = bs_tval_set_obj(c, "since");
     bs_tval_set_strf(since, "href", "run-%s.html", r->id);
-    set_commit(since, r->commit);
+    bs__site_set_commit(since, r->commit);
     bs_tval_set_str(c, "arrow", down ? "⇘" : "⇗");
     bs_tval_set_str(c, "class", down ? "improvement" : "regression");
     bs_tval_set_str(c, "word", down ? "improving" : "creeping");
@@ -190,7 +190,7 @@ static void creep_fields(const site *s, bs_tval *t, const bs_history_case *hc) {
 static void neighbour(bs_tval *root, const char *which, const srun *r) {
   bs_tval *t = bs_tval_set_obj(root, which);
   bs_tval_set_strf(t, "href", "run-%s.html", r->ar->id);
-  set_commit(t, r->ar->commit);
+  bs__site_set_commit(t, r->ar->commit);
 }
 
 /* The groups' legend of the index and the case pages. */
@@ -220,6 +220,27 @@ static bs_status render(site *s, const char *tname, bs_tdata *d, char **html,
     st = bs_templates_render(s->tpl, tname, bs_tdata_root(d), html, len, err);
   bs_tdata_free(d);
   s->sum.pages_rendered++;
+  return st;
+}
+
+/* The first of a page written twice: rendered from `d` into the staging
+ * directory as ".first-FILE" and queued at `rank`, published before the
+ * pages it links to so that no link points nowhere in between. */
+static bs_status write_first(site *s, const char *tname, bs_tdata *d,
+                             const char *file, int rank, bs_error *err) {
+  char *html = NULL, first[BS_ARCHIVE_ID_MAX + BS__SITE_CASE_ID + 32];
+  size_t len = 0;
+  bs_status st = render(s, tname, d, &html, &len, err);
+  snprintf(first, sizeof first, ".first-%s", file);
+  char *to = st ? NULL : bs__path_join(s->tmp, first);
+  if (!st)
+    st = to ? bs__write_file(to, html, len, 0, err) : bs__oom(err);
+  free(to);
+  free(html);
+  if (!st)
+    st = bs__site_queue(s, file, rank, 0, err);
+  if (!st && !(s->queue[s->nqueue - 1].src = bs__strdup(first)))
+    st = bs__oom(err);
   return st;
 }
 
@@ -304,7 +325,7 @@ static int open_cases(const site *s, bs_tval *root) {
     bs_tval_set_strf(since, "href", "run-%s.html", r->id);
     bs_tval_set_strf(since, "number", "%zu", ok->run + 1);
     bs_tval_set_str(since, "date", r->date);
-    set_commit(since, r->commit);
+    bs__site_set_commit(since, r->commit);
   }
   free(keys);
   return 0;
@@ -329,7 +350,7 @@ bs_status bs__site_index_page(site *s, bs_error *err) {
   if (h->nruns) {
     size_t ni = bs_history_newest(h);
     bs_tval *nw = bs_tval_set_obj(sum, "newest");
-    set_commit(nw, h->runs[ni].commit);
+    bs__site_set_commit(nw, h->runs[ni].commit);
     bs_tval_set_str(nw, "date", h->runs[ni].date);
     run_links(nw, &s->runs[ni]);
     run_counts(nw, &h->runs[ni]);
@@ -339,7 +360,7 @@ bs_status bs__site_index_page(site *s, bs_error *err) {
     const bs_history_run *r = &h->runs[i];
     bs_tval *t = bs_tval_push_obj(runs);
     bs_tval_set_str(t, "date", r->date);
-    set_commit(t, r->commit);
+    bs__site_set_commit(t, r->commit);
     bs_tval_set_str(t, "id", r->id);
     bs_tval_set_strf(t, "number", "%zu", i + 1);
     bs_tval_set_strf(t, "group", "%zu", r->group + 1);
@@ -499,7 +520,7 @@ static bs_tdata *run_page_data(const site *s, size_t i, int first) {
   }
   bs_tval *t = bs_tval_set_obj(root, "this");
   bs_tval_set_str(t, "id", r->ar->id);
-  set_commit(t, r->ar->commit);
+  bs__site_set_commit(t, r->ar->commit);
   bs_tval_set_str(t, "date", r->ar->date);
   bs_tval_set_strf(t, "number", "%zu", i + 1);
   bs_tval_set_strf(t, "group", "%zu", hr->group + 1);
@@ -567,20 +588,7 @@ bs_status bs__site_run_page(site *s, size_t i, bs_error *err) {
     bs_tdata *d = run_page_data(s, i, 1);
     if (!d)
       return bs__oom(err);
-    char *html = NULL, first[BS_ARCHIVE_ID_MAX + 32];
-    size_t len = 0;
-    st = render(s, tname, d, &html, &len, err);
-    snprintf(first, sizeof first, ".first-%s", file);
-    char *to = st ? NULL : bs__path_join(s->tmp, first);
-    if (!st)
-      st = to ? bs__write_file(to, html, len, 0, err) : bs__oom(err);
-    free(to);
-    free(html);
-    if (!st)
-      st = bs__site_queue(s, file, RANK_RUN, 0, err);
-    if (!st && !(s->queue[s->nqueue - 1].src = bs__strdup(first)))
-      st = bs__oom(err);
-    if (st)
+    if ((st = write_first(s, tname, d, file, RANK_RUN, err)))
       return st;
   }
   bs_tdata *d = run_page_data(s, i, 0);
@@ -640,8 +648,8 @@ static void step_fields(const site *s, size_t c, bs_tval *root) {
     char buf[64];
     bs_tval_set_strf(t, "number", "%zu", hc->entries[sp->entry].run + 1);
     bs_tval_set_strf(t, "href", "run-%s.html", after->id);
-    set_commit(bs_tval_set_obj(t, "before"), before->commit);
-    set_commit(bs_tval_set_obj(t, "after"), after->commit);
+    bs__site_set_commit(bs_tval_set_obj(t, "before"), before->commit);
+    bs__site_set_commit(bs_tval_set_obj(t, "after"), after->commit);
     bs_tval_set_str(t, "size",
                     bs__fmt_pct_signed(buf, sizeof buf, sp->size_pct));
     bs_tval_set_str(t, "before_level",
@@ -713,7 +721,7 @@ static bs_status case_page_data(site *s, size_t c, int first, bs_tdata **out,
     }
     bs_tval_set_strf(t, "number", "%zu", e->run + 1);
     bs_tval_set_str(t, "date", r->date);
-    set_commit(t, r->commit);
+    bs__site_set_commit(t, r->commit);
     int linked = !first || run_published(s, e->run);
     if (linked)
       bs_tval_set_strf(t, "href", "run-%s.html", r->id);
@@ -751,20 +759,7 @@ bs_status bs__site_case_page(site *s, size_t c, bs_error *err) {
   if (twice) {
     if ((st = case_page_data(s, c, 1, &d, err)))
       return st;
-    char *html = NULL, first[BS__SITE_CASE_ID + 32];
-    size_t len = 0;
-    st = render(s, "site_case", d, &html, &len, err);
-    snprintf(first, sizeof first, ".first-%s", file);
-    char *to = st ? NULL : bs__path_join(s->tmp, first);
-    if (!st)
-      st = to ? bs__write_file(to, html, len, 0, err) : bs__oom(err);
-    free(to);
-    free(html);
-    if (!st)
-      st = bs__site_queue(s, file, RANK_CASE_FIRST, 0, err);
-    if (!st && !(s->queue[s->nqueue - 1].src = bs__strdup(first)))
-      st = bs__oom(err);
-    if (st)
+    if ((st = write_first(s, "site_case", d, file, RANK_CASE_FIRST, err)))
       return st;
   }
   if ((st = case_page_data(s, c, 0, &d, err)))

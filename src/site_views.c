@@ -112,16 +112,6 @@ static void facts_of(const site *s, const change *ch, change_facts *f) {
   }
 }
 
-/* A commit as the pages show it ("commit", "commit_short"). */
-static void put_commit(bs_tval *t, const char *commit) {
-  size_t n = strlen(commit), hex = strspn(commit, "0123456789abcdefABCDEF");
-  bs_tval_set_str(t, "commit", commit);
-  if (hex == n && n > 12)
-    bs_tval_set_strf(t, "commit_short", "%.12s", commit);
-  else
-    bs_tval_set_str(t, "commit_short", commit);
-}
-
 bs_status bs__site_regressions_page(site *s, bs_error *err) {
   changes cs;
   if (collect(s, &cs)) {
@@ -154,8 +144,8 @@ bs_status bs__site_regressions_page(site *s, bs_error *err) {
     bs_tval_set_str(t, "size", bs__fmt_pct_signed(buf, sizeof buf, f.pct));
     bs_tval_set_str(t, "class", f.pct > 0 ? "regression" : "improvement");
     if (f.before)
-      put_commit(bs_tval_set_obj(t, "before"), f.before);
-    put_commit(bs_tval_set_obj(t, "after"), f.after);
+      bs__site_set_commit(bs_tval_set_obj(t, "before"), f.before);
+    bs__site_set_commit(bs_tval_set_obj(t, "after"), f.after);
     bs_tval_set_bool(t, "acknowledged", f.acked);
   }
   free(cs.v);
