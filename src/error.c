@@ -69,8 +69,13 @@ static size_t utf8_len(const unsigned char *p) {
   size_t n = bs__utf8_decode(p, &cp);
   if (n <= 1)
     return n;
-  /* C1 controls and the Unicode line and paragraph separators. */
-  if ((cp >= 0x80 && cp <= 0x9F) || cp == 0x2028 || cp == 0x2029)
+  /* C1 controls, the Unicode line and paragraph separators, and the
+   * bidirectional formatting characters, which reorder the rest of a
+   * terminal line (marks U+061C, U+200E, U+200F; embeddings and overrides
+   * U+202A..U+202E; isolates U+2066..U+2069). */
+  if ((cp >= 0x80 && cp <= 0x9F) || cp == 0x2028 || cp == 0x2029 ||
+      cp == 0x061C || cp == 0x200E || cp == 0x200F ||
+      (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069))
     return 0;
   return n;
 }

@@ -404,7 +404,18 @@ bs_status bs__site_copy_files(site *s, const char *dir, int user,
       } else {
         char *data = NULL;
         size_t len = 0;
-        if (!(st = bs_read_file(from, 0, &data, &len, err)))
+        static const char says[] = "benchsite.archive/";
+        if (!(st = bs_read_file(from, 0, &data, &len, err)) && user &&
+            !strcmp(names[i], "FORMAT") && len >= sizeof says - 1 &&
+            !memcmp(data, says, sizeof says - 1))
+          /* With the site's own runs/ it would make the site an archive
+           * (bs__check_outside_archive): every later build refused. */
+          st = bs_error_set(err, BS_EUSAGE, from, 0,
+                            "a static file named FORMAT may not say "
+                            "\"%s...\": the site would become a benchsite "
+                            "archive and refuse every later build",
+                            says);
+        else if (!st)
           st = bs__site_emit(s, names[i], data ? data : "", len, RANK_LEAF,
                              NULL, err);
         free(data);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 TestSuite(output, .fini = ts_free_owned);
 
@@ -132,4 +133,37 @@ Test(output, an_archive_is_known_by_what_its_format_file_says, .timeout = 120) {
   cr_expect_eq(r.status, 2, "exit %d: %s", r.status, r.err);
   cr_expect(strstr(r.err, "inside the benchsite archive"), "%s", r.err);
   ts_run_free(&r);
+}
+
+/* Before: a --static file named FORMAT that says "benchsite.archive/1"
+ * (a copy of an archive's, or --static pointed at the archive itself)
+ * was published, and with the site's own runs/ the site was then an
+ * archive by content: the first build succeeded and every later build
+ * (and any output into the site) was refused until the file was deleted
+ * by hand. It is refused now, with status 2, before anything is written. */
+Test(output, a_static_format_file_that_says_archive_is_refused,
+     .timeout = 120) {
+  char *work = ts_own(ts_tmpdir("output_static_format"));
+  char *stat_dir = ts_pathf("%s/static", work);
+  cr_assert_eq(mkdir(stat_dir, 0755), 0);
+  cr_assert_eq(
+      ts_write(ts_pathf("%s/FORMAT", stat_dir), "benchsite.archive/1\n"), 0);
+  char *web = ts_pathf("%s/web", work);
+  const char *site[] = {
+      "site",   "--archive", BENCHSITE_SOURCE_DIR "/examples/archive",
+      "--out",  web,         "--static",
+      stat_dir, "--jobs",    "1",
+      NULL};
+  ts_run r = ts_cli(NULL, site);
+  cr_expect_eq(r.status, 2, "exit %d: %s", r.status, r.err);
+  cr_expect(strstr(r.err, "FORMAT"), "%s", r.err);
+  ts_run_free(&r);
+  cr_expect(!ts_exists(web), "a site was written");
+  /* Without it the site builds, and builds again. */
+  cr_assert_eq(unlink(ts_pathf("%s/FORMAT", stat_dir)), 0);
+  for (int build = 0; build < 2; build++) {
+    r = ts_cli(NULL, site);
+    cr_expect_eq(r.status, 0, "build %d: exit %d: %s", build, r.status, r.err);
+    ts_run_free(&r);
+  }
 }

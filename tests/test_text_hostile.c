@@ -98,6 +98,27 @@ Test(text_hostile, text_escape_neutralises_controls_and_line_starts) {
   cr_expect_str_eq(out, "a");
 }
 
+/* Before: the bidirectional formatting characters (U+202A..U+202E,
+ * U+2066..U+2069, the marks U+200E, U+200F, U+061C) reached a terminal or
+ * CI log raw, so a benchmark name holding RIGHT-TO-LEFT OVERRIDE showed
+ * the rest of its line, the verdict included, reordered ("Trojan Source",
+ * CVE-2021-42574). They print as bytes now; other non-ASCII text (é,
+ * U+202F, U+2060) stays as it is. Expectations by hand from the UTF-8
+ * encodings. */
+Test(text_hostile, text_escape_neutralises_bidi_controls) {
+  char out[256];
+  bs_text_escape(out, sizeof out,
+                 "a\xe2\x80\xae"
+                 "b|\xe2\x80\xaa|\xe2\x81\xa6|\xe2\x81\xa9|"
+                 "\xe2\x80\x8e|\xe2\x80\x8f|\xd8\x9c",
+                 0);
+  cr_expect_str_eq(out, "a\\xe2\\x80\\xaeb|\\xe2\\x80\\xaa|"
+                        "\\xe2\\x81\\xa6|\\xe2\\x81\\xa9|"
+                        "\\xe2\\x80\\x8e|\\xe2\\x80\\x8f|\\xd8\\x9c");
+  bs_text_escape(out, sizeof out, "\xc3\xa9 \xe2\x80\xaf \xe2\x81\xa0", 0);
+  cr_expect_str_eq(out, "\xc3\xa9 \xe2\x80\xaf \xe2\x81\xa0");
+}
+
 /* ---- Wrapped text, manifests, Markdown, JSON ----------------------------- */
 
 /* An A/A log of one noisy case `bench` (impls A and B, 5 runs of 12

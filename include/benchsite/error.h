@@ -73,7 +73,9 @@ size_t bs_error_format(const bs_error *err, char *buf, size_t n);
 /* Writes `s` into out (n bytes; NUL-terminated when n > 0) as one safe
  * line: every byte that is not part of valid UTF-8, every C0 control (tab
  * and line ends included), DEL, every C1 control (U+0080..U+009F) and the
- * line and paragraph separators U+2028/U+2029 as "\xNN" per byte; the
+ * line and paragraph separators U+2028/U+2029 and the bidirectional
+ * formatting characters (U+061C, U+200E, U+200F, U+202A..U+202E,
+ * U+2066..U+2069) as "\xNN" per byte; the
  * first '#' of "##[" as "\x23"; with BS_TEXT_LINE_START a leading ' ',
  * ':' or '#' as "\xNN". Other text, backslashes included, is copied. An
  * escape or a character is never cut: when out is too small the text ends

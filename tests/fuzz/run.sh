@@ -49,7 +49,7 @@ log | csvin)
   ;;
 manifest) seeds="$here/examples $here/tests/data/manifest $here/tests/data/bad" ;;
 template) seeds="$here/templates" ;;
-jsonread) seeds="$here/tests/data/noise $here/tests/data/report" ;;
+jsonread) seeds="$here/tests/data/noise $here/tests/data/metrics $here/tests/data/report" ;;
 acks) seeds="$here/tests/data/archive/acks" ;;
 esac
 regressions=$here/tests/fuzz/regressions/$target
