@@ -244,9 +244,6 @@ static bs_status write_first(site *s, const char *tname, bs_tdata *d,
   return st;
 }
 
-bs_status bs__site_emit_page(site *s, const char *tname, bs_tdata *d,
-                             const char *file, int rank, bs_error *err);
-
 /* Renders the page (freeing d) and writes it unless the previous build
  * has the same bytes; `key` (or NULL) names the inputs it was made
  * from. */

@@ -172,9 +172,10 @@ static bs_status put_xml(bs__buf *b, const char *t) {
       st = bs__buf_puts(b, "&quot;");
       break;
     default:
-      st = bs__buf_putc(b, (*p < 0x20 && *p != '\t' && *p != '\n') || *p == 0x7f
-                               ? '?'
-                               : (char)*p);
+      if ((*p < 0x20 && *p != '\t' && *p != '\n') || *p == 0x7f)
+        st = bs__buf_putc(b, '?');
+      else
+        st = bs__buf_putc(b, (char)*p);
     }
   }
   return st;
