@@ -140,7 +140,7 @@ static int write_out(const char *dir, double **medians, size_t ncases,
 int main(int argc, char **argv) {
   size_t ncases = argc > 1 ? (size_t)strtoul(argv[1], NULL, 10) : 200;
   size_t runs = argc > 2 ? (size_t)strtoul(argv[2], NULL, 10) : 1000;
-  int reps = argc > 3 ? atoi(argv[3]) : 3;
+  int reps = argc > 3 ? (int)strtol(argv[3], NULL, 10) : 3;
   const char *out = argc > 4 ? argv[4] : NULL;
   if (ncases == 0 || runs < 20 || reps < 1) {
     fprintf(stderr, "usage: bench_history [CASES [RUNS [REPS [OUT]]]]\n");
@@ -150,11 +150,21 @@ int main(int argc, char **argv) {
   char(*commits)[24] = malloc((runs + 1) * sizeof *commits);
   double **medians = malloc(ncases * sizeof *medians);
   if (!mf || !commits || !medians ||
-      bs_manifest_set(mf, "target", "native") != BS_OK)
+      bs_manifest_set(mf, "target", "native") != BS_OK) {
+    free(commits);
+    free(medians);
+    bs_manifest_free(mf);
     return 3;
+  }
   for (size_t c = 0; c < ncases; c++)
-    if (!(medians[c] = malloc(runs * sizeof **medians)))
+    if (!(medians[c] = malloc(runs * sizeof **medians))) {
+      while (c > 0)
+        free(medians[--c]);
+      free(medians);
+      free(commits);
+      bs_manifest_free(mf);
       return 3;
+    }
   for (size_t k = 0; k <= runs; k++)
     snprintf(commits[k], sizeof commits[k], "c%zu", k);
 

@@ -21,12 +21,14 @@ static void *map_aligned(size_t n) {
                  -1, 0);
   if (p == MAP_FAILED)
     return NULL;
-  uintptr_t a = ((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
-  size_t head = (size_t)(a - (uintptr_t)p), tail = len - head - n;
+  /* The first huge-page boundary in the mapping, as an offset into it. */
+  size_t head = (size_t)(-(uintptr_t)p & (uintptr_t)(HUGE_PAGE - 1)),
+         tail = len - head - n;
+  char *a = p + head;
   if (head)
     munmap(p, head);
   if (tail)
-    munmap((char *)a + n, tail);
+    munmap(a + n, tail);
 #ifdef MADV_HUGEPAGE
   /* Advice only: without transparent huge pages the mapping still works,
    * a fault per 4 KiB. */

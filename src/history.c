@@ -100,7 +100,7 @@ bs_status bs_history_chain(const bs_history_link *links, size_t n,
   /* The stretch I_last multiplies, newest first: back along the chain to
    * the link after the last acknowledged one. Its indices are kept in
    * the scan's window only (at most BS_HISTORY_CREEP_MAX_LINKS). */
-  size_t stretch[BS_HISTORY_CREEP_MAX_LINKS];
+  size_t stretch[BS_HISTORY_CREEP_MAX_LINKS] = {0};
   for (size_t k = n; k-- > 0;) {
     if (points[k].chain != chain)
       continue;
@@ -166,9 +166,10 @@ static const char *history_impl(const bs_log *log, const bs_case *c,
 }
 
 /* The confirm samples of `impl` in case c into *x (grown as needed). */
-static bs_status samples_of(const bs_log *log, const bs_case *c,
-                            const char *impl, double **x, size_t *cap,
-                            size_t *m) {
+static bs_status samples_of(
+    const bs_log *log, const bs_case *c, const char *impl, double **x,
+    size_t *cap, // NOLINT(readability-non-const-parameter): BS__GROW writes it
+    size_t *m) {
   const bs_row *rows = bs_log_rows(log);
   *m = 0;
   for (size_t k = 0; impl && k < c->nrows; k++) {
@@ -656,7 +657,7 @@ static bs_status steps_case(const bs_history *h, bs_history_case *hc,
     }
   }
   double *x = malloc((n ? n : 1) * sizeof *x);
-  size_t *at = malloc((n ? n : 1) * sizeof *at);
+  size_t *at = calloc(n ? n : 1, sizeof *at);
   if (!x || !at) {
     free(x);
     free(at);
@@ -765,8 +766,9 @@ static bs_status model_lists(bs_history *h, bs_error *err) {
   listed *v = malloc((most ? most : 1) * sizeof *v);
   if (!v)
     return bs__oom(err);
-  if ((nsteps && !(h->step_refs = malloc(nsteps * sizeof *h->step_refs))) ||
-      (nopen && !(h->open_cases = malloc(nopen * sizeof *h->open_cases)))) {
+  /* One element at least, so that neither list is NULL. */
+  if (!(h->step_refs = malloc((nsteps ? nsteps : 1) * sizeof *h->step_refs)) ||
+      !(h->open_cases = malloc((nopen ? nopen : 1) * sizeof *h->open_cases))) {
     free(v);
     return bs__oom(err);
   }
@@ -786,7 +788,7 @@ static bs_status model_lists(bs_history *h, bs_error *err) {
   m = 0;
   for (size_t c = 0; c < h->ncases; c++) {
     const bs_history_case *hc = &h->cases[c];
-    if (hc->open.any)
+    if (hc->open.any && hc->entries)
       v[m++] = (listed){hc->entries[hc->open.since].run, c, 0};
   }
   if (m)

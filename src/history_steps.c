@@ -143,7 +143,7 @@ static void rank_segment(work *w, keyed *k, const double *x, size_t m) {
 
 double bs__history_edivisive(const double *x, size_t m, size_t *at) {
   *at = 0;
-  if (m < 2 * BS_HISTORY_STEP_MIN_RUNS)
+  if (m < 2 * (size_t)BS_HISTORY_STEP_MIN_RUNS)
     return NAN;
   work w;
   keyed *k = malloc(m * sizeof *k);
@@ -206,7 +206,7 @@ bs_status bs_history_detect_steps(const double *x, size_t n, uint64_t seed,
                                   bs_error *err) {
   *steps = NULL;
   *nsteps = 0;
-  if (n < 2 * BS_HISTORY_STEP_MIN_RUNS)
+  if (n < 2 * (size_t)BS_HISTORY_STEP_MIN_RUNS)
     return BS_OK;
   work w;
   int ok = work_init(&w, n);
@@ -226,7 +226,7 @@ bs_status bs_history_detect_steps(const double *x, size_t n, uint64_t seed,
   queue[tail++][1] = n;
   while (head < tail && nfound < BS_HISTORY_STEPS_MAX) {
     size_t s = queue[head][0], e = queue[head++][1], m = e - s;
-    if (m < 2 * BS_HISTORY_STEP_MIN_RUNS)
+    if (m < 2 * (size_t)BS_HISTORY_STEP_MIN_RUNS)
       continue;
     /* Seeded by the segment's bounds: a segment is tested alike whatever
      * was found elsewhere. */

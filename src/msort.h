@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <string.h>
 
+/* T is a type name: it cannot be parenthesised. */
+// NOLINTBEGIN(bugprone-macro-parentheses)
 #define BS__MERGE_SORT(linkage, name, T, less)                                 \
   linkage void name(T *a, T *tmp, size_t n) {                                  \
     if (n <= 16) {                                                             \
@@ -39,5 +41,6 @@
     while (i < h)                                                              \
       a[o++] = tmp[i++];                                                       \
   }
+// NOLINTEND(bugprone-macro-parentheses)
 
 #endif

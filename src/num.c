@@ -392,7 +392,10 @@ static int reads_back(const shortest_cand *c, int neg, double a) {
   double back;
   if (bs__num_double(t, k, &back) != BS__NUM_OK)
     return 0;
-  return memcmp(&back, &a, sizeof a) == 0;
+  uint64_t bits_back, bits_a; /* the same bits, -0 and 0 apart */
+  memcpy(&bits_back, &back, sizeof bits_back);
+  memcpy(&bits_a, &a, sizeof bits_a);
+  return bits_back == bits_a;
 }
 
 /* The two p-digit neighbours of the 17 digits d (exponent e): cut, and

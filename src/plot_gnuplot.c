@@ -665,7 +665,7 @@ bs_status bs_plot_pool_wait_progress(bs_plot_pool *pool,
     }
     if (done >= total)
       break;
-    struct timespec ts = {0, 50 * 1000 * 1000};
+    struct timespec ts = {0, 50000000L}; /* 50 ms */
     nanosleep(&ts, NULL);
   }
   return bs_plot_pool_wait(pool, err);

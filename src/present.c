@@ -219,8 +219,11 @@ int bs__significance(const bs_case_compare *c) {
  * the shapes the charts draw (square, triangles up and down, circle,
  * diamond), so a legend and a table agree; a symbol appears once in the
  * column. The meanings are what a reader needs to act on the mark. */
+/* sym and word are string literals, joined: no parentheses. */
+// NOLINTBEGIN(bugprone-macro-parentheses)
 #define T(sym, word, cls, meaning)                                             \
   { sym, word, sym[0] ? sym " " word : word, meaning, cls }
+// NOLINTEND(bugprone-macro-parentheses)
 static const bs__gloss glossary[BS__NTERMS] = {
     [BS__T_REGRESSION] =
         T("■", "significant regression", "regression",
