@@ -452,7 +452,7 @@ static bs_status order_cases(bs_history *h) {
 
 static bs_history_case *find_case(const bs_history *h, size_t n,
                                   const bs_history_result *r) {
-  bs_history_case key;
+  bs_history_case key = {0}; /* only the compared fields matter */
   key.benchmark = r->benchmark;
   key.dataset = r->dataset;
   return n ? bsearch(&key, h->cases, n, sizeof *h->cases, cmp_case) : NULL;

@@ -487,7 +487,7 @@ static void load_state(site *s) {
 }
 
 prev_run *bs__site_find_prev(const site *s, const char *id) {
-  prev_run key;
+  prev_run key = {0};
   key.id = (char *)id;
   return s->nprev
              ? bsearch(&key, s->prev, s->nprev, sizeof *s->prev, cmp_prev_run)
@@ -615,7 +615,7 @@ bs_status bs__site_write_stamps(site *s, int *write, bs_error *err) {
 }
 
 static const prev_seen *find_pseen(const site *s, const char *id) {
-  prev_seen key;
+  prev_seen key = {0};
   key.id = (char *)id;
   return s->npseen ? bsearch(&key, s->pseen, s->npseen, sizeof *s->pseen,
                              cmp_prev_seen)
@@ -752,7 +752,7 @@ int bs__site_report_intact(site *s, const char *id, const char *dir,
 /* ---- Files of the site the state lists ----------------------------------- */
 
 prev_file *bs__site_find_pfile(const site *s, const char *name) {
-  prev_file key;
+  prev_file key = {0};
   key.name = (char *)name;
   return s->npfiles ? bsearch(&key, s->pfiles, s->npfiles, sizeof *s->pfiles,
                               cmp_prev_file)
