@@ -113,6 +113,8 @@ static int cmp_double(const void *a, const void *b) {
  * double precision (src/resample.c's median band proves the expression),
  * the values permuted out of d; per resample, the network and the type-7
  * median with the expression of bs_quantile_sorted. */
+/* M is a constant and NET a statement list: no parentheses. */
+// NOLINTBEGIN(bugprone-macro-parentheses)
 #define DEFINE_FLOOR(M, NET)                                                   \
   FLOOR_TARGET static void floor_thetas_##M(const double *d, uint64_t *st,     \
                                             size_t per, double *th) {          \
@@ -155,6 +157,7 @@ static int cmp_double(const void *a, const void *b) {
     }                                                                          \
     _mm512_storeu_si512((void *)st, g);                                        \
   }
+// NOLINTEND(bugprone-macro-parentheses)
 
 DEFINE_FLOOR(8, NET8)
 DEFINE_FLOOR(12, NET12)
@@ -270,13 +273,15 @@ static int floor_vs_benchsite(const double *d, size_t m, double seconds,
   double *tf = malloc(ROUNDS_MAX * sizeof *tf);
   double *td = malloc(ROUNDS_MAX * sizeof *td);
   if (!w.th || !w.k0 || !w.k1 || !tb || !tf || !td)
-    return 3;
+    return 3; // NOLINT(clang-analyzer-unix.Malloc): the bench exits
   double blo = 0, bhi = 0, flo = 0, fhi = 0;
   uint64_t bnp = 0, fnp = 0;
   if (bs_bootstrap_median_ci_count(d, m, R, 95.0, seed, &blo, &bhi, NULL, &bnp,
                                    NULL))
     return 3;
   floor_case(d, m, R, seed, &w, 1, &flo, &fhi, &fnp);
+  /* Bit-identical is the claim, so the bits are compared. */
+  // NOLINTNEXTLINE(bugprone-suspicious-memory-comparison,cert-exp42-c,cert-flp37-c)
   if (memcmp(&blo, &flo, sizeof blo) || memcmp(&bhi, &fhi, sizeof bhi) ||
       bnp != fnp) {
     fprintf(stderr,

@@ -77,7 +77,7 @@ static void fences_sorted(const double *s, size_t n, double *lo, double *hi) {
 }
 
 bs_status bs_tukey_fences(const double *x, size_t n, double *lo, double *hi) {
-  *lo = -INFINITY;
+  *lo = -HUGE_VAL;
   *hi = INFINITY;
   if (n == 0)
     return BS_OK;

@@ -106,7 +106,7 @@ static int same_file(const char *dir, const char *file, const struct stat *id) {
 static int command_reads(const char *cmd, const char *dir,
                          const struct stat *id) {
   char **argv = NULL;
-  if (bs_run_split_command(cmd, &argv, NULL, NULL))
+  if (bs_run_split_command(cmd, &argv, NULL, NULL) || !argv || !argv[0])
     return 0; /* the run refuses it anyway */
   char *prog = NULL;
   int hit =

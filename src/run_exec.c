@@ -294,7 +294,8 @@ static bs_status spawn_one(bs__exec *e, size_t c, bs_error *err) {
 }
 
 static int same_case(const bs__exec_case *a, const bs__exec_case *b) {
-  return !strcmp(a->benchmark, b->benchmark) &&
+  return a->benchmark && b->benchmark && a->dataset && b->dataset &&
+         !strcmp(a->benchmark, b->benchmark) &&
          !strcmp(a->dataset, b->dataset) && a->has_digest == b->has_digest &&
          (a->scale == b->scale ||
           (a->scale != a->scale && b->scale != b->scale));

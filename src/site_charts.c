@@ -182,7 +182,7 @@ static bs_status describe_chain(const site *s, size_t c, const char *file,
  * percent is not a few pixels. */
 static void history_range(const bs_history_case *hc, size_t from, double *lo,
                           double *hi, double *mark, int *from_zero) {
-  double a = INFINITY, b = -INFINITY;
+  double a = HUGE_VAL, b = -HUGE_VAL;
   for (size_t i = from; i < hc->nentries; i++) {
     const bs_history_result *r = hc->entries[i].result;
     if (!r->has_median)

@@ -114,6 +114,8 @@ static bs_status json_entry(bs__buf *b, const bs_history_entry *e,
   if (!st)
     st = put_opt(b, l, e->chained_index);
   double sc = r->has_scale ? r->scale : 0.0;
+  /* The same bits, not the same value: -0 and 0 are different files. */
+  // NOLINTNEXTLINE(bugprone-suspicious-memory-comparison,cert-exp42-c,cert-flp37-c)
   if (!st && memcmp(&sc, &scale, sizeof sc) != 0) {
     st = bs__buf_putc(b, ',');
     if (!st)
@@ -297,6 +299,7 @@ static bs_status reuse_entries(site *s, size_t c, const char *file, size_t from,
     if ((k == 1 && from == 0) || e <= a)
       continue;
     double sc = file_scale(hc, a, e);
+    // NOLINTNEXTLINE(bugprone-suspicious-memory-comparison,cert-exp42-c,cert-flp37-c)
     if (memcmp(&sc, &scale, sizeof sc))
       continue; /* its lines state their scales against another */
     char key[BS__SHA256_HEXLEN + 1];

@@ -9,7 +9,6 @@
 #include "ahead.h"
 #include "archived.h"
 #include "oom.h"
-#include "pool.h"
 #include "strlist.h"
 
 #include <stdatomic.h>

@@ -27,6 +27,7 @@
 #error "benchsite needs posix_spawn_file_actions_addchdir_np (glibc >= 2.29)"
 #endif
 
+// NOLINTNEXTLINE(readability-redundant-declaration): not every mode declares it
 extern char **environ;
 
 long long bs__now_ms(void) {
