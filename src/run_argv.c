@@ -106,8 +106,10 @@ static int same_file(const char *dir, const char *file, const struct stat *id) {
 static int command_reads(const char *cmd, const char *dir,
                          const struct stat *id) {
   char **argv = NULL;
-  if (bs_run_split_command(cmd, &argv, NULL, NULL) || !argv || !argv[0])
+  if (bs_run_split_command(cmd, &argv, NULL, NULL) || !argv || !argv[0]) {
+    free(argv);
     return 0; /* the run refuses it anyway */
+  }
   char *prog = NULL;
   int hit =
       bs__spawn_resolve(argv[0], dir, &prog) == 0 && same_file(NULL, prog, id);
