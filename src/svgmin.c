@@ -7,6 +7,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* As bs__svg_check parses. */
 #define PARSE_OPTIONS                                                          \
@@ -48,9 +49,9 @@ static void strip(xmlNode *parent, int in_text) {
  * and no id, which something may refer to). */
 static int plain_attr(const xmlAttr *a) {
   static const char *const ok[] = {
-      "fill",           "color",           "stroke",      "stroke-width",
-      "stroke-linecap", "stroke-linejoin", "font-family", "font-size",
-      "text-anchor",    "transform",       "fill-opacity"};
+      "fill",           "color",           "stroke",       "stroke-width",
+      "stroke-linecap", "stroke-linejoin", "font-family",  "font-size",
+      "text-anchor",    "transform",       "fill-opacity", "shape-rendering"};
   if (a->ns)
     return 0;
   for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
@@ -257,6 +258,155 @@ static void unused_defs(xmlNode *root) {
     ;
 }
 
+/* Moves the attributes of a plain group that holds one element onto that
+ * element and puts the element in the group's place: each property the
+ * group gave it is inherited the same way from the element itself, one the
+ * element sets already wins as it did, and a transform of both is the
+ * group's followed by the element's (what nesting draws). Bottom up. */
+static void hoist(xmlNode *parent) {
+  xmlNode *n = parent->children;
+  while (n) {
+    xmlNode *next = n->next;
+    if (n->type != XML_ELEMENT_NODE) {
+      n = next;
+      continue;
+    }
+    hoist(n);
+    xmlNode *c = n->children;
+    if (!plain_group(n) || !c || c->next || c->type != XML_ELEMENT_NODE) {
+      n = next;
+      continue;
+    }
+    int ok = 1;
+    for (const xmlAttr *a = n->properties; a && ok; a = a->next) {
+      const xmlChar *v = attr_value(a);
+      xmlChar *cv = bs__xml.xmlGetNoNsProp(c, a->name);
+      if (!v) {
+        ok = 0;
+      } else if (!strcmp((const char *)a->name, "transform") && cv) {
+        size_t lv = strlen((const char *)v), lc = strlen((const char *)cv);
+        char *both = malloc(lv + lc + 2);
+        if (both) {
+          memcpy(both, v, lv);
+          both[lv] = ' ';
+          memcpy(both + lv + 1, cv, lc + 1);
+          ok = bs__xml.xmlSetProp(c, a->name, (const xmlChar *)both) != NULL;
+        } else {
+          ok = 0;
+        }
+        free(both);
+      } else if (!cv) {
+        ok = bs__xml.xmlSetProp(c, a->name, v) != NULL;
+      }
+      (*bs__xml.xmlFree)(cv);
+    }
+    if (ok) { /* else the group stays (out of memory: it still draws) */
+      bs__xml.xmlUnlinkNode(c);
+      bs__xml.xmlAddPrevSibling(n, c);
+      bs__xml.xmlUnlinkNode(n);
+      bs__xml.xmlFreeNode(n);
+    }
+    n = next;
+  }
+}
+
+/* Whether anything in `n` or under it takes the colour property: a value
+ * naming currentColor, or a <use>, whose copy inherits it. */
+static int uses_color(const xmlNode *n, int siblings) {
+  for (; n; n = siblings ? n->next : NULL) {
+    if (n->type != XML_ELEMENT_NODE)
+      continue;
+    if (is(n, "use"))
+      return 1;
+    for (const xmlAttr *a = n->properties; a; a = a->next) {
+      const char *v = (const char *)attr_value(a);
+      for (const char *p = v; p && *p; p++)
+        if (!strncasecmp(p, "currentcolor", 12))
+          return 1;
+    }
+    if (uses_color(n->children, 1))
+      return 1;
+  }
+  return 0;
+}
+
+/* Drops the colour property where nothing takes it. */
+static void unused_color(xmlNode *n) {
+  for (; n; n = n->next) {
+    if (n->type != XML_ELEMENT_NODE)
+      continue;
+    xmlAttr *a = n->properties;
+    while (a) {
+      xmlAttr *next = a->next;
+      if (!a->ns && !strcmp((const char *)a->name, "color") &&
+          !uses_color(n, 0))
+        bs__xml.xmlRemoveProp(a);
+      a = next;
+    }
+    unused_color(n->children);
+  }
+}
+
+/* Whether an attribute holds numbers only (lengths, coordinates, path
+ * data, transforms), where "2.50" and "2.5" are the same number. */
+static int numeric_attr(const xmlAttr *a) {
+  static const char *const num[] = {
+      "d",  "points", "transform", "stroke-width", "font-size", "fill-opacity",
+      "x",  "y",      "width",     "height",       "viewBox",   "cx",
+      "cy", "r",      "x1",        "y1",           "x2",        "y2"};
+  if (a->ns)
+    return 0;
+  for (size_t i = 0; i < sizeof num / sizeof num[0]; i++)
+    if (!strcmp((const char *)a->name, num[i]))
+      return 1;
+  return 0;
+}
+
+/* Drops the trailing zeros of each decimal fraction in `s`, in place:
+ * "0.550000" "11.00" ".0" become "0.55" "11" "0" (never one followed by
+ * an exponent). */
+static void trim_zeros(char *s) {
+  char *w = s;
+  for (const char *r = s; *r;) {
+    if (!((*r >= '0' && *r <= '9') || *r == '.')) {
+      *w++ = *r++;
+      continue;
+    }
+    const char *end = r, *dot = NULL;
+    for (; (*end >= '0' && *end <= '9') || *end == '.'; end++)
+      if (*end == '.')
+        dot = dot ? dot : end;
+    size_t keep = (size_t)(end - r);
+    if (dot && *end != 'e' && *end != 'E') {
+      while (keep > (size_t)(dot - r) && r[keep - 1] == '0')
+        keep--;
+      if (keep == (size_t)(dot - r) + 1)
+        keep--; /* the point itself */
+    }
+    if (keep == 0) {
+      *w++ = '0';
+    } else {
+      memmove(w, r, keep);
+      w += keep;
+    }
+    r = end;
+  }
+  *w = '\0';
+}
+
+static void numbers(xmlNode *n) {
+  for (; n; n = n->next) {
+    if (n->type != XML_ELEMENT_NODE)
+      continue;
+    for (xmlAttr *a = n->properties; a; a = a->next) {
+      xmlChar *v = attr_value(a);
+      if (v && numeric_attr(a))
+        trim_zeros((char *)v);
+    }
+    numbers(n->children);
+  }
+}
+
 bs_status bs__svg_compact(const char *name, const char *data, size_t len,
                           char **out, size_t *outlen, bs_error *err) {
   *out = NULL;
@@ -277,8 +427,12 @@ bs_status bs__svg_compact(const char *name, const char *data, size_t len,
   strip(root, 0);
   groups(root);
   values(root);
-  if (defaults_only(root))
+  numbers(root);
+  hoist(root);
+  if (defaults_only(root)) { /* no style sheet either */
     drop_defaults(root);
+    unused_color(root);
+  }
   unused_defs(root);
   xmlChar *mem = NULL;
   int size = 0;

@@ -40,6 +40,8 @@
   X(xmlAddChild)                                                               \
   X(xmlRemoveProp)                                                             \
   X(xmlGetNoNsProp)                                                            \
+  X(xmlSetProp)                                                                \
+  X(xmlAddPrevSibling)                                                         \
   X(xmlFree)
 
 /* The table: bs__xml.xmlReadMemory(...) and so on; (*bs__xml.xmlFree)(p).
