@@ -330,20 +330,23 @@ static int uses_color(const xmlNode *n, int siblings) {
   return 0;
 }
 
-/* Drops the colour property where nothing takes it. */
-static void unused_color(xmlNode *n) {
+/* Drops the colour property where nothing takes it, and class names
+ * (gnuplot's "gridline"), which only a style sheet could select: a chart
+ * is shown by <img>, which no style of the page reaches. */
+static void unused_color_class(xmlNode *n) {
   for (; n; n = n->next) {
     if (n->type != XML_ELEMENT_NODE)
       continue;
     xmlAttr *a = n->properties;
     while (a) {
       xmlAttr *next = a->next;
-      if (!a->ns && !strcmp((const char *)a->name, "color") &&
-          !uses_color(n, 0))
+      const char *an = (const char *)a->name;
+      if (!a->ns &&
+          ((!strcmp(an, "color") && !uses_color(n, 0)) || !strcmp(an, "class")))
         bs__xml.xmlRemoveProp(a);
       a = next;
     }
-    unused_color(n->children);
+    unused_color_class(n->children);
   }
 }
 
@@ -431,7 +434,7 @@ bs_status bs__svg_compact(const char *name, const char *data, size_t len,
   hoist(root);
   if (defaults_only(root)) { /* no style sheet either */
     drop_defaults(root);
-    unused_color(root);
+    unused_color_class(root);
   }
   unused_defs(root);
   xmlChar *mem = NULL;
