@@ -8,6 +8,7 @@
 #include "support.h"
 
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,6 +152,39 @@ static inline int wait_exit(pid_t pid) {
   int ws;
   cr_assert_eq(waitpid(pid, &ws, 0), pid);
   return WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
+}
+
+/* Calls check(path) for every file under `dir` (hidden ones skipped,
+ * symbolic links not followed) whose name ends in one of the suffixes in
+ * `ends` (NULL-terminated); returns how many it checked. */
+static inline size_t walk_files(const char *dir, const char *const *ends,
+                                void (*check)(const char *path)) {
+  DIR *d = opendir(dir);
+  cr_assert_not_null(d, "%s", dir);
+  size_t n = 0;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    if (e->d_name[0] == '.')
+      continue;
+    char *p = ts_pathf("%s/%s", dir, e->d_name);
+    struct stat st;
+    cr_assert_eq(lstat(p, &st), 0);
+    if (S_ISDIR(st.st_mode)) {
+      n += walk_files(p, ends, check);
+      continue;
+    }
+    size_t l = strlen(e->d_name);
+    for (const char *const *x = ends; *x; x++) {
+      size_t xl = strlen(*x);
+      if (l > xl && !strcmp(e->d_name + l - xl, *x)) {
+        check(p);
+        n++;
+        break;
+      }
+    }
+  }
+  closedir(d);
+  return n;
 }
 
 #endif

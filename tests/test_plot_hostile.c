@@ -10,7 +10,6 @@
 #include "svgmin.h"
 
 #include <criterion/criterion.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -31,27 +30,13 @@ static int xml_well_formed(const char *path) {
   return ts_run_quiet(argv) == 0;
 }
 
+static void check_svg(const char *path) {
+  cr_expect(xml_well_formed(path), "not well-formed: %s", path);
+}
+
 static size_t check_svgs(const char *dir) {
-  DIR *d = opendir(dir);
-  cr_assert_not_null(d, "%s", dir);
-  size_t n = 0;
-  struct dirent *e;
-  while ((e = readdir(d))) {
-    if (e->d_name[0] == '.')
-      continue;
-    char *p = ts_pathf("%s/%s", dir, e->d_name);
-    struct stat st;
-    cr_assert_eq(lstat(p, &st), 0);
-    size_t l = strlen(e->d_name);
-    if (S_ISDIR(st.st_mode)) {
-      n += check_svgs(p);
-    } else if (l > 4 && !strcmp(e->d_name + l - 4, ".svg")) {
-      cr_expect(xml_well_formed(p), "not well-formed: %s", p);
-      n++;
-    }
-  }
-  closedir(d);
-  return n;
+  static const char *const ends[] = {".svg", NULL};
+  return walk_files(dir, ends, check_svg);
 }
 
 /* Before: gnuplot copies "&#x..;" and "]]>" into the SVG as they are: 14

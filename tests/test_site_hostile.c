@@ -8,7 +8,6 @@
 #include "sha256.h"
 #include <criterion/criterion.h>
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -225,32 +224,17 @@ static int utf8_ok(const unsigned char *s, size_t n) {
   return 1;
 }
 
+static void check_utf8(const char *path) {
+  size_t len;
+  unsigned char *text = (unsigned char *)ts_read(path, &len);
+  cr_assert_not_null(text);
+  cr_expect(utf8_ok(text, len), "invalid UTF-8 in %s", path);
+  free(text);
+}
+
 static size_t check_pages_utf8(const char *dir) {
-  DIR *d = opendir(dir);
-  cr_assert_not_null(d, "%s", dir);
-  size_t n = 0;
-  struct dirent *e;
-  while ((e = readdir(d))) {
-    if (e->d_name[0] == '.')
-      continue;
-    char *p = ts_pathf("%s/%s", dir, e->d_name);
-    struct stat st;
-    cr_assert_eq(lstat(p, &st), 0);
-    size_t l = strlen(e->d_name);
-    if (S_ISDIR(st.st_mode)) {
-      n += check_pages_utf8(p);
-    } else if ((l > 5 && !strcmp(e->d_name + l - 5, ".html")) ||
-               (l > 4 && !strcmp(e->d_name + l - 4, ".svg"))) {
-      size_t len;
-      unsigned char *text = (unsigned char *)ts_read(p, &len);
-      cr_assert_not_null(text);
-      cr_expect(utf8_ok(text, len), "invalid UTF-8 in %s", p);
-      free(text);
-      n++;
-    }
-  }
-  closedir(d);
-  return n;
+  static const char *const ends[] = {".html", ".svg", NULL};
+  return walk_files(dir, ends, check_utf8);
 }
 
 /* Before: site labels were cut in a 512-byte buffer inside a UTF-8
