@@ -1,10 +1,14 @@
 /* benchsite run: measure builds, commands or Google Benchmark programs in
  * calibrated, rotated blocks and write the observation log. */
+#if defined(__linux__) && !defined(_GNU_SOURCE)
+#define _GNU_SOURCE /* sched_getaffinity */
+#endif
 #include "measure.h"
 #include "progress.h"
 
 #include <errno.h>
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +18,8 @@ static const char usage_head[] =
     "usage: benchsite run --out LOG [--protocol "
     "Development|RegressionGate|Shared]\n"
     "                     [--blocks M] [--runs N] [--seed N] [--filter TEXT]\n"
-    "                     [--fresh run|block] [--duet] [--quiet]\n"
+    "                     [--fresh run|block] [--duet | --sequential]\n"
+    "                     [--quiet]\n"
     "                     [--timeout SECONDS] [--show-output]\n"
     "                     [--manifest-out M [manifest options]]\n"
     "                     [--benchmark NAME] [--dataset D] [--dir IMPL=DIR]\n"
@@ -60,9 +65,10 @@ static const char usage_body[] =
     "confirm batches use one n, the largest calibrated one (unless the\n"
     "calibrated times per call differ by more than 4x, when each keeps its\n"
     "own), and M blocks time one batch per impl, block j starting with impl\n"
-    "(j + seed) mod K. T and M come from the protocol: Development 5 ms and\n"
-    "10 blocks (the default), RegressionGate 10 ms and 20, Shared 0.5 ms and\n"
-    "50 (for a machine shared with other work);\n"
+    "(j + seed) mod K. T and M come from the protocol: Shared 0.5 ms and 50\n"
+    "blocks (the default: the fewest false alarms measured, on a quiet\n"
+    "machine and a busy one), Development 5 ms and 10, RegressionGate 10 ms\n"
+    "and 20;\n"
     "--blocks M overrides M. Rows are written in measurement order,\n"
     "calibration rows too. Confirm rows also record cpu_per_call_us (the\n"
     "CPU time per call: of the measuring thread, of the commands, or Google\n"
@@ -77,7 +83,10 @@ static const char usage_body[] =
     "  --duet              two impls side by side: each block runs both\n"
     "                      batches at once, each impl in its own process on\n"
     "                      its own CPU, started together, the CPUs swapped\n"
-    "                      every block (needs two CPUs; --lib and --cmd)\n"
+    "                      every block (needs two CPUs; --lib and --cmd).\n"
+    "                      The default whenever it can be: two --lib or two\n"
+    "                      --cmd impls and two CPUs this process may use\n"
+    "  --sequential        one impl at a time, never side by side\n"
     "  --filter TEXT       only cases whose \"benchmark/dataset\" contains "
     "TEXT;\n"
     "                      ^TEXT: starts with it, TEXT$: ends with it,\n"
@@ -117,8 +126,24 @@ static const cli_opt opts[] = {{"out", 1, 0},
                                {"dataset", 1, 0},
                                {"fresh", 1, 0},
                                {"duet", 0, 0},
+                               {"sequential", 0, 0},
                                {"quiet", 0, 0},
                                CLI_MANIFEST_OPTS};
+
+/* The protocol of a run that names none: chosen by the verdict lab
+ * (bench/README.md, "Verdict lab"). */
+#define DEFAULT_PROTOCOL "Shared"
+
+/* How many CPUs this process may run on (1 when that cannot be told). */
+static int usable_cpus(void) {
+#ifdef __linux__
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0)
+    return CPU_COUNT(&set);
+#endif
+  return 1;
+}
 
 /* Whether a and b are the same file (or, when either cannot be found,
  * the same name). NULL is the current directory. */
@@ -325,11 +350,20 @@ int cli_cmd_run(int argc, char **argv) {
   }
   o.fresh =
       fresh && !strcmp(fresh, "block") ? BS_RUN_FRESH_BLOCK : BS_RUN_FRESH_RUN;
-  o.duet = cli_flag(&a, "duet");
+  if (cli_flag(&a, "duet") && cli_flag(&a, "sequential")) {
+    rc = cli_usage_error("run: --duet and --sequential exclude each other");
+    goto done;
+  }
+  /* Side by side by default where it can be (the verdict lab measured it
+   * ahead of sequential blocks, quiet and loaded); --duet insists. */
+  o.duet = cli_flag(&a, "duet") ||
+           (!cli_flag(&a, "sequential") && nimpls == 2 &&
+            !bs_run_harness_name(o.mode) && usable_cpus() >= 2);
 
   const char *protocol = cli_get(&a, "protocol");
-  if (bs_run_protocol(protocol ? protocol : "Development", &o.target_us,
-                      &o.blocks, &err)) {
+  if (!protocol)
+    protocol = DEFAULT_PROTOCOL;
+  if (bs_run_protocol(protocol, &o.target_us, &o.blocks, &err)) {
     rc = cli_usage_error("run: --protocol: %s", err.message);
     goto done;
   }
@@ -378,7 +412,7 @@ int cli_cmd_run(int argc, char **argv) {
   if (mout) {
     cli_manifest_fill fill;
     memset(&fill, 0, sizeof fill);
-    fill.protocol = protocol ? protocol : "Development";
+    fill.protocol = protocol;
     if (nimpls >= 2 && same_target(o.mode, &impls[0], &impls[1])) {
       fill.aa_a = impls[0].name;
       fill.aa_b = impls[1].name;
