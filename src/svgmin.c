@@ -397,14 +397,143 @@ static void trim_zeros(char *s) {
   *w = '\0';
 }
 
+/* Path data of M, L and Z commands with at most two decimals per number
+ * (what gnuplot writes), rewritten shorter and exactly: no blanks between
+ * commands, and a line that keeps its y (x) as Hx (Vy), compared in
+ * integer hundredths, so every point stays where it was. Anything else
+ * (another command, more decimals, an exponent) leaves the data as it
+ * is. */
+static int path_num(const char **p, long long *v) {
+  const char *s = *p;
+  int neg = 0;
+  if (*s == '-' || *s == '+')
+    neg = *s++ == '-';
+  long long ip = 0, fp = 0;
+  int di = 0, df = 0;
+  for (; *s >= '0' && *s <= '9' && di < 12; s++, di++)
+    ip = ip * 10 + (*s - '0');
+  if (*s == '.') {
+    for (s++; *s >= '0' && *s <= '9'; s++, df++) {
+      if (df == 2)
+        return 0;
+      fp = fp * 10 + (*s - '0');
+    }
+  }
+  if ((di == 0 && df == 0) || (*s >= '0' && *s <= '9') || *s == 'e' ||
+      *s == 'E' || *s == '.')
+    return 0;
+  if (df == 1)
+    fp *= 10;
+  *v = (ip * 100 + fp) * (neg ? -1 : 1);
+  *p = s;
+  return 1;
+}
+
+static void skip_sep(const char **p) {
+  while (**p == ' ' || **p == ',' || **p == '\t' || **p == '\n' || **p == '\r')
+    (*p)++;
+}
+
+/* Writes v hundredths as "-0.5", "12", "3.25" (a leading zero kept). */
+static size_t put_hundredths(char *w, long long v) {
+  char t[32];
+  long long a = v < 0 ? -v : v;
+  int n = snprintf(t, sizeof t, "%s%lld", v < 0 ? "-" : "", a / 100);
+  long long f = a % 100;
+  if (f)
+    n += snprintf(t + n, sizeof t - (size_t)n, f % 10 ? ".%02lld" : ".%lld",
+                  f % 10 ? f : f / 10);
+  memcpy(w, t, (size_t)n);
+  return (size_t)n;
+}
+
+static void shorter_path(char *d) {
+  size_t len = strlen(d);
+  char *out = malloc(2 * len + 64); /* ".5" grows to "0.5" */
+  if (!out)
+    return; /* out of memory: the data stays as it is, and draws */
+  const char *p = d;
+  char *w = out;
+  long long cx = 0, cy = 0, sx = 0, sy = 0;
+  int started = 0;
+  skip_sep(&p);
+  while (*p) {
+    char cmd = *p++;
+    skip_sep(&p);
+    if (cmd == 'Z' || cmd == 'z') {
+      *w++ = 'Z';
+      cx = sx;
+      cy = sy;
+      continue;
+    }
+    if (cmd != 'M' && cmd != 'L')
+      goto keep;
+    long long x, y;
+    int first = 1;
+    /* A command may repeat its coordinates; after M they are L's. */
+    do {
+      if (!path_num(&p, &x))
+        goto keep;
+      skip_sep(&p);
+      if (!path_num(&p, &y))
+        goto keep;
+      skip_sep(&p);
+      if (cmd == 'M' && first) {
+        *w++ = 'M';
+        w += put_hundredths(w, x);
+        *w++ = ',';
+        w += put_hundredths(w, y);
+        sx = x;
+        sy = y;
+        started = 1;
+      } else {
+        if (!started)
+          goto keep;
+        /* Absolute steps only: a relative one is summed in the
+         * renderer's floating point, and a long chain of them moves the
+         * last points by a fraction of a pixel (measured: a few pixels of
+         * antialiasing differ). */
+        char opt[80];
+        size_t ol = 0;
+        if (y == cy && x != cx) {
+          opt[ol++] = 'H';
+          ol += put_hundredths(opt + ol, x);
+        } else if (x == cx && y != cy) {
+          opt[ol++] = 'V';
+          ol += put_hundredths(opt + ol, y);
+        } else {
+          opt[ol++] = 'L';
+          ol += put_hundredths(opt + ol, x);
+          opt[ol++] = ',';
+          ol += put_hundredths(opt + ol, y);
+        }
+        memcpy(w, opt, ol);
+        w += ol;
+      }
+      cx = x;
+      cy = y;
+      first = 0;
+    } while (*p &&
+             ((*p >= '0' && *p <= '9') || *p == '-' || *p == '+' || *p == '.'));
+  }
+  *w = '\0';
+  if ((size_t)(w - out) < len)
+    memcpy(d, out, (size_t)(w - out) + 1);
+keep:
+  free(out);
+}
+
 static void numbers(xmlNode *n) {
   for (; n; n = n->next) {
     if (n->type != XML_ELEMENT_NODE)
       continue;
     for (xmlAttr *a = n->properties; a; a = a->next) {
       xmlChar *v = attr_value(a);
-      if (v && numeric_attr(a))
+      if (v && numeric_attr(a)) {
         trim_zeros((char *)v);
+        if (!strcmp((const char *)a->name, "d"))
+          shorter_path((char *)v);
+      }
     }
     numbers(n->children);
   }

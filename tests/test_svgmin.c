@@ -67,7 +67,7 @@ Test(svgmin, drops_what_draws_nothing_and_keeps_what_draws) {
   /* The two plain groups are one; the opacity groups stay two. */
   cr_expect_not_null(strstr(out,
                             "<g fill=\"none\" stroke=\"rgb(85,85,85)\"><path "
-                            "d=\"M1,2 L3,4\"/><use xlink:href=\"#gpPt6\""),
+                            "d=\"M1,2L3,4\"/><use xlink:href=\"#gpPt6\""),
                      "%s", out);
   const char *op = strstr(out, "opacity");
   cr_assert_not_null(op);
@@ -111,7 +111,7 @@ Test(svgmin, a_group_of_one_hands_its_attributes_to_it) {
   /* Two children: the group stays; its inner group of one goes, and the
    * text's characters are never numbers to trim. */
   cr_expect_not_null(strstr(out, "<g fill=\"green\" stroke=\"black\"><path "
-                                 "d=\"M0,0 L3,3\"/><text font-size=\"11\">"
+                                 "d=\"M0,0L3,3\"/><text font-size=\"11\">"
                                  "1.00</text></g>"),
                      "%s", out);
   char *again = compact(out);
@@ -134,8 +134,8 @@ Test(svgmin, a_colour_nothing_takes_is_dropped) {
   char *out = compact(in);
   cr_expect_null(strstr(out, "gray"), "%s", out);
   cr_expect_null(strstr(out, "gridline"), "%s", out);
-  cr_expect_not_null(strstr(out, "<path stroke=\"rgb(1,2,3)\" d=\"M0,0 "
-                                 "L1,1\" stroke-width=\"0.6\"/>"),
+  cr_expect_not_null(strstr(out, "<path stroke=\"rgb(1,2,3)\" d=\"M0,0L1,1\" "
+                                 "stroke-width=\"0.6\"/>"),
                      "%s", out);
   cr_expect_not_null(strstr(out, "olive"), "%s", out);
   cr_expect_not_null(strstr(out, "teal"), "%s", out);
@@ -151,11 +151,41 @@ Test(svgmin, trailing_zeros_go_from_numbers_only) {
            "</svg>\n";
   char *out = compact(in);
   cr_expect_not_null(strstr(out, "d=\"M10,0.5 L0,-0.25 L1.50e3,100\""), "%s",
-                     out);
+                     out); /* (an exponent: the path stays absolute) */
   cr_expect_not_null(strstr(out, "fill-opacity=\"0.55\""), "%s", out);
   /* A style sheet could select the class: it stays. */
   cr_expect_not_null(strstr(out, "class=\"v1.0\""), "%s", out);
   cr_expect_not_null(strstr(out, "rgb(10,20,30)"), "%s", out);
+  free(out);
+}
+
+/* Path data of M, L and Z with two decimals at most loses its blanks and
+ * writes horizontal and vertical lines as H and V, compared in hundredths,
+ * absolute so that every point stays where it was; other path data stays
+ * as it is. */
+Test(svgmin, paths_take_the_shortest_exact_steps) {
+  const char *in =
+      HEAD "<path d='M82.42,262.45 L696.92,262.45'/>"
+           "<path d='M304.8,327.62 L328.43,327.62 L328.43,319.38 L304.8,319.38"
+           " L304.8,327.62 Z'/>"
+           "<path d='M10,10 L11,11 12,15 Z L10,12'/>"
+           "<path d='M0,0 C1,1 2,2 3,3'/>"
+           "<path d='M0.125,0 L1,1'/>"
+           "<path d='M.5,0 L.5,100'/>"
+           "</svg>\n";
+  char *out = compact(in);
+  cr_expect_not_null(strstr(out, "d=\"M82.42,262.45H696.92\""), "%s", out);
+  cr_expect_not_null(
+      strstr(out, "d=\"M304.8,327.62H328.43V319.38H304.8V327.62Z\""), "%s",
+      out);
+  /* Repeated coordinates are lines; after Z the point is the start. */
+  cr_expect_not_null(strstr(out, "d=\"M10,10L11,11L12,15ZV12\""), "%s", out);
+  cr_expect_not_null(strstr(out, "d=\"M0,0 C1,1 2,2 3,3\""), "%s", out);
+  cr_expect_not_null(strstr(out, "d=\"M0.125,0 L1,1\""), "%s", out);
+  cr_expect_not_null(strstr(out, "d=\"M0.5,0V100\""), "%s", out);
+  char *again = compact(out);
+  cr_expect_str_eq(again, out);
+  free(again);
   free(out);
 }
 
