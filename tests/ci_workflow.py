@@ -654,9 +654,11 @@ done
             base = os.path.join(state, "base")
             want = [w.format(base=base, head=head) for w in want]
             # duet: auto puts both builds side by side for a library or a
-            # command when the machine has two CPUs.
+            # command when the machine has two CPUs, and says --sequential
+            # otherwise (run's own default would pair them).
             duet = (["--duet"] if harness in ("lib", "command")
-                    and len(os.sched_getaffinity(0)) >= 2 else [])
+                    and len(os.sched_getaffinity(0)) >= 2
+                    else ["--sequential"])
             head_words = ["run", "--out", f"{state}/out/log.csv",
                           "--manifest-out", f"{state}/out/env.csv",
                           "--commit", "h" * 40, "--baseline-commit",

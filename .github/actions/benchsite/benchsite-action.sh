@@ -521,7 +521,12 @@ cmd_measure() {
   local v
   v=$(state_get protocol)
   [ -z "$v" ] || args+=(--protocol "$v")
-  [ "$(state_get duet)" != true ] || args+=(--duet)
+  # Said either way: run's own default is side by side where it can be.
+  if [ "$(state_get duet)" = true ]; then
+    args+=(--duet)
+  else
+    args+=(--sequential)
+  fi
   v=$(state_get profile)
   [ -z "$v" ] || args+=(--profile "$v")
   v=$(state_get dtype)
