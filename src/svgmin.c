@@ -182,20 +182,29 @@ static int defaults_only(const xmlNode *n) {
   return 1;
 }
 
-static void drop_defaults(xmlNode *n) {
+/* Removes, in `n`, its siblings and everything under them, each
+ * attribute `drop` says draws nothing. */
+static void drop_attrs(xmlNode *n,
+                       int (*drop)(const xmlNode *, const xmlAttr *)) {
   for (; n; n = n->next) {
     if (n->type != XML_ELEMENT_NODE)
       continue;
     xmlAttr *a = n->properties;
     while (a) {
       xmlAttr *next = a->next;
-      if (!a->ns && (!strcmp((const char *)a->name, "stroke-linecap") ||
-                     !strcmp((const char *)a->name, "stroke-linejoin")))
+      if (!a->ns && drop(n, a))
         bs__xml.xmlRemoveProp(a);
       a = next;
     }
-    drop_defaults(n->children);
+    drop_attrs(n->children, drop);
   }
+}
+
+/* Line ends, once defaults_only found them all at their defaults. */
+static int line_end(const xmlNode *n, const xmlAttr *a) {
+  (void)n;
+  return !strcmp((const char *)a->name, "stroke-linecap") ||
+         !strcmp((const char *)a->name, "stroke-linejoin");
 }
 
 /* Whether any attribute outside `skip` refers to "#id" (href="#id" or
@@ -330,24 +339,12 @@ static int uses_color(const xmlNode *n, int siblings) {
   return 0;
 }
 
-/* Drops the colour property where nothing takes it, and class names
- * (gnuplot's "gridline"), which only a style sheet could select: a chart
- * is shown by <img>, which no style of the page reaches. */
-static void unused_color_class(xmlNode *n) {
-  for (; n; n = n->next) {
-    if (n->type != XML_ELEMENT_NODE)
-      continue;
-    xmlAttr *a = n->properties;
-    while (a) {
-      xmlAttr *next = a->next;
-      const char *an = (const char *)a->name;
-      if (!a->ns &&
-          ((!strcmp(an, "color") && !uses_color(n, 0)) || !strcmp(an, "class")))
-        bs__xml.xmlRemoveProp(a);
-      a = next;
-    }
-    unused_color_class(n->children);
-  }
+/* The colour property where nothing takes it, and class names (gnuplot's
+ * "gridline"), which only a style sheet could select: a chart is shown by
+ * <img>, which no style of the page reaches. */
+static int unused_color_class(const xmlNode *n, const xmlAttr *a) {
+  const char *an = (const char *)a->name;
+  return (!strcmp(an, "color") && !uses_color(n, 0)) || !strcmp(an, "class");
 }
 
 /* Whether an attribute holds numbers only (lengths, coordinates, path
@@ -562,8 +559,8 @@ bs_status bs__svg_compact(const char *name, const char *data, size_t len,
   numbers(root);
   hoist(root);
   if (defaults_only(root)) { /* no style sheet either */
-    drop_defaults(root);
-    unused_color_class(root);
+    drop_attrs(root, line_end);
+    drop_attrs(root, unused_color_class);
   }
   unused_defs(root);
   xmlChar *mem = NULL;
