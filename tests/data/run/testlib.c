@@ -23,6 +23,9 @@
 #ifdef TESTLIB_CLOSE
 #include <fcntl.h>
 #endif
+#ifdef TESTLIB_ESCAPE
+#include <time.h>
+#endif
 #include "benchsite/harness.h"
 
 #include <signal.h>
@@ -50,13 +53,30 @@ static void note_pid(void) {
   fclose(f);
 }
 
+/* How many pids $TESTLIB_PIDFILE holds. */
+static int pids_noted(void) {
+  FILE *f = fopen(getenv("TESTLIB_PIDFILE"), "r");
+  int n = 0, c;
+  if (!f)
+    return 0;
+  while ((c = getc(f)) != EOF)
+    n += c == '\n';
+  fclose(f);
+  return n;
+}
+
 /* A daemon's escape: out of the process group and the session, then one
- * more fork; both sleep long past the run. */
+ * more fork; both sleep long past the run. The setup returns once both
+ * have noted their pids (at most 10 s): a short run must not end them
+ * before the test can know them. */
 static void escape(void) {
   (void)setsid(); /* refused: the measuring process leads its group */
   pid_t pid = fork();
-  if (pid != 0)
+  if (pid != 0) {
+    for (int i = 0; i < 10000 && pids_noted() < 2; i++)
+      nanosleep(&(struct timespec){0, 1000000}, NULL);
     return;
+  }
   setsid();
   note_pid();
   if (fork() == 0)
