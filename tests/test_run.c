@@ -1409,6 +1409,59 @@ Test(run_duet, is_refused_for_three_impls_google_benchmark_and_one_cpu) {
   cr_expect_eq(ts_count_entries(dir), 0);
 }
 
+/* Side by side is the default where it can be: on one CPU a pair of
+ * libraries is measured one at a time (no duet in the manifest), and
+ * --duet with --sequential is refused. */
+Test(run_duet, is_the_default_where_it_can_be_and_sequential_opts_out) {
+  char *dir = ts_own(ts_tmpdir("run_duet_default"));
+  char *log = ts_own(ts_path(dir, "log.csv"));
+  char *env = ts_own(ts_path(dir, "env.csv"));
+  const char *both[] = {"run",
+                        "--out",
+                        log,
+                        "--duet",
+                        "--sequential",
+                        "--lib",
+                        impl("a", lib("ok")),
+                        "--lib",
+                        impl("b", lib("ok")),
+                        NULL};
+  ts_run r = run_cli(NULL, both);
+  cr_expect_eq(r.status, 2, "%s", r.err);
+  cr_expect(strstr(r.err, "--duet and --sequential exclude each other"), "%s",
+            r.err);
+  ts_run_free(&r);
+  cr_expect_eq(ts_count_entries(dir), 0);
+
+  cpu_set_t one, old;
+  cr_assert_eq(sched_getaffinity(0, sizeof old, &old), 0);
+  CPU_ZERO(&one);
+  CPU_SET(0, &one);
+  cr_assert_eq(sched_setaffinity(0, sizeof one, &one), 0);
+  const char *pair[] = {"run",
+                        "--out",
+                        log,
+                        "--manifest-out",
+                        env,
+                        "--blocks",
+                        "2",
+                        "--lib",
+                        impl("a", lib("ok")),
+                        "--lib",
+                        impl("b", lib("ok")),
+                        NULL};
+  r = run_cli(NULL, pair);
+  sched_setaffinity(0, sizeof old, &old);
+  cr_expect_eq(r.status, 0, "%s", r.err);
+  ts_run_free(&r);
+  bs_manifest *m = bs_manifest_new();
+  bs_error err;
+  cr_assert_eq(bs_manifest_read_file(m, env, &err), BS_OK, "%s", err.message);
+  cr_expect_null(bs_manifest_get(m, "duet"));
+  cr_expect_str_eq(bs_manifest_get(m, "protocol"), "Shared");
+  bs_manifest_free(m);
+}
+
 /* Runs benchsite with standard error on a new pseudo-terminal and
  * standard output to a file; returns what the terminal showed. */
 static char *run_on_tty(const char *const *args, char **out) {
