@@ -43,11 +43,11 @@ one=$out/one.csv
 set -- -- true /bin/true \
   -- help "$bs" --help \
   -- compare "$bs" compare "$one" --baseline main --candidate pr \
-  -- check "$bs" check "$one"
+  -- check "$bs" check "$one" --manifest "$here/examples/env.csv"
 if [ -n "$before" ]; then
   set -- "$@" -- help-before "$before" --help \
     -- compare-before "$before" compare "$one" --baseline main --candidate pr \
-    -- check-before "$before" check "$one"
+    -- check-before "$before" check "$one" --manifest "$here/examples/env.csv"
 fi
 
 echo

@@ -38,7 +38,7 @@ void bs_check_options_init(bs_check_options *o) {
 bs_status bs_check_protocol_target(const char *protocol, double *target_us,
                                    bs_error *err) {
   const bs__protocol *p =
-      bs__protocol_find(protocol ? protocol : "Development");
+      bs__protocol_find(protocol ? protocol : BS_RUN_DEFAULT_PROTOCOL);
   if (!p)
     return bs_error_set(err, BS_EINPUT, NULL, 0, "protocol \"%s\" is not %s",
                         protocol, bs__protocol_names());

@@ -46,7 +46,8 @@ static void expect_lines(const char *out, const char *const *lines) {
  * rule goes on to max(501, ceil(500 * 5000 / 4500)) = 556. Z has no
  * iterations to check. */
 Test(check, calibration_rule_findings_with_file_and_line) {
-  const char *args[] = {"calibration.csv", NULL};
+  const char *args[] = {"calibration.csv", "--manifest", "development_env.csv",
+                        NULL};
   ts_run r = check(args);
   cr_expect_eq(r.status, 1, "stderr: %s", r.err);
   const char *want[] = {
@@ -63,7 +64,7 @@ Test(check, calibration_rule_findings_with_file_and_line) {
       "calibration.csv:8: calibration: case c, run 0, impl Z: calibration "
       "row without iterations; the calibration rule cannot be checked",
       "4 findings in 16 rows of 1 case (calibration checked against T = 5 "
-      "ms, protocol Development (default))",
+      "ms, protocol Development)",
       NULL};
   expect_lines(r.out, want);
   cr_expect_str_eq(r.err, "");
@@ -100,7 +101,7 @@ Test(check, unknown_protocol_is_bad_input) {
 }
 
 Test(check, confirm_batches_must_match_the_last_calibration_step) {
-  const char *args[] = {"batch.csv", NULL};
+  const char *args[] = {"batch.csv", "--manifest", "development_env.csv", NULL};
   ts_run r = check(args);
   cr_expect_eq(r.status, 1);
   const char *want[] = {
@@ -113,7 +114,8 @@ Test(check, confirm_batches_must_match_the_last_calibration_step) {
 }
 
 Test(check, blocks_and_runs_missing_an_impl) {
-  const char *args[] = {"missing.csv", NULL};
+  const char *args[] = {"missing.csv", "--manifest", "development_env.csv",
+                        NULL};
   ts_run r = check(args);
   cr_expect_eq(r.status, 1);
   const char *want[] = {
@@ -121,7 +123,7 @@ Test(check, blocks_and_runs_missing_an_impl) {
       "missing.csv:7: missing-impl: case m, run 1: no confirm rows of impl "
       "B, which other runs of the case have",
       "2 findings in 7 rows of 1 case (calibration checked against T = 5 "
-      "ms, protocol Development (default))",
+      "ms, protocol Development)",
       NULL};
   expect_lines(r.out, want);
   ts_run_free(&r);
@@ -130,7 +132,8 @@ Test(check, blocks_and_runs_missing_an_impl) {
 /* Blocks 0-3 are two whole cycles of K = 2; A runs first in all four.
  * Block 4 (an incomplete cycle, B first) is not counted. */
 Test(check, unbalanced_first_positions_over_whole_cycles) {
-  const char *args[] = {"rotation.csv", NULL};
+  const char *args[] = {"rotation.csv", "--manifest", "development_env.csv",
+                        NULL};
   ts_run r = check(args);
   cr_expect_eq(r.status, 1);
   const char *want[] = {
@@ -143,7 +146,8 @@ Test(check, unbalanced_first_positions_over_whole_cycles) {
 }
 
 Test(check, unknown_columns_are_reported_on_the_header_line) {
-  const char *args[] = {"unknown.csv", NULL};
+  const char *args[] = {"unknown.csv", "--manifest", "development_env.csv",
+                        NULL};
   ts_run r = check(args);
   cr_expect_eq(r.status, 1);
   const char *want[] = {
@@ -160,7 +164,7 @@ Test(check, unknown_columns_are_reported_on_the_header_line) {
  * B: 1 took 2500 -> max(2, 2) = 2; 4800 -> max(3, ceil(2 * 5000 / 4800)
  * = 3) = 3; 6000 >= T: stop. Blocks rotate A, B, A first. */
 Test(check, clean_log_exits_0) {
-  const char *args[] = {"clean.csv", NULL};
+  const char *args[] = {"clean.csv", "--manifest", "development_env.csv", NULL};
   ts_run r = check(args);
   cr_expect_eq(r.status, 0, "%s", r.out);
   cr_expect(strncmp(r.out, "0 findings in 11 rows of 1 case", 31) == 0, "%s",
@@ -264,8 +268,9 @@ Test(check, n_max_caps_and_stops_calibration) {
 
 Test(check, protocol_targets_and_kind_names) {
   double t = 0;
+  /* None named: run's default, Shared. */
   cr_expect_eq(bs_check_protocol_target(NULL, &t, NULL), BS_OK);
-  cr_expect_eq(t, 5000.0);
+  cr_expect_eq(t, 500.0);
   cr_expect_eq(bs_check_protocol_target("Development", &t, NULL), BS_OK);
   cr_expect_eq(t, 5000.0);
   cr_expect_eq(bs_check_protocol_target("RegressionGate", &t, NULL), BS_OK);
@@ -339,17 +344,18 @@ Test(check, per_case_rule_holds_every_impl_to_the_largest_calibrated_n) {
       "differ by more than 4x, so each impl keeps its own) (and 1 more "
       "confirm row)",
       "2 findings in 23 rows of 3 cases (calibration checked against T = 5 "
-      "ms, protocol Development (default); one batch size per case)",
+      "ms, protocol Development; one batch size per case)",
       NULL};
   expect_lines(r.out, want);
   ts_run_free(&r);
 }
 
-/* The same log without the manifest key keeps the earlier rule: each
+/* The same log with a manifest that lacks the key keeps the earlier rule: each
  * impl's confirm batches equal its own last step, so "within" (P's 5, not
  * its 2) is the finding and "narrow" is clean. */
 Test(check, a_log_whose_manifest_lacks_batch_rule_keeps_the_earlier_rule) {
-  const char *args[] = {"per_case.csv", NULL};
+  const char *args[] = {"per_case.csv", "--manifest", "development_env.csv",
+                        NULL};
   ts_run r = check(args);
   cr_expect_eq(r.status, 1, "stderr: %s", r.err);
   const char *want[] = {

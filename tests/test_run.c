@@ -458,9 +458,13 @@ Test(run_cmd, arguments_reach_the_program_as_literal_text) {
   size_t n = read_rows(log, rows, 1024);
   cr_expect_str_eq(rows[0].f[F_BENCH], "dump");
   cr_expect_str_eq(rows[n - 1].f[F_PHASE], "confirm");
+  /* Without a manifest, check holds the log to run's own defaults. */
   const char *chk[] = {"check", log, NULL};
   r = run_cli(NULL, chk);
   cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+  cr_expect(strstr(r.out, "protocol Shared (no manifest: run's default); one "
+                          "batch size per case"),
+            "%s", r.out);
   ts_run_free(&r);
 }
 

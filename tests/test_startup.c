@@ -87,7 +87,8 @@ Test(startup, commands_without_charts_never_map_libxml2) {
                            "--manifest", EXAMPLES "env.csv",
                            "--json",     json,
                            NULL};
-  const char *check[] = {"check", EXAMPLES "pr.csv", NULL};
+  const char *check[] = {"check", EXAMPLES "pr.csv", "--manifest",
+                         EXAMPLES "env.csv", NULL};
   /* Every block in a new measuring process (benchsite started again). */
   const char *run[] = {"run",     "--cmd", "t=/bin/true", "--blocks", "2",
                        "--fresh", "block", "--out",       log,        NULL};

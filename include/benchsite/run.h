@@ -47,6 +47,10 @@ typedef struct bs_run_impl {
 /* The largest batch calibration chooses. */
 #define BS_RUN_NMAX UINT64_C(1000000000)
 
+/* The protocol of a run that names none (chosen by the verdict lab,
+ * bench/README.md), and what `check` holds a log without a manifest to. */
+#define BS_RUN_DEFAULT_PROTOCOL "Shared"
+
 /* How often library and command mode start a new measuring process (a
  * new process image, so a new address layout): once per run of `runs`
  * (the default), or once per block of each case (setup then runs once per

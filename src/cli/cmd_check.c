@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include "benchsite/check.h"
+#include "benchsite/run.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,14 +18,17 @@ static const char usage[] =
     "  calibration     calibration steps that break\n"
     "                  n' = min(n_max, max(n + 1, ceil(n T / t))) while\n"
     "                  t < T and n < n_max (T from the manifest's protocol:\n"
-    "                  Development 5 ms, the default, RegressionGate 10 ms,\n"
-    "                  Shared 0.5 ms; n_max = 10^9)\n"
+    "                  Shared 0.5 ms, the default, Development 5 ms,\n"
+    "                  RegressionGate 10 ms; n_max = 10^9)\n"
     "  batch-size      confirm batch sizes: with batch_rule,per-case in the\n"
     "                  manifest (benchsite run writes it), every impl of a\n"
     "                  case uses the largest last calibration step unless\n"
     "                  the calibrated per-call times differ by more than 4x,\n"
     "                  when each keeps its own; without it, each impl's\n"
-    "                  confirm batches equal its own last calibration step\n"
+    "                  confirm batches equal its own last calibration step.\n"
+    "                  A log without a manifest is held to what run does\n"
+    "                  when it names nothing: Shared, one batch size per\n"
+    "                  case\n"
     "  missing-impl    blocks (or runs) missing an impl of the case\n"
     "  rotation        an impl that runs first in more blocks than another\n"
     "                  over whole rotation cycles\n"
@@ -54,7 +58,11 @@ int cli_cmd_check(int argc, char **argv) {
   bs_check_options_init(&o);
   const char *protocol =
       cmd.nmf ? bs_manifest_get(cmd.mf[0], "protocol") : NULL;
-  const char *rule = cmd.nmf ? bs_manifest_get(cmd.mf[0], "batch_rule") : NULL;
+  /* No manifest: what `run` does by default (which also writes none
+   * unless asked). A manifest without batch_rule was written before the
+   * rule: the earlier one. */
+  const char *rule =
+      cmd.nmf ? bs_manifest_get(cmd.mf[0], "batch_rule") : "per-case";
   if (bs_check_protocol_target(protocol, &o.target_us, &err) ||
       bs_check_batch_rule_named(rule, &o.batch_rule, &err)) {
     cli_errorf("%s: %s", bs_manifest_path(cmd.mf[0]), err.message);
@@ -129,7 +137,10 @@ int cli_cmd_check(int argc, char **argv) {
          "against T = %g ms, protocol %s%s)\n",
          res->nfindings, res->nfindings == 1 ? "" : "s", res->rows,
          res->rows == 1 ? "" : "s", res->cases, res->cases == 1 ? "" : "s",
-         o.target_us / 1000.0, protocol ? protocol : "Development (default)",
+         o.target_us / 1000.0,
+         protocol  ? protocol
+         : cmd.nmf ? BS_RUN_DEFAULT_PROTOCOL " (the default)"
+                   : BS_RUN_DEFAULT_PROTOCOL " (no manifest: run's default)",
          o.batch_rule == BS_CHECK_BATCH_PER_CASE ? "; one batch size per case"
                                                  : "");
   rc = res->nfindings ? CLI_REGRESSION : CLI_OK;

@@ -130,10 +130,6 @@ static const cli_opt opts[] = {{"out", 1, 0},
                                {"quiet", 0, 0},
                                CLI_MANIFEST_OPTS};
 
-/* The protocol of a run that names none: chosen by the verdict lab
- * (bench/README.md, "Verdict lab"). */
-#define DEFAULT_PROTOCOL "Shared"
-
 /* How many CPUs this process may run on (1 when that cannot be told). */
 static int usable_cpus(void) {
 #ifdef __linux__
@@ -362,7 +358,7 @@ int cli_cmd_run(int argc, char **argv) {
 
   const char *protocol = cli_get(&a, "protocol");
   if (!protocol)
-    protocol = DEFAULT_PROTOCOL;
+    protocol = BS_RUN_DEFAULT_PROTOCOL;
   if (bs_run_protocol(protocol, &o.target_us, &o.blocks, &err)) {
     rc = cli_usage_error("run: --protocol: %s", err.message);
     goto done;
