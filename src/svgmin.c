@@ -282,7 +282,9 @@ static void hoist(xmlNode *parent) {
     }
     hoist(n);
     xmlNode *c = n->children;
-    if (!plain_group(n) || !c || c->next || c->type != XML_ELEMENT_NODE) {
+    /* (Not onto a nested <svg>, which SVG 1.1 gives no transform.) */
+    if (!plain_group(n) || !c || c->next || c->type != XML_ELEMENT_NODE ||
+        is(c, "svg")) {
       n = next;
       continue;
     }

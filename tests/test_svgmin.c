@@ -95,6 +95,7 @@ Test(svgmin, a_group_of_one_hands_its_attributes_to_it) {
            "<use xlink:href='#gpPt5' transform='scale(2)' fill='blue'/></g>"
            "<g id='keep' fill='red'><path d='M0,0 L1,1'/></g>"
            "<g opacity='0.5' fill='red'><path d='M0,0 L2,2'/></g>"
+           "<g transform='scale(2)'><svg width='1' height='1'/></g>"
            "<g fill='green' stroke='black'><path d='M0,0 L3,3'/>"
            "<g font-size='11.00'><text>1.00</text></g></g>"
            "</svg>\n";
@@ -108,6 +109,8 @@ Test(svgmin, a_group_of_one_hands_its_attributes_to_it) {
                      out);
   cr_expect_not_null(strstr(out, "<g opacity=\"0.5\" fill=\"red\"><path"), "%s",
                      out);
+  /* A nested <svg> takes no transform in SVG 1.1: its group stays. */
+  cr_expect_not_null(strstr(out, "<g transform=\"scale(2)\"><svg"), "%s", out);
   /* Two children: the group stays; its inner group of one goes, and the
    * text's characters are never numbers to trim. */
   cr_expect_not_null(strstr(out, "<g fill=\"green\" stroke=\"black\"><path "
