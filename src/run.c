@@ -491,18 +491,38 @@ static bs_status schedule(sched *s, bs_error *err) {
   return st;
 }
 
-/* The two CPUs of a duet: the first two this process may run on. */
-static bs_status duet_cpus(sched *s, bs_error *err) {
+/* The first two CPUs this process may run on, into cpu: how many there
+ * are (0 to 2), or -1 when that cannot be told. */
+static int first_two_cpus(int cpu[2]) {
 #ifdef __linux__
   cpu_set_t set;
   CPU_ZERO(&set);
   if (sched_getaffinity(0, sizeof set, &set))
-    return bs_error_set(err, BS_EUSAGE, NULL, 0,
-                        "--duet: cannot tell which CPUs this process may use");
+    return -1;
   int n = 0;
   for (size_t c = 0; c < CPU_SETSIZE && n < 2; c++)
     if (CPU_ISSET(c, &set))
-      s->cpu[n++] = (int)c;
+      cpu[n++] = (int)c;
+  return n;
+#else
+  (void)cpu;
+  return -1;
+#endif
+}
+
+int bs_run_duet_possible(const bs_run_options *o) {
+  int cpu[2];
+  return o->nimpls == 2 && !bs__adapter_for(o->mode) &&
+         first_two_cpus(cpu) == 2;
+}
+
+/* The two CPUs of a duet: the first two this process may run on. */
+static bs_status duet_cpus(sched *s, bs_error *err) {
+#ifdef __linux__
+  int n = first_two_cpus(s->cpu);
+  if (n < 0)
+    return bs_error_set(err, BS_EUSAGE, NULL, 0,
+                        "--duet: cannot tell which CPUs this process may use");
   if (n < 2)
     return bs_error_set(err, BS_EUSAGE, NULL, 0,
                         "--duet needs two CPUs and this process may use only "

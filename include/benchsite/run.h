@@ -166,6 +166,11 @@ void bs_run_result_release(bs_run_result *r);
 bs_status bs_run_measure(const bs_run_options *o, bs_run_result *r,
                          bs_error *err);
 
+/* Whether o's impls could be measured side by side (o->duet) here: two
+ * impls, library or command mode, two CPUs this process may run on. The
+ * conditions bs_run_measure refuses a duet for otherwise. */
+int bs_run_duet_possible(const bs_run_options *o);
+
 /* Splits a command line into an argv: words separated by blanks (space,
  * tab, newline), single quotes group literally, double quotes group with
  * backslash escaping only `"` and `\`, a backslash outside quotes takes the

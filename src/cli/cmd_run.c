@@ -1,14 +1,10 @@
 /* benchsite run: measure builds, commands or Google Benchmark programs in
  * calibrated, rotated blocks and write the observation log. */
-#if defined(__linux__) && !defined(_GNU_SOURCE)
-#define _GNU_SOURCE /* sched_getaffinity */
-#endif
 #include "measure.h"
 #include "progress.h"
 
 #include <errno.h>
 #include <math.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,17 +125,6 @@ static const cli_opt opts[] = {{"out", 1, 0},
                                {"sequential", 0, 0},
                                {"quiet", 0, 0},
                                CLI_MANIFEST_OPTS};
-
-/* How many CPUs this process may run on (1 when that cannot be told). */
-static int usable_cpus(void) {
-#ifdef __linux__
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof set, &set) == 0)
-    return CPU_COUNT(&set);
-#endif
-  return 1;
-}
 
 /* Whether a and b are the same file (or, when either cannot be found,
  * the same name). NULL is the current directory. */
@@ -353,8 +338,7 @@ int cli_cmd_run(int argc, char **argv) {
   /* Side by side by default where it can be (the verdict lab measured it
    * ahead of sequential blocks, quiet and loaded); --duet insists. */
   o.duet = cli_flag(&a, "duet") ||
-           (!cli_flag(&a, "sequential") && nimpls == 2 &&
-            !bs_run_harness_name(o.mode) && usable_cpus() >= 2);
+           (!cli_flag(&a, "sequential") && bs_run_duet_possible(&o));
 
   const char *protocol = cli_get(&a, "protocol");
   if (!protocol)
