@@ -47,17 +47,20 @@ static void strip(xmlNode *parent, int in_text) {
  * empty: presentation properties each child takes on by itself (no
  * opacity, filter, mask or clipping, which act on the group as a whole,
  * and no id, which something may refer to). */
+/* Whether `a` is an attribute without a namespace named one of names[n]. */
+static int named(const xmlAttr *a, const char *const *names, size_t n) {
+  for (size_t i = 0; !a->ns && i < n; i++)
+    if (!strcmp((const char *)a->name, names[i]))
+      return 1;
+  return 0;
+}
+
 static int plain_attr(const xmlAttr *a) {
   static const char *const ok[] = {
       "fill",           "color",           "stroke",       "stroke-width",
       "stroke-linecap", "stroke-linejoin", "font-family",  "font-size",
       "text-anchor",    "transform",       "fill-opacity", "shape-rendering"};
-  if (a->ns)
-    return 0;
-  for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
-    if (!strcmp((const char *)a->name, ok[i]))
-      return 1;
-  return 0;
+  return named(a, ok, sizeof ok / sizeof ok[0]);
 }
 
 static int plain_group(const xmlNode *n) {
@@ -356,12 +359,7 @@ static int numeric_attr(const xmlAttr *a) {
       "d",  "points", "transform", "stroke-width", "font-size", "fill-opacity",
       "x",  "y",      "width",     "height",       "viewBox",   "cx",
       "cy", "r",      "x1",        "y1",           "x2",        "y2"};
-  if (a->ns)
-    return 0;
-  for (size_t i = 0; i < sizeof num / sizeof num[0]; i++)
-    if (!strcmp((const char *)a->name, num[i]))
-      return 1;
-  return 0;
+  return named(a, num, sizeof num / sizeof num[0]);
 }
 
 /* Drops the trailing zeros of each decimal fraction in `s`, in place:
