@@ -22,7 +22,10 @@
 #                        over 2 x 256 MiB
 #   --configs LIST       PRESET[+duet][+fresh],... with PRESET one of
 #                        default (no --protocol), dev, gate, shared;
-#                        +duet adds --duet, +fresh adds --fresh block.
+#                        +duet adds --duet, +fresh adds --fresh block,
+#                        +runsN measures N runs (N fresh measuring
+#                        processes) of the preset's blocks / N each, or
+#                        of M each with +blocksM after it.
 #                        A configuration this build's `run` cannot do is
 #                        skipped with a note. Default (full): dev,gate,
 #                        shared,dev+duet,shared+duet,dev+fresh,shared+fresh;
@@ -196,6 +199,24 @@ config_flags() { # CONFIG -> flags on stdout, or status 1 and a note on stderr
       return 1
     fi
     flags="$flags --fresh block" ;;
+  esac
+  case $1 in *+runs[0-9]*)
+    # N fresh measuring processes a comparison, the preset's blocks
+    # shared among them (Shared, Development, RegressionGate: 50, 10 and
+    # 20 pairs; N runs of 50 / N blocks and so on)
+    nr=${1##*+runs}
+    nr=${nr%%+*}
+    case $preset in
+    dev) nb=10 ;;
+    gate) nb=20 ;;
+    *) nb=50 ;;
+    esac
+    nb=$((nb / nr))
+    case $1 in *+blocks[0-9]*)
+      nb=${1##*+blocks}
+      nb=${nb%%+*} ;;
+    esac
+    flags="$flags --runs $nr --blocks $nb" ;;
   esac
   [ $has_quiet = 1 ] && flags="$flags --quiet"
   echo "$flags"

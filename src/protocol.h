@@ -10,7 +10,8 @@
 typedef struct bs__protocol {
   const char *name; /* as the manifest's `protocol` spells it */
   double target_us; /* T, the batch time calibration aims at */
-  uint64_t blocks;  /* m */
+  uint64_t blocks;  /* m, per run */
+  uint64_t runs;    /* runs (each a fresh measuring process) by default */
 } bs__protocol;
 
 /* The preset called `name`, or NULL. */

@@ -30,7 +30,7 @@ void bs_run_options_init(bs_run_options *o) {
 }
 
 bs_status bs_run_protocol(const char *name, double *target_us, uint64_t *blocks,
-                          bs_error *err) {
+                          uint64_t *runs, bs_error *err) {
   const bs__protocol *p = bs__protocol_find(name);
   if (!p) {
     char esc[128];
@@ -40,6 +40,8 @@ bs_status bs_run_protocol(const char *name, double *target_us, uint64_t *blocks,
   }
   *target_us = p->target_us;
   *blocks = p->blocks;
+  if (runs)
+    *runs = p->runs;
   return BS_OK;
 }
 

@@ -991,6 +991,8 @@ Test(run_batch, impls_more_than_4x_apart_keep_their_own_n_and_check_agrees) {
   const char *args[] = {"--sequential",
                         "--manifest-out",
                         env,
+                        "--runs",
+                        "1",
                         "--blocks",
                         "3",
                         "--filter",
@@ -1115,6 +1117,8 @@ Test(run_fresh, fresh_block_starts_a_process_and_a_setup_per_block) {
   const char *args[] = {"--sequential",
                         "--manifest-out",
                         env,
+                        "--runs",
+                        "1",
                         "--blocks",
                         "3",
                         "--fresh",
@@ -1161,8 +1165,9 @@ Test(run_fresh, fresh_block_starts_a_process_and_a_setup_per_block) {
 Test(run_fresh, fresh_block_in_command_mode) {
   char *dir = ts_own(ts_tmpdir("run_fresh_cmd"));
   char *log = ts_own(ts_path(dir, "log.csv"));
-  const char *args[] = {"--blocks", "3",     "--fresh", "block", "--cmd",
-                        "a=true",   "--cmd", "b=true",  NULL};
+  const char *args[] = {"--runs",  "1",      "--blocks", "3",
+                        "--fresh", "block",  "--cmd",    "a=true",
+                        "--cmd",   "b=true", NULL};
   static row rows[1024];
   size_t n = run_log(log, args, rows, 1024);
   const row *conf[16];
@@ -1174,6 +1179,62 @@ Test(run_fresh, fresh_block_in_command_mode) {
   cr_expect(strstr(r.err, "--fresh: \"sometimes\" is not run or block"), "%s",
             r.err);
   ts_run_free(&r);
+}
+
+/* Counts a case's confirm rows of impl who, and its distinct runs. */
+static size_t runs_of(const row *rows, size_t n, const char *who,
+                      size_t *nruns) {
+  static const row *conf[2048];
+  size_t k = pick(rows, n, "confirm", who, conf, 2048);
+  char seen[64] = {0};
+  *nruns = 0;
+  for (size_t i = 0; i < k; i++) {
+    unsigned long r = strtoul(conf[i]->f[F_RUN], NULL, 10);
+    cr_assert(r < sizeof seen);
+    if (!seen[r]++)
+      ++*nruns;
+  }
+  return k;
+}
+
+Test(run_protocol, shared_is_five_runs_of_ten_blocks_and_each_flag_overrides) {
+  /* The verdict lab chose Shared's 50 pairs as 5 runs of 10 blocks (each
+   * run in fresh measuring processes); --blocks sets the blocks of every
+   * run and --runs the number of runs; the other presets keep one run. */
+  char *dir = ts_own(ts_tmpdir("run_protocol"));
+  char *log = ts_own(ts_path(dir, "log.csv"));
+  static const struct {
+    const char *a, *b; /* flag and value, or NULL */
+    size_t runs, blocks;
+    const char *said;
+  } want[] = {
+      {NULL, NULL, 5, 10, "1 case, 1 impl, 5 runs of 10 blocks"},
+      {"--blocks", "3", 5, 3, "1 case, 1 impl, 5 runs of 3 blocks"},
+      {"--runs", "2", 2, 10, "1 case, 1 impl, 2 runs of 10 blocks"},
+      {"--protocol", "Development", 1, 10,
+       "1 case, 1 impl, 1 run of 10 "
+       "blocks"},
+  };
+  static row rows[2048];
+  for (size_t t = 0; t < sizeof want / sizeof want[0]; t++) {
+    const char *argv[16] = {
+        "run", "--out", log, "--filter", "mul", "--lib", impl("a", lib("ok")),
+        NULL};
+    size_t k = 7;
+    if (want[t].a) {
+      argv[k++] = want[t].a;
+      argv[k++] = want[t].b;
+    }
+    argv[k] = NULL;
+    ts_run r = run_cli(NULL, argv);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, want[t].said), "%zu: %s", t, r.out);
+    ts_run_free(&r);
+    size_t n = read_rows(log, rows, 2048), nruns;
+    cr_expect_eq(runs_of(rows, n, "a", &nruns), want[t].runs * want[t].blocks,
+                 "%zu", t);
+    cr_expect_eq(nruns, want[t].runs, "%zu", t);
+  }
 }
 
 static double num(const char *s) {
@@ -1224,7 +1285,8 @@ Test(run_metrics, cpu_time_follows_a_busy_loop_and_not_a_sleep) {
 Test(run_metrics, command_mode_records_peak_memory_and_cpu_time) {
   char *dir = ts_own(ts_tmpdir("run_rss"));
   char *log = ts_own(ts_path(dir, "log.csv"));
-  const char *args[] = {"--blocks",    "3",
+  const char *args[] = {"--runs",      "1",
+                        "--blocks",    "3",
                         "--benchmark", "alloc",
                         "--cmd",       ts_pathf("small=%s 1", RUN_ALLOC),
                         "--cmd",       ts_pathf("big=%s 64", RUN_ALLOC),
@@ -1353,6 +1415,8 @@ Test(run_duet, pins_the_pair_to_two_cpus_swaps_them_and_starts_together) {
   char *seq = ts_own(ts_path(dir, "probe-seq.txt"));
   setenv("TESTLIB_PROBEFILE", seq, 1);
   const char *plain[] = {"--sequential",
+                         "--runs",
+                         "1",
                          "--blocks",
                          "8",
                          "--filter",
@@ -1637,9 +1701,17 @@ Test(run_contain, a_library_that_escapes_with_setsid_ends_with_the_run) {
   char *pidfile = ts_own(ts_path(dir, "pids"));
   char *log = ts_own(ts_path(dir, "log.csv"));
   setenv("TESTLIB_PIDFILE", pidfile, 1);
-  const char *args[] = {"run",      "--out", log,
-                        "--blocks", "1",     "--filter",
-                        "add",      "--lib", impl("a", lib("escape")),
+  const char *args[] = {"run",
+                        "--out",
+                        log,
+                        "--runs",
+                        "1",
+                        "--blocks",
+                        "1",
+                        "--filter",
+                        "add",
+                        "--lib",
+                        impl("a", lib("escape")),
                         NULL};
   ts_run r = run_cli(NULL, args);
   cr_expect_eq(r.status, 0, "%s", r.err);

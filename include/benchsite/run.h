@@ -108,11 +108,12 @@ typedef struct bs_run_options {
  * process per run, no duet, no progress. */
 void bs_run_options_init(bs_run_options *o);
 
-/* T and m of a protocol preset: "Development" 5 ms and 10 blocks,
- * "RegressionGate" 10 ms and 20, "Shared" (for machines shared with other
- * work) 0.5 ms and 50. BS_EUSAGE for any other name. */
+/* T, m (blocks per run) and the number of runs of a protocol preset:
+ * "Development" 5 ms, 10 blocks, 1 run; "RegressionGate" 10 ms, 20, 1;
+ * "Shared" (for machines shared with other work) 0.5 ms, 10 blocks, 5 runs.
+ * runs may be NULL. BS_EUSAGE for any other name. */
 bs_status bs_run_protocol(const char *name, double *target_us, uint64_t *blocks,
-                          bs_error *err);
+                          uint64_t *runs, bs_error *err);
 
 /* The next calibration batch size after a batch of n calls took t_us:
  * min(n_max, max(n + 1, ceil(n T / t))). */

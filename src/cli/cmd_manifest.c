@@ -83,7 +83,7 @@ int cli_manifest_render(const cli_args *a, const cli_manifest_fill *fill,
   if (protocol) {
     double t;
     uint64_t m;
-    if (bs_run_protocol(protocol, &t, &m, &err)) {
+    if (bs_run_protocol(protocol, &t, &m, NULL, &err)) {
       rc = cli_usage_error("manifest: --protocol: %s", err.message);
       goto done;
     }

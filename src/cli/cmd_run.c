@@ -61,17 +61,18 @@ static const char usage_body[] =
     "confirm batches use one n, the largest calibrated one (unless the\n"
     "calibrated times per call differ by more than 4x, when each keeps its\n"
     "own), and M blocks time one batch per impl, block j starting with impl\n"
-    "(j + seed) mod K. T and M come from the protocol: Shared 0.5 ms and 50\n"
-    "blocks (the default: the fewest false alarms measured, on a quiet\n"
-    "machine and a busy one), Development 5 ms and 10, RegressionGate 10 ms\n"
-    "and 20;\n"
-    "--blocks M overrides M. Rows are written in measurement order,\n"
+    "(j + seed) mod K. T, M and the number of runs N come from the\n"
+    "protocol: Shared 0.5 ms, 10 blocks and 5 runs (the default: the fewest\n"
+    "false alarms measured, on a quiet machine and a busy one), Development\n"
+    "5 ms, 10 and 1, RegressionGate 10 ms, 20 and 1; --blocks M and --runs N\n"
+    "override them. Rows are written in measurement order,\n"
     "calibration rows too. Confirm rows also record cpu_per_call_us (the\n"
     "CPU time per call: of the measuring thread, of the commands, or Google\n"
     "Benchmark's cpu_time) and, for --cmd, max_rss_kib (the commands'\n"
-    "largest peak resident set). --runs N repeats the whole measurement N\n"
-    "times (run 0..N-1): with the same library under two ids it is an A/A\n"
-    "log for `benchsite noise`. Library digests are compared as each\n"
+    "largest peak resident set). The whole measurement is repeated N times\n"
+    "(run 0..N-1), each run in new measuring processes, and compare pairs\n"
+    "the blocks of all runs; with the same library under two ids the log is\n"
+    "an A/A log for `benchsite noise`. Library digests are compared as each\n"
     "measuring process ends.\n"
     "  --fresh run|block   a new measuring process (a new address layout)\n"
     "                      for every run (the default), or for every block\n"
@@ -343,7 +344,7 @@ int cli_cmd_run(int argc, char **argv) {
   const char *protocol = cli_get(&a, "protocol");
   if (!protocol)
     protocol = BS_RUN_DEFAULT_PROTOCOL;
-  if (bs_run_protocol(protocol, &o.target_us, &o.blocks, &err)) {
+  if (bs_run_protocol(protocol, &o.target_us, &o.blocks, &o.runs, &err)) {
     rc = cli_usage_error("run: --protocol: %s", err.message);
     goto done;
   }
