@@ -51,9 +51,10 @@ must show analyses and reports reused). Plus the inputs' checks
 concurrency, conditions), and actionlint over the workflow and the action.
 The first pull request runs the example's `build:` as written (cmake);
 later jobs build the same library with one `cc` line, to stay within a
-minute. Every job adds `run-args: --blocks 20`, so that the planted 16x
-changes stay significant on a loaded machine (10 blocks at a load of 13
-once gave an interval of -5 % to +342 %).
+minute. Every job adds `run-args: --blocks 4`: Shared's 5 runs of 4
+blocks, 20 pairs, so that the planted 16x changes stay significant on a
+loaded machine (10 blocks of one run at a load of 13 once gave an
+interval of -5 % to +342 %).
 """
 
 import datetime
@@ -314,8 +315,9 @@ BS_HARNESS_DEFINE_CASES(cases)
 """
 
 FAST_BUILD = "mkdir -p build && cc -O2 -shared -fPIC -o build/libbench.so bench.c"
-# 20 blocks: a 16x change stays significant on a loaded 2-core machine.
-STEADY = {"run-args": "--blocks 20"}
+# 5 runs of 4 blocks, 20 pairs: a 16x change stays significant on a loaded
+# 2-core machine.
+STEADY = {"run-args": "--blocks 4"}
 FAST = dict(STEADY, build=FAST_BUILD)
 
 
