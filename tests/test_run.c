@@ -1212,8 +1212,7 @@ Test(run_protocol, shared_is_five_runs_of_ten_blocks_and_each_flag_overrides) {
       {"--blocks", "3", 5, 3, "1 case, 1 impl, 5 runs of 3 blocks"},
       {"--runs", "2", 2, 10, "1 case, 1 impl, 2 runs of 10 blocks"},
       {"--protocol", "Development", 1, 10,
-       "1 case, 1 impl, 1 run of 10 "
-       "blocks"},
+       "1 case, 1 impl, 1 run of 10 blocks"},
   };
   static row rows[2048];
   for (size_t t = 0; t < sizeof want / sizeof want[0]; t++) {
