@@ -41,7 +41,8 @@
 #                        invocation writes a new run-DATE folder there
 #   --cap SECONDS        bound of every load generator, started anew for
 #                        each cell (default 7200)
-#   --blocks M           snappy: blocks (default 30)
+#   --blocks M           snappy: blocks (default 30), in one run: each
+#                        block starts both programs anew already
 #   --snappy-filter RE   snappy: Google Benchmark filter
 #                        (default 'BM_UFlat/|BM_ZFlat/')
 #   --snappy-min-time S  snappy: --benchmark_min_time (default 0.1)
@@ -370,7 +371,7 @@ snappy_cell() { # LOAD FLAGS OTHERS
   gb_args="--benchmark_min_time=$snappy_min_time --benchmark_filter=$snappy_filter"
   c=0
   # shellcheck disable=SC2086
-  srcdir=$src "$bs" run --blocks "$blocks" $2 \
+  srcdir=$src "$bs" run --runs 1 --blocks "$blocks" $2 \
     --google-benchmark "base=$snappy_base/snappy_benchmark $gb_args" \
     --google-benchmark "head=$snappy_head/snappy_benchmark $gb_args" \
     --out "$log" 2>>"$cell/stderr.txt" >/dev/null || c=$?
