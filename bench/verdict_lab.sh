@@ -9,7 +9,10 @@
 #   bench/verdict_lab.sh [options]              the lab (A/A and plants)
 #   bench/verdict_lab.sh --example N [options]  .ci/example's gate, N times
 #   bench/verdict_lab.sh --snappy BASE_BUILD HEAD_BUILD [options]
-#   bench/verdict_lab.sh --table DIR            print a finished lab again
+#   bench/verdict_lab.sh --table DIR...         print finished labs again;
+#                                               cells of the same load and
+#                                               configuration are also
+#                                               pooled for the targets
 #
 # Options:
 #   --quick              few repetitions (6 A/A, 3 per plant), criterion
@@ -75,7 +78,6 @@ snappy_min_time=0.1
 example_n=10
 snappy_base=
 snappy_head=
-table_dir=
 
 usage() {
   sed -n '2,/^set -eu/p' "$0" | sed -e '/^set -eu/d' -e 's/^# \{0,1\}//'
@@ -98,7 +100,11 @@ while [ $# -gt 0 ]; do
   --snappy-min-time) snappy_min_time=$2; shift ;;
   --example) mode=example; example_n=$2; shift ;;
   --snappy) mode=snappy; snappy_base=$2; snappy_head=$3; shift 2 ;;
-  --table) mode=table; table_dir=$2; shift ;;
+  --table) # every argument after it is a finished lab's folder
+    shift
+    [ $# -gt 0 ] || usage
+    mode=table
+    break ;;
   -h | --help) usage ;;
   *) echo "verdict_lab: unknown option $1" >&2; usage ;;
   esac
@@ -106,8 +112,8 @@ while [ $# -gt 0 ]; do
 done
 
 if [ "$mode" = table ]; then
-  "$py" "$judge" plants "$table_dir"
-  exec "$py" "$judge" table "$table_dir"
+  for d in "$@"; do "$py" "$judge" plants "$d"; done
+  exec "$py" "$judge" table "$@"
 fi
 
 if [ "$mode" != lab ]; then

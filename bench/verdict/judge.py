@@ -405,6 +405,7 @@ def cell_table(cell):
            f" {'suite':>6} " + " ".join(f"{'+' + str(p) + '%':>6}" for p in PLANTS)
            + f" {'inc/case':>8} {'inc+5%':>6}")
     print(hdr)
+    counts = {}
     for metric in ("wall", "cpu"):
         if not any(metric in v["metrics"] for v in ok):
             continue
@@ -452,6 +453,8 @@ def cell_table(cell):
                 power[p] = (k, n)
             if not have:
                 continue
+            counts[(metric, rule)] = {"fa": (fa, fan), "suite": (sfa, sn),
+                                      "power": power}
             inc_s = pct(inc, incn) if rule == "gate" else ""
             inc5_s = pct(inc5, inc5n) if rule == "gate" else ""
             print(f"   {label:<24} {metric:<5} {pct(fa, fan):>7} "
@@ -460,6 +463,54 @@ def cell_table(cell):
                   + f" {inc_s:>8} {inc5_s:>6}")
     diagnose(ok, planted_key)
     resolution(cell)
+    targets(counts, "this cell")
+    return (meta.get("load", "?"), meta.get("config", "?")), counts
+
+
+# Issue 25's targets at one busy process per CPU: (label, rule, what,
+# plant, bound, direction).
+TARGETS = [("false alarms per case", "gate", "fa", None, 2.5, "<="),
+           ("suites failed", "gate", "suite", None, 10.0, "<="),
+           ("--family-wise suites failed", "fw", "suite", None, 3.0, "<="),
+           ("+5 % found", "gate", "power", 5, 90.0, ">="),
+           ("+10 % found", "gate", "power", 10, 99.0, ">=")]
+
+
+def bound(k, n, direction):
+    """Exact one-sided 95 % (Clopper-Pearson) bound of a rate, in %: the
+    upper one for a rate that must stay low, the lower for one that must
+    be high."""
+    if direction == "<=":
+        return 100.0 if k == n else 100.0 * sps.beta.ppf(0.95, k + 1, n - k)
+    return 0.0 if k == 0 else 100.0 * sps.beta.ppf(0.05, k, n - k + 1)
+
+
+def targets(counts, what):
+    """One line per metric: each target's count, rate, its exact one-sided
+    95 % bound and whether the counts show the target (the bound inside
+    it), only meet it (the rate inside, the bound not), or miss it."""
+    for metric in ("wall", "cpu"):
+        parts = []
+        for label, rule, kind, plant, goal, direction in TARGETS:
+            c = counts.get((metric, rule))
+            if c is None:
+                continue
+            k, n = c["power"].get(plant, (0, 0)) if kind == "power" else c[kind]
+            if n == 0:
+                continue
+            rate, b = 100.0 * k / n, bound(k, n, direction)
+            def inside(x):
+                return x <= goal if direction == "<=" else x >= goal
+            state = ("shown" if inside(b) else
+                     "met, not shown" if inside(rate) else "missed")
+            sign = "≤" if direction == "<=" else "≥"
+            parts.append(f"{label} {k}/{n} = {rate:.1f} % ({sign} {b:.2f} %; "
+                         f"target {sign} {goal:g} %: {state})")
+        if parts:
+            print(f"   issue 25's targets (set for busy1), gate on {metric} "
+                  f"time, {what}, with exact one-sided 95 % bounds:")
+            for part in parts:
+                print(f"     {part}")
 
 
 def resolution(cell):
@@ -527,8 +578,27 @@ def table(dirs):
           "suite: A/A runs with any case flagged; +p%: runs whose planted "
           "case (lookup) was flagged; inc/case, inc+5%: cases the gate "
           "called inconclusive (builds that report it).")
+    groups = {}
     for c in cells:
-        cell_table(c)
+        got = cell_table(c)
+        if got:
+            groups.setdefault(got[0], []).append(got[1])
+    for (load, config), many in groups.items():
+        if len(many) < 2:
+            continue
+        pooled = {}
+        for counts in many:
+            for key, c in counts.items():
+                p = pooled.setdefault(key, {"fa": (0, 0), "suite": (0, 0),
+                                            "power": {}})
+                for kind in ("fa", "suite"):
+                    p[kind] = tuple(a + b for a, b in zip(p[kind], c[kind]))
+                for plant, kn in c["power"].items():
+                    p["power"][plant] = tuple(
+                        a + b for a, b in zip(p["power"].get(plant, (0, 0)), kn))
+        print()
+        print(f"== load {load}, config {config}: {len(many)} cells pooled")
+        targets(pooled, "pooled")
 
 
 # ----------------------------------------------------------------- plants
