@@ -143,13 +143,115 @@ static int has_blank_line(const unsigned char *d, size_t n) {
   return acc != 0;
 }
 
+/* One pass over what the feed is given, ahead of libcsv: where the next
+ * byte is that a batch of lines cannot hold (a quote, a CR, or an LF right
+ * after an LF: an empty line), and which 64-byte chunks before it hold a
+ * blank (space or tab) or a NUL or byte >= 0x80. A batch of lines then
+ * knows, without looking at its bytes again, whether libcsv must keep
+ * blanks (no_space) and whether the reader must check its fields' bytes;
+ * a chunk's bits may cover bytes just outside a batch, which only makes
+ * that batch take the careful path. The pass looks at most SCAN_CHUNKS
+ * chunks ahead, 16 bytes at a time in vectors. */
+#define SCAN_CHUNKS 4096 /* 256 KiB */
+#define SCAN_WORDS (SCAN_CHUNKS / 64)
+
+typedef struct scan {
+  size_t base;  /* offset of chunk 0's first byte */
+  size_t stop;  /* the first such byte at or after base, or where it stopped */
+  int hard;     /* stop is such a byte */
+  size_t words; /* words of the bitmaps in use */
+  uint64_t blank[SCAN_WORDS]; /* bit j: chunk j has a space or a tab */
+  uint64_t odd[SCAN_WORDS];   /* bit j: chunk j has a NUL or a byte >= 0x80 */
+} scan;
+
+typedef unsigned char bs__v16 __attribute__((vector_size(16)));
+
+static int any16(bs__v16 m) {
+  uint64_t lo, hi;
+  memcpy(&lo, &m, 8);
+  memcpy(&hi, (const unsigned char *)&m + 8, 8);
+  return (lo | hi) != 0;
+}
+
+/* Fills s for d[from..len-1]; d[from - 1], when from > 0, is the byte
+ * before (for the empty-line test). */
+static void scan_from(scan *s, const unsigned char *d, size_t from,
+                      size_t len) {
+  memset(s->blank, 0, s->words * sizeof s->blank[0]);
+  memset(s->odd, 0, s->words * sizeof s->odd[0]);
+  s->base = from;
+  s->hard = 0;
+  size_t end = len - from > (size_t)SCAN_CHUNKS * 64
+                   ? from + (size_t)SCAN_CHUNKS * 64
+                   : len;
+  size_t i = from, j = 0;
+  /* Whole chunks in vectors; b holds the bytes before c's. */
+  for (; end - i >= 64; i += 64, j++) {
+    bs__v16 hard = {0}, blank = {0}, odd = {0};
+    for (int k = 0; k < 64; k += 16) {
+      bs__v16 c, b;
+      memcpy(&c, d + i + k, sizeof c);
+      if (i + (size_t)k > 0) {
+        memcpy(&b, d + i + k - 1, sizeof b);
+      } else { /* nothing before the input's first byte */
+        unsigned char t[16] = {0};
+        memcpy(t + 1, d, 15);
+        memcpy(&b, t, sizeof b);
+      }
+      hard |= (bs__v16)((c == '"') | (c == '\r') | ((c == '\n') & (b == '\n')));
+      blank |= (bs__v16)((c == ' ') | (c == '\t'));
+      odd |= (bs__v16)((c == 0) | (c >= 0x80));
+    }
+    if (any16(hard))
+      break; /* found byte by byte below */
+    s->blank[j / 64] |= (uint64_t)any16(blank) << (j % 64);
+    s->odd[j / 64] |= (uint64_t)any16(odd) << (j % 64);
+  }
+  /* The chunk that holds the stop, or what is left, byte by byte. */
+  for (; i < end; i++) {
+    unsigned char c = d[i];
+    if (c == '"' || c == '\r' || (c == '\n' && i > 0 && d[i - 1] == '\n')) {
+      s->hard = 1;
+      break;
+    }
+    j = (i - from) / 64;
+    if (c == ' ' || c == '\t')
+      s->blank[j / 64] |= (uint64_t)1 << (j % 64);
+    if (c == 0 || c >= 0x80)
+      s->odd[j / 64] |= (uint64_t)1 << (j % 64);
+  }
+  s->stop = i;
+  s->words = (i - from) / 64 / 64 + 1;
+  if (s->words > SCAN_WORDS)
+    s->words = SCAN_WORDS;
+}
+
+/* Whether a chunk of d[a..b-1] (base <= a < b <= stop) has a bit in m. */
+static int scan_has(const scan *s, const uint64_t *m, size_t a, size_t b) {
+  size_t ja = (a - s->base) / 64, jb = (b - 1 - s->base) / 64;
+  for (size_t w = ja / 64; w <= jb / 64; w++) {
+    uint64_t bits = m[w];
+    if (w == ja / 64)
+      bits &= ~(uint64_t)0 << (ja % 64);
+    if (w == jb / 64 && jb % 64 != 63)
+      bits &= ((uint64_t)1 << (jb % 64 + 1)) - 1;
+    if (bits)
+      return 1;
+  }
+  return 0;
+}
+
 /* Feeds d[0..n-1] as one batch: whole lines (n > 0, ending in LF) without
  * quotes, CRs or empty lines, starting where no record is open. There each
  * LF ends exactly one record, so on_record can count the lines, and one
- * csv_parse call replaces one a line. Returns what csv_parse returned. */
-static size_t feed_batch(bs__csvin *in, const unsigned char *d, size_t n) {
+ * csv_parse call replaces one a line. `plain` is 1 when the bytes are
+ * known to be ASCII without NUL, 0 when they may not be (the reader then
+ * checks every field's bytes), -1 to look at them here. Returns what
+ * csv_parse returned. */
+static size_t feed_batch(bs__csvin *in, const unsigned char *d, size_t n,
+                         int plain) {
   in->batch = 1;
-  in->batch_dirty = !plain_ascii(d, n);
+  in->batch_dirty = plain < 0 ? !plain_ascii(d, n) : !plain;
   in->dirty = in->batch_dirty;
   in->in_record = 1;
   in->rec_line = in->line;
@@ -166,18 +268,30 @@ static size_t feed_batch(bs__csvin *in, const unsigned char *d, size_t n) {
   return got;
 }
 
+/* Whether a cached position of the next byte of some kind (SIZE_MAX:
+ * not looked for yet) must be looked for again from pos. */
+static int stale(size_t next, size_t pos) {
+  return next == SIZE_MAX || next < pos;
+}
+
 /* libcsv's blank test for the bytes [pos, end): no_space where a space or
- * tab is among them, else its built-in (cheaper) one. The next blank at
- * or after pos is found once and reused across calls. */
+ * tab is among them, else its built-in (cheaper) one. Within what the
+ * pass ahead looked at, its chunks say; past it, the next blank at or
+ * after pos is found once and reused across calls. */
 static void set_space(bs__csvin *in, const unsigned char *d, size_t pos,
-                      size_t end, size_t len, size_t *next_sp,
+                      size_t end, size_t len, const scan *sc, size_t *next_sp,
                       size_t *next_tab) {
-  if (*next_sp < pos)
-    *next_sp = find(d, pos, len, ' ');
-  if (*next_tab < pos)
-    *next_tab = find(d, pos, len, '\t');
-  csv_set_space_func(&in->p,
-                     *next_sp < end || *next_tab < end ? no_space : NULL);
+  int blanks;
+  if (end <= sc->stop) {
+    blanks = scan_has(sc, sc->blank, pos, end);
+  } else {
+    if (stale(*next_sp, pos))
+      *next_sp = find(d, pos, len, ' ');
+    if (stale(*next_tab, pos))
+      *next_tab = find(d, pos, len, '\t');
+    blanks = *next_sp < end || *next_tab < end;
+  }
+  csv_set_space_func(&in->p, blanks ? no_space : NULL);
 }
 
 /* After libcsv took `got` of the n bytes at p: 1 when it took them all
@@ -195,35 +309,70 @@ static int took_all(bs__csvin *in, const unsigned char *p, size_t n,
   return 1;
 }
 
+/* Where a batch from pos ends: after the last LF before `stop` and `lim`
+ * (a piece), within the field cap's room; pos when no whole line fits. */
+static size_t batch_end(const bs__csvin *in, const unsigned char *d, size_t pos,
+                        size_t lim, size_t stop) {
+  size_t bl = lim < stop ? lim : stop;
+  if (in->max_field < SIZE_MAX - 2 && bl - pos > in->max_field + 2)
+    bl = pos + in->max_field + 2;
+  while (bl > pos && d[bl - 1] != '\n')
+    bl--;
+  return bl;
+}
+
 static void feed_raw(bs__csvin *in, const unsigned char *d, size_t len) {
   size_t pos = 0;
-  /* The next quote, found once and reused like the blanks below. */
-  size_t next_q = find(d, 0, len, '"');
-  /* The next CR, space and tab at or after pos, found once and reused:
-   * most logs have none of them, and then each costs one memchr. */
-  size_t next_cr = find(d, 0, len, '\r');
-  size_t next_sp = find(d, 0, len, ' ');
-  size_t next_tab = find(d, 0, len, '\t');
+  /* The pass ahead (scan_from), made once per stretch without a quote, CR
+   * or empty line (most logs are one such stretch) and reused. */
+  scan sc;
+  sc.words = SCAN_WORDS;
+  int scanned = 0;
+  /* The next quote, CR, space and tab at or after pos, each found once and
+   * reused (SIZE_MAX: not yet); only looked for past the pass's stop. */
+  size_t next_q = SIZE_MAX, next_cr = SIZE_MAX, next_sp = SIZE_MAX,
+         next_tab = SIZE_MAX;
   while (pos < len && !in->status) {
     size_t lim = len - pos > PIECE_MAX ? pos + PIECE_MAX : len;
-    if (next_cr < pos)
-      next_cr = find(d, pos, len, '\r');
-    if (next_q < pos)
-      next_q = find(d, pos, len, '"');
-    /* Between records, the whole lines up to the next quote or CR (at
-     * most a piece, and at most the field cap's room) go as one batch. */
-    if (!in->in_record && d[pos] != '\n' && d[pos] != '\r') {
-      size_t bl = lim < next_cr ? lim : next_cr;
-      if (next_q < bl)
-        bl = next_q;
-      if (in->max_field < SIZE_MAX - 2 && bl - pos > in->max_field + 2)
-        bl = pos + in->max_field + 2;
-      while (bl > pos && d[bl - 1] != '\n')
-        bl--;
-      if (bl > pos && !has_blank_line(d + pos, bl - pos)) {
-        set_space(in, d, pos, bl, len, &next_sp, &next_tab);
+    int line_start = !in->in_record && d[pos] != '\n' && d[pos] != '\r';
+    if (!scanned || pos > sc.stop) {
+      scan_from(&sc, d, pos, len);
+      scanned = 1;
+    }
+    /* Between records, the whole lines before the pass's stop go as one
+     * batch, which the pass says has blanks or bytes to check, or not. */
+    if (line_start) {
+      size_t bl = batch_end(in, d, pos, lim, sc.stop);
+      if (bl == pos && !sc.hard && sc.stop < len && sc.base < pos) {
+        /* A line across the end of what the pass looked at: look on. */
+        scan_from(&sc, d, pos, len);
+        bl = batch_end(in, d, pos, lim, sc.stop);
+      }
+      if (bl > pos) {
+        csv_set_space_func(&in->p,
+                           scan_has(&sc, sc.blank, pos, bl) ? no_space : NULL);
         size_t n = bl - pos;
-        if (!took_all(in, d + pos, n, feed_batch(in, d + pos, n)))
+        int plain = !scan_has(&sc, sc.odd, pos, bl);
+        if (!took_all(in, d + pos, n, feed_batch(in, d + pos, n, plain)))
+          return;
+        pos = bl;
+        continue;
+      }
+    }
+    /* [pos, sc.stop) holds no quote and no CR. */
+    if (stale(next_cr, pos))
+      next_cr = find(d, sc.stop, len, '\r');
+    if (stale(next_q, pos))
+      next_q = find(d, sc.stop, len, '"');
+    /* Else between records, the whole lines up to the next quote or CR
+     * (bounded as above) go as one batch, blanks and all. */
+    if (line_start) {
+      size_t bl =
+          batch_end(in, d, pos, lim, next_q < next_cr ? next_q : next_cr);
+      if (bl > pos && !has_blank_line(d + pos, bl - pos)) {
+        set_space(in, d, pos, bl, len, &sc, &next_sp, &next_tab);
+        size_t n = bl - pos;
+        if (!took_all(in, d + pos, n, feed_batch(in, d + pos, n, -1)))
           return;
         pos = bl;
         continue;
@@ -256,9 +405,10 @@ static void feed_raw(bs__csvin *in, const unsigned char *d, size_t len) {
     /* A blank can only matter where there is one: without any in this
      * piece, libcsv's built-in test (space or tab) is the same as
      * no_space, and cheaper than a call per byte. */
-    set_space(in, d, pos, end, len, &next_sp, &next_tab);
+    set_space(in, d, pos, end, len, &sc, &next_sp, &next_tab);
     size_t n = end - pos;
-    if (!in->dirty && !plain_ascii(d + pos, n))
+    if (!in->dirty && (end <= sc.stop ? scan_has(&sc, sc.odd, pos, end)
+                                      : !plain_ascii(d + pos, n)))
       in->dirty = 1;
     if (!took_all(in, d + pos, n,
                   csv_parse(&in->p, d + pos, n, field_cb(in), on_record, in)))

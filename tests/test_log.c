@@ -1070,3 +1070,105 @@ Test(log, errors_deep_in_a_long_log_name_their_line) {
   bs_log_free(log);
   mixed_free(&m);
 }
+
+/* The reader sends stretches of plain lines to libcsv in one call and
+ * looks for the bytes that end such a stretch 64 at a time: a blank, a
+ * quote, a CR, a byte >= 0x80, a NUL or an empty line. Each is put at
+ * every offset of a 64-byte stretch, deep in a log of plain rows, and the
+ * row that holds it, its line and the line of the row after it are
+ * checked against what the text was built to say. */
+Test(log, special_bytes_at_every_offset_of_a_plain_stretch) {
+  static const struct {
+    const char *lead, *name, *close, *eol; /* the special row's parts */
+    const char *read;                      /* its benchmark as read */
+    int blank;                             /* an empty line before it */
+  } kinds[] = {
+      {"", "a b", "", "\n", "a b", 0},
+      {"", "s ", "", "\n", "s ", 0},
+      {"", "t\t", "", "\n", "t\t", 0},
+      {"", "a\tb", "", "\n", "a\tb", 0},
+      {"\"", "q\"\"", "\"", "\n", "q\"", 0},
+      {"", "crlf", "", "\r\n", "crlf", 0},
+      {"", "cr", "", "\r", "cr", 0},
+      {"\n", "blank", "", "\n", "blank", 1},
+      {"\r\n", "crlfblank", "", "\r\n", "crlfblank", 1},
+      {"", "caf\xc3\xa9", "", "\n", "caf\xc3\xa9", 0},
+  };
+  static const char pad[] = "pppppppppppppppppppppppppppppppppppppppppppppppp"
+                            "pppppppppppppppppppppp";
+  const size_t special = 150, nrows = 300;
+  char *text = malloc(1 << 16);
+  cr_assert(text);
+  for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+    for (size_t shift = 0; shift < 64; shift++) {
+      const char *p = pad + sizeof pad - 1 - shift; /* shift bytes */
+      size_t len = (size_t)sprintf(text, "%s", HDR), plain_at = 0, name_at = 0;
+      for (size_t i = 0; i < nrows; i++)
+        if (i == special + 50) {
+          plain_at = len;
+          len += (size_t)sprintf(text + len,
+                                 "%ssort,d,1,main,0,%zu,confirm,1,2\n", p, i);
+        } else if (i == special) {
+          name_at = len + strlen(kinds[k].lead);
+          len += (size_t)sprintf(
+              text + len, "%s%s%s%s,d,1,main,0,%zu,confirm,1,2%s",
+              kinds[k].lead, p, kinds[k].name, kinds[k].close, i, kinds[k].eol);
+        } else
+          len += (size_t)sprintf(text + len,
+                                 "sort,d,1,main,0,%zu,confirm,1,2\n", i);
+      bs_log *log = bs_log_new();
+      bs_error err;
+      bs_status st = bs_log_read_buffer(log, "pr.csv", text, len, &err);
+      cr_assert_eq(st, BS_OK, "kind %zu shift %zu: %s", k, shift,
+                   fmt_err(&err));
+      cr_assert_eq(bs_log_count(log), nrows);
+      const bs_row *r = bs_log_rows(log);
+      char want[128];
+      snprintf(want, sizeof want, "%s%s", p, kinds[k].read);
+      cr_assert_str_eq(bs_log_row_case(log, &r[special])->benchmark, want,
+                       "kind %zu shift %zu", k, shift);
+      /* Row i starts on line i + 2 (the header is line 1), one later from
+       * the empty line on. */
+      long at = (long)special + 2 + kinds[k].blank;
+      cr_assert_eq(r[special].line, at, "kind %zu shift %zu", k, shift);
+      cr_assert_eq(r[special + 1].line, at + 1, "kind %zu shift %zu", k, shift);
+      cr_assert_eq(r[nrows - 1].line, (long)nrows + 1 + kinds[k].blank);
+      bs_log_free(log);
+
+      /* A NUL there instead is refused, on its line and column. */
+      char was = text[name_at];
+      text[name_at] = '\0';
+      log = bs_log_new();
+      cr_assert_eq(bs_log_read_buffer(log, "pr.csv", text, len, &err),
+                   BS_EINPUT, "kind %zu shift %zu", k, shift);
+      char msg[128];
+      snprintf(msg, sizeof msg,
+               "pr.csv:%ld: column benchmark: contains a NUL byte", at);
+      cr_assert_str_eq(fmt_err(&err), msg, "kind %zu shift %zu", k, shift);
+      bs_log_free(log);
+      if (k > 0)
+        continue;
+
+      /* In a plain row, a NUL and a byte that is not UTF-8 are refused. */
+      long plain_line = (long)special + 50 + 2;
+      for (int bad = 0; bad < 2; bad++) {
+        text[name_at] = was; /* mended */
+        text[plain_at + shift] = bad ? '\xff' : '\0';
+        log = bs_log_new();
+        cr_assert_eq(bs_log_read_buffer(log, "pr.csv", text, len, &err),
+                     BS_EINPUT, "shift %zu", shift);
+        if (bad)
+          snprintf(msg, sizeof msg,
+                   "pr.csv:%ld: column benchmark: invalid UTF-8 at byte %zu "
+                   "of the field",
+                   plain_line, shift + 1);
+        else
+          snprintf(msg, sizeof msg,
+                   "pr.csv:%ld: column benchmark: contains a NUL byte",
+                   plain_line);
+        cr_assert_str_eq(fmt_err(&err), msg, "shift %zu", shift);
+        bs_log_free(log);
+      }
+    }
+  free(text);
+}
