@@ -5,9 +5,13 @@
 # few large cases (982 cases of 1520 confirm rows) and many small ones (a
 # CI run of a large suite: about 49 450 cases of 20 blocks of two impls).
 # Beside them, in the same script on the same files: libcsv alone counting
-# fields, and Python's bare csv.reader. Each command's CPU time (user +
-# sys of the child: the machine may be shared), its page faults and its
-# peak RSS (both from wait4's rusage) are printed side by side.
+# fields; the floor of any reader that keeps rows (libcsv, every number
+# converted exactly, a row stored per record, nothing validated:
+# bench_ingest --floor), with the share it takes of the time 2x the bare
+# csv.reader allows; and Python's bare csv.reader. Each command's CPU
+# time (user + sys of the child: the machine may be shared), its page
+# faults and its peak RSS (both from wait4's rusage) are printed side by
+# side.
 #
 # Targets (issue 22): check, compare --mode hotspot and archive add >= 2x
 # the bare csv.reader on both shapes; peak RSS <= 1.3x the file for check
@@ -97,11 +101,16 @@ for shape, what in (("large", "few large cases"), ("small", "many small cases"))
         rows = sum(1 for _ in f) - 1
     libcsv = min(child([os.path.join(build, "bench_ingest"), "--libcsv",
                         path])[0] for _ in range(3))
+    floor = min(child([os.path.join(build, "bench_ingest"), "--floor",
+                       path])[0] for _ in range(3))
     py = min(csv_reader(path) for _ in range(2))
     print(f"\n{what}: {mb:.1f} MB, {rows} rows; CPU time (user + sys), "
           f"best of 3 (csv.reader: 2)")
     print(f"  libcsv alone, counting fields   {libcsv:6.3f} s {mb / libcsv:6.1f}"
           f" MB/s  ({py / libcsv:4.2f}x csv.reader)")
+    print(f"  floor: libcsv, numbers, rows    {floor:6.3f} s "
+          f"{mb / floor:6.1f} MB/s  ({py / floor:4.2f}x csv.reader: "
+          f"{floor / (py / 2) * 100:.0f} % of the time 2x allows)")
     print(f"  python csv.reader alone         {py:6.3f} s {mb / py:6.1f} MB/s"
           f"  (2x = {2 * mb / py:.1f} MB/s, {py / 2:.3f} s)")
     print(f"  {'command':27s} {'build':6s} {'CPU s':>6s} {'MB/s':>6s} "
