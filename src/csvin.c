@@ -134,15 +134,6 @@ static size_t find(const unsigned char *d, size_t from, size_t len, int c) {
   return p ? (size_t)(p - d) : len;
 }
 
-/* Whether d[0..n-1] has an empty line ("\n\n"); branch-free, so the
- * compiler vectorises it. */
-static int has_blank_line(const unsigned char *d, size_t n) {
-  unsigned acc = 0;
-  for (size_t i = 0; i + 1 < n; i++)
-    acc |= (unsigned)(d[i] == '\n') & (unsigned)(d[i + 1] == '\n');
-  return acc != 0;
-}
-
 /* One pass over what the feed is given, ahead of libcsv: where the next
  * byte is that a batch of lines cannot hold (a quote, a CR, or an LF right
  * after an LF: an empty line), and which 64-byte chunks before it hold a
@@ -246,12 +237,11 @@ static int scan_has(const scan *s, const uint64_t *m, size_t a, size_t b) {
  * LF ends exactly one record, so on_record can count the lines, and one
  * csv_parse call replaces one a line. `plain` is 1 when the bytes are
  * known to be ASCII without NUL, 0 when they may not be (the reader then
- * checks every field's bytes), -1 to look at them here. Returns what
- * csv_parse returned. */
+ * checks every field's bytes). Returns what csv_parse returned. */
 static size_t feed_batch(bs__csvin *in, const unsigned char *d, size_t n,
                          int plain) {
   in->batch = 1;
-  in->batch_dirty = plain < 0 ? !plain_ascii(d, n) : !plain;
+  in->batch_dirty = !plain;
   in->dirty = in->batch_dirty;
   in->in_record = 1;
   in->rec_line = in->line;
@@ -309,13 +299,21 @@ static int took_all(bs__csvin *in, const unsigned char *p, size_t n,
   return 1;
 }
 
-/* Where a batch from pos ends: after the last LF before `stop` and `lim`
- * (a piece), within the field cap's room; pos when no whole line fits. */
+/* How far a batch from pos may reach: `lim` (a piece), or less where the
+ * field cap's room ends first. */
+static size_t batch_room(const bs__csvin *in, size_t pos, size_t lim) {
+  if (in->max_field < SIZE_MAX - 2 && lim - pos > in->max_field + 2)
+    return pos + in->max_field + 2;
+  return lim;
+}
+
+/* Where a batch from pos ends: after the last LF before `stop` and the
+ * batch's room; pos when no whole line fits. */
 static size_t batch_end(const bs__csvin *in, const unsigned char *d, size_t pos,
                         size_t lim, size_t stop) {
-  size_t bl = lim < stop ? lim : stop;
-  if (in->max_field < SIZE_MAX - 2 && bl - pos > in->max_field + 2)
-    bl = pos + in->max_field + 2;
+  size_t bl = batch_room(in, pos, lim);
+  if (stop < bl)
+    bl = stop;
   while (bl > pos && d[bl - 1] != '\n')
     bl--;
   return bl;
@@ -328,10 +326,9 @@ static void feed_raw(bs__csvin *in, const unsigned char *d, size_t len) {
   scan sc;
   sc.words = SCAN_WORDS;
   int scanned = 0;
-  /* The next quote, CR, space and tab at or after pos, each found once and
+  /* The next CR, space and tab at or after pos, each found once and
    * reused (SIZE_MAX: not yet); only looked for past the pass's stop. */
-  size_t next_q = SIZE_MAX, next_cr = SIZE_MAX, next_sp = SIZE_MAX,
-         next_tab = SIZE_MAX;
+  size_t next_cr = SIZE_MAX, next_sp = SIZE_MAX, next_tab = SIZE_MAX;
   while (pos < len && !in->status) {
     size_t lim = len - pos > PIECE_MAX ? pos + PIECE_MAX : len;
     int line_start = !in->in_record && d[pos] != '\n' && d[pos] != '\r';
@@ -343,8 +340,10 @@ static void feed_raw(bs__csvin *in, const unsigned char *d, size_t len) {
      * batch, which the pass says has blanks or bytes to check, or not. */
     if (line_start) {
       size_t bl = batch_end(in, d, pos, lim, sc.stop);
-      if (bl == pos && !sc.hard && sc.stop < len && sc.base < pos) {
-        /* A line across the end of what the pass looked at: look on. */
+      if (bl == pos && !sc.hard && sc.stop < len && sc.base < pos &&
+          sc.stop < batch_room(in, pos, lim)) {
+        /* A line across the end of what the pass looked at (not one
+         * longer than a piece or the field cap's room): look on. */
         scan_from(&sc, d, pos, len);
         bl = batch_end(in, d, pos, lim, sc.stop);
       }
@@ -359,25 +358,10 @@ static void feed_raw(bs__csvin *in, const unsigned char *d, size_t len) {
         continue;
       }
     }
-    /* [pos, sc.stop) holds no quote and no CR. */
+    /* Past the pass's stop, or inside a record: one line at a time.
+     * [pos, sc.stop) holds no CR, so the next is found from there. */
     if (stale(next_cr, pos))
       next_cr = find(d, sc.stop, len, '\r');
-    if (stale(next_q, pos))
-      next_q = find(d, sc.stop, len, '"');
-    /* Else between records, the whole lines up to the next quote or CR
-     * (bounded as above) go as one batch, blanks and all. */
-    if (line_start) {
-      size_t bl =
-          batch_end(in, d, pos, lim, next_q < next_cr ? next_q : next_cr);
-      if (bl > pos && !has_blank_line(d + pos, bl - pos)) {
-        set_space(in, d, pos, bl, len, &sc, &next_sp, &next_tab);
-        size_t n = bl - pos;
-        if (!took_all(in, d + pos, n, feed_batch(in, d + pos, n, -1)))
-          return;
-        pos = bl;
-        continue;
-      }
-    }
     const unsigned char *nl = memchr(d + pos, '\n', lim - pos);
     size_t eol = nl ? (size_t)(nl - d) : lim;
     if (next_cr < eol)
