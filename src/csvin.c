@@ -164,13 +164,28 @@ static int any16(bs__v16 m) {
   return (lo | hi) != 0;
 }
 
+/* The index of the first nonzero byte of m, which has one (little-endian
+ * byte order, as the number parsing assumes). */
+static size_t first16(bs__v16 m) {
+  uint64_t lo, hi;
+  memcpy(&lo, &m, 8);
+  memcpy(&hi, (const unsigned char *)&m + 8, 8);
+  return lo ? (size_t)__builtin_ctzll(lo) / 8
+            : 8 + (size_t)__builtin_ctzll(hi) / 8;
+}
+
 /* Fills s for d[from..len-1]; d[from - 1], when from > 0, is the byte
  * before (for the empty-line test). */
 static void scan_from(scan *s, const unsigned char *d, size_t from,
                       size_t len) {
-  memset(s->blank, 0, s->words * sizeof s->blank[0]);
-  memset(s->odd, 0, s->words * sizeof s->odd[0]);
   s->base = from;
+  if (from < len && (d[from] == '"' || d[from] == '\r')) {
+    s->stop = from; /* nothing to mark: a log that quotes its first field */
+    s->hard = 1;
+    return;
+  }
+  for (size_t w = 0; w < s->words; w++)
+    s->blank[w] = s->odd[w] = 0;
   s->hard = 0;
   size_t end = len - from > (size_t)SCAN_CHUNKS * 64
                    ? from + (size_t)SCAN_CHUNKS * 64
@@ -178,27 +193,36 @@ static void scan_from(scan *s, const unsigned char *d, size_t from,
   size_t i = from, j = 0;
   /* Whole chunks in vectors; b holds the bytes before c's. */
   for (; end - i >= 64; i += 64, j++) {
-    bs__v16 hard = {0}, blank = {0}, odd = {0};
-    for (int k = 0; k < 64; k += 16) {
+    bs__v16 hard[4], blank = {0}, odd = {0};
+    for (int k = 0; k < 4; k++) {
       bs__v16 c, b;
-      memcpy(&c, d + i + k, sizeof c);
-      if (i + (size_t)k > 0) {
-        memcpy(&b, d + i + k - 1, sizeof b);
+      memcpy(&c, d + i + 16 * k, sizeof c);
+      if (i + 16 * (size_t)k > 0) {
+        memcpy(&b, d + i + 16 * k - 1, sizeof b);
       } else { /* nothing before the input's first byte */
         unsigned char t[16] = {0};
         memcpy(t + 1, d, 15);
         memcpy(&b, t, sizeof b);
       }
-      hard |= (bs__v16)((c == '"') | (c == '\r') | ((c == '\n') & (b == '\n')));
+      hard[k] =
+          (bs__v16)((c == '"') | (c == '\r') | ((c == '\n') & (b == '\n')));
       blank |= (bs__v16)((c == ' ') | (c == '\t'));
       odd |= (bs__v16)((c == 0) | (c >= 0x80));
     }
-    if (any16(hard))
-      break; /* found byte by byte below */
+    /* The chunk's marks cover all of it, past the stop too. */
     s->blank[j / 64] |= (uint64_t)any16(blank) << (j % 64);
     s->odd[j / 64] |= (uint64_t)any16(odd) << (j % 64);
+    if (!any16(hard[0] | hard[1] | hard[2] | hard[3]))
+      continue;
+    int k = 0;
+    while (!any16(hard[k]))
+      k++;
+    s->stop = i + 16 * (size_t)k + first16(hard[k]);
+    s->hard = 1;
+    s->words = j / 64 + 1;
+    return;
   }
-  /* The chunk that holds the stop, or what is left, byte by byte. */
+  /* What is left, less than a chunk, byte by byte. */
   for (; i < end; i++) {
     unsigned char c = d[i];
     if (c == '"' || c == '\r' || (c == '\n' && i > 0 && d[i - 1] == '\n')) {
