@@ -194,10 +194,10 @@ static void scan_from(scan *s, const unsigned char *d, size_t from,
   /* Whole chunks in vectors; b holds the bytes before c's. */
   for (; end - i >= 64; i += 64, j++) {
     bs__v16 hard[4], blank = {0}, odd = {0};
-    for (int k = 0; k < 4; k++) {
+    for (size_t k = 0; k < 4; k++) {
       bs__v16 c, b;
       memcpy(&c, d + i + 16 * k, sizeof c);
-      if (i + 16 * (size_t)k > 0) {
+      if (i + 16 * k > 0) {
         memcpy(&b, d + i + 16 * k - 1, sizeof b);
       } else { /* nothing before the input's first byte */
         unsigned char t[16] = {0};
@@ -214,10 +214,10 @@ static void scan_from(scan *s, const unsigned char *d, size_t from,
     s->odd[j / 64] |= (uint64_t)any16(odd) << (j % 64);
     if (!any16(hard[0] | hard[1] | hard[2] | hard[3]))
       continue;
-    int k = 0;
+    size_t k = 0;
     while (!any16(hard[k]))
       k++;
-    s->stop = i + 16 * (size_t)k + first16(hard[k]);
+    s->stop = i + 16 * k + first16(hard[k]);
     s->hard = 1;
     s->words = j / 64 + 1;
     return;
@@ -348,7 +348,7 @@ static void feed_raw(bs__csvin *in, const unsigned char *d, size_t len) {
   /* The pass ahead (scan_from), made once per stretch without a quote, CR
    * or empty line (most logs are one such stretch) and reused. */
   scan sc;
-  sc.words = SCAN_WORDS;
+  memset(&sc, 0, sizeof sc); /* no bit set: sc.words = 0 */
   int scanned = 0;
   /* The next CR, space and tab at or after pos, each found once and
    * reused (SIZE_MAX: not yet); only looked for past the pass's stop. */
