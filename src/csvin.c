@@ -164,14 +164,22 @@ static int any16(bs__v16 m) {
   return (lo | hi) != 0;
 }
 
-/* The index of the first nonzero byte of m, which has one (little-endian
- * byte order, as the number parsing assumes). */
+/* The index of the first nonzero byte of m, which has one. */
 static size_t first16(bs__v16 m) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
   uint64_t lo, hi;
   memcpy(&lo, &m, 8);
   memcpy(&hi, (const unsigned char *)&m + 8, 8);
   return lo ? (size_t)__builtin_ctzll(lo) / 8
             : 8 + (size_t)__builtin_ctzll(hi) / 8;
+#else
+  unsigned char b[16];
+  memcpy(b, &m, sizeof b);
+  size_t i = 0;
+  while (!b[i])
+    i++;
+  return i;
+#endif
 }
 
 /* Fills s for d[from..len-1]; d[from - 1], when from > 0, is the byte
@@ -193,7 +201,7 @@ static void scan_from(scan *s, const unsigned char *d, size_t from,
   size_t i = from, j = 0;
   /* Whole chunks in vectors; b holds the bytes before c's. */
   for (; end - i >= 64; i += 64, j++) {
-    bs__v16 hard[4], blank = {0}, odd = {0};
+    bs__v16 blank = {0}, odd = {0};
     for (size_t k = 0; k < 4; k++) {
       bs__v16 c, b;
       memcpy(&c, d + i + 16 * k, sizeof c);
@@ -204,23 +212,22 @@ static void scan_from(scan *s, const unsigned char *d, size_t from,
         memcpy(t + 1, d, 15);
         memcpy(&b, t, sizeof b);
       }
-      hard[k] =
+      bs__v16 hard =
           (bs__v16)((c == '"') | (c == '\r') | ((c == '\n') & (b == '\n')));
       blank |= (bs__v16)((c == ' ') | (c == '\t'));
       odd |= (bs__v16)((c == 0) | (c >= 0x80));
+      if (any16(hard)) {
+        /* The chunk's marks cover all of it up to here, past the stop. */
+        s->blank[j / 64] |= (uint64_t)any16(blank) << (j % 64);
+        s->odd[j / 64] |= (uint64_t)any16(odd) << (j % 64);
+        s->stop = i + 16 * k + first16(hard);
+        s->hard = 1;
+        s->words = j / 64 + 1;
+        return;
+      }
     }
-    /* The chunk's marks cover all of it, past the stop too. */
     s->blank[j / 64] |= (uint64_t)any16(blank) << (j % 64);
     s->odd[j / 64] |= (uint64_t)any16(odd) << (j % 64);
-    if (!any16(hard[0] | hard[1] | hard[2] | hard[3]))
-      continue;
-    size_t k = 0;
-    while (!any16(hard[k]))
-      k++;
-    s->stop = i + 16 * k + first16(hard[k]);
-    s->hard = 1;
-    s->words = j / 64 + 1;
-    return;
   }
   /* What is left, less than a chunk, byte by byte. */
   for (; i < end; i++) {

@@ -1172,3 +1172,51 @@ Test(log, special_bytes_at_every_offset_of_a_plain_stretch) {
     }
   free(text);
 }
+
+/* A blank or a byte to check, then a quote soon after in the same 64 bytes:
+ * the lines before the quote still go as one batch, which must keep the
+ * blank and check the byte. At every offset. */
+Test(log, a_blank_or_odd_byte_just_before_a_quote_is_seen) {
+  static const char pad[] = "pppppppppppppppppppppppppppppppppppppppppppppppp"
+                            "pppppppppppppppppppppp";
+  char *text = malloc(1 << 16);
+  cr_assert(text);
+  for (int odd = 0; odd < 2; odd++)
+    for (size_t shift = 0; shift < 64; shift++) {
+      const char *p = pad + sizeof pad - 1 - shift;
+      size_t len = (size_t)sprintf(text, "%s", HDR);
+      for (size_t i = 0; i < 300; i++)
+        if (i == 150)
+          len +=
+              (size_t)sprintf(text + len, "%st%s,d,1,main,0,%zu,confirm,1,2\n",
+                              p, odd ? "\xff" : " ", i);
+        else if (i == 151)
+          len += (size_t)sprintf(text + len,
+                                 "\"q\",d,1,main,0,%zu,confirm,1,2\n", i);
+        else
+          len += (size_t)sprintf(text + len,
+                                 "sort,d,1,main,0,%zu,confirm,1,2\n", i);
+      bs_log *log = bs_log_new();
+      bs_error err;
+      bs_status st = bs_log_read_buffer(log, "pr.csv", text, len, &err);
+      if (odd) {
+        cr_assert_eq(st, BS_EINPUT, "shift %zu", shift);
+        char msg[128];
+        snprintf(msg, sizeof msg,
+                 "pr.csv:152: column benchmark: invalid UTF-8 at byte %zu of "
+                 "the field",
+                 shift + 2);
+        cr_assert_str_eq(fmt_err(&err), msg, "shift %zu", shift);
+      } else {
+        cr_assert_eq(st, BS_OK, "shift %zu: %s", shift, fmt_err(&err));
+        char want[128];
+        snprintf(want, sizeof want, "%st ", p);
+        const bs_row *r = bs_log_rows(log);
+        cr_assert_str_eq(bs_log_row_case(log, &r[150])->benchmark, want,
+                         "shift %zu", shift);
+        cr_assert_str_eq(bs_log_row_case(log, &r[151])->benchmark, "q");
+      }
+      bs_log_free(log);
+    }
+  free(text);
+}
