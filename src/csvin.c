@@ -315,6 +315,15 @@ static void set_space(bs__csvin *in, const unsigned char *d, size_t pos,
   csv_set_space_func(&in->p, blanks ? no_space : NULL);
 }
 
+/* Whether the bytes [pos, end) may hold a NUL or a byte >= 0x80: within
+ * what the pass ahead looked at, its chunks say; past it, they are
+ * looked at. */
+static int maybe_odd(const unsigned char *d, size_t pos, size_t end,
+                     const scan *sc) {
+  return end <= sc->stop ? scan_has(sc, sc->odd, pos, end)
+                         : !plain_ascii(d + pos, end - pos);
+}
+
 /* After libcsv took `got` of the n bytes at p: 1 when it took them all
  * (counted as fed), else 0 with the error recorded. */
 static int took_all(bs__csvin *in, const unsigned char *p, size_t n,
@@ -379,10 +388,9 @@ static void feed_raw(bs__csvin *in, const unsigned char *d, size_t len) {
         bl = batch_end(in, d, pos, lim, sc.stop);
       }
       if (bl > pos) {
-        csv_set_space_func(&in->p,
-                           scan_has(&sc, sc.blank, pos, bl) ? no_space : NULL);
+        set_space(in, d, pos, bl, len, &sc, &next_sp, &next_tab);
         size_t n = bl - pos;
-        int plain = !scan_has(&sc, sc.odd, pos, bl);
+        int plain = !maybe_odd(d, pos, bl, &sc);
         if (!took_all(in, d + pos, n, feed_batch(in, d + pos, n, plain)))
           return;
         pos = bl;
@@ -422,8 +430,7 @@ static void feed_raw(bs__csvin *in, const unsigned char *d, size_t len) {
      * no_space, and cheaper than a call per byte. */
     set_space(in, d, pos, end, len, &sc, &next_sp, &next_tab);
     size_t n = end - pos;
-    if (!in->dirty && (end <= sc.stop ? scan_has(&sc, sc.odd, pos, end)
-                                      : !plain_ascii(d + pos, n)))
+    if (!in->dirty && maybe_odd(d, pos, end, &sc))
       in->dirty = 1;
     if (!took_all(in, d + pos, n,
                   csv_parse(&in->p, d + pos, n, field_cb(in), on_record, in)))
