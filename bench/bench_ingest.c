@@ -169,27 +169,49 @@ static void count_record(int c, void *data) {
   ((size_t *)data)[1]++;
 }
 
-/* libcsv and nothing else: read(2) in 256 KiB blocks, csv_parse, count. */
-static int libcsv_count(const char *path) {
-  FILE *f = fopen(path, "rb");
-  struct csv_parser p;
-  if (!f || csv_init(&p, CSV_STRICT | CSV_STRICT_FINI) != 0) {
+/* Parses FILE with libcsv as benchsite sets it up, read(2) in 256 KiB
+ * blocks into one buffer: 0, or 3 with a message. */
+static int parse_file(const char *path, void (*field)(void *, size_t, void *),
+                      void (*record)(int, void *), void *data) {
+  int fd = open(path, O_RDONLY);
+  if (fd < 0) {
     fprintf(stderr, "bench_ingest: cannot open %s\n", path);
     return 3;
   }
+  struct csv_parser p;
+  char *buf = malloc((size_t)1 << 18);
+  if (!buf || csv_init(&p, CSV_STRICT | CSV_STRICT_FINI) != 0) {
+    fprintf(stderr, "bench_ingest: out of memory\n");
+    free(buf);
+    close(fd);
+    return 3;
+  }
   csv_set_blk_size(&p, 4096);
-  static char buf[1 << 18];
-  size_t counts[2] = {0, 0}, n;
-  while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
-    if (csv_parse(&p, buf, n, count_field, count_record, counts) != n) {
+  int rc = 0;
+  ssize_t n;
+  while (!rc && (n = read(fd, buf, (size_t)1 << 18)) > 0)
+    if (csv_parse(&p, buf, (size_t)n, field, record, data) != (size_t)n) {
       fprintf(stderr, "bench_ingest: %s: %s\n", path,
               csv_strerror(csv_error(&p)));
-      return 3;
+      rc = 3;
     }
+  if (!rc && n < 0) {
+    fprintf(stderr, "bench_ingest: cannot read %s\n", path);
+    rc = 3;
   }
-  csv_fini(&p, count_field, count_record, counts);
+  if (!rc)
+    csv_fini(&p, field, record, data);
   csv_free(&p);
-  fclose(f);
+  free(buf);
+  close(fd);
+  return rc;
+}
+
+/* libcsv and nothing else: parse_file, counting. */
+static int libcsv_count(const char *path) {
+  size_t counts[2] = {0, 0};
+  if (parse_file(path, count_field, count_record, counts))
+    return 3;
   printf("%zu %zu\n", counts[0], counts[1]);
   return 0;
 }
@@ -205,7 +227,6 @@ typedef struct floor_name {
 
 typedef struct floor_state {
   int header;   /* reading the header */
-  size_t ncols; /* header fields */
   int kind[64]; /* each column's kind (columns past 64: skipped) */
   size_t field; /* fields of the current record so far */
   floor_name name[64];
@@ -240,7 +261,6 @@ static void floor_field(void *s, size_t len, void *data) {
   if (st->header) {
     if (i < 64)
       st->kind[i] = floor_kind(f, len);
-    st->ncols = i + 1;
     return;
   }
   if (i >= 64)
@@ -306,34 +326,12 @@ static void floor_record(int c, void *data) {
 }
 
 static int floor_read(const char *path) {
-  int fd = open(path, O_RDONLY);
-  if (fd < 0) {
-    fprintf(stderr, "bench_ingest: cannot open %s\n", path);
-    return 3;
-  }
-  double c0 = cpu_s();
   static floor_state st;
   st.header = 1;
-  struct csv_parser p;
-  if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI) != 0) {
-    fprintf(stderr, "bench_ingest: out of memory\n");
+  double c0 = cpu_s();
+  if (parse_file(path, floor_field, floor_record, &st))
     return 3;
-  }
-  csv_set_blk_size(&p, 4096);
-  char *buf = malloc((size_t)1 << 18);
-  ssize_t n;
-  while (buf && (n = read(fd, buf, (size_t)1 << 18)) > 0)
-    if (csv_parse(&p, buf, (size_t)n, floor_field, floor_record, &st) !=
-        (size_t)n) {
-      fprintf(stderr, "bench_ingest: %s: %s\n", path,
-              csv_strerror(csv_error(&p)));
-      return 3;
-    }
-  csv_fini(&p, floor_field, floor_record, &st);
   double c = cpu_s() - c0;
-  csv_free(&p);
-  close(fd);
-  free(buf);
   if (st.bad) {
     fprintf(stderr, "bench_ingest: %s: not a log the floor reads\n", path);
     return 3;
