@@ -22,7 +22,7 @@
 #include "sha256.h"
 #include "strlist.h"
 #include "strset.h"
-#include "utcdate.h"
+#include "date_int.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -6,7 +6,7 @@
 #include "benchsite/error.h"
 
 #include "sha256.h"
-#include "utcdate.h"
+#include "date_int.h"
 
 #define FORMAT_NAME "FORMAT"
 #define FORMAT_LINE "benchsite.archive/1\n"

@@ -2,6 +2,7 @@
  * bs_archive_open and the runs it lists; run ids and the FORMAT check,
  * which adding (archive.c) shares. */
 #include "benchsite/archive.h"
+#include "benchsite/date.h"
 
 #include "benchsite/log.h"
 #include "benchsite/manifest.h"
@@ -10,12 +11,12 @@
 #include "archived.h"
 #include "buf.h"
 #include "csvin.h"
+#include "date_int.h"
 #include "fsutil.h"
 #include "grow.h"
 #include "oom.h"
 #include "sha256.h"
 #include "strlist.h"
-#include "utcdate.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -608,7 +609,7 @@ void bs_archive_free(bs_archive *a) {
 
 static int cmp_run(const void *pa, const void *pb) {
   const run_rec *a = pa, *b = pb;
-  int c = bs_archive_date_cmp(a->date, b->date);
+  int c = bs_date_cmp(a->date, b->date);
   return c ? c : strcmp(a->id, b->id);
 }
 

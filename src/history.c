@@ -1,6 +1,7 @@
 /* The history model: per-run results from their analyses, then groups,
  * cases, chains, creep and drift over all runs (see history.h). */
 #include "benchsite/history.h"
+#include "benchsite/date.h"
 
 #include "benchsite/bootstrap.h"
 #include "benchsite/order.h"
@@ -291,7 +292,7 @@ size_t bs_history_newest(const bs_history *h) {
   if (h->nruns == 0)
     return 0;
   size_t i = h->nruns - 1;
-  while (i > 0 && bs_archive_date_in_future(h->runs[i].date))
+  while (i > 0 && bs_date_in_future(h->runs[i].date))
     i--;
   return i;
 }

@@ -1,6 +1,7 @@
 /* The run archive: storage, immutability, verification, ordering, and
  * atomicity under SIGKILL. */
 #include "benchsite/archive.h"
+#include "benchsite/date.h"
 
 #include "sha256.h"
 
@@ -526,35 +527,32 @@ Test(archive, verify_detects_missing_extra_and_rewritten_files) {
 /* ---- Ordering ------------------------------------------------------------ */
 
 Test(archive, dates_compare_as_utc_times) {
-  cr_assert(bs_archive_date_valid("2026-11-30T10:56:21Z"));
-  cr_assert(bs_archive_date_valid("2026-11-30T10:56:21.123Z"));
-  cr_assert(bs_archive_date_valid("2026-11-30T10:56:21+00:00"));
-  cr_assert(bs_archive_date_valid("2026-11-30"));
-  cr_assert(bs_archive_date_valid("2024-02-29T00:00:00Z"));
-  cr_assert_not(bs_archive_date_valid("2026-02-29T00:00:00Z"));
-  cr_assert_not(bs_archive_date_valid("2026-11-30T10:56:21"));
-  cr_assert_not(bs_archive_date_valid("2026-11-30T10:56:21+01:00"));
-  cr_assert_not(bs_archive_date_valid("2026-11-30T24:00:00Z"));
-  cr_assert_not(bs_archive_date_valid("2026-11-30T10:56Z"));
-  cr_assert_not(bs_archive_date_valid("2026-13-01"));
-  cr_assert_not(bs_archive_date_valid("2026-11-30T10:56:21.Z"));
-  cr_assert_not(bs_archive_date_valid("2026-11-30 10:56:21Z"));
-  cr_assert_not(bs_archive_date_valid(""));
+  cr_assert(bs_date_valid("2026-11-30T10:56:21Z"));
+  cr_assert(bs_date_valid("2026-11-30T10:56:21.123Z"));
+  cr_assert(bs_date_valid("2026-11-30T10:56:21+00:00"));
+  cr_assert(bs_date_valid("2026-11-30"));
+  cr_assert(bs_date_valid("2024-02-29T00:00:00Z"));
+  cr_assert_not(bs_date_valid("2026-02-29T00:00:00Z"));
+  cr_assert_not(bs_date_valid("2026-11-30T10:56:21"));
+  cr_assert_not(bs_date_valid("2026-11-30T10:56:21+01:00"));
+  cr_assert_not(bs_date_valid("2026-11-30T24:00:00Z"));
+  cr_assert_not(bs_date_valid("2026-11-30T10:56Z"));
+  cr_assert_not(bs_date_valid("2026-13-01"));
+  cr_assert_not(bs_date_valid("2026-11-30T10:56:21.Z"));
+  cr_assert_not(bs_date_valid("2026-11-30 10:56:21Z"));
+  cr_assert_not(bs_date_valid(""));
 
-  cr_assert_lt(bs_archive_date_cmp("2026-03-01", "2026-03-01T00:00:00.1Z"), 0);
-  cr_assert_gt(
-      bs_archive_date_cmp("2026-03-01T00:00:00.5Z", "2026-03-01T00:00:00.25Z"),
-      0);
-  cr_assert_lt(
-      bs_archive_date_cmp("2026-03-01T00:00:00.05Z", "2026-03-01T00:00:00.5Z"),
-      0);
-  cr_assert_lt(bs_archive_date_cmp("2025-12-31T23:59:59Z", "2026-01-01"), 0);
+  cr_assert_lt(bs_date_cmp("2026-03-01", "2026-03-01T00:00:00.1Z"), 0);
+  cr_assert_gt(bs_date_cmp("2026-03-01T00:00:00.5Z", "2026-03-01T00:00:00.25Z"),
+               0);
+  cr_assert_lt(bs_date_cmp("2026-03-01T00:00:00.05Z", "2026-03-01T00:00:00.5Z"),
+               0);
+  cr_assert_lt(bs_date_cmp("2025-12-31T23:59:59Z", "2026-01-01"), 0);
   /* Equal times, different text: byte order decides, consistently. */
-  int c = bs_archive_date_cmp("2026-03-01T00:00:00.50Z",
-                              "2026-03-01T00:00:00.5+00:00");
+  int c = bs_date_cmp("2026-03-01T00:00:00.50Z", "2026-03-01T00:00:00.5+00:00");
   cr_assert_neq(c, 0);
-  cr_assert_eq(c, -bs_archive_date_cmp("2026-03-01T00:00:00.5+00:00",
-                                       "2026-03-01T00:00:00.50Z"));
+  cr_assert_eq(c, -bs_date_cmp("2026-03-01T00:00:00.5+00:00",
+                               "2026-03-01T00:00:00.50Z"));
 }
 
 Test(archive, runs_are_ordered_by_date_then_id) {

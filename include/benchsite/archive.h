@@ -225,21 +225,6 @@ const bs_ack *bs_acks_at(const bs_acks *a, size_t i);
 const bs_ack *bs_acks_find(const bs_acks *a, const char *commit,
                            const char *benchmark, const char *dataset);
 
-/* ---- Dates ------------------------------------------------------------ */
-
-/* Compares two ISO 8601 UTC times of the accepted forms (see
- * bs_archive_identify) as times: <0, 0 or >0. Text that does not parse
- * sorts before every time, ties broken by byte order. */
-int bs_archive_date_cmp(const char *a, const char *b);
-
-/* Returns 1 when `text` is an accepted ISO 8601 UTC time, else 0. */
-int bs_archive_date_valid(const char *text);
-
-/* Returns 1 when `text` is an accepted time more than a day after the
- * current time (a run `archive add` would refuse; one archived before that
- * rule must not head the history for ever), else 0. */
-int bs_archive_date_in_future(const char *text);
-
 #ifdef __cplusplus
 }
 #endif

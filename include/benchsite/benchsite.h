@@ -7,6 +7,7 @@
 #include "benchsite/bootstrap.h"
 #include "benchsite/check.h"
 #include "benchsite/compare.h"
+#include "benchsite/date.h"
 #include "benchsite/error.h"
 #include "benchsite/history.h"
 #include "benchsite/json.h"

@@ -1,7 +1,7 @@
 /* benchsite manifest: the environment manifest of this machine. */
 #include "measure.h"
 
-#include "benchsite/archive.h"
+#include "benchsite/date.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -45,7 +45,7 @@ static int set(bs_manifest_draft *d, const char *key, const char *value) {
     return 0;
   /* An archive orders runs by this date and refuses a run without one it
    * can read: a manifest is not written with one it would refuse. */
-  if (!strcmp(key, "date") && !bs_archive_date_valid(value)) {
+  if (!strcmp(key, "date") && !bs_date_valid(value)) {
     cli_errorf("manifest: key date: \"%s\" is not an ISO 8601 UTC date or "
                "time such as 2026-11-30T10:56:21Z",
                value);

@@ -1,8 +1,8 @@
-/* UTC dates and times as archives and manifests write them, and the
- * archive's date API (benchsite/archive.h). */
-#include "utcdate.h"
+/* UTC dates and times (benchsite/date.h), and the parsed form the
+ * archive uses (date_int.h). */
+#include "benchsite/date.h"
 
-#include "benchsite/archive.h"
+#include "date_int.h"
 
 #include <string.h>
 #include <time.h>
@@ -93,19 +93,19 @@ int bs__utc_cmp(const bs__utc_time *a, const bs__utc_time *b) {
   return (c > 0) - (c < 0);
 }
 
-int bs_archive_date_valid(const char *text) {
+int bs_date_valid(const char *text) {
   bs__utc_time t;
   return text && bs__utc_parse(text, &t);
 }
 
-int bs_archive_date_in_future(const char *text) {
+int bs_date_in_future(const char *text) {
   bs__utc_time t;
   time_t now = time(NULL);
   return text && bs__utc_parse(text, &t) && now != (time_t)-1 &&
          bs__utc_seconds(&t) > (long long)now + 86400;
 }
 
-int bs_archive_date_cmp(const char *a, const char *b) {
+int bs_date_cmp(const char *a, const char *b) {
   bs__utc_time ta, tb;
   int va = bs__utc_parse(a, &ta), vb = bs__utc_parse(b, &tb);
   if (va && vb) {

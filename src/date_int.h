@@ -1,9 +1,8 @@
-/* UTC dates and times: "YYYY-MM-DD" or "YYYY-MM-DDTHH:MM:SS[.frac]" with
- * "Z" or "+00:00" (ISO 8601; a UTC time is the only kind that orders runs
- * measured on different machines correctly). Private; the public face is
- * bs_archive_date_valid() and friends in benchsite/archive.h. */
-#ifndef BENCHSITE_UTCDATE_H
-#define BENCHSITE_UTCDATE_H
+/* UTC dates and times parsed into their fields, for the archive that
+ * orders and checks them. Private; the public face is bs_date_valid() and
+ * friends in benchsite/date.h, which say which forms are accepted. */
+#ifndef BENCHSITE_DATE_INT_H
+#define BENCHSITE_DATE_INT_H
 
 typedef struct bs__utc_time {
   int year, month, day, hour, minute, second;

@@ -1,0 +1,29 @@
+/* benchsite: UTC dates and times as manifests and archives write them:
+ * "YYYY-MM-DD" or "YYYY-MM-DDTHH:MM:SS[.frac]" with "Z" or "+00:00" (ISO
+ * 8601; a UTC time is the only kind that orders runs measured on different
+ * machines correctly). */
+#ifndef BENCHSITE_DATE_H
+#define BENCHSITE_DATE_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Compares two times of the accepted forms as times: <0, 0 or >0. Text
+ * that does not parse sorts before every time, ties broken by byte order.
+ * Neither may be NULL. */
+int bs_date_cmp(const char *a, const char *b);
+
+/* Returns 1 when `text` is an accepted ISO 8601 UTC time, else 0 (also
+ * for NULL). */
+int bs_date_valid(const char *text);
+
+/* Returns 1 when `text` is an accepted time more than a day after the
+ * current time (a run `archive add` would refuse; one archived before that
+ * rule must not head the history for ever), else 0 (also for NULL). */
+int bs_date_in_future(const char *text);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
