@@ -6,7 +6,7 @@
  *   bench_compare OUTDIR   writes OUTDIR/deltas.txt (the one case's d, for
  *                          the scipy peer) and OUTDIR/log200.csv */
 #include "benchsite/benchsite.h"
-#include "resample.h"
+#include "resample_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -372,10 +372,12 @@ int main(int argc, char **argv) {
    * the library picks. */
   static const char *const names[] = {"auto", "portable", "avx2", "avx512"};
   double lo = 0, hi = 0, first_lo = 0, first_hi = 0, per_case = 0;
-  for (int e = BS_NOISE_ENGINE_PORTABLE; e <= BS_NOISE_ENGINE_AVX512 + 1; e++) {
-    bs_noise_engine want =
-        e > BS_NOISE_ENGINE_AVX512 ? BS_NOISE_ENGINE_AUTO : (bs_noise_engine)e;
-    bs_noise_engine used = BS_NOISE_ENGINE_AUTO;
+  for (int e = BS_RESAMPLE_ENGINE_PORTABLE; e <= BS_RESAMPLE_ENGINE_AVX512 + 1;
+       e++) {
+    bs_resample_engine want = e > BS_RESAMPLE_ENGINE_AVX512
+                                  ? BS_RESAMPLE_ENGINE_AUTO
+                                  : (bs_resample_engine)e;
+    bs_resample_engine used = BS_RESAMPLE_ENGINE_AUTO;
     int reps = 0;
     double t0 = now_s(), t1;
     do {
@@ -384,9 +386,9 @@ int main(int argc, char **argv) {
       reps++;
       t1 = now_s();
     } while (t1 - t0 < dur);
-    if (want != BS_NOISE_ENGINE_AUTO && used != want)
+    if (want != BS_RESAMPLE_ENGINE_AUTO && used != want)
       continue; /* not on this CPU */
-    if (e == BS_NOISE_ENGINE_PORTABLE) {
+    if (e == BS_RESAMPLE_ENGINE_PORTABLE) {
       first_lo = lo;
       first_hi = hi;
     } else if (lo != first_lo || hi != first_hi) {
@@ -396,7 +398,7 @@ int main(int argc, char **argv) {
     per_case = (t1 - t0) / reps;
     printf("one case (m=20, R=10000), engine %-8s%s: %.4f ms per case over "
            "%d runs (interval [%.4f, %.4f] us)\n",
-           names[used], want == BS_NOISE_ENGINE_AUTO ? " (auto)" : "",
+           names[used], want == BS_RESAMPLE_ENGINE_AUTO ? " (auto)" : "",
            per_case * 1e3, reps, lo, hi);
   }
 
@@ -446,20 +448,21 @@ int main(int argc, char **argv) {
   double d380[M380];
   for (int j = 0; j < M380; j++)
     d380[j] = sample(&g, 104.0) - sample(&g, 100.0);
-  for (int e = BS_NOISE_ENGINE_PORTABLE; e <= BS_NOISE_ENGINE_AVX512; e++) {
-    bs_noise_engine used = BS_NOISE_ENGINE_AUTO;
+  for (int e = BS_RESAMPLE_ENGINE_PORTABLE; e <= BS_RESAMPLE_ENGINE_AVX512;
+       e++) {
+    bs_resample_engine used = BS_RESAMPLE_ENGINE_AUTO;
     int reps = 0;
     double c0 = now_s(), c1;
     do {
       bs__bootstrap_median_ci_engine(d380, M380, 10000, 95.0, 7,
-                                     (bs_noise_engine)e, &used, &lo, &hi, NULL,
-                                     NULL);
+                                     (bs_resample_engine)e, &used, &lo, &hi,
+                                     NULL, NULL);
       reps++;
       c1 = now_s();
     } while (c1 - c0 < dur);
-    if (used != (bs_noise_engine)e)
+    if (used != (bs_resample_engine)e)
       continue; /* not on this CPU */
-    if (e == BS_NOISE_ENGINE_PORTABLE) {
+    if (e == BS_RESAMPLE_ENGINE_PORTABLE) {
       first_lo = lo;
       first_hi = hi;
     } else if (lo != first_lo || hi != first_hi) {

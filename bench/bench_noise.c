@@ -97,25 +97,26 @@ int main(int argc, char **argv) {
    * engine this CPU has (they must agree exactly). */
   static const char *const names[] = {"auto", "portable", "avx2", "avx512"};
   double conf_sum = 0.0, t_conf = 0.0;
-  for (int e = BS_NOISE_ENGINE_PORTABLE; e <= BS_NOISE_ENGINE_AVX512; e++) {
+  for (int e = BS_RESAMPLE_ENGINE_PORTABLE; e <= BS_RESAMPLE_ENGINE_AVX512;
+       e++) {
     double sum = 0.0;
-    bs_noise_engine used = BS_NOISE_ENGINE_AUTO;
+    bs_resample_engine used = BS_RESAMPLE_ENGINE_AUTO;
     double t0 = now_s();
     for (size_t r = 0; r < runs; r++) {
       double c1, c2;
       if (bs_noise_confidence_engine(a + r * n, n, 0, b + r * n, n, 0,
-                                     resamples, 2 * r, (bs_noise_engine)e,
+                                     resamples, 2 * r, (bs_resample_engine)e,
                                      &used, &c1, NULL) ||
           bs_noise_confidence_engine(b + r * n, n, 0, a + r * n, n, 0,
-                                     resamples, 2 * r + 1, (bs_noise_engine)e,
-                                     &used, &c2, NULL))
+                                     resamples, 2 * r + 1,
+                                     (bs_resample_engine)e, &used, &c2, NULL))
         goto done;
       sum += c1 + c2;
     }
     double t = now_s() - t0;
     if ((int)used != e)
       continue; /* not available here */
-    if (e > BS_NOISE_ENGINE_PORTABLE && sum != conf_sum) {
+    if (e > BS_RESAMPLE_ENGINE_PORTABLE && sum != conf_sum) {
       fprintf(stderr, "bench_noise: engine %s disagrees\n", names[e]);
       goto done;
     }

@@ -4,7 +4,7 @@
 #include "benchsite/rng.h"
 #include "oom.h"
 #include "orderstat.h"
-#include "resample.h"
+#include "resample_int.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -113,15 +113,15 @@ static double bin_quantile(const bin *bins, size_t nb, size_t R, double f) {
 
 static bs_status median_ci(const double *x, size_t m, uint64_t resamples,
                            double level_pct, uint64_t seed,
-                           bs_noise_engine want, bs_noise_engine *used,
+                           bs_resample_engine want, bs_resample_engine *used,
                            double *low, double *high, double *thetas,
                            uint64_t *nonpositive, bs_error *err);
 
 bs_status bs_bootstrap_median_ci(const double *x, size_t m, uint64_t resamples,
                                  double level_pct, uint64_t seed, double *low,
                                  double *high, double *thetas, bs_error *err) {
-  return median_ci(x, m, resamples, level_pct, seed, BS_NOISE_ENGINE_AUTO, NULL,
-                   low, high, thetas, NULL, err);
+  return median_ci(x, m, resamples, level_pct, seed, BS_RESAMPLE_ENGINE_AUTO,
+                   NULL, low, high, thetas, NULL, err);
 }
 
 bs_status bs_bootstrap_median_ci_count(const double *x, size_t m,
@@ -129,14 +129,14 @@ bs_status bs_bootstrap_median_ci_count(const double *x, size_t m,
                                        uint64_t seed, double *low, double *high,
                                        double *thetas, uint64_t *nonpositive,
                                        bs_error *err) {
-  return median_ci(x, m, resamples, level_pct, seed, BS_NOISE_ENGINE_AUTO, NULL,
-                   low, high, thetas, nonpositive, err);
+  return median_ci(x, m, resamples, level_pct, seed, BS_RESAMPLE_ENGINE_AUTO,
+                   NULL, low, high, thetas, nonpositive, err);
 }
 
 bs_status bs__bootstrap_median_ci_engine(const double *x, size_t m,
                                          uint64_t resamples, double level_pct,
-                                         uint64_t seed, bs_noise_engine want,
-                                         bs_noise_engine *used, double *low,
+                                         uint64_t seed, bs_resample_engine want,
+                                         bs_resample_engine *used, double *low,
                                          double *high, double *thetas,
                                          bs_error *err) {
   return median_ci(x, m, resamples, level_pct, seed, want, used, low, high,
@@ -189,7 +189,7 @@ static int binned_window(uint32_t lmin, uint32_t lmax, uint32_t dmax,
  * or when the general path would keep theta* as doubles (R < 9 here),
  * which it then does. Allocates nothing. */
 #define SMALL_PAIRS 24
-static void small_ci(const bs__series *s, bs_noise_engine engine,
+static void small_ci(const bs__series *s, bs_resample_engine engine,
                      uint64_t state, size_t R, double alpha, double *low,
                      double *high, double *thetas, uint64_t *np, int *done) {
   size_t m = s->n;
@@ -233,7 +233,7 @@ static void small_ci(const bs__series *s, bs_noise_engine engine,
 
 static bs_status median_ci(const double *x, size_t m, uint64_t resamples,
                            double level_pct, uint64_t seed,
-                           bs_noise_engine want, bs_noise_engine *used,
+                           bs_resample_engine want, bs_resample_engine *used,
                            double *low, double *high, double *thetas,
                            uint64_t *nonpositive, bs_error *err) {
   bs_status st = bs_bootstrap_check_level(level_pct, err);
@@ -257,7 +257,7 @@ static bs_status median_ci(const double *x, size_t m, uint64_t resamples,
   double *t = NULL;
   if (bs__series_init(&s, x, m, 0))
     return bs__oom(err);
-  bs_noise_engine engine = bs__resample_engine(m, want);
+  bs_resample_engine engine = bs__resample_engine(m, want);
   if (used)
     *used = engine;
   bs_rng rng;

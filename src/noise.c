@@ -6,7 +6,7 @@
 #include "oom.h"
 #include "orderstat.h"
 #include "pairs.h"
-#include "resample.h"
+#include "resample_int.h"
 #include "strlist.h"
 
 #include <math.h>
@@ -85,14 +85,14 @@ bs_status bs_noise_confidence(const double *x, size_t nx, size_t lx,
                               uint64_t resamples, uint64_t seed, double *conf,
                               bs_error *err) {
   return bs_noise_confidence_engine(x, nx, lx, y, ny, ly, resamples, seed,
-                                    BS_NOISE_ENGINE_AUTO, NULL, conf, err);
+                                    BS_RESAMPLE_ENGINE_AUTO, NULL, conf, err);
 }
 
 bs_status bs_noise_confidence_engine(const double *x, size_t nx, size_t lx,
                                      const double *y, size_t ny, size_t ly,
                                      uint64_t resamples, uint64_t seed,
-                                     bs_noise_engine engine,
-                                     bs_noise_engine *used, double *conf,
+                                     bs_resample_engine engine,
+                                     bs_resample_engine *used, double *conf,
                                      bs_error *err) {
   if (nx == 0 || ny == 0)
     return bs_error_set(err, BS_EUSAGE, NULL, 0,

@@ -1,4 +1,6 @@
-#include "resample.h"
+#include "benchsite/resample.h"
+
+#include "resample_int.h"
 
 #include "orderstat.h"
 #include "xorshift_jump.h"
@@ -836,31 +838,33 @@ static void medians_small(const bs__series *s, uint64_t state, size_t R,
       hist[p] += h4[0][p] + h4[1][p] + h4[2][p] + h4[3][p];
 }
 
-bs_noise_engine bs__resample_engine(size_t max_mod, bs_noise_engine want) {
-  if (want == BS_NOISE_ENGINE_PORTABLE || max_mod > AVX2_MAX_MOD)
-    return BS_NOISE_ENGINE_PORTABLE;
+bs_resample_engine bs__resample_engine(size_t max_mod,
+                                       bs_resample_engine want) {
+  if (want == BS_RESAMPLE_ENGINE_PORTABLE || max_mod > AVX2_MAX_MOD)
+    return BS_RESAMPLE_ENGINE_PORTABLE;
   if (!CPU_HAS(AVX2, "avx2"))
-    return BS_NOISE_ENGINE_PORTABLE;
-  if (want != BS_NOISE_ENGINE_AVX2 && CPU_HAS(AVX512F, "avx512f") &&
+    return BS_RESAMPLE_ENGINE_PORTABLE;
+  if (want != BS_RESAMPLE_ENGINE_AVX2 && CPU_HAS(AVX512F, "avx512f") &&
       CPU_HAS(AVX512DQ, "avx512dq"))
-    return BS_NOISE_ENGINE_AVX512;
-  return BS_NOISE_ENGINE_AVX2;
+    return BS_RESAMPLE_ENGINE_AVX512;
+  return BS_RESAMPLE_ENGINE_AVX2;
 }
 #else
 #define HAVE_AVX2 0
-bs_noise_engine bs__resample_engine(size_t max_mod, bs_noise_engine want) {
+bs_resample_engine bs__resample_engine(size_t max_mod,
+                                       bs_resample_engine want) {
   (void)max_mod;
   (void)want;
-  return BS_NOISE_ENGINE_PORTABLE;
+  return BS_RESAMPLE_ENGINE_PORTABLE;
 }
 #endif
 
-void bs__resample_chains(const bs__series *s, bs_noise_engine engine,
+void bs__resample_chains(const bs__series *s, bs_resample_engine engine,
                          uint64_t state[BS__CHAINS], bs__resample_work *w,
                          uint32_t jl[BS__CHAINS], uint32_t jh[BS__CHAINS]) {
 #if HAVE_AVX2
-  if (engine != BS_NOISE_ENGINE_PORTABLE) {
-    if (engine == BS_NOISE_ENGINE_AVX512)
+  if (engine != BS_RESAMPLE_ENGINE_PORTABLE) {
+    if (engine == BS_RESAMPLE_ENGINE_AVX512)
       draws_avx512(s, state, w->idx);
     else
       draws_avx2(s, state, w->idx);
@@ -873,7 +877,7 @@ void bs__resample_chains(const bs__series *s, bs_noise_engine engine,
   resample_scalar(s, state, w->counts, jl, jh);
 }
 
-void bs__resample_first_draws(bs_noise_engine engine, size_t d,
+void bs__resample_first_draws(bs_resample_engine engine, size_t d,
                               const uint64_t state[BS__CHAINS],
                               uint64_t idx[BS__CHAINS]) {
   memset(idx, 0, BS__CHAINS * sizeof *idx);
@@ -887,8 +891,9 @@ void bs__resample_first_draws(bs_noise_engine engine, size_t d,
   uint64_t g[BS__CHAINS];
   memcpy(g, state, sizeof g);
 #if HAVE_AVX2
-  if (engine == BS_NOISE_ENGINE_AVX512 || engine == BS_NOISE_ENGINE_AVX2) {
-    if (engine == BS_NOISE_ENGINE_AVX512)
+  if (engine == BS_RESAMPLE_ENGINE_AVX512 ||
+      engine == BS_RESAMPLE_ENGINE_AVX2) {
+    if (engine == BS_RESAMPLE_ENGINE_AVX512)
       draws_avx512(&s, g, idx);
     else
       draws_avx2(&s, g, idx);
@@ -907,7 +912,7 @@ void bs__resample_first_draws(bs_noise_engine engine, size_t d,
 
 /* BS__CHAINS generators on bs__resample_chains, each on R / BS__CHAINS
  * consecutive resamples, the last one also on the remainder. */
-static bs_status medians_chains(const bs__series *s, bs_noise_engine engine,
+static bs_status medians_chains(const bs__series *s, bs_resample_engine engine,
                                 uint64_t state, size_t R, uint32_t *jl,
                                 uint32_t *jh) {
   bs__resample_work w = {NULL, NULL};
@@ -941,7 +946,7 @@ static bs_status medians_band(const bs__series *s, uint64_t state, size_t R,
                               size_t width, uint32_t *jl, uint32_t *jh) {
   size_t n = s->n, per = R / BAND_CHAINS;
   if (per == 0)
-    return medians_chains(s, BS_NOISE_ENGINE_AVX512, state, R, jl, jh);
+    return medians_chains(s, BS_RESAMPLE_ENGINE_AVX512, state, R, jl, jh);
   band b;
   memset(&b, 0, sizeof b);
   /* Half a width of 3.5 standard deviations of the count below a rank
@@ -990,7 +995,7 @@ static bs_status medians_band(const bs__series *s, uint64_t state, size_t R,
       }
     }
   }
-  st = medians_chains(s, BS_NOISE_ENGINE_AVX512, gen[BAND_CHAINS - 1],
+  st = medians_chains(s, BS_RESAMPLE_ENGINE_AVX512, gen[BAND_CHAINS - 1],
                       R - per * BAND_CHAINS, jl + per * BAND_CHAINS,
                       jh + per * BAND_CHAINS);
 fail:
@@ -1002,10 +1007,10 @@ fail:
 }
 #endif
 
-int bs__resample_small(const bs__series *s, bs_noise_engine engine) {
+int bs__resample_small(const bs__series *s, bs_resample_engine engine) {
 #if HAVE_AVX2
-  return engine == BS_NOISE_ENGINE_AVX512 && s->L == 0 && s->n <= SMALL_MAX_N &&
-         small_cpu();
+  return engine == BS_RESAMPLE_ENGINE_AVX512 && s->L == 0 &&
+         s->n <= SMALL_MAX_N && small_cpu();
 #else
   (void)s;
   (void)engine;
@@ -1013,7 +1018,7 @@ int bs__resample_small(const bs__series *s, bs_noise_engine engine) {
 #endif
 }
 
-bs_status bs__resample_medians(const bs__series *s, bs_noise_engine engine,
+bs_status bs__resample_medians(const bs__series *s, bs_resample_engine engine,
                                uint64_t state, size_t R, size_t width,
                                uint32_t *jl, uint32_t *jh) {
 #if HAVE_AVX2
@@ -1021,7 +1026,7 @@ bs_status bs__resample_medians(const bs__series *s, bs_noise_engine engine,
     medians_small(s, state, R, jl, jh, NULL);
     return BS_OK;
   }
-  if (engine == BS_NOISE_ENGINE_AVX512 && s->L == 0 && s->n <= BAND_MAX_N &&
+  if (engine == BS_RESAMPLE_ENGINE_AVX512 && s->L == 0 && s->n <= BAND_MAX_N &&
       width != BS__WIDTH_PLAIN && (width || s->n >= BAND_MIN_N))
     return medians_band(s, state, R, width, jl, jh);
 #else
@@ -1030,7 +1035,7 @@ bs_status bs__resample_medians(const bs__series *s, bs_noise_engine engine,
   return medians_chains(s, engine, state, R, jl, jh);
 }
 
-bs_status bs__resample_pair_hist(const bs__series *s, bs_noise_engine engine,
+bs_status bs__resample_pair_hist(const bs__series *s, bs_resample_engine engine,
                                  uint64_t state, size_t R, uint32_t *hist) {
 #if HAVE_AVX2
   if (R <= UINT32_MAX && bs__resample_small(s, engine)) {

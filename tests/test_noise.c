@@ -13,7 +13,7 @@
 #include "benchsite/quantile.h"
 #include "benchsite/rng.h"
 #include "jsonread.h"
-#include "resample.h"
+#include "resample_int.h"
 #include "support.h"
 
 #include <math.h>
@@ -266,12 +266,13 @@ Test(noise, fast_confidence_equals_the_naive_definition) {
                                             : 0);
       uint64_t seed = bs_rng_next(&g);
       double want = naive_conf(x, nx, lx, y, ny, ly, Rs[b], seed);
-      for (int e = BS_NOISE_ENGINE_AUTO; e <= BS_NOISE_ENGINE_AVX512; e++) {
+      for (int e = BS_RESAMPLE_ENGINE_AUTO; e <= BS_RESAMPLE_ENGINE_AVX512;
+           e++) {
         double fast;
-        bs_noise_engine used;
+        bs_resample_engine used;
         cr_assert_eq(bs_noise_confidence_engine(x, nx, lx, y, ny, ly, Rs[b],
-                                                seed, (bs_noise_engine)e, &used,
-                                                &fast, NULL),
+                                                seed, (bs_resample_engine)e,
+                                                &used, &fast, NULL),
                      BS_OK);
         cr_expect_eq(fast, want,
                      "engine %d (ran %d) nx %zu ny %zu lx %zu ly %zu R %llu: "
@@ -295,16 +296,17 @@ Test(noise, every_engine_is_exact_at_the_divisor_limits) {
   for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
     random_series(&g, x, ns[i], 0);
     double want = naive_conf(x, ns[i], 0, y, 3, 0, 17, 5);
-    for (int e = BS_NOISE_ENGINE_PORTABLE; e <= BS_NOISE_ENGINE_AVX512; e++) {
+    for (int e = BS_RESAMPLE_ENGINE_PORTABLE; e <= BS_RESAMPLE_ENGINE_AVX512;
+         e++) {
       double got;
-      bs_noise_engine used;
+      bs_resample_engine used;
       cr_assert_eq(bs_noise_confidence_engine(x, ns[i], 0, y, 3, 0, 17, 5,
-                                              (bs_noise_engine)e, &used, &got,
-                                              NULL),
+                                              (bs_resample_engine)e, &used,
+                                              &got, NULL),
                    BS_OK);
       cr_expect_eq(got, want, "n %zu engine %d (ran %d)", ns[i], e, (int)used);
       if (ns[i] > 65536)
-        cr_expect_eq(used, BS_NOISE_ENGINE_PORTABLE);
+        cr_expect_eq(used, BS_RESAMPLE_ENGINE_PORTABLE);
       cr_expect((int)used <= e);
     }
   }
@@ -367,11 +369,12 @@ Test(noise, simd_reduction_is_exact_on_multiples_and_extremes) {
         bs_rng r = {state[j]};
         cr_assert_eq(bs_rng_next(&r), vs[b + j]); /* the inverse is right */
       }
-      for (int e = BS_NOISE_ENGINE_PORTABLE; e <= BS_NOISE_ENGINE_AVX512; e++) {
-        if ((int)bs__resample_engine(d, (bs_noise_engine)e) != e)
+      for (int e = BS_RESAMPLE_ENGINE_PORTABLE; e <= BS_RESAMPLE_ENGINE_AVX512;
+           e++) {
+        if ((int)bs__resample_engine(d, (bs_resample_engine)e) != e)
           continue; /* not on this CPU */
         uint64_t idx[BS__CHAINS];
-        bs__resample_first_draws((bs_noise_engine)e, d, state, idx);
+        bs__resample_first_draws((bs_resample_engine)e, d, state, idx);
         for (size_t j = 0; j < BS__CHAINS; j++) {
           cr_assert_eq(idx[j], vs[b + j] % d,
                        "engine %d, d %llu, v %#llx: %llu, want %llu", e,

@@ -13,14 +13,14 @@
 #include "benchsite/bootstrap.h"
 #include "benchsite/quantile.h"
 #include "benchsite/rng.h"
-#include "resample.h"
+#include "resample_int.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 static int have_avx512(void) {
-  return bs__resample_engine(512, BS_NOISE_ENGINE_AVX512) ==
-         BS_NOISE_ENGINE_AVX512;
+  return bs__resample_engine(512, BS_RESAMPLE_ENGINE_AVX512) ==
+         BS_RESAMPLE_ENGINE_AVX512;
 }
 
 /* theta*_r of R resamples by the definition, in the order drawn. */
@@ -67,18 +67,19 @@ static size_t check_all(const double *d, size_t m, size_t R, uint64_t seed,
   cr_assert(jl && jh && rl && rh);
   bs_rng rng;
   bs_rng_seed(&rng, seed);
-  cr_assert_eq(
-      bs__resample_medians(&s, BS_NOISE_ENGINE_PORTABLE, rng.s, R, 0, rl, rh),
-      BS_OK);
+  cr_assert_eq(bs__resample_medians(&s, BS_RESAMPLE_ENGINE_PORTABLE, rng.s, R,
+                                    0, rl, rh),
+               BS_OK);
   const size_t widths[] = {0, 1, 2, 3, 7, 40, m, BS__WIDTH_PLAIN};
   size_t banded = 0;
-  for (int e = BS_NOISE_ENGINE_PORTABLE; e <= BS_NOISE_ENGINE_AVX512; e++) {
-    if ((int)bs__resample_engine(m, (bs_noise_engine)e) != e)
+  for (int e = BS_RESAMPLE_ENGINE_PORTABLE; e <= BS_RESAMPLE_ENGINE_AVX512;
+       e++) {
+    if ((int)bs__resample_engine(m, (bs_resample_engine)e) != e)
       continue; /* not on this CPU */
     for (size_t w = 0; w < sizeof widths / sizeof widths[0]; w++) {
       memset(jl, 0xff, R * sizeof *jl);
       memset(jh, 0xff, R * sizeof *jh);
-      cr_assert_eq(bs__resample_medians(&s, (bs_noise_engine)e, rng.s, R,
+      cr_assert_eq(bs__resample_medians(&s, (bs_resample_engine)e, rng.s, R,
                                         widths[w], jl, jh),
                    BS_OK);
       for (size_t r = 0; r < R; r++) {
@@ -95,7 +96,7 @@ static size_t check_all(const double *d, size_t m, size_t R, uint64_t seed,
                   "(%u, %u), plain C (%u, %u)",
                   m, R, e, widths[w], r, jl[r], jh[r], rl[r], rh[r]);
       }
-      if (e == BS_NOISE_ENGINE_AVX512 && m <= 512 && R >= 32 &&
+      if (e == BS_RESAMPLE_ENGINE_AVX512 && m <= 512 && R >= 32 &&
           widths[w] != BS__WIDTH_PLAIN && (widths[w] || m >= 8))
         banded += R - R % 32;
     }
@@ -154,7 +155,7 @@ Test(resample, median_band_at_compare_size) {
   cr_assert(jl && jh);
   bs_rng rng;
   bs_rng_seed(&rng, 0);
-  bs_noise_engine e = bs__resample_engine(M, BS_NOISE_ENGINE_AUTO);
+  bs_resample_engine e = bs__resample_engine(M, BS_RESAMPLE_ENGINE_AUTO);
   cr_assert_eq(bs__resample_medians(&s, e, rng.s, R, 0, jl, jh), BS_OK);
   for (size_t r = 0; r < R; r++) {
     double got = bs__series_median(&s, jl[r], jh[r]);
@@ -191,7 +192,7 @@ Test(resample, small_path_histogram_and_bootstrap_match_the_definition) {
       fill(&g, d, m, kind);
       bs__series s;
       cr_assert_eq(bs__series_init(&s, d, m, 0), BS_OK);
-      bs_noise_engine e = bs__resample_engine(m, BS_NOISE_ENGINE_AUTO);
+      bs_resample_engine e = bs__resample_engine(m, BS_RESAMPLE_ENGINE_AUTO);
       small += (size_t)bs__resample_small(&s, e);
       for (size_t ri = 0; ri < sizeof Rs / sizeof Rs[0]; ri++) {
         size_t R = Rs[ri];
@@ -200,8 +201,8 @@ Test(resample, small_path_histogram_and_bootstrap_match_the_definition) {
         bs_rng_seed(&rng, seed);
         /* The histogram against the plain engine's pairs. */
         uint32_t hist[24 * 24] = {0}, plain[24 * 24] = {0};
-        cr_assert_eq(bs__resample_medians(&s, BS_NOISE_ENGINE_PORTABLE, rng.s,
-                                          R, 0, jl, jh),
+        cr_assert_eq(bs__resample_medians(&s, BS_RESAMPLE_ENGINE_PORTABLE,
+                                          rng.s, R, 0, jl, jh),
                      BS_OK);
         for (size_t r = 0; r < R; r++)
           plain[jl[r] * m + jh[r]]++;
@@ -254,11 +255,11 @@ Test(resample, small_path_histogram_and_bootstrap_match_the_definition) {
   free(jl);
   free(jh);
   cr_log_info("small-sample path: %zu of 96 samples", small);
-  if (have_avx512() &&
-      bs__resample_engine(24, BS_NOISE_ENGINE_AUTO) == BS_NOISE_ENGINE_AVX512) {
+  if (have_avx512() && bs__resample_engine(24, BS_RESAMPLE_ENGINE_AUTO) ==
+                           BS_RESAMPLE_ENGINE_AVX512) {
     bs__series s;
     cr_assert_eq(bs__series_init(&s, d, 24, 0), BS_OK);
-    int on = bs__resample_small(&s, BS_NOISE_ENGINE_AVX512);
+    int on = bs__resample_small(&s, BS_RESAMPLE_ENGINE_AVX512);
     bs__series_release(&s);
     if (on)
       cr_assert_eq(small, 96);

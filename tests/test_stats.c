@@ -7,7 +7,7 @@
 #include "benchsite/quantile.h"
 #include "benchsite/rng.h"
 #include "fixtures.h"
-#include "resample.h"
+#include "resample_int.h"
 #include "support.h"
 
 #include <math.h>
@@ -237,10 +237,11 @@ Test(bootstrap, rank_counting_is_bit_identical_to_sorting_each_resample) {
       d[i] = (double)(bs_rng_next(&g) % 9) * 0.25 - 1.0;
     double lo, hi, lo2, hi2;
     naive_ci(d, m, R, 95.0, m, &lo, &hi, th);
-    for (int e = BS_NOISE_ENGINE_PORTABLE; e <= BS_NOISE_ENGINE_AVX512; e++) {
-      bs_noise_engine used;
+    for (int e = BS_RESAMPLE_ENGINE_PORTABLE; e <= BS_RESAMPLE_ENGINE_AVX512;
+         e++) {
+      bs_resample_engine used;
       cr_assert_eq(bs__bootstrap_median_ci_engine(d, m, R, 95.0, m,
-                                                  (bs_noise_engine)e, &used,
+                                                  (bs_resample_engine)e, &used,
                                                   &lo2, &hi2, th2, NULL),
                    BS_OK);
       cr_assert_eq(memcmp(th, th2, R * sizeof *th), 0,
@@ -249,7 +250,7 @@ Test(bootstrap, rank_counting_is_bit_identical_to_sorting_each_resample) {
       cr_assert_eq(hi, hi2);
       /* The selection path (no theta output) gives the same interval. */
       cr_assert_eq(bs__bootstrap_median_ci_engine(d, m, R, 95.0, m,
-                                                  (bs_noise_engine)e, &used,
+                                                  (bs_resample_engine)e, &used,
                                                   &lo2, &hi2, NULL, NULL),
                    BS_OK);
       cr_assert_eq(lo, lo2, "m=%zu engine %d", m, (int)used);

@@ -21,6 +21,7 @@
 #include "benchsite/plot.h"
 #include "benchsite/quantile.h"
 #include "benchsite/report.h"
+#include "benchsite/resample.h"
 #include "benchsite/rng.h"
 #include "benchsite/run.h"
 #include "benchsite/site.h"

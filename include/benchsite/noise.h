@@ -8,6 +8,7 @@
 #include "benchsite/log.h"
 #include "benchsite/manifest.h"
 #include "benchsite/metric.h"
+#include "benchsite/resample.h"
 #include "benchsite/rng.h"
 
 #include <stddef.h>
@@ -90,15 +91,6 @@ bs_status bs_noise_confidence(const double *x, size_t nx, size_t lx,
                               uint64_t resamples, uint64_t seed, double *conf,
                               bs_error *err);
 
-/* Implementations of bs_noise_confidence(). They give identical results;
- * AUTO picks the fastest the CPU supports. */
-typedef enum bs_noise_engine {
-  BS_NOISE_ENGINE_AUTO = 0,
-  BS_NOISE_ENGINE_PORTABLE = 1, /* plain C */
-  BS_NOISE_ENGINE_AVX2 = 2,     /* x86-64 with AVX2 (GCC or Clang build) */
-  BS_NOISE_ENGINE_AVX512 = 3    /* x86-64 with AVX-512 F and DQ */
-} bs_noise_engine;
-
 /* bs_noise_confidence() with a chosen engine, for tests and benchmarks.
  * An engine this build, this CPU or these series (SIMD needs at most 65536
  * resampling positions) cannot use falls back to the best one below it;
@@ -106,8 +98,8 @@ typedef enum bs_noise_engine {
 bs_status bs_noise_confidence_engine(const double *x, size_t nx, size_t lx,
                                      const double *y, size_t ny, size_t ly,
                                      uint64_t resamples, uint64_t seed,
-                                     bs_noise_engine engine,
-                                     bs_noise_engine *used, double *conf,
+                                     bs_resample_engine engine,
+                                     bs_resample_engine *used, double *conf,
                                      bs_error *err);
 
 /* 1-based mid-ranks of x[0..n-1] into ranks[0..n-1]: tied values share the

@@ -1,5 +1,6 @@
 /* The median resampling engine shared by the paired bootstrap
- * (bootstrap.c, SPEC §2.4) and A/A validation (noise.c, §2.8). Private.
+ * (bootstrap.c, SPEC §2.4) and A/A validation (noise.c, §2.8). Private;
+ * benchsite/resample.h names its engines.
  *
  * A series is sorted once; a resample only counts how often each index
  * was drawn, and the type-7 median is read off the cumulative counts in
@@ -16,11 +17,11 @@
  * and xors per draw, and one generator leaves most of the machine idle.
  * The chains run in registers (portable) or as the lanes of a vector
  * (AVX2, AVX-512), chosen at run time; all engines give the same draws. */
-#ifndef BENCHSITE_RESAMPLE_H
-#define BENCHSITE_RESAMPLE_H
+#ifndef BENCHSITE_RESAMPLE_INT_H
+#define BENCHSITE_RESAMPLE_INT_H
 
 #include "benchsite/error.h"
-#include "benchsite/noise.h"
+#include "benchsite/resample.h"
 #include "fastdiv.h"
 
 #include <stddef.h>
@@ -59,7 +60,7 @@ uint64_t bs__xorshift_jump(uint64_t s, uint64_t n);
 
 /* The best engine at most `want` (AUTO: the best) that this build, this
  * CPU and a largest divisor of `max_mod` allow. */
-bs_noise_engine bs__resample_engine(size_t max_mod, bs_noise_engine want);
+bs_resample_engine bs__resample_engine(size_t max_mod, bs_resample_engine want);
 
 /* Scratch for resampling series of at most n values and `draws` draws. */
 typedef struct bs__resample_work {
@@ -72,7 +73,7 @@ void bs__resample_work_release(bs__resample_work *w);
 
 /* One resample of s from each generator state[c] (advanced past its
  * draws): the rank pair of its median into jl[c], jh[c]. */
-void bs__resample_chains(const bs__series *s, bs_noise_engine engine,
+void bs__resample_chains(const bs__series *s, bs_resample_engine engine,
                          uint64_t state[BS__CHAINS], bs__resample_work *w,
                          uint32_t jl[BS__CHAINS], uint32_t jh[BS__CHAINS]);
 
@@ -86,30 +87,30 @@ void bs__resample_one(const bs__series *s, uint64_t *state,
 
 /* R consecutive resamples of s from the generator at `state`, the rank
  * pair of resample r's median into jl[r], jh[r]. `width` is 0, or for
- * tests the half width of the median band (bs_noise_engine AVX512 only)
+ * tests the half width of the median band (bs_resample_engine AVX512 only)
  * or BS__WIDTH_PLAIN, which change the time and never the result.
  * BS_ENOMEM. */
-bs_status bs__resample_medians(const bs__series *s, bs_noise_engine engine,
+bs_status bs__resample_medians(const bs__series *s, bs_resample_engine engine,
                                uint64_t state, size_t R, size_t width,
                                uint32_t *jl, uint32_t *jh);
 
 /* Whether `engine` resamples s on the small-sample path (AVX-512 with BW
  * and IFMA, at most 24 values, no blocks), which bs__resample_medians
  * takes at width 0. */
-int bs__resample_small(const bs__series *s, bs_noise_engine engine);
+int bs__resample_small(const bs__series *s, bs_resample_engine engine);
 
 /* The rank pairs bs__resample_medians (width 0) finds, only counted:
  * hist[jl * n + jh] += 1 for each of the R resamples (n * n counters, which
  * the caller zeroed). On the small-sample path nothing is allocated.
  * BS_ENOMEM. */
-bs_status bs__resample_pair_hist(const bs__series *s, bs_noise_engine engine,
+bs_status bs__resample_pair_hist(const bs__series *s, bs_resample_engine engine,
                                  uint64_t state, size_t R, uint32_t *hist);
 
 /* For tests: the first draw of each generator state[c], reduced mod d
  * (1 <= d, and d <= 65536 for the SIMD engines) by `engine`'s own code
  * (PORTABLE, AVX2 or AVX512, which the caller checked this CPU has), into
  * idx[c]. */
-void bs__resample_first_draws(bs_noise_engine engine, size_t d,
+void bs__resample_first_draws(bs_resample_engine engine, size_t d,
                               const uint64_t state[BS__CHAINS],
                               uint64_t idx[BS__CHAINS]);
 
@@ -122,8 +123,8 @@ void bs__resample_band_first_draws(size_t d, const uint64_t state[BS__CHAINS],
  * `want`, which *used (may be NULL) receives; for tests and benchmarks. */
 bs_status bs__bootstrap_median_ci_engine(const double *x, size_t m,
                                          uint64_t resamples, double level_pct,
-                                         uint64_t seed, bs_noise_engine want,
-                                         bs_noise_engine *used, double *low,
+                                         uint64_t seed, bs_resample_engine want,
+                                         bs_resample_engine *used, double *low,
                                          double *high, double *thetas,
                                          bs_error *err);
 
