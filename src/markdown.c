@@ -66,7 +66,7 @@ bs_status bs_markdown_tune(const bs_tune_result *r, char **out, size_t *len,
                               : c->decisive ? " | decisive |\n"
                                             : " | = tie |\n");
     if (!st)
-      st = bs__md_fit(&b, &row, MD_RESERVE, &cut);
+      st = bs__md_fit(&b, &row, BS_MARKDOWN_LIMIT - MD_RESERVE, &cut);
   }
   if (!st)
     st = bs__buf_printf(&b,
@@ -106,7 +106,7 @@ bs_status bs_markdown_tune(const bs_tune_result *r, char **out, size_t *len,
       if (!st)
         st = bs__buf_printf(&row, " | %.4g |\n", c->scale);
       if (!st)
-        st = bs__md_fit(&b, &row, MD_RESERVE, &cut_cross);
+        st = bs__md_fit(&b, &row, BS_MARKDOWN_LIMIT - MD_RESERVE, &cut_cross);
     }
   }
   if (!st && (cut || cut_cross))

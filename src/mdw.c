@@ -1,6 +1,5 @@
 #include "mdw.h"
 
-#include "benchsite/markdown.h"
 #include "utf8.h"
 
 #include <stdio.h>
@@ -44,9 +43,9 @@ bs_status bs__md_case(bs__buf *b, const char *benchmark, const char *dataset) {
   return st;
 }
 
-bs_status bs__md_fit(bs__buf *doc, bs__buf *row, size_t reserve, size_t *cut) {
+bs_status bs__md_fit(bs__buf *doc, bs__buf *row, size_t room, size_t *cut) {
   bs_status st = BS_OK;
-  if (!*cut && doc->len + row->len + reserve <= BS_MARKDOWN_LIMIT)
+  if (!*cut && row->len <= room && doc->len <= room - row->len)
     st = bs__buf_append(doc, row->data ? row->data : "", row->len);
   else
     (*cut)++;

@@ -15,10 +15,10 @@ bs_status bs__md_text(bs__buf *b, const char *s);
  * escaped as bs__md_text. */
 bs_status bs__md_case(bs__buf *b, const char *benchmark, const char *dataset);
 
-/* Appends `row` to `doc` and empties `row` when doc stays within
- * BS_MARKDOWN_LIMIT - reserve bytes and no row was cut before (*cut == 0);
- * otherwise counts the row in *cut. */
-bs_status bs__md_fit(bs__buf *doc, bs__buf *row, size_t reserve, size_t *cut);
+/* Appends `row` to `doc` and empties `row` when doc stays within `room`
+ * bytes (the document's limit less what its end needs) and no row was cut
+ * before (*cut == 0); otherwise counts the row in *cut. */
+bs_status bs__md_fit(bs__buf *doc, bs__buf *row, size_t room, size_t *cut);
 
 /* Appends `url` as the destination of a Markdown link, "(url)" without
  * the parentheses: letters, digits and -._~:/?#@=&+,; are kept, a '%'

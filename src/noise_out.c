@@ -718,7 +718,7 @@ bs_status bs_markdown_noise(const bs_noise_result *r, char **out, size_t *len,
           g.floor, g.typical, g.worst, c->mean_confidence, g.ties, g.drifting,
           c->autocorrelation, g.signals);
     if (!st)
-      st = bs__md_fit(&b, &row, NOISE_MD_RESERVE, &cut);
+      st = bs__md_fit(&b, &row, BS_MARKDOWN_LIMIT - NOISE_MD_RESERVE, &cut);
   }
   if (!st)
     st = bs__buf_printf(
@@ -751,7 +751,8 @@ bs_status bs_markdown_noise(const bs_noise_result *r, char **out, size_t *len,
       st = bs__buf_printf(&row, "- %s\n", list[k]);
     bs__strlist_free(list, nl);
     if (!st)
-      st = bs__md_fit(&b, &row, NOISE_MD_RESERVE, &cut_readings);
+      st = bs__md_fit(&b, &row, BS_MARKDOWN_LIMIT - NOISE_MD_RESERVE,
+                      &cut_readings);
   }
   if (!st && (cut || cut_readings))
     st = bs__buf_printf(&b,
