@@ -1,10 +1,9 @@
 #include "benchsite/check.h"
-#include "benchsite/run.h"
+#include "benchsite/protocol.h"
 
 #include "grow.h"
 #include "msort.h"
 #include "oom.h"
-#include "protocol.h"
 #include "strlist.h"
 
 #include <math.h>
@@ -37,11 +36,11 @@ void bs_check_options_init(bs_check_options *o) {
 
 bs_status bs_check_protocol_target(const char *protocol, double *target_us,
                                    bs_error *err) {
-  const bs__protocol *p =
-      bs__protocol_find(protocol ? protocol : BS_RUN_DEFAULT_PROTOCOL);
+  const bs_protocol *p =
+      bs_protocol_find(protocol ? protocol : BS_PROTOCOL_DEFAULT);
   if (!p)
     return bs_error_set(err, BS_EINPUT, NULL, 0, "protocol \"%s\" is not %s",
-                        protocol, bs__protocol_names());
+                        protocol, bs_protocol_names());
   *target_us = p->target_us;
   return BS_OK;
 }
@@ -287,7 +286,7 @@ static void check_batches(checker *c, const char *label, const impl_rows *g,
       widest = l;
   }
   if (widest)
-    apart = bs__batch_sizes_apart(pmin, pmax);
+    apart = bs_protocol_sizes_apart(pmin, pmax);
   for (size_t i = 0; i < ng; i++) {
     const bs_row *own = last_step(&g[i]);
     if (!own)
@@ -325,7 +324,7 @@ static void check_batches(checker *c, const char *label, const impl_rows *g,
           label, (unsigned long long)bs_row_run(c->log, first_bad),
           first_bad->impl, (unsigned long long)first_bad->iterations,
           (unsigned long long)want->iterations, want->impl, AT(want),
-          BS__BATCH_RATIO, more);
+          BS_PROTOCOL_BATCH_RATIO, more);
     else
       add(c, BS_CHECK_BATCH_SIZE, AT(first_bad),
           "case %s, run %llu, impl %s: confirm batch of %llu iterations "
@@ -334,8 +333,8 @@ static void check_batches(checker *c, const char *label, const impl_rows *g,
           "more than %gx, so each impl keeps its own)%s",
           label, (unsigned long long)bs_row_run(c->log, first_bad),
           first_bad->impl, (unsigned long long)first_bad->iterations,
-          (unsigned long long)want->iterations, AT(want), BS__BATCH_RATIO,
-          more);
+          (unsigned long long)want->iterations, AT(want),
+          BS_PROTOCOL_BATCH_RATIO, more);
   }
 }
 
@@ -517,11 +516,6 @@ bs_status bs_check_run(const bs_log *log, const bs_check_options *opt,
 
   for (size_t i = 0; i < bs_log_unknown_count(log); i++) {
     const bs_log_column *col = bs_log_unknown(log, i);
-    /* A harness adapter's extra columns (Go's bytes and allocations per
-     * operation), which `benchsite run` writes and this reader does not
-     * analyse, are not unknown. */
-    if (bs_run_writes_column(col->name))
-      continue;
     add(&c, BS_CHECK_UNKNOWN_COLUMN, col->file, 1,
         "unknown column \"%s\" (column %zu) is ignored", col->name, col->index);
   }

@@ -295,7 +295,8 @@ static void header_record(reader *r) {
     r->colkind[i] = k < NKNOWN ? k : -1;
     if (k < NKNOWN) {
       r->colof[k] = (long)i;
-    } else if (add_unknown(log, r->file, r->colname[i], i + 1)) {
+    } else if (!bs_log_column_extra(r->colname[i]) &&
+               add_unknown(log, r->file, r->colname[i], i + 1)) {
       log->nunknown = old_unknown;
       fail_nomem(r);
       return;
@@ -883,6 +884,19 @@ bs_status bs_log_require_metric(const bs_log *log, bs_metric m, bs_error *err) {
                       "column %s: empty, and metric %s (%s) needs it on "
                       "every confirm row",
                       mi->column, mi->name, mi->quantity);
+}
+
+/* The go-bench adapter's columns (run_gobench.c): the GOMAXPROCS suffix
+ * of a name, and B/op and allocs/op. test_run checks that every adapter's
+ * extra column is listed here. */
+static const char *const runner_extras[] = {"procs", "bytes_per_op",
+                                            "allocs_per_op"};
+
+int bs_log_column_extra(const char *name) {
+  for (size_t i = 0; i < sizeof runner_extras / sizeof runner_extras[0]; i++)
+    if (!strcmp(name, runner_extras[i]))
+      return 1;
+  return 0;
 }
 
 size_t bs_log_unknown_count(const bs_log *log) { return log->nunknown; }

@@ -1,6 +1,6 @@
 /* benchsite: the measuring protocol presets (T, m) and the one-batch-size
  * rule. */
-#include "protocol.h"
+#include "benchsite/protocol.h"
 
 #include <string.h>
 
@@ -13,23 +13,23 @@
  * shows in the interval instead of biasing every pair alike. The verdict
  * lab settled these numbers (bench/README.md); changing them is changing
  * this row. */
-static const bs__protocol presets[] = {
+static const bs_protocol presets[] = {
     {"Development", 5000.0, 10, 1},
     {"RegressionGate", 10000.0, 20, 1},
     {"Shared", 500.0, 10, 5},
 };
 
-const bs__protocol *bs__protocol_find(const char *name) {
+const bs_protocol *bs_protocol_find(const char *name) {
   for (size_t i = 0; name && i < sizeof presets / sizeof presets[0]; i++)
     if (!strcmp(presets[i].name, name))
       return &presets[i];
   return NULL;
 }
 
-const char *bs__protocol_names(void) {
+const char *bs_protocol_names(void) {
   return "Development, RegressionGate or Shared";
 }
 
-int bs__batch_sizes_apart(double pmin, double pmax) {
-  return pmax > BS__BATCH_RATIO * pmin;
+int bs_protocol_sizes_apart(double pmin, double pmax) {
+  return pmax > BS_PROTOCOL_BATCH_RATIO * pmin;
 }

@@ -46,16 +46,6 @@ const char *bs_run_harness_name(bs_run_mode mode) {
   return a ? a->name : NULL;
 }
 
-int bs_run_writes_column(const char *name) {
-  if (!strcmp(name, "cpu_per_call_us") || !strcmp(name, "max_rss_kib"))
-    return 1;
-  for (size_t i = 0; adapters[i]; i++)
-    for (size_t k = 0; adapters[i]->extra && adapters[i]->extra[k]; k++)
-      if (!strcmp(name, adapters[i]->extra[k]))
-        return 1;
-  return 0;
-}
-
 /* ---- argv ------------------------------------------------------------------
  */
 

@@ -123,6 +123,14 @@ void bs__run_child_main(int fd)
 #endif
     ;
 
+/* Library and command mode (run_blocks.c): runs o's impls, already
+ * checked by bs_run_measure, and fills r as bs_run_measure describes. */
+bs_status bs__run_blocks(const bs_run_options *o, bs_run_result *r,
+                         bs_error *err);
+/* The first two CPUs this process may run on, into cpu: how many there
+ * are (0 to 2), or -1 when that cannot be told (run_blocks.c). */
+int bs__run_first_two_cpus(int cpu[2]);
+
 /* ---- benchsite's side (run_exec.c) -------------------------------------- */
 
 typedef struct bs__exec_case {

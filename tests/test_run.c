@@ -8,6 +8,7 @@
 
 #include "benchsite/benchsite.h"
 
+#include "run_harness.h"
 #include "support.h"
 
 #include <fcntl.h>
@@ -96,6 +97,21 @@ static int usable_cpus(void) {
   cpu_set_t set;
   CPU_ZERO(&set);
   return sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+}
+
+/* The log reader keeps the adapters' extra columns out of the unknown
+ * ones that `check` reports; it lists them itself (it sits below run). */
+Test(run, every_adapter_extra_column_is_known_to_the_log_reader) {
+  size_t seen = 0;
+  for (int m = BS_RUN_LIBRARY; m <= BS_RUN_GO_BENCH; m++) {
+    const bs__adapter *a = bs__adapter_for((bs_run_mode)m);
+    for (size_t k = 0; a && a->extra && a->extra[k]; k++, seen++)
+      cr_assert(bs_log_column_extra(a->extra[k]), "%s: %s", a->name,
+                a->extra[k]);
+  }
+  cr_assert_gt(seen, 0);
+  cr_assert_not(bs_log_column_extra("note"));
+  cr_assert_not(bs_log_column_extra("per_call_us"));
 }
 
 Test(run, library_log_is_calibrated_rotated_and_check_finds_nothing) {

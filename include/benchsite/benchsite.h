@@ -19,6 +19,7 @@
 #include "benchsite/order.h"
 #include "benchsite/output.h"
 #include "benchsite/plot.h"
+#include "benchsite/protocol.h"
 #include "benchsite/quantile.h"
 #include "benchsite/report.h"
 #include "benchsite/resample.h"

@@ -55,7 +55,7 @@ typedef struct bs_check_options {
 void bs_check_options_init(bs_check_options *o);
 
 /* The T of a manifest's `protocol` value: Shared (also for NULL: run's
- * default, BS_RUN_DEFAULT_PROTOCOL) 0.5 ms, Development 5 ms,
+ * default, BS_PROTOCOL_DEFAULT) 0.5 ms, Development 5 ms,
  * RegressionGate 10 ms. BS_EINPUT for any other value. */
 bs_status bs_check_protocol_target(const char *protocol, double *target_us,
                                    bs_error *err);

@@ -52,7 +52,9 @@ typedef struct bs_case {
   double scale; /* every row of the case has it; meaningful if has_scale */
 } bs_case;
 
-/* A header column the reader did not know (reported by `check`). */
+/* A header column the reader did not know (reported by `check`). The
+ * extra columns benchsite's harness adapters write and no analysis reads
+ * (bs_log_column_extra) are known, not listed. */
 typedef struct bs_log_column {
   const char *file;
   const char *name;
@@ -165,6 +167,11 @@ const bs_row *bs_log_lacking(const bs_log *log, bs_metric m);
  * row that lacks it, as file:line (and whether its file has no such
  * column at all), or BS_EUSAGE for a value of m that is not a metric. */
 bs_status bs_log_require_metric(const bs_log *log, bs_metric m, bs_error *err);
+
+/* 1 when `name` is an extra column that `benchsite run` writes beside the
+ * metrics and no analysis reads (go-bench: procs, bytes_per_op,
+ * allocs_per_op), else 0. */
+int bs_log_column_extra(const char *name);
 
 size_t bs_log_unknown_count(const bs_log *log);
 const bs_log_column *bs_log_unknown(const bs_log *log, size_t i);

@@ -6,6 +6,7 @@
 #define BENCHSITE_RUN_H
 
 #include "benchsite/error.h"
+#include "benchsite/protocol.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -24,13 +25,6 @@ typedef enum bs_run_mode {
                               block */
 } bs_run_mode;
 
-/* 1 when `benchsite run` writes a log column of this name that is not
- * one of the columns every log has: cpu_per_call_us, max_rss_kib, or an
- * extra column of a harness adapter (go-bench: procs, bytes_per_op,
- * allocs_per_op). `check` knows them; the log's reader reads the metric
- * columns and ignores the extras. */
-int bs_run_writes_column(const char *name);
-
 /* The name of a harness mode -- "google-benchmark", "pytest-benchmark",
  * "go-bench": its option and the manifest's `harness` -- or NULL for
  * library and command mode. */
@@ -46,10 +40,6 @@ typedef struct bs_run_impl {
 
 /* The largest batch calibration chooses. */
 #define BS_RUN_NMAX UINT64_C(1000000000)
-
-/* The protocol of a run that names none (chosen by the verdict lab,
- * bench/README.md), and what `check` holds a log without a manifest to. */
-#define BS_RUN_DEFAULT_PROTOCOL "Shared"
 
 /* How often library and command mode start a new measuring process (a
  * new process image, so a new address layout): once per run of `runs`

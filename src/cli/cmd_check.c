@@ -139,8 +139,8 @@ int cli_cmd_check(int argc, char **argv) {
          res->rows == 1 ? "" : "s", res->cases, res->cases == 1 ? "" : "s",
          o.target_us / 1000.0,
          protocol  ? protocol
-         : cmd.nmf ? BS_RUN_DEFAULT_PROTOCOL " (the default)"
-                   : BS_RUN_DEFAULT_PROTOCOL " (no manifest: run's default)",
+         : cmd.nmf ? BS_PROTOCOL_DEFAULT " (the default)"
+                   : BS_PROTOCOL_DEFAULT " (no manifest: run's default)",
          o.batch_rule == BS_CHECK_BATCH_PER_CASE ? "; one batch size per case"
                                                  : "");
   rc = res->nfindings ? CLI_REGRESSION : CLI_OK;

@@ -345,7 +345,7 @@ int cli_cmd_run(int argc, char **argv) {
 
   const char *protocol = cli_get(&a, "protocol");
   if (!protocol)
-    protocol = BS_RUN_DEFAULT_PROTOCOL;
+    protocol = BS_PROTOCOL_DEFAULT;
   if (bs_run_protocol(protocol, &o.target_us, &o.blocks, &o.runs, &err)) {
     rc = cli_usage_error("run: --protocol: %s", err.message);
     goto done;
