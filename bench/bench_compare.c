@@ -110,7 +110,7 @@ static int cmp_double(const void *a, const void *b) {
 /* theta* of `per` resamples from each of the eight generators st[] (m <= 24
  * values d, at most 24 padded with zeros) into th[8 * r + lane]: per draw,
  * one xorshift64* step of the eight, the draw reduced mod m exactly in
- * double precision (src/resample.c's median band proves the expression),
+ * double precision (src/stats/resample.c's median band proves the expression),
  * the values permuted out of d; per resample, the network and the type-7
  * median with the expression of bs_quantile_sorted. */
 /* M is a constant and NET a statement list: no parentheses. */

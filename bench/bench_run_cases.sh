@@ -70,7 +70,7 @@ with open(f"{work}/gb{n}.sh", "w") as f:
     f.write(f"#!/bin/sh\nexec cat {work}/gb{n}.json\n")
 PY
   chmod +x "$work/gb$1.sh"
-  cc -O1 -shared -fPIC -I"$here/include/run" -o "$work/lib$1.so" "$work/lib$1.c"
+  cc -O1 -shared -fPIC -I"$here/src/run/include" -o "$work/lib$1.so" "$work/lib$1.c"
 }
 
 # "WALL CPU" of the least of three tries of a command, or ">LIMIT".

@@ -145,7 +145,7 @@ mkdir -p "$lab/lib"
 cc=${CC:-cc}
 build_lib() { # OUT PLANT_PCT
   "$cc" -O2 -fno-toplevel-reorder -falign-functions=64 -fPIC -shared \
-    -std=c11 -I"$here/include/run" -DPLANT_PCT="$2" \
+    -std=c11 -I"$here/src/run/include" -DPLANT_PCT="$2" \
     -o "$1" "$here/bench/verdict/cases.c"
 }
 build_lib "$lab/lib/aa_a.so" 0 # the A/A pair: the same source, compiled twice
@@ -154,7 +154,7 @@ for p in $(echo "$plants" | tr , ' '); do
   build_lib "$lab/lib/plant$p.so" "$p"
 done
 "$cc" -O2 -std=c11 -o "$lab/lib/hog" "$here/bench/verdict/hog.c"
-"$cc" -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -I"$here/include/run" \
+"$cc" -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -I"$here/src/run/include" \
   -o "$lab/lib/plantsize" "$here/bench/verdict/plantsize.c" -ldl
 ncpu=$(getconf _NPROCESSORS_ONLN)
 

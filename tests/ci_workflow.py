@@ -387,7 +387,7 @@ if [ "$1" = --install ]; then
   prefix=$(cat "$2/prefix")
   mkdir -p "$prefix/bin"
   ln -s "$CI_TEST_BENCHSITE" "$prefix/bin/benchsite"
-  ln -s "$CI_TEST_SOURCE/include/run" "$prefix/include"
+  ln -s "$CI_TEST_SOURCE/src/run/include" "$prefix/include"
   exit 0
 fi
 for a in "$@"; do

@@ -393,8 +393,8 @@ Test(compare, a_case_does_not_depend_on_the_other_cases) {
 
 /* `archive add` skips its finiteness check (pairing every case) when all
  * per-call times of a log lie within a factor 2^40 of each other, normal
- * and at most 2^1000, on the argument in src/archive.c (times_close) that
- * such times always give a finite delta and speedup, the speedup below
+ * and at most 2^1000, on the argument in src/history/archive.c (times_close)
+ * that such times always give a finite delta and speedup, the speedup below
  * 2^42. This tries to break that argument: pairs at the two ends of the
  * range, arranged to make med(b) + med(d) cancel (a slow baseline, a fast
  * candidate), for odd and even m, at both ends of the double range. */

@@ -1,4 +1,4 @@
-/* src/num.c: the grammar, the reasons, and the exact fast paths checked
+/* src/base/num.c: the grammar, the reasons, and the exact fast paths checked
  * bit for bit against strtod (tests/fuzz/fuzz_num.c does the same on
  * fuzzed text). */
 #include "num.h"

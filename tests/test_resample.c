@@ -1,10 +1,10 @@
-/* The resampling engine's median band and small-sample path (src/resample.c,
- * AVX-512) against the definition: each resample drawn index by index from
- * the spec's generator, sorted, and its type-7 median taken. Band widths
- * from 1 (the exact fallback for nearly every resample) to the whole sample
- * (never), every sample size up to 24 (the small-sample path) and sizes
- * either side of the powers of two and the band's limits, ties of every
- * kind, and sample counts that are not multiples of the generators; the
+/* The resampling engine's median band and small-sample path
+ * (src/stats/resample.c, AVX-512) against the definition: each resample drawn
+ * index by index from the spec's generator, sorted, and its type-7 median
+ * taken. Band widths from 1 (the exact fallback for nearly every resample) to
+ * the whole sample (never), every sample size up to 24 (the small-sample path)
+ * and sizes either side of the powers of two and the band's limits, ties of
+ * every kind, and sample counts that are not multiples of the generators; the
  * bootstrap's interval, theta* and count of theta* <= 0 built from the
  * small path's rank-pair histogram; then the band's own reduction of a draw
  * mod d on the outputs where double precision could go wrong. */

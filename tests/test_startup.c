@@ -1,4 +1,4 @@
-/* Start-up (src/xmlload.c): a command that draws no chart never loads
+/* Start-up (src/views/xmlload.c): a command that draws no chart never loads
  * libxml2 (nor ICU and the rest behind it); the first chart checked loads
  * it, and when it cannot be loaded the command says so and exits 3. What
  * the dynamic loader maps is read from its own account (LD_DEBUG=files,

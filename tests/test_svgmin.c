@@ -1,4 +1,4 @@
-/* The SVG compaction (src/svgmin.c): what it removes draws nothing, and
+/* The SVG compaction (src/views/svgmin.c): what it removes draws nothing, and
  * what draws something stays byte for byte. The pixels were compared by
  * rendering every chart of the example site before and after in
  * chromium (identical screenshots); these tests pin each rule. */

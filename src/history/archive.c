@@ -15,6 +15,7 @@
 #include "buf.h"
 #include "check_run.h"
 #include "csvin.h"
+#include "date_int.h"
 #include "fsutil.h"
 #include "grow.h"
 #include "input_int.h"
@@ -22,7 +23,6 @@
 #include "sha256.h"
 #include "strlist.h"
 #include "strset.h"
-#include "date_int.h"
 
 #include <dirent.h>
 #include <errno.h>

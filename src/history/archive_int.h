@@ -5,8 +5,8 @@
 
 #include "benchsite/error.h"
 
-#include "sha256.h"
 #include "date_int.h"
+#include "sha256.h"
 
 #define FORMAT_NAME "FORMAT"
 #define FORMAT_LINE "benchsite.archive/1\n"

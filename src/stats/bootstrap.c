@@ -172,7 +172,7 @@ static int binned_window(uint32_t lmin, uint32_t lmax, uint32_t dmax,
   return wl <= HIST_MAX_BINS / wd && wl * wd <= 64 * R;
 }
 
-/* The small-sample path (src/resample.c; at most 24 values): the rank
+/* The small-sample path (src/stats/resample.c; at most 24 values): the rank
  * pairs of the R medians only counted, in an m x m histogram on the stack,
  * never stored one by one, and the bins read off it. This is exact: a
  * resample's median is s[a] + frac (s[b] - s[a]) for its rank pair (a, b),

@@ -766,4 +766,3 @@ bs_status bs_markdown_noise(const bs_noise_result *r, char **out, size_t *len,
 
   return bs__buf_finish(&b, st, "Markdown", out, len, err);
 }
-

@@ -1,4 +1,4 @@
-/* libFuzzer target: the acks.csv reader (src/archive.c), a file people
+/* libFuzzer target: the acks.csv reader (src/history/archive.c), a file people
  * (and pull requests) write into the run archive. Properties: no crash,
  * leak, undefined behaviour or quadratic blow-up (libFuzzer's timeout); an
  * error is one clean line; on success every field is valid UTF-8, no two

@@ -1,4 +1,4 @@
-/* libFuzzer target: the archive reader (src/archive.c) on a damaged or
+/* libFuzzer target: the archive reader (src/history/archive.c) on a damaged or
  * hostile archive directory built from the input: run directories with
  * any name, SHA256SUMS, manifests and logs with any content, and any of
  * them (acks.csv and FORMAT too) replaced by a FIFO, a directory or a

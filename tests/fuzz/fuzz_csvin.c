@@ -1,4 +1,4 @@
-/* libFuzzer target: the line-tracking CSV feed (src/csvin.c) under any
+/* libFuzzer target: the line-tracking CSV feed (src/base/csvin.c) under any
  * split of the input. Reading a file in blocks must give exactly what one
  * buffer gives: the same fields, records, record lines and error (status,
  * line, column, message), wherever the blocks end (inside a CRLF, a BOM, a

@@ -1,5 +1,5 @@
-/* libFuzzer target: the harness adapters' report parsers (src/run_gbench.c,
- * src/run_pytest.c, src/run_gobench.c) with every check `benchsite run`
+/* libFuzzer target: the harness adapters' report parsers (src/run/run_gbench.c,
+ * src/run/run_pytest.c, src/run/run_gobench.c) with every check `benchsite run`
  * makes on a report (bs__harness_parse: names, filter, duplicates). Every
  * input is read as a Google Benchmark JSON report, a pytest-benchmark JSON
  * report and `go test -bench` output, each without a filter and with

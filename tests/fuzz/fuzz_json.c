@@ -1,9 +1,10 @@
-/* libFuzzer target: the JSON writers (src/json.c, src/jsonw.c) round trip.
+/* libFuzzer target: the JSON writers (src/views/json.c, src/base/jsonw.c) round
+ * trip.
  *
  * The input becomes a comparison or tuning result (any valid UTF-8 names,
  * control characters included, any double bit pattern, NaN and infinities
  * too) and an environment manifest; the writer's JSON is parsed back with
- * the strict reader of src/jsonread.c and every string and number must
+ * the strict reader of src/base/jsonread.c and every string and number must
  * come back exactly: strings byte for byte, finite numbers bit for bit
  * (%.17g), non-finite numbers as null. */
 #include "benchsite/json.h"

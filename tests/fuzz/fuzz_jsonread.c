@@ -1,4 +1,4 @@
-/* libFuzzer target: the strict JSON reader (src/jsonread.c), which reads
+/* libFuzzer target: the strict JSON reader (src/base/jsonread.c), which reads
  * `--noise NOISE.json`, a file a pull request can supply, both as a whole
  * tree and through the noise reader's filters (bs_noise_floors_parse:
  * kept members, packed number arrays, case by case). Properties: no

@@ -1,4 +1,5 @@
-/* libFuzzer target: the observation log reader (src/log.c, src/csvin.c).
+/* libFuzzer target: the observation log reader (src/input/log.c,
+ * src/base/csvin.c).
  *
  * The input is read as a log; when it holds a 0x00 0xFF pair, the bytes
  * after it are read as a second file (with a hostile name) into the same

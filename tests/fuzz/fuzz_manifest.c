@@ -1,4 +1,4 @@
-/* libFuzzer target: the environment manifest reader (src/manifest.c).
+/* libFuzzer target: the environment manifest reader (src/input/manifest.c).
  * Properties: no crash, leak or undefined behaviour; an error is one clean
  * line and leaves the manifest empty; on success keys are unique, non-empty,
  * valid UTF-8 without NUL, and each is found by bs_manifest_get(). */

@@ -1,4 +1,4 @@
-/* libFuzzer target: src/num.c against the reference it replaces: accept
+/* libFuzzer target: src/base/num.c against the reference it replaces: accept
  * exactly the strings the old check accepted (only "0123456789+-.eE",
  * consumed whole by strtod, finite, not rounded to zero from a non-zero
  * literal) and return strtod's double bit for bit. This is what makes the

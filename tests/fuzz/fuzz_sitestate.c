@@ -1,4 +1,4 @@
-/* libFuzzer target: the readers of the site's caches (src/site_state.c),
+/* libFuzzer target: the readers of the site's caches (src/site/site_state.c),
  * files in the published site that anyone with write access to it can
  * change: the state (.benchsite-site), read as given and again with a
  * valid "sum" line appended (so that the fuzzer reaches the records past

@@ -1,4 +1,4 @@
-/* libFuzzer target: the Mustache-style template engine (src/template.c).
+/* libFuzzer target: the Mustache-style template engine (src/views/template.c).
  *
  * The input is a template, then (after a 0x00 0xFF pair) the values of a
  * context: strings a, b, c, a boolean flag, a list `items` of objects

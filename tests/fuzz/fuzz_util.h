@@ -26,7 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* 1 when s[0..n-1] is valid UTF-8 (no overlong forms, surrogates or code
  * points past U+10FFFF): written out again here, independent of
- * src/csvin.c's validator. */
+ * src/base/csvin.c's validator. */
 static inline int fz_utf8_ok(const unsigned char *s, size_t n) {
   size_t i = 0;
   while (i < n) {

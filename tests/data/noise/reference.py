@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Independent reimplementation of SPEC section 2.8 (A/A validation) for
 checking benchsite's numbers. Written from the spec text only, not from
-src/noise.c. Needs Debian's python3 with numpy and scipy:
+src/stats/noise.c. Needs Debian's python3 with numpy and scipy:
 
     /usr/bin/python3 tests/data/noise/reference.py LOG.csv A B \
         [--resamples R] [--level L] [--seed N] [--no-gate]

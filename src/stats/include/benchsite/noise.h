@@ -217,7 +217,8 @@ bs_status bs_noise_run(const bs_log *log, const char *a, const char *b,
 /* NULL is a no-op. */
 void bs_noise_result_free(bs_noise_result *r);
 
-/* --- renderers (src/noise_out.c) --------------------------------------- */
+/* --- renderers (src/views/noise_out.c) ---------------------------------------
+ */
 
 /* `benchsite.noise/1` JSON: every number with %.17g, a fixed key order,
  * cases by benchmark then dataset, "block_length" (a number or "auto") at

@@ -8,9 +8,9 @@
  * and the pages state the parameters the analysis was made with.
  *
  * Adding a chart to the case page touches the chart (its function and
- * its row in bs__case_charts, src/report_charts.c), the page template
+ * its row in bs__case_charts, src/views/report_charts.c), the page template
  * only to place it elsewhere than after the others (templates/case.html)
- * and a test (tests/test_report.c); src/report_int.h says how. */
+ * and a test (tests/test_report.c); src/views/report_int.h says how. */
 #ifndef BENCHSITE_REPORT_H
 #define BENCHSITE_REPORT_H
 
