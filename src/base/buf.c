@@ -12,12 +12,22 @@ void bs__buf_init(bs__buf *b, size_t limit) {
   b->len = 0;
   b->cap = 0;
   b->limit = limit ? limit : BS__BUF_DEFAULT_LIMIT;
+  b->err = BS_OK;
 }
 
 void bs__buf_release(bs__buf *b) {
   free(b->data);
   b->data = NULL;
   b->len = b->cap = 0;
+  b->err = BS_OK;
+}
+
+bs_status bs__buf_status(const bs__buf *b) { return b->err; }
+
+bs_status bs__buf_fail(bs__buf *b, bs_status err) {
+  if (!b->err)
+    b->err = err;
+  return b->err;
 }
 
 void bs__buf_reset(bs__buf *b) {
@@ -27,14 +37,16 @@ void bs__buf_reset(bs__buf *b) {
 }
 
 static bs_status reserve(bs__buf *b, size_t extra) {
+  if (b->err)
+    return b->err;
   if (extra > b->limit - b->len)
-    return BS_ELIMIT;
+    return b->err = BS_ELIMIT;
   size_t need = b->len + extra + 1;
   if (need <= b->cap)
     return BS_OK;
   char *p = BS__GROW(b->data, b->cap, need, 256);
   if (!p)
-    return BS_ENOMEM;
+    return b->err = BS_ENOMEM;
   b->data = p;
   return BS_OK;
 }
@@ -59,10 +71,12 @@ bs_status bs__buf_putc(bs__buf *b, char c) { return bs__buf_append(b, &c, 1); }
 bs_status bs__buf_vprintf(bs__buf *b, const char *fmt, va_list ap) {
   va_list ap2;
   va_copy(ap2, ap);
+  if (b->err)
+    return b->err;
   int n = vsnprintf(NULL, 0, fmt, ap2);
   va_end(ap2);
   if (n < 0)
-    return BS_EINTERNAL;
+    return b->err = BS_EINTERNAL;
   bs_status st = reserve(b, (size_t)n);
   if (st)
     return st;
@@ -80,8 +94,12 @@ bs_status bs__buf_printf(bs__buf *b, const char *fmt, ...) {
 }
 
 char *bs__buf_detach(bs__buf *b, size_t *len) {
-  if (!b->data && reserve(b, 0) != BS_OK)
-    return NULL;
+  b->err = BS_OK;
+  if (!b->data) {
+    if (reserve(b, 0) != BS_OK)
+      return NULL;
+    b->data[0] = '\0';
+  }
   char *p = b->data;
   if (len)
     *len = b->len;
@@ -92,6 +110,8 @@ char *bs__buf_detach(bs__buf *b, size_t *len) {
 
 bs_status bs__buf_finish(bs__buf *b, bs_status st, const char *what, char **out,
                          size_t *len, bs_error *err) {
+  if (!st)
+    st = b->err;
   if (st) {
     bs__buf_release(b);
     return bs_error_set(err, st, NULL, 0, "cannot render %s: %s", what,
@@ -102,13 +122,15 @@ bs_status bs__buf_finish(bs__buf *b, bs_status st, const char *what, char **out,
 }
 
 bs_status bs__buf_term(bs__buf *b, const char *s, int flags) {
+  if (b->err)
+    return b->err;
   size_t need = bs_text_escape(NULL, 0, s, flags);
   if (need >= b->limit || b->len > b->limit - need)
-    return BS_ELIMIT;
+    return b->err = BS_ELIMIT;
   bs_status st = bs__buf_append(b, "", 0);
   char *tmp = st ? NULL : malloc(need + 1);
   if (!tmp)
-    return st ? st : BS_ENOMEM;
+    return st ? st : (b->err = BS_ENOMEM);
   bs_text_escape(tmp, need + 1, s, flags);
   st = bs__buf_append(b, tmp, need);
   free(tmp);

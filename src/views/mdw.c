@@ -44,10 +44,11 @@ bs_status bs__md_case(bs__buf *b, const char *benchmark, const char *dataset) {
 }
 
 bs_status bs__md_fit(bs__buf *doc, bs__buf *row, size_t room, size_t *cut) {
-  bs_status st = BS_OK;
-  if (!*cut && row->len <= room && doc->len <= room - row->len)
+  /* A row that failed fails the document. */
+  bs_status st = bs__buf_fail(doc, bs__buf_status(row));
+  if (!st && !*cut && row->len <= room && doc->len <= room - row->len)
     st = bs__buf_append(doc, row->data ? row->data : "", row->len);
-  else
+  else if (!st)
     (*cut)++;
   bs__buf_reset(row);
   return st;
