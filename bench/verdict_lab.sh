@@ -19,10 +19,14 @@
 #                        with 10 000 resamples, configurations dev (and
 #                        shared when the build has it): about 10 minutes
 #                        for the four loads on a quiet machine
-#   --loads LIST         none,busy1,busy2,membw (default all; --example
-#                        busy1; --snappy none,busy1): nothing added; 1 or
-#                        2 busy processes per CPU; one streaming copy
-#                        over 2 x 256 MiB
+#   --loads LIST         none,half,bursty,busy1,busy2,membw (default
+#                        none,half,bursty,busy1; --example half; --snappy
+#                        none,busy1): nothing added; one busy process on
+#                        the whole machine (one CPU of two contended, the
+#                        commonest CI runner); one process busy in bursts
+#                        of 10-200 ms at about 30 % duty; 1 or 2 busy
+#                        processes per CPU; one streaming copy over
+#                        2 x 256 MiB
 #   --configs LIST       PRESET[+duet][+fresh],... with PRESET one of
 #                        default (no --protocol), dev, gate, shared;
 #                        +duet adds --duet, +fresh adds --fresh block,
@@ -130,9 +134,9 @@ if [ "$mode" = snappy ]; then
   : "${loads:=none,busy1}"
   configs=${configs%%,*}
 elif [ "$mode" = example ]; then
-  : "${loads:=busy1}"
+  : "${loads:=half}"
 else
-  : "${loads:=none,busy1,busy2,membw}"
+  : "${loads:=none,half,bursty,busy1}"
 fi
 
 # ------------------------------------------------------------- building
@@ -246,6 +250,12 @@ trap 'echo "verdict_lab: interrupted; load stopped" >&2; exit 130' INT TERM HUP
 start_load() { # NAME
   case $1 in
   none) ;;
+  half)
+    timeout "$cap" "$lab/lib/hog" spin &
+    load_pids="$load_pids $!" ;;
+  bursty)
+    timeout "$cap" "$lab/lib/hog" bursty "$order" &
+    load_pids="$load_pids $!" ;;
   busy1 | busy2)
     k=$((${1#busy} * ncpu))
     while [ "$k" -gt 0 ]; do
