@@ -354,6 +354,14 @@ int cli_cmd_run(int argc, char **argv) {
       (rc = cli_get_u64(&a, "runs", &o.runs)) ||
       (rc = cli_get_u64(&a, "seed", &o.seed)))
     goto done;
+  /* A harness starts its programs anew every block: its runs are blocks.
+   * It measures one run of the protocol's blocks x runs pairs, or of
+   * --blocks pairs (N runs of them with --runs N). */
+  if (bs_run_harness_name(o.mode) && !cli_get(&a, "runs")) {
+    if (!cli_get(&a, "blocks"))
+      o.blocks *= o.runs;
+    o.runs = 1;
+  }
   if (o.blocks < 1 || o.blocks > 1000000 || o.runs < 1 || o.runs > 1000000) {
     rc = cli_usage_error("run: --blocks and --runs must be 1 to 1000000");
     goto done;
@@ -443,6 +451,10 @@ int cli_cmd_run(int argc, char **argv) {
     cli_linef(stderr, 0, "benchsite: run: warning: %s", res.warnings[i]);
   if (st) {
     rc = cli_report(&err);
+    /* A failing harness program's last lines, quoted after the error and
+     * escaped as every line is. */
+    for (size_t i = 0; i < res.noutput; i++)
+      cli_linef(stderr, 0, "benchsite: | %s", res.output[i]);
     if (res.wrong_result)
       rc = CLI_REGRESSION;
     goto done;
