@@ -134,6 +134,52 @@ Test(run_harness, the_users_own_selection_is_kept_and_filter_picks_in_it) {
   }
 }
 
+/* Without a -bench of the user's, an anchored --filter that names a go
+ * benchmark function, with its package or without, becomes -bench for
+ * that function only (a superset of the filter); any other runs every
+ * benchmark. A filter that matches none of the names is an error that
+ * shows one name as the programs report it. */
+Test(run_harness, an_anchored_filter_narrows_go_bench_to_its_function) {
+  static const struct {
+    const char *filter, *bench;
+    int status;
+  } t[] = {
+      {"^example.com/u.BenchmarkU/1$", "-test.bench=^BenchmarkU$\n", 0},
+      {"^example.com/u.BenchmarkU", "-test.bench=^BenchmarkU\n", 0},
+      {"^example.com/u.BenchmarkU/1", "-test.bench=^BenchmarkU$\n", 0},
+      {"u.BenchmarkU/1$", "-test.bench=.\n", 0},
+      /* no case is BenchmarkU itself, nor U-1 */
+      {"^example.com/u.BenchmarkU$", "-test.bench=^BenchmarkU$\n", 2},
+      {"^example.com/u.Benchmark-U", "-test.bench=.\n", 2},
+  };
+  char *dir = ts_own(ts_tmpdir("run_harness_gofilter"));
+  char *log = ts_own(ts_path(dir, "log.csv"));
+  char *argsf = ts_own(ts_path(dir, "args"));
+  char *prog =
+      script(dir, "u.test",
+             ts_pathf("printf '%%s\\n' \"$@\" > '%s'\n"
+                      "printf 'pkg: example.com/u\\nBenchmarkU/1-2 \\t 10\\t 5 "
+                      "ns/op\\nBenchmarkU/10-2 \\t 10\\t 5 ns/op\\nPASS\\n'\n",
+                      argsf));
+  for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+    const char *args[] = {
+        "run",      "--out",     log,          "--blocks",      "1",
+        "--filter", t[i].filter, "--go-bench", impl("a", prog), NULL};
+    ts_run r = ts_cli(NULL, args);
+    cr_expect_eq(r.status, t[i].status, "%s: %s", t[i].filter, r.err);
+    if (t[i].status)
+      cr_expect(strstr(r.err, "no benchmark that every program reports "
+                              "(given --filter, which matches none of what "
+                              "the programs reported, e.g. "
+                              "example.com/u.BenchmarkU [1])"),
+                "%s", r.err);
+    ts_run_free(&r);
+    char *got = ts_exists(argsf) ? ts_own(ts_read(argsf, NULL)) : "";
+    cr_expect(strstr(got, t[i].bench), "%s: %s", t[i].filter, got);
+    cr_expect_eq(occurs(got, "-test.bench="), 1, "%s: %s", t[i].filter, got);
+  }
+}
+
 /* ---- case names --------------------------------------------------------- */
 
 /* `go test ./...` with BenchmarkSort in two packages, pytest with

@@ -57,6 +57,34 @@ static const char *const run_flag[] = {"-run", "--run", "-test.run",
  * follows goes to the test binary as it is), a binary's "--". */
 static const char *const ends[] = {"-args", "--args", "--", NULL};
 
+/* The benchmark function an anchored --filter names, or 0: the text up
+ * to its first '/' when that is an identifier (a name with no package),
+ * or, after a package's import path, the identifier that follows the
+ * first ".Benchmark" (an import path with an element holding
+ * ".Benchmark" would be misread). *at, *len: where it is in f->text. */
+static int filter_func(const bs__filter *f, size_t *at, size_t *len) {
+  if (!f || !f->start)
+    return 0;
+  const char *slash = memchr(f->text, '/', f->len);
+  size_t top = slash ? (size_t)(slash - f->text) : f->len;
+  if (ident(f->text, top)) {
+    *at = 0;
+    *len = top;
+    return 1;
+  }
+  for (size_t i = 0; i + 10 <= f->len; i++) {
+    if (memcmp(f->text + i, ".Benchmark", 10))
+      continue;
+    size_t j = i + 1;
+    while (j < f->len && f->text[j] != '/')
+      j++;
+    *at = i + 1;
+    *len = j - *at;
+    return ident(f->text + *at, *len);
+  }
+  return 0;
+}
+
 /* -bench is a regular expression per level of the name, split at '/',
  * each unanchored: only a --filter anchored at the start names the
  * top-level benchmark (the function), so only then is a narrower
@@ -75,11 +103,10 @@ static bs_status args(bs__argv *av, const bs__hblock *b) {
   if (!st && !bs__words_flag(b->words, n, run_flag, 1, 0, &mine))
     st = bs__argv_addf(av, "%srun=^$", p);
   if (!st && !bs__words_flag(b->words, n, bench_flag, 1, 0, &mine)) {
-    const char *slash = f ? memchr(f->text, '/', f->len) : NULL;
-    size_t top = !f ? 0 : slash ? (size_t)(slash - f->text) : f->len;
-    if (f && f->start && ident(f->text, top))
-      st = bs__argv_addf(av, "%sbench=^%.*s%s", p, (int)top, f->text,
-                         slash || f->end ? "$" : "");
+    size_t from, len;
+    if (filter_func(f, &from, &len))
+      st = bs__argv_addf(av, "%sbench=^%.*s%s", p, (int)len, f->text + from,
+                         from + len < f->len || f->end ? "$" : "");
     else
       st = bs__argv_addf(av, "%sbench=.", p);
   }

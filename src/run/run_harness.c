@@ -177,6 +177,9 @@ typedef struct harness {
   /* the report being read */
   size_t impl, serial, kept;
   uint64_t run, block;
+  /* the first case --filter left out, escaped, for a message ("" when
+   * none) */
+  char left_out[300];
 } harness;
 
 static void harness_release(harness *h) {
@@ -270,8 +273,18 @@ static bs_status add_row(bs__hsink *sink, size_t entry, const bs__hrow *w,
     return bs_error_set(err, BS_EINTERNAL, NULL, 0,
                         "%s: benchmark entry %zu: a parser passed a bad time",
                         sink->ctx, entry);
-  if (!bs__filter_match(&h->filter, w->benchmark, w->blen, w->dataset, w->dlen))
+  if (!bs__filter_match(&h->filter, w->benchmark, w->blen, w->dataset,
+                        w->dlen)) {
+    if (!h->left_out[0]) {
+      char *b = strndup(w->benchmark, w->blen),
+           *d = strndup(w->dataset, w->dlen);
+      if (b && d)
+        bs__run_case_label(h->left_out, sizeof h->left_out, b, d);
+      free(b);
+      free(d);
+    }
     return BS_OK;
+  }
   size_t kase;
   if (case_index(h, w, &kase))
     return bs__oom(err);
@@ -940,10 +953,20 @@ bs_status bs__run_harness(const bs_run_options *o, bs_run_result *r,
                                              h.cases[c].dataset)))
       st = bs__oom(err);
   }
-  if (!st && r->ncases == 0)
+  if (!st && r->ncases == 0) {
+    /* What --filter left out tells how the names read (go's carry their
+     * package). */
+    char why[400] = "";
+    if (o->filter && h.left_out[0])
+      snprintf(why, sizeof why,
+               " (given --filter, which matches none of what the programs "
+               "reported, e.g. %s)",
+               h.left_out);
+    else if (o->filter)
+      snprintf(why, sizeof why, " (given --filter)");
     st = bs_error_set(err, BS_EINPUT, NULL, 0,
-                      "no benchmark that every program reports%s",
-                      o->filter ? " (given --filter)" : "");
+                      "no benchmark that every program reports%s", why);
+  }
   bs__run_cols cols = {ad->has_cpu, 0, ad->extra};
   if (!st)
     st = bs__run_log_header(&log, &cols);
