@@ -289,7 +289,7 @@ static bs_status parse(const char *text, size_t len, bs__hsink *sink,
     w.benchmark = r->name;
     w.blen = top;
     if (r->pkg) {
-      if (r->plen + top + 1 > namecap) {
+      if (!name || r->plen + top + 1 > namecap) {
         char *nb = BS__GROW(name, namecap, r->plen + top + 1, 256);
         if (!nb) {
           st = bs__oom(err);

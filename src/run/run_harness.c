@@ -118,7 +118,7 @@ int bs__words_flag(char *const *words, size_t stop, const char *const *names,
                    int next, int glued, const char **value) {
   int found = 0;
   /* words[0] is the program */
-  for (size_t i = 1; words[i] && i < stop; i++) {
+  for (size_t i = 1; i < stop && words[i]; i++) {
     for (size_t k = 0; names[k]; k++) {
       size_t n = strlen(names[k]);
       const char *w = words[i];
@@ -129,7 +129,7 @@ int bs__words_flag(char *const *words, size_t stop, const char *const *names,
         found = 1;
         break;
       }
-      if (!w[n] && next && words[i + 1] && i + 1 < stop) {
+      if (!w[n] && next && i + 1 < stop && words[i + 1]) {
         *value = words[++i];
         found = 1;
         break;
@@ -361,7 +361,10 @@ static void tail_put(tail *t, int s, const char *p, size_t n) {
       tail_end_line(t, s);
     } else if (t->plen[s] < LINE_KEEP) {
       /* a tab is a blank here: quoted, it would be an escape */
-      t->part[s][t->plen[s]++] = p[i] == '\t' ? ' ' : p[i];
+      char c = p[i];
+      if (c == '\t')
+        c = ' ';
+      t->part[s][t->plen[s]++] = c;
     } else {
       t->pcut[s] = 1;
     }
