@@ -22,7 +22,8 @@ round one wins and the others are rejected, must fetch, rebase and push
 again (after a random wait), within the retry bound.
 
 Checked: every process exits 0; the branch holds every run, one commit a
-run, no merge, nothing but FORMAT and runs/; at least N - 1 pushes were
+run, no merge, nothing but FORMAT, ID (the archive's identity: one of the
+first two runs, the same ever after) and runs/; at least N - 1 pushes were
 rejected in each round (the race happened); `benchsite archive verify`
 passes on a clone; `benchsite site` lists every run and both comparability
 groups; and the same race with a bound of one attempt fails for all but
@@ -104,6 +105,7 @@ exit "$rc"
         os.chmod(os.path.join(self.shims, "git"), 0o755)
         self.nruns = 0
         self.ids = []
+        self.identity = None
 
     def make_run(self, machine):
         """A log and manifest of one run: a paired benchmark, 10 rotated
@@ -203,9 +205,16 @@ exit "$rc"
               f"the branch holds all {total} runs", runs)
         check(commits == total and merges == 0,
               f"{total} commits, one a run, no merge", (commits, merges))
-        stray = [f for f in files if f != "FORMAT"
+        stray = [f for f in files if f not in ("FORMAT", "ID")
                  and not re.fullmatch(r"runs/[^/]+/[^/]+", f)]
-        check(not stray, "nothing but FORMAT and runs/ on the branch", stray)
+        check(not stray, "nothing but FORMAT, ID and runs/ on the branch",
+              stray)
+        ident = git("show", f"{tip}:ID", cwd=self.remote)
+        if self.identity is None:
+            self.identity = ident
+        check(ident == self.identity and ident in self.ids,
+              "ID names one of the runs, the same in every round",
+              (ident, self.identity))
         clone = os.path.join(self.work, f"verify{total}")
         git("clone", "--quiet", "--branch", BRANCH, "file://" + self.remote,
             clone)

@@ -190,8 +190,11 @@ bs_status bs__site_feed(site *s, bs_error *err) {
   const bs_history *h = s->h;
   bs__buf b;
   bs__buf_init(&b, BS__CAP_JSON);
-  /* The feed's id: the archive's first run, which never changes. */
-  const char *first = h->nruns ? h->runs[0].id : "empty";
+  /* The feed's id: the archive's identity, which never changes. Dates
+   * are RFC 3339 as the archive hands them out (bs_archive_run). */
+  const char *first = bs_archive_identity(s->ar);
+  if (!first)
+    first = "empty";
   const char *updated = cs.n ? h->runs[cs.v[0].run].date
                              : (h->nruns ? h->runs[bs_history_newest(h)].date
                                          : "1970-01-01T00:00:00Z");

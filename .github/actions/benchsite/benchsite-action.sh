@@ -864,11 +864,12 @@ archive_push() { # BENCHSITE LOG MANIFEST WORKDIR (REMOTE BRANCH TRIES TOKEN set
     output run-id "$id"
     return 0
   fi
-  # The commit holds this run and nothing else (and FORMAT, for the run
-  # that creates the archive).
+  # The commit holds this run and nothing else (and FORMAT and ID, the
+  # archive's identity, for the run that creates the archive; ID alone for
+  # the first run added to an archive made before it).
   local stray
   stray=$(git -C "$dir" diff --cached --name-only |
-    grep -v -e "^runs/$id/" -e '^FORMAT$' || true)
+    grep -v -e "^runs/$id/" -e '^FORMAT$' -e '^ID$' || true)
   [ -z "$stray" ] || die "internal: archive add changed files outside its run"
   git -C "$dir" commit --quiet -m "benchsite: run $id"
   local attempt=1 err=$dir.push.err
@@ -903,21 +904,25 @@ archive_push() { # BENCHSITE LOG MANIFEST WORKDIR (REMOTE BRANCH TRIES TOKEN set
       output run-id "$id"
       return 0
     fi
+    # FORMAT and ID are the same in every commit that adds them, except
+    # the ID of two jobs that both created the archive (or both gave an
+    # older one its ID): the tip's wins (-X ours: the branch rebased onto).
     if [ -n "$old" ]; then
-      git -C "$dir" rebase --quiet --onto "$TIP" "$old" >/dev/null 2>"$err" || {
+      git -C "$dir" rebase --quiet -X ours --onto "$TIP" "$old" >/dev/null 2>"$err" || {
         cat "$err" >&2
         git -C "$dir" rebase --abort 2>/dev/null || true
         die "rebasing run $id onto the new tip of $BRANCH conflicts: nothing was pushed"
       }
     else
-      git -C "$dir" rebase --quiet --root --onto "$TIP" >/dev/null 2>"$err" || {
+      git -C "$dir" rebase --quiet -X ours --root --onto "$TIP" >/dev/null 2>"$err" || {
         cat "$err" >&2
         git -C "$dir" rebase --abort 2>/dev/null || true
         die "rebasing run $id onto the new $BRANCH conflicts: nothing was pushed"
       }
     fi
-    # The rebased commit still adds exactly this run.
-    stray=$(git -C "$dir" diff --name-only "$TIP" HEAD | grep -v "^runs/$id/" || true)
+    # The rebased commit still adds exactly this run (and ID, to a tip
+    # without one).
+    stray=$(git -C "$dir" diff --name-only "$TIP" HEAD | grep -v -e "^runs/$id/" -e '^ID$' || true)
     [ -z "$stray" ] || die "internal: the rebased run $id changes files outside its directory"
   done
 }
