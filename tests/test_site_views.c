@@ -153,3 +153,41 @@ Test(site_views, a_date_alone_is_an_rfc3339_time_in_the_feed) {
   cr_assert_eq(check_updated(feed), 2, "%s", feed);
   cr_assert_str_eq(element(feed, "updated"), "2026-11-30T00:00:00Z");
 }
+
+/* ---- Names in the feed ----------------------------------------------------
+ */
+
+/* Before: the feed wrote U+FFFE and U+FFFF (and C1 controls) from a case
+ * name as they were, and the whole feed was invalid XML. Now it parses,
+ * with U+FFFD where the name held what is not text, as the pages show. */
+Test(site_views, the_feed_is_xml_whatever_the_names) {
+  char *dir = ts_own(ts_tmpdir("site_views_names"));
+  char *archive = ts_pathf("%s/archive", dir);
+  const char *name = "s\xef\xbf\xbe"
+                     "u\xef\xbf\xbf"
+                     "m\x1b[31m\xc2\x85"
+                     "x]]>&#x1;<b>'\"\xef\xb7\x90"
+                     "y\xf0\x9f\xbf\xbf"
+                     "z\xc3\xa9\t.";
+  add_run(archive, dir, name, 1.0, "c1", "2026-11-20T10:00:00Z");
+  add_run(archive, dir, name, 1.25, "c2", "2026-11-21T10:00:00Z");
+  char *feed = feed_of(archive, ts_pathf("%s/site", dir));
+  bs_error err;
+  cr_assert_eq(bs__xml_load(&err), BS_OK, "%s", err.message);
+  xmlDoc *doc = bs__xml.xmlReadMemory(feed, (int)strlen(feed), NULL, NULL,
+                                      XML_PARSE_NONET | XML_PARSE_NOERROR |
+                                          XML_PARSE_NOWARNING);
+  cr_assert_not_null(doc, "feed.xml is not well-formed XML:\n%s", feed);
+  xmlNode *root = bs__xml.xmlDocGetRootElement(doc);
+  cr_expect_str_eq((const char *)root->name, "feed");
+  bs__xml.xmlFreeDoc(doc);
+  /* Each character that is not text is one U+FFFD; the markup is text. */
+  cr_expect_not_null(strstr(feed, "<title>s\xef\xbf\xbd"
+                                  "u\xef\xbf\xbd"
+                                  "m\xef\xbf\xbd[31m\xef\xbf\xbd"
+                                  "x]]&gt;&amp;#x1;&lt;b&gt;&#39;&quot;"
+                                  "\xef\xbf\xbd"
+                                  "y\xef\xbf\xbd"
+                                  "z\xc3\xa9\t. [n=1]: +"),
+                     "%s", feed);
+}

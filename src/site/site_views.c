@@ -10,6 +10,7 @@
 
 #include "grow.h"
 #include "jsonw.h"
+#include "markup.h"
 #include "num.h"
 #include "oom.h"
 #include "present.h"
@@ -153,32 +154,10 @@ bs_status bs__site_regressions_page(site *s, bs_error *err) {
                             RANK_INDEX, err);
 }
 
-/* Text as XML character data or an attribute value: & < > " escaped,
- * control bytes XML 1.0 does not allow as '?'. */
+/* Text as XML character data: the one rule for markup (markup.h), as
+ * the pages and the chart labels. */
 static bs_status put_xml(bs__buf *b, const char *t) {
-  bs_status st = BS_OK;
-  for (const unsigned char *p = (const unsigned char *)t; *p && !st; p++) {
-    switch (*p) {
-    case '&':
-      st = bs__buf_puts(b, "&amp;");
-      break;
-    case '<':
-      st = bs__buf_puts(b, "&lt;");
-      break;
-    case '>':
-      st = bs__buf_puts(b, "&gt;");
-      break;
-    case '"':
-      st = bs__buf_puts(b, "&quot;");
-      break;
-    default:
-      if ((*p < 0x20 && *p != '\t' && *p != '\n') || *p == 0x7f)
-        st = bs__buf_putc(b, '?');
-      else
-        st = bs__buf_putc(b, (char)*p);
-    }
-  }
-  return st;
+  return bs__markup_puts(b, t);
 }
 
 bs_status bs__site_feed(site *s, bs_error *err) {
