@@ -394,6 +394,88 @@ Test(archive, invalid_runs_are_refused_with_the_reason) {
   expect_refused(log, m, "m.csv: protocol \"Fast\"");
 }
 
+/* A copy of run.csv with a column cpu_per_call_us: cpu(line, impl, wall)
+ * gives each confirm row's cell ("" leaves it empty). */
+static char *with_cpu(const char *dir, const char *name,
+                      const char *(*cpu)(int line, const char *impl,
+                                         const char *wall)) {
+  char *in = ts_own(ts_read(fixture("run.csv"), NULL));
+  cr_assert_not_null(in);
+  char *path = ts_own(ts_path(dir, name));
+  FILE *f = fopen(path, "w");
+  cr_assert_not_null(f);
+  int line = 1;
+  for (char *l = in; *l; line++) {
+    size_t n = strcspn(l, "\n");
+    char *row = ts_own(strndup(l, n));
+    if (line == 1) {
+      fprintf(f, "%s,cpu_per_call_us\n", row);
+    } else {
+      const char *wall = strrchr(row, ',') + 1;
+      const char *impl = strstr(row, ",head,") ? "head" : "base";
+      fprintf(f, "%s,%s\n", row, cpu(line, impl, wall));
+    }
+    l += n + (l[n] == '\n');
+  }
+  cr_assert_eq(fclose(f), 0);
+  return path;
+}
+
+static const char *cpu_half(int line, const char *impl, const char *wall) {
+  (void)line;
+  (void)impl;
+  return ts_pathf("%.17g", strtod(wall, NULL) / 2);
+}
+
+static const char *cpu_gap(int line, const char *impl, const char *wall) {
+  return line == 5 ? "" : cpu_half(line, impl, wall);
+}
+
+static const char *cpu_zero_base(int line, const char *impl, const char *wall) {
+  return !strcmp(impl, "base") ? "0" : cpu_half(line, impl, wall);
+}
+
+/* archive add checks every metric the run records, not only wall time:
+ * a run the site could not analyse with --metric cpu is refused when it
+ * is added, not met by every later site build. */
+Test(archive, every_metric_the_run_records_is_checked) {
+  char *dir = ts_own(ts_tmpdir("archive_metrics"));
+  char *env = fixture("env.csv");
+  /* A cell left empty. */
+  expect_refused(with_cpu(dir, "gap.csv", cpu_gap), env,
+                 "gap.csv:5: column cpu_per_call_us: empty, and metric cpu");
+  /* Two logs, one with the column and one (run 1) without. */
+  char *half = with_cpu(dir, "half.csv", cpu_half);
+  char *archive = ts_own(ts_path(dir, "a"));
+  char *run1 = ts_own(ts_path(dir, "run1.csv"));
+  char *text = ts_own(ts_read(fixture("run.csv"), NULL));
+  for (int k = 0; k < 2; k++) /* base,0, and head,0, -> run 1 */
+    for (char *p = strstr(text, k ? "head,0," : "base,0,"); p;
+         p = strstr(p + 1, k ? "head,0," : "base,0,"))
+      p[5] = '1';
+  cr_assert_eq(ts_write(run1, text), 0);
+  const char *two[] = {"archive", "add",        "--archive", archive, half,
+                       run1,      "--manifest", env,         NULL};
+  ts_run r = ts_cli(NULL, two);
+  cr_expect_eq(r.status, 2, "%s%s", r.out, r.err);
+  cr_expect_not_null(strstr(r.err, "the file has no column cpu_per_call_us"),
+                     "%s", r.err);
+  ts_run_free(&r);
+  /* A comparison in CPU time that has no finite delta (the baseline's
+   * CPU time is 0). */
+  expect_refused(with_cpu(dir, "zero.csv", cpu_zero_base), env,
+                 "metric cpu: case sort [n=1024]: the change is not a "
+                 "finite number");
+  /* The same run with a CPU time on every row, and one without the
+   * column at all, are archived. */
+  r = add(archive, half, env);
+  cr_expect_eq(r.status, 0, "%s", r.err);
+  ts_run_free(&r);
+  r = add(archive, fixture("run.csv"), env);
+  cr_expect_eq(r.status, 0, "%s", r.err);
+  ts_run_free(&r);
+}
+
 Test(archive, refuses_a_directory_that_is_not_an_archive) {
   char *dir = ts_own(ts_tmpdir("archive_notarchive"));
   char *other = ts_own(ts_path(dir, "notes.txt"));
