@@ -801,19 +801,22 @@ Test(archive, an_archive_without_identity_gets_its_oldest_run) {
 }
 
 /* A damaged ID is damage: verify names it, readers refuse it. */
-Test(archive, a_damaged_identity_is_damage) {
+Test(archive, a_damaged_identity_is_damage, .timeout = 60) {
   char *dir = ts_own(ts_tmpdir("archive_identity_bad"));
   char *archive = ts_own(ts_path(dir, "a"));
   added(archive, dir, "m1.csv", "one", "2026-03-02T00:00:00Z");
   char *idfile = ts_own(ts_path(archive, "ID"));
   const char *bad[] = {"", "not an id\n", "20260302T000000Z-one-0123\n",
                        "<feed>\n"};
-  for (size_t i = 0; i <= sizeof bad / sizeof bad[0]; i++) {
+  size_t nbad = sizeof bad / sizeof bad[0];
+  for (size_t i = 0; i < nbad + 2; i++) {
     unlink(idfile);
-    if (i < sizeof bad / sizeof bad[0])
+    if (i < nbad)
       cr_assert_eq(ts_write(idfile, bad[i]), 0);
-    else
+    else if (i == nbad)
       cr_assert_eq(symlink("runs", idfile), 0);
+    else /* a FIFO: opened without blocking, never read */
+      cr_assert_eq(mkfifo(idfile, 0644), 0);
     ts_run v = verify(archive);
     cr_assert_eq(v.status, 1, "case %zu: %s%s", i, v.out, v.err);
     cr_assert_not_null(strstr(v.out, "ID: "), "case %zu: %s", i, v.out);

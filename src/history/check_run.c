@@ -102,8 +102,8 @@ static bs_status finite_verdicts(const bs_log *log, const bs_manifest *mf,
     if (err) {
       *err = e;
       if (m != BS_METRIC_WALL) /* which of the metrics */
-        snprintf(err->message, sizeof err->message, "metric %s: %.700s", mi->name,
-                 e.message);
+        snprintf(err->message, sizeof err->message, "metric %s: %.700s",
+                 mi->name, e.message);
     }
     return st;
   }
