@@ -161,11 +161,14 @@ int main(int argc, char **argv) {
     text t = {0};
     chart(&t, only, bytes);
     FILE *f = fopen(argv[4], "wb");
-    if (!f || fwrite(t.s, 1, t.len, f) != t.len || fclose(f)) {
+    int ok = f && fwrite(t.s, 1, t.len, f) == t.len;
+    if (f && fclose(f))
+      ok = 0;
+    free(t.s);
+    if (!ok) {
       perror(argv[4]);
       return 3;
     }
-    free(t.s);
     return 0;
   }
   printf("%-7s %10s %12s %12s %10s\n", "shape", "bytes", "compact (s)",
@@ -177,7 +180,8 @@ int main(int argc, char **argv) {
     chart(&t, shapes[i], bytes);
     size_t outlen = 0;
     double c = best(&t, 0, reps, &outlen);
-    double k = best(&t, 1, reps, NULL);
+    size_t unused = 0;
+    double k = best(&t, 1, reps, &unused);
     printf("%-7s %10zu %12.3f %12.3f %10zu\n", shapes[i], t.len, c, k, outlen);
     fflush(stdout);
     free(t.s);
