@@ -9,6 +9,10 @@
 #   bench/verdict_lab.sh [options]              the lab (A/A and plants)
 #   bench/verdict_lab.sh --example N [options]  .ci/example's gate, N times
 #   bench/verdict_lab.sh --snappy BASE_BUILD HEAD_BUILD [options]
+#   bench/verdict_lab.sh --harness [options]    harness programs: Google
+#                                               Benchmark, go test and
+#                                               pytest-benchmark suites
+#                                               (bench/verdict/harness/)
 #   bench/verdict_lab.sh --commands N [options] two command pairs N times
 #                                               each: dd over 64 MiB spelled
 #                                               two ways (unchanged), and
@@ -25,7 +29,8 @@
 #                        for the four loads on a quiet machine
 #   --loads LIST         none,half,bursty,busy1,busy2,membw (default
 #                        none,half,bursty,busy1; --example half; --snappy
-#                        none,busy1): nothing added; one busy process on
+#                        none,busy1; --harness none,half,busy1): nothing
+#                        added; one busy process on
 #                        the whole machine (one CPU of two contended, the
 #                        commonest CI runner); one process busy in bursts
 #                        of 10-200 ms at about 30 % duty; 1 or 2 busy
@@ -42,10 +47,17 @@
 #                        shared,dev+duet,shared+duet,dev+fresh,shared+fresh;
 #                        --quick: dev,shared; --example and --snappy:
 #                        default (run's own defaults; snappy takes the
-#                        first configuration only)
-#   --reps N             A/A runs per cell (default 40; --quick 6)
-#   --plant-reps N       runs per plant per cell (default 20; --quick 3)
-#   --plants LIST        planted slowdowns in % (default 1,2,3,5,10)
+#                        first configuration only); --harness:
+#                        default,default+duet (sequential, the harnesses'
+#                        default, against side by side)
+#   --reps N             A/A runs per cell (default 40; --quick 6;
+#                        --harness 10)
+#   --plant-reps N       runs per plant per cell (default 20; --quick 3;
+#                        --harness 10)
+#   --plants LIST        planted slowdowns in % (default 1,2,3,5,10;
+#                        --harness 10)
+#   --harnesses LIST     --harness: gbench,go,pytest (the default; one
+#                        whose tools are missing is skipped with a note)
 #   --criterion-resamples R   (default 100000, Criterion's own; --quick 10000)
 #   --build DIR          benchsite build to measure (default build/release)
 #   --work DIR           where logs go (default BUILD/verdict-lab); each
@@ -53,7 +65,9 @@
 #   --cap SECONDS        bound of every load generator, started anew for
 #                        each cell (default 7200)
 #   --blocks M           snappy: blocks (default 30), in one run: each
-#                        block starts both programs anew already
+#                        block starts both programs anew already;
+#                        --harness: --blocks M for every run (default:
+#                        none, run's own: 50 pairs under Shared)
 #   --snappy-filter RE   snappy: Google Benchmark filter
 #                        (default 'BM_UFlat/|BM_ZFlat/')
 #   --snappy-min-time S  snappy: --benchmark_min_time (default 0.1)
@@ -61,7 +75,13 @@
 # One repetition is one `benchsite run` of the nine cases of
 # bench/verdict/cases.c (base against a candidate, as a CI job runs it)
 # and one `benchsite compare` of its log, with --metric cpu beside when
-# the build has it. Every load generator runs under `timeout` and is
+# the build has it. With --harness, one `benchsite run` of a harness's
+# six-case suite (bench/verdict/harness/: an A/A pair of identical builds,
+# and candidates whose lookup case does PLANT % more work) and one
+# `benchsite compare` with the default metric, judged per harness, load
+# and configuration (judge.py harness): cases of identical builds flagged
+# (target <= 2.5 %) and the planted +10 % found with no other case
+# flagged (target >= 9 of 10). Every load generator runs under `timeout` and is
 # killed by its PID when its cell ends, on any exit and on Ctrl-C.
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -86,6 +106,8 @@ snappy_min_time=0.1
 example_n=10
 snappy_base=
 snappy_head=
+harnesses=gbench,go,pytest
+blocks_set=0
 
 usage() {
   sed -n '2,/^set -eu/p' "$0" | sed -e '/^set -eu/d' -e 's/^# \{0,1\}//'
@@ -103,7 +125,9 @@ while [ $# -gt 0 ]; do
   --build) build=$2; shift ;;
   --work) work=$2; shift ;;
   --cap) cap=$2; shift ;;
-  --blocks) blocks=$2; shift ;;
+  --blocks) blocks=$2; blocks_set=1; shift ;;
+  --harness) mode=harness ;;
+  --harnesses) harnesses=$2; shift ;;
   --snappy-filter) snappy_filter=$2; shift ;;
   --snappy-min-time) snappy_min_time=$2; shift ;;
   --example) mode=example; example_n=$2; shift ;;
@@ -125,7 +149,10 @@ if [ "$mode" = table ]; then
   exec "$py" "$judge" table "$@"
 fi
 
-if [ "$mode" != lab ]; then
+if [ "$mode" = harness ]; then
+  : "${configs:=default,default+duet}" "${reps:=10}" "${plant_reps:=10}"
+  [ "$plants" = 1,2,3,5,10 ] && plants=10
+elif [ "$mode" != lab ]; then
   : "${configs:=default}" # what .ci/example and a new user run
 fi
 if [ $quick = 1 ]; then
@@ -140,6 +167,8 @@ if [ "$mode" = snappy ]; then
   configs=${configs%%,*}
 elif [ "$mode" = example ] || [ "$mode" = commands ]; then
   : "${loads:=half}"
+elif [ "$mode" = harness ]; then
+  : "${loads:=none,half,busy1}"
 else
   : "${loads:=none,half,bursty,busy1}"
 fi
@@ -458,6 +487,137 @@ snappy_cell() { # LOAD FLAGS OTHERS
   fi
 }
 
+# ------------------------------------------------- harness programs
+# --harness: each harness's suite (bench/verdict/harness/) built as an A/A
+# pair of identical builds (aa_a, aa_b) and one candidate per plant, each
+# in a directory of its own that its program runs in (--dir), as two
+# checkouts of a project are.
+hsrc=$here/bench/verdict/harness
+harness_ok() { # HARNESS: whether its tools are here (else a note)
+  case $1 in
+  gbench)
+    if ! command -v c++ >/dev/null || [ ! -f /usr/include/benchmark/benchmark.h ]; then
+      echo "note: gbench skipped: needs c++ and Debian's libbenchmark-dev" >&2
+      return 1
+    fi ;;
+  go)
+    if ! command -v go >/dev/null; then
+      echo "note: go skipped: needs Debian's golang-go" >&2
+      return 1
+    fi ;;
+  pytest)
+    if ! "$py" -c 'import pytest_benchmark' 2>/dev/null; then
+      echo "note: pytest skipped: needs Debian's python3-pytest-benchmark" >&2
+      return 1
+    fi ;;
+  *) echo "verdict_lab: unknown harness $1" >&2; exit 2 ;;
+  esac
+}
+build_harness() { # HARNESS VARIANT PLANT_PCT: $lab/h/HARNESS/VARIANT
+  d=$lab/h/$1/$2
+  mkdir -p "$d"
+  case $1 in
+  gbench)
+    "${CXX:-c++}" -O2 -std=c++17 -DPLANT_PCT="$3" -o "$d/gb" \
+      "$hsrc/gb_cases.cc" -lbenchmark -lpthread ;;
+  go)
+    cp "$hsrc"/go/*.go "$hsrc/go/go.mod" "$d/"
+    printf 'package verdictlab\n\nconst plantPct = %s\n' "$3" >"$d/plant.go"
+    (cd "$d" && go test -c -o "$d/cases.test") ;;
+  pytest)
+    cp "$hsrc"/pytest/*.py "$d/"
+    printf 'PLANT_PCT = %s\n' "$3" >"$d/plant.py" ;;
+  esac
+}
+harness_option() { # HARNESS -> run's option
+  case $1 in
+  gbench) echo --google-benchmark ;;
+  go) echo --go-bench ;;
+  pytest) echo --pytest-benchmark ;;
+  esac
+}
+harness_command() { # HARNESS DIR -> the command its impl runs (in DIR)
+  case $1 in
+  gbench) echo "$2/gb --benchmark_min_time=0.05" ;;
+  go) echo "$2/cases.test -test.benchtime=50ms" ;;
+  pytest) echo "$py -m pytest -q -p no:cacheprovider --benchmark-max-time=0.05" ;;
+  esac
+}
+harness_planted() { # HARNESS -> the planted case: benchmark<TAB>dataset
+  case $1 in
+  gbench) printf 'BM_lookup\t2000\n' ;;
+  go) printf 'example.com/verdictlab.BenchmarkLookup\tn=2000\n' ;;
+  pytest) printf 'test_cases.py::test_lookup\t2000\n' ;;
+  esac
+}
+
+# hmeasure CELL HARNESS KIND REP BASE_DIR CAND_DIR FLAGS...: one
+# `benchsite run` of the harness's suite and its compare (the default
+# metric); appends a line to CELL/runs.tsv.
+hmeasure() {
+  cell=$1 h=$2 kind=$3 rep=$4 based=$5 candd=$6
+  shift 6
+  log=$cell/$kind-$rep.csv
+  jw=$cell/$kind-$rep.wall.json
+  status=0
+  opt=$(harness_option "$h")
+  # shellcheck disable=SC2086
+  PYTHONDONTWRITEBYTECODE=1 /usr/bin/time -f '%e %U %S' -o "$cell/time.txt" \
+    "$bs" run "$opt" "base=$(harness_command "$h" "$based")" --dir "base=$based" \
+    "$opt" "cand=$(harness_command "$h" "$candd")" --dir "cand=$candd" \
+    --out "$log" "$@" >/dev/null 2>>"$cell/stderr.txt" || status=$?
+  # shellcheck disable=SC2046
+  set -- $(tail -n 1 "$cell/time.txt")
+  wall=${1:-0} cpu=$(echo "${2:-0} ${3:-0}" | awk '{ print $1 + $2 }')
+  if [ $status = 0 ]; then
+    c=0
+    "$bs" compare "$log" --baseline base --candidate cand --json "$jw" \
+      >/dev/null 2>>"$cell/stderr.txt" || c=$?
+    [ $c -le 1 ] || status=compare$c
+  fi
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$kind" "$rep" "$log" "$jw" - \
+    "$wall" "$cpu" "$status" >>"$cell/runs.tsv"
+  printf '.' >&2
+}
+
+harness_cell() { # LOAD CONFIG FLAGS OTHERS HARNESS
+  cell=$lab/cells/$1/$2/$5
+  mkdir -p "$cell"
+  order=$((order + 1))
+  planted=$(harness_planted "$5")
+  {
+    echo "order=$order"
+    echo "load=$1"
+    echo "config=$2"
+    echo "flags=$3"
+    echo "harness=$5"
+    echo "planted_benchmark=$(printf '%s' "$planted" | cut -f1)"
+    echo "planted_dataset=$(printf '%s' "$planted" | cut -f2)"
+    echo "others_busy=$4"
+    echo "loadavg_start=$(loadavg)"
+  } >"$cell/meta.txt"
+  t0=$(date +%s)
+  printf 'cell %s / %s / %s (%s): ' "$1" "$2" "$5" "${3:-no flags}" >&2
+  max=$reps
+  [ "$plant_reps" -gt "$max" ] && max=$plant_reps
+  r=1
+  while [ $r -le "$max" ]; do
+    if [ $r -le "$reps" ]; then
+      # shellcheck disable=SC2086
+      hmeasure "$cell" "$5" aa $r "$lab/h/$5/aa_a" "$lab/h/$5/aa_b" $3
+    fi
+    if [ $r -le "$plant_reps" ]; then
+      for p in $(echo "$plants" | tr , ' '); do
+        # shellcheck disable=SC2086
+        hmeasure "$cell" "$5" "p$p" $r "$lab/h/$5/aa_a" "$lab/h/$5/plant$p" $3
+      done
+    fi
+    r=$((r + 1))
+  done
+  echo "loadavg_end=$(loadavg)" >>"$cell/meta.txt"
+  echo " $(($(date +%s) - t0)) s" >&2
+}
+
 # ---------------------------------------------------- the planted sizes
 # Apart from benchsite, on the thread's CPU clock, in short rotated
 # batches (bench/verdict/plantsize.c), before any load is started.
@@ -488,6 +648,38 @@ if [ "$mode" = snappy ]; then
     snappy_cell "$load" "$flags" "$others"
     stop_load
   done
+  exit 0
+fi
+
+if [ "$mode" = harness ]; then
+  # go's caches where the user keeps them, else in the lab
+  [ -n "${GOCACHE:-}" ] || [ -n "${HOME:-}" ] || export GOCACHE="$lab/gocache"
+  hs=
+  for h in $(echo "$harnesses" | tr , ' '); do
+    harness_ok "$h" || continue
+    echo "building the $h suite (A/A pair, plants $plants)" >&2
+    build_harness "$h" aa_a 0
+    build_harness "$h" aa_b 0
+    for p in $(echo "$plants" | tr , ' '); do
+      build_harness "$h" "plant$p" "$p"
+    done
+    hs="$hs $h"
+  done
+  for load in $(echo "$loads" | tr , ' '); do
+    for config in $(echo "$configs" | tr , ' '); do
+      flags=$(config_flags "$config") || continue
+      [ $blocks_set = 1 ] && flags="$flags --blocks $blocks"
+      for h in $hs; do
+        others=$(busy_cpus)
+        start_load "$load"
+        harness_cell "$load" "$config" "$flags" "$others" "$h"
+        stop_load
+        "$py" "$judge" harness "$lab/cells/$load/$config/$h"
+      done
+    done
+  done
+  "$py" "$judge" harness-table "$lab" | tee "$lab/table.txt"
+  echo "logs and verdicts: $lab" >&2
   exit 0
 fi
 

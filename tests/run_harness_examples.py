@@ -47,7 +47,7 @@ def setup(adapter, src, work):
         cmd = (py + " -m pytest -q -p no:cacheprovider "
                "--benchmark-max-time=0.02 --benchmark-warmup=off")
         return (cmd, os.path.join(src, "examples", "pytest-benchmark"),
-                ("test_sum_squares", "2000"), [], env)
+                ("test_textops.py::test_sum_squares", "2000"), [], env)
     go = shutil.which("go") or "/usr/bin/go"
     if not os.path.exists(go) or subprocess.run(
             [go, "version"], capture_output=True).returncode != 0:
@@ -60,7 +60,7 @@ def setup(adapter, src, work):
     env["GOFLAGS"] = "-mod=mod"
     return (go + " test -benchtime=20ms",
             os.path.join(src, "examples", "go-bench"),
-            ("BenchmarkSumSquares", "n=4096"),
+            ("example.com/textops.BenchmarkSumSquares", "n=4096"),
             ["procs", "bytes_per_op", "allocs_per_op"], env)
 
 

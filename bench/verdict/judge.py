@@ -10,6 +10,11 @@ Run with Debian's python3 (python3-numpy, python3-scipy). Subcommands:
   judge.py plants LAB_DIR           the plants' measured sizes
   judge.py example CELL_DIR         the example gate: which cases flagged
   judge.py snappy JSON...           what the gate found on snappy
+  judge.py harness CELL_DIR...      a harness cell (verdict_lab.sh --harness):
+                                    cases of identical builds flagged, the
+                                    planted slowdown found alone
+  judge.py harness-table LAB_DIR... one line per harness, load and
+                                    configuration, with issue 36's targets
   judge.py commands CELL_DIR        the command pairs: how often gated
 
 The peers' rules, as their sources define them (facts, not code, carried
@@ -788,6 +793,134 @@ def snappy(paths):
         print(f"   flagged {len(flagged)}: {' '.join(flagged) or '-'}")
 
 
+# --------------------------------------------------------------- harness
+
+# Issue 36's targets for each harness, by the default metric, at loads
+# none, half and busy1: identical builds <= 2.5 % of cases flagged; a
+# planted +10 % found in >= 9 of 10 runs with no other case flagged.
+HARNESS_FA = 2.5
+HARNESS_FOUND = 90.0
+
+
+def harness_counts(cell):
+    """What the gate did in a harness cell: per kind of run (aa, p10,
+    ...), from benchsite's compare JSON of each run."""
+    meta = read_meta(cell)
+    planted = (meta.get("planted_benchmark", ""), meta.get("planted_dataset", ""))
+    out = {"meta": meta, "failed": 0, "aa": [0, 0, 0, 0], "plants": {},
+           "walls": [], "planted_delta": {}}
+    for r in read_runs(cell):
+        path = r["json"]["wall"]
+        if r["status"] != "0" or not os.path.exists(path):
+            out["failed"] += 1
+            continue
+        out["walls"].append(r["wall_s"])
+        cases = json.load(open(path))["cases"]
+        flagged = {(c["benchmark"], c.get("dataset", ""))
+                   for c in cases if c.get("significant_regression")}
+        names = {(c["benchmark"], c.get("dataset", "")) for c in cases}
+        for c in cases:
+            if (c["benchmark"], c.get("dataset", "")) == planted:
+                out["planted_delta"].setdefault(r["kind"], []).append(
+                    c["delta_pct"])
+        if r["kind"] == "aa":
+            a = out["aa"]  # case-runs flagged, case-runs, runs flagged, runs
+            a[0] += len(flagged)
+            a[1] += len(names)
+            a[2] += bool(flagged)
+            a[3] += 1
+        else:
+            # runs, planted found, found with no other case, other cases
+            # flagged, other case-runs, planted case absent
+            p = out["plants"].setdefault(r["kind"], [0, 0, 0, 0, 0, 0])
+            p[0] += 1
+            p[1] += planted in flagged
+            p[2] += flagged == {planted}
+            p[3] += len(flagged - {planted})
+            p[4] += len(names - {planted})
+            p[5] += planted not in names
+    return out
+
+
+def harness_cell(cell):
+    h = harness_counts(cell)
+    meta = h["meta"]
+    fa, fan, sfa, sn = h["aa"]
+    walls = sorted(h["walls"])
+    print()
+    print(f"== harness {meta.get('harness', '?')}, load {meta.get('load', '?')}, "
+          f"config {meta.get('config', '?')} "
+          f"({meta.get('flags', '').strip() or 'no flags'})")
+    print(f"   load average {meta.get('loadavg_start', '?')} at start, "
+          f"{meta.get('loadavg_end', '?')} at end; others' CPU busy before "
+          f"our load: {meta.get('others_busy', '?')}")
+    if walls:
+        print(f"   one run (both builds): wall {np.median(walls):.1f} s "
+              f"(min {walls[0]:.1f}, max {walls[-1]:.1f})"
+              + (f"; {h['failed']} runs failed" if h["failed"] else ""))
+    elif h["failed"]:
+        print(f"   every run failed ({h['failed']}): see {cell}/stderr.txt")
+    if fan:
+        b = bound(fa, fan, "<=")
+        state = ("shown" if b <= HARNESS_FA else "met, not shown"
+                 if 100.0 * fa / fan <= HARNESS_FA else "missed")
+        print(f"   identical builds: {fa} of {fan} cases flagged = "
+              f"{100.0 * fa / fan:.1f} % (<= {b:.1f} % at 95 %; target "
+              f"<= {HARNESS_FA:g} %: {state}); runs with any case flagged "
+              f"{sfa} of {sn}")
+    for kind in sorted(h["plants"], key=lambda k: int(k[1:])):
+        n, found, alone, other, othern, absent = h["plants"][kind]
+        b = bound(alone, n, ">=")
+        state = ("shown" if b >= HARNESS_FOUND else "met, not shown"
+                 if 100.0 * alone / n >= HARNESS_FOUND else "missed")
+        d = h["planted_delta"].get(kind, [])
+        print(f"   planted +{kind[1:]} % ({meta.get('planted_benchmark')} "
+              f"[{meta.get('planted_dataset')}]): found with no other case "
+              f"flagged in {alone} of {n} (>= {b:.1f} % at 95 %; target "
+              f">= 9 of 10: {state}); found {found} of {n}; other cases "
+              f"flagged {other} of {othern}"
+              + (f"; planted case missing in {absent}" if absent else "")
+              + (f"; its median delta {np.median(d):+.1f} %" if d else ""))
+    if h["planted_delta"].get("aa"):
+        print(f"   the planted case in identical builds: median delta "
+              f"{np.median(h['planted_delta']['aa']):+.1f} %")
+    return h
+
+
+def harness_table(dirs):
+    cells = []
+    for d in dirs:
+        found = [os.path.dirname(p) for p in
+                 glob.glob(os.path.join(d, "cells", "*", "*", "*", "meta.txt"))]
+        cells += [c for c in found if read_meta(c).get("harness")]
+    cells.sort(key=lambda c: int(read_meta(c).get("order", 0)))
+    print("Per harness, load and configuration, by the default metric: "
+          "fa = cases of identical builds flagged (target <= 2.5 %), "
+          "alone = runs whose planted slowdown was the one case flagged "
+          "(target >= 9 of 10).")
+    print(f"   {'harness':<8} {'load':<7} {'config':<14} {'fa':>14} "
+          f"{'alone':>12} {'found':>7} {'other':>8} {'wall s':>7}")
+    for c in cells:
+        h = harness_counts(c)
+        m = h["meta"]
+        fa, fan = h["aa"][0], h["aa"][1]
+        fa_s = f"{fa}/{fan} {100.0 * fa / fan:4.1f}%" if fan else "-"
+        pl = [h["plants"][k] for k in sorted(h["plants"])]
+        n = sum(p[0] for p in pl)
+        alone = sum(p[2] for p in pl)
+        found = sum(p[1] for p in pl)
+        other = sum(p[3] for p in pl)
+        othern = sum(p[4] for p in pl)
+        walls = h["walls"]
+        print(f"   {m.get('harness', '?'):<8} {m.get('load', '?'):<7} "
+              f"{m.get('config', '?'):<14} {fa_s:>14} "
+              f"{(f'{alone}/{n}' if n else '-'):>12} "
+              f"{(f'{found}/{n}' if n else '-'):>7} "
+              f"{(f'{other}/{othern}' if othern else '-'):>8} "
+              f"{(f'{np.median(walls):.0f}' if walls else '-'):>7}"
+              + (f"  ({h['failed']} failed)" if h["failed"] else ""))
+
+
 # --------------------------------------------------------------- commands
 
 def commands(cell):
@@ -841,6 +974,11 @@ def main(argv):
         example(argv[2])
     elif cmd == "snappy":
         snappy(argv[2:])
+    elif cmd == "harness":
+        for cell in argv[2:]:
+            harness_cell(cell)
+    elif cmd == "harness-table":
+        harness_table(argv[2:])
     elif cmd == "commands":
         commands(argv[2])
     else:

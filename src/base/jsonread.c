@@ -26,6 +26,7 @@ typedef struct jparser {
   size_t bytes;     /* memory the tree holds so far */
   size_t max_bytes; /* the most it may hold */
   void *ctx;        /* for the filters' `each` */
+  int relaxed;      /* bs__json_parse_relaxed: NaN, Infinity, repeated keys */
 } jparser;
 
 /* A parsed tree: the root and the arena its strings live in. */
@@ -350,6 +351,24 @@ static bs_status parse_number(jparser *j, double *out) {
   return BS_OK;
 }
 
+/* Relaxed: NaN, Infinity, -Infinity or -NaN at the cursor, read into
+ * *out (1), or nothing read (0). */
+static int nonfinite(jparser *j, double *out) {
+  const unsigned char *at = j->p;
+  int minus = j->p < j->end && *j->p == '-';
+  j->p += minus;
+  if (literal(j, "NaN")) {
+    *out = minus ? -(double)NAN : (double)NAN;
+    return 1;
+  }
+  if (literal(j, "Infinity")) {
+    *out = minus ? -(double)INFINITY : (double)INFINITY;
+    return 1;
+  }
+  j->p = at;
+  return 0;
+}
+
 /* The filter of a value that is read and dropped. */
 const bs__jfilter bs__json_drop;
 #define DISCARD bs__json_drop
@@ -541,18 +560,24 @@ static bs_status parse_members(jparser *j, bs__jvalue *v, int depth,
         return nomem(j);
       dup = r == 0;
     }
-    if (dup)
+    if (dup && !j->relaxed)
       return fail(j, "duplicate key in an object");
-    bs__jvalue *item = &v->items[v->n];
-    memset(item, 0, sizeof *item);
-    v->keys[v->n] = key;
-    v->n++;
+    /* Relaxed, a repeated key's value is read and dropped: the first
+     * stays. */
+    bs__jvalue tmp, *item = &tmp;
+    memset(&tmp, 0, sizeof tmp);
+    if (!dup) {
+      item = &v->items[v->n];
+      memset(item, 0, sizeof *item);
+      v->keys[v->n] = key;
+      v->n++;
+    }
     skip_ws(j);
     if (j->p >= j->end || *j->p != ':')
       return fail(j, "expected ':' after a key");
     j->p++;
     skip_ws(j);
-    if (parse_value(j, item, depth + 1, NULL))
+    if (parse_value(j, item, depth + 1, dup ? &DISCARD : NULL))
       return j->status;
     int more = after_item(j, '}', "trailing comma in an object",
                           "expected ',' or '}' in an object");
@@ -584,10 +609,12 @@ static bs_status parse_members_filtered(jparser *j, bs__jvalue *v, int depth,
     int r = bs__strset_put(seen, key, klen, 0, NULL);
     if (r < 0)
       return nomem(j);
-    if (r == 0)
+    if (r == 0 && !j->relaxed)
       return fail(j, "duplicate key in an object");
+    /* Relaxed, a repeated key's value is read and dropped: the first
+     * stays. */
     const bs__jfilter *mf = &DISCARD;
-    if (!discard) {
+    if (!discard && r != 0) {
       mf = NULL;
       if (f->keys) {
         mf = &DISCARD;
@@ -681,6 +708,8 @@ static bs_status parse_value(jparser *j, bs__jvalue *v, int depth,
     return BS_OK;
   default:
     v->type = BS__JNUMBER;
+    if (j->relaxed && nonfinite(j, &v->number))
+      return BS_OK;
     return parse_number(j, &v->number);
   }
 }
@@ -712,12 +741,13 @@ bs_status bs__json_parse(const char *name, const char *text, size_t len,
   return bs__json_parse_filtered(name, text, len, NULL, NULL, 0, out, err);
 }
 
-bs_status bs__json_parse_filtered(const char *name, const char *text,
-                                  size_t len, const bs__jfilter *filter,
-                                  void *ctx, size_t max_memory,
-                                  bs__jvalue **out, bs_error *err) {
+static bs_status parse_doc(const char *name, const char *text, size_t len,
+                           const bs__jfilter *filter, void *ctx,
+                           size_t max_memory, int relaxed, bs__jvalue **out,
+                           bs_error *err) {
   *out = NULL;
   jparser j;
+  j.relaxed = relaxed;
   j.name = name;
   j.start = j.p = j.line_start = (const unsigned char *)text;
   j.end = j.p + len;
@@ -751,6 +781,20 @@ bs_status bs__json_parse_filtered(const char *name, const char *text,
   }
   *out = v;
   return BS_OK;
+}
+
+bs_status bs__json_parse_filtered(const char *name, const char *text,
+                                  size_t len, const bs__jfilter *filter,
+                                  void *ctx, size_t max_memory,
+                                  bs__jvalue **out, bs_error *err) {
+  return parse_doc(name, text, len, filter, ctx, max_memory, 0, out, err);
+}
+
+bs_status bs__json_parse_relaxed(const char *name, const char *text, size_t len,
+                                 const bs__jfilter *filter, void *ctx,
+                                 size_t max_memory, bs__jvalue **out,
+                                 bs_error *err) {
+  return parse_doc(name, text, len, filter, ctx, max_memory, 1, out, err);
 }
 
 const bs__jvalue *bs__json_member(const bs__jvalue *v, const char *key) {

@@ -31,7 +31,8 @@ struct bs__jvalue {
   int32_t line; /* where the value starts, 1-based */
   union {
     int boolean;
-    double number; /* finite; a literal that overflows is an error */
+    double number; /* finite (a literal that overflows is an error);
+                      NaN or infinite only from bs__json_parse_relaxed */
     struct {
       char *string; /* NUL-terminated UTF-8 (strings) */
       size_t len;   /* string length in bytes */
@@ -96,6 +97,17 @@ bs_status bs__json_parse_filtered(const char *name, const char *text,
                                   size_t len, const bs__jfilter *filter,
                                   void *ctx, size_t max_memory,
                                   bs__jvalue **out, bs_error *err);
+
+/* bs__json_parse_filtered for JSON as some writers outside RFC 8259
+ * write it: NaN, Infinity, -Infinity and -NaN (Python's json module,
+ * Google Benchmark's JSON reporter) are numbers (NaN, +-infinity), and an
+ * object may repeat a key, whose first value is kept (the others are
+ * read and dropped). Everything else is as strict. For the reports of
+ * other programs, whose fields benchsite does not use must not fail it. */
+bs_status bs__json_parse_relaxed(const char *name, const char *text, size_t len,
+                                 const bs__jfilter *filter, void *ctx,
+                                 size_t max_memory, bs__jvalue **out,
+                                 bs_error *err);
 
 /* NULL is a no-op. */
 void bs__json_free(bs__jvalue *v);

@@ -45,12 +45,13 @@ static const char usage_head[] =
     "  --pytest-benchmark IMPL=COMMAND\n"
     "                       a pytest command (split as --cmd), run once per\n"
     "                       block with --benchmark-json; one row per test,\n"
+    "                       named by its node id (tests/test_x.py::test_y),\n"
     "                       its parameters as the dataset\n"
     "  --go-bench IMPL=COMMAND\n"
     "                       `go test -bench` or a compiled test binary (split\n"
     "                       as --cmd), run once per block with -count 1\n"
-    "                       -benchmem; ns/op is the time, B/op and allocs/op\n"
-    "                       are kept as extra columns\n"
+    "                       -benchmem; rows named PKG.BenchmarkX; ns/op is\n"
+    "                       the time, B/op and allocs/op extra columns\n"
     "  --dir IMPL=DIR       run that impl's commands in DIR (each build of a\n"
     "                       harness's project in its own checkout)\n"
     "\n";
@@ -67,25 +68,26 @@ static const char usage_body[] =
     "false alarms measured, on a quiet machine and a busy one), Development\n"
     "5 ms, 10 and 1, RegressionGate 10 ms, 20 and 1; --blocks M and --runs N\n"
     "override them (M is per run: --blocks 30 alone measures 5 runs of 30\n"
-    "blocks under Shared; a harness starts anew every block, so --runs 1\n"
-    "--blocks 30 gives it 30 pairs). Rows are written in measurement order,\n"
-    "calibration rows too. Confirm rows also record cpu_per_call_us (the\n"
-    "CPU time per call: of the measuring thread, of the commands, or Google\n"
-    "Benchmark's cpu_time) and, for --cmd, max_rss_kib (the commands'\n"
-    "largest peak resident set). The whole measurement is repeated N times\n"
-    "(run 0..N-1), each run in new measuring processes, and compare pairs\n"
-    "the blocks of all runs; with the same library under two ids the log is\n"
-    "an A/A log for `benchsite noise`. Library digests are compared as each\n"
-    "measuring process ends.\n"
+    "blocks under Shared). A harness starts anew every block, so for it M\n"
+    "counts pairs: --blocks 30 is one run of 30 blocks (without --blocks,\n"
+    "one run of the protocol's blocks x runs). Rows are written in\n"
+    "measurement order, calibration rows too. Confirm rows also record\n"
+    "cpu_per_call_us (the CPU time per call: of the measuring thread, of\n"
+    "the commands, or Google Benchmark's cpu_time) and, for --cmd,\n"
+    "max_rss_kib (the commands' largest peak resident set). The whole\n"
+    "measurement is repeated N times (run 0..N-1), each run in new\n"
+    "measuring processes, and compare pairs the blocks of all runs; with\n"
+    "the same library under two ids the log is an A/A log for `benchsite\n"
+    "noise`. Library digests are compared as each measuring process ends.\n"
     "  --fresh run|block   a new measuring process (a new address layout)\n"
     "                      for every run (the default), or for every block\n"
     "                      of every case, which also repeats the setup\n"
     "  --duet              two impls side by side: each block runs both\n"
     "                      batches at once, each impl in its own process on\n"
     "                      its own CPU, started together, the CPUs swapped\n"
-    "                      every block (needs two CPUs; --lib and --cmd).\n"
-    "                      The default whenever it can be: two --lib or two\n"
-    "                      --cmd impls and two CPUs this process may use\n"
+    "                      every block (needs two CPUs). The default\n"
+    "                      whenever it can be for two --lib or two --cmd\n"
+    "                      impls; two harness programs only with --duet\n"
     "  --sequential        one impl at a time, never side by side\n"
     "  --max-runs N        adaptive runs (two --lib or --cmd impls): after\n"
     "                      the N planned runs, the cases the gate cannot\n"
@@ -108,7 +110,12 @@ static const char usage_tail[] =
     "  --filter TEXT       only cases whose \"benchmark/dataset\" contains "
     "TEXT;\n"
     "                      ^TEXT: starts with it, TEXT$: ends with it,\n"
-    "                      ^TEXT$: is it (BM_UFlat/1$ leaves out /10)\n"
+    "                      ^TEXT$: is it (BM_UFlat/1$ leaves out /10); a\n"
+    "                      harness's own -bench, -k or --benchmark_filter\n"
+    "                      is kept, and TEXT picks among what it reports\n"
+    "  --show-output       what commands and harnesses print, to standard\n"
+    "                      error (a failing harness's last 20 lines are\n"
+    "                      quoted in any case)\n"
     "  --timeout SECONDS   bound of each batch (default 600)\n"
     "  --quiet             no progress on standard error (a line updated in\n"
     "                      place on a terminal, else one every 10 s)\n"
@@ -402,6 +409,14 @@ int cli_cmd_run(int argc, char **argv) {
       (rc = cli_get_u64(&a, "runs", &o.runs)) ||
       (rc = cli_get_u64(&a, "seed", &o.seed)))
     goto done;
+  /* A harness starts its programs anew every block: its runs are blocks.
+   * It measures one run of the protocol's blocks x runs pairs, or of
+   * --blocks pairs (N runs of them with --runs N). */
+  if (bs_run_harness_name(o.mode) && !cli_get(&a, "runs")) {
+    if (!cli_get(&a, "blocks"))
+      o.blocks *= o.runs;
+    o.runs = 1;
+  }
   if (o.blocks < 1 || o.blocks > 1000000 || o.runs < 1 || o.runs > 1000000) {
     rc = cli_usage_error("run: --blocks and --runs must be 1 to 1000000");
     goto done;
@@ -546,6 +561,10 @@ int cli_cmd_run(int argc, char **argv) {
     cli_linef(stderr, 0, "benchsite: run: warning: %s", res.warnings[i]);
   if (st) {
     rc = cli_report(&err);
+    /* A failing harness program's last lines, quoted after the error and
+     * escaped as every line is. */
+    for (size_t i = 0; i < res.noutput; i++)
+      cli_linef(stderr, 0, "benchsite: | %s", res.output[i]);
     if (res.wrong_result)
       rc = CLI_REGRESSION;
     goto done;

@@ -59,5 +59,8 @@ void bs_run_result_release(bs_run_result *r) {
   for (size_t i = 0; i < r->nwarnings; i++)
     free(r->warnings[i]);
   free(r->warnings);
+  for (size_t i = 0; i < r->noutput; i++)
+    free(r->output[i]);
+  free(r->output);
   memset(r, 0, sizeof *r);
 }

@@ -1,8 +1,9 @@
 /* benchsite: `benchsite run` with a harness (Google Benchmark,
  * pytest-benchmark, go test -bench): what every adapter shares. A harness
  * sizes its own batches, so each block runs each impl's command once (in
- * the rotated order) and every benchmark of its report becomes one confirm
- * row; there are no calibration rows. See run_harness.h. */
+ * the rotated order, or both impls' at once in a duet) and every benchmark
+ * of its report becomes one confirm row; there are no calibration rows.
+ * See run_harness.h. */
 #include "run_harness.h"
 
 #include "csvin.h"
@@ -15,6 +16,7 @@
 #include "utf8.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <poll.h>
 #include <stdarg.h>
@@ -24,6 +26,9 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+/* POSIX: the program declares it. */
+extern char **environ;
 
 /* The most a report may hold. */
 #define REPORT_LIMIT ((size_t)256 << 20)
@@ -45,6 +50,15 @@ const char *bs_run_harness_name(bs_run_mode mode) {
   const bs__adapter *a = bs__adapter_for(mode);
   return a ? a->name : NULL;
 }
+
+/* The switch: harness programs side by side by default where two CPUs
+ * can be had, or one after the other. Duet is what the issue asks for
+ * harnesses, whose wall time is their only metric on a shared machine
+ * (go and pytest report no CPU time), but only once the verdict lab shows
+ * it holds (bench/verdict_lab.sh --harness, configurations default and
+ * default+duet, loads none, half and busy1): until then, sequential, as
+ * before, and --duet asks for it. */
+const int bs__harness_duet_default = 0;
 
 /* ---- argv ------------------------------------------------------------------
  */
@@ -92,6 +106,48 @@ bs_status bs__argv_addf(bs__argv *a, const char *fmt, ...) {
   return argv_take(a, w);
 }
 
+bs_status bs__argv_add_words(bs__argv *a, char *const *words, size_t from,
+                             size_t to) {
+  bs_status st = BS_OK;
+  for (size_t i = from; !st && i < to; i++)
+    st = bs__argv_add(a, words[i]);
+  return st;
+}
+
+int bs__words_flag(char *const *words, size_t stop, const char *const *names,
+                   int next, int glued, const char **value) {
+  int found = 0;
+  /* words[0] is the program */
+  for (size_t i = 1; i < stop && words[i]; i++) {
+    for (size_t k = 0; names[k]; k++) {
+      size_t n = strlen(names[k]);
+      const char *w = words[i];
+      if (strncmp(w, names[k], n) != 0)
+        continue;
+      if (w[n] == '=' || (glued && w[n])) {
+        *value = w + n + (w[n] == '=');
+        found = 1;
+        break;
+      }
+      if (!w[n] && next && i + 1 < stop && words[i + 1]) {
+        *value = words[++i];
+        found = 1;
+        break;
+      }
+    }
+  }
+  return found;
+}
+
+size_t bs__words_end(char *const *words, const char *const *ends) {
+  size_t i = 1;
+  for (; words[i]; i++)
+    for (size_t k = 0; ends[k]; k++)
+      if (!strcmp(words[i], ends[k]))
+        return i;
+  return i;
+}
+
 /* ---- the rows of a run ----------------------------------------------------
  */
 
@@ -121,6 +177,9 @@ typedef struct harness {
   /* the report being read */
   size_t impl, serial, kept;
   uint64_t run, block;
+  /* the first case --filter left out, escaped, for a message ("" when
+   * none) */
+  char left_out[300];
 } harness;
 
 static void harness_release(harness *h) {
@@ -197,7 +256,6 @@ static bs_status add_row(bs__hsink *sink, size_t entry, const bs__hrow *w,
                          bs_error *err) {
   harness *h = sink->self;
   const char *why = NULL;
-  char esc[200];
   if (!w->blen)
     why = "has no name";
   else if (w->blen > BS__NAME_MAX || w->dlen > BS__NAME_MAX)
@@ -215,8 +273,18 @@ static bs_status add_row(bs__hsink *sink, size_t entry, const bs__hrow *w,
     return bs_error_set(err, BS_EINTERNAL, NULL, 0,
                         "%s: benchmark entry %zu: a parser passed a bad time",
                         sink->ctx, entry);
-  if (!bs__filter_match(&h->filter, w->benchmark, w->blen, w->dataset, w->dlen))
+  if (!bs__filter_match(&h->filter, w->benchmark, w->blen, w->dataset,
+                        w->dlen)) {
+    if (!h->left_out[0]) {
+      char *b = strndup(w->benchmark, w->blen),
+           *d = strndup(w->dataset, w->dlen);
+      if (b && d)
+        bs__run_case_label(h->left_out, sizeof h->left_out, b, d);
+      free(b);
+      free(d);
+    }
     return BS_OK;
+  }
   size_t kase;
   if (case_index(h, w, &kase))
     return bs__oom(err);
@@ -228,7 +296,6 @@ static bs_status add_row(bs__hsink *sink, size_t entry, const bs__hrow *w,
                                            h->cases[kase].benchmark,
                                            h->cases[kase].dataset));
   }
-  (void)esc;
   h->seen[kase] = h->serial;
   h->count[kase * h->nimpls + h->impl]++;
   if (h->nrows == h->caprows) {
@@ -251,137 +318,325 @@ static bs_status add_row(bs__hsink *sink, size_t entry, const bs__hrow *w,
   return BS_OK;
 }
 
-/* ---- one block of one impl ------------------------------------------------
+/* ---- what a program prints ------------------------------------------------
  */
 
-/* The last line of text that holds more than blanks, escaped and cut,
- * for a message (empty when there is none). */
-static const char *last_line(char *out, size_t n, const char *text,
-                             size_t len) {
-  out[0] = '\0';
-  while (len && (text[len - 1] == '\n' || text[len - 1] == '\r' ||
-                 text[len - 1] == ' ' || text[len - 1] == '\t'))
-    len--;
-  size_t start = len;
-  while (start && text[start - 1] != '\n')
-    start--;
-  if (start == len)
-    return out;
-  char *line = strndup(text + start, len - start);
-  if (line)
-    bs__run_text(out, n, line);
-  free(line);
-  return out;
+/* The bytes of a line a message may quote (longer: cut, with "..."). */
+#define LINE_KEEP 240
+
+/* The last BS__TAIL_LINES lines that hold more than blanks of what a
+ * program printed on its standard output and error, each stream cut into
+ * lines on its own (a line of one is never spliced into a line of the
+ * other): a ring, so a chatty program costs nothing more. */
+typedef struct tail {
+  char line[BS__TAIL_LINES][LINE_KEEP + 1];
+  unsigned char cut[BS__TAIL_LINES];
+  size_t count; /* lines ever kept; the newest is (count - 1) % LINES */
+  char part[2][LINE_KEEP + 1]; /* per stream: the line being read */
+  size_t plen[2];
+  unsigned char pcut[2];
+} tail;
+
+static void tail_end_line(tail *t, int s) {
+  size_t n = t->plen[s];
+  const char *p = t->part[s];
+  while (n && (p[n - 1] == ' ' || p[n - 1] == '\r'))
+    n--;
+  size_t b = 0;
+  while (b < n && p[b] == ' ')
+    b++;
+  if (b < n) {
+    size_t k = t->count++ % BS__TAIL_LINES;
+    memcpy(t->line[k], p, n);
+    t->line[k][n] = '\0';
+    t->cut[k] = t->pcut[s];
+  }
+  t->plen[s] = 0;
+  t->pcut[s] = 0;
 }
 
-/* Runs the block's argv in the impl's directory and collects its standard
- * output (up to REPORT_LIMIT) within the timeout: 0 with *out (malloc'd,
- * NUL-terminated), or -1 with why filled. Once the program exits it is
- * reaped and whatever it left running -- in its process group, or
- * escaped from it (setsid), and holding its output open -- is killed, so
- * the end of the output comes at once. */
-static int capture(char *const *argv, const char *dir, int keep_stdout,
-                   const bs_run_options *o, char **out, size_t *len, char *why,
-                   size_t nwhy) {
-  *out = NULL;
-  *len = 0;
+static void tail_put(tail *t, int s, const char *p, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    if (p[i] == '\n') {
+      tail_end_line(t, s);
+    } else if (t->plen[s] < LINE_KEEP) {
+      /* a tab is a blank here: quoted, it would be an escape */
+      char c = p[i];
+      if (c == '\t')
+        c = ' ';
+      t->part[s][t->plen[s]++] = c;
+    } else {
+      t->pcut[s] = 1;
+    }
+  }
+}
+
+/* Hands the kept lines, escaped, oldest first, to r->output. */
+static bs_status tail_give(tail *t, bs_run_result *r) {
+  for (int s = 0; s < 2; s++)
+    if (t->plen[s])
+      tail_end_line(t, s);
+  size_t n = t->count < BS__TAIL_LINES ? t->count : BS__TAIL_LINES;
+  if (!n)
+    return BS_OK;
+  char **out = calloc(n, sizeof *out);
+  if (!out)
+    return BS_ENOMEM;
+  for (size_t i = 0; i < n; i++) {
+    size_t k = (t->count - n + i) % BS__TAIL_LINES;
+    char esc[4 * LINE_KEEP + 8];
+    bs__run_text(esc, sizeof esc, t->line[k]);
+    size_t l = strlen(esc);
+    if ((out[i] = malloc(l + 4)) == NULL) {
+      for (size_t j = 0; j < i; j++)
+        free(out[j]);
+      free(out);
+      return BS_ENOMEM;
+    }
+    memcpy(out[i], esc, l + 1);
+    if (t->cut[k])
+      memcpy(out[i] + l, "...", 4);
+  }
+  r->output = out;
+  r->noutput = n;
+  return BS_OK;
+}
+
+/* ---- the programs of one block ---------------------------------------------
+ */
+
+/* One impl's program in a block. */
+typedef struct job {
+  size_t impl;
+  bs__child ch;
+  int fd[2];  /* benchsite's ends of its standard output and error; -1 once
+                 at their end (or given up) */
+  int keep;   /* its standard output is the report: kept */
+  char *text; /* the report, when kept (NUL-terminated) */
+  size_t len, cap;
+  int started, ended, timed_out, too_big, no_memory;
+  bs__child_end how;
+  tail *tail;
+} job;
+
+static void job_close(job *j) {
+  for (int s = 0; s < 2; s++) {
+    if (j->fd[s] >= 0)
+      close(j->fd[s]);
+    j->fd[s] = -1;
+  }
+}
+
+static void job_release(job *j) {
+  job_close(j);
+  if (j->started && !j->ended)
+    bs__child_wait(&j->ch, 0, &j->how);
+  free(j->text);
+  free(j->tail);
+  memset(j, 0, sizeof *j);
+  j->fd[0] = j->fd[1] = -1;
+}
+
+/* What a duet's program does before it becomes the impl's: waits at the
+ * barrier (its fd 3, which benchsite closes once both are started), then
+ * executes the program. Only async-signal-safe calls: it runs between
+ * fork and exec. */
+typedef struct barrier_exec {
+  const char *path;
+  char *const *argv;
+  int open_end; /* the barrier's write end, which it inherited: closed
+                   first, or the barrier never opens */
+} barrier_exec;
+
+static int exec_after_barrier(void *ctx) {
+  const barrier_exec *b = ctx;
+  char c;
+  close(b->open_end);
+  while (read(3, &c, 1) < 0 && errno == EINTR)
+    ;
+  close(3);
+  execve(b->path, b->argv, environ);
+  return 127;
+}
+
+/* Starts job j: argv in dir, its standard output and error to pipes; in a
+ * duet pinned to cpu and held at the barrier (a pipe, barrier[0] >= 0;
+ * it opens when every write end is closed). 0, or -1 with why. */
+static int job_start(job *j, char *const *argv, const char *dir, int cpu,
+                     const int barrier[2], char *why, size_t nwhy) {
   bs__spawn_opts so;
   bs__spawn_opts_init(&so, (const char *const *)argv);
   so.dir = dir;
-  if (keep_stdout || !o->show_output) {
-    so.io[1] = BS__IO_PIPE;
-  } else {
-    /* Standard output may be the log (--out -): the harness's goes to
-     * standard error. */
-    so.io[1] = BS__IO_FD;
-    so.fd[1] = 2;
-  }
-  so.io[2] = o->show_output ? BS__IO_INHERIT : BS__IO_NULL;
-  bs__child ch;
-  if (bs__spawn(&ch, &so, NULL)) {
-    snprintf(why, nwhy, "cannot be started: %s", strerror(ch.error));
+  so.io[1] = so.io[2] = BS__IO_PIPE;
+  so.nonblock = 1;
+  if (!(j->tail = calloc(1, sizeof *j->tail))) {
+    snprintf(why, nwhy, BS__OOM_TEXT);
     return -1;
   }
-  /* The pipe is read to its end even after the child is reaped. */
-  int fd = ch.fd[1];
-  ch.fd[1] = -1;
-  size_t cap = fd >= 0 ? 65536 : 1, used = 0;
-  char *buf = malloc(cap);
-  int timed_out = 0, too_big = 0, no_memory = buf == NULL, ended = 0;
+  bs_status st;
+  if (barrier[0] < 0) {
+    st = bs__spawn(&j->ch, &so, NULL);
+  } else {
+    char *path = NULL;
+    int rc = bs__spawn_resolve(argv[0], dir, &path);
+    if (rc) {
+      snprintf(why, nwhy, "cannot be started: %s", strerror(rc));
+      return -1;
+    }
+    so.cpu = cpu;
+    so.io[3] = BS__IO_FD;
+    so.fd[3] = barrier[0];
+    barrier_exec b = {path, argv, barrier[1]};
+    st = bs__spawn_fork(&j->ch, &so, exec_after_barrier, &b, NULL);
+    free(path);
+  }
+  if (st) {
+    snprintf(why, nwhy, "cannot be started: %s", strerror(j->ch.error));
+    return -1;
+  }
+  j->started = 1;
+  j->fd[0] = j->ch.fd[1];
+  j->fd[1] = j->ch.fd[2];
+  j->ch.fd[1] = j->ch.fd[2] = -1;
+  return 0;
+}
+
+/* Writes what a program printed to benchsite's standard error
+ * (--show-output: standard output may be the log). */
+static void show(const char *p, size_t n) {
+  while (n) {
+    ssize_t w = write(2, p, n);
+    if (w < 0 && errno == EINTR)
+      continue;
+    if (w <= 0)
+      return;
+    p += w;
+    n -= (size_t)w;
+  }
+}
+
+/* One read from stream s of j: 0 after some bytes, 1 when there are none
+ * for now, -1 at its end (or given up). */
+static int job_read(job *j, int s, char *chunk, size_t size, int show_output) {
+  ssize_t r = read(j->fd[s], chunk, size);
+  if (r < 0 && (errno == EINTR || errno == EAGAIN))
+    return 1;
+  if (r <= 0)
+    return -1;
+  size_t n = (size_t)r;
+  if (show_output)
+    show(chunk, n);
+  tail_put(j->tail, s, chunk, n);
+  if (s == 0 && j->keep) {
+    if (j->len + n + 1 > j->cap) {
+      if (j->len + n + 1 > REPORT_LIMIT) {
+        j->too_big = 1;
+        return -1;
+      }
+      char *nb = BS__GROW(j->text, j->cap, j->len + n + 1, 65536);
+      if (!nb) {
+        j->no_memory = 1;
+        return -1;
+      }
+      j->text = nb;
+    }
+    memcpy(j->text + j->len, chunk, n);
+    j->len += n;
+    j->text[j->len] = '\0';
+  }
+  return 0;
+}
+
+/* Reads the output of the n started jobs to its end within the timeout
+ * and reaps them. Once a program exits it is reaped and whatever it left
+ * running -- in its process group, or escaped from it (setsid), and
+ * holding its output open -- is killed, so the end of the output comes
+ * at once. A program that closes its output and hangs is one that hangs:
+ * it still has until the timeout to exit. */
+static void collect(job *jobs, size_t n, const bs_run_options *o) {
   double ms = ceil(o->timeout_s * 1000.0);
   long long end = bs__now_ms() + (ms > 9e15 ? (long long)9e15 : (long long)ms);
-  bs__child_end how;
-  memset(&how, 0, sizeof how);
-  while (fd >= 0 && !no_memory) {
+  char *chunk = malloc(65536);
+  if (!chunk)
+    for (size_t i = 0; i < n; i++)
+      jobs[i].no_memory = 1;
+  for (;;) {
+    struct pollfd pfd[4];
+    size_t who[4], cnt = 0;
+    for (size_t i = 0; i < n; i++) {
+      job *j = &jobs[i];
+      if (j->no_memory || j->too_big)
+        job_close(j);
+      if (!j->ended && bs__child_exited(&j->ch)) {
+        j->ended = 1;
+        bs__child_wait(&j->ch, 0, &j->how);
+      }
+      for (int s = 0; s < 2; s++)
+        if (j->fd[s] >= 0) {
+          pfd[cnt] = (struct pollfd){j->fd[s], POLLIN, 0};
+          who[cnt++] = i * 2 + (size_t)s;
+        }
+    }
+    if (!cnt)
+      break;
     long long left = end - bs__now_ms();
     if (left <= 0) {
-      timed_out = 1;
+      for (size_t i = 0; i < n; i++)
+        if (jobs[i].fd[0] >= 0 || jobs[i].fd[1] >= 0) {
+          jobs[i].timed_out = 1;
+          job_close(&jobs[i]);
+        }
       break;
     }
-    if (!ended && bs__child_exited(&ch)) {
-      ended = 1;
-      bs__child_wait(&ch, 0, &how);
-    }
-    struct pollfd pfd = {fd, POLLIN, 0};
-    int pr = poll(&pfd, 1, left > 50 ? 50 : (int)left);
-    if (pr < 0 && errno == EINTR)
-      continue;
-    if (pr <= 0)
-      continue;
-    if (cap - used < 2) {
-      if (cap >= REPORT_LIMIT) {
-        too_big = 1;
-        break;
+    int pr = poll(pfd, (nfds_t)cnt, left > 50 ? 50 : (int)left);
+    for (size_t k = 0; pr > 0 && k < cnt; k++) {
+      if (!pfd[k].revents)
+        continue;
+      job *j = &jobs[who[k] / 2];
+      int s = (int)(who[k] % 2);
+      /* A few reads per turn, so that both programs of a duet are read
+       * alike. */
+      for (int turn = 0; turn < 16 && j->fd[s] >= 0; turn++) {
+        int got = job_read(j, s, chunk, 65536, o->show_output);
+        if (got < 0) {
+          close(j->fd[s]);
+          j->fd[s] = -1;
+        } else if (got > 0) {
+          break;
+        }
       }
-      char *nb = BS__GROW(buf, cap, cap + 1, 4096);
-      if (!nb) {
-        no_memory = 1;
-        break;
-      }
-      buf = nb;
     }
-    ssize_t r = read(fd, buf + used, cap - used - 1);
-    if (r < 0 && errno == EINTR)
-      continue;
-    if (r <= 0)
-      break;
-    used += (size_t)r;
   }
-  if (fd >= 0)
-    close(fd);
-  /* Its output has ended (or is given up): it still has until the
-   * timeout to exit (a program that closes its output and hangs is one
-   * that hangs). */
-  if (!ended) {
+  free(chunk);
+  for (size_t i = 0; i < n; i++) {
+    job *j = &jobs[i];
+    if (j->ended)
+      continue;
+    int given_up = j->timed_out || j->too_big || j->no_memory;
     long long left = end - bs__now_ms();
-    int given_up = timed_out || too_big || no_memory;
-    bs__child_wait(&ch, given_up || left < 0 ? 0 : left, &how);
+    bs__child_wait(&j->ch, given_up || left < 0 ? 0 : left, &j->how);
+    j->ended = 1;
     if (!given_up)
-      timed_out = how.timed_out;
+      j->timed_out = j->how.timed_out;
   }
-  if (buf)
-    buf[used] = '\0';
-  int st = how.status;
-  if (no_memory)
+}
+
+/* Why job j failed, into why; 0 when it did not. */
+static int job_failed(const job *j, const bs_run_options *o, char *why,
+                      size_t nwhy) {
+  int st = j->how.status;
+  if (j->no_memory)
     snprintf(why, nwhy, BS__OOM_TEXT);
-  else if (timed_out)
+  else if (j->timed_out)
     snprintf(why, nwhy, "did not finish within %g s (--timeout); killed",
              o->timeout_s);
-  else if (too_big)
+  else if (j->too_big)
     snprintf(why, nwhy, "wrote more than %zu MiB", REPORT_LIMIT >> 20);
-  else if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-    char t[128], tail[240];
-    last_line(tail, sizeof tail, buf, used);
-    snprintf(why, nwhy, "%s%s%s%s", bs__run_wait_text(t, sizeof t, st),
-             tail[0] ? " (its output ends: \"" : "", tail,
-             tail[0] ? "\")" : "");
-  } else {
-    *out = buf;
-    *len = used;
+  else if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+    bs__run_wait_text(why, nwhy, st);
+  else
     return 0;
-  }
-  free(buf);
-  return -1;
+  return 1;
 }
 
 /* Reads the report file a block wrote (and removes it): 0 with *out, or -1
@@ -447,6 +702,153 @@ static bs_status report_dir(char **dir, bs_error *err) {
   return BS_OK;
 }
 
+/* What the run holds per impl. */
+typedef struct himpl {
+  char **words;  /* its command, split */
+  bs__argv argv; /* with the adapter's words */
+  char *scratch; /* report_file adapters: its directory, and */
+  char *report;  /* the report file in it */
+} himpl;
+
+/* The error of job j of block `ctx` (failed, or whose report is blank or
+ * cannot be read), with its last lines of output in r. */
+static bs_status job_error(harness *h, job *j, const char *ctx, const char *why,
+                           int report_blank, bs_run_result *r, bs_error *err) {
+  const bs_run_options *o = h->o;
+  if (tail_give(j->tail, r))
+    return bs__oom(err);
+  char more[96] = "";
+  if (r->noutput == 1)
+    snprintf(more, sizeof more, " (its last line of output follows)");
+  else if (r->noutput)
+    snprintf(more, sizeof more, " (its last %zu lines of output follow)",
+             r->noutput);
+  if (report_blank)
+    return bs_error_set(
+        err, BS_EINPUT, NULL, 0, "%s: the program %s no %s report%s%s", ctx,
+        h->ad->report_file ? "wrote" : "printed", h->ad->title,
+        o->filter && o->filter[0] ? " (does --filter match none of its "
+                                    "benchmarks?)"
+                                  : "",
+        more);
+  return bs_error_set(err, BS_EINPUT, NULL, 0,
+                      "%s: the program %s; nothing was written%s", ctx, why,
+                      more);
+}
+
+/* After jobs[0..n-1] of block j of `run` ended: each one's report, in the
+ * rotated order, through its adapter into rows. */
+static bs_status block_reports(harness *h, himpl *im, job *jobs, size_t n,
+                               uint64_t run, uint64_t j, bs_run_result *r,
+                               bs_error *err) {
+  const bs_run_options *o = h->o;
+  size_t k = o->nimpls;
+  bs_status st = BS_OK;
+  for (size_t p = 0; !st && p < n; p++) {
+    job *jb = &jobs[p];
+    size_t i = jb->impl;
+    char ctx[300], esc[128], why[512];
+    snprintf(ctx, sizeof ctx, "%s: block %llu of run %llu",
+             bs__run_text(esc, sizeof esc, o->impls[i].name),
+             (unsigned long long)j, (unsigned long long)run);
+    char *rep = NULL;
+    size_t rlen = 0;
+    if (job_failed(jb, o, why, sizeof why) ||
+        (im[i].report &&
+         read_report(im[i].report, &rep, &rlen, why, sizeof why))) {
+      if (im[i].report)
+        unlink(im[i].report);
+      st = job_error(h, jb, ctx, why, 0, r, err);
+      break;
+    }
+    const char *text = im[i].report ? rep : jb->text ? jb->text : "";
+    size_t tlen = im[i].report ? rlen : jb->len;
+    if (blank(text, tlen)) {
+      st = job_error(h, jb, ctx, NULL, 1, r, err);
+    } else {
+      bs__hsink sink = {add_row, ctx, h};
+      h->impl = i;
+      h->run = run;
+      h->block = j;
+      h->serial = ((size_t)run * (size_t)o->blocks + (size_t)j) * k + i;
+      st = h->ad->parse(text, tlen, &sink, err);
+    }
+    free(rep);
+  }
+  return st;
+}
+
+/* Block j of `run`: each impl's program in the rotated order, or, in a
+ * duet, both at once, impl i pinned to cpu[(i + j) mod 2], released
+ * together from a barrier. */
+static bs_status run_block(harness *h, himpl *im, const int cpu[2],
+                           uint64_t run, uint64_t j, bs_run_result *r,
+                           bs_error *err) {
+  const bs_run_options *o = h->o;
+  size_t k = o->nimpls, off = (size_t)(o->seed % k);
+  size_t per = o->duet ? 2 : 1;
+  job jobs[2];
+  bs_status st = BS_OK;
+  for (size_t p = 0; !st && p < k; p += per) {
+    memset(jobs, 0, sizeof jobs);
+    int barrier[2] = {-1, -1};
+    char why[512] = "";
+    size_t failed = 0;
+    int bad = 0;
+    for (size_t q = 0; q < per; q++) {
+      jobs[q].fd[0] = jobs[q].fd[1] = -1;
+      jobs[q].impl = (size_t)((j + off + p + q) % k);
+      jobs[q].keep = !h->ad->report_file;
+    }
+    if (o->duet &&
+        (pipe(barrier) != 0 || fcntl(barrier[0], F_SETFD, FD_CLOEXEC) != 0 ||
+         fcntl(barrier[1], F_SETFD, FD_CLOEXEC) != 0)) {
+      snprintf(why, sizeof why, "cannot be started: %s", strerror(errno));
+      bad = 1;
+    }
+    for (size_t q = 0; !bad && q < per; q++) {
+      size_t i = jobs[q].impl;
+      if (job_start(&jobs[q], im[i].argv.v, o->impls[i].dir,
+                    o->duet ? cpu[(i + j) % 2] : -1, barrier, why,
+                    sizeof why)) {
+        bad = 1;
+        failed = q;
+      }
+    }
+    /* Both started (or one could not be): the barrier opens. */
+    for (int e = 0; e < 2; e++)
+      if (barrier[e] >= 0)
+        close(barrier[e]);
+    if (bad) {
+      char ctx[300], esc[128];
+      snprintf(ctx, sizeof ctx, "%s: block %llu of run %llu",
+               bs__run_text(esc, sizeof esc, o->impls[jobs[failed].impl].name),
+               (unsigned long long)j, (unsigned long long)run);
+      st = bs_error_set(err, BS_EINPUT, NULL, 0,
+                        "%s: the program %s; nothing was written", ctx, why);
+    } else {
+      collect(jobs, per, o);
+      st = block_reports(h, im, jobs, per, run, j, r, err);
+    }
+    for (size_t q = 0; q < per; q++)
+      job_release(&jobs[q]);
+  }
+  return st;
+}
+
+/* The two CPUs of a duet: the first two this process may run on. */
+static bs_status duet_cpus(int cpu[2], bs_error *err) {
+  int n = bs__run_first_two_cpus(cpu);
+  if (n < 0)
+    return bs_error_set(err, BS_EUSAGE, NULL, 0,
+                        "--duet: cannot tell which CPUs this process may use");
+  if (n < 2)
+    return bs_error_set(err, BS_EUSAGE, NULL, 0,
+                        "--duet needs two CPUs and this process may use only "
+                        "one (see taskset, cgroups); measure without --duet");
+  return BS_OK;
+}
+
 bs_status bs__run_harness(const bs_run_options *o, bs_run_result *r,
                           bs_error *err) {
   const bs__adapter *ad = bs__adapter_for(o->mode);
@@ -459,56 +861,61 @@ bs_status bs__run_harness(const bs_run_options *o, bs_run_result *r,
   h.nimpls = k;
   bs__filter_parse(&h.filter, o->filter);
   bs_status st = BS_OK;
-  char **words = calloc(k, sizeof *words);
-  bs__argv *argvs = calloc(k, sizeof *argvs);
-  char *dir = NULL, *report = NULL;
-  const char *blk_dir = NULL;
+  himpl *im = calloc(k, sizeof *im);
+  char *dir = NULL;
+  int cpu[2] = {-1, -1};
   bs__buf log;
   bs__buf_init(&log, BS__BUF_DEFAULT_LIMIT);
   if (!ad) {
     st = bs_error_set(err, BS_EINTERNAL, NULL, 0, "no such harness");
     goto done;
   }
-  if (!words || !argvs) {
+  if (!im) {
     st = bs__oom(err);
     goto done;
   }
-  if (ad->report_file) {
-    if ((st = report_dir(&dir, err)))
-      goto done;
-    size_t n = strlen(dir) + 16;
-    if (!(report = malloc(n))) {
-      st = bs__oom(err);
-      goto done;
-    }
-    snprintf(report, n, "%s/report.json", dir);
-    blk_dir = dir;
+  if (o->duet && (k != 2 || (st = duet_cpus(cpu, err)))) {
+    if (!st)
+      st = bs_error_set(err, BS_EUSAGE, NULL, 0,
+                        "--duet measures exactly two impls side by side");
+    goto done;
   }
+  if (ad->report_file && (st = report_dir(&dir, err)))
+    goto done;
   for (size_t i = 0; i < k; i++) {
     char esc[128];
-    char **w;
-    if (bs_run_split_command(o->impls[i].target, &w, NULL, err)) {
+    if (bs_run_split_command(o->impls[i].target, &im[i].words, NULL, err)) {
       char why[sizeof err->message];
       snprintf(why, sizeof why, "%s", err->message);
       st = bs_error_set(err, BS_EUSAGE, NULL, 0, "impl %s: %s",
                         bs__run_text(esc, sizeof esc, o->impls[i].name), why);
       goto done;
     }
-    words[i] = (char *)w;
-    /* Its words, then the adapter's (a flag given twice: the last one
-     * wins in each of these harnesses). */
-    bs__hblock blk = {w, o->filter && o->filter[0] ? &h.filter : NULL, report,
-                      blk_dir};
-    for (size_t j = 0; !st && w[j]; j++)
-      st = bs__argv_add(&argvs[i], w[j]);
-    if (!st)
-      st = ad->args(&argvs[i], &blk);
-    if (st) {
+    if (dir) {
+      /* Each impl's report and storage apart: in a duet both programs
+       * write at once. */
+      size_t n = strlen(dir) + 48;
+      im[i].scratch = malloc(n);
+      im[i].report = malloc(n);
+      if (!im[i].scratch || !im[i].report) {
+        st = bs__oom(err);
+        goto done;
+      }
+      snprintf(im[i].scratch, n, "%s/%zu", dir, i);
+      snprintf(im[i].report, n, "%s/%zu/report.json", dir, i);
+      if (mkdir(im[i].scratch, 0700) != 0) {
+        st = bs_error_set(err, BS_EIO, NULL, 0, "cannot make %s: %s",
+                          im[i].scratch, strerror(errno));
+        goto done;
+      }
+    }
+    bs__hblock blk = {im[i].words, o->filter && o->filter[0] ? &h.filter : NULL,
+                      im[i].report, im[i].scratch};
+    if ((st = ad->args(&im[i].argv, &blk))) {
       st = bs__oom_as(err, st);
       goto done;
     }
   }
-  size_t off = (size_t)(o->seed % k);
   double total = (double)o->runs * (double)o->blocks * (double)k, done = 0;
   for (uint64_t run = 0; !st && run < o->runs; run++) {
     for (uint64_t j = 0; !st && j < o->blocks; j++) {
@@ -521,45 +928,7 @@ bs_status bs__run_harness(const bs_run_options *o, bs_run_result *r,
         break;
       }
       done += (double)k;
-      for (size_t p = 0; !st && p < k; p++) {
-        size_t i = (size_t)((j + off + p) % k);
-        char ctx[300], esc[128], why[512];
-        snprintf(ctx, sizeof ctx, "%s: block %llu of run %llu",
-                 bs__run_text(esc, sizeof esc, o->impls[i].name),
-                 (unsigned long long)j, (unsigned long long)run);
-        char *out = NULL, *rep = NULL;
-        size_t len = 0, rlen = 0;
-        if (capture(argvs[i].v, o->impls[i].dir, !ad->report_file, o, &out,
-                    &len, why, sizeof why) ||
-            (report && read_report(report, &rep, &rlen, why, sizeof why))) {
-          free(out);
-          if (report)
-            unlink(report);
-          st =
-              bs_error_set(err, BS_EINPUT, NULL, 0,
-                           "%s: the program %s; nothing was written", ctx, why);
-          break;
-        }
-        const char *text = report ? rep : out;
-        size_t tlen = report ? rlen : len;
-        if (blank(text, tlen)) {
-          st = bs_error_set(
-              err, BS_EINPUT, NULL, 0, "%s: the program %s no %s report%s", ctx,
-              report ? "wrote" : "printed", ad->title,
-              o->filter && o->filter[0] ? " (does --filter match none of its "
-                                          "benchmarks?)"
-                                        : "");
-        } else {
-          bs__hsink sink = {add_row, ctx, &h};
-          h.impl = i;
-          h.run = run;
-          h.block = j;
-          h.serial = ((size_t)run * (size_t)o->blocks + (size_t)j) * k + i;
-          st = ad->parse(text, tlen, &sink, err);
-        }
-        free(out);
-        free(rep);
-      }
+      st = run_block(&h, im, cpu, run, j, r, err);
     }
   }
   if (st)
@@ -587,10 +956,20 @@ bs_status bs__run_harness(const bs_run_options *o, bs_run_result *r,
                                              h.cases[c].dataset)))
       st = bs__oom(err);
   }
-  if (!st && r->ncases == 0)
+  if (!st && r->ncases == 0) {
+    /* What --filter left out tells how the names read (go's carry their
+     * package). */
+    char why[400] = "";
+    if (o->filter && h.left_out[0])
+      snprintf(why, sizeof why,
+               " (given --filter, which matches none of what the programs "
+               "reported, e.g. %s)",
+               h.left_out);
+    else if (o->filter)
+      snprintf(why, sizeof why, " (given --filter)");
     st = bs_error_set(err, BS_EINPUT, NULL, 0,
-                      "no benchmark that every program reports%s",
-                      o->filter ? " (given --filter)" : "");
+                      "no benchmark that every program reports%s", why);
+  }
   bs__run_cols cols = {.cpu = ad->has_cpu, .extra = ad->extra};
   if (!st)
     st = bs__run_log_header(&log, &cols);
@@ -618,15 +997,15 @@ bs_status bs__run_harness(const bs_run_options *o, bs_run_result *r,
     r->log = bs__buf_detach(&log, &r->log_len);
 done:
   bs__buf_release(&log);
-  for (size_t i = 0; words && argvs && i < k; i++) {
-    free(words[i]);
-    bs__argv_release(&argvs[i]);
+  for (size_t i = 0; im && i < k; i++) {
+    free(im[i].words);
+    bs__argv_release(&im[i].argv);
+    free(im[i].scratch);
+    free(im[i].report);
   }
-  free(words);
-  free(argvs);
+  free(im);
   if (dir)
     bs__remove_tree(dir);
-  free(report);
   free(dir);
   harness_release(&h);
   if (st)

@@ -1,14 +1,16 @@
 /* benchsite: harness adapters, one row each in one table (as curl's TLS
  * backends are rows of struct Curl_ssl, vtls_int.h). An adapter says how
  * one block of a harness runs for one impl (the words it adds to the
- * impl's command: the report format, one repetition, a superset of
- * --filter) and how its report becomes rows; run_harness.c does the rest
- * for every adapter alike: starting the command in the impl's directory
- * with a timeout, capturing the report (standard output, or a file
- * benchsite names), checking each name (the filter, UTF-8, no control
- * characters, 4096 bytes), the rotation, and the log. Adding a harness is
- * adding a row (an adapter file and its line in the table) and a test.
- * Private. */
+ * impl's command -- the report format, one repetition, a superset of
+ * --filter unless the user's own selection is there -- and where they go)
+ * and how its report becomes rows; run_harness.c does the rest for every
+ * adapter alike: starting the command in the impl's directory with a
+ * timeout (or both impls' at once, pinned, in a duet), capturing the
+ * report (standard output, or a file benchsite names) and the last lines
+ * of the program's output for a message, checking each name (the filter,
+ * UTF-8, no control characters, 4096 bytes), the rotation, and the log.
+ * Adding a harness is adding a row (an adapter file and its line in the
+ * table) and a test. Private. */
 #ifndef BENCHSITE_RUN_HARNESS_H
 #define BENCHSITE_RUN_HARNESS_H
 
@@ -61,6 +63,21 @@ bs_status bs__argv_addf(bs__argv *a, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+/* Appends words[from..to-1]. */
+bs_status bs__argv_add_words(bs__argv *a, char *const *words, size_t from,
+                             size_t to);
+
+/* The user's own value of a flag in words (NULL-terminated): the last
+ * word that is one of names ("-k", "--benchmark_filter") followed by
+ * "=VALUE" or, with `next`, by VALUE as the next word, or with `glued`
+ * by VALUE right after it ("-kEXPR"). Words from index `stop` on are not
+ * looked at. 1 with *value (pointing into words) when found, else 0. */
+int bs__words_flag(char *const *words, size_t stop, const char *const *names,
+                   int next, int glued, const char **value);
+/* The index of the first word in words equal to one of ends (a word
+ * after which a harness takes no more of its flags: "--", go test's
+ * "-args"), or the number of words. */
+size_t bs__words_end(char *const *words, const char *const *ends);
 
 /* What one block's command is made of. */
 typedef struct bs__hblock {
@@ -81,7 +98,12 @@ typedef struct bs__adapter {
   /* Extra log columns (the log reader ignores them), NULL-terminated;
    * at most BS__EXTRA_MAX. */
   const char *const *extra;
-  /* Appends to av what a block adds after the impl's words. */
+  /* Builds av: the impl's words (b->words) and what a block adds, placed
+   * where the harness reads them and after the user's own flags (each of
+   * these harnesses keeps the last of a flag given twice). A selection
+   * the user gave (-bench, -k, --benchmark_filter) is kept as written,
+   * with nothing of the adapter's after it: --filter then picks among
+   * what the harness reports. */
   bs_status (*args)(bs__argv *av, const bs__hblock *b);
   /* Turns one report (text[0..len-1], not empty) into rows, calling
    * sink->add for each benchmark in report order. BS_EINPUT, naming
@@ -96,6 +118,15 @@ extern const bs__adapter bs__adapter_gobench; /* run_gobench.c */
 
 /* The adapter of a harness mode, or NULL (library and command mode). */
 const bs__adapter *bs__adapter_for(bs_run_mode mode);
+
+/* Whether harness programs are measured side by side (duet) by default
+ * where two CPUs can be had: the one switch, set by what the verdict lab
+ * measures (bench/verdict_lab.sh --harness). 0: one after the other
+ * unless --duet. */
+extern const int bs__harness_duet_default;
+
+/* The most lines of a failing program's output a message quotes. */
+#define BS__TAIL_LINES 20
 
 /* Harness mode (run_harness.c): runs o's impls block by block and fills
  * r, as bs_run_measure describes. */

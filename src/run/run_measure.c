@@ -13,7 +13,8 @@
 
 int bs_run_duet_possible(const bs_run_options *o) {
   int cpu[2];
-  return o->nimpls == 2 && !bs__adapter_for(o->mode) &&
+  return o->nimpls == 2 &&
+         (!bs__adapter_for(o->mode) || bs__harness_duet_default) &&
          bs__run_first_two_cpus(cpu) == 2;
 }
 
@@ -30,12 +31,6 @@ static bs_status check_options(const bs_run_options *o, bs_error *err) {
                         "timeout must be positive)");
   if (o->fresh != BS_RUN_FRESH_RUN && o->fresh != BS_RUN_FRESH_BLOCK)
     return bs_error_set(err, BS_EUSAGE, NULL, 0, "bad run options (fresh)");
-  if (o->duet && bs__adapter_for(o->mode))
-    return bs_error_set(err, BS_EUSAGE, NULL, 0,
-                        "--duet cannot pair %s programs (each sizes and times "
-                        "its own batches, so their batches cannot start "
-                        "together); use --lib or --cmd",
-                        bs__adapter_for(o->mode)->title);
   if (o->duet && o->nimpls != 2)
     return bs_error_set(err, BS_EUSAGE, NULL, 0,
                         "--duet measures exactly two impls side by side, not "

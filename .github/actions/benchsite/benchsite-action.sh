@@ -368,7 +368,7 @@ prepare_build() {
 # What benchsite needs to build and run (gnuplot draws the charts; git,
 # curl and jq are the action's own tools).
 BENCHSITE_PACKAGES="gcc libc6-dev cmake ninja-build pkg-config libcsv-dev
-libjansson-dev nettle-dev libxml2-dev gnuplot-nox git curl jq ca-certificates"
+nettle-dev libxml2-dev gnuplot-nox git curl jq ca-certificates"
 
 cmd_deps() {
   need_state

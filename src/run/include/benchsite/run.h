@@ -107,11 +107,12 @@ typedef struct bs_run_options {
    * real work. 0: none. */
   double plant_pct;
   size_t plant_impl;
-  /* Duet (library and command mode, exactly two impls): each block runs
-   * the two impls' batches at the same time, each in its own measuring
-   * process pinned to its own CPU (the first two CPUs this process may
-   * use), released together by a barrier; the CPUs swap every block.
-   * Calibration runs one impl at a time, each on its block-0 CPU. */
+  /* Duet (exactly two impls): each block runs the two impls' batches at
+   * the same time, each in its own measuring process pinned to its own
+   * CPU (the first two CPUs this process may use), released together by
+   * a barrier; the CPUs swap every block. Calibration runs one impl at a
+   * time, each on its block-0 CPU. Harness modes: each block starts the
+   * two programs together, each pinned to its CPU. */
   int duet;
   /* Called (when not NULL) before each case's calibration and before
    * each block, from the calling thread; a non-zero return cancels the
@@ -142,6 +143,11 @@ typedef struct bs_run_result {
   size_t log_len;
   char **warnings; /* cases skipped, ... (plain text, control bytes escaped) */
   size_t nwarnings;
+  /* When a harness program failed: the last lines (at most 20, oldest
+   * first) of what it printed on standard output and error, each escaped
+   * as warnings are, for the message to quote; else NULL and 0. */
+  char **output;
+  size_t noutput;
   size_t ncases;    /* cases measured */
   size_t nrows;     /* rows of the log */
   int wrong_result; /* the run failed because digests differ */
@@ -186,8 +192,7 @@ void bs_run_result_release(bs_run_result *r);
  *
  * Errors (err names the impl and, where known, the case and the batch;
  * benchmark names are escaped): BS_EUSAGE for bad options, and for a duet
- * with other than two impls, in Google Benchmark mode or with fewer than
- * two CPUs to use; BS_EINPUT for a
+ * with other than two impls or with fewer than two CPUs to use; BS_EINPUT for a
  * benchmark at fault -- a library that cannot be loaded, lacks
  * benchsite_cases, refuses the ABI version or has a bad case table, a
  * crash, a hang, a command that cannot start or exits non-zero or dies of a
@@ -202,9 +207,11 @@ void bs_run_result_release(bs_run_result *r);
 bs_status bs_run_measure(const bs_run_options *o, bs_run_result *r,
                          bs_error *err);
 
-/* Whether o's impls could be measured side by side (o->duet) here: two
- * impls, library or command mode, two CPUs this process may run on. The
- * conditions bs_run_measure refuses a duet for otherwise. */
+/* Whether `run` measures o's impls side by side (o->duet) here unless
+ * told otherwise: two impls and two CPUs this process may run on, in
+ * library or command mode -- harness modes (where a duet may also be
+ * asked for) only once the verdict lab has shown that it holds for them
+ * (a switch in run_harness.c; today they run one after the other). */
 int bs_run_duet_possible(const bs_run_options *o);
 
 /* Splits a command line into an argv: words separated by blanks (space,

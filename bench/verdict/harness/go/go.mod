@@ -1,0 +1,3 @@
+module example.com/verdictlab
+
+go 1.19
