@@ -8,7 +8,11 @@ different machines would push to one archive branch:
 
 1. two runs onto a repository with no archive branch yet (both start the
    branch; one must rebase its first commit onto the other's);
-2. eight more runs onto the branch.
+2. eight more runs onto the branch;
+3. one run onto another repository whose only branches end in the archive
+   branch's name (`feature/benchsite-archive`): the archive branch is
+   created beside them, which are left as they were (refs are compared by
+   full name, `refs/heads/benchsite-archive`).
 
 The runs are logs this script writes (a paired benchmark with rotated
 blocks) with manifests of two machines, so the archive holds two
@@ -18,7 +22,8 @@ round one wins and the others are rejected, must fetch, rebase and push
 again (after a random wait), within the retry bound.
 
 Checked: every process exits 0; the branch holds every run, one commit a
-run, no merge, nothing but FORMAT and runs/; at least N - 1 pushes were
+run, no merge, nothing but FORMAT, ID (the archive's identity: one of the
+first two runs, the same ever after) and runs/; at least N - 1 pushes were
 rejected in each round (the race happened); `benchsite archive verify`
 passes on a clone; `benchsite site` lists every run and both comparability
 groups; and the same race with a bound of one attempt fails for all but
@@ -100,6 +105,7 @@ exit "$rc"
         os.chmod(os.path.join(self.shims, "git"), 0o755)
         self.nruns = 0
         self.ids = []
+        self.identity = None
 
     def make_run(self, machine):
         """A log and manifest of one run: a paired benchmark, 10 rotated
@@ -199,9 +205,16 @@ exit "$rc"
               f"the branch holds all {total} runs", runs)
         check(commits == total and merges == 0,
               f"{total} commits, one a run, no merge", (commits, merges))
-        stray = [f for f in files if f != "FORMAT"
+        stray = [f for f in files if f not in ("FORMAT", "ID")
                  and not re.fullmatch(r"runs/[^/]+/[^/]+", f)]
-        check(not stray, "nothing but FORMAT and runs/ on the branch", stray)
+        check(not stray, "nothing but FORMAT, ID and runs/ on the branch",
+              stray)
+        ident = git("show", f"{tip}:ID", cwd=self.remote)
+        if self.identity is None:
+            self.identity = ident
+        check(ident == self.identity and ident in self.ids,
+              "ID names one of the runs, the same in every round",
+              (ident, self.identity))
         clone = os.path.join(self.work, f"verify{total}")
         git("clone", "--quiet", "--branch", BRANCH, "file://" + self.remote,
             clone)
@@ -210,8 +223,47 @@ exit "$rc"
         check(r.returncode == 0, "benchsite archive verify passes", r.stderr)
         return clone
 
+    def lookalike(self):
+        """Branches whose names end in the archive branch's name are not
+        the archive branch: the run creates it and leaves them alone."""
+        remote = os.path.join(self.work, "lookalike.git")
+        git("init", "--quiet", "--bare", remote)
+        seed = os.path.join(self.work, "lookalike-seed")
+        git("init", "--quiet", seed)
+        with open(os.path.join(seed, "README"), "w") as f:
+            f.write("not an archive\n")
+        git("add", "README", cwd=seed)
+        git("-c", "user.name=t", "-c", "user.email=t@example.com", "commit",
+            "--quiet", "-m", "not an archive", cwd=seed)
+        others = [f"feature/{BRANCH}", f"x/refs/heads/{BRANCH}"]
+        for b in others:
+            git("push", "--quiet", "file://" + remote, f"HEAD:refs/heads/{b}",
+                cwd=seed)
+        before = {b: git("rev-parse", f"refs/heads/{b}", cwd=remote)
+                  for b in others}
+        d = self.make_run("x86_64 lab machine A")
+        env = dict(self.env, BS_ARCHIVE_REMOTE="file://" + remote,
+                   BS_ARCHIVE_BRANCH=BRANCH)
+        r = subprocess.run(
+            ["timeout", "300", "bash", self.script, "archive-run",
+             self.binary, os.path.join(d, "log.csv"),
+             os.path.join(d, "env.csv"), os.path.join(d, "archive")],
+            env=env, capture_output=True, text=True)
+        check(r.returncode == 0, "archive-run exits 0 beside "
+              + " and ".join(others), r.stderr)
+        runs = git("ls-tree", "--name-only", f"refs/heads/{BRANCH}:runs",
+                   cwd=remote).split("\n")
+        check(len(runs) == 1, f"{BRANCH} was created with the run", runs)
+        check(all(git("rev-parse", f"refs/heads/{b}", cwd=remote) == c
+                  for b, c in before.items()),
+              "the look-alike branches are unchanged")
+
     def main(self):
-        print("== two runs race to create the archive branch", flush=True)
+        print("== a branch named like the archive branch is not it",
+              flush=True)
+        self.lookalike()
+
+        print("\n== two runs race to create the archive branch", flush=True)
         results, pushes = self.race(2, "two")
         self.check_round(results, pushes, 2, 2)
 

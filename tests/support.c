@@ -1,5 +1,7 @@
 #include "support.h"
 
+#include "sha256.h"
+
 #include <criterion/criterion.h>
 
 #include <dirent.h>
@@ -219,4 +221,28 @@ int ts_run_quiet(char *const argv[]) {
   while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
     ;
   return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+char *ts_plant_run(const char *archive, const char *prefix,
+                   const char *manifest, const char *log) {
+  char hm[BS__SHA256_HEXLEN + 1], hl[BS__SHA256_HEXLEN + 1],
+      hs[BS__SHA256_HEXLEN + 1];
+  bs__sha256_hex(manifest, strlen(manifest), hm);
+  bs__sha256_hex(log, strlen(log), hl);
+  char sums[256];
+  snprintf(sums, sizeof sums, "%s  manifest.csv\n%s  log-1.csv\n", hm, hl);
+  bs__sha256_hex(sums, strlen(sums), hs);
+  char *id = ts_pathf("%s-%.12s", prefix, hs);
+  mkdir(archive, 0755);
+  char *format = ts_pathf("%s/FORMAT", archive);
+  if (!ts_exists(format) && ts_write(format, "benchsite.archive/1\n"))
+    return NULL;
+  mkdir(ts_pathf("%s/runs", archive), 0755);
+  char *dir = ts_pathf("%s/runs/%s", archive, id);
+  if (mkdir(dir, 0755) ||
+      ts_write(ts_pathf("%s/manifest.csv", dir), manifest) ||
+      ts_write(ts_pathf("%s/log-1.csv", dir), log) ||
+      ts_write(ts_pathf("%s/SHA256SUMS", dir), sums))
+    return NULL;
+  return id;
 }

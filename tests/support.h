@@ -41,6 +41,16 @@ char *ts_pathf(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)))
 #endif
     ;
+/* Plants a run in the archive `archive` (created when it has no FORMAT)
+ * as an earlier benchsite stored it, without `archive add`'s checks: a
+ * run `archive add` now refuses (a date without a time) or one it would
+ * store otherwise. runs/ID holds manifest.csv, log-1.csv and SHA256SUMS,
+ * ID = `prefix` "-" the first 12 hex digits of SHA256SUMS's hash; `prefix`
+ * is DATE-COMMIT as the manifest's date and commit give them (e.g.
+ * "20260301T000000Z-dateonly"). Returns the id (kept by ts_own). */
+char *ts_plant_run(const char *archive, const char *prefix,
+                   const char *manifest, const char *log);
+
 /* Runs argv (argv[0] found in PATH, never a shell) with stdout and stderr
  * to /dev/null: its exit status, -1 if it did not run or was killed. */
 int ts_run_quiet(char *const argv[]);

@@ -134,10 +134,13 @@ Test(archive, add_stores_logs_manifest_and_checksums) {
   snprintf(rundir, sizeof rundir, "%s/runs/%s", archive, id);
   cr_assert_eq(ts_count_entries(rundir), 3);
   cr_assert(ts_exists(ts_own(ts_path(archive, "FORMAT"))));
-  /* The archive holds what it stores and nothing else: FORMAT and runs/
-   * (the write lock is on the directory, no lock file is left behind for
-   * a git-kept archive to commit). */
-  cr_assert_eq(ts_count_entries(archive), 2);
+  /* The archive holds what it stores and nothing else: FORMAT, its
+   * identity (ID: its first run) and runs/ (the write lock is on the
+   * directory, no lock file is left behind for a git-kept archive to
+   * commit). */
+  cr_assert_eq(ts_count_entries(archive), 3);
+  cr_assert_str_eq(ts_own(ts_read(ts_own(ts_path(archive, "ID")), NULL)),
+                   ts_pathf("%s\n", id));
 
   /* The checksum file is the one coreutils reads: sha256sum -c agrees. */
   pid_t pid = fork();
@@ -367,6 +370,11 @@ Test(archive, invalid_runs_are_refused_with_the_reason) {
   expect_refused(bad_log, env, "bad_value.csv:");
   expect_refused(log, fixture("bad_date.csv"),
                  "key date: \"2026-03-01 12:00\" is not an ISO 8601 UTC time");
+  /* A date alone is not the time of a run: refused, not stored as it is
+   * (the feed's <updated> copied it), nor given a time of day. */
+  char *dd = ts_own(ts_tmpdir("archive_dateonly"));
+  expect_refused(log, write_manifest(dd, "m.csv", "abc", "2026-11-30"),
+                 "key date: \"2026-11-30\" has no time of day");
   expect_refused(log, fixture("no_commit.csv"), "key commit: missing");
   expect_refused(log, ts_own(ts_data("manifest/dup_key.csv")), "dup_key.csv:");
   expect_refused("/nonexistent/x.csv", env, "/nonexistent/x.csv");
@@ -380,10 +388,92 @@ Test(archive, invalid_runs_are_refused_with_the_reason) {
   /* An unknown protocol cannot be checked. */
   char *dir = ts_own(ts_tmpdir("archive_protocol"));
   char *m = ts_own(ts_path(dir, "m.csv"));
-  cr_assert_eq(ts_write(m, "key,value\ncommit,a\ndate,2026-03-01\n"
+  cr_assert_eq(ts_write(m, "key,value\ncommit,a\ndate,2026-03-01T00:00:00Z\n"
                            "protocol,Fast\n"),
                0);
   expect_refused(log, m, "m.csv: protocol \"Fast\"");
+}
+
+/* A copy of run.csv with a column cpu_per_call_us: cpu(line, impl, wall)
+ * gives each confirm row's cell ("" leaves it empty). */
+static char *with_cpu(const char *dir, const char *name,
+                      const char *(*cpu)(int line, const char *impl,
+                                         const char *wall)) {
+  char *in = ts_own(ts_read(fixture("run.csv"), NULL));
+  cr_assert_not_null(in);
+  char *path = ts_own(ts_path(dir, name));
+  FILE *f = fopen(path, "w");
+  cr_assert_not_null(f);
+  int line = 1;
+  for (char *l = in; *l; line++) {
+    size_t n = strcspn(l, "\n");
+    char *row = ts_own(strndup(l, n));
+    if (line == 1) {
+      fprintf(f, "%s,cpu_per_call_us\n", row);
+    } else {
+      const char *wall = strrchr(row, ',') + 1;
+      const char *impl = strstr(row, ",head,") ? "head" : "base";
+      fprintf(f, "%s,%s\n", row, cpu(line, impl, wall));
+    }
+    l += n + (l[n] == '\n');
+  }
+  cr_assert_eq(fclose(f), 0);
+  return path;
+}
+
+static const char *cpu_half(int line, const char *impl, const char *wall) {
+  (void)line;
+  (void)impl;
+  return ts_pathf("%.17g", strtod(wall, NULL) / 2);
+}
+
+static const char *cpu_gap(int line, const char *impl, const char *wall) {
+  return line == 5 ? "" : cpu_half(line, impl, wall);
+}
+
+static const char *cpu_zero_base(int line, const char *impl, const char *wall) {
+  return !strcmp(impl, "base") ? "0" : cpu_half(line, impl, wall);
+}
+
+/* archive add checks every metric the run records, not only wall time:
+ * a run the site could not analyse with --metric cpu is refused when it
+ * is added, not met by every later site build. */
+Test(archive, every_metric_the_run_records_is_checked) {
+  char *dir = ts_own(ts_tmpdir("archive_metrics"));
+  char *env = fixture("env.csv");
+  /* A cell left empty. */
+  expect_refused(with_cpu(dir, "gap.csv", cpu_gap), env,
+                 "gap.csv:5: column cpu_per_call_us: empty, and metric cpu");
+  /* Two logs, one with the column and one (run 1) without. */
+  char *half = with_cpu(dir, "half.csv", cpu_half);
+  char *archive = ts_own(ts_path(dir, "a"));
+  char *run1 = ts_own(ts_path(dir, "run1.csv"));
+  char *text = ts_own(ts_read(fixture("run.csv"), NULL));
+  for (int k = 0; k < 2; k++) /* base,0, and head,0, -> run 1 */
+    for (char *p = strstr(text, k ? "head,0," : "base,0,"); p;
+         p = strstr(p + 1, k ? "head,0," : "base,0,"))
+      p[5] = '1';
+  cr_assert_eq(ts_write(run1, text), 0);
+  const char *two[] = {"archive", "add",        "--archive", archive, half,
+                       run1,      "--manifest", env,         NULL};
+  ts_run r = ts_cli(NULL, two);
+  cr_expect_eq(r.status, 2, "%s%s", r.out, r.err);
+  cr_expect_not_null(strstr(r.err, "the file has no column cpu_per_call_us"),
+                     "%s", r.err);
+  ts_run_free(&r);
+  /* A comparison in CPU time that has no finite delta (the baseline's
+   * CPU time is 0). */
+  expect_refused(with_cpu(dir, "zero.csv", cpu_zero_base), env,
+                 "metric cpu: case sort [n=1024]: the change is not a "
+                 "finite number");
+  /* The same run with a CPU time on every row, and one without the
+   * column at all, are archived. */
+  r = add(archive, half, env);
+  cr_expect_eq(r.status, 0, "%s", r.err);
+  ts_run_free(&r);
+  r = add(archive, fixture("run.csv"), env);
+  cr_expect_eq(r.status, 0, "%s", r.err);
+  ts_run_free(&r);
 }
 
 Test(archive, refuses_a_directory_that_is_not_an_archive) {
@@ -542,6 +632,27 @@ Test(archive, dates_compare_as_utc_times) {
   cr_assert_not(bs_date_valid("2026-11-30 10:56:21Z"));
   cr_assert_not(bs_date_valid(""));
 
+  /* One form for every accepted time: RFC 3339 in UTC with Z. */
+  const char *forms[][2] = {
+      {"2026-11-30T10:56:21Z", "2026-11-30T10:56:21Z"},
+      {"2026-11-30T10:56:21+00:00", "2026-11-30T10:56:21Z"},
+      {"2026-11-30T10:56:21.500+00:00", "2026-11-30T10:56:21.5Z"},
+      {"2026-11-30T10:56:21.000Z", "2026-11-30T10:56:21Z"},
+      {"2026-11-30T10:56:21.0625Z", "2026-11-30T10:56:21.0625Z"},
+      {"2026-11-30", "2026-11-30T00:00:00Z"},
+      {"2016-12-31T23:59:60Z", "2016-12-31T23:59:60Z"},
+  };
+  for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
+    char out[BS_DATE_MAX];
+    cr_assert(bs_date_normalise(forms[i][0], out, sizeof out), "%s",
+              forms[i][0]);
+    cr_assert_str_eq(out, forms[i][1]);
+  }
+  char out[BS_DATE_MAX];
+  cr_assert_not(bs_date_normalise("2026-11-30T10:56:21", out, sizeof out));
+  cr_assert_str_eq(out, "");
+  cr_assert_not(bs_date_normalise(NULL, out, sizeof out));
+
   cr_assert_lt(bs_date_cmp("2026-03-01", "2026-03-01T00:00:00.1Z"), 0);
   cr_assert_gt(bs_date_cmp("2026-03-01T00:00:00.5Z", "2026-03-01T00:00:00.25Z"),
                0);
@@ -571,16 +682,22 @@ Test(archive, runs_are_ordered_by_date_then_id) {
       {"early", "2025-12-31T23:59:59Z"},
   };
   size_t n = sizeof in / sizeof in[0];
-  char ids[8][BS_ARCHIVE_ID_MAX];
   for (size_t i = 0; i < n; i++) {
     char name[32];
     snprintf(name, sizeof name, "m%zu.csv", i);
     char *m = write_manifest(dir, name, in[i].commit, in[i].date);
+    if (!strcmp(in[i].commit, "dateonly")) {
+      /* As an earlier benchsite archived it: add refuses it now. */
+      cr_assert_not_null(ts_plant_run(archive, "20260301T000000Z-dateonly",
+                                      ts_own(ts_read(m, NULL)),
+                                      ts_own(ts_read(log, NULL))));
+      continue;
+    }
     ts_run r = add(archive, log, m);
     cr_assert_eq(r.status, 0, "%s", r.err);
-    id_of(&r, ids[i], sizeof ids[i]);
     ts_run_free(&r);
   }
+  verify_clean(archive, n);
   /* Same second: tie1 and tie2 share DATE, so their ids order them. */
   const char *want_commits[] = {"early", "dateonly", "quarter", "half",
                                 NULL,    NULL,       NULL};
@@ -590,6 +707,10 @@ Test(archive, runs_are_ordered_by_date_then_id) {
   cr_assert_eq(bs_archive_count(ar), n);
   for (size_t i = 0; i < 4; i++)
     cr_assert_str_eq(bs_archive_run_at(ar, i)->commit, want_commits[i]);
+  /* Dates are handed out in one form: the date alone as the midnight it
+   * always stood for. */
+  cr_assert_str_eq(bs_archive_run_at(ar, 1)->date, "2026-03-01T00:00:00Z");
+  cr_assert_str_eq(bs_archive_run_at(ar, 3)->date, "2026-03-01T12:00:00.5Z");
   cr_assert_str_eq(bs_archive_run_at(ar, 4)->commit, "late");
   const bs_archive_run *t1 = bs_archive_run_at(ar, 5);
   const bs_archive_run *t2 = bs_archive_run_at(ar, 6);
@@ -613,6 +734,98 @@ Test(archive, runs_are_ordered_by_date_then_id) {
   cr_assert_str_eq(p, "");
   ts_run_free(&r);
   bs_archive_free(ar);
+}
+
+/* ---- Identity --------------------------------------------------------------
+ */
+
+static char *identity_of(const char *archive) {
+  bs_archive *ar;
+  bs_error err;
+  cr_assert_eq(bs_archive_open(archive, &ar, &err), BS_OK, "%s", err.message);
+  const char *id = bs_archive_identity(ar);
+  char *copy = id ? ts_own(strdup(id)) : NULL;
+  bs_archive_free(ar);
+  return copy;
+}
+
+static char *added(const char *archive, const char *dir, const char *name,
+                   const char *commit, const char *date) {
+  ts_run r =
+      add(archive, fixture("run.csv"), write_manifest(dir, name, commit, date));
+  cr_assert_eq(r.status, 0, "%s", r.err);
+  char *id = ts_own(malloc(BS_ARCHIVE_ID_MAX));
+  id_of(&r, id, BS_ARCHIVE_ID_MAX);
+  ts_run_free(&r);
+  return id;
+}
+
+/* The archive's identity (the feed's id) is its first run, fixed in ID
+ * when the archive is made: a run dated earlier, added later, does not
+ * change it. */
+Test(archive, the_identity_is_the_first_run_and_stays) {
+  char *dir = ts_own(ts_tmpdir("archive_identity"));
+  char *archive = ts_own(ts_path(dir, "a"));
+  char *first = added(archive, dir, "m1.csv", "second", "2026-03-02T00:00:00Z");
+  char *idfile = ts_own(ts_path(archive, "ID"));
+  char *text = ts_own(ts_read(idfile, NULL));
+  cr_assert_not_null(text);
+  cr_assert_str_eq(text, ts_pathf("%s\n", first));
+  cr_assert_str_eq(identity_of(archive), first);
+  char *older = added(archive, dir, "m2.csv", "first", "2026-03-01T00:00:00Z");
+  cr_assert_str_neq(older, first);
+  cr_assert_str_eq(ts_own(ts_read(idfile, NULL)), text);
+  cr_assert_str_eq(identity_of(archive), first);
+  verify_clean(archive, 2);
+}
+
+/* An archive made before ID: its identity is its oldest run (what the
+ * feed's id always was), fixed by the next add before a run dated earlier
+ * comes in. */
+Test(archive, an_archive_without_identity_gets_its_oldest_run) {
+  char *dir = ts_own(ts_tmpdir("archive_identity_old"));
+  char *archive = ts_own(ts_path(dir, "a"));
+  char *m = write_manifest(dir, "m0.csv", "old", "2026-03-05T00:00:00Z");
+  char *oldest =
+      ts_plant_run(archive, "20260305T000000Z-old", ts_own(ts_read(m, NULL)),
+                   ts_own(ts_read(fixture("run.csv"), NULL)));
+  cr_assert_not_null(oldest);
+  cr_assert_str_eq(identity_of(archive), oldest);
+  char *earlier =
+      added(archive, dir, "m1.csv", "earlier", "2026-03-01T00:00:00Z");
+  cr_assert_str_neq(earlier, oldest);
+  cr_assert_str_eq(ts_own(ts_read(ts_own(ts_path(archive, "ID")), NULL)),
+                   ts_pathf("%s\n", oldest));
+  cr_assert_str_eq(identity_of(archive), oldest);
+  verify_clean(archive, 2);
+}
+
+/* A damaged ID is damage: verify names it, readers refuse it. */
+Test(archive, a_damaged_identity_is_damage, .timeout = 60) {
+  char *dir = ts_own(ts_tmpdir("archive_identity_bad"));
+  char *archive = ts_own(ts_path(dir, "a"));
+  added(archive, dir, "m1.csv", "one", "2026-03-02T00:00:00Z");
+  char *idfile = ts_own(ts_path(archive, "ID"));
+  const char *bad[] = {"", "not an id\n", "20260302T000000Z-one-0123\n",
+                       "<feed>\n"};
+  size_t nbad = sizeof bad / sizeof bad[0];
+  for (size_t i = 0; i < nbad + 2; i++) {
+    unlink(idfile);
+    if (i < nbad)
+      cr_assert_eq(ts_write(idfile, bad[i]), 0);
+    else if (i == nbad)
+      cr_assert_eq(symlink("runs", idfile), 0);
+    else /* a FIFO: opened without blocking, never read */
+      cr_assert_eq(mkfifo(idfile, 0644), 0);
+    ts_run v = verify(archive);
+    cr_assert_eq(v.status, 1, "case %zu: %s%s", i, v.out, v.err);
+    cr_assert_not_null(strstr(v.out, "ID: "), "case %zu: %s", i, v.out);
+    ts_run_free(&v);
+    bs_archive *ar = NULL;
+    bs_error err;
+    cr_assert_eq(bs_archive_open(archive, &ar, &err), BS_EINPUT, "case %zu", i);
+    cr_assert_not_null(strstr(err.path, "/ID"), "%s", err.path);
+  }
 }
 
 /* ---- Atomicity ----------------------------------------------------------- */

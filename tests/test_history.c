@@ -741,6 +741,97 @@ Test(history, a_runs_results_are_its_candidates_medians_and_verdicts) {
   bs_log_free(log);
 }
 
+/* The log of the test above with a CPU time per call of half the wall
+ * time on every row (none: no column), analysed for `metric`. */
+static bs_analysis *half_cpu_run(bs_log **log, bs_manifest **m,
+                                 bs_metric metric, int with_cpu) {
+  static const double head[12] = {100.5, 99.8,  101.2, 100.1, 100.9, 99.5,
+                                  100.3, 100.7, 99.9,  100.2, 101.0, 100.4};
+  char csv[8192];
+  size_t used = (size_t)snprintf(
+      csv, sizeof csv,
+      "benchmark,dataset,impl,run,block,phase,iterations,per_call_us%s\n",
+      with_cpu ? ",cpu_per_call_us" : "");
+  for (int j = 0; j < 12; j++) {
+    for (int k = 0; k < 2; k++) {
+      int is_head = (j + k) % 2;
+      double v = is_head ? head[j] : head[j] * 1.02;
+      used += (size_t)snprintf(csv + used, sizeof csv - used,
+                               "sort,n=1024,%s,0,%d,confirm,100,%.17g",
+                               is_head ? "head" : "base", j, v);
+      if (with_cpu)
+        used +=
+            (size_t)snprintf(csv + used, sizeof csv - used, ",%.17g", v / 2);
+      used += (size_t)snprintf(csv + used, sizeof csv - used, "\n");
+    }
+  }
+  cr_assert_lt(used, sizeof csv);
+  *log = bs_log_new();
+  cr_assert_eq(bs_log_read_buffer(*log, "log.csv", csv, used, NULL), BS_OK);
+  *m = bs_manifest_new();
+  cr_assert_eq(bs_manifest_set(*m, "baseline", "base"), BS_OK);
+  cr_assert_eq(bs_manifest_set(*m, "candidate", "head"), BS_OK);
+  const bs_manifest *mfs[1] = {*m};
+  bs_analysis_options ao;
+  bs_analysis_options_init(&ao);
+  ao.seed = 7;
+  ao.metric = metric;
+  ao.keep_going = 1;
+  bs_analysis *an = NULL;
+  bs_error err;
+  cr_assert_eq(bs_analyse(*log, mfs, 1, &ao, &an, &err), BS_OK, "%s",
+               err.message);
+  return an;
+}
+
+/* The medians are of the metric analysed (they were wall time whatever
+ * the site's --metric): CPU time at half the wall time gives exactly half
+ * the medians and interval of the test above (the bootstrap draws
+ * indices, and halving is exact in binary). */
+Test(history, a_runs_results_are_of_the_analysed_metric) {
+  bs_log *log;
+  bs_manifest *m;
+  bs_analysis *an = half_cpu_run(&log, &m, BS_METRIC_CPU, 1);
+  bs_history_result *res = NULL;
+  size_t n = 0;
+  bs_error err;
+  cr_assert_eq(bs_history_results(an, "head", &res, &n, &err), BS_OK);
+  cr_assert_eq(n, 1);
+  cr_expect(res[0].has_median);
+  cr_expect_eq(res[0].median, 100.35 / 2);
+  cr_expect_eq(res[0].lo, 100.0 / 2);
+  cr_expect_eq(res[0].hi, 100.80000000000001 / 2);
+  cr_expect(res[0].has_cmp);
+  bs_history_results_free(res, n);
+  bs_analysis_free(an);
+  bs_manifest_free(m);
+  bs_log_free(log);
+}
+
+/* A run without the metric's column is that run's problem (the site goes
+ * on): its analysis keeps the reason, and its results carry no numbers. */
+Test(history, a_run_without_the_metric_has_results_without_numbers) {
+  bs_log *log;
+  bs_manifest *m;
+  bs_analysis *an = half_cpu_run(&log, &m, BS_METRIC_CPU, 0);
+  cr_expect_eq(an->status, BS_EINPUT);
+  cr_expect(strstr(an->error.message, "cpu_per_call_us") != NULL, "%s",
+            an->error.message);
+  cr_expect_null(an->compare);
+  bs_history_result *res = NULL;
+  size_t n = 0;
+  bs_error err;
+  cr_assert_eq(bs_history_results(an, "head", &res, &n, &err), BS_OK);
+  cr_assert_eq(n, 1);
+  cr_expect(!res[0].has_median);
+  cr_expect_eq(res[0].n, 0);
+  cr_expect(!res[0].has_cmp);
+  bs_history_results_free(res, n);
+  bs_analysis_free(an);
+  bs_manifest_free(m);
+  bs_log_free(log);
+}
+
 /* ---- A/A runs, drift flags, change points, what is open ----------------
  * Models of one or two cases built from series worked by hand. */
 

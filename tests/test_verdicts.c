@@ -401,10 +401,10 @@ Test(verdicts, fractions_are_refused_with_a_hint) {
   expect_refused(l, "did you mean 95?");
   const char *c1[] = {"compare",     g.log, "--manifest", g.mf,
                       "--threshold", "5",   NULL};
-  expect_refused(c1, "belongs to hotspot mode");
+  expect_refused(c1, "--threshold cannot be used with --mode confirmatory");
   const char *c2[] = {"compare", g.log, "--manifest", g.mf,
                       "--level", "90",  NULL};
-  expect_refused(c2, "belongs to hotspot mode");
+  expect_refused(c2, "--level cannot be used with --mode confirmatory");
   char *aa = ts_own(ts_data("verdicts/aa.csv"));
   const char *n1[] = {"noise", aa,        "--a",  "A", "--b",
                       "B",     "--level", "0.95", NULL};

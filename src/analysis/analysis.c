@@ -277,14 +277,23 @@ bs_status bs_analyse(const bs_log *log, const bs_manifest *const *manifests,
   a->seed = o->seed;
   a->metric = o->metric;
   bs_error_clear(&a->error);
-  /* A metric the log cannot give is a problem of the inputs as a whole,
-   * not of one analysis: it fails, even with keep_going. */
+  /* A metric the log cannot give leaves no analysis to make: it fails,
+   * or with keep_going (a site: the run's problem, never the build's) it
+   * is the analysis's kept problem and nothing is computed. */
   bs_status mst = bs_metric_check_direction(o->metric, err);
-  if (!mst)
-    mst = bs_log_require_metric(log, o->metric, err);
   if (mst) {
     bs_analysis_free(a);
     return mst;
+  }
+  bs_error me;
+  bs_error_clear(&me);
+  if ((mst = bs_log_require_metric(log, o->metric, &me))) {
+    if ((mst = problem(a, o, mst, &me, err))) {
+      bs_analysis_free(a);
+      return mst;
+    }
+    *out = a;
+    return BS_OK;
   }
 
   unsigned want = o->sections

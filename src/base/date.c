@@ -4,6 +4,7 @@
 
 #include "date_int.h"
 
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -40,6 +41,7 @@ int bs__utc_parse(const char *s, bs__utc_time *t) {
     return 0;
   if (*p == '\0')
     return 1;
+  t->has_time = 1;
   if (*p++ != 'T' || !read_digits(&p, 2, &t->hour) || *p++ != ':' ||
       !read_digits(&p, 2, &t->minute) || *p++ != ':' ||
       !read_digits(&p, 2, &t->second))
@@ -96,6 +98,17 @@ int bs__utc_cmp(const bs__utc_time *a, const bs__utc_time *b) {
 int bs_date_valid(const char *text) {
   bs__utc_time t;
   return text && bs__utc_parse(text, &t);
+}
+
+int bs_date_normalise(const char *text, char *out, size_t n) {
+  bs__utc_time t;
+  if (n)
+    out[0] = '\0';
+  if (!text || n < BS_DATE_MAX || !bs__utc_parse(text, &t))
+    return 0;
+  snprintf(out, n, "%04d-%02d-%02dT%02d:%02d:%02d%s%sZ", t.year, t.month, t.day,
+           t.hour, t.minute, t.second, t.frac[0] ? "." : "", t.frac);
+  return 1;
 }
 
 int bs_date_in_future(const char *text) {

@@ -7,6 +7,7 @@
 typedef struct bs__utc_time {
   int year, month, day, hour, minute, second;
   char frac[32]; /* fraction digits, trailing zeros removed ("" for none) */
+  int has_time;  /* 0 for a date alone (YYYY-MM-DD) */
 } bs__utc_time;
 
 /* Parses s into *t (zeroed first): 1, or 0 when s is not such a date or

@@ -14,7 +14,8 @@ static const char usage[] =
     "       benchsite archive list --archive DIR\n"
     "\n"
     "add     validates a run (the logs and the manifest must read cleanly,\n"
-    "        the manifest needs `commit` and an ISO 8601 UTC `date`, and\n"
+    "        the manifest needs `commit` and an ISO 8601 UTC time `date` with\n"
+    "        its time of day, and\n"
     "        'benchsite check' must find nothing) and stores it, with a\n"
     "        SHA256SUMS file, under DIR/runs/ID. The archive is created when\n"
     "        DIR does not exist. Runs never change: adding the same run again\n"
@@ -22,8 +23,9 @@ static const char usage[] =
     "        The run appears atomically; a killed add leaves no trace but a\n"
     "        temporary directory the next add removes. --dry-run validates\n"
     "        and prints the id without writing anything.\n"
-    "verify  re-checks every run's checksums and structure, and acks.csv, and\n"
-    "        lists what is damaged.\n"
+    "verify  re-checks every run's checksums and structure, acks.csv and ID\n"
+    "        (the archive's identity: its first run's id, written by add),\n"
+    "        and lists what is damaged.\n"
     "list    prints the runs in history order (date, then id): id, date,\n"
     "        commit.\n"
     "\n"
@@ -103,13 +105,16 @@ static int cmd_verify(const cli_args *a, const char *dir) {
          res.damaged);
   if (res.acks_damaged)
     printf("; acks.csv is damaged");
+  if (res.id_damaged)
+    printf("; ID is damaged");
   if (res.stale)
     printf(" (%zu temporary director%s of an interrupted add ignored; the "
            "next add removes %s)",
            res.stale, res.stale == 1 ? "y" : "ies",
            res.stale == 1 ? "it" : "them");
   printf("\n");
-  rc = res.damaged || res.acks_damaged ? CLI_REGRESSION : CLI_OK;
+  rc = res.damaged || res.acks_damaged || res.id_damaged ? CLI_REGRESSION
+                                                         : CLI_OK;
 done:
   bs_archive_verify_result_release(&res);
   return rc;

@@ -43,13 +43,15 @@ static const char usage[] =
     "                     Needs --manifest: a file measured on a setup not\n"
     "                     comparable with it, or recorded without a\n"
     "                     manifest, is refused\n"
-    "  --family-wise      the exit status counts only regressions that\n"
-    "                     survive Holm's correction at 2.5 % over all the\n"
-    "                     cases (always reported; only ever stricter)\n"
-    "  --fail-inconclusive  exit 4 when a case is inconclusive: not a\n"
-    "                     significant regression, but its interval reaches\n"
-    "                     delta (or its noise floor), so the run can neither\n"
-    "                     show a regression of that size nor rule one out\n"
+    "  --family-wise      confirmatory only: the exit status counts only\n"
+    "                     regressions that survive Holm's correction at\n"
+    "                     2.5 % over all the cases (always reported; only\n"
+    "                     ever stricter)\n"
+    "  --fail-inconclusive  confirmatory only: exit 4 when a case is\n"
+    "                     inconclusive: not a significant regression, but\n"
+    "                     its interval reaches delta (or its noise floor),\n"
+    "                     so the run can neither show a regression of that\n"
+    "                     size nor rule one out\n"
     "  --json F           write benchsite.compare/1 JSON to F\n"
     "  --markdown F       write a pull-request comment to F (the headline,\n"
     "                     the cases that matter, the others folded)\n"
@@ -64,14 +66,14 @@ static const char usage[] =
     "\n"
     "Without --json/--markdown a table is printed on stdout, with them the\n"
     "one-line headline (the first line of the table, the second of the\n"
-    "comment). The outputs\n"
-    "are all or nothing: if the HTML report fails, no --json or --markdown\n"
-    "file is written either.\n"
+    "comment). The outputs are all or nothing: if the HTML report fails,\n"
+    "no --json or --markdown file is written either.\n"
     "Every output names the metric and counts the inconclusive cases.\n"
-    "Exit status: 0 no significant regression, 1 significant regression\n"
-    "(confirmatory mode; with --family-wise one that survives Holm), 2 bad\n"
-    "input or usage, 3 failure, 4 inconclusive cases and no significant\n"
-    "regression (with --fail-inconclusive).\n";
+    "Exit status: confirmatory mode 0 no significant regression, 1 one\n"
+    "(--family-wise: one that survives Holm), 4 inconclusive cases and no\n"
+    "significant regression (--fail-inconclusive); hotspot mode always 0;\n"
+    "2 bad input or usage (an option the mode cannot honour too), 3\n"
+    "failure.\n";
 
 static const cli_opt opts[] = {
     {"manifest", 1, 1},  {"baseline", 1, 0},
@@ -82,6 +84,34 @@ static const cli_opt opts[] = {
     {"html", 1, 0},      {"family-wise", 0, 0},
     {"metric", 1, 0},    {"fail-inconclusive", 0, 0},
     {"link-base", 1, 0}, {"quiet", 0, 0},
+};
+
+/* Each mode and its exit rules; the options a mode cannot honour are
+ * refused when given, naming the option and the mode. The first row is
+ * the default. */
+typedef struct compare_mode {
+  const char *name;
+  bs_mode mode;
+  int gates; /* exit 1 on a significant regression, 4 on an inconclusive
+              * case under --fail-inconclusive; else always 0 */
+  const char *refused[2];
+  const char *why;
+} compare_mode;
+
+static const compare_mode modes[] = {
+    {"confirmatory",
+     BS_MODE_CONFIRMATORY,
+     1,
+     {"threshold", "level"},
+     "the confirmatory gate fixes the threshold at 3 % and the level at "
+     "95 %; --threshold and --level belong to hotspot mode"},
+    {"hotspot",
+     BS_MODE_HOTSPOT,
+     0,
+     {"fail-inconclusive", "family-wise"},
+     "hotspot mode is exploratory and exits 0 whatever it finds; "
+     "--fail-inconclusive and --family-wise set the exit status of the "
+     "confirmatory gate"},
 };
 
 /* The render callback takes no context: the comment's options for this
@@ -114,25 +144,28 @@ int cli_cmd_compare(int argc, char **argv) {
   if (rc || cmd.a.help)
     goto done;
 
-  bs_compare_options o;
   const char *mode = cli_get(&cmd.a, "mode");
-  if (!mode || !strcmp(mode, "confirmatory")) {
-    bs_compare_options_init(&o, BS_MODE_CONFIRMATORY);
-    if (cli_get(&cmd.a, "threshold") || cli_get(&cmd.a, "level")) {
-      rc = cli_usage_error(
-          "compare: --%s belongs to hotspot mode; the confirmatory gate "
-          "fixes the threshold at 3 %% and the level at 95 %%",
-          cli_get(&cmd.a, "threshold") ? "threshold" : "level");
-      goto done;
-    }
-  } else if (!strcmp(mode, "hotspot")) {
-    bs_compare_options_init(&o, BS_MODE_HOTSPOT);
-  } else {
+  const compare_mode *m = NULL;
+  for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++)
+    if (!strcmp(mode ? mode : modes[0].name, modes[i].name))
+      m = &modes[i];
+  if (!m) {
     rc = cli_usage_error("compare: --mode \"%s\" is not confirmatory or "
                          "hotspot",
                          mode);
     goto done;
   }
+  for (size_t i = 0; i < sizeof m->refused / sizeof m->refused[0]; i++) {
+    const char *opt = m->refused[i];
+    if (opt && cli_get(&cmd.a, opt)) {
+      rc = cli_usage_error("compare: --%s cannot be used with --mode %s%s: "
+                           "%s",
+                           opt, m->name, mode ? "" : " (the default)", m->why);
+      goto done;
+    }
+  }
+  bs_compare_options o;
+  bs_compare_options_init(&o, m->mode);
   const char *s;
   if ((s = cli_get(&cmd.a, "threshold")) &&
       (rc = cli_parse_double("threshold", s, &o.threshold_pct)))
@@ -209,9 +242,10 @@ int cli_cmd_compare(int argc, char **argv) {
     cli_warn_missing_floors(s, res);
   if ((rc = cli_cmd_render(&cmd, render)))
     goto done;
-  if (o.mode == BS_MODE_CONFIRMATORY && bs_compare_gate_failures(res) > 0)
+  if (m->gates && bs_compare_gate_failures(res) > 0)
     rc = CLI_REGRESSION;
-  else if (cli_flag(&cmd.a, "fail-inconclusive") && res->inconclusive > 0)
+  else if (m->gates && cli_flag(&cmd.a, "fail-inconclusive") &&
+           res->inconclusive > 0)
     rc = CLI_INCONCLUSIVE;
   else
     rc = CLI_OK;

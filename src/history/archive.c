@@ -329,6 +329,14 @@ static bs_status prepare(const char *dir, const char *manifest,
                       date);
     goto fail;
   }
+  if (!t.has_time) {
+    st = bs_error_set(err, BS_EINPUT, manifest, 0,
+                      "key date: \"%s\" has no time of day; an archived run "
+                      "needs the UTC time it was measured, e.g. "
+                      "2026-11-30T10:56:21Z",
+                      date);
+    goto fail;
+  }
   if (t.year < 1970) {
     st = bs_error_set(err, BS_EINPUT, manifest, 0,
                       "key date: \"%s\" is before 1970; an archived run "
@@ -390,6 +398,8 @@ static int is_leftover(const char *name) {
   size_t n = strlen(name);
   return starts_with(name, TMP_PREFIX) ||
          (starts_with(name, FORMAT_NAME ".") && n > 11 &&
+          !strcmp(name + n - 4, ".tmp")) ||
+         (starts_with(name, ID_NAME ".") && n > 7 &&
           !strcmp(name + n - 4, ".tmp"));
 }
 
@@ -433,21 +443,27 @@ static bs_status may_initialise(const char *dir, bs_error *err) {
   return st;
 }
 
-/* Creates FORMAT (under the lock) complete or not at all: written and
- * fsync'ed under a temporary name, then linked into place. */
-static bs_status create_format(const char *dir, const char *format,
-                               bs_error *err) {
+/* Creates the file `name` of the archive (FORMAT, ID; under the lock)
+ * complete or not at all: written and fsync'ed under a temporary name,
+ * then linked into place (an existing one stays). */
+static bs_status create_whole(const char *dir, const char *name,
+                              const char *text, bs_error *err) {
   char tmp[64];
-  snprintf(tmp, sizeof tmp, "%s.%ld.tmp", FORMAT_NAME, (long)getpid());
+  snprintf(tmp, sizeof tmp, "%s.%ld.tmp", name, (long)getpid());
   char *tpath = bs__path_join(dir, tmp);
-  if (!tpath)
+  char *path = bs__path_join(dir, name);
+  if (!tpath || !path) {
+    free(tpath);
+    free(path);
     return bs__oom(err);
+  }
   unlink(tpath);
   bs_status st = BS_OK;
-  if (write_new_file(tpath, FORMAT_LINE, strlen(FORMAT_LINE)) ||
-      (link(tpath, format) != 0 && errno != EEXIST))
-    st = bs_error_set(err, BS_EIO, format, 0, "cannot create: %s",
+  if (write_new_file(tpath, text, strlen(text)) ||
+      (link(tpath, path) != 0 && errno != EEXIST))
+    st = bs_error_set(err, BS_EIO, path, 0, "cannot create: %s",
                       strerror(errno));
+  free(path);
   unlink(tpath);
   free(tpath);
   if (st == BS_OK && fsync_dir(dir) != 0)
@@ -543,7 +559,7 @@ static bs_status open_for_writing(const char *dir, int *lockfd, bs_error *err) {
                         strerror(errno));
       goto done;
     }
-    if ((st = create_format(dir, format, err)))
+    if ((st = create_whole(dir, FORMAT_NAME, FORMAT_LINE, err)))
       goto done;
   } else {
     if ((st = bs__archive_check_format_fd(fd, format, err)))
@@ -691,6 +707,32 @@ done:
   return st;
 }
 
+/* Fixes the archive's identity (ID, bs_archive_identity) when it has
+ * none, before the run `id` is stored: the id of its oldest run (what the
+ * feed was named by until now), or `id` when it has no run yet. A run
+ * dated earlier, added later, then changes nothing. An archive whose runs
+ * cannot be read, or whose ID is damaged, is left as it is (the site
+ * refuses it; verify names the damage). Under the lock. */
+static bs_status pin_identity(const char *dir, const char *id, bs_error *err) {
+  char have[BS_ARCHIVE_ID_MAX];
+  bs_error e;
+  bs_status st = bs__archive_read_identity(dir, have, &e);
+  if (st == BS_ENOMEM)
+    return bs__oom(err);
+  if (st || have[0])
+    return BS_OK;
+  bs_archive *a = NULL;
+  if ((st = bs_archive_open(dir, &a, &e)) == BS_ENOMEM)
+    return bs__oom(err);
+  if (st)
+    return BS_OK;
+  char line[BS_ARCHIVE_ID_MAX + 1];
+  snprintf(line, sizeof line, "%s\n",
+           bs_archive_count(a) ? bs_archive_run_at(a, 0)->id : id);
+  bs_archive_free(a);
+  return create_whole(dir, ID_NAME, line, err);
+}
+
 bs_status bs_archive_add(const char *dir, const char *manifest,
                          const char *const *logs, size_t nlogs,
                          bs_archive_add_result *res, bs_error *err) {
@@ -715,7 +757,8 @@ bs_status bs_archive_add(const char *dir, const char *manifest,
     res->refused = st == BS_EINPUT;
     goto done;
   }
-  if ((st = store(dir, &p, res->id, err)))
+  if ((st = pin_identity(dir, res->id, err)) ||
+      (st = store(dir, &p, res->id, err)))
     goto done;
   res->added = 1;
 done:

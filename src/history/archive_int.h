@@ -15,6 +15,7 @@
 #define MANIFEST_NAME "manifest.csv"
 #define TMP_PREFIX ".tmp-"
 #define ACKS_NAME "acks.csv"
+#define ID_NAME "ID"
 #define HASH_DIGITS 12
 #define COMMIT_CHARS 12
 #define DATE_CHARS 16 /* YYYYMMDDTHHMMSSZ */
@@ -29,6 +30,13 @@ void bs__archive_id_commit(const char *commit, char out[COMMIT_CHARS + 1]);
 int bs__archive_id_parse(const char *id, char date[DATE_CHARS + 1],
                          char commit[COMMIT_CHARS + 1],
                          char hash[HASH_DIGITS + 1]);
+
+/* The archive's identity, DIR/ID: one well-formed run id and a newline.
+ * BS_OK with the id in `id` (room for BS_ARCHIVE_ID_MAX), or "" when the
+ * archive has no ID; BS_EINPUT when ID is damaged (not a regular file, or
+ * anything else in it; the message, for DIR/ID, quotes none of it); BS_EIO
+ * when it cannot be read; BS_ENOMEM. */
+bs_status bs__archive_read_identity(const char *dir, char *id, bs_error *err);
 
 /* Checks that the open FORMAT file fd (`format` its path, for messages)
  * holds the format line: BS_OK, BS_EINPUT, BS_EIO. */

@@ -112,6 +112,47 @@ bs_status bs__archive_check_format_fd(int fd, const char *format,
   return BS_OK;
 }
 
+/* ---- The identity -------------------------------------------------------- */
+
+bs_status bs__archive_read_identity(const char *dir, char *id, bs_error *err) {
+  id[0] = '\0';
+  char *path = bs__path_join(dir, ID_NAME);
+  if (!path)
+    return bs__oom(err);
+  char *data = NULL;
+  size_t len = 0;
+  bs_error e;
+  bs_error_clear(&e);
+  bs_status st = bs__read_regular(path, BS__OPEN_NOFOLLOW, BS_ARCHIVE_ID_MAX,
+                                  &data, &len, &e);
+  const char *why = "not one run id on one line";
+  char d[DATE_CHARS + 1], c[COMMIT_CHARS + 1], h[HASH_DIGITS + 1];
+  if (st == BS_EIO && errno == ENOENT) {
+    st = BS_OK; /* an archive made before ID, or an empty one */
+  } else if (st == BS_ENOMEM) {
+    st = bs__oom(err);
+  } else if (st == BS_EIO) {
+    st = bs_error_set(err, BS_EIO, path, 0, "%s", e.message);
+  } else if (st == BS_EINPUT) { /* a link, a FIFO, ... */
+    why = e.message;
+  } else if (!st && len > 1 && len < BS_ARCHIVE_ID_MAX &&
+             data[len - 1] == '\n' && !memchr(data, '\0', len)) {
+    data[len - 1] = '\0';
+    if (bs__archive_id_parse(data, d, c, h))
+      memcpy(id, data, len);
+    else
+      st = BS_EINPUT;
+  } else {
+    st = BS_EINPUT; /* too long, empty, no newline */
+  }
+  if (st == BS_EINPUT)
+    st = bs_error_set(err, BS_EINPUT, path, 0,
+                      "the archive's identity is damaged (%s)", why);
+  free(data);
+  free(path);
+  return st;
+}
+
 /* ---- Reading SHA256SUMS -------------------------------------------------- */
 
 typedef struct sums_entry {
@@ -476,6 +517,24 @@ static bs_status verify_acks(const char *dir, bs_archive_verify_result *res,
   return bad ? bs_error_set(err, BS_ENOMEM, dir, 0, BS__OOM_TEXT) : BS_OK;
 }
 
+/* ID as bs_archive_open reads it: damage when it is not one run id. */
+static bs_status verify_identity(const char *dir, bs_archive_verify_result *res,
+                                 bs_error *err) {
+  char id[BS_ARCHIVE_ID_MAX];
+  bs_error e;
+  bs_error_clear(&e);
+  bs_status st = bs__archive_read_identity(dir, id, &e);
+  if (st == BS_ENOMEM)
+    return bs_error_set(err, st, dir, 0, BS__OOM_TEXT);
+  if (st == BS_OK)
+    return BS_OK;
+  res->id_damaged = 1;
+  return bs__strlist_addf(&res->problems, &res->nproblems, ID_NAME ": %s",
+                          e.message)
+             ? bs_error_set(err, BS_ENOMEM, dir, 0, BS__OOM_TEXT)
+             : BS_OK;
+}
+
 bs_status bs_archive_verify(const char *dir, bs_archive_verify_result *res,
                             bs_error *err) {
   bs_status st;
@@ -509,7 +568,8 @@ bs_status bs_archive_verify(const char *dir, bs_archive_verify_result *res,
     st = bs_error_set(err, v.st, dir, 0, BS__OOM_TEXT);
     goto done;
   }
-  st = verify_acks(dir, res, err);
+  if (!(st = verify_acks(dir, res, err)))
+    st = verify_identity(dir, res, err);
 done:
   bs__strlist_free(top, ntop);
   bs__strlist_free(ids, nids);
@@ -585,6 +645,7 @@ struct bs_archive {
   char *dir;
   run_rec *runs; /* history order */
   size_t nruns;
+  char identity[BS_ARCHIVE_ID_MAX]; /* DIR/ID, "" when none */
 };
 
 static void run_rec_release(run_rec *r) {
@@ -687,7 +748,9 @@ static bs_status load_run(const char *dir, const char *runs, const char *id,
     st = malformed(dir, id, "the manifest has no valid date or commit", err);
     goto done;
   }
-  if (!(r->date = bs__strdup(date)) || !(r->commit = bs__strdup(commit)))
+  char norm[BS_DATE_MAX];
+  bs_date_normalise(date, norm, sizeof norm); /* parsed above */
+  if (!(r->date = bs__strdup(norm)) || !(r->commit = bs__strdup(commit)))
     goto nomem;
   r->pub.id = r->id;
   r->pub.dir = r->dir;
@@ -725,6 +788,8 @@ bs_status bs_archive_open(const char *dir, bs_archive **out, bs_error *err) {
     st = bs__oom(err);
     goto fail;
   }
+  if ((st = bs__archive_read_identity(dir, a->identity, err)))
+    goto fail;
   struct stat sb;
   if (lstat(runs, &sb) != 0 && errno == ENOENT) {
     free(runs);
@@ -761,6 +826,12 @@ fail:
 }
 
 const char *bs_archive_dir(const bs_archive *a) { return a->dir; }
+
+const char *bs_archive_identity(const bs_archive *a) {
+  if (a->identity[0])
+    return a->identity;
+  return a->nruns ? a->runs[0].id : NULL;
+}
 
 size_t bs_archive_count(const bs_archive *a) { return a->nruns; }
 

@@ -55,12 +55,14 @@ static bs_status refuse_findings(const bs_check_result *cr, char ***findings,
  * 2 hi (1 + 2u) / lo < 2^42, and |delta| at most 100 * 2^42: all finite,
  * with no overflow on the way (hi <= 2^1000; lo normal, so no subnormal
  * rounding). */
-static int times_close(const bs_log *log) {
+static int times_close(const bs_log *log, bs_metric m) {
   const bs_row *rows = bs_log_rows(log);
   size_t n = bs_log_count(log);
   double lo = INFINITY, hi = 0.0;
   for (size_t i = 0; i < n; i++) {
-    double t = rows[i].per_call_us;
+    if (rows[i].phase != BS_PHASE_CONFIRM)
+      continue; /* (every confirm row has a value of m: checked before) */
+    double t = bs_log_value(log, &rows[i], m);
     lo = t < lo ? t : lo;
     hi = t > hi ? t : hi;
   }
@@ -68,11 +70,14 @@ static int times_close(const bs_log *log) {
          hi <= ldexp(lo, 40);
 }
 
+/* The same for metric m's values (every metric the run records is
+ * analysed by some site: --metric). */
 static bs_status finite_verdicts(const bs_log *log, const bs_manifest *mf,
-                                 const char *manifest, bs_error *err) {
+                                 bs_metric m, const char *manifest,
+                                 bs_error *err) {
   const char *baseline = bs_manifest_get(mf, "baseline");
   const char *candidate = bs_manifest_get(mf, "candidate");
-  if (!baseline || !candidate || times_close(log))
+  if (!baseline || !candidate || times_close(log, m))
     return BS_OK;
   /* Only the point estimates matter here, and bs_compare_run computes a
    * case's delta and speedup from its three medians (and refuses a
@@ -87,12 +92,19 @@ static bs_status finite_verdicts(const bs_log *log, const bs_manifest *mf,
   co.threshold_pct = BS_GATE_THRESHOLD_PCT;
   co.level_pct = BS_GATE_LEVEL_PCT;
   co.resamples = 1;
+  co.metric = m;
+  const bs_metric_info *mi = bs_metric_get(m);
   bs_compare_result *cmp = NULL;
   bs_error e;
+  bs_error_clear(&e);
   bs_status st = bs_compare_run(log, baseline, candidate, &co, &cmp, &e);
   if (st == BS_EINPUT) {
-    if (err)
+    if (err) {
       *err = e;
+      if (m != BS_METRIC_WALL) /* which of the metrics */
+        snprintf(err->message, sizeof err->message, "metric %s: %.700s",
+                 mi->name, e.message);
+    }
     return st;
   }
   if (st == BS_ENOMEM)
@@ -105,11 +117,14 @@ static bs_status finite_verdicts(const bs_log *log, const bs_manifest *mf,
     char label[256], q[BS__QUOTE_BUF];
     bs__case_label(label, sizeof label, c->benchmark, c->dataset);
     st = bs_error_set(err, BS_EINPUT, manifest, 0,
-                      "case %s: the delta of \"%s\" against \"%s\" is not a "
-                      "finite number (per-call times too far apart); such a "
-                      "run cannot be compared and is not archived",
-                      bs__csvin_quote(q, label, strlen(label), 0), candidate,
-                      baseline);
+                      "case %s: %s%s%sthe delta of \"%s\" against \"%s\" is "
+                      "not a finite number (%s too far apart); such a run "
+                      "cannot be compared and is not archived",
+                      bs__csvin_quote(q, label, strlen(label), 0),
+                      m == BS_METRIC_WALL ? "" : "metric ",
+                      m == BS_METRIC_WALL ? "" : mi->name,
+                      m == BS_METRIC_WALL ? "" : ": ", candidate, baseline,
+                      m == BS_METRIC_WALL ? "per-call times" : "its values");
   }
   bs_compare_result_free(cmp);
   return st;
@@ -135,7 +150,14 @@ bs_status bs__check_admission(const bs_log *log, const bs_manifest *mf,
   if (cr->nfindings)
     st = refuse_findings(cr, findings, nfindings, err);
   bs_check_result_free(cr);
-  if (!st)
-    st = finite_verdicts(log, mf, manifest, err);
+  /* Every metric the run records, on every confirm row, with verdicts that
+   * can be computed: a site of any --metric can then analyse it (a metric
+   * the run does not record at all is a note on its pages). */
+  for (int m = 0; m < BS_METRIC_COUNT && !st; m++) {
+    if (!bs_log_records(log, (bs_metric)m))
+      continue;
+    if (!(st = bs_log_require_metric(log, (bs_metric)m, err)))
+      st = finite_verdicts(log, mf, (bs_metric)m, manifest, err);
+  }
   return st;
 }

@@ -166,9 +166,11 @@ static const char *history_impl(const bs_log *log, const bs_case *c,
   return several ? NULL : only;
 }
 
-/* The confirm samples of `impl` in case c into *x (grown as needed). */
+/* The confirm samples of `impl` in case c, in metric `metric`, into *x
+ * (grown as needed). */
 static bs_status samples_of(
-    const bs_log *log, const bs_case *c, const char *impl, double **x,
+    const bs_log *log, const bs_case *c, const char *impl, bs_metric metric,
+    double **x,
     size_t *cap, // NOLINT(readability-non-const-parameter): BS__GROW writes it
     size_t *m) {
   const bs_row *rows = bs_log_rows(log);
@@ -183,7 +185,7 @@ static bs_status samples_of(
         return BS_ENOMEM;
       *x = g;
     }
-    (*x)[(*m)++] = row->per_call_us;
+    (*x)[(*m)++] = bs_log_value(log, row, metric);
   }
   return BS_OK;
 }
@@ -194,6 +196,7 @@ bs_status bs_history_results(const bs_analysis *an, const char *candidate,
   const bs_log *log = an->log;
   const bs_compare_result *cmp = an->compare;
   size_t ncases = bs_log_case_count(log), done = 0, xcap = 0;
+  int lacking = bs_log_lacking(log, an->metric) != NULL;
   double *x = NULL;
   bs_status st = BS_OK;
   *out = NULL;
@@ -215,7 +218,10 @@ bs_status bs_history_results(const bs_analysis *an, const char *candidate,
       break;
     }
     size_t m = 0;
-    if (samples_of(log, c, history_impl(log, c, candidate), &x, &xcap, &m)) {
+    /* A run without the metric on every confirm row has no numbers (its
+     * analysis kept that as its problem): no median, no verdict. */
+    if (!lacking && samples_of(log, c, history_impl(log, c, candidate),
+                               an->metric, &x, &xcap, &m)) {
       st = bs__oom(err);
       break;
     }

@@ -102,6 +102,12 @@ const bs_case *bs_log_case(const bs_log *log, size_t i) {
   return i < log->nindex ? &log->index[i] : NULL;
 }
 
+int bs_log_records(const bs_log *log, bs_metric m) {
+  if (m == BS_METRIC_WALL)
+    return 1;
+  return (unsigned)m < BS_METRIC_COUNT && log->values[m].p != NULL;
+}
+
 const bs_row *bs_log_lacking(const bs_log *log, bs_metric m) {
   if ((unsigned)m >= BS_METRIC_COUNT || log->lacking[m] == EMPTY)
     return NULL;

@@ -549,8 +549,10 @@ bs_status bs__site_runs_json(site *s, bs_error *err) {
       st = bs__json_string(&b, r->date ? r->date : "");
     if (!st)
       st = bs__buf_printf(&b, ",%zu,", r->group + 1);
+    /* null: the run did not record the metric (bs_history_run). */
     if (!st)
-      st = bs__json_string(&b, mi ? mi->name : "");
+      st = r->no_metric ? bs__buf_puts(&b, "null")
+                        : bs__json_string(&b, mi ? mi->name : "");
     if (!st)
       st = bs__buf_putc(&b, ']');
   }
@@ -573,12 +575,14 @@ bs_status bs__site_runs_json(site *s, bs_error *err) {
 
 typedef struct ids_reader {
   char **ids;
-  size_t n, cap;
+  unsigned char *nometric;
+  size_t n, cap, fcap;
 } ids_reader;
 
 static bs_status runs_item(void *ctx, const bs__jvalue *v, bs_error *err) {
   ids_reader *rd = ctx;
-  if (v->type != BS__JARRAY || v->n != 6 || v->items[0].type != BS__JSTRING)
+  if (v->type != BS__JARRAY || v->n != 6 || v->items[0].type != BS__JSTRING ||
+      (v->items[5].type != BS__JSTRING && v->items[5].type != BS__JNULL))
     return bs_error_set(err, BS_EINPUT, NULL, 0, "not a run");
   if (rd->n == rd->cap) {
     char **g = BS__GROW(rd->ids, rd->cap, rd->n + 1, 256);
@@ -586,21 +590,28 @@ static bs_status runs_item(void *ctx, const bs__jvalue *v, bs_error *err) {
       return bs__oom(err);
     rd->ids = g;
   }
+  unsigned char *f = BS__GROW(rd->nometric, rd->fcap, rd->n + 1, 256);
+  if (!f)
+    return bs__oom(err);
+  rd->nometric = f;
   if (!(rd->ids[rd->n] = bs__strdup(v->items[0].string)))
     return bs__oom(err);
+  rd->nometric[rd->n] = v->items[5].type == BS__JNULL;
   rd->n++;
   return BS_OK;
 }
 
-int bs__site_read_runs(const char *text, size_t len, char ***ids, size_t *n) {
+int bs__site_read_runs(const char *text, size_t len, char ***ids,
+                       unsigned char **nometric, size_t *n) {
   static const bs__jfilter item = {NULL, NULL, NULL, 0, runs_item};
   static const char *const keys[] = {"schema", "runs", NULL};
   static const bs__jfilter *const members[] = {NULL, &item};
   static const bs__jfilter top = {keys, members, NULL, 0, NULL};
-  ids_reader rd = {NULL, 0, 0};
+  ids_reader rd = {NULL, NULL, 0, 0, 0};
   bs__jvalue *v = NULL;
   bs_error ign;
   *ids = NULL;
+  *nometric = NULL;
   *n = 0;
   int ok = bs__json_parse_filtered("runs.json", text, len, &top, &rd, 0, &v,
                                    &ign) == BS_OK;
@@ -611,9 +622,11 @@ int bs__site_read_runs(const char *text, size_t len, char ***ids, size_t *n) {
   bs__json_free(v);
   if (!ok) {
     bs__strlist_free(rd.ids, rd.n);
+    free(rd.nometric);
     return 0;
   }
   *ids = rd.ids;
+  *nometric = rd.nometric;
   *n = rd.n;
   return 1;
 }
@@ -798,14 +811,21 @@ void bs__site_load_history(site *s) {
   if (!s->nprev || strcmp(s->prev_analysis_key, s->analysis_key))
     return;
   char *text = NULL, **ids = NULL;
+  unsigned char *nometric = NULL;
   size_t len = 0, nids = 0;
   if (!read_listed(s, bs__site_find_pfile(s, "history/runs.json"), &text,
                    &len) ||
-      !bs__site_read_runs(text, len, &ids, &nids)) {
+      !bs__site_read_runs(text, len, &ids, &nometric, &nids)) {
     free(text);
     return;
   }
   free(text);
+  for (size_t i = 0; i < nids; i++) {
+    prev_run *p = bs__site_find_prev(s, ids[i]);
+    if (p)
+      p->no_metric = nometric[i];
+  }
+  free(nometric);
   /* Each case's files: its chunks, then its newest runs. A file that is
    * not as listed, or a case whose files do not read back, leaves its
    * runs short of results. The state lists names sorted; a case's chunk

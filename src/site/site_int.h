@@ -87,6 +87,7 @@ typedef struct prev_run {
   bs_history_result *res;
   size_t nres, cap;
   int results_ok; /* res holds every result, made with this analysis key */
+  int no_metric;  /* runs.json has no metric for it (bs_history_run) */
   int kept;       /* its report stays in the new site */
 } prev_run;
 
@@ -327,12 +328,15 @@ bs_status bs__site_history_json(site *s, size_t c, bs_error *err);
  * keeps none (it is analysed again). Never an error: a cache. */
 void bs__site_load_history(site *s);
 /* The readers of bs__site_load_history, on text[0..len-1]: runs.json
- * into *ids (malloc'd, *n of them; 1 on success), and the history file
+ * into *ids (malloc'd, *n of them; 1 on success) and, per run, whether it
+ * has no metric (null; *nometric malloc'd, NULL when *n is 0), and the
+ * history file
  * `name` (history/ID.json or history/ID-K.json) of a case into the
  * results of s->prev, its runs numbered by ids; *last is the run number
  * of the case's entry before the file (SIZE_MAX: none), and after it
  * the file's last. 0 when anything is unexpected. */
-int bs__site_read_runs(const char *text, size_t len, char ***ids, size_t *n);
+int bs__site_read_runs(const char *text, size_t len, char ***ids,
+                       unsigned char **nometric, size_t *n);
 int bs__site_read_history(site *s, const char *name, const char *text,
                           size_t len, char *const *ids, size_t nids,
                           size_t *last);

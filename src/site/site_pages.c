@@ -29,6 +29,7 @@ void bs__site_page_common(const site *s, bs_tval *root, const char *title,
   bs_tval_set_str(m, "name", mi->name);
   bs_tval_set_str(m, "quantity", mi->quantity);
   bs_tval_set_str(m, "unit", mi->unit);
+  bs_tval_set_str(m, "column", mi->column);
 }
 
 /* Environment status of run i against the run before it: "first run",
@@ -68,6 +69,8 @@ static void env_status(const site *s, size_t i, bs_tval *t) {
 }
 
 static void run_counts(bs_tval *t, const bs_history_run *r) {
+  /* A run without the metric is drawn without it and says so. */
+  bs_tval_set_bool(t, "no_metric", r->no_metric);
   bs_tval_set_bool(t, "compared", r->compared > 0);
   bs_tval_set_strf(t, "open", "%zu", r->open);
   bs_tval_set_bool(t, "has_open", r->open > 0);
@@ -411,6 +414,7 @@ static void run_page_key(const site *s, size_t i,
   bs__site_fp_size(&h, (size_t)r->detailed * 4 + (size_t)r->report * 2 +
                            (r->no_report != NULL));
   bs__site_fp_str(&h, r->no_report);
+  bs__site_fp_size(&h, (size_t)hr->no_metric);
   bs__site_fp_str(&h, i > 0 ? s->runs[i - 1].ar->id : NULL);
   bs__site_fp_str(&h, i + 1 < s->nruns ? s->runs[i + 1].ar->id : NULL);
   bs__site_fp_size(&h, s->o->seed);
@@ -732,6 +736,7 @@ static bs_status case_page_data(site *s, size_t c, int first, bs_tdata **out,
         h->runs[hc->entries[i - 1].run].group != r->group)
       bs_tval_set_bool(t, "group_change", 1);
     result_fields(s, t, res);
+    bs_tval_set_bool(t, "no_metric", r->no_metric);
     if (res->has_median) {
       bs_tval_set_strf(t, "n", "%zu", res->n);
       bs_tval_set_str(t, "impl", r->impl ? r->impl : "");

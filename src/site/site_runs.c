@@ -66,6 +66,21 @@ static bs_status write_report(site *s, srun *r, bs_error *err) {
   bs_status st = BS_OK;
   r->kept_log = NULL;
   r->kept_an = NULL;
+  if (s->h->runs[r - s->runs].no_metric) {
+    /* Nothing to report in this metric; said in words that name no
+     * file, so the page is the same wherever the archive lies. */
+    const bs_metric_info *mi = bs_metric_get(s->o->metric);
+    char msg[256];
+    snprintf(msg, sizeof msg, "it recorded no %s (column %s)", mi->quantity,
+             mi->column);
+    bs_analysis_free(an);
+    bs_log_free(log);
+    free(r->no_report);
+    if (!(r->no_report = bs__strdup(msg)))
+      return bs__oom(err);
+    s->sum.reports_built++;
+    return BS_OK;
+  }
   if (!an) {
     bs_log_free(log);
     if (!(log = bs_log_new()))
@@ -186,6 +201,9 @@ static bs_status analyse_fresh(const site *s, size_t i, atomic_size_t *kept,
     st = bs__oom(err);
     goto done;
   }
+  /* A run without the site's metric is that run's note (its analysis
+   * kept it as its problem), never the build's failure. */
+  hr->no_metric = bs_log_lacking(log, s->o->metric) != NULL;
   if ((st =
            bs_history_results(an, candidate, &hr->results, &hr->nresults, err)))
     goto done;
@@ -207,6 +225,7 @@ static int reuse(site *s, size_t i, prev_run *p) {
   hr->impl = p->impl;
   hr->results = p->res;
   hr->nresults = p->nres;
+  hr->no_metric = p->no_metric;
   p->impl = NULL;
   p->res = NULL;
   p->nres = 0;

@@ -10,6 +10,7 @@
 
 #include "grow.h"
 #include "jsonw.h"
+#include "markup.h"
 #include "num.h"
 #include "oom.h"
 #include "present.h"
@@ -153,32 +154,10 @@ bs_status bs__site_regressions_page(site *s, bs_error *err) {
                             RANK_INDEX, err);
 }
 
-/* Text as XML character data or an attribute value: & < > " escaped,
- * control bytes XML 1.0 does not allow as '?'. */
+/* Text as XML character data: the one rule for markup (markup.h), as
+ * the pages and the chart labels. */
 static bs_status put_xml(bs__buf *b, const char *t) {
-  bs_status st = BS_OK;
-  for (const unsigned char *p = (const unsigned char *)t; *p && !st; p++) {
-    switch (*p) {
-    case '&':
-      st = bs__buf_puts(b, "&amp;");
-      break;
-    case '<':
-      st = bs__buf_puts(b, "&lt;");
-      break;
-    case '>':
-      st = bs__buf_puts(b, "&gt;");
-      break;
-    case '"':
-      st = bs__buf_puts(b, "&quot;");
-      break;
-    default:
-      if ((*p < 0x20 && *p != '\t' && *p != '\n') || *p == 0x7f)
-        st = bs__buf_putc(b, '?');
-      else
-        st = bs__buf_putc(b, (char)*p);
-    }
-  }
-  return st;
+  return bs__markup_puts(b, t);
 }
 
 bs_status bs__site_feed(site *s, bs_error *err) {
@@ -190,8 +169,11 @@ bs_status bs__site_feed(site *s, bs_error *err) {
   const bs_history *h = s->h;
   bs__buf b;
   bs__buf_init(&b, BS__CAP_JSON);
-  /* The feed's id: the archive's first run, which never changes. */
-  const char *first = h->nruns ? h->runs[0].id : "empty";
+  /* The feed's id: the archive's identity, which never changes. Dates
+   * are RFC 3339 as the archive hands them out (bs_archive_run). */
+  const char *first = bs_archive_identity(s->ar);
+  if (!first)
+    first = "empty";
   const char *updated = cs.n ? h->runs[cs.v[0].run].date
                              : (h->nruns ? h->runs[bs_history_newest(h)].date
                                          : "1970-01-01T00:00:00Z");

@@ -5,6 +5,7 @@
 
 #include "buf.h"
 #include "grow.h"
+#include "markup.h"
 #include "oom.h"
 #include "plot_int.h"
 #include "sha256.h"
@@ -70,44 +71,6 @@ static chart *cur(bs_plot *p) {
 
 /* ---- Text: valid UTF-8, no control bytes, every byte octal ------------- */
 
-/* Decodes one UTF-8 sequence at s (n bytes left). Returns its length and
- * the code point, or 0 for an invalid sequence (overlong, surrogate, out
- * of range, truncated). */
-static size_t utf8_decode(const unsigned char *s, size_t n, unsigned *cp) {
-  unsigned c = s[0];
-  size_t len;
-  unsigned min;
-  if (c < 0x80) {
-    *cp = c;
-    return 1;
-  }
-  if (c >= 0xc2 && c <= 0xdf) {
-    len = 2;
-    *cp = c & 0x1f;
-    min = 0x80;
-  } else if (c >= 0xe0 && c <= 0xef) {
-    len = 3;
-    *cp = c & 0x0f;
-    min = 0x800;
-  } else if (c >= 0xf0 && c <= 0xf4) {
-    len = 4;
-    *cp = c & 0x07;
-    min = 0x10000;
-  } else {
-    return 0;
-  }
-  if (n < len)
-    return 0;
-  for (size_t i = 1; i < len; i++) {
-    if ((s[i] & 0xc0) != 0x80)
-      return 0;
-    *cp = (*cp << 6) | (s[i] & 0x3f);
-  }
-  if (*cp < min || *cp > 0x10ffff || (*cp >= 0xd800 && *cp <= 0xdfff))
-    return 0;
-  return len;
-}
-
 /* Appends one byte when it fits with room for the NUL; counts it always,
  * so a short buffer gets a cut literal and the full length is known. */
 static void put_byte(char *buf, size_t n, size_t *pos, char c) {
@@ -140,21 +103,20 @@ size_t bs_plot_quote(const char *s, size_t max_chars, char *buf, size_t n) {
   unsigned last = 0, last2 = 0;
   put_byte(buf, n, &pos, '"');
   while (left > 0) {
-    unsigned cp;
-    size_t len = utf8_decode(p, left, &cp);
+    /* What is text is the one rule for markup (markup.h): the SVG that
+     * gnuplot writes from a label is XML, like the pages and the feed. */
+    size_t len;
+    bs__markup_kind kind = bs__markup_char((const char *)p, left, &len);
     const unsigned char *bytes = p;
     size_t nb = len;
-    if (len == 0) {
+    if (kind == BS__MARKUP_INVALID) {
       bytes = replacement;
       nb = 3;
-      len = 1;
-    } else if (cp == '\t' || cp == '\n' || cp == '\r' || cp == '\v' ||
-               cp == '\f') {
-      bytes = (const unsigned char *)" ";
+    } else if (kind == BS__MARKUP_BREAK) {
+      bytes = (const unsigned char *)" "; /* a label is one line */
       nb = 1;
-    } else if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp <= 0x9f) ||
-               cp == 0xfffe || cp == 0xffff) {
-      nb = 0; /* dropped: not text, and not all of it is legal in XML */
+    } else if (kind == BS__MARKUP_CONTROL) {
+      nb = 0; /* dropped: not text */
     }
     if (nb > 0) {
       if (max_chars && chars == max_chars) {

@@ -1,10 +1,13 @@
 #include "svgmin.h"
 
 #include "fsutil.h"
+#include "grow.h"
 #include "oom.h"
 #include "plotsafe.h"
+#include "strset.h"
 #include "xmlload.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -210,64 +213,202 @@ static int line_end(const xmlNode *n, const xmlAttr *a) {
          !strcmp((const char *)a->name, "stroke-linejoin");
 }
 
-/* Whether any attribute outside `skip` refers to "#id" (href="#id" or
- * url(#id)). */
-static int referenced(const xmlNode *n, const xmlNode *skip, const char *id) {
-  size_t len = strlen(id);
-  for (; n; n = n->next) {
-    if (n->type != XML_ELEMENT_NODE || n == skip)
-      continue;
-    for (const xmlAttr *a = n->properties; a; a = a->next) {
-      const char *v = (const char *)attr_value(a);
-      for (const char *p = v ? strchr(v, '#') : NULL; p;
-           p = strchr(p + 1, '#')) {
-        if (strncmp(p + 1, id, len))
-          continue;
-        char end = p[1 + len]; /* the match ends at or before the '\0' */
-        if (end == '\0' || end == ')' || end == ' ' || end == '\'')
-          return 1;
-      }
-    }
-    if (referenced(n->children, skip, id))
-      return 1;
-  }
-  return 0;
+/* Definitions nothing drawn refers to, found in one pass over the
+ * document (the fixpoint of "remove what nothing left refers to" took a
+ * pass per link of a chain and a walk of the whole document per
+ * definition: cubic in their number). Each child of a <defs> with an id is
+ * a node; "#id" in any attribute value is a reference to it, from the
+ * definition the attribute lies in or from the drawing (a root); a
+ * definition is kept when a root reaches it through references. */
+typedef struct def_graph {
+  bs__strset ids; /* an id -> its slot */
+  size_t nslots;
+  unsigned char *live; /* per slot */
+  size_t *head;        /* per slot: its first edge + 1, 0 for none */
+  struct def_edge {
+    size_t to, next; /* a slot; the slot's next edge + 1, 0 for none */
+  } * edges;
+  size_t nedges, cap_slots, cap_edges;
+  size_t *stack;
+  size_t nstack, cap_stack;
+  int oom;
+} def_graph;
+
+/* An id a reference can name: one that a terminator of the reference
+ * ('\0', ')', ' ', '\'') or a '#' cannot cut (an id holding one is kept,
+ * whoever refers to it). */
+static int plain_id(const char *id) { return *id && !strpbrk(id, "#) '"); }
+
+/* The id attribute of a <defs> child, NULL when it has none. */
+static const char *def_id(const xmlNode *c) {
+  if (c->type != XML_ELEMENT_NODE)
+    return NULL;
+  for (const xmlAttr *a = c->properties; a; a = a->next)
+    if (!a->ns && !strcmp((const char *)a->name, "id"))
+      return (const char *)attr_value(a);
+  return NULL;
 }
 
-/* Removes the children of the <defs> under `n` that nothing in `root`
- * refers to; returns whether it removed any. */
-static int unused_in(xmlNode *root, xmlNode *n) {
-  int changed = 0;
+static int ref_end(char c) {
+  return c == '\0' || c == ')' || c == ' ' || c == '\'';
+}
+
+static void mark(def_graph *g, size_t slot) {
+  if (g->live[slot])
+    return;
+  size_t *t = BS__GROW(g->stack, g->cap_stack, g->nstack + 1, 64);
+  if (!t) {
+    g->oom = 1;
+    return;
+  }
+  g->stack = t;
+  g->live[slot] = 1;
+  g->stack[g->nstack++] = slot;
+}
+
+/* The slots of the plain ids of the <defs> children under `n`. */
+static void def_ids(def_graph *g, xmlNode *n) {
+  for (; n && !g->oom; n = n->next) {
+    if (n->type != XML_ELEMENT_NODE)
+      continue;
+    if (!is(n, "defs")) {
+      def_ids(g, n->children);
+      continue;
+    }
+    for (xmlNode *c = n->children; c && !g->oom; c = c->next) {
+      const char *id = def_id(c);
+      if (!id || !plain_id(id))
+        continue;
+      int added = 0;
+      size_t *v = bs__strset_ref(&g->ids, id, strlen(id), &added);
+      unsigned char *l =
+          v ? BS__GROW(g->live, g->cap_slots, g->nslots + 1, 64) : NULL;
+      if (!l) {
+        g->oom = 1;
+        break;
+      }
+      g->live = l;
+      if (added)
+        *v = g->nslots++;
+    }
+  }
+}
+
+/* Every reference in the attributes of `n`, its siblings and everything
+ * under them, from slot `from` (SIZE_MAX: the drawing). For each stretch
+ * of a value between two terminators, only what follows its last '#' can
+ * be a plain id, so each byte is looked at once. */
+static void refs(def_graph *g, const xmlNode *n, size_t from, int siblings,
+                 int in_defs_child);
+
+static void refs_in(def_graph *g, const xmlNode *n, size_t from) {
+  for (const xmlAttr *a = n->properties; a && !g->oom; a = a->next) {
+    const char *v = (const char *)attr_value(a);
+    const char *hash = NULL;
+    for (const char *p = v; p; p++) {
+      if (*p == '#') {
+        hash = p;
+      } else if (ref_end(*p)) {
+        size_t slot;
+        if (hash && p > hash + 1 &&
+            bs__strset_get(&g->ids, hash + 1, (size_t)(p - hash - 1), &slot) &&
+            slot != from) {
+          if (from == SIZE_MAX) {
+            mark(g, slot);
+          } else {
+            struct def_edge *e =
+                BS__GROW(g->edges, g->cap_edges, g->nedges + 1, 64);
+            if (!e) {
+              g->oom = 1;
+              return;
+            }
+            g->edges = e;
+            e[g->nedges].to = slot;
+            e[g->nedges].next = g->head[from];
+            g->head[from] = ++g->nedges;
+          }
+        }
+        hash = NULL;
+        if (!*p)
+          break;
+      }
+    }
+  }
+}
+
+static void refs(def_graph *g, const xmlNode *n, size_t from, int siblings,
+                 int in_defs_child) {
+  for (; n && !g->oom; n = siblings ? n->next : NULL) {
+    if (n->type != XML_ELEMENT_NODE)
+      continue;
+    refs_in(g, n, from);
+    if (!in_defs_child && is(n, "defs")) {
+      for (const xmlNode *c = n->children; c && !g->oom; c = c->next) {
+        if (c->type != XML_ELEMENT_NODE)
+          continue;
+        const char *id = def_id(c);
+        size_t slot = SIZE_MAX;
+        if (id && plain_id(id))
+          bs__strset_get(&g->ids, id, strlen(id), &slot);
+        refs(g, c, slot, 0, 1);
+      }
+      continue;
+    }
+    refs(g, n->children, from, 1, in_defs_child);
+  }
+}
+
+/* Removes the children of the <defs> under `n` whose plain id is not
+ * live. */
+static void sweep(def_graph *g, xmlNode *n) {
   for (; n; n = n->next) {
     if (n->type != XML_ELEMENT_NODE)
       continue;
     if (!is(n, "defs")) {
-      changed |= unused_in(root, n->children);
+      sweep(g, n->children);
       continue;
     }
     xmlNode *c = n->children;
     while (c) {
       xmlNode *next = c->next;
-      xmlChar *id = c->type == XML_ELEMENT_NODE
-                        ? bs__xml.xmlGetNoNsProp(c, (const xmlChar *)"id")
-                        : NULL;
-      if (id && !referenced(root, c, (const char *)id)) {
+      const char *id = def_id(c);
+      size_t slot;
+      if (id && plain_id(id) &&
+          bs__strset_get(&g->ids, id, strlen(id), &slot) && !g->live[slot]) {
         bs__xml.xmlUnlinkNode(c);
         bs__xml.xmlFreeNode(c);
-        changed = 1;
       }
-      (*bs__xml.xmlFree)(id);
       c = next;
     }
   }
-  return changed;
 }
 
-/* Removes the definitions nothing refers to, until none is left (a
- * definition may only be used by another one). */
+/* Removes the definitions the drawing does not reach. Out of memory, it
+ * removes none (the chart draws the same, in more bytes). */
 static void unused_defs(xmlNode *root) {
-  while (unused_in(root, root->children))
-    ;
+  def_graph g;
+  memset(&g, 0, sizeof g);
+  bs__strset_init(&g.ids);
+  def_ids(&g, root);
+  if (!g.oom && g.nslots) {
+    memset(g.live, 0, g.nslots);
+    g.head = calloc(g.nslots, sizeof *g.head);
+    g.oom = !g.head;
+  }
+  if (!g.oom && g.nslots)
+    refs(&g, root, SIZE_MAX, 0, 0);
+  while (!g.oom && g.nstack) {
+    size_t s = g.stack[--g.nstack];
+    for (size_t e = g.head[s]; e && !g.oom; e = g.edges[e - 1].next)
+      mark(&g, g.edges[e - 1].to);
+  }
+  if (!g.oom && g.nslots)
+    sweep(&g, root);
+  bs__strset_release(&g.ids);
+  free(g.live);
+  free(g.head);
+  free(g.edges);
+  free(g.stack);
 }
 
 /* Moves the attributes of a plain group that holds one element onto that

@@ -5,8 +5,8 @@
 
 #include "benchsite/output.h"
 #include "grow.h"
+#include "markup.h"
 #include "oom.h"
-#include "utf8.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -663,72 +663,12 @@ static int truthy(const bs_tval *v) {
   return 0;
 }
 
-/* The length of the UTF-8 character at s when it may appear in HTML as
- * text, else 0: an invalid sequence, a C0 control other than tab and line
- * breaks, DEL, a C1 control, U+FFFE or U+FFFF (what the gnuplot labels
- * drop too). */
-static size_t html_char(const unsigned char *s, size_t *bad) {
-  unsigned c = s[0];
-  *bad = 1; /* an invalid sequence is replaced byte by byte */
-  if (c < 0x80)
-    return (c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f ? 0
-                                                                          : 1;
-  unsigned long cp;
-  size_t n = bs__utf8_decode(s, &cp);
-  if (!n)
-    return 0;
-  if (cp <= 0x9F || cp == 0xFFFE || cp == 0xFFFF) {
-    *bad = n; /* one character, one replacement */
-    return 0;
-  }
-  return n;
-}
-
+/* Every value is escaped by the one rule for markup (markup.h): & < > "
+ * ' as references, U+FFFD for what is not text in HTML (controls,
+ * noncharacters, bytes that are not UTF-8), as the feed and the chart
+ * labels. */
 static bs_status put_escaped(bs__buf *b, const char *s) {
-  const char *run = s;
-  bs_status st = BS_OK;
-  while (*s && !st) {
-    const char *rep;
-    size_t skip = 1;
-    switch (*s) {
-    case '&':
-      rep = "&amp;";
-      break;
-    case '<':
-      rep = "&lt;";
-      break;
-    case '>':
-      rep = "&gt;";
-      break;
-    case '"':
-      rep = "&quot;";
-      break;
-    case '\'':
-      rep = "&#39;";
-      break;
-    default: {
-      /* Control characters are not allowed in HTML, not even as character
-       * references, nor are noncharacters and bytes that are not UTF-8: a
-       * hostile name shows U+FFFD in their place. Tab and line breaks are
-       * text. */
-      size_t n = html_char((const unsigned char *)s, &skip);
-      if (n) {
-        s += n;
-        continue;
-      }
-      rep = "\xef\xbf\xbd";
-      break;
-    }
-    }
-    if ((st = bs__buf_append(b, run, (size_t)(s - run))))
-      break;
-    st = bs__buf_puts(b, rep);
-    s += skip;
-    run = s;
-  }
-  if (!st)
-    st = bs__buf_append(b, run, strlen(run));
-  return st;
+  return bs__markup_puts(b, s);
 }
 
 static bs_status render_range(rstate *rs, const tmpl *tp, size_t from,

@@ -3,8 +3,8 @@
 #
 #   tests/fuzz/run.sh TARGET SECONDS [BUILD_DIR] [-- LIBFUZZER_ARGS...]
 #
-# TARGET is log, manifest, csvin, num, json, jsonread, template, acks,
-# archive, sitestate or harness (tests/fuzz/fuzz_TARGET.c). Builds
+# TARGET is log, manifest, csvin, num, json, jsonread, template, markup,
+# acks, archive, sitestate or harness (tests/fuzz/fuzz_TARGET.c). Builds
 # BUILD_DIR (default build/fuzz, with
 # CC=clang) when needed, seeds the working corpus BUILD_DIR/corpus/TARGET
 # from examples/, tests/data/ and tests/fuzz/regressions/TARGET/, and

@@ -777,15 +777,23 @@ backoff() {
 
 # The tip of the archive branch into $dir (fetched, one commit deep), or
 # an empty orphan branch when there is none yet. Sets TIP ("" for none).
+# Refs by full name: ls-remote matches a pattern against the tail of every
+# ref ("benchsite-archive" matches refs/heads/feature/benchsite-archive,
+# and refs/heads/x/refs/heads/benchsite-archive matches even the full
+# name), so its answer is read for exactly refs/heads/$BRANCH.
 checkout_tip() {
-  local dir=$1 found=0
-  agit -C "$dir" ls-remote --exit-code --heads origin "$BRANCH" >/dev/null || found=$?
+  local dir=$1 refs found=0
+  refs=$(agit -C "$dir" ls-remote origin "refs/heads/$BRANCH") || found=$?
   case $found in
   0)
-    agit -C "$dir" fetch --quiet --no-tags --depth 1 origin "+refs/heads/$BRANCH:refs/benchsite/tip"
-    TIP=$(git -C "$dir" rev-parse refs/benchsite/tip)
+    if printf '%s\n' "$refs" | cut -f2 | grep -Fqx "refs/heads/$BRANCH"; then
+      agit -C "$dir" fetch --quiet --no-tags --depth 1 origin "+refs/heads/$BRANCH:refs/benchsite/tip"
+      TIP=$(git -C "$dir" rev-parse --verify --quiet "refs/benchsite/tip^{commit}") ||
+        BS_DIE_STATUS=3 die "cannot fetch $BRANCH from the archive repository"
+    else
+      TIP=
+    fi
     ;;
-  2) TIP= ;;
   *) BS_DIE_STATUS=3 die "cannot read the archive repository (git ls-remote exit status $found)" ;;
   esac
 }
@@ -856,11 +864,12 @@ archive_push() { # BENCHSITE LOG MANIFEST WORKDIR (REMOTE BRANCH TRIES TOKEN set
     output run-id "$id"
     return 0
   fi
-  # The commit holds this run and nothing else (and FORMAT, for the run
-  # that creates the archive).
+  # The commit holds this run and nothing else (and FORMAT and ID, the
+  # archive's identity, for the run that creates the archive; ID alone for
+  # the first run added to an archive made before it).
   local stray
   stray=$(git -C "$dir" diff --cached --name-only |
-    grep -v -e "^runs/$id/" -e '^FORMAT$' || true)
+    grep -v -e "^runs/$id/" -e '^FORMAT$' -e '^ID$' || true)
   [ -z "$stray" ] || die "internal: archive add changed files outside its run"
   git -C "$dir" commit --quiet -m "benchsite: run $id"
   local attempt=1 err=$dir.push.err
@@ -883,7 +892,8 @@ archive_push() { # BENCHSITE LOG MANIFEST WORKDIR (REMOTE BRANCH TRIES TOKEN set
       # The branch exists: one fetch of its new tip.
       agit -C "$dir" fetch --quiet --no-tags --depth 1 origin "+refs/heads/$BRANCH:refs/benchsite/tip" ||
         BS_DIE_STATUS=3 die "cannot fetch $BRANCH from the archive repository"
-      TIP=$(git -C "$dir" rev-parse refs/benchsite/tip)
+      TIP=$(git -C "$dir" rev-parse --verify --quiet "refs/benchsite/tip^{commit}") ||
+        BS_DIE_STATUS=3 die "cannot fetch $BRANCH from the archive repository"
     else
       checkout_tip "$dir"
       [ -n "$TIP" ] || continue # still no branch: push the same commit again
@@ -894,21 +904,25 @@ archive_push() { # BENCHSITE LOG MANIFEST WORKDIR (REMOTE BRANCH TRIES TOKEN set
       output run-id "$id"
       return 0
     fi
+    # FORMAT and ID are the same in every commit that adds them, except
+    # the ID of two jobs that both created the archive (or both gave an
+    # older one its ID): the tip's wins (-X ours: the branch rebased onto).
     if [ -n "$old" ]; then
-      git -C "$dir" rebase --quiet --onto "$TIP" "$old" "$BRANCH" >/dev/null 2>"$err" || {
+      git -C "$dir" rebase --quiet -X ours --onto "$TIP" "$old" >/dev/null 2>"$err" || {
         cat "$err" >&2
         git -C "$dir" rebase --abort 2>/dev/null || true
         die "rebasing run $id onto the new tip of $BRANCH conflicts: nothing was pushed"
       }
     else
-      git -C "$dir" rebase --quiet --root --onto "$TIP" "$BRANCH" >/dev/null 2>"$err" || {
+      git -C "$dir" rebase --quiet -X ours --root --onto "$TIP" >/dev/null 2>"$err" || {
         cat "$err" >&2
         git -C "$dir" rebase --abort 2>/dev/null || true
         die "rebasing run $id onto the new $BRANCH conflicts: nothing was pushed"
       }
     fi
-    # The rebased commit still adds exactly this run.
-    stray=$(git -C "$dir" diff --name-only "$TIP" HEAD | grep -v "^runs/$id/" || true)
+    # The rebased commit still adds exactly this run (and ID, to a tip
+    # without one).
+    stray=$(git -C "$dir" diff --name-only "$TIP" HEAD | grep -v -e "^runs/$id/" -e '^ID$' || true)
     [ -z "$stray" ] || die "internal: the rebased run $id changes files outside its directory"
   done
 }

@@ -47,7 +47,8 @@ typedef struct bs_analysis_options {
   uint64_t seed;         /* seeds every analysis (the one seed shown) */
   /* The metric every analysis uses (benchsite/metric.h; 0: wall time).
    * A metric some confirm row of the log lacks fails bs_analyse with
-   * BS_EINPUT naming the row, whatever keep_going says. */
+   * BS_EINPUT naming the row; with keep_going, that is the analysis's
+   * problem (status and error) and no analysis is made. */
   bs_metric metric;
   /* The comparison's parameters; NULL: the confirmatory gate with
    * keep_bootstrap on (the report's case pages chart the bootstrap

@@ -10,6 +10,10 @@
  *     log-1.csv, ...      the logs, byte for byte, in the order given
  *     SHA256SUMS          "<sha256 hex>  <name>\n" for manifest.csv, then
  *                         the logs in order (`sha256sum -c` reads it)
+ *   DIR/ID              the archive's identity: "RUN-ID\n", the id of
+ *                       its first run, written once by `add` (an archive
+ *                       made before it gets the id of its oldest run on
+ *                       the next add); see bs_archive_identity()
  *   DIR/acks.csv        optional, written by people (read by the site)
  *   DIR/.tmp-*          a run being added, or left by a killed writer:
  *                       readers ignore it, the next `add` removes it
@@ -74,8 +78,9 @@ void bs_archive_add_result_release(bs_archive_add_result *r);
 /* Validates a run without touching any archive and computes its id into
  * res->id: every log must read cleanly as one log (SPEC §1.1, across files
  * too), the manifest must read cleanly and hold a non-empty `commit` and an
- * ISO 8601 UTC `date` (YYYY-MM-DD, or YYYY-MM-DDTHH:MM:SS[.frac] followed
- * by Z or +00:00), its `protocol` must be known, and the logs must have no
+ * ISO 8601 UTC time `date` (YYYY-MM-DDTHH:MM:SS[.frac] followed by Z or
+ * +00:00; a date alone, which earlier versions archived, is refused), its
+ * `protocol` must be known, and the logs must have no
  * `benchsite check` findings (with T from the protocol). `logs` holds 1 to
  * BS_ARCHIVE_MAX_LOGS paths.
  *
@@ -122,6 +127,9 @@ typedef struct bs_archive_verify_result {
    * regular file, a link, malformed, duplicate rows): its problem is in
    * `problems` as "acks.csv: ...". */
   int acks_damaged;
+  /* ID is present but not one run id (see bs_archive_identity): its
+   * problem is in `problems` as "ID: ...". */
+  int id_damaged;
 } bs_archive_verify_result;
 
 void bs_archive_verify_result_init(bs_archive_verify_result *r);
@@ -164,8 +172,8 @@ typedef struct bs_archive_run {
   const char *manifest;    /* DIR/runs/ID/manifest.csv */
   const char *const *logs; /* DIR/runs/ID/log-1.csv ... in order */
   size_t nlogs;
-  const char *commit; /* the manifest's values */
-  const char *date;
+  const char *commit; /* the manifest's value */
+  const char *date;   /* the manifest's, as bs_date_normalise writes it */
 } bs_archive_run;
 
 typedef struct bs_archive bs_archive;
@@ -183,6 +191,13 @@ void bs_archive_free(bs_archive *a);
 
 /* The archive directory as given to bs_archive_open(). */
 const char *bs_archive_dir(const bs_archive *a);
+/* The archive's identity, which never changes once it has a run (the
+ * site's feed is named by it): the id in DIR/ID, which `add` writes when
+ * the archive has none (the id of its oldest run then, or of the run that
+ * makes the archive); for an archive made before ID existed, the id of its
+ * oldest run (what the next add fixes); NULL for an archive without runs.
+ * Owned by the bs_archive. */
+const char *bs_archive_identity(const bs_archive *a);
 size_t bs_archive_count(const bs_archive *a);
 /* The i-th run in history order (oldest first), or NULL past the end. */
 const bs_archive_run *bs_archive_run_at(const bs_archive *a, size_t i);

@@ -203,10 +203,12 @@ typedef struct bs_history_result {
   int has_scale;
   double scale; /* 0 when !has_scale */
   /* The confirm samples of the impl the history shows (the manifest's
-   * candidate when the case has it, else the case's only impl): their
-   * median per call (µs) and its single-sample percentile bootstrap
-   * interval (BS_HISTORY_RESAMPLES, BS_HISTORY_LEVEL_PCT, the analysis's
-   * seed). has_median 0: no such samples; n, median, lo, hi are 0. */
+   * candidate when the case has it, else the case's only impl), in the
+   * analysis's metric (its unit): their median and its single-sample
+   * percentile bootstrap interval (BS_HISTORY_RESAMPLES,
+   * BS_HISTORY_LEVEL_PCT, the analysis's seed). has_median 0: no such
+   * samples, or a run without the metric on every confirm row; n,
+   * median, lo, hi are 0. */
   int has_median;
   size_t n;
   double median, lo, hi;
@@ -261,6 +263,11 @@ typedef struct bs_history_run {
   char *impl; /* the impl the history shows ("" when none; NULL: "") */
   bs_history_result *results;
   size_t nresults;
+  /* Given: 1 when the run did not record the analysed metric on every
+   * confirm row (a --lib run has no peak memory, a pytest or go run no
+   * CPU time): its results have no median and no verdict, and its pages
+   * say why. */
+  int no_metric;
   /* Computed. The results are then in case order (benchsite/order.h). */
   size_t group; /* comparability group, numbered from 0 by first run */
   int native;   /* its manifest's target is native (performance claims) */

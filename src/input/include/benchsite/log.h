@@ -170,6 +170,10 @@ static inline int bs_row_look(const bs_row *row) { return (int)row->look - 1; }
 size_t bs_log_case_count(const bs_log *log);
 const bs_case *bs_log_case(const bs_log *log, size_t i);
 
+/* 1 when the log records metric m: wall time always, another metric when
+ * a file of the log has its column (whether or not every confirm row
+ * fills it: bs_log_lacking says); else 0. */
+int bs_log_records(const bs_log *log, bs_metric m);
 /* The first confirm row (in read order) without a value of metric m, or
  * NULL when every confirm row has one (always NULL for wall time). */
 const bs_row *bs_log_lacking(const bs_log *log, bs_metric m);

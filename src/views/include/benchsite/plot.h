@@ -231,10 +231,12 @@ bs_status bs_plot_pool_wait_progress(bs_plot_pool *pool,
 void bs_plot_pool_free(bs_plot_pool *pool);
 
 /* Writes `s` as a gnuplot double-quoted string literal into buf (size n,
- * always NUL-terminated when n > 0): invalid UTF-8 becomes U+FFFD, control
- * characters (C0, DEL, C1) are dropped (tab and line breaks become a
- * space), the text is cut at `max_chars` code points with "…" (0 = no
- * cut), and every byte is written as \ooo. Returns the length the full
+ * always NUL-terminated when n > 0): by the rule every markup writer
+ * follows (pages, feed, labels), each byte that is not UTF-8 becomes
+ * U+FFFD, what is not text (C0 controls, DEL, C1 controls, noncharacters
+ * such as U+FFFE) is dropped and tab and line breaks become a space; the
+ * text is cut at `max_chars` code points with "…" (0 = no cut), and every
+ * byte is written as \ooo. Returns the length the full
  * literal needs (excluding the NUL), like snprintf. */
 size_t bs_plot_quote(const char *s, size_t max_chars, char *buf, size_t n);
 
