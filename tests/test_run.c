@@ -2533,19 +2533,24 @@ Test(run_layout, the_heap_moves_from_run_to_run_as_the_seed_says) {
   cr_assert_eq(layout_run(dir, "again", "random", "7", again), 5);
   cr_assert_eq(layout_run(dir, "other", "random", "8", other), 5);
   cr_assert_eq(layout_run(dir, "fixed", "fixed", "7", fixed), 5);
-  cr_expect_geq(distinct_ul(rnd, 5), 4, "the heap moves with each run");
-#if !defined(__SANITIZE_ADDRESS__)
-  /* (AddressSanitizer's allocator places a process's chunks its own way.) */
-  cr_expect_eq(distinct_ul(fixed, 5), 1, "fixed: %lu %lu %lu", fixed[0],
-               fixed[1], fixed[2]);
-#endif
   size_t same = 0, diff = 0;
   for (size_t i = 0; i < 5; i++) {
     same += rnd[i] == again[i];
     diff += rnd[i] != other[i];
   }
   cr_expect_eq(same, 5, "the same seed lays the runs out alike");
+#if !defined(__SANITIZE_ADDRESS__)
+  /* AddressSanitizer's allocator keeps each size of chunk in a region of
+   * its own, so a pad allocated before the setup moves nothing there; the
+   * pad works on glibc's allocator, which is what runs measure with. */
+  cr_expect_geq(distinct_ul(rnd, 5), 4, "the heap moves with each run");
+  cr_expect_eq(distinct_ul(fixed, 5), 1, "fixed: %lu %lu %lu", fixed[0],
+               fixed[1], fixed[2]);
   cr_expect_geq(diff, 4, "another seed, other layouts");
+#else
+  (void)diff;
+  (void)distinct_ul;
+#endif
   /* The draw itself: a pure function of its arguments, within bounds. */
   bs__layout l = bs__layout_draw(7, 3, -1, 0, 1, 0);
   bs__layout m = bs__layout_draw(7, 3, -1, 0, 1, 0);

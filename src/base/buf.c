@@ -69,10 +69,10 @@ bs_status bs__buf_puts(bs__buf *b, const char *s) {
 bs_status bs__buf_putc(bs__buf *b, char c) { return bs__buf_append(b, &c, 1); }
 
 bs_status bs__buf_vprintf(bs__buf *b, const char *fmt, va_list ap) {
-  va_list ap2;
-  va_copy(ap2, ap);
   if (b->err)
     return b->err;
+  va_list ap2;
+  va_copy(ap2, ap);
   int n = vsnprintf(NULL, 0, fmt, ap2);
   va_end(ap2);
   if (n < 0)
@@ -96,7 +96,7 @@ bs_status bs__buf_printf(bs__buf *b, const char *fmt, ...) {
 char *bs__buf_detach(bs__buf *b, size_t *len) {
   b->err = BS_OK;
   if (!b->data) {
-    if (reserve(b, 0) != BS_OK)
+    if (reserve(b, 0) != BS_OK || !b->data)
       return NULL;
     b->data[0] = '\0';
   }

@@ -220,7 +220,7 @@ static int on_progress(void *ctx, const bs_run_progress *r) {
              (unsigned long long)r->runs);
   else
     snprintf(run, sizeof run, "extra run %llu",
-             (unsigned long long)(r->run - r->runs + 1));
+             (unsigned long long)r->run - r->runs + 1);
   if (r->calibrating)
     snprintf(step, sizeof step, "calibrating");
   else
@@ -441,7 +441,7 @@ int cli_cmd_run(int argc, char **argv) {
                            "to %llu (four times the planned runs)",
                            (unsigned long long)o.max_runs,
                            (unsigned long long)o.runs,
-                           (unsigned long long)(4 * o.runs));
+                           4 * (unsigned long long)o.runs);
       goto done;
     }
   }

@@ -224,7 +224,7 @@ static bs_status between_runs(bs_case_compare *c) {
   double *scratch = malloc(2 * longest * sizeof *scratch);
   if (!scratch)
     return BS_ENOMEM;
-  double lo = INFINITY, hi = -INFINITY;
+  double lo = HUGE_VAL, hi = -HUGE_VAL;
   for (size_t i = 0; i < m;) {
     size_t j = i;
     while (j < m && c->runs[j] == c->runs[i])
