@@ -3,6 +3,7 @@
 #include "benchsite/bootstrap.h"
 #include "benchsite/compare.h"
 #include "benchsite/quantile.h"
+#include "binomial.h"
 #include "oom.h"
 #include "orderstat.h"
 #include "pairs.h"
@@ -431,6 +432,32 @@ static double median_or_zero(double *v, size_t n) {
   return bs_quantile_sorted(v, n, 0.5);
 }
 
+/* How the case's drifting runs and false signals compare with what
+ * chance alone gives: each run is a Bernoulli trial, so the count of
+ * runs is binomial and its upper tail says how surprising it is. */
+static void chance(bs_noise_case *c, const bs_noise_options *o,
+                   size_t false_signals, size_t drifted) {
+  size_t n = c->runs;
+  double series = 0;
+  c->drift_tested = 0;
+  for (size_t k = 0; k < n; k++) {
+    const bs_noise_experiment *e = &c->experiments[k];
+    series += e->has_drift_a + e->has_drift_b;
+    c->drift_tested |= e->has_drift_a || e->has_drift_b;
+  }
+  series /= (double)n;
+  /* 1 - (1 - 0.05)^s: at least one of s series drifts at the 5 % level */
+  c->drift_chance_rate = 1.0 - pow(1.0 - BS_NOISE_DRIFT_LEVEL, series);
+  c->drift_runs = drifted;
+  c->drift_p = bs__binomial_tail(n, drifted, c->drift_chance_rate);
+  /* A calibrated confidence falls outside [1 - level, level] in 2 (1 -
+   * level) of the runs. */
+  c->false_signal_expected = 2.0 * (1.0 - o->level);
+  c->false_signal_runs = false_signals;
+  c->false_signal_p =
+      bs__binomial_tail(n, false_signals, c->false_signal_expected);
+}
+
 static bs_status summarise(bs_noise_case *c, const bs_noise_options *o,
                            bs_error *err) {
   size_t n = c->runs;
@@ -471,6 +498,7 @@ static bs_status summarise(bs_noise_case *c, const bs_noise_options *o,
   c->tie_rate = median_or_zero(s, n);
   c->false_signal_rate = (double)false_signals / (double)n;
   c->drift_rate = (double)drifted / (double)n;
+  chance(c, o, false_signals, drifted);
 
   size_t m = 0;
   for (size_t k = 0; k < n; k++) {

@@ -159,45 +159,6 @@ bs_status bs_json_noise(const bs_noise_result *r, const bs_manifest *env,
 /* Tie rates above this mean the timer is coarse for the batch size. */
 #define TIE_RATE_COARSE 0.05
 
-/* Share of runs in which at least one of the tested series drifts by
- * chance alone: 1 - (1 - 0.05)^s for s series per run. */
-static double chance_drift_rate(const bs_noise_case *c) {
-  double series = 0;
-  for (size_t k = 0; k < c->runs; k++)
-    series += c->experiments[k].has_drift_a + c->experiments[k].has_drift_b;
-  series /= (double)c->runs;
-  return 1.0 - pow(1.0 - BS_NOISE_DRIFT_LEVEL, series);
-}
-
-/* P(X >= k) for X ~ Binomial(n, p): how often chance alone gives k or
- * more of n runs. */
-static double binomial_tail(size_t n, size_t k, double p) {
-  if (k == 0)
-    return 1.0;
-  if (p <= 0.0)
-    return 0.0;
-  if (p >= 1.0)
-    return 1.0;
-  /* log pmf by the ratio pmf(i+1)/pmf(i) = (n-i)/(i+1) p/(1-p), in logs
-   * so that (1-p)^n cannot underflow (and without lgamma's global). */
-  double logpmf = (double)n * log1p(-p), odds = log(p) - log1p(-p);
-  double tail = 0.0;
-  for (size_t i = 0; i <= n; i++) {
-    if (i >= k)
-      tail += exp(logpmf);
-    if (i < n)
-      logpmf += log((double)(n - i) / (double)(i + 1)) + odds;
-  }
-  return tail > 1.0 ? 1.0 : tail;
-}
-
-static int drift_tested(const bs_noise_case *c) {
-  for (size_t k = 0; k < c->runs; k++)
-    if (c->experiments[k].has_drift_a || c->experiments[k].has_drift_b)
-      return 1;
-  return 0;
-}
-
 /* A share in percent for a sentence: whole percents from 1 %, one decimal
  * below. */
 static double share_pct(double share, int *decimals) {
@@ -346,16 +307,15 @@ static bs_status readings(const bs_noise_result *r, const bs_noise_case *c,
   if (st)
     return st;
 
-  if (!drift_tested(c)) {
+  if (!c->drift_tested) {
     st = bs__strlist_addf(list, n,
                           "drift not tested: runs have fewer than %d blocks",
                           BS_NOISE_DRIFT_MIN);
   } else {
-    double chance = chance_drift_rate(c);
-    size_t k = (size_t)llround(c->drift_rate * (double)c->runs);
-    double p = binomial_tail(c->runs, k, chance);
+    size_t k = c->drift_runs;
+    double p = c->drift_p;
     bs__fmt_rate_plain(r1, sizeof r1, 100.0 * c->drift_rate);
-    bs__fmt_rate_plain(r2, sizeof r2, 100.0 * chance);
+    bs__fmt_rate_plain(r2, sizeof r2, 100.0 * c->drift_chance_rate);
     if (p >= 0.05)
       st = bs__strlist_addf(
           list, n,
@@ -377,11 +337,10 @@ static bs_status readings(const bs_noise_result *r, const bs_noise_case *c,
   if (st)
     return st;
 
-  double expected = 2.0 * (1.0 - o->level);
-  size_t fs = (size_t)llround(c->false_signal_rate * (double)c->runs);
-  double pfs = binomial_tail(c->runs, fs, expected);
+  size_t fs = c->false_signal_runs;
+  double pfs = c->false_signal_p;
   bs__fmt_rate_plain(r1, sizeof r1, 100.0 * c->false_signal_rate);
-  bs__fmt_rate_plain(r2, sizeof r2, 100.0 * expected);
+  bs__fmt_rate_plain(r2, sizeof r2, 100.0 * c->false_signal_expected);
   if (pfs < 0.05)
     st = bs__strlist_addf(
         list, n,

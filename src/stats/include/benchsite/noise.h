@@ -186,6 +186,26 @@ typedef struct bs_noise_case {
    * as 1/sqrt(m). */
   double median_pairs; /* m */
   uint64_t blocks_for_gate;
+  /* Drift against chance. drift_tested: 1 when some series of some run
+   * was long enough to test (BS_NOISE_DRIFT_MIN); drift_runs: the runs in
+   * which A or B drifted (drift_rate = drift_runs / runs);
+   * drift_chance_rate: the share of runs in which at least one tested
+   * series drifts by chance alone, 1 - (1 - BS_NOISE_DRIFT_LEVEL)^s, s
+   * the mean number of tested series per run (0 when none was tested);
+   * drift_p: P(X >= drift_runs), X ~ Binomial(runs, drift_chance_rate),
+   * how often chance alone gives that many (1 when drift_runs is 0). */
+  int drift_tested;
+  size_t drift_runs;
+  double drift_chance_rate;
+  double drift_p;
+  /* False signals against chance. false_signal_runs: the runs whose
+   * confidence left [1 - level, level] (false_signal_rate =
+   * false_signal_runs / runs); false_signal_expected: 2 (1 - level), the
+   * rate a calibrated confidence gives; false_signal_p: P(X >=
+   * false_signal_runs), X ~ Binomial(runs, false_signal_expected). */
+  size_t false_signal_runs;
+  double false_signal_expected;
+  double false_signal_p;
 } bs_noise_case;
 
 typedef struct bs_noise_result {
