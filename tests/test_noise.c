@@ -8,7 +8,9 @@
 
 #include "benchsite/bootstrap.h"
 #include "benchsite/compare.h"
+#include "benchsite/json.h"
 #include "benchsite/log.h"
+#include "benchsite/markdown.h"
 #include "benchsite/noise.h"
 #include "benchsite/quantile.h"
 #include "benchsite/rng.h"

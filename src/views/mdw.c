@@ -3,6 +3,7 @@
 #include "utf8.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 bs_status bs__md_text(bs__buf *b, const char *s) {
@@ -98,4 +99,76 @@ bs_status bs__text_cell(bs__buf *b, const char *s, size_t width, int right,
   for (size_t i = w; !right && i < width && !st; i++)
     st = bs__buf_putc(b, ' ');
   return st;
+}
+
+/* Display width of UTF-8 text in code points. */
+static size_t width_of(const char *s, size_t n) {
+  size_t w = 0;
+  for (size_t i = 0; i < n; i++)
+    w += ((unsigned char)s[i] & 0xC0) != 0x80;
+  return w;
+}
+
+/* 1 when a line begun with `prefix` (blanks only, or nothing) is still
+ * at its start for a CI log: what follows could be a workflow command. */
+static int blank(const char *prefix) {
+  return prefix[strspn(prefix, " ")] == '\0';
+}
+
+/* Appends the word p[0..n-1] that begins a line after a blank prefix,
+ * escaped as a line start (bs_text_escape): the text may hold a name
+ * (already escaped where it stood in the middle of a line), and any of its
+ * words can come first on a wrapped line. Its width grows by *extra. */
+static bs_status line_start_word(bs__buf *b, const char *p, size_t n,
+                                 size_t *extra) {
+  char *word = strndup(p, n);
+  if (!word)
+    return BS_ENOMEM;
+  size_t need = bs_text_escape(NULL, 0, word, BS_TEXT_LINE_START);
+  bs_status st = bs__buf_term(b, word, BS_TEXT_LINE_START);
+  *extra = need > n ? need - n : 0;
+  free(word);
+  return st;
+}
+
+bs_status bs__text_wrap(bs__buf *b, const char *text, const char *first,
+                        const char *rest, size_t width) {
+  bs_status st = bs__buf_puts(b, first);
+  size_t col = width_of(first, strlen(first));
+  size_t indent = width_of(rest, strlen(rest));
+  const char *p = text;
+  int line_empty = 1;
+  int at_start = blank(first); /* the next word begins a CI log line */
+  while (!st && *p) {
+    while (*p == ' ')
+      p++;
+    if (!*p)
+      break;
+    size_t n = strcspn(p, " ");
+    /* Keep a unit with its number: "3 %" never breaks. */
+    while (p[n] == ' ' && p[n + 1] == '%')
+      n += 1 + strcspn(p + n + 1, " ");
+    size_t w = width_of(p, n);
+    if (!line_empty && col + 1 + w > width) {
+      st = bs__buf_putc(b, '\n');
+      if (!st)
+        st = bs__buf_puts(b, rest);
+      col = indent;
+      line_empty = 1;
+      at_start = blank(rest);
+    }
+    if (!st && !line_empty) {
+      st = bs__buf_putc(b, ' ');
+      col++;
+    }
+    size_t extra = 0;
+    if (!st && line_empty && at_start)
+      st = line_start_word(b, p, n, &extra);
+    else if (!st)
+      st = bs__buf_append(b, p, n);
+    col += w + extra;
+    line_empty = 0;
+    p += n;
+  }
+  return st ? st : bs__buf_putc(b, '\n');
 }

@@ -237,33 +237,6 @@ bs_status bs_noise_run(const bs_log *log, const char *a, const char *b,
 /* NULL is a no-op. */
 void bs_noise_result_free(bs_noise_result *r);
 
-/* --- renderers (src/views/noise_out.c) ---------------------------------------
- */
-
-/* `benchsite.noise/1` JSON: every number with %.17g, a fixed key order,
- * cases by benchmark then dataset, "block_length" (a number or "auto") at
- * the top level when a block bootstrap was used, and "environment": the
- * manifest `env` of the A/A run ({} when NULL), which `compare --noise`
- * holds against its own. *out is a malloc'd NUL-terminated string of
- * *len bytes (the caller frees it). */
-bs_status bs_json_noise(const bs_noise_result *r, const bs_manifest *env,
-                        char **out, size_t *len, bs_error *err);
-/* A Markdown summary (one row per case, then the readings). User text is
- * escaped. *out is malloc'd. */
-bs_status bs_markdown_noise(const bs_noise_result *r, char **out, size_t *len,
-                            bs_error *err);
-/* The one-line summary (with its newline) `noise` prints on stdout when
- * its results go to files: cases, the range of the paired noise floors and
- * how many of them the gate's δ resolves. No user text. *out is malloc'd.
- */
-bs_status bs_summary_noise(const bs_noise_result *r, char **out, size_t *len,
-                           bs_error *err);
-/* The terminal report: the suite's planning figures in words, then per
- * case the figures of the seed's HarnessValidation.String() and a
- * plain-language reading of each. */
-bs_status bs_text_noise(const bs_noise_result *r, char **out, size_t *len,
-                        bs_error *err);
-
 /* --- reading a noise JSON back (for `compare --noise`) ----------------- */
 
 typedef struct bs_noise_floors bs_noise_floors;
