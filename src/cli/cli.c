@@ -714,9 +714,9 @@ int cli_cmd_analyse(cli_cmd *c, const bs_analysis_options *o) {
   return st ? cli_report(&err) : 0;
 }
 
-int cli_cmd_render(cli_cmd *c, cli_render_fn render) {
+int cli_cmd_render(cli_cmd *c, const bs_markdown_options *o) {
   c->html.an = c->an;
-  return cli_render_outputs(&c->a, &c->html, render, c->an);
+  return cli_render_outputs(&c->a, &c->html, c->html.cmd, o, c->an);
 }
 
 int cli_cmd_end(cli_cmd *c, int rc) {
@@ -740,23 +740,36 @@ void cli_reraise_signal(void) {
   }
 }
 
-int cli_render_outputs(const cli_args *a, cli_html *html, cli_render_fn render,
-                       const bs_analysis *an) {
-  static const char *const options[] = {"json", "markdown"};
-  static const cli_format formats[] = {CLI_JSON, CLI_MARKDOWN};
-  cli_output outs[2];
+/* The view of `command` in format f, rendered (the table has every
+ * command of cli_render_outputs in every format). */
+static bs_status render(const char *command, bs_view_format f,
+                        const bs_markdown_options *o, const bs_analysis *an,
+                        char **out, size_t *len, bs_error *err) {
+  const bs_view *v = bs_view_find(command, f);
+  if (!v)
+    return bs_error_set(err, BS_EINTERNAL, NULL, 0, "%s: no %s view", command,
+                        bs_view_format_name(f));
+  const bs_manifest *env = an->nmanifests ? an->manifests[0] : NULL;
+  return v->render(an, env, o, out, len, err);
+}
+
+int cli_render_outputs(const cli_args *a, cli_html *html, const char *command,
+                       const bs_markdown_options *o, const bs_analysis *an) {
+  cli_output outs[BS_VIEW_FORMATS];
   size_t nouts = 0;
   char *text = NULL;
   size_t text_len = 0;
   bs_error err;
   bs_error_clear(&err);
   int rc = 0;
-  for (size_t i = 0; i < 2; i++) {
-    const char *path = cli_get(a, options[i]);
+  for (int i = 0; i < BS_VIEW_FORMATS; i++) {
+    bs_view_format f = (bs_view_format)i;
+    const char *path =
+        bs_view_format_is_file(f) ? cli_get(a, bs_view_format_name(f)) : NULL;
     if (!path)
       continue;
     outs[nouts].path = path;
-    if (render(an, formats[i], &outs[nouts].data, &outs[nouts].len, &err)) {
+    if (render(command, f, o, an, &outs[nouts].data, &outs[nouts].len, &err)) {
       rc = cli_report(&err);
       goto done;
     }
@@ -768,7 +781,8 @@ int cli_render_outputs(const cli_args *a, cli_html *html, cli_render_fn render,
   /* With files, stdout still gets the one-line summary, so that a CI log
    * is never empty; not when a file is stdout itself. */
   if ((!nouts || !to_stdout) &&
-      render(an, nouts ? CLI_SUMMARY : CLI_TEXT, &text, &text_len, &err)) {
+      render(command, nouts ? BS_VIEW_SUMMARY : BS_VIEW_TEXT, o, an, &text,
+             &text_len, &err)) {
     rc = cli_report(&err);
     goto done;
   }

@@ -210,28 +210,18 @@ void cli_signals_restore(const cli_signals *old);
 /* Whether one of those signals arrived. */
 int cli_interrupted(void);
 
-/* The renderings of compare, noise and tune: a --json or --markdown file,
- * or (with neither) the text printed on stdout; with files, the one-line
- * summary printed on stdout. */
-typedef enum cli_format {
-  CLI_JSON,
-  CLI_MARKDOWN,
-  CLI_TEXT,
-  CLI_SUMMARY
-} cli_format;
-/* Renders the analysis `an` as `format` into *out (malloc'd), as the
- * library's bs_json_*, bs_markdown_* and bs_text_* do. */
-typedef bs_status (*cli_render_fn)(const bs_analysis *an, cli_format format,
-                                   char **out, size_t *len, bs_error *err);
-/* The outputs of compare, noise and tune: renders --json F and
- * --markdown F when given, else the stdout text; commits the files with
+/* The outputs of compare, noise and tune, rendered through the table of
+ * views (benchsite/views.h) for `command`: each file format given (--json
+ * F, --markdown F) and, with none, the stdout text; commits the files with
  * the --html report of `html` between their temporary copies and their
  * renames (cli_outputs_commit_with), so that they are all or nothing;
  * then prints the text, or with files the summary (unless a file is
- * standard output, "-", which must stay one document). Returns 0 or an exit
- * code after printing the error. */
+ * standard output, "-", which must stay one document). `o`: the comment's
+ * options (NULL: none). Returns 0 or an exit code after printing the
+ * error. */
 int cli_render_outputs(const cli_args *args, cli_html *html,
-                       cli_render_fn render, const bs_analysis *an);
+                       const char *command, const bs_markdown_options *o,
+                       const bs_analysis *an);
 
 /* What every command that reads logs holds, from start to exit. */
 typedef struct cli_cmd {
@@ -254,9 +244,10 @@ int cli_cmd_begin(cli_cmd *c, const char *name, int argc, char **argv,
 /* bs_analyse of c's log and manifests with `o` into c->an, made once for
  * every output. Returns 0 or an exit code after printing the error. */
 int cli_cmd_analyse(cli_cmd *c, const bs_analysis_options *o);
-/* cli_render_outputs of c->an: the --json/--markdown files or the text,
- * and the --html report, all of the one analysis. */
-int cli_cmd_render(cli_cmd *c, cli_render_fn render);
+/* cli_render_outputs of c->an for the command c was begun as: the
+ * --json/--markdown files or the text, and the --html report, all of the
+ * one analysis. `o`: the comment's options (NULL: none). */
+int cli_cmd_render(cli_cmd *c, const bs_markdown_options *o);
 /* Frees what c holds, then cli_finish and cli_reraise_signal: the exit
  * status for `rc`. */
 int cli_cmd_end(cli_cmd *c, int rc);
