@@ -14,34 +14,21 @@
 static bs_status drift_object(bs__buf *b, int has, const bs_drift *d) {
   if (!has)
     return bs__buf_puts(b, "null");
-  bs_status st = bs__buf_puts(b, "{\"rho\": ");
-  if (!st)
-    st = bs__json_number(b, d->rho);
-  if (!st)
-    st = bs__buf_puts(b, ", \"z\": ");
-  if (!st)
-    st = bs__json_number(b, d->z);
-  if (!st)
-    st = bs__buf_puts(b, ", \"p\": ");
-  if (!st)
-    st = bs__json_number(b, d->p);
-  if (!st)
-    st = bs__buf_puts(b, ", \"drifted\": ");
-  if (!st)
-    st = bs__json_bool(b, d->drifted);
-  if (!st)
-    st = bs__buf_puts(b, ", \"first\": ");
-  if (!st)
-    st = bs__json_number(b, d->first);
-  if (!st)
-    st = bs__buf_puts(b, ", \"second\": ");
-  if (!st)
-    st = bs__json_number(b, d->second);
-  if (!st)
-    st = bs__buf_puts(b, ", \"relative_shift\": ");
-  if (!st)
-    st = bs__json_number(b, d->relative_shift);
-  return st ? st : bs__buf_putc(b, '}');
+  bs__buf_puts(b, "{\"rho\": ");
+  bs__json_number(b, d->rho);
+  bs__buf_puts(b, ", \"z\": ");
+  bs__json_number(b, d->z);
+  bs__buf_puts(b, ", \"p\": ");
+  bs__json_number(b, d->p);
+  bs__buf_puts(b, ", \"drifted\": ");
+  bs__json_bool(b, d->drifted);
+  bs__buf_puts(b, ", \"first\": ");
+  bs__json_number(b, d->first);
+  bs__buf_puts(b, ", \"second\": ");
+  bs__json_number(b, d->second);
+  bs__buf_puts(b, ", \"relative_shift\": ");
+  bs__json_number(b, d->relative_shift);
+  return bs__buf_putc(b, '}');
 }
 
 /* A case's experiments, and whether their JSON has block lengths. */

@@ -42,31 +42,28 @@ bs_status bs__noise_planning(bs__buf *b, const bs_noise_result *r,
   int dec;
   double v = share_pct(r->suite_false_alarm_rate, &dec);
   const bs_noise_case *w = neediest(r);
-  bs_status st = bs__buf_printf(
+  bs__buf_printf(
       b,
       "An unchanged change fails %.*f %% of gates on this setup (the gate "
       "flagged at least one of the %zu case%s in %zu of %zu A/A runs). ",
       dec, v, r->ncases, r->ncases == 1 ? "" : "s", r->suite_flagged_runs,
       r->suite_runs);
-  if (st || !w)
-    return st;
+  if (!w)
+    return bs__buf_status(b);
   if (w->gate_resolves)
     return bs__buf_printf(b,
                           "δ = 3 %% resolves on every case at the present "
                           "%g blocks per run.\n",
                           w->median_pairs);
-  st = bs__buf_printf(b,
-                      "About %llu blocks per run (now %g) would let δ = "
-                      "3 %% resolve on every case; the most demanding is ",
-                      (unsigned long long)w->blocks_for_gate, w->median_pairs);
-  if (!st)
-    st = put_case(b, w->benchmark, w->dataset);
+  bs__buf_printf(b,
+                 "About %llu blocks per run (now %g) would let δ = "
+                 "3 %% resolve on every case; the most demanding is ",
+                 (unsigned long long)w->blocks_for_gate, w->median_pairs);
+  put_case(b, w->benchmark, w->dataset);
   char f[48];
-  if (!st)
-    st = bs__buf_printf(
-        b, " (noise floor %s).\n",
-        bs__fmt_floor_plain(f, sizeof f, w->paired_noise_floor_pct));
-  return st;
+  return bs__buf_printf(
+      b, " (noise floor %s).\n",
+      bs__fmt_floor_plain(f, sizeof f, w->paired_noise_floor_pct));
 }
 
 /* The plain-language reading of each figure. `md` wraps option names in
