@@ -686,8 +686,7 @@ static size_t html_char(const unsigned char *s, size_t *bad) {
 
 static bs_status put_escaped(bs__buf *b, const char *s) {
   const char *run = s;
-  bs_status st = BS_OK;
-  while (*s && !st) {
+  while (*s && !bs__buf_status(b)) {
     const char *rep;
     size_t skip = 1;
     switch (*s) {
@@ -720,15 +719,12 @@ static bs_status put_escaped(bs__buf *b, const char *s) {
       break;
     }
     }
-    if ((st = bs__buf_append(b, run, (size_t)(s - run))))
-      break;
-    st = bs__buf_puts(b, rep);
+    bs__buf_append(b, run, (size_t)(s - run));
+    bs__buf_puts(b, rep);
     s += skip;
     run = s;
   }
-  if (!st)
-    st = bs__buf_append(b, run, strlen(run));
-  return st;
+  return bs__buf_append(b, run, strlen(run));
 }
 
 static bs_status render_range(rstate *rs, const tmpl *tp, size_t from,
