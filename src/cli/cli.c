@@ -40,6 +40,32 @@ static void put_escaped(FILE *f, const char *prefix, int flags, const char *fmt,
   fprintf(f, "%s%s\n", prefix, safe);
 }
 
+void cli_fwrap(FILE *f, const char *text, size_t col, size_t indent,
+               size_t width) {
+  int empty = 1; /* nothing on this line yet */
+  for (const char *p = text; *p;) {
+    while (*p == ' ')
+      p++;
+    size_t n = strcspn(p, " ");
+    if (!n)
+      break;
+    if (!empty && col + 1 + n > width) {
+      fprintf(f, "\n%*s", (int)indent, "");
+      col = indent;
+      empty = 1;
+    }
+    if (!empty) {
+      fputc(' ', f);
+      col++;
+    }
+    fwrite(p, 1, n, f);
+    col += n;
+    empty = 0;
+    p += n;
+  }
+  fputc('\n', f);
+}
+
 void cli_linef(FILE *f, int flags, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
@@ -84,10 +110,11 @@ static int is_output_opt(const char *name) {
  * them itself (bs_run_overwrites_input), with the runner's own command
  * splitter and PATH search. */
 static int is_command_opt(const char *name) {
-  static const char *const commands[] = {"cmd", "google-benchmark", "lib",
-                                         "pytest-benchmark", "go-bench"};
-  for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
-    if (!strcmp(name, commands[i]))
+  if (!strcmp(name, "cmd") || !strcmp(name, "lib"))
+    return 1;
+  bs_run_harness h;
+  for (size_t i = 0; bs_run_harness_get(i, &h); i++)
+    if (!strcmp(name, h.name))
       return 1;
   return 0;
 }

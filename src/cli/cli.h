@@ -84,6 +84,13 @@ void cli_errorf(const char *fmt, ...)
 #endif
     ;
 
+/* Writes `text` (our own words: no escaping) to f word-wrapped, and a
+ * newline: the caller has written `col` columns of the first line; the
+ * others begin with `indent` spaces; a line holds at most `width` columns
+ * unless one word is longer. For usage texts built from tables. */
+void cli_fwrap(FILE *f, const char *text, size_t col, size_t indent,
+               size_t width);
+
 /* "benchsite: out of memory" on stderr; returns CLI_FAILURE (exit 3). */
 int cli_out_of_memory(void);
 /* "benchsite: " + message on stderr; returns CLI_BAD_INPUT. */

@@ -146,4 +146,9 @@ const bs__adapter bs__adapter_gbench = {BS_RUN_GOOGLE_BENCHMARK,
                                         1,
                                         NULL,
                                         args,
-                                        parse};
+                                        parse,
+                                        "a Google Benchmark program (split as "
+                                        "--cmd, so flags may follow it), run "
+                                        "once per block with "
+                                        "--benchmark_format=json "
+                                        "--benchmark_repetitions=1"};

@@ -46,6 +46,17 @@ const char *bs_run_harness_name(bs_run_mode mode) {
   return a ? a->name : NULL;
 }
 
+int bs_run_harness_get(size_t i, bs_run_harness *out) {
+  if (i >= sizeof adapters / sizeof adapters[0] - 1)
+    return 0;
+  const bs__adapter *a = adapters[i];
+  out->mode = a->mode;
+  out->name = a->name;
+  out->title = a->title;
+  out->help = a->help;
+  return 1;
+}
+
 /* ---- argv ------------------------------------------------------------------
  */
 

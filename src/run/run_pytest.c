@@ -146,4 +146,8 @@ const bs__adapter bs__adapter_pytest = {BS_RUN_PYTEST_BENCHMARK,
                                         0,
                                         NULL,
                                         args,
-                                        parse};
+                                        parse,
+                                        "a pytest command (split as --cmd), "
+                                        "run once per block with "
+                                        "--benchmark-json; one row per test, "
+                                        "its parameters as the dataset"};
