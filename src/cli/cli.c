@@ -272,6 +272,9 @@ int cli_parse(int argc, char **argv, const cli_opt *opts, size_t nopts,
     if (a->nvalues[k] >= CLI_MAX_VALUES)
       return cli_usage_error("%s: option --%s given too often", argv[0],
                              o->name);
+    if (!a->values[k] &&
+        !(a->values[k] = malloc(CLI_MAX_VALUES * sizeof *a->values[k])))
+      return cli_out_of_memory();
     a->values[k][a->nvalues[k]++] = value ? value : "";
   }
   return outputs_apart(argv[0], a);
@@ -280,6 +283,11 @@ int cli_parse(int argc, char **argv, const cli_opt *opts, size_t nopts,
 void cli_args_free(cli_args *a) {
   free(a->positional);
   a->positional = NULL;
+  for (size_t k = 0; k < CLI_MAX_OPTS; k++) {
+    free(a->values[k]);
+    a->values[k] = NULL;
+    a->nvalues[k] = 0;
+  }
 }
 
 int cli_start(int argc, char **argv, const cli_opt *opts, size_t nopts,
@@ -315,7 +323,7 @@ size_t cli_getall(const cli_args *a, const char *name,
     *values = NULL;
     return 0;
   }
-  *values = a->values[k];
+  *values = a->nvalues[k] ? a->values[k] : NULL;
   return a->nvalues[k];
 }
 
@@ -682,7 +690,17 @@ int cli_html_init(cli_html *h, const char *cmd, const char *dir) {
   if (!dir[0])
     return cli_usage_error("%s: --html needs a directory", cmd);
   h->dir = dir;
+  h->tbuf = malloc(CLI_PATH_MAX);
+  h->abuf = malloc(CLI_PATH_MAX);
+  if (!h->tbuf || !h->abuf)
+    return cli_out_of_memory();
   return cli_report_data_dirs(cmd, &h->opts, h->tbuf, h->abuf);
+}
+
+void cli_html_release(cli_html *h) {
+  free(h->tbuf);
+  free(h->abuf);
+  h->tbuf = h->abuf = NULL;
 }
 
 int cli_html_step(void *ctx) {
@@ -753,6 +771,7 @@ int cli_cmd_end(cli_cmd *c, int rc) {
   c->log = NULL;
   cli_free_manifests(c->mf, c->nmf);
   c->nmf = 0;
+  cli_html_release(&c->html);
   rc = cli_finish(&c->a, rc);
   cli_reraise_signal();
   return rc;

@@ -37,7 +37,11 @@ typedef struct cli_args {
   size_t nopts;
   const char **positional; /* points into argv */
   size_t npos;
-  const char *values[CLI_MAX_OPTS][CLI_MAX_VALUES];
+  /* The values of option k, values[k][0..nvalues[k]-1] (room for
+   * CLI_MAX_VALUES, malloc'd when its first value is seen; NULL before):
+   * on the heap, so that a command's stack holds no 20 KiB table, each
+   * page of which the process would fault in. */
+  const char **values[CLI_MAX_OPTS];
   size_t nvalues[CLI_MAX_OPTS];
   int help;
 } cli_args;
@@ -191,12 +195,14 @@ typedef struct cli_html {
   const char *dir;    /* NULL: no --html, cli_html_step does nothing */
   const bs_analysis *an;
   bs_report_options opts; /* templates, assets, progress */
-  char tbuf[CLI_PATH_MAX], abuf[CLI_PATH_MAX];
+  char *tbuf, *abuf;      /* CLI_PATH_MAX bytes each, with a dir */
 } cli_html;
 /* Zeroes h for `cmd` and --html `dir` (NULL: none) and, with a dir, finds
  * the templates and assets, so a broken installation fails before any
  * work. Returns 0 or an exit code after printing the error. */
 int cli_html_init(cli_html *h, const char *cmd, const char *dir);
+/* Frees what cli_html_init allocated; h is as zeroed. */
+void cli_html_release(cli_html *h);
 /* ctx is a cli_html: cli_report_write of its report; 0 without a dir. */
 int cli_html_step(void *ctx);
 /* Call last, after every cleanup: when a signal was caught (during
