@@ -15,6 +15,7 @@
 #if defined(__linux__) && !defined(_GNU_SOURCE)
 #define _GNU_SOURCE /* memfd_create */
 #endif
+#include "lmath.h"
 #include "oom.h"
 #include "run_common.h"
 #include "run_int.h"
@@ -111,7 +112,7 @@ static bs_status lost(bs__exec *e, size_t c, int rc, const char *what,
 
 /* The timeout in milliseconds (< 0: none). */
 static long long limit_ms(const bs__exec *e) {
-  double ms = ceil(e->o->timeout_s * 1000.0);
+  double ms = bs__ceil(e->o->timeout_s * 1000.0);
   return ms > 9e15 ? -1 : (long long)ms;
 }
 

@@ -8,6 +8,7 @@
 #include "csvin.h"
 #include "fsutil.h"
 #include "grow.h"
+#include "lmath.h"
 #include "oom.h"
 #include "run_common.h"
 #include "run_int.h"
@@ -319,7 +320,7 @@ static int capture(char *const *argv, const char *dir, int keep_stdout,
   size_t cap = fd >= 0 ? 65536 : 1, used = 0;
   char *buf = malloc(cap);
   int timed_out = 0, too_big = 0, no_memory = buf == NULL, ended = 0;
-  double ms = ceil(o->timeout_s * 1000.0);
+  double ms = bs__ceil(o->timeout_s * 1000.0);
   long long end = bs__now_ms() + (ms > 9e15 ? (long long)9e15 : (long long)ms);
   bs__child_end how;
   memset(&how, 0, sizeof how);

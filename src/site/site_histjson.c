@@ -16,6 +16,7 @@
 #include "grow.h"
 #include "jsonread.h"
 #include "jsonw.h"
+#include "lmath.h"
 #include "num.h"
 #include "oom.h"
 #include "strlist.h"
@@ -574,7 +575,7 @@ typedef struct history_reader {
  * one). */
 static int get_count(const bs__jvalue *v, size_t *out) {
   if (v->type != BS__JNUMBER || !(v->number >= 0) ||
-      v->number > 9007199254740992.0 || v->number != floor(v->number))
+      v->number > 9007199254740992.0 || v->number != bs__floor(v->number))
     return 0;
   *out = (size_t)v->number;
   return 1;

@@ -5,6 +5,7 @@
  * is the rate at which that tail reaches 1 - conf, found by bisection,
  * since the tail grows monotonically with the rate. */
 #include "binomial.h"
+#include "lmath.h"
 
 #include <math.h>
 
@@ -17,13 +18,13 @@ double bs__binomial_tail(size_t n, size_t k, double p) {
     return 1.0;
   /* log pmf by the ratio pmf(i+1)/pmf(i) = (n-i)/(i+1) p/(1-p), in logs
    * so that (1-p)^n cannot underflow (and without lgamma's global). */
-  double logpmf = (double)n * log1p(-p), odds = log(p) - log1p(-p);
+  double logpmf = (double)n * bs__log1p(-p), odds = bs__log(p) - bs__log1p(-p);
   double tail = 0.0;
   for (size_t i = 0; i <= n; i++) {
     if (i >= k)
-      tail += exp(logpmf);
+      tail += bs__exp(logpmf);
     if (i < n)
-      logpmf += log((double)(n - i) / (double)(i + 1)) + odds;
+      logpmf += bs__log((double)(n - i) / (double)(i + 1)) + odds;
   }
   return tail > 1.0 ? 1.0 : tail;
 }

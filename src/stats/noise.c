@@ -4,6 +4,7 @@
 #include "benchsite/compare.h"
 #include "benchsite/quantile.h"
 #include "binomial.h"
+#include "lmath.h"
 #include "oom.h"
 #include "orderstat.h"
 #include "pairs.h"
@@ -56,7 +57,7 @@ bs_status bs_noise_options_check(const bs_noise_options *o, bs_error *err) {
 size_t bs_noise_auto_block_length(size_t n) {
   if (n < 2)
     return 1;
-  double l = round(cbrt((double)n));
+  double l = bs__round(bs__cbrt((double)n));
   size_t half = n / 2;
   if (!(l >= 1.0))
     return 1;
@@ -232,11 +233,11 @@ bs_status bs_noise_drift(const double *x, size_t n, bs_drift *out) {
     sxx += dp * dp;
   }
   free(ranks);
-  out->rho = syy == 0.0 ? 0.0 : sxy / sqrt(sxx * syy);
+  out->rho = syy == 0.0 ? 0.0 : sxy / bs__sqrt(sxx * syy);
   /* Normal approximation to the null distribution of rho (as the seed's
    * DetectDrift), not the t distribution scipy uses. */
-  out->z = out->rho * sqrt((double)(n - 1));
-  out->p = erfc(fabs(out->z) / sqrt(2.0));
+  out->z = out->rho * bs__sqrt((double)(n - 1));
+  out->p = bs__erfc(fabs(out->z) / bs__sqrt(2.0));
   out->drifted = out->p < BS_NOISE_DRIFT_LEVEL;
   size_t half = n / 2;
   out->first = bs_median(x, half);
@@ -385,7 +386,7 @@ static bs_status analyse_run(const char *label, bs_noise_experiment *e,
    * (confAB + 1 - confBA)/2 = P(<) + P(=)/2 and confAB + confBA - 1 =
    * P(=), up to the Monte Carlo error of two independent bootstraps. */
   e->confidence = (e->conf_ab + 1.0 - e->conf_ba) / 2.0;
-  e->tie = fmax(0.0, e->conf_ab + e->conf_ba - 1.0);
+  e->tie = bs__fmax(0.0, e->conf_ab + e->conf_ba - 1.0);
 
   st = bs_noise_drift(e->a, e->na, &e->drift_a);
   if (st == BS_ENOMEM)
@@ -447,7 +448,7 @@ static void chance(bs_noise_case *c, const bs_noise_options *o,
   }
   series /= (double)n;
   /* 1 - (1 - 0.05)^s: at least one of s series drifts at the 5 % level */
-  c->drift_chance_rate = 1.0 - pow(1.0 - BS_NOISE_DRIFT_LEVEL, series);
+  c->drift_chance_rate = 1.0 - bs__pow(1.0 - BS_NOISE_DRIFT_LEVEL, series);
   c->drift_runs = drifted;
   c->drift_p = bs__binomial_tail(n, drifted, c->drift_chance_rate);
   /* A calibrated confidence falls outside [1 - level, level] in 2 (1 -
@@ -528,7 +529,7 @@ static bs_status summarise(bs_noise_case *c, const bs_noise_options *o,
     s[k] = (double)c->experiments[k].na;
   c->median_pairs = median_or_zero(s, n);
   double ratio = c->paired_noise_floor_pct / BS_GATE_THRESHOLD_PCT;
-  double blocks = ceil(c->median_pairs * (ratio * ratio));
+  double blocks = bs__ceil(c->median_pairs * (ratio * ratio));
   c->blocks_for_gate =
       blocks < 18446744073709549568.0 ? (uint64_t)blocks : UINT64_MAX;
   free(s);

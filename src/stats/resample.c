@@ -6,6 +6,7 @@
 
 #include "resample_int.h"
 
+#include "lmath.h"
 #include "orderstat.h"
 #include "xorshift_jump.h"
 
@@ -40,10 +41,10 @@ bs_status bs__series_init(bs__series *s, const double *x, size_t n, size_t L) {
   s->kind = 1;
 #endif
   double h = 0.5 * (double)(n - 1);
-  double fl = floor(h);
+  double fl = bs__floor(h);
   s->frac = h - fl;
   s->lo = (uint32_t)fl;
-  s->hi = (uint32_t)ceil(h);
+  s->hi = (uint32_t)bs__ceil(h);
   return BS_OK;
 }
 

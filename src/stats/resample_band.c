@@ -12,6 +12,7 @@
  * plain path (resample.c); whether it is, changes the time, never the
  * result. Four vectors of eight generators run interleaved, so that the
  * six dependent shifts and xors of one do not leave the machine idle. */
+#include "lmath.h"
 #include "resample_int.h"
 
 #include <math.h>
@@ -199,7 +200,7 @@ bs_status bs__resample_band(const bs__series *s, uint64_t state, size_t R,
   memset(&b, 0, sizeof b);
   /* Half a width of 3.5 standard deviations of the count below a rank
    * near the middle (sqrt(n) / 2): about one resample in 2000 is redone. */
-  size_t a = width ? width : (size_t)ceil(1.75 * sqrt((double)n)) + 1;
+  size_t a = width ? width : (size_t)bs__ceil(1.75 * bs__sqrt((double)n)) + 1;
   b.n = n;
   b.lo = s->lo;
   b.hi = s->hi;

@@ -5,6 +5,7 @@
  * computes nothing itself. */
 #include "noise_readings.h"
 
+#include "lmath.h"
 #include "present.h"
 #include "strlist.h"
 
@@ -73,7 +74,8 @@ bs_status bs__noise_readings(const bs_noise_result *r, const bs_noise_case *c,
   const char *q = md ? "`" : "";
   const bs_noise_options *o = &r->options;
   bs_status st;
-  size_t flagged = (size_t)llround(c->false_regression_rate * (double)c->runs);
+  size_t flagged =
+      (size_t)bs__llround(c->false_regression_rate * (double)c->runs);
   char f[48], r1[48], r2[48], pv[32];
   bs__fmt_floor_plain(f, sizeof f, c->paired_noise_floor_pct);
 

@@ -4,6 +4,7 @@
  * when its results go to files. Every name is escaped for a terminal. */
 #include "benchsite/markdown.h"
 
+#include "lmath.h"
 #include "mdw.h"
 #include "noise_readings.h"
 #include "present.h"
@@ -114,8 +115,8 @@ bs_status bs_summary_noise(const bs_noise_result *r, char **out, size_t *len,
   size_t resolves = 0;
   for (size_t i = 0; i < r->ncases; i++) {
     const bs_noise_case *c = &r->cases[i];
-    lo = fmin(lo, c->paired_noise_floor_pct);
-    hi = fmax(hi, c->paired_noise_floor_pct);
+    lo = bs__fmin(lo, c->paired_noise_floor_pct);
+    hi = bs__fmax(hi, c->paired_noise_floor_pct);
     resolves += c->gate_resolves != 0;
   }
   char mphrase[160];

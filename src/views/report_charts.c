@@ -7,6 +7,7 @@
 
 #include "benchsite/quantile.h"
 
+#include "lmath.h"
 #include "oom.h"
 #include "strlist.h"
 
@@ -109,8 +110,8 @@ static void forest(bs__report *r) {
     const double v[3] = {c->delta_pct, lo, hi};
     for (int q = 0; q < 3; q++) {
       if (isfinite(v[q])) {
-        xmin = fmin(xmin, v[q]);
-        xmax = fmax(xmax, v[q]);
+        xmin = bs__fmin(xmin, v[q]);
+        xmax = bs__fmax(xmax, v[q]);
       }
     }
     char name[256], clipped[256];
@@ -201,7 +202,7 @@ static double maxabs(const double *x, size_t n) {
   double m = 0;
   for (size_t i = 0; i < n; i++) {
     if (isfinite(x[i]))
-      m = fmax(m, fabs(x[i]));
+      m = bs__fmax(m, fabs(x[i]));
   }
   return m;
 }
@@ -220,8 +221,8 @@ static size_t deltas_chart(bs__report *r, size_t i,
     return k;
   bs__case_label(name, sizeof name, c->benchmark, c->dataset);
   double f;
-  double big =
-      fmax(maxabs(c->delta, m), fmax(fabs(c->ci_low_us), fabs(c->ci_high_us)));
+  double big = bs__fmax(maxabs(c->delta, m),
+                        bs__fmax(fabs(c->ci_low_us), fabs(c->ci_high_us)));
   const char *unit = bs_metric_display_unit(bs__report_metric(r), big, &f);
   char cn[256], ca[128], ba[128];
   snprintf(title, sizeof title, "%s: paired differences by block",
@@ -311,7 +312,7 @@ size_t bs__boot_chart(bs__report *r, size_t i, const bs__case_scratch *sc) {
   double delta_us = cmp->options.threshold_pct / 100.0 * c->median_baseline_us;
   double span = hi - lo;
   if (!(span > 0))
-    span = fmax(fabs(lo) * 0.02, 1e-6);
+    span = bs__fmax(fabs(lo) * 0.02, 1e-6);
   /* The view covers the distribution and pulls in the ±δ lines and zero
    * when they are near enough to stay readable; far ones are named in
    * the alt text instead of squashing the histogram into a spike. */
@@ -322,13 +323,13 @@ size_t bs__boot_chart(bs__report *r, size_t i, const bs__case_scratch *sc) {
     double v = marks[q];
     shown[q] = v >= v0 - 1.5 * span && v <= v1 + 1.5 * span;
     if (shown[q]) {
-      v0 = fmin(v0, v - 0.05 * span);
-      v1 = fmax(v1, v + 0.05 * span);
+      v0 = bs__fmin(v0, v - 0.05 * span);
+      v1 = bs__fmax(v1, v + 0.05 * span);
     }
   }
   double f;
   const char *unit = bs_metric_display_unit(bs__report_metric(r),
-                                            fmax(fabs(v0), fabs(v1)), &f);
+                                            bs__fmax(fabs(v0), fabs(v1)), &f);
   bs__case_label(name, sizeof name, c->benchmark, c->dataset);
   char cn[256];
   snprintf(title, sizeof title,
@@ -460,7 +461,7 @@ static size_t drift_chart(bs__report *r, size_t i, const bs__case_scratch *sc) {
   double f;
   const char *unit = bs_metric_display_unit(
       bs__report_metric(r),
-      fmax(maxabs(c->baseline, m), maxabs(c->candidate, m)), &f);
+      bs__fmax(maxabs(c->baseline, m), maxabs(c->candidate, m)), &f);
   bs__case_label(name, sizeof name, c->benchmark, c->dataset);
   char cn[256];
   snprintf(title, sizeof title, "%s: %s by block, with half medians",

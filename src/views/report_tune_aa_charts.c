@@ -7,6 +7,7 @@
 #include "report_int.h"
 
 #include "benchsite/quantile.h"
+#include "lmath.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -73,11 +74,11 @@ void bs__tune_chart(bs__report *r, size_t gi) {
   double xlo = HUGE_VAL, xhi = -HUGE_VAL, ylo = HUGE_VAL, yhi = -HUGE_VAL;
   for (size_t j = 0; j < n; j++) {
     const bs_tune_case *tc = &r->tune->cases[g->cases[j]];
-    xlo = fmin(xlo, tc->scale);
-    xhi = fmax(xhi, tc->scale);
+    xlo = bs__fmin(xlo, tc->scale);
+    xhi = bs__fmax(xhi, tc->scale);
     for (size_t q = 0; q < tc->nmedians; q++) {
-      ylo = fmin(ylo, tc->medians[q].median_us);
-      yhi = fmax(yhi, tc->medians[q].median_us);
+      ylo = bs__fmin(ylo, tc->medians[q].median_us);
+      yhi = bs__fmax(yhi, tc->medians[q].median_us);
     }
   }
   if (xlo > 0 && xhi > xlo)
@@ -131,10 +132,10 @@ void bs__tune_chart(bs__report *r, size_t gi) {
       cx[c] = x->scale;
       cy[c] = NAN;
       if (m0 && m1 && x->scale_high > x->scale_low) {
-        double t = (log(x->scale) - log(x->scale_low)) /
-                   (log(x->scale_high) - log(x->scale_low));
-        cy[c] = exp(log(m0->median_us) +
-                    t * (log(m1->median_us) - log(m0->median_us)));
+        double t = (bs__log(x->scale) - bs__log(x->scale_low)) /
+                   (bs__log(x->scale_high) - bs__log(x->scale_low));
+        cy[c] = bs__exp(bs__log(m0->median_us) +
+                        t * (bs__log(m1->median_us) - bs__log(m0->median_us)));
       }
       c++;
     }
