@@ -26,18 +26,16 @@ double bs__sqrt(double x) {
 #ifdef LIBM_SO
 
 #define LMATH_FUNCTIONS(X)                                                     \
-  X(exp, (double), (x))                                                        \
-  X(expm1, (double), (x))                                                      \
-  X(log, (double), (x))                                                        \
-  X(log1p, (double), (x))                                                      \
-  X(pow, (double, double), (x, y))                                             \
-  X(cbrt, (double), (x))                                                       \
-  X(erfc, (double), (x))
+  X(exp) X(expm1) X(log) X(log1p) X(pow) X(cbrt) X(erfc)
 
 static struct {
-#define LMATH_SLOT(name, types, args) double(*name) types;
-  LMATH_FUNCTIONS(LMATH_SLOT)
-#undef LMATH_SLOT
+  double (*exp)(double);
+  double (*expm1)(double);
+  double (*log)(double);
+  double (*log1p)(double);
+  double (*pow)(double, double);
+  double (*cbrt)(double);
+  double (*erfc)(double);
 } fn;
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -59,7 +57,7 @@ static void load(void) {
   void *sym;
   /* A data pointer to a function pointer: copied, as POSIX's dlsym
    * allows and ISO C's casts do not. */
-#define LMATH_LOOKUP(name, types, args)                                        \
+#define LMATH_LOOKUP(name)                                                     \
   dlerror();                                                                   \
   if (!(sym = dlsym(h, #name)))                                                \
     missing("use");                                                            \

@@ -791,6 +791,8 @@ void cli_reraise_signal(void) {
 static bs_status render(const char *command, bs_view_format f,
                         const bs_markdown_options *o, const bs_analysis *an,
                         char **out, size_t *len, bs_error *err) {
+  *out = NULL;
+  *len = 0;
   const bs_view *v = bs_view_find(command, f);
   if (!v)
     return bs_error_set(err, BS_EINTERNAL, NULL, 0, "%s: no %s view", command,

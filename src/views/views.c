@@ -24,8 +24,8 @@ static bs_status missing(const void *result, const char *what, bs_error *err) {
                         bs_error *err) {                                       \
     (void)env;                                                                 \
     (void)o;                                                                   \
-    bs_status st = missing(an->result, what, err);                             \
-    return st ? st : call;                                                     \
+    bs_status st = missing(an->result, (what), err);                           \
+    return st ? st : (call);                                                   \
   }
 
 VIEW(compare_text, compare, "comparison",
