@@ -13,8 +13,13 @@ too. Every code block of the README that begins with `$ benchsite CMD`
 (CMD one of the commands that write nothing unless asked: compare, tune,
 noise, check) is run from SOURCE_DIR and must print what the block shows
 below that line (standard output, then standard error; a line "..."
-stands for any lines). Exit 0 when all agree, 1 with every difference printed; 77 (skipped)
-when groff is missing and the README agrees.
+stands for any lines). The README and the man page name exactly the
+harnesses of `benchsite run` (its --help is written from the runner's
+table of harnesses): each one, as --NAME; no other --NAME IMPL=COMMAND
+or harness,NAME; and every parenthesised list of options that names a
+harness names them all, in the table's order. Exit 0 when all agree, 1
+with every difference printed; 77 (skipped) when groff is missing and
+the README agrees.
 
 --update rewrites README.md instead: each "usage: benchsite CMD" block
 from CMD --help, and each `$ benchsite` block without a "..." line from
@@ -50,6 +55,46 @@ def usage(bin_, cmd):
     if not text.startswith("usage: benchsite %s " % cmd):
         sys.exit("%s --help does not begin with its usage line" % cmd)
     return text.split("\n\n", 1)[0] + "\n"
+
+
+def harnesses(bin_):
+    """The harness options (--NAME IMPL=COMMAND, --cmd aside) of `benchsite
+    run --help`'s usage, in its order: the runner's table of harnesses."""
+    found = re.findall(r"\| --([a-z0-9-]+) IMPL=COMMAND", usage(bin_, "run"))
+    names = [n for n in found if n != "cmd"]
+    if not names:
+        sys.exit("benchsite run --help names no harness")
+    return names
+
+
+def check_harnesses(names, where, text):
+    """The differences between the harnesses `text` (README.md, or the man
+    page as groff renders it) names and the table's."""
+    failures = 0
+    for n in names:
+        if "--" + n not in text:
+            failures += 1
+            print("%s: does not name the harness --%s" % (where, n))
+    for m in re.finditer(r"--([a-z0-9-]+) IMPL=COMMAND", text):
+        if m.group(1) not in names + ["cmd"]:
+            failures += 1
+            print("%s: --%s IMPL=COMMAND is not a harness of benchsite run "
+                  "(%s)" % (where, m.group(1), ", ".join(names)))
+    for m in re.finditer(r"harness,([a-z0-9-]+)", text):
+        if m.group(1) not in names:
+            failures += 1
+            print("%s: harness,%s is not a harness of benchsite run"
+                  % (where, m.group(1)))
+    lists = re.finditer(r"\(((?:`?--[a-z0-9-]+`?(?:,|,? or)?\s*){2,})\)",
+                        text)
+    for m in lists:
+        opts = re.findall(r"--([a-z0-9-]+)", m.group(1))
+        if any(o in names for o in opts) and opts != names:
+            failures += 1
+            print("%s: (%s) lists the harnesses as %s, benchsite run has %s"
+                  % (where, " ".join(m.group(1).split()), ", ".join(opts),
+                     ", ".join(names)))
+    return failures
 
 
 def fenced_blocks(markdown):
@@ -110,13 +155,18 @@ def words(text):
     return text.replace("usage:", " ").split()
 
 
-def man_synopsis(page):
-    """SYNOPSIS of a man page as groff renders it: one entry per command,
-    as a list of words (entries begin with "benchsite CMD")."""
-    out = subprocess.run(
+def man_text(page):
+    """A man page as groff renders it, a paragraph a line."""
+    return subprocess.run(
         ["groff", "-man", "-Tutf8", "-rLL=5000n", "-P-cbu", page],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=True,
         env=dict(os.environ, LC_ALL="C.UTF-8")).stdout.decode()
+
+
+def man_synopsis(page):
+    """SYNOPSIS of a man page as groff renders it: one entry per command,
+    as a list of words (entries begin with "benchsite CMD")."""
+    out = man_text(page)
     m = re.search(r"^SYNOPSIS\n(.*?)\n(?=\S)", out, re.S | re.M)
     if not m:
         sys.exit("%s: no SYNOPSIS section" % page)
@@ -157,8 +207,11 @@ def main():
     if sys.argv[3:] == ["--update"]:
         return update(bin_, src)
     with open(os.path.join(src, "README.md"), encoding="utf-8") as f:
-        blocks = fenced_blocks(f.read())
+        readme = f.read()
+    blocks = fenced_blocks(readme)
     failures = 0
+    names = harnesses(bin_)
+    failures += check_harnesses(names, "README.md", readme)
     cmds = commands(bin_)
     if len(cmds) < 9:
         sys.exit("benchsite --help lists only %d commands: %s" %
@@ -180,6 +233,7 @@ def main():
         print("groff is missing: the man page's SYNOPSIS was not checked")
         return 1 if failures else 77
     page = os.path.join(src, "src", "cli", "benchsite.1")
+    failures += check_harnesses(names, "benchsite.1", man_text(page))
     entries = man_synopsis(page)
     for cmd, want in usages.items():
         # a command's usage may hold several lines beginning "benchsite CMD"
@@ -201,8 +255,9 @@ def main():
     if failures:
         print("%d difference(s) between README.md, benchsite.1 and the program" % failures)
         return 1
-    print("README.md and benchsite.1 match --help for %d commands; the "
-          "README's example outputs are what the commands print" % len(usages))
+    print("README.md and benchsite.1 match --help for %d commands and name "
+          "its %d harnesses; the README's example outputs are what the "
+          "commands print" % (len(usages), len(names)))
     return 0
 
 

@@ -8,7 +8,9 @@
 
 #include "benchsite/bootstrap.h"
 #include "benchsite/compare.h"
+#include "benchsite/json.h"
 #include "benchsite/log.h"
+#include "benchsite/markdown.h"
 #include "benchsite/noise.h"
 #include "benchsite/quantile.h"
 #include "benchsite/rng.h"
@@ -659,6 +661,74 @@ Test(noise, seeds_wrap_modulo_2_64_and_blocks_match_the_reference) {
   cr_expect_eq(r->cases[0].experiments[0].seed_ba, 0);
   cr_expect_eq(r->cases[0].experiments[1].seed_ab, 1);
   expect_reference(r, "noise/small_ref_R2000_seedmax_L2.json");
+  bs_noise_result_free(r);
+  bs_log_free(log);
+}
+
+/* Drifting runs and false signals against chance, computed once by
+ * bs_noise_run for the views to read: on examples/aa.csv (20 runs a case;
+ * 2 and 5 drifting runs, 3 and 4 false signals) against what
+ *   /usr/bin/python3 tests/data/noise/reference.py examples/aa.csv A B \
+ *       --resamples 2000 --no-gate
+ * printed (1 - 0.95^s and scipy's binom.sf; kept in
+ * tests/data/noise/aa_ref_R2000_seed0_nogate.json). */
+Test(noise, drift_and_false_signals_against_chance_match_the_reference) {
+  bs_log *log = load("../../examples/aa.csv");
+  bs_noise_options o;
+  bs_noise_options_init(&o);
+  o.resamples = 2000;
+  bs_noise_result *r = NULL;
+  cr_assert_eq(bs_noise_run(log, "A", "B", &o, &r, NULL), BS_OK);
+  bs__jvalue *root = load_json("noise/aa_ref_R2000_seed0_nogate.json");
+  const bs__jvalue *cases = bs__json_member(root, "cases");
+  cr_assert_gt(cases->n, 0, "the reference has no case");
+  cr_assert_eq(r->ncases, cases->n);
+  size_t drifting = 0;
+  for (size_t i = 0; i < r->ncases; i++) {
+    const bs_noise_case *c = &r->cases[i];
+    const bs__jvalue *j = &cases->items[i];
+    cr_expect_str_eq(c->benchmark, bs__json_member(j, "benchmark")->string);
+    cr_expect_eq(c->drift_tested, bs__json_member(j, "drift_tested")->boolean);
+    cr_expect_eq(c->drift_runs, (size_t)jnum(j, "drift_runs"));
+    cr_expect_eq(c->false_signal_runs, (size_t)jnum(j, "false_signal_runs"));
+    const char *names[] = {"drift_chance_rate", "drift_p",
+                           "false_signal_expected", "false_signal_p"};
+    const double got[] = {c->drift_chance_rate, c->drift_p,
+                          c->false_signal_expected, c->false_signal_p};
+    for (size_t f = 0; f < 4; f++)
+      cr_expect(reldiff(got[f], jnum(j, names[f])) <= 1e-10,
+                "%s %s: %.17g, want %.17g", c->benchmark, names[f], got[f],
+                jnum(j, names[f]));
+    drifting += c->drift_runs;
+  }
+  cr_expect_gt(drifting, 0, "no drifting run: the fixture tests nothing");
+  bs__json_free(root);
+  bs_noise_result_free(r);
+  bs_log_free(log);
+}
+
+/* Runs of 3 blocks test no drift: chance gives no drifting run and the
+ * tail of 0 runs is 1. */
+Test(noise, untested_drift_has_no_chance) {
+  bs_log *log = bs_log_new();
+  const char text[] = "benchmark,impl,run,block,per_call_us\n"
+                      "x,A,0,0,1\nx,B,0,0,1.1\nx,A,0,1,1.2\nx,B,0,1,1\n"
+                      "x,A,0,2,1\nx,B,0,2,1\n"
+                      "x,A,1,0,1\nx,B,1,0,1.1\nx,A,1,1,1.2\nx,B,1,1,1\n"
+                      "x,A,1,2,1\nx,B,1,2,1\n";
+  cr_assert_eq(
+      bs_log_read_buffer(log, "short.csv", text, sizeof text - 1, NULL), BS_OK);
+  bs_noise_options o;
+  bs_noise_options_init(&o);
+  o.resamples = 100;
+  bs_noise_result *r = NULL;
+  cr_assert_eq(bs_noise_run(log, "A", "B", &o, &r, NULL), BS_OK);
+  const bs_noise_case *c = &r->cases[0];
+  cr_expect_eq(c->drift_tested, 0);
+  cr_expect_eq(c->drift_runs, 0);
+  cr_expect_eq(c->drift_chance_rate, 0.0);
+  cr_expect_eq(c->drift_p, 1.0);
+  EXPECT_REL(c->false_signal_expected, 0.1, 1e-12);
   bs_noise_result_free(r);
   bs_log_free(log);
 }

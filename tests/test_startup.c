@@ -1,6 +1,8 @@
 /* Start-up (src/views/xmlload.c): a command that draws no chart never loads
  * libxml2 (nor ICU and the rest behind it); the first chart checked loads
- * it, and when it cannot be loaded the command says so and exits 3. What
+ * it, and when it cannot be loaded the command says so and exits 3. Nor
+ * does a command that calls no transcendental function map libm
+ * (src/base/lmath.c): --help, compare and check. What
  * the dynamic loader maps is read from its own account (LD_DEBUG=files,
  * one file per process), so a library pulled in by anything else, or a
  * measuring process of `run`, is seen too. */
@@ -9,6 +11,7 @@
 
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <gnu/lib-names.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,11 +19,25 @@
 
 TestSuite(startup, .fini = ts_free_owned);
 
+/* A sanitizer's runtime (ASan's needs libm) maps libm before benchsite
+ * runs: what the program itself needs cannot be told there. */
+#if defined(__SANITIZE_ADDRESS__)
+#define SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SANITIZED 1
+#endif
+#endif
+#ifndef SANITIZED
+#define SANITIZED 0
+#endif
+
 #define EXAMPLES BENCHSITE_SOURCE_DIR "/examples/"
 
 typedef struct ld_account {
   int processes; /* LD_DEBUG files that name benchsite as loading something */
   int xml;       /* ... of which mention libxml2's soname */
+  int libm;      /* ... of which mention libm's */
 } ld_account;
 
 /* Whether an LD_DEBUG=files account is benchsite's: "file=libm.so.6 [0];
@@ -56,7 +73,7 @@ static ld_account ld_files(const char *tag, const char *const *args,
   unsetenv("LD_DEBUG_OUTPUT");
   *status = r.status;
   ts_run_free(&r);
-  ld_account a = {0, 0};
+  ld_account a = {0, 0, 0};
   DIR *d = opendir(dir);
   cr_assert_not_null(d);
   struct dirent *e;
@@ -71,6 +88,8 @@ static ld_account ld_files(const char *tag, const char *const *args,
       a.processes++;
       if (strstr(text, bs__xml_soname()))
         a.xml++;
+      if (strstr(text, "file=" LIBM_SO))
+        a.libm++;
     }
     free(text);
   }
@@ -108,7 +127,53 @@ Test(startup, commands_without_charts_never_map_libxml2) {
                   c[i].name, a.processes);
     cr_expect_eq(a.xml, 0, "%s: %d of %d processes loaded %s", c[i].name, a.xml,
                  a.processes, bs__xml_soname());
+    if (!SANITIZED)
+      cr_expect_eq(a.libm, 0, "%s: %d of %d processes loaded %s", c[i].name,
+                   a.libm, a.processes, LIBM_SO);
   }
+}
+
+/* The other side for libm: noise tests every series for drift (erfc), so
+ * it opens libm, once, and the account shows it. */
+Test(startup, noise_opens_libm_for_its_drift_tests, .disabled = SANITIZED) {
+  const char *args[] = {"noise",       EXAMPLES "aa.csv",
+                        "--manifest",  EXAMPLES "aa-env.csv",
+                        "--resamples", "100",
+                        NULL};
+  int status;
+  ld_account a = ld_files("noise", args, &status);
+  cr_expect_eq(status, 0);
+  cr_expect_eq(a.processes, 1);
+  cr_expect_eq(a.libm, 1, "noise did not load %s", LIBM_SO);
+}
+
+/* Without libm the command that needs it ends as the dynamic loader ends
+ * a program whose library is missing: the reason, and status 127. A
+ * directory first in the loader's path holds a file of libm's soname that
+ * is no library; compare, which needs none of libm, goes on. */
+Test(startup, without_libm_noise_ends_with_127_and_compare_works,
+     .disabled = SANITIZED) {
+  char *out = ts_own(ts_tmpdir("startup-nolibm"));
+  char *libdir = ts_own(ts_path(out, "lib"));
+  cr_assert_eq(mkdir(libdir, 0755), 0);
+  char *stub = ts_own(ts_path(libdir, LIBM_SO));
+  cr_assert_eq(ts_write(stub, "not a shared object\n"), 0);
+  const char *noise[] = {"noise",       EXAMPLES "aa.csv",
+                         "--manifest",  EXAMPLES "aa-env.csv",
+                         "--resamples", "100",
+                         NULL};
+  const char *compare[] = {"compare", EXAMPLES "pr.csv", "--manifest",
+                           EXAMPLES "env.csv", NULL};
+  setenv("LD_LIBRARY_PATH", libdir, 1);
+  ts_run n = ts_cli(NULL, noise);
+  ts_run c = ts_cli(NULL, compare);
+  unsetenv("LD_LIBRARY_PATH");
+  cr_expect_eq(n.status, 127, "exit %d: %s", n.status, n.err);
+  cr_expect_not_null(strstr(n.err, "benchsite: cannot load " LIBM_SO ": "),
+                     "%s", n.err);
+  cr_expect_eq(c.status, 1, "compare: exit %d: %s", c.status, c.err);
+  ts_run_free(&n);
+  ts_run_free(&c);
 }
 
 /* The other side, so the test above can fail: a report loads libxml2 to

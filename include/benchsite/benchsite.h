@@ -28,5 +28,6 @@
 #include "benchsite/site.h"
 #include "benchsite/template.h"
 #include "benchsite/tune.h"
+#include "benchsite/views.h"
 
 #endif

@@ -2,6 +2,7 @@
 #include "benchsite/protocol.h"
 
 #include "grow.h"
+#include "lmath.h"
 #include "msort.h"
 #include "oom.h"
 #include "strlist.h"
@@ -173,7 +174,7 @@ static int cmp_impl_ent(const void *a, const void *b) {
 /* The next batch size by the rule of SPEC §2.6, computed the way the
  * runner does (t = n * per_call_us as read back from the log). */
 static uint64_t next_batch(uint64_t n, double t, const bs_check_options *o) {
-  double want = ceil((double)n * o->target_us / t);
+  double want = bs__ceil((double)n * o->target_us / t);
   uint64_t next = n + 1;
   if (want >= (double)o->n_max)
     return o->n_max;

@@ -40,6 +40,32 @@ static void put_escaped(FILE *f, const char *prefix, int flags, const char *fmt,
   fprintf(f, "%s%s\n", prefix, safe);
 }
 
+void cli_fwrap(FILE *f, const char *text, size_t col, size_t indent,
+               size_t width) {
+  int empty = 1; /* nothing on this line yet */
+  for (const char *p = text; *p;) {
+    while (*p == ' ')
+      p++;
+    size_t n = strcspn(p, " ");
+    if (!n)
+      break;
+    if (!empty && col + 1 + n > width) {
+      fprintf(f, "\n%*s", (int)indent, "");
+      col = indent;
+      empty = 1;
+    }
+    if (!empty) {
+      fputc(' ', f);
+      col++;
+    }
+    fwrite(p, 1, n, f);
+    col += n;
+    empty = 0;
+    p += n;
+  }
+  fputc('\n', f);
+}
+
 void cli_linef(FILE *f, int flags, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
@@ -84,10 +110,11 @@ static int is_output_opt(const char *name) {
  * them itself (bs_run_overwrites_input), with the runner's own command
  * splitter and PATH search. */
 static int is_command_opt(const char *name) {
-  static const char *const commands[] = {"cmd", "google-benchmark", "lib",
-                                         "pytest-benchmark", "go-bench"};
-  for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
-    if (!strcmp(name, commands[i]))
+  if (!strcmp(name, "cmd") || !strcmp(name, "lib"))
+    return 1;
+  bs_run_harness h;
+  for (size_t i = 0; bs_run_harness_get(i, &h); i++)
+    if (!strcmp(name, h.name))
       return 1;
   return 0;
 }
@@ -245,6 +272,9 @@ int cli_parse(int argc, char **argv, const cli_opt *opts, size_t nopts,
     if (a->nvalues[k] >= CLI_MAX_VALUES)
       return cli_usage_error("%s: option --%s given too often", argv[0],
                              o->name);
+    if (!a->values[k] &&
+        !(a->values[k] = malloc(CLI_MAX_VALUES * sizeof *a->values[k])))
+      return cli_out_of_memory();
     a->values[k][a->nvalues[k]++] = value ? value : "";
   }
   return outputs_apart(argv[0], a);
@@ -253,6 +283,11 @@ int cli_parse(int argc, char **argv, const cli_opt *opts, size_t nopts,
 void cli_args_free(cli_args *a) {
   free(a->positional);
   a->positional = NULL;
+  for (size_t k = 0; k < CLI_MAX_OPTS; k++) {
+    free(a->values[k]);
+    a->values[k] = NULL;
+    a->nvalues[k] = 0;
+  }
 }
 
 int cli_start(int argc, char **argv, const cli_opt *opts, size_t nopts,
@@ -288,7 +323,7 @@ size_t cli_getall(const cli_args *a, const char *name,
     *values = NULL;
     return 0;
   }
-  *values = a->values[k];
+  *values = a->nvalues[k] ? a->values[k] : NULL;
   return a->nvalues[k];
 }
 
@@ -655,7 +690,17 @@ int cli_html_init(cli_html *h, const char *cmd, const char *dir) {
   if (!dir[0])
     return cli_usage_error("%s: --html needs a directory", cmd);
   h->dir = dir;
+  h->tbuf = malloc(CLI_PATH_MAX);
+  h->abuf = malloc(CLI_PATH_MAX);
+  if (!h->tbuf || !h->abuf)
+    return cli_out_of_memory();
   return cli_report_data_dirs(cmd, &h->opts, h->tbuf, h->abuf);
+}
+
+void cli_html_release(cli_html *h) {
+  free(h->tbuf);
+  free(h->abuf);
+  h->tbuf = h->abuf = NULL;
 }
 
 int cli_html_step(void *ctx) {
@@ -714,9 +759,9 @@ int cli_cmd_analyse(cli_cmd *c, const bs_analysis_options *o) {
   return st ? cli_report(&err) : 0;
 }
 
-int cli_cmd_render(cli_cmd *c, cli_render_fn render) {
+int cli_cmd_render(cli_cmd *c, const bs_markdown_options *o) {
   c->html.an = c->an;
-  return cli_render_outputs(&c->a, &c->html, render, c->an);
+  return cli_render_outputs(&c->a, &c->html, c->html.cmd, o, c->an);
 }
 
 int cli_cmd_end(cli_cmd *c, int rc) {
@@ -726,6 +771,7 @@ int cli_cmd_end(cli_cmd *c, int rc) {
   c->log = NULL;
   cli_free_manifests(c->mf, c->nmf);
   c->nmf = 0;
+  cli_html_release(&c->html);
   rc = cli_finish(&c->a, rc);
   cli_reraise_signal();
   return rc;
@@ -740,23 +786,38 @@ void cli_reraise_signal(void) {
   }
 }
 
-int cli_render_outputs(const cli_args *a, cli_html *html, cli_render_fn render,
-                       const bs_analysis *an) {
-  static const char *const options[] = {"json", "markdown"};
-  static const cli_format formats[] = {CLI_JSON, CLI_MARKDOWN};
-  cli_output outs[2];
+/* The view of `command` in format f, rendered (the table has every
+ * command of cli_render_outputs in every format). */
+static bs_status render(const char *command, bs_view_format f,
+                        const bs_markdown_options *o, const bs_analysis *an,
+                        char **out, size_t *len, bs_error *err) {
+  *out = NULL;
+  *len = 0;
+  const bs_view *v = bs_view_find(command, f);
+  if (!v)
+    return bs_error_set(err, BS_EINTERNAL, NULL, 0, "%s: no %s view", command,
+                        bs_view_format_name(f));
+  const bs_manifest *env = an->nmanifests ? an->manifests[0] : NULL;
+  return v->render(an, env, o, out, len, err);
+}
+
+int cli_render_outputs(const cli_args *a, cli_html *html, const char *command,
+                       const bs_markdown_options *o, const bs_analysis *an) {
+  cli_output outs[BS_VIEW_FORMATS];
   size_t nouts = 0;
   char *text = NULL;
   size_t text_len = 0;
   bs_error err;
   bs_error_clear(&err);
   int rc = 0;
-  for (size_t i = 0; i < 2; i++) {
-    const char *path = cli_get(a, options[i]);
+  for (int i = 0; i < BS_VIEW_FORMATS; i++) {
+    bs_view_format f = (bs_view_format)i;
+    const char *path =
+        bs_view_format_is_file(f) ? cli_get(a, bs_view_format_name(f)) : NULL;
     if (!path)
       continue;
     outs[nouts].path = path;
-    if (render(an, formats[i], &outs[nouts].data, &outs[nouts].len, &err)) {
+    if (render(command, f, o, an, &outs[nouts].data, &outs[nouts].len, &err)) {
       rc = cli_report(&err);
       goto done;
     }
@@ -768,7 +829,8 @@ int cli_render_outputs(const cli_args *a, cli_html *html, cli_render_fn render,
   /* With files, stdout still gets the one-line summary, so that a CI log
    * is never empty; not when a file is stdout itself. */
   if ((!nouts || !to_stdout) &&
-      render(an, nouts ? CLI_SUMMARY : CLI_TEXT, &text, &text_len, &err)) {
+      render(command, nouts ? BS_VIEW_SUMMARY : BS_VIEW_TEXT, o, an, &text,
+             &text_len, &err)) {
     rc = cli_report(&err);
     goto done;
   }

@@ -37,7 +37,11 @@ typedef struct cli_args {
   size_t nopts;
   const char **positional; /* points into argv */
   size_t npos;
-  const char *values[CLI_MAX_OPTS][CLI_MAX_VALUES];
+  /* The values of option k, values[k][0..nvalues[k]-1] (room for
+   * CLI_MAX_VALUES, malloc'd when its first value is seen; NULL before):
+   * on the heap, so that a command's stack holds no 20 KiB table, each
+   * page of which the process would fault in. */
+  const char **values[CLI_MAX_OPTS];
   size_t nvalues[CLI_MAX_OPTS];
   int help;
 } cli_args;
@@ -83,6 +87,13 @@ void cli_errorf(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)))
 #endif
     ;
+
+/* Writes `text` (our own words: no escaping) to f word-wrapped, and a
+ * newline: the caller has written `col` columns of the first line; the
+ * others begin with `indent` spaces; a line holds at most `width` columns
+ * unless one word is longer. For usage texts built from tables. */
+void cli_fwrap(FILE *f, const char *text, size_t col, size_t indent,
+               size_t width);
 
 /* "benchsite: out of memory" on stderr; returns CLI_FAILURE (exit 3). */
 int cli_out_of_memory(void);
@@ -184,12 +195,14 @@ typedef struct cli_html {
   const char *dir;    /* NULL: no --html, cli_html_step does nothing */
   const bs_analysis *an;
   bs_report_options opts; /* templates, assets, progress */
-  char tbuf[CLI_PATH_MAX], abuf[CLI_PATH_MAX];
+  char *tbuf, *abuf;      /* CLI_PATH_MAX bytes each, with a dir */
 } cli_html;
 /* Zeroes h for `cmd` and --html `dir` (NULL: none) and, with a dir, finds
  * the templates and assets, so a broken installation fails before any
  * work. Returns 0 or an exit code after printing the error. */
 int cli_html_init(cli_html *h, const char *cmd, const char *dir);
+/* Frees what cli_html_init allocated; h is as zeroed. */
+void cli_html_release(cli_html *h);
 /* ctx is a cli_html: cli_report_write of its report; 0 without a dir. */
 int cli_html_step(void *ctx);
 /* Call last, after every cleanup: when a signal was caught (during
@@ -210,28 +223,18 @@ void cli_signals_restore(const cli_signals *old);
 /* Whether one of those signals arrived. */
 int cli_interrupted(void);
 
-/* The renderings of compare, noise and tune: a --json or --markdown file,
- * or (with neither) the text printed on stdout; with files, the one-line
- * summary printed on stdout. */
-typedef enum cli_format {
-  CLI_JSON,
-  CLI_MARKDOWN,
-  CLI_TEXT,
-  CLI_SUMMARY
-} cli_format;
-/* Renders the analysis `an` as `format` into *out (malloc'd), as the
- * library's bs_json_*, bs_markdown_* and bs_text_* do. */
-typedef bs_status (*cli_render_fn)(const bs_analysis *an, cli_format format,
-                                   char **out, size_t *len, bs_error *err);
-/* The outputs of compare, noise and tune: renders --json F and
- * --markdown F when given, else the stdout text; commits the files with
+/* The outputs of compare, noise and tune, rendered through the table of
+ * views (benchsite/views.h) for `command`: each file format given (--json
+ * F, --markdown F) and, with none, the stdout text; commits the files with
  * the --html report of `html` between their temporary copies and their
  * renames (cli_outputs_commit_with), so that they are all or nothing;
  * then prints the text, or with files the summary (unless a file is
- * standard output, "-", which must stay one document). Returns 0 or an exit
- * code after printing the error. */
+ * standard output, "-", which must stay one document). `o`: the comment's
+ * options (NULL: none). Returns 0 or an exit code after printing the
+ * error. */
 int cli_render_outputs(const cli_args *args, cli_html *html,
-                       cli_render_fn render, const bs_analysis *an);
+                       const char *command, const bs_markdown_options *o,
+                       const bs_analysis *an);
 
 /* What every command that reads logs holds, from start to exit. */
 typedef struct cli_cmd {
@@ -254,9 +257,10 @@ int cli_cmd_begin(cli_cmd *c, const char *name, int argc, char **argv,
 /* bs_analyse of c's log and manifests with `o` into c->an, made once for
  * every output. Returns 0 or an exit code after printing the error. */
 int cli_cmd_analyse(cli_cmd *c, const bs_analysis_options *o);
-/* cli_render_outputs of c->an: the --json/--markdown files or the text,
- * and the --html report, all of the one analysis. */
-int cli_cmd_render(cli_cmd *c, cli_render_fn render);
+/* cli_render_outputs of c->an for the command c was begun as: the
+ * --json/--markdown files or the text, and the --html report, all of the
+ * one analysis. `o`: the comment's options (NULL: none). */
+int cli_cmd_render(cli_cmd *c, const bs_markdown_options *o);
 /* Frees what c holds, then cli_finish and cli_reraise_signal: the exit
  * status for `rc`. */
 int cli_cmd_end(cli_cmd *c, int rc);

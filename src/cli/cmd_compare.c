@@ -114,28 +114,10 @@ static const compare_mode modes[] = {
      "confirmatory gate"},
 };
 
-/* The render callback takes no context: the comment's options for this
- * one command run. */
-static bs_markdown_options md_options;
-
-static bs_status render(const bs_analysis *an, cli_format f, char **out,
-                        size_t *len, bs_error *err) {
-  const bs_manifest *env = an->nmanifests ? an->manifests[0] : NULL;
-  switch (f) {
-  case CLI_JSON:
-    return bs_json_compare(an->compare, env, out, len, err);
-  case CLI_MARKDOWN:
-    return bs_markdown_compare(an->compare, env, &md_options, out, len, err);
-  case CLI_SUMMARY:
-    return bs_summary_compare(an->compare, env, &md_options, out, len, err);
-  case CLI_TEXT:
-    break;
-  }
-  return bs_text_compare(an->compare, env, &md_options, out, len, err);
-}
-
 int cli_cmd_compare(int argc, char **argv) {
   bs_noise_floors *floors = NULL;
+  bs_markdown_options md_options;
+  memset(&md_options, 0, sizeof md_options);
   bs_error err;
   bs_error_clear(&err);
   cli_cmd cmd;
@@ -176,7 +158,6 @@ int cli_cmd_compare(int argc, char **argv) {
   if ((rc = cli_get_u64(&cmd.a, "seed", &o.seed)))
     goto done;
   o.family_wise = cli_flag(&cmd.a, "family-wise");
-  memset(&md_options, 0, sizeof md_options);
   if ((md_options.link_base = cli_get(&cmd.a, "link-base")) &&
       bs_markdown_check_link_base(md_options.link_base, &err)) {
     rc = cli_report(&err);
@@ -240,7 +221,7 @@ int cli_cmd_compare(int argc, char **argv) {
    * line on stdout, stderr says so. */
   if (s && (cli_get(&cmd.a, "json") || cli_get(&cmd.a, "markdown")))
     cli_warn_missing_floors(s, res);
-  if ((rc = cli_cmd_render(&cmd, render)))
+  if ((rc = cli_cmd_render(&cmd, &md_options)))
     goto done;
   if (m->gates && bs_compare_gate_failures(res) > 0)
     rc = CLI_REGRESSION;

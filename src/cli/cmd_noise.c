@@ -115,22 +115,6 @@ static int parse_options(const cli_args *a, bs_noise_options *o) {
   return 0;
 }
 
-static bs_status render(const bs_analysis *an, cli_format f, char **out,
-                        size_t *len, bs_error *err) {
-  const bs_manifest *env = an->nmanifests ? an->manifests[0] : NULL;
-  switch (f) {
-  case CLI_JSON:
-    return bs_json_noise(an->aa, env, out, len, err);
-  case CLI_MARKDOWN:
-    return bs_markdown_noise(an->aa, out, len, err);
-  case CLI_SUMMARY:
-    return bs_summary_noise(an->aa, out, len, err);
-  case CLI_TEXT:
-    break;
-  }
-  return bs_text_noise(an->aa, out, len, err);
-}
-
 int cli_cmd_noise(int argc, char **argv) {
   cli_cmd cmd;
   int rc = cli_cmd_begin(&cmd, "noise", argc, argv, opts,
@@ -173,7 +157,7 @@ int cli_cmd_noise(int argc, char **argv) {
   ao.metric = o.metric;
   if ((rc = cli_cmd_analyse(&cmd, &ao)))
     goto done;
-  rc = cli_cmd_render(&cmd, render);
+  rc = cli_cmd_render(&cmd, NULL);
 done:
   return cli_cmd_end(&cmd, rc);
 }

@@ -1,5 +1,6 @@
-/* benchsite run: measure builds, commands or Google Benchmark programs in
- * calibrated, rotated blocks and write the observation log. */
+/* benchsite run: measure builds, commands or harness programs (the
+ * runner's table of harnesses names them) in calibrated, rotated blocks
+ * and write the observation log. */
 #include "measure.h"
 #include "progress.h"
 
@@ -10,7 +11,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static const char usage_head[] =
+/* The usage, around what the table of harnesses (bs_run_harness_get)
+ * adds: a synopsis line and a paragraph of help for each. */
+static const char usage_synopsis[] =
     "usage: benchsite run --out LOG [--protocol "
     "Development|RegressionGate|Shared]\n"
     "                     [--blocks M] [--runs N] [--seed N] [--filter TEXT]\n"
@@ -20,10 +23,8 @@ static const char usage_head[] =
     "                     [--timeout SECONDS] [--show-output]\n"
     "                     [--manifest-out M [manifest options]]\n"
     "                     [--benchmark NAME] [--dataset D] [--dir IMPL=DIR]\n"
-    "                     (--lib IMPL=PATH.so | --cmd IMPL=COMMAND\n"
-    "                      | --google-benchmark IMPL=COMMAND\n"
-    "                      | --pytest-benchmark IMPL=COMMAND\n"
-    "                      | --go-bench IMPL=COMMAND)...\n"
+    "                     (--lib IMPL=PATH.so | --cmd IMPL=COMMAND";
+static const char usage_impls[] =
     "\n"
     "Measures every IMPL on this machine, interleaved, and writes the\n"
     "observation log LOG (`-`: standard output). Give one kind of impl,\n"
@@ -37,25 +38,11 @@ static const char usage_head[] =
     "                       escaping, and nothing else (no shell, no $, no\n"
     "                       globs, no ~); --benchmark NAME and --dataset D\n"
     "                       label the case (default: the first program's\n"
-    "                       name and \"\"); --show-output keeps its output\n"
-    "  --google-benchmark IMPL=COMMAND\n"
-    "                       a Google Benchmark program (split as --cmd, so\n"
-    "                       flags may follow it), run once per block with\n"
-    "                       --benchmark_format=json --benchmark_repetitions=1\n"
-    "  --pytest-benchmark IMPL=COMMAND\n"
-    "                       a pytest command (split as --cmd), run once per\n"
-    "                       block with --benchmark-json; one row per test,\n"
-    "                       named by its node id (tests/test_x.py::test_y),\n"
-    "                       its parameters as the dataset\n"
-    "  --go-bench IMPL=COMMAND\n"
-    "                       `go test -bench` or a compiled test binary (split\n"
-    "                       as --cmd), run once per block with -count 1\n"
-    "                       -benchmem; rows named PKG.BenchmarkX; ns/op is\n"
-    "                       the time, B/op and allocs/op extra columns\n"
+    "                       name and \"\"); --show-output keeps its output\n";
+static const char usage_dir[] =
     "  --dir IMPL=DIR       run that impl's commands in DIR (each build of a\n"
     "                       harness's project in its own checkout)\n"
     "\n";
-/* The rest of the help (one string literal may hold at most 4095 bytes). */
 static const char usage_body[] =
     "For every case (benchmark, dataset) that every impl has, and every run:\n"
     "each impl is calibrated from n = 1 by n' = min(10^9, max(n + 1,\n"
@@ -133,31 +120,65 @@ static const char usage_tail[] =
     "or a machine that cannot do what is asked (--duet on one CPU, a CPU\n"
     "clock that cannot be read), 3 an internal or I/O failure.\n";
 
-static const cli_opt opts[] = {{"out", 1, 0},
-                               {"protocol", 1, 0},
-                               {"blocks", 1, 0},
-                               {"runs", 1, 0},
-                               {"seed", 1, 0},
-                               {"filter", 1, 0},
-                               {"timeout", 1, 0},
-                               {"manifest-out", 1, 0},
-                               {"lib", 1, 1},
-                               {"cmd", 1, 1},
-                               {"google-benchmark", 1, 1},
-                               {"pytest-benchmark", 1, 1},
-                               {"go-bench", 1, 1},
-                               {"dir", 1, 1},
-                               {"show-output", 0, 0},
-                               {"benchmark", 1, 0},
-                               {"dataset", 1, 0},
-                               {"fresh", 1, 0},
-                               {"duet", 0, 0},
-                               {"sequential", 0, 0},
-                               {"max-runs", 1, 0},
-                               {"budget", 1, 0},
-                               {"layout", 1, 0},
-                               {"quiet", 0, 0},
-                               CLI_MANIFEST_OPTS};
+/* The options; the harnesses' (--NAME IMPL=COMMAND, repeatable) come from
+ * the table, after --cmd. */
+static const cli_opt opts_before[] = {{"out", 1, 0},     {"protocol", 1, 0},
+                                      {"blocks", 1, 0},  {"runs", 1, 0},
+                                      {"seed", 1, 0},    {"filter", 1, 0},
+                                      {"timeout", 1, 0}, {"manifest-out", 1, 0},
+                                      {"lib", 1, 1},     {"cmd", 1, 1}};
+static const cli_opt opts_after[] = {
+    {"dir", 1, 1},        {"show-output", 0, 0}, {"benchmark", 1, 0},
+    {"dataset", 1, 0},    {"fresh", 1, 0},       {"duet", 0, 0},
+    {"sequential", 0, 0}, {"max-runs", 1, 0},    {"budget", 1, 0},
+    {"layout", 1, 0},     {"quiet", 0, 0},       CLI_MANIFEST_OPTS};
+
+/* The column where the help of an option begins, and the width of its
+ * lines. */
+#define HELP_COL 23
+#define HELP_WIDTH 72
+
+/* The usage of `run` with the table's harnesses (malloc'd), or NULL. */
+static char *usage_text(void) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  if (!f)
+    return NULL;
+  fputs(usage_synopsis, f);
+  bs_run_harness h;
+  for (size_t i = 0; bs_run_harness_get(i, &h); i++)
+    fprintf(f, "\n                      | --%s IMPL=COMMAND", h.name);
+  fputs(")...\n", f);
+  fputs(usage_impls, f);
+  for (size_t i = 0; bs_run_harness_get(i, &h); i++) {
+    fprintf(f, "  --%s IMPL=COMMAND\n%*s", h.name, HELP_COL, "");
+    cli_fwrap(f, h.help, HELP_COL, HELP_COL, HELP_WIDTH);
+  }
+  fputs(usage_dir, f);
+  fputs(usage_body, f);
+  fputs(usage_tail, f);
+  if (fclose(f) != 0) {
+    free(text);
+    return NULL;
+  }
+  return text;
+}
+
+/* The options: opts_before, the harnesses', opts_after. Returns how many
+ * (at most CLI_MAX_OPTS). */
+static size_t options(cli_opt *opts) {
+  size_t n = 0;
+  for (size_t i = 0; i < sizeof opts_before / sizeof opts_before[0]; i++)
+    opts[n++] = opts_before[i];
+  bs_run_harness h;
+  for (size_t i = 0; bs_run_harness_get(i, &h) && n < CLI_MAX_OPTS; i++)
+    opts[n++] = (cli_opt){h.name, 1, 1};
+  for (size_t i = 0;
+       i < sizeof opts_after / sizeof opts_after[0] && n < CLI_MAX_OPTS; i++)
+    opts[n++] = opts_after[i];
+  return n;
+}
 
 /* Whether a and b are the same file (or, when either cannot be found,
  * the same name). NULL is the current directory. */
@@ -251,17 +272,18 @@ static int on_progress(void *ctx, const bs_run_progress *r) {
 }
 
 int cli_cmd_run(int argc, char **argv) {
-  /* One option per kind of impl: library, command, and a harness
-   * adapter's (named as the adapter is). */
-  static const bs_run_mode modes[] = {BS_RUN_LIBRARY, BS_RUN_COMMAND,
-                                      BS_RUN_GOOGLE_BENCHMARK,
-                                      BS_RUN_PYTEST_BENCHMARK, BS_RUN_GO_BENCH};
-  enum { NKINDS = sizeof modes / sizeof modes[0] };
-  const char *kinds[NKINDS];
-  for (size_t k = 0; k < NKINDS; k++)
-    kinds[k] = modes[k] == BS_RUN_LIBRARY   ? "lib"
-               : modes[k] == BS_RUN_COMMAND ? "cmd"
-                                            : bs_run_harness_name(modes[k]);
+  /* One option per kind of impl: library, command, and each harness of
+   * the table (named as its adapter is). */
+  bs_run_mode modes[CLI_MAX_OPTS] = {BS_RUN_LIBRARY, BS_RUN_COMMAND};
+  const char *kinds[CLI_MAX_OPTS] = {"lib", "cmd"};
+  int nkinds = 2;
+  bs_run_harness h;
+  for (size_t i = 0; bs_run_harness_get(i, &h) && nkinds < CLI_MAX_OPTS; i++) {
+    modes[nkinds] = h.mode;
+    kinds[nkinds++] = h.name;
+  }
+  cli_opt opts[CLI_MAX_OPTS];
+  size_t nopts = options(opts);
   cli_args a;
   bs_run_options o;
   bs_run_result res;
@@ -276,13 +298,10 @@ int cli_cmd_run(int argc, char **argv) {
   bs_error_clear(&err);
   bs_run_options_init(&o);
   bs_run_result_init(&res);
-  static char
-      usage[sizeof usage_head + sizeof usage_body + sizeof usage_tail - 2];
-  memcpy(usage, usage_head, sizeof usage_head - 1);
-  memcpy(usage + sizeof usage_head - 1, usage_body, sizeof usage_body - 1);
-  memcpy(usage + sizeof usage_head + sizeof usage_body - 2, usage_tail,
-         sizeof usage_tail);
-  int rc = cli_start(argc, argv, opts, sizeof opts / sizeof opts[0], usage, &a);
+  memset(&a, 0, sizeof a);
+  char *usage = usage_text();
+  int rc = usage ? cli_start(argc, argv, opts, nopts, usage, &a)
+                 : cli_out_of_memory();
   if (rc || a.help)
     goto done;
   if (a.npos) {
@@ -294,7 +313,7 @@ int cli_cmd_run(int argc, char **argv) {
 
   /* The impls: one kind, IMPL=TARGET each. */
   int kind = -1;
-  for (int k = 0; k < NKINDS; k++) {
+  for (int k = 0; k < nkinds; k++) {
     const char *const *v;
     size_t n = cli_getall(&a, kinds[k], &v);
     if (!n)
@@ -324,9 +343,17 @@ int cli_cmd_run(int argc, char **argv) {
     }
   }
   if (kind < 0) {
-    rc = cli_usage_error("run: nothing to measure: give --lib, --cmd, "
-                         "--google-benchmark, --pytest-benchmark or "
-                         "--go-bench IMPL=... (see benchsite run --help)");
+    char list[512];
+    size_t at = 0;
+    for (int k = 0; k < nkinds && at < sizeof list; k++)
+      at += (size_t)snprintf(list + at, sizeof list - at, "%s--%s",
+                             k == 0            ? ""
+                             : k == nkinds - 1 ? " or "
+                                               : ", ",
+                             kinds[k]);
+    rc = cli_usage_error("run: nothing to measure: give %s IMPL=... (see "
+                         "benchsite run --help)",
+                         list);
     goto done;
   }
   o.mode = modes[kind];
@@ -604,5 +631,6 @@ done:
   for (size_t i = 0; i < nimpls; i++)
     free(names[i]);
   bs_run_result_release(&res);
+  free(usage);
   return cli_finish(&a, rc);
 }

@@ -43,21 +43,6 @@ static const cli_opt opts[] = {
     {"seed", 1, 0}, {"metric", 1, 0},   {"quiet", 0, 0},
 };
 
-static bs_status render(const bs_analysis *an, cli_format f, char **out,
-                        size_t *len, bs_error *err) {
-  switch (f) {
-  case CLI_JSON:
-    return bs_json_tune(an->tune, out, len, err);
-  case CLI_MARKDOWN:
-    return bs_markdown_tune(an->tune, out, len, err);
-  case CLI_SUMMARY:
-    return bs_summary_tune(an->tune, out, len, err);
-  case CLI_TEXT:
-    break;
-  }
-  return bs_text_tune(an->tune, out, len, err);
-}
-
 int cli_cmd_tune(int argc, char **argv) {
   cli_cmd cmd;
   int rc = cli_cmd_begin(&cmd, "tune", argc, argv, opts,
@@ -83,7 +68,7 @@ int cli_cmd_tune(int argc, char **argv) {
     goto done;
   if ((rc = cli_cmd_analyse(&cmd, &ao)))
     goto done;
-  rc = cli_cmd_render(&cmd, render);
+  rc = cli_cmd_render(&cmd, NULL);
 done:
   return cli_cmd_end(&cmd, rc);
 }

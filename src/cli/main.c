@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char usage[] =
+/* The usage, around the entry of `run`, which names the harnesses of the
+ * runner's table (bs_run_harness_get). */
+static const char usage_head[] =
     "usage: benchsite COMMAND [ARGS]\n"
     "\n"
     "Paired benchmark statistics, a regression gate, A/A noise validation\n"
@@ -21,15 +23,33 @@ static const char usage[] =
     "rotation\n"
     "  report   LOG... --manifest M --out DIR   static HTML report of one run\n"
     "  archive  add|verify|list --archive DIR ...  immutable run archive\n"
-    "  site     --archive DIR --out DIR         static site of every run\n"
-    "  run      --out LOG --lib A=a.so --lib B=b.so   measure builds,\n"
-    "           commands or Google Benchmark programs, interleaved\n"
+    "  site     --archive DIR --out DIR         static site of every run\n";
+static const char usage_run[] =
+    "  run      --out LOG --lib A=a.so --lib B=b.so   ";
+static const char usage_tail[] =
     "  manifest [--out M]          the environment manifest of this machine\n"
     "\n"
     "Run 'benchsite COMMAND --help' for a command's options.\n"
     "Exit status: 0 success, 1 significant regression (compare) or findings\n"
     "(check) or a different result (run), 2 bad input or usage, 3 internal\n"
     "or I/O failure, 4 inconclusive cases (compare --fail-inconclusive).\n";
+
+static void usage(FILE *f) {
+  fputs(usage_head, f);
+  fputs(usage_run, f);
+  char what[512];
+  size_t at = (size_t)snprintf(what, sizeof what,
+                               "measure builds, commands or harness programs");
+  bs_run_harness h;
+  for (size_t i = 0; bs_run_harness_get(i, &h) && at < sizeof what; i++)
+    at += (size_t)snprintf(what + at, sizeof what - at, "%s%s", i ? ", " : " (",
+                           h.title);
+  if (at < sizeof what)
+    snprintf(what + at, sizeof what - at, "%s, interleaved",
+             bs_run_harness_get(0, &h) ? ")" : "");
+  cli_fwrap(f, what, sizeof usage_run - 1, 11, 72);
+  fputs(usage_tail, f);
+}
 
 typedef struct command {
   const char *name;
@@ -46,7 +66,7 @@ static const command commands[] = {
 
 int main(int argc, char **argv) {
   if (argc < 2) {
-    fputs(usage, stderr);
+    usage(stderr);
     return CLI_BAD_INPUT;
   }
   const char *cmd = argv[1];
@@ -60,7 +80,7 @@ int main(int argc, char **argv) {
         }
       }
     }
-    fputs(usage, stdout);
+    usage(stdout);
     return CLI_OK;
   }
   if (!strcmp(cmd, "--version")) {
@@ -71,6 +91,7 @@ int main(int argc, char **argv) {
     if (!strcmp(cmd, commands[i].name))
       return commands[i].run(argc - 1, argv + 1);
   }
-  fprintf(stderr, "benchsite: unknown command \"%s\"\n\n%s", cmd, usage);
+  fprintf(stderr, "benchsite: unknown command \"%s\"\n\n", cmd);
+  usage(stderr);
   return CLI_BAD_INPUT;
 }

@@ -30,7 +30,9 @@ double cli_progress_elapsed(const cli_progress *p) {
 }
 
 const char *cli_progress_duration(char *buf, size_t n, double seconds) {
-  double r = seconds > 0 && isfinite(seconds) ? floor(seconds + 0.5) : 0;
+  /* Rounded to whole seconds: the conversion truncates, which for a
+   * positive number is floor (and the program links no libm). */
+  double r = seconds > 0 && isfinite(seconds) ? seconds + 0.5 : 0;
   unsigned long long s = r < 1e12 ? (unsigned long long)r : 999999999999ull;
   if (s < 60)
     snprintf(buf, n, "%llu s", s);

@@ -66,8 +66,7 @@ static int times_close(const bs_log *log, bs_metric m) {
     lo = t < lo ? t : lo;
     hi = t > hi ? t : hi;
   }
-  return n > 0 && lo >= DBL_MIN && hi <= ldexp(1.0, 1000) &&
-         hi <= ldexp(lo, 40);
+  return n > 0 && lo >= DBL_MIN && hi <= 0x1p1000 && hi <= lo * 0x1p40;
 }
 
 /* The same for metric m's values (every metric the run records is

@@ -9,6 +9,7 @@
 
 #include "grow.h"
 #include "hash.h"
+#include "lmath.h"
 #include "oom.h"
 #include "strlist.h"
 
@@ -25,7 +26,7 @@ static double link_sd(const bs_history_link *l) {
   if (!isfinite(l->lo_pct) || !isfinite(l->hi_pct) || l->lo_pct > l->hi_pct ||
       1 + l->lo_pct / 100 <= 0)
     return -1;
-  return (log1p(l->hi_pct / 100) - log1p(l->lo_pct / 100)) / (2 * 1.96);
+  return (bs__log1p(l->hi_pct / 100) - bs__log1p(l->lo_pct / 100)) / (2 * 1.96);
 }
 
 /* The scan of the trailing stretches of the newest chain: stretch[0..m-1]
@@ -40,11 +41,11 @@ static void scan(const bs_history_link *links, const size_t *stretch, size_t m,
     double s = link_sd(k);
     if (s < 0)
       break; /* no stretch reaches past a link without an interval */
-    l += log1p(k->delta_pct / 100);
+    l += bs__log1p(k->delta_pct / 100);
     v += s * s;
     if (w < 2 || !(v > 0))
       continue;
-    double z = l / sqrt(v);
+    double z = l / bs__sqrt(v);
     /* Strictly larger: ties keep the shorter stretch. */
     if (!c->has_scan || fabs(z) > fabs(c->z)) {
       c->has_scan = 1;
@@ -52,14 +53,14 @@ static void scan(const bs_history_link *links, const size_t *stretch, size_t m,
       c->scan_links = w;
       c->since = stretch[w - 1];
       lbest = l;
-      sbest = sqrt(v);
+      sbest = bs__sqrt(v);
     }
   }
   if (!c->has_scan)
     return;
-  c->scan_pct = 100 * expm1(lbest);
-  c->scan_lo_pct = 100 * expm1(lbest - 1.96 * sbest);
-  c->scan_hi_pct = 100 * expm1(lbest + 1.96 * sbest);
+  c->scan_pct = 100 * bs__expm1(lbest);
+  c->scan_lo_pct = 100 * bs__expm1(lbest - 1.96 * sbest);
+  c->scan_hi_pct = 100 * bs__expm1(lbest + 1.96 * sbest);
 }
 
 bs_status bs_history_chain(const bs_history_link *links, size_t n,
@@ -578,19 +579,19 @@ static void open_regression(const bs_history *h, bs_history_case *hc,
   double rest = 0;
   for (size_t k = first; k < n; k++)
     if (pts[k].chain == chain)
-      rest += log1p(links[k].delta_pct / 100);
+      rest += bs__log1p(links[k].delta_pct / 100);
   for (size_t k = first; k < n; k++) {
     if (pts[k].chain != chain)
       continue;
     const bs_history_entry *e = &hc->entries[at[k]];
     if (links[k].significant_regression && h->runs[e->run].native &&
-        rest >= log1p(BS_HISTORY_CREEP_PCT / 100)) {
+        rest >= bs__log1p(BS_HISTORY_CREEP_PCT / 100)) {
       hc->open.regression = 1;
       hc->open.regression_entry = at[k];
-      hc->open.regression_pct = 100 * expm1(rest);
+      hc->open.regression_pct = 100 * bs__expm1(rest);
       return;
     }
-    rest -= log1p(links[k].delta_pct / 100);
+    rest -= bs__log1p(links[k].delta_pct / 100);
   }
 }
 
@@ -740,8 +741,8 @@ static void median_range(bs_history_case *hc) {
       continue;
     hc->measured++;
     hc->newest = r;
-    lo = fmin(lo, r->median);
-    hi = fmax(hi, r->median);
+    lo = bs__fmin(lo, r->median);
+    hi = bs__fmax(hi, r->median);
   }
   hc->min_median = hc->measured ? lo : 0.0;
   hc->max_median = hc->measured ? hi : 0.0;

@@ -18,8 +18,8 @@ const char *bs__log_intern(reader *r, const char *s, size_t n) {
   if (n == 0)
     return "";
   if ((log->istr_n + 1) * 2 > log->istr_cap) {
-    size_t cap = bs__grow_cap(log->istr_cap, log->istr_cap + 1, 256,
-                              sizeof(intern_slot));
+    size_t cap =
+        bs__grow_cap(log->istr_cap, log->istr_cap + 1, 32, sizeof(intern_slot));
     if (!cap || !fits(log, cap * sizeof(intern_slot))) {
       fail_memory_limit(r, r->in.rec_line);
       return NULL;

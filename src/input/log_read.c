@@ -403,7 +403,7 @@ static int has(const reader *r, int k) {
 static int grow_rows(reader *r) {
   bs_log *log = r->log;
   size_t per = row_bytes(log);
-  size_t cap = bs__grow_cap(log->rows_cap, log->nrows + 1, 1024, per);
+  size_t cap = bs__grow_cap(log->rows_cap, log->nrows + 1, 64, per);
   if (!cap || cap > r->max_rows)
     cap = r->max_rows;
   size_t others = footprint(log) - log->rows_cap * per;

@@ -4,6 +4,7 @@
 #include "benchsite/run.h"
 #include "benchsite/protocol.h"
 
+#include "lmath.h"
 #include "run_common.h"
 
 #include <math.h>
@@ -41,7 +42,7 @@ bs_status bs_run_protocol(const char *name, double *target_us, uint64_t *blocks,
  * recomputes it: t is n times the per-call time read back from the log. */
 uint64_t bs_run_next_batch(uint64_t n, double t_us, double target_us,
                            uint64_t n_max) {
-  double want = ceil((double)n * target_us / t_us);
+  double want = bs__ceil((double)n * target_us / t_us);
   uint64_t next = n + 1;
   if (want >= (double)n_max)
     return n_max;

@@ -8,6 +8,7 @@
 #include "benchsite/protocol.h"
 #include "benchsite/run.h"
 
+#include "lmath.h"
 #include "oom.h"
 #include "run_common.h"
 #include "run_int.h"
@@ -227,7 +228,7 @@ static uint64_t planted(const sched *s, size_t impl, uint64_t n) {
   const bs_run_options *o = s->o;
   if (!(o->plant_pct > 0) || impl != o->plant_impl)
     return 0;
-  return (uint64_t)ceil((double)n * o->plant_pct / 100.0);
+  return (uint64_t)bs__ceil((double)n * o->plant_pct / 100.0);
 }
 
 /* One batch of n calls of impl on c, its answer into *a. */

@@ -17,6 +17,7 @@
 #endif
 #include "benchsite/rng.h"
 #include "hash.h"
+#include "lmath.h"
 #include "oom.h"
 #include "run_common.h"
 #include "run_int.h"
@@ -113,7 +114,7 @@ static bs_status lost(bs__exec *e, size_t c, int rc, const char *what,
 
 /* The timeout in milliseconds (< 0: none). */
 static long long limit_ms(const bs__exec *e) {
-  double ms = ceil(e->o->timeout_s * 1000.0);
+  double ms = bs__ceil(e->o->timeout_s * 1000.0);
   return ms > 9e15 ? -1 : (long long)ms;
 }
 

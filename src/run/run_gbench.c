@@ -10,6 +10,7 @@
  * one entry at a time, only the members used kept), so reading it takes
  * little beyond the report itself; what the rest holds -- counters that
  * are NaN or infinite, the context -- is not looked at. */
+#include "lmath.h"
 #include "run_harness.h"
 
 #include "jsonread.h"
@@ -127,7 +128,7 @@ static bs_status entry(void *ctx, const bs__jvalue *e, bs_error *err) {
   double n = it ? it->number : 0, t = rt ? rt->number : 0,
          c = ct ? ct->number : -1;
   /* real_time and cpu_time are per iteration, in time_unit. */
-  if (!(n >= 1 && n <= 9007199254740992.0 && n == floor(n)) || !(f > 0) ||
+  if (!(n >= 1 && n <= 9007199254740992.0 && n == bs__floor(n)) || !(f > 0) ||
       !isfinite(t) || !(t > 0) || !(t * f > 0) || !isfinite(t * f) ||
       !isfinite(c) || c < 0 || !isfinite(c * f))
     return bs_error_set(err, BS_EINPUT, NULL, 0,
@@ -199,4 +200,9 @@ const bs__adapter bs__adapter_gbench = {BS_RUN_GOOGLE_BENCHMARK,
                                         1,
                                         NULL,
                                         args,
-                                        parse};
+                                        parse,
+                                        "a Google Benchmark program (split as "
+                                        "--cmd, so flags may follow it), run "
+                                        "once per block with "
+                                        "--benchmark_format=json "
+                                        "--benchmark_repetitions=1"};

@@ -319,4 +319,14 @@ static bs_status parse(const char *text, size_t len, bs__hsink *sink,
 }
 
 const bs__adapter bs__adapter_gobench = {
-    BS_RUN_GO_BENCH, "go-bench", "go test -bench", 0, 0, extra, args, parse};
+    BS_RUN_GO_BENCH,
+    "go-bench",
+    "go test -bench",
+    0,
+    0,
+    extra,
+    args,
+    parse,
+    "`go test -bench` or a compiled test binary (split as --cmd), run once "
+    "per block with -count 1 -benchmem; rows named PKG.BenchmarkX; ns/op is "
+    "the time, B/op and allocs/op extra columns"};

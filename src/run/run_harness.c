@@ -9,6 +9,7 @@
 #include "csvin.h"
 #include "fsutil.h"
 #include "grow.h"
+#include "lmath.h"
 #include "oom.h"
 #include "run_common.h"
 #include "run_int.h"
@@ -59,6 +60,16 @@ const char *bs_run_harness_name(bs_run_mode mode) {
  * default+duet, loads none, half and busy1): until then, sequential, as
  * before, and --duet asks for it. */
 const int bs__harness_duet_default = 0;
+int bs_run_harness_get(size_t i, bs_run_harness *out) {
+  if (i >= sizeof adapters / sizeof adapters[0] - 1)
+    return 0;
+  const bs__adapter *a = adapters[i];
+  out->mode = a->mode;
+  out->name = a->name;
+  out->title = a->title;
+  out->help = a->help;
+  return 1;
+}
 
 /* ---- argv ------------------------------------------------------------------
  */
@@ -554,7 +565,7 @@ static int job_read(job *j, int s, char *chunk, size_t size, int show_output) {
  * at once. A program that closes its output and hangs is one that hangs:
  * it still has until the timeout to exit. */
 static void collect(job *jobs, size_t n, const bs_run_options *o) {
-  double ms = ceil(o->timeout_s * 1000.0);
+  double ms = bs__ceil(o->timeout_s * 1000.0);
   long long end = bs__now_ms() + (ms > 9e15 ? (long long)9e15 : (long long)ms);
   char *chunk = malloc(65536);
   if (!chunk)

@@ -110,6 +110,10 @@ typedef struct bs__adapter {
    * sink->ctx, for a report it cannot read. */
   bs_status (*parse)(const char *text, size_t len, bs__hsink *sink,
                      bs_error *err);
+  /* What it runs and how, one line for `benchsite run --help`
+   * (bs_run_harness_get): "a Google Benchmark program (split as --cmd,
+   * ...". */
+  const char *help;
 } bs__adapter;
 
 extern const bs__adapter bs__adapter_gbench;  /* run_gbench.c */

@@ -14,6 +14,7 @@
  * (bs__json_parse_relaxed, one entry at a time, only the members used
  * kept); what the rest holds (extra_info, NaN or Infinity in other
  * statistics) is not looked at. */
+#include "lmath.h"
 #include "run_harness.h"
 
 #include "jsonread.h"
@@ -61,7 +62,7 @@ typedef struct reader {
 static uint64_t count(const bs__jvalue *o, const char *key) {
   const bs__jvalue *v = bs__json_member(o, key);
   if (!v || v->type != BS__JNUMBER || !(v->number >= 1) ||
-      v->number > 9007199254740992.0 || v->number != floor(v->number))
+      v->number > 9007199254740992.0 || v->number != bs__floor(v->number))
     return 0;
   return (uint64_t)v->number;
 }
@@ -174,4 +175,10 @@ const bs__adapter bs__adapter_pytest = {BS_RUN_PYTEST_BENCHMARK,
                                         0,
                                         NULL,
                                         args,
-                                        parse};
+                                        parse,
+                                        "a pytest command (split as --cmd), "
+                                        "run once per block with "
+                                        "--benchmark-json; one row per test, "
+                                        "named by its node id "
+                                        "(tests/test_x.py::test_y), its "
+                                        "parameters as the dataset"};

@@ -11,6 +11,7 @@
 #include "site_int.h"
 
 #include "csvin.h"
+#include "lmath.h"
 #include "oom.h"
 #include "plotsafe.h"
 #include "present.h"
@@ -117,8 +118,8 @@ static bs_status describe_chain(const site *s, size_t c, const char *file,
       continue;
     any = 1;
     double v = 100 * (hc->entries[i].chained_index - 1);
-    lo = fmin(lo, v);
-    hi = fmax(hi, v);
+    lo = bs__fmin(lo, v);
+    hi = bs__fmax(hi, v);
   }
   double pad = (hi - lo) * 0.08;
   bs_plot_chart(p, file, CHART_W, CHART_H);
@@ -187,8 +188,8 @@ static void history_range(const bs_history_case *hc, size_t from, double *lo,
     const bs_history_result *r = hc->entries[i].result;
     if (!r->has_median)
       continue;
-    a = fmin(a, r->lo);
-    b = fmax(b, r->hi);
+    a = bs__fmin(a, r->lo);
+    b = bs__fmax(b, r->hi);
   }
   if (!(a <= b)) {
     *lo = 0, *hi = 1, *mark = 0, *from_zero = 1;

@@ -16,6 +16,7 @@
 #include "grow.h"
 #include "jsonread.h"
 #include "jsonw.h"
+#include "lmath.h"
 #include "num.h"
 #include "oom.h"
 #include "strlist.h"
@@ -82,46 +83,36 @@ static bs_status json_entry(bs__buf *b, const bs_history_entry *e,
                             double scale) {
   const bs_history_result *r = e->result;
   int m = r->has_median, c = r->has_cmp, l = e->link;
-  bs_status st = bs__buf_printf(b, "[%zu,%zu,", e->run, m ? r->n : 0);
-  if (!st)
-    st = put_opt(b, m, r->median);
-  if (!st)
-    st = bs__buf_putc(b, ',');
-  if (!st)
-    st = put_opt(b, m, r->lo);
-  if (!st)
-    st = bs__buf_putc(b, ',');
-  if (!st)
-    st = put_opt(b, m, r->hi);
-  if (!st)
-    st = bs__buf_printf(b, ",%u,", entry_flags(r));
-  if (!st)
-    st = c ? bs__buf_printf(b, "%zu", r->blocks) : bs__buf_puts(b, "null");
-  if (!st)
-    st = bs__buf_putc(b, ',');
-  if (!st)
-    st = put_opt(b, c, r->delta_pct);
-  if (!st)
-    st = bs__buf_putc(b, ',');
-  if (!st)
-    st = put_opt(b, c, r->delta_lo_pct);
-  if (!st)
-    st = bs__buf_putc(b, ',');
-  if (!st)
-    st = put_opt(b, c, r->delta_hi_pct);
-  if (!st)
-    st = l ? bs__buf_printf(b, ",%zu,", e->chain) : bs__buf_puts(b, ",null,");
-  if (!st)
-    st = put_opt(b, l, e->chained_index);
+  bs__buf_printf(b, "[%zu,%zu,", e->run, m ? r->n : 0);
+  put_opt(b, m, r->median);
+  bs__buf_putc(b, ',');
+  put_opt(b, m, r->lo);
+  bs__buf_putc(b, ',');
+  put_opt(b, m, r->hi);
+  bs__buf_printf(b, ",%u,", entry_flags(r));
+  if (c)
+    bs__buf_printf(b, "%zu", r->blocks);
+  else
+    bs__buf_puts(b, "null");
+  bs__buf_putc(b, ',');
+  put_opt(b, c, r->delta_pct);
+  bs__buf_putc(b, ',');
+  put_opt(b, c, r->delta_lo_pct);
+  bs__buf_putc(b, ',');
+  put_opt(b, c, r->delta_hi_pct);
+  if (l)
+    bs__buf_printf(b, ",%zu,", e->chain);
+  else
+    bs__buf_puts(b, ",null,");
+  put_opt(b, l, e->chained_index);
   double sc = r->has_scale ? r->scale : 0.0;
   /* The same bits, not the same value: -0 and 0 are different files. */
   // NOLINTNEXTLINE(bugprone-suspicious-memory-comparison,cert-exp42-c,cert-flp37-c)
-  if (!st && memcmp(&sc, &scale, sizeof sc) != 0) {
-    st = bs__buf_putc(b, ',');
-    if (!st)
-      st = put_opt(b, r->has_scale, sc);
+  if (memcmp(&sc, &scale, sizeof sc) != 0) {
+    bs__buf_putc(b, ',');
+    put_opt(b, r->has_scale, sc);
   }
-  return st ? st : bs__buf_putc(b, ']');
+  return bs__buf_putc(b, ']');
 }
 
 /* Entries [from, to) of case c as the lines of a "runs" array. */
@@ -129,15 +120,12 @@ static bs_status json_entries(bs__buf *b, const site *s, size_t c, size_t from,
                               size_t to) {
   const bs_history_case *hc = &s->h->cases[c];
   double scale = file_scale(hc, from, to);
-  bs_status st = bs__buf_puts(b, "\"runs\": [");
-  for (size_t i = from; i < to && !st; i++) {
-    st = bs__buf_puts(b, i > from ? ",\n" : "\n");
-    if (!st)
-      st = json_entry(b, &hc->entries[i], scale);
+  bs__buf_puts(b, "\"runs\": [");
+  for (size_t i = from; i < to; i++) {
+    bs__buf_puts(b, i > from ? ",\n" : "\n");
+    json_entry(b, &hc->entries[i], scale);
   }
-  if (!st)
-    st = bs__buf_puts(b, "]}\n");
-  return st;
+  return bs__buf_puts(b, "]}\n");
 }
 
 /* What entries [from, to) of case c's history files are made from. */
@@ -214,22 +202,15 @@ static int read_published_json(const site *s, prev_file *pf, char **old,
 static bs_status chunk_head(bs__buf *b, const site *s, size_t c, size_t from,
                             size_t to) {
   const bs_history_case *hc = &s->h->cases[c];
-  bs_status st = bs__buf_puts(b, "{\"schema\": \"benchsite.history-chunk/2\", "
-                                 "\"benchmark\": ");
-  if (!st)
-    st = bs__json_string(b, hc->benchmark);
-  if (!st)
-    st = bs__buf_puts(b, ", \"dataset\": ");
-  if (!st)
-    st = bs__json_string(b, hc->dataset);
+  bs__buf_puts(b, "{\"schema\": \"benchsite.history-chunk/2\", "
+                  "\"benchmark\": ");
+  bs__json_string(b, hc->benchmark);
+  bs__buf_puts(b, ", \"dataset\": ");
+  bs__json_string(b, hc->dataset);
   double scale = file_scale(hc, from, to);
-  if (!st)
-    st = bs__buf_puts(b, ", \"scale\": ");
-  if (!st)
-    st = put_opt(b, scale > 0, scale);
-  if (!st)
-    st = bs__buf_printf(b, ", \"fields\": %s, ", fields_json);
-  return st;
+  bs__buf_puts(b, ", \"scale\": ");
+  put_opt(b, scale > 0, scale);
+  return bs__buf_printf(b, ", \"fields\": %s, ", fields_json);
 }
 
 /* The chunk `file` of entries [from, to) when the published one holds
@@ -257,13 +238,10 @@ static bs_status append_chunk(site *s, size_t c, const char *file, size_t from,
   bs_status st = BS_OK;
   if (ok) {
     b->len = 0;
-    st = bs__buf_append(b, old, len - 3);
-    if (!st)
-      st = bs__buf_puts(b, ",\n");
-    if (!st)
-      st = json_entry(b, &hc->entries[to - 1], file_scale(hc, from, to));
-    if (!st)
-      st = bs__buf_puts(b, "]}\n");
+    bs__buf_append(b, old, len - 3);
+    bs__buf_puts(b, ",\n");
+    json_entry(b, &hc->entries[to - 1], file_scale(hc, from, to));
+    st = bs__buf_puts(b, "]}\n");
     if (st)
       st = bs__oom_as(err, st);
     else
@@ -316,9 +294,8 @@ static bs_status reuse_entries(site *s, size_t c, const char *file, size_t from,
   const char *p = ok ? memchr(old, '\n', len) : NULL;
   const char *end = old + len;
   size_t i = a;
-  bs_status st = BS_OK;
   size_t start = b->len;
-  while (p && p + 1 < end && !st) {
+  while (p && p + 1 < end) {
     const char *line = p + 1;
     const char *nl = memchr(line, '\n', (size_t)(end - line));
     if (!nl)
@@ -328,24 +305,23 @@ static bs_status reuse_entries(site *s, size_t c, const char *file, size_t from,
     if (n < (last ? 2u : 1u) || line[n - (last ? 2 : 1)] != (last ? ']' : ','))
       break;
     if (i >= from) {
-      st = bs__buf_puts(b, i > from ? ",\n" : "\n");
-      if (!st)
-        st = bs__buf_append(b, line, n - (last ? 2 : 1));
+      bs__buf_puts(b, i > from ? ",\n" : "\n");
+      bs__buf_append(b, line, n - (last ? 2 : 1));
     }
     i++;
     p = nl;
     if (last)
       break;
   }
-  ok = ok && !st && i == e && p && p + 1 == end;
-  for (; ok && i < to && !st; i++) {
-    st = bs__buf_puts(b, i > from ? ",\n" : "\n");
-    if (!st)
-      st = json_entry(b, &hc->entries[i], scale);
+  ok = ok && i == e && p && p + 1 == end;
+  for (; ok && i < to; i++) {
+    bs__buf_puts(b, i > from ? ",\n" : "\n");
+    json_entry(b, &hc->entries[i], scale);
   }
-  if (ok && !st)
-    st = bs__buf_puts(b, "]}\n");
+  if (ok)
+    bs__buf_puts(b, "]}\n");
   free(old);
+  bs_status st = bs__buf_status(b);
   if (st)
     return bs__oom_as(err, st);
   if (!ok)
@@ -374,9 +350,8 @@ static bs_status history_chunks(site *s, size_t c, size_t nchunks, bs__buf *b,
     if (kept)
       continue;
     b->len = 0;
-    st = chunk_head(b, s, c, from, to);
-    if (!st)
-      st = json_entries(b, s, c, from, to);
+    chunk_head(b, s, c, from, to);
+    st = json_entries(b, s, c, from, to);
     if (st)
       st = bs__oom_as(err, st);
     else
@@ -389,68 +364,53 @@ static bs_status history_chunks(site *s, size_t c, size_t nchunks, bs__buf *b,
 static bs_status history_signals(bs__buf *b, const bs_history_case *hc) {
   const bs_history_creep *cr = &hc->creep;
   int scan = cr->has_scan && cr->since < hc->nentries;
-  bs_status st = bs__buf_printf(b, ", \"creeping\": %s, \"creep_pct\": ",
-                                cr->creeping ? "true" : "false");
+  bs__buf_printf(b, ", \"creeping\": %s, \"creep_pct\": ",
+                 cr->creeping ? "true" : "false");
   /* The scan's stretch; a model without one (fewer than two links) has
    * at most the product along the chain. */
-  if (!st)
-    st = scan ? put_num(b, cr->scan_pct)
-              : put_opt(b, cr->has_chain, cr->creep_pct);
-  if (!st)
-    st = bs__buf_puts(b, ", \"creep_interval_pct\": ");
-  if (!st && scan) {
-    st = bs__buf_putc(b, '[');
-    if (!st)
-      st = put_num(b, cr->scan_lo_pct);
-    if (!st)
-      st = bs__buf_puts(b, ", ");
-    if (!st)
-      st = put_num(b, cr->scan_hi_pct);
-    if (!st)
-      st = bs__buf_putc(b, ']');
-  } else if (!st) {
-    st = bs__buf_puts(b, "null");
+  if (scan)
+    put_num(b, cr->scan_pct);
+  else
+    put_opt(b, cr->has_chain, cr->creep_pct);
+  bs__buf_puts(b, ", \"creep_interval_pct\": ");
+  if (scan) {
+    bs__buf_putc(b, '[');
+    put_num(b, cr->scan_lo_pct);
+    bs__buf_puts(b, ", ");
+    put_num(b, cr->scan_hi_pct);
+    bs__buf_putc(b, ']');
+  } else {
+    bs__buf_puts(b, "null");
   }
-  if (!st)
-    st = bs__buf_puts(b, ", \"creep_z\": ");
-  if (!st)
-    st = put_opt(b, scan, cr->z);
-  if (!st && scan)
-    st = bs__buf_printf(b, ", \"creep_links\": %zu, \"creep_since\": %zu",
-                        cr->scan_links, hc->entries[cr->since].run);
-  else if (!st && cr->has_chain)
-    st = bs__buf_printf(b, ", \"creep_links\": %zu, \"creep_since\": null",
-                        cr->links);
-  else if (!st)
-    st = bs__buf_puts(b, ", \"creep_links\": null, \"creep_since\": null");
-  if (!st)
-    st = bs__buf_puts(b, ", \"change_points\": [");
-  for (size_t k = 0, n = 0; k < hc->nsteps && !st; k++) {
+  bs__buf_puts(b, ", \"creep_z\": ");
+  put_opt(b, scan, cr->z);
+  if (scan)
+    bs__buf_printf(b, ", \"creep_links\": %zu, \"creep_since\": %zu",
+                   cr->scan_links, hc->entries[cr->since].run);
+  else if (cr->has_chain)
+    bs__buf_printf(b, ", \"creep_links\": %zu, \"creep_since\": null",
+                   cr->links);
+  else
+    bs__buf_puts(b, ", \"creep_links\": null, \"creep_since\": null");
+  bs__buf_puts(b, ", \"change_points\": [");
+  for (size_t k = 0, n = 0; k < hc->nsteps; k++) {
     const bs_history_step *sp = &hc->steps[k];
     if (sp->entry >= hc->nentries)
       continue;
-    st = bs__buf_printf(b, "%s{\"run\": %zu, \"before\": ", n++ ? ", " : "",
-                        hc->entries[sp->entry].run);
-    if (!st)
-      st = put_num(b, sp->before);
-    if (!st)
-      st = bs__buf_puts(b, ", \"after\": ");
-    if (!st)
-      st = put_num(b, sp->after);
-    if (!st)
-      st = bs__buf_puts(b, ", \"size_pct\": ");
-    if (!st)
-      st = put_num(b, sp->size_pct);
-    if (!st)
-      st = bs__buf_puts(b, ", \"p_value\": ");
-    if (!st)
-      st = put_num(b, sp->p_value);
-    if (!st)
-      st = bs__buf_printf(b, ", \"significant\": %s, \"acknowledged\": %s}",
-                          sp->significant ? "true" : "false",
-                          sp->acknowledged ? "true" : "false");
+    bs__buf_printf(b, "%s{\"run\": %zu, \"before\": ", n++ ? ", " : "",
+                   hc->entries[sp->entry].run);
+    put_num(b, sp->before);
+    bs__buf_puts(b, ", \"after\": ");
+    put_num(b, sp->after);
+    bs__buf_puts(b, ", \"size_pct\": ");
+    put_num(b, sp->size_pct);
+    bs__buf_puts(b, ", \"p_value\": ");
+    put_num(b, sp->p_value);
+    bs__buf_printf(b, ", \"significant\": %s, \"acknowledged\": %s}",
+                   sp->significant ? "true" : "false",
+                   sp->acknowledged ? "true" : "false");
   }
-  return st ? st : bs__buf_putc(b, ']');
+  return bs__buf_putc(b, ']');
 }
 
 bs_status bs__site_history_json(site *s, size_t c, bs_error *err) {
@@ -466,37 +426,24 @@ bs_status bs__site_history_json(site *s, size_t c, bs_error *err) {
   if (st)
     goto done;
   b.len = 0;
-  st = bs__buf_puts(&b, "{\"schema\": \"benchsite.history/2\", "
-                        "\"benchmark\": ");
-  if (!st)
-    st = bs__json_string(&b, hc->benchmark);
-  if (!st)
-    st = bs__buf_puts(&b, ", \"dataset\": ");
-  if (!st)
-    st = bs__json_string(&b, hc->dataset);
+  bs__buf_puts(&b, "{\"schema\": \"benchsite.history/2\", "
+                   "\"benchmark\": ");
+  bs__json_string(&b, hc->benchmark);
+  bs__buf_puts(&b, ", \"dataset\": ");
+  bs__json_string(&b, hc->dataset);
   double scale = file_scale(hc, older, hc->nentries);
-  if (!st)
-    st = bs__buf_puts(&b, ", \"scale\": ");
-  if (!st)
-    st = put_opt(&b, scale > 0, scale);
-  if (!st)
-    st = bs__buf_puts(&b, ", \"metric\": ");
-  if (!st)
-    st = bs__json_string(&b, mi ? mi->name : "");
-  if (!st)
-    st = bs__buf_puts(&b, ", \"unit\": ");
-  if (!st)
-    st = bs__json_string(&b, mi ? mi->unit : "");
-  if (!st)
-    st = bs__buf_puts(&b, ", \"runs_file\": \"runs.json\", \"older\": [");
-  for (size_t k = 0; k < nchunks && !st; k++)
-    st = bs__buf_printf(&b, "%s\"%s-%zu.json\"", k ? ", " : "", id, k);
-  if (!st)
-    st = bs__buf_putc(&b, ']');
-  if (!st)
-    st = history_signals(&b, hc);
-  if (!st)
-    st = bs__buf_printf(&b, ", \"fields\": %s, ", fields_json);
+  bs__buf_puts(&b, ", \"scale\": ");
+  put_opt(&b, scale > 0, scale);
+  bs__buf_puts(&b, ", \"metric\": ");
+  bs__json_string(&b, mi ? mi->name : "");
+  bs__buf_puts(&b, ", \"unit\": ");
+  bs__json_string(&b, mi ? mi->unit : "");
+  bs__buf_puts(&b, ", \"runs_file\": \"runs.json\", \"older\": [");
+  for (size_t k = 0; k < nchunks; k++)
+    bs__buf_printf(&b, "%s\"%s-%zu.json\"", k ? ", " : "", id, k);
+  bs__buf_putc(&b, ']');
+  history_signals(&b, hc);
+  bs__buf_printf(&b, ", \"fields\": %s, ", fields_json);
   snprintf(file, sizeof file, "history/%s.json", id);
   /* Listed with the key of its entries, by which the next build knows
    * which of its lines it can take as they are. */
@@ -504,13 +451,16 @@ bs_status bs__site_history_json(site *s, size_t c, bs_error *err) {
   size_t head = b.len;
   int reused = 0;
   entries_key(s, c, older, hc->nentries, key);
-  if (!st && (st = bs__buf_puts(&b, "\"runs\": [")) == BS_OK &&
+  st = bs__buf_puts(&b, "\"runs\": [");
+  /* reuse_entries reads the published file and reports its own errors */
+  if (!st &&
       (st = reuse_entries(s, c, file, older, hc->nentries, &b, &reused, err)))
     goto done;
-  if (!st && !reused) {
+  if (!reused) {
     b.len = head;
-    st = json_entries(&b, s, c, older, hc->nentries);
+    json_entries(&b, s, c, older, hc->nentries);
   }
+  st = bs__buf_status(&b);
   if (st)
     st = bs__oom_as(err, st);
   else
@@ -525,39 +475,31 @@ bs_status bs__site_runs_json(site *s, bs_error *err) {
   const bs_metric_info *mi = bs_metric_get(s->o->metric);
   bs__buf b;
   bs__buf_init(&b, BS__CAP_JSON);
-  bs_status st =
-      bs__buf_puts(&b, "{\"schema\": \"benchsite.runs/2\", \"fields\": "
-                       "[\"id\", \"commit\", \"baseline_commit\", \"date\", "
-                       "\"group\", \"metric\"], \"runs\": [");
-  for (size_t i = 0; i < h->nruns && !st; i++) {
+  bs__buf_puts(&b, "{\"schema\": \"benchsite.runs/2\", \"fields\": "
+                   "[\"id\", \"commit\", \"baseline_commit\", \"date\", "
+                   "\"group\", \"metric\"], \"runs\": [");
+  for (size_t i = 0; i < h->nruns; i++) {
     const bs_history_run *r = &h->runs[i];
-    st = bs__buf_puts(&b, i ? ",\n[" : "\n[");
-    if (!st)
-      st = bs__json_string(&b, r->id);
-    if (!st)
-      st = bs__buf_putc(&b, ',');
-    if (!st)
-      st = bs__json_string(&b, r->commit ? r->commit : "");
-    if (!st)
-      st = bs__buf_putc(&b, ',');
-    if (!st)
-      st = r->baseline_commit ? bs__json_string(&b, r->baseline_commit)
-                              : bs__buf_puts(&b, "null");
-    if (!st)
-      st = bs__buf_putc(&b, ',');
-    if (!st)
-      st = bs__json_string(&b, r->date ? r->date : "");
-    if (!st)
-      st = bs__buf_printf(&b, ",%zu,", r->group + 1);
+    bs__buf_puts(&b, i ? ",\n[" : "\n[");
+    bs__json_string(&b, r->id);
+    bs__buf_putc(&b, ',');
+    bs__json_string(&b, r->commit ? r->commit : "");
+    bs__buf_putc(&b, ',');
+    if (r->baseline_commit)
+      bs__json_string(&b, r->baseline_commit);
+    else
+      bs__buf_puts(&b, "null");
+    bs__buf_putc(&b, ',');
+    bs__json_string(&b, r->date ? r->date : "");
+    bs__buf_printf(&b, ",%zu,", r->group + 1);
     /* null: the run did not record the metric (bs_history_run). */
-    if (!st)
-      st = r->no_metric ? bs__buf_puts(&b, "null")
-                        : bs__json_string(&b, mi ? mi->name : "");
-    if (!st)
-      st = bs__buf_putc(&b, ']');
+    if (r->no_metric)
+      bs__buf_puts(&b, "null");
+    else
+      bs__json_string(&b, mi ? mi->name : "");
+    bs__buf_putc(&b, ']');
   }
-  if (!st)
-    st = bs__buf_puts(&b, "]}\n");
+  bs_status st = bs__buf_puts(&b, "]}\n");
   if (st)
     st = bs__oom_as(err, st);
   else
@@ -648,7 +590,7 @@ typedef struct history_reader {
  * one). */
 static int get_count(const bs__jvalue *v, size_t *out) {
   if (v->type != BS__JNUMBER || !(v->number >= 0) ||
-      v->number > 9007199254740992.0 || v->number != floor(v->number))
+      v->number > 9007199254740992.0 || v->number != bs__floor(v->number))
     return 0;
   *out = (size_t)v->number;
   return 1;

@@ -202,14 +202,14 @@ static bs_status transition_line(bs__buf *b, const char *p, size_t len,
   if (!strncmp(line, "file ", 5) && (last = strchr(line + 5, ' '))) {
     *last = '\0';
     char *name = bs__site_get_name(line + 5);
-    if (!name)
-      return BS_ENOMEM; /* it was written by bs__site_put_name */
+    if (!name) /* it was written by bs__site_put_name */
+      return bs__buf_fail(b, BS_ENOMEM);
     dirty = is_queued(names, nnames, name);
     free(name);
     *last = ' ';
     if (dirty) {
-      bs_status st = bs__buf_append(b, line, (size_t)(last - line));
-      return st ? st : bs__buf_puts(b, " - -");
+      bs__buf_append(b, line, (size_t)(last - line));
+      return bs__buf_puts(b, " - -");
     }
   } else if (!strncmp(line, "run ", 4) && last) {
     char rel[BS_ARCHIVE_ID_MAX + 8];
@@ -219,8 +219,8 @@ static bs_status transition_line(bs__buf *b, const char *p, size_t len,
   }
   if (!dirty)
     return bs__buf_append(b, line, len);
-  bs_status st = bs__buf_append(b, line, (size_t)(last - line));
-  return st ? st : bs__buf_puts(b, " 0");
+  bs__buf_append(b, line, (size_t)(last - line));
+  return bs__buf_puts(b, " 0");
 }
 
 /* Publishes the state of the site while files move: the new state, with
@@ -230,10 +230,10 @@ static bs_status write_transition(site *s, bs_error *err) {
   char **names = queued_names(s);
   bs__buf b;
   bs__buf_init(&b, BS__CAP_SITE_STATE);
-  bs_status st = names ? BS_OK : BS_ENOMEM;
+  bs__buf_fail(&b, names ? BS_OK : BS_ENOMEM);
   const char *p = s->state.data ? s->state.data : "";
   const char *end = p + s->body_len; /* not its "sum" line */
-  while (!st && p < end) {
+  while (!bs__buf_status(&b) && p < end) {
     if (strncmp(p, "file ", 5) && strncmp(p, "run ", 4)) {
       /* The header and the like stay as they are: a stretch of such
        * lines is copied at once. */
@@ -242,30 +242,26 @@ static bs_status write_transition(site *s, bs_error *err) {
         const char *nl = strchr(q, '\n');
         q = nl ? nl + 1 : q + strlen(q);
       }
-      st = bs__buf_append(&b, p, (size_t)(q - p));
-      if (!st && q[-1] != '\n')
-        st = bs__buf_putc(&b, '\n');
+      bs__buf_append(&b, p, (size_t)(q - p));
+      if (q[-1] != '\n')
+        bs__buf_putc(&b, '\n');
       p = q;
       continue;
     }
     const char *nl = strchr(p, '\n');
     size_t len = nl ? (size_t)(nl - p) : strlen(p);
-    st = transition_line(&b, p, len, names, s->nqueue);
-    if (!st)
-      st = bs__buf_putc(&b, '\n');
+    transition_line(&b, p, len, names, s->nqueue);
+    bs__buf_putc(&b, '\n');
     p = nl ? nl + 1 : p + len;
   }
-  for (size_t i = 0; i < s->npfiles && !st; i++) {
+  for (size_t i = 0; i < s->npfiles; i++) {
     if (s->pfiles[i].kept)
       continue;
-    st = bs__buf_puts(&b, "file ");
-    if (!st)
-      st = bs__site_put_name(&b, s->pfiles[i].name);
-    if (!st)
-      st = bs__buf_puts(&b, " - -\n");
+    bs__buf_puts(&b, "file ");
+    bs__site_put_name(&b, s->pfiles[i].name);
+    bs__buf_puts(&b, " - -\n");
   }
-  if (!st)
-    st = bs__site_put_sum(&b, b.len);
+  bs_status st = bs__site_put_sum(&b, b.len);
   free(names);
   if (st) {
     bs__buf_release(&b);

@@ -598,9 +598,9 @@ bs_status bs__site_write_stamps(site *s, int *write, bs_error *err) {
   }
   bs__buf b;
   bs__buf_init(&b, BS__CAP_SITE_FILES);
-  bs_status st = bs__buf_puts(&b, STAMPS_MAGIC "\n");
-  if (!st)
-    st = bs__buf_append(&b, s->seen.data ? s->seen.data : "", s->seen.len);
+  bs__buf_puts(&b, STAMPS_MAGIC "\n");
+  bs_status st =
+      bs__buf_append(&b, s->seen.data ? s->seen.data : "", s->seen.len);
   if (st) {
     bs__buf_release(&b);
     return bs__oom_as(err, st);
@@ -764,11 +764,9 @@ prev_file *bs__site_find_pfile(const site *s, const char *name) {
 
 bs_status bs__site_list_file(site *s, const char *rel, const char *hash,
                              const char *key, bs_error *err) {
-  bs_status st = bs__buf_puts(&s->files, "file ");
-  if (!st)
-    st = bs__site_put_name(&s->files, rel);
-  if (!st)
-    st = bs__buf_printf(&s->files, " %s %s\n", hash, key ? key : "-");
+  bs__buf_puts(&s->files, "file ");
+  bs__site_put_name(&s->files, rel);
+  bs_status st = bs__buf_printf(&s->files, " %s %s\n", hash, key ? key : "-");
   if (!st && bs__strset_put(&s->listed, rel, strlen(rel), 0, NULL) < 0)
     st = BS_ENOMEM;
   return st ? bs__oom_as(err, st) : BS_OK;
@@ -828,17 +826,14 @@ bs_status bs__site_state_run(site *s, size_t i) {
   const srun *r = &s->runs[i];
   const bs_history_run *hr = &s->h->runs[i];
   bs__buf *b = &s->state;
-  bs_status st = bs__buf_printf(b, "run %s %zu ", r->ar->id, hr->nresults);
-  if (!st)
-    st = bs__site_put_name(b, hr->impl);
-  if (!st)
-    st = bs__buf_putc(b, ' ');
-  if (!st)
-    st = r->no_report ? bs__site_put_name(b, r->no_report)
-                      : bs__buf_putc(b, '-');
-  if (!st)
-    st = bs__buf_puts(b, r->report || r->no_report ? " 1\n" : " 0\n");
-  return st;
+  bs__buf_printf(b, "run %s %zu ", r->ar->id, hr->nresults);
+  bs__site_put_name(b, hr->impl);
+  bs__buf_putc(b, ' ');
+  if (r->no_report)
+    bs__site_put_name(b, r->no_report);
+  else
+    bs__buf_putc(b, '-');
+  return bs__buf_puts(b, r->report || r->no_report ? " 1\n" : " 0\n");
 }
 
 /* ---- Cache keys ---------------------------------------------------------- */

@@ -177,7 +177,7 @@ bs_status bs__site_feed(site *s, bs_error *err) {
   const char *updated = cs.n ? h->runs[cs.v[0].run].date
                              : (h->nruns ? h->runs[bs_history_newest(h)].date
                                          : "1970-01-01T00:00:00Z");
-  bs_status st = bs__buf_puts(
+  bs__buf_puts(
       &b, "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n"
           "<feed xmlns=\"http://www.w3.org/2005/Atom\">\n"
           "<title>Benchmark regressions</title>\n"
@@ -188,56 +188,39 @@ bs_status bs__site_feed(site *s, bs_error *err) {
           "<author><name>benchsite</name></author>\n"
           "<generator>benchsite " BENCHSITE_VERSION "</generator>\n<id>"
           "urn:benchsite:");
-  if (!st)
-    st = put_xml(&b, first);
-  if (!st)
-    st = bs__buf_puts(&b, ":regressions</id>\n<updated>");
-  if (!st)
-    st = put_xml(&b, updated);
-  if (!st)
-    st = bs__buf_puts(&b, "</updated>\n");
+  put_xml(&b, first);
+  bs__buf_puts(&b, ":regressions</id>\n<updated>");
+  put_xml(&b, updated);
+  bs__buf_puts(&b, "</updated>\n");
   char buf[64];
-  for (size_t i = 0; i < cs.n && i < FEED_ENTRIES && !st; i++) {
+  for (size_t i = 0; i < cs.n && i < FEED_ENTRIES; i++) {
     const change *ch = &cs.v[i];
     const bs_history_run *r = &h->runs[ch->run];
     change_facts f;
     facts_of(s, ch, &f);
     bs__fmt_pct_signed(buf, sizeof buf, f.pct);
-    st = bs__buf_puts(&b, "<entry>\n<title>");
-    if (!st)
-      st = put_xml(&b, f.name);
-    if (!st)
-      st = bs__buf_printf(&b, ": %s %s%s</title>\n<id>urn:benchsite:", buf,
-                          f.kind, f.acked ? " (acknowledged)" : "");
-    if (!st)
-      st = put_xml(&b, r->id);
-    if (!st)
-      st = bs__buf_printf(&b, ":%s:%s%zu</id>\n<updated>", s->cases[ch->c].id,
-                          ch->step ? "step" : "paired", ch->k);
-    if (!st)
-      st = put_xml(&b, r->date);
-    if (!st)
-      st = bs__buf_printf(&b,
-                          "</updated>\n<link rel=\"alternate\" "
-                          "type=\"text/html\" href=\"case-%s.html\"/>\n"
-                          "<summary>",
-                          s->cases[ch->c].id);
-    if (!st)
-      st = put_xml(&b, f.kind);
-    if (!st)
-      st = bs__buf_printf(&b, " of %s from commit ", buf);
-    if (!st)
-      st = put_xml(&b, f.before ? f.before : "(none)");
-    if (!st)
-      st = bs__buf_puts(&b, " to ");
-    if (!st)
-      st = put_xml(&b, f.after);
-    if (!st)
-      st = bs__buf_printf(&b, " (run %zu)%s.</summary>\n</entry>\n",
-                          ch->run + 1, f.acked ? ", acknowledged" : "");
+    bs__buf_puts(&b, "<entry>\n<title>");
+    put_xml(&b, f.name);
+    bs__buf_printf(&b, ": %s %s%s</title>\n<id>urn:benchsite:", buf, f.kind,
+                   f.acked ? " (acknowledged)" : "");
+    put_xml(&b, r->id);
+    bs__buf_printf(&b, ":%s:%s%zu</id>\n<updated>", s->cases[ch->c].id,
+                   ch->step ? "step" : "paired", ch->k);
+    put_xml(&b, r->date);
+    bs__buf_printf(&b,
+                   "</updated>\n<link rel=\"alternate\" "
+                   "type=\"text/html\" href=\"case-%s.html\"/>\n"
+                   "<summary>",
+                   s->cases[ch->c].id);
+    put_xml(&b, f.kind);
+    bs__buf_printf(&b, " of %s from commit ", buf);
+    put_xml(&b, f.before ? f.before : "(none)");
+    bs__buf_puts(&b, " to ");
+    put_xml(&b, f.after);
+    bs__buf_printf(&b, " (run %zu)%s.</summary>\n</entry>\n", ch->run + 1,
+                   f.acked ? ", acknowledged" : "");
   }
-  if (!st)
-    st = bs__buf_puts(&b, "</feed>\n");
+  bs_status st = bs__buf_puts(&b, "</feed>\n");
   free(cs.v);
   if (st)
     st = bs__oom_as(err, st);
@@ -259,18 +242,13 @@ static bs_status put_num(bs__buf *b, double v) {
 static bs_status put_since(bs__buf *b, const site *s, size_t c, size_t e,
                            double pct) {
   const bs_history_run *r = &s->h->runs[s->h->cases[c].entries[e].run];
-  bs_status st = bs__buf_puts(b, "{\"run\": ");
-  if (!st)
-    st = bs__json_string(b, r->id);
-  if (!st)
-    st = bs__buf_puts(b, ", \"commit\": ");
-  if (!st)
-    st = bs__json_string(b, r->commit);
-  if (!st)
-    st = bs__buf_puts(b, ", \"pct\": ");
-  if (!st)
-    st = put_num(b, pct);
-  return st ? st : bs__buf_putc(b, '}');
+  bs__buf_puts(b, "{\"run\": ");
+  bs__json_string(b, r->id);
+  bs__buf_puts(b, ", \"commit\": ");
+  bs__json_string(b, r->commit);
+  bs__buf_puts(b, ", \"pct\": ");
+  put_num(b, pct);
+  return bs__buf_putc(b, '}');
 }
 
 bs_status bs__site_index_json(site *s, bs_error *err) {
@@ -278,60 +256,49 @@ bs_status bs__site_index_json(site *s, bs_error *err) {
   const bs_metric_info *mi = bs_metric_get(s->o->metric);
   bs__buf b;
   bs__buf_init(&b, BS__CAP_JSON);
-  bs_status st = bs__buf_puts(&b, "{\"schema\": \"benchsite.index/1\", "
-                                  "\"runs\": \"history/runs.json\", "
-                                  "\"regressions\": \"regressions.html\", "
-                                  "\"feed\": \"feed.xml\", \"metric\": ");
-  if (!st)
-    st = bs__json_string(&b, mi ? mi->name : "");
-  if (!st)
-    st = bs__buf_printf(&b, ", \"unit\": ");
-  if (!st)
-    st = bs__json_string(&b, mi ? mi->unit : "");
-  if (!st)
-    st = bs__buf_puts(&b, ", \"cases\": [");
-  for (size_t c = 0; c < h->ncases && !st; c++) {
+  bs__buf_puts(&b, "{\"schema\": \"benchsite.index/1\", "
+                   "\"runs\": \"history/runs.json\", "
+                   "\"regressions\": \"regressions.html\", "
+                   "\"feed\": \"feed.xml\", \"metric\": ");
+  bs__json_string(&b, mi ? mi->name : "");
+  bs__buf_printf(&b, ", \"unit\": ");
+  bs__json_string(&b, mi ? mi->unit : "");
+  bs__buf_puts(&b, ", \"cases\": [");
+  for (size_t c = 0; c < h->ncases; c++) {
     const bs_history_case *hc = &h->cases[c];
     site_open o;
     bs__site_open(s, c, &o);
-    st = bs__buf_puts(&b, c ? ",\n{\"benchmark\": " : "\n{\"benchmark\": ");
-    if (!st)
-      st = bs__json_string(&b, hc->benchmark);
-    if (!st)
-      st = bs__buf_puts(&b, ", \"dataset\": ");
-    if (!st)
-      st = bs__json_string(&b, hc->dataset);
-    if (!st)
-      st = bs__buf_printf(&b,
-                          ", \"page\": \"case-%s.html\", \"history\": "
-                          "\"history/%s.json\", \"runs\": %zu, "
-                          "\"newest_median\": ",
-                          s->cases[c].id, s->cases[c].id, hc->nentries);
-    if (!st)
-      st = hc->newest ? put_num(&b, hc->newest->median)
-                      : bs__buf_puts(&b, "null");
-    if (!st)
-      st = bs__buf_puts(&b, ", \"open\": {\"regression\": ");
-    if (!st)
-      st = o.regression
-               ? put_since(&b, s, c, o.regression_entry, o.regression_pct)
-               : bs__buf_puts(&b, "null");
-    if (!st)
-      st = bs__buf_puts(&b, ", \"change_point\": ");
-    if (!st)
-      st = o.step
-               ? put_since(&b, s, c, hc->steps[o.step_index].entry, o.step_pct)
-               : bs__buf_puts(&b, "null");
-    if (!st)
-      st = bs__buf_puts(&b, ", \"creep\": ");
-    if (!st)
-      st = o.creep ? put_since(&b, s, c, o.creep_entry, o.creep_pct)
-                   : bs__buf_puts(&b, "null");
-    if (!st)
-      st = bs__buf_puts(&b, "}}");
+    bs__buf_puts(&b, c ? ",\n{\"benchmark\": " : "\n{\"benchmark\": ");
+    bs__json_string(&b, hc->benchmark);
+    bs__buf_puts(&b, ", \"dataset\": ");
+    bs__json_string(&b, hc->dataset);
+    bs__buf_printf(&b,
+                   ", \"page\": \"case-%s.html\", \"history\": "
+                   "\"history/%s.json\", \"runs\": %zu, "
+                   "\"newest_median\": ",
+                   s->cases[c].id, s->cases[c].id, hc->nentries);
+    if (hc->newest)
+      put_num(&b, hc->newest->median);
+    else
+      bs__buf_puts(&b, "null");
+    bs__buf_puts(&b, ", \"open\": {\"regression\": ");
+    if (o.regression)
+      put_since(&b, s, c, o.regression_entry, o.regression_pct);
+    else
+      bs__buf_puts(&b, "null");
+    bs__buf_puts(&b, ", \"change_point\": ");
+    if (o.step)
+      put_since(&b, s, c, hc->steps[o.step_index].entry, o.step_pct);
+    else
+      bs__buf_puts(&b, "null");
+    bs__buf_puts(&b, ", \"creep\": ");
+    if (o.creep)
+      put_since(&b, s, c, o.creep_entry, o.creep_pct);
+    else
+      bs__buf_puts(&b, "null");
+    bs__buf_puts(&b, "}}");
   }
-  if (!st)
-    st = bs__buf_puts(&b, "]}\n");
+  bs_status st = bs__buf_puts(&b, "]}\n");
   if (st)
     st = bs__oom_as(err, st);
   else

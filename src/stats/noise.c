@@ -3,6 +3,8 @@
 #include "benchsite/bootstrap.h"
 #include "benchsite/compare.h"
 #include "benchsite/quantile.h"
+#include "binomial.h"
+#include "lmath.h"
 #include "oom.h"
 #include "orderstat.h"
 #include "pairs.h"
@@ -55,7 +57,7 @@ bs_status bs_noise_options_check(const bs_noise_options *o, bs_error *err) {
 size_t bs_noise_auto_block_length(size_t n) {
   if (n < 2)
     return 1;
-  double l = round(cbrt((double)n));
+  double l = bs__round(bs__cbrt((double)n));
   size_t half = n / 2;
   if (!(l >= 1.0))
     return 1;
@@ -231,11 +233,11 @@ bs_status bs_noise_drift(const double *x, size_t n, bs_drift *out) {
     sxx += dp * dp;
   }
   free(ranks);
-  out->rho = syy == 0.0 ? 0.0 : sxy / sqrt(sxx * syy);
+  out->rho = syy == 0.0 ? 0.0 : sxy / bs__sqrt(sxx * syy);
   /* Normal approximation to the null distribution of rho (as the seed's
    * DetectDrift), not the t distribution scipy uses. */
-  out->z = out->rho * sqrt((double)(n - 1));
-  out->p = erfc(fabs(out->z) / sqrt(2.0));
+  out->z = out->rho * bs__sqrt((double)(n - 1));
+  out->p = bs__erfc(fabs(out->z) / bs__sqrt(2.0));
   out->drifted = out->p < BS_NOISE_DRIFT_LEVEL;
   size_t half = n / 2;
   out->first = bs_median(x, half);
@@ -384,7 +386,7 @@ static bs_status analyse_run(const char *label, bs_noise_experiment *e,
    * (confAB + 1 - confBA)/2 = P(<) + P(=)/2 and confAB + confBA - 1 =
    * P(=), up to the Monte Carlo error of two independent bootstraps. */
   e->confidence = (e->conf_ab + 1.0 - e->conf_ba) / 2.0;
-  e->tie = fmax(0.0, e->conf_ab + e->conf_ba - 1.0);
+  e->tie = bs__fmax(0.0, e->conf_ab + e->conf_ba - 1.0);
 
   st = bs_noise_drift(e->a, e->na, &e->drift_a);
   if (st == BS_ENOMEM)
@@ -431,6 +433,32 @@ static double median_or_zero(double *v, size_t n) {
   return bs_quantile_sorted(v, n, 0.5);
 }
 
+/* How the case's drifting runs and false signals compare with what
+ * chance alone gives: each run is a Bernoulli trial, so the count of
+ * runs is binomial and its upper tail says how surprising it is. */
+static void chance(bs_noise_case *c, const bs_noise_options *o,
+                   size_t false_signals, size_t drifted) {
+  size_t n = c->runs;
+  double series = 0;
+  c->drift_tested = 0;
+  for (size_t k = 0; k < n; k++) {
+    const bs_noise_experiment *e = &c->experiments[k];
+    series += e->has_drift_a + e->has_drift_b;
+    c->drift_tested |= e->has_drift_a || e->has_drift_b;
+  }
+  series /= (double)n;
+  /* 1 - (1 - 0.05)^s: at least one of s series drifts at the 5 % level */
+  c->drift_chance_rate = 1.0 - bs__pow(1.0 - BS_NOISE_DRIFT_LEVEL, series);
+  c->drift_runs = drifted;
+  c->drift_p = bs__binomial_tail(n, drifted, c->drift_chance_rate);
+  /* A calibrated confidence falls outside [1 - level, level] in 2 (1 -
+   * level) of the runs. */
+  c->false_signal_expected = 2.0 * (1.0 - o->level);
+  c->false_signal_runs = false_signals;
+  c->false_signal_p =
+      bs__binomial_tail(n, false_signals, c->false_signal_expected);
+}
+
 static bs_status summarise(bs_noise_case *c, const bs_noise_options *o,
                            bs_error *err) {
   size_t n = c->runs;
@@ -471,6 +499,7 @@ static bs_status summarise(bs_noise_case *c, const bs_noise_options *o,
   c->tie_rate = median_or_zero(s, n);
   c->false_signal_rate = (double)false_signals / (double)n;
   c->drift_rate = (double)drifted / (double)n;
+  chance(c, o, false_signals, drifted);
 
   size_t m = 0;
   for (size_t k = 0; k < n; k++) {
@@ -500,7 +529,7 @@ static bs_status summarise(bs_noise_case *c, const bs_noise_options *o,
     s[k] = (double)c->experiments[k].na;
   c->median_pairs = median_or_zero(s, n);
   double ratio = c->paired_noise_floor_pct / BS_GATE_THRESHOLD_PCT;
-  double blocks = ceil(c->median_pairs * (ratio * ratio));
+  double blocks = bs__ceil(c->median_pairs * (ratio * ratio));
   c->blocks_for_gate =
       blocks < 18446744073709549568.0 ? (uint64_t)blocks : UINT64_MAX;
   free(s);

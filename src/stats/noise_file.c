@@ -9,6 +9,7 @@
 #include "csvin.h"
 #include "grow.h"
 #include "jsonread.h"
+#include "lmath.h"
 #include "manifest_json.h"
 #include "oom.h"
 #include "strlist.h"
@@ -233,7 +234,7 @@ static bs_status check_case(floors_reader *rd, const bs__jvalue *c,
   }
   bs_sort_doubles(rd->abs, n);
   double q = bs_quantile_sorted(rd->abs, n, BS_NOISE_FLOOR_QUANTILE);
-  if (!(fabs(fl->number - q) <= 1e-9 * fmax(1.0, q)))
+  if (!(fabs(fl->number - q) <= 1e-9 * bs__fmax(1.0, q)))
     return bs_error_set(err, BS_EINPUT, name, fl->line,
                         "case %zu (benchmark %s, dataset %s): "
                         "paired_noise_floor_pct %.6g is not the 90th "

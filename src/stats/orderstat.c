@@ -1,4 +1,5 @@
 #include "orderstat.h"
+#include "lmath.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -22,9 +23,9 @@ void bs__rank_sort(const double *x, size_t n, bs__ranked *order) {
 
 double bs__type7(double f, size_t n, size_t *lo, size_t *hi) {
   double h = f * (double)(n - 1);
-  double fl = floor(h);
+  double fl = bs__floor(h);
   *lo = (size_t)fl;
-  *hi = (size_t)ceil(h);
+  *hi = (size_t)bs__ceil(h);
   if (*hi >= n)
     *hi = n - 1;
   return h - fl;

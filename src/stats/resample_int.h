@@ -29,6 +29,19 @@
 
 #define BS__CHAINS 8
 
+/* The SIMD engines (AVX2, AVX-512), chosen at run time: x86-64 with GCC or
+ * Clang, unless built with BENCHSITE_NO_SIMD. */
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(BENCHSITE_NO_SIMD)
+#define BS__HAVE_SIMD 1
+#else
+#define BS__HAVE_SIMD 0
+#endif
+
+/* xorshift64* on a local state (bs_rng_next, kept in a register). */
+#define BS__XS_NEXT(g)                                                         \
+  ((g) ^= (g) >> 12, (g) ^= (g) << 25, (g) ^= (g) >> 27,                       \
+   (g)*UINT64_C(0x2545F4914F6CDD1D))
+
 /* One series prepared for resampling its median. */
 typedef struct bs__series {
   size_t n;
@@ -93,6 +106,28 @@ void bs__resample_one(const bs__series *s, uint64_t *state,
 bs_status bs__resample_medians(const bs__series *s, bs_resample_engine engine,
                                uint64_t state, size_t R, size_t width,
                                uint32_t *jl, uint32_t *jh);
+
+/* bs__resample_medians on BS__CHAINS generators of bs__resample_chains,
+ * each on R / BS__CHAINS consecutive resamples, the last one also on the
+ * remainder: the plain path, which every other one falls back to.
+ * BS_ENOMEM. */
+bs_status bs__resample_medians_chains(const bs__series *s,
+                                      bs_resample_engine engine, uint64_t state,
+                                      size_t R, uint32_t *jl, uint32_t *jh);
+
+/* The median band (resample_band.c) covers n <= BS__BAND_MAX_N (eight
+ * 64-bit words of bitmap in one register) and is chosen unasked from
+ * BS__BAND_MIN_N (below it the band spans nearly every rank and the setup
+ * outweighs what it saves). */
+#define BS__BAND_MAX_N 512u
+#define BS__BAND_MIN_N 24u
+
+/* bs__resample_medians on the median band, for a series without blocks of
+ * at most BS__BAND_MAX_N values on a CPU with the AVX512 engine; `width`
+ * the band's half width (0: 3.5 standard deviations of the count below a
+ * rank near the middle). Only in a build with BS__HAVE_SIMD. BS_ENOMEM. */
+bs_status bs__resample_band(const bs__series *s, uint64_t state, size_t R,
+                            size_t width, uint32_t *jl, uint32_t *jh);
 
 /* Whether `engine` resamples s on the small-sample path (AVX-512 with BW
  * and IFMA, at most 24 values, no blocks), which bs__resample_medians

@@ -4,6 +4,7 @@
 #include "benchsite/order.h"
 #include "benchsite/quantile.h"
 #include "grow.h"
+#include "lmath.h"
 #include "oom.h"
 #include "pairs.h"
 #include "strlist.h"
@@ -165,7 +166,7 @@ static bs_status benchmark_crossovers(bs_tune_result *r, size_t lo, size_t hi,
         if (!tc->has_scale || !mx || !my)
           continue;
         pts[np].scale = tc->scale;
-        pts[np].r = log(mx->median_us / my->median_us);
+        pts[np].r = bs__log(mx->median_us / my->median_us);
         pts[np].order = np;
         pts[np].ci = i;
         np++;
@@ -182,7 +183,8 @@ static bs_status benchmark_crossovers(bs_tune_result *r, size_t lo, size_t hi,
         c.benchmark = r->cases[lo].benchmark;
         c.a = impls[x];
         c.b = impls[y];
-        c.scale = exp(log(s0) + (log(s1) - log(s0)) * r0 / (r0 - r1));
+        c.scale =
+            bs__exp(bs__log(s0) + (bs__log(s1) - bs__log(s0)) * r0 / (r0 - r1));
         c.scale_low = s0;
         c.scale_high = s1;
         c.dataset_low = r->cases[pts[k].ci].dataset;

@@ -45,16 +45,13 @@ static bs_status link_to(bs__buf *b, const char *base, const char *page) {
     n--;
   char *trimmed = malloc(n + 1);
   if (!trimmed)
-    return BS_ENOMEM;
+    return bs__buf_fail(b, BS_ENOMEM);
   memcpy(trimmed, base, n);
   trimmed[n] = '\0';
-  bs_status st = bs__md_url(b, trimmed);
+  bs__md_url(b, trimmed);
   free(trimmed);
-  if (!st)
-    st = bs__buf_putc(b, '/');
-  if (!st)
-    st = bs__md_url(b, page);
-  return st;
+  bs__buf_putc(b, '/');
+  return bs__md_url(b, page);
 }
 
 static const char *link_base(const bs_markdown_options *o) {
@@ -189,89 +186,71 @@ static bs_status headline(hw *w, const bs_compare_result *r, const facts *f,
                    : fails                     ? BS__T_GATE_FAILED
                                                : BS__T_GATE_PASSED);
   char buf[160];
-  bs_status st = w_lit(w, w->md ? "**" : "");
-  if (!st)
-    st = bs__buf_printf(w->b, "%s%s: ", gate->label,
-                        op->mode == BS_MODE_HOTSPOT ? " (exploratory, does "
-                                                      "not gate)"
-                        : !fails && r->regressions  ? " (family-wise)"
-                                                    : "");
-  if (!st && r->regressions)
-    st = bs__buf_printf(w->b, "%zu %s%s", r->regressions,
-                        bs__glossary(BS__T_REGRESSION)->word,
-                        plural(r->regressions));
-  else if (!st)
-    st = bs__buf_printf(w->b, "no %s", bs__glossary(BS__T_REGRESSION)->word);
-  if (!st)
-    st = w_lit(w, w->md ? "**" : "");
-  if (!st && f->worst) {
-    st = w_lit(w, r->regressions > 1 ? " (worst " : " (");
-    if (!st)
-      st = w_case(w, f->worst);
-    if (!st)
-      st = bs__buf_printf(w->b, " %s)",
-                          pct(buf, sizeof buf, f->worst->delta_pct));
+  w_lit(w, w->md ? "**" : "");
+  bs__buf_printf(w->b, "%s%s: ", gate->label,
+                 op->mode == BS_MODE_HOTSPOT ? " (exploratory, does "
+                                               "not gate)"
+                 : !fails && r->regressions  ? " (family-wise)"
+                                             : "");
+  if (r->regressions)
+    bs__buf_printf(w->b, "%zu %s%s", r->regressions,
+                   bs__glossary(BS__T_REGRESSION)->word,
+                   plural(r->regressions));
+  else
+    bs__buf_printf(w->b, "no %s", bs__glossary(BS__T_REGRESSION)->word);
+  w_lit(w, w->md ? "**" : "");
+  if (f->worst) {
+    w_lit(w, r->regressions > 1 ? " (worst " : " (");
+    w_case(w, f->worst);
+    bs__buf_printf(w->b, " %s)", pct(buf, sizeof buf, f->worst->delta_pct));
   }
-  if (!st)
-    st = bs__buf_printf(w->b, ", %zu %s%s, %zu %s", f->n[K_IMPROVEMENT],
-                        bs__glossary(BS__T_IMPROVEMENT)->word,
-                        plural(f->n[K_IMPROVEMENT]), f->n[K_INCONCLUSIVE],
-                        bs__glossary(BS__T_INCONCLUSIVE)->word);
+  bs__buf_printf(w->b, ", %zu %s%s, %zu %s", f->n[K_IMPROVEMENT],
+                 bs__glossary(BS__T_IMPROVEMENT)->word,
+                 plural(f->n[K_IMPROVEMENT]), f->n[K_INCONCLUSIVE],
+                 bs__glossary(BS__T_INCONCLUSIVE)->word);
   /* What an inconclusive case means, where there is one (SPEC §2.9). */
-  if (!st && f->n[K_INCONCLUSIVE])
-    st = bs__buf_printf(w->b, " (a %g %% regression could not be ruled out)",
-                        op->threshold_pct);
-  if (!st)
-    st = bs__buf_printf(w->b, ", %zu %s", f->n[K_EQUIVALENT],
-                        bs__glossary(BS__T_EQUIVALENT)->word);
+  if (f->n[K_INCONCLUSIVE])
+    bs__buf_printf(w->b, " (a %g %% regression could not be ruled out)",
+                   op->threshold_pct);
+  bs__buf_printf(w->b, ", %zu %s", f->n[K_EQUIVALENT],
+                 bs__glossary(BS__T_EQUIVALENT)->word);
   /* The rest, when there are any, so that the counts add up. */
   static const int rest[] = {K_NOISE, K_SLOWER, K_FASTER};
-  for (size_t i = 0; i < 3 && !st; i++)
+  for (size_t i = 0; i < 3; i++)
     if (f->n[rest[i]])
-      st = bs__buf_printf(w->b, ", %zu %s", f->n[rest[i]],
-                          bs__glossary(kind_term(rest[i]))->word);
-  if (!st)
-    st = w_lit(w, " — ");
-  if (!st)
-    st = w_user(w, r->candidate);
-  if (!st && f->cand_commit[0]) {
-    st = w_lit(w, " ");
-    if (!st)
-      st = w_user(w, f->cand_commit);
+      bs__buf_printf(w->b, ", %zu %s", f->n[rest[i]],
+                     bs__glossary(kind_term(rest[i]))->word);
+  w_lit(w, " — ");
+  w_user(w, r->candidate);
+  if (f->cand_commit[0]) {
+    w_lit(w, " ");
+    w_user(w, f->cand_commit);
   }
-  if (!st)
-    st = w_lit(w, " vs ");
-  if (!st)
-    st = w_user(w, r->baseline);
-  if (!st && f->base_commit[0]) {
-    st = w_lit(w, " ");
-    if (!st)
-      st = w_user(w, f->base_commit);
+  w_lit(w, " vs ");
+  w_user(w, r->baseline);
+  if (f->base_commit[0]) {
+    w_lit(w, " ");
+    w_user(w, f->base_commit);
   }
-  if (!st)
-    st = bs__buf_printf(w->b, ", %s", bs_metric_get(op->metric)->quantity);
-  if (!st && f->protocol) {
-    st = w_lit(w, ", protocol ");
-    if (!st)
-      st = w_user(w, f->protocol);
+  bs__buf_printf(w->b, ", %s", bs_metric_get(op->metric)->quantity);
+  if (f->protocol) {
+    w_lit(w, ", protocol ");
+    w_user(w, f->protocol);
   }
-  if (!st && f->bmin == f->bmax)
-    st = bs__buf_printf(w->b, ", %zu block%s", f->bmax, plural(f->bmax));
-  else if (!st)
-    st = bs__buf_printf(w->b, ", %zu–%zu blocks", f->bmin, f->bmax);
+  if (f->bmin == f->bmax)
+    bs__buf_printf(w->b, ", %zu block%s", f->bmax, plural(f->bmax));
+  else
+    bs__buf_printf(w->b, ", %zu–%zu blocks", f->bmin, f->bmax);
   const char *base = link_base(o);
-  if (!st && base && w->md) {
-    st = w_lit(w, " — [full report](");
-    if (!st)
-      st = link_to(w->b, base, "index.html");
-    if (!st)
-      st = w_lit(w, ")");
-  } else if (!st && base) {
-    st = w_lit(w, " — report ");
-    if (!st)
-      st = w_user(w, base);
+  if (base && w->md) {
+    w_lit(w, " — [full report](");
+    link_to(w->b, base, "index.html");
+    w_lit(w, ")");
+  } else if (base) {
+    w_lit(w, " — report ");
+    w_user(w, base);
   }
-  return st;
+  return bs__buf_status(w->b);
 }
 
 bs_status bs_summary_compare(const bs_compare_result *r, const bs_manifest *env,
@@ -282,10 +261,9 @@ bs_status bs_summary_compare(const bs_compare_result *r, const bs_manifest *env,
   facts f;
   facts_of(&f, r, env);
   hw w = {&b, 0};
-  bs_status st = headline(&w, r, &f, o);
-  if (!st)
-    st = bs__buf_putc(&b, '\n');
-  return bs__buf_finish(&b, st, "the summary", out, len, err);
+  headline(&w, r, &f, o);
+  bs__buf_putc(&b, '\n');
+  return bs__buf_finish(&b, BS_OK, "the summary", out, len, err);
 }
 
 /* ---- Lines both reports share ---------------------------------------------
@@ -309,21 +287,21 @@ static bs_status family_line(bs__buf *b, const bs_compare_result *r) {
 
 /* What --noise did: thresholds raised, cases without a floor. */
 static bs_status noise_line(bs__buf *b, const bs_compare_result *r) {
-  bs_status st =
-      r->raised == 0
-          ? bs__buf_puts(b, "no case's noise floor is above δ, so no "
-                            "threshold was raised")
-          : bs__buf_printf(b,
-                           "%zu of %zu case%s had %s threshold raised to %s "
-                           "noise floor (a change below the floor cannot be "
-                           "told from noise on this setup)",
-                           r->raised, r->ncases, plural(r->ncases),
-                           r->raised == 1 ? "its" : "their",
-                           r->raised == 1 ? "its" : "their");
-  if (!st && r->without_floor)
-    st = bs__buf_printf(b, "; %zu had no floor and kept δ = %g %%",
-                        r->without_floor, r->options.threshold_pct);
-  return st;
+  if (r->raised == 0)
+    bs__buf_puts(b, "no case's noise floor is above δ, so no "
+                    "threshold was raised");
+  else
+    bs__buf_printf(b,
+                   "%zu of %zu case%s had %s threshold raised to %s "
+                   "noise floor (a change below the floor cannot be "
+                   "told from noise on this setup)",
+                   r->raised, r->ncases, plural(r->ncases),
+                   r->raised == 1 ? "its" : "their",
+                   r->raised == 1 ? "its" : "their");
+  if (r->without_floor)
+    bs__buf_printf(b, "; %zu had no floor and kept δ = %g %%", r->without_floor,
+                   r->options.threshold_pct);
+  return bs__buf_status(b);
 }
 
 /* "12 of 25 cases inconclusive: a 3 % regression could not be ruled out"
@@ -375,26 +353,31 @@ typedef struct md_piece {
 typedef struct md_list {
   md_piece *p;
   size_t n, cap;
+  bs_status st; /* the first failure of a piece, its row's or the list's */
 } md_list;
 
-static bs_status piece_take(md_list *l, bs__buf *b, bs_status st) {
-  if (st) {
-    bs__buf_release(b);
-    return st;
-  }
-  md_piece *p = BS__GROW(l->p, l->cap, l->n + 1, 16);
+/* Moves the text of `row` into l as its next piece and releases row. Once
+ * a piece has failed (its row, or growing the list), l keeps that error
+ * and drops every later piece. */
+static void piece_take(md_list *l, bs__buf *row) {
+  if (!l->st)
+    l->st = bs__buf_status(row);
+  md_piece *p = l->st ? NULL : BS__GROW(l->p, l->cap, l->n + 1, 16);
   if (!p) {
-    bs__buf_release(b);
-    return BS_ENOMEM;
+    bs__buf_release(row);
+    if (!l->st)
+      l->st = BS_ENOMEM;
+    return;
   }
   l->p = p;
-  p[l->n].len = b->len;
-  p[l->n].text = bs__buf_detach(b, NULL);
-  if (!p[l->n].text)
-    return BS_ENOMEM;
+  p[l->n].len = row->len;
+  p[l->n].text = bs__buf_detach(row, NULL);
+  if (!p[l->n].text) {
+    l->st = BS_ENOMEM;
+    return;
+  }
   p[l->n].keep = 1;
   l->n++;
-  return BS_OK;
 }
 
 static void list_free(md_list *l) {
@@ -419,11 +402,10 @@ static size_t list_fit(md_list *l, size_t *budget) {
 }
 
 static bs_status list_emit(bs__buf *b, const md_list *l) {
-  bs_status st = BS_OK;
-  for (size_t i = 0; i < l->n && !st; i++)
+  for (size_t i = 0; i < l->n; i++)
     if (l->p[i].keep)
-      st = bs__buf_append(b, l->p[i].text, l->p[i].len);
-  return st;
+      bs__buf_append(b, l->p[i].text, l->p[i].len);
+  return bs__buf_status(b);
 }
 
 typedef struct md_compare {
@@ -452,38 +434,31 @@ static bs_status md_row(bs__buf *b, const bs_compare_result *r, size_t i, int k,
   char p[48], p1[48], p2[48];
   double lo, hi;
   interval_pct(c, &lo, &hi);
-  bs_status st = bs__buf_puts(b, "| ");
-  if (!st)
-    st = bs__md_case(b, c->benchmark, c->dataset);
-  if (!st)
-    st = bs__buf_printf(b, " | %s %% \\[%s, %s\\] | ",
-                        bs__fmt_pct_num_plain(p, sizeof p, c->delta_pct),
-                        bs__fmt_pct_num_plain(p1, sizeof p1, lo),
-                        bs__fmt_pct_num_plain(p2, sizeof p2, hi));
+  bs__buf_puts(b, "| ");
+  bs__md_case(b, c->benchmark, c->dataset);
+  bs__buf_printf(b, " | %s %% \\[%s, %s\\] | ",
+                 bs__fmt_pct_num_plain(p, sizeof p, c->delta_pct),
+                 bs__fmt_pct_num_plain(p1, sizeof p1, lo),
+                 bs__fmt_pct_num_plain(p2, sizeof p2, hi));
   /* The table's rows say why the case is there; the folded list its
    * verdict. */
   const char *label = FLAGGED(k)
                           ? bs__glossary(kind_term(k))->label
                           : bs__verdict_marker(bs__significance(c), c->verdict);
-  if (!st)
-    st = bs__buf_puts(b, label);
-  if (!st && k == K_INCONCLUSIVE && c->within_noise &&
+  bs__buf_puts(b, label);
+  if (k == K_INCONCLUSIVE && c->within_noise &&
       c->verdict != BS_VERDICT_EQUIVALENT)
-    st = bs__buf_printf(b, " · %s", bs__glossary(BS__T_WITHIN_NOISE)->label);
-  if (!st && k == K_NOISE)
-    st = bs__buf_printf(b, " (floor %s)",
-                        bs__fmt_floor_plain(p, sizeof p, c->noise_floor_pct));
-  if (!st && base) {
+    bs__buf_printf(b, " · %s", bs__glossary(BS__T_WITHIN_NOISE)->label);
+  if (k == K_NOISE)
+    bs__buf_printf(b, " (floor %s)",
+                   bs__fmt_floor_plain(p, sizeof p, c->noise_floor_pct));
+  if (base) {
     char page[32];
-    st = bs__buf_puts(b, " | [page](");
-    if (!st)
-      st = link_to(b, base, bs__case_page(page, sizeof page, i));
-    if (!st)
-      st = bs__buf_puts(b, ")");
+    bs__buf_puts(b, " | [page](");
+    link_to(b, base, bs__case_page(page, sizeof page, i));
+    bs__buf_puts(b, ")");
   }
-  if (!st)
-    st = bs__buf_puts(b, " |\n");
-  return st;
+  return bs__buf_puts(b, " |\n");
 }
 
 /* The cases that matter in table order: significant regressions, largest
@@ -521,41 +496,38 @@ static bs_status warning_lines(bs__buf *b, const bs_compare_result *r) {
     other += c->nwarnings > known;
   }
   const char *w = bs__glossary(BS__T_WARNING)->symbol;
-  bs_status st = BS_OK;
   if (outliers)
-    st = bs__buf_printf(b,
-                        "- %s outliers in %zu case%s, kept (the median is "
-                        "robust to them)\n",
-                        w, outliers, plural(outliers));
-  if (!st && few)
-    st = bs__buf_printf(b,
-                        "- %s fewer than %d pairs in %zu case%s: %s "
-                        "interval%s unreliable\n",
-                        w, BS_MIN_RELIABLE_PAIRS, few, plural(few),
-                        few == 1 ? "its" : "their", few == 1 ? " is" : "s are");
-  if (!st && raised)
-    st = bs__buf_printf(b,
-                        "- %s threshold raised to the noise floor in %zu "
-                        "case%s\n",
-                        w, raised, plural(raised));
-  if (!st && other)
-    st = bs__buf_printf(b, "- %s other warnings in %zu case%s\n", w, other,
-                        plural(other));
-  for (size_t i = 0; i < r->nwarnings && !st; i++) {
-    st = bs__buf_printf(b, "- %s ", w);
-    if (!st)
-      st = bs__md_text(b, r->warnings[i]);
-    if (!st)
-      st = bs__buf_putc(b, '\n');
+    bs__buf_printf(b,
+                   "- %s outliers in %zu case%s, kept (the median is "
+                   "robust to them)\n",
+                   w, outliers, plural(outliers));
+  if (few)
+    bs__buf_printf(b,
+                   "- %s fewer than %d pairs in %zu case%s: %s "
+                   "interval%s unreliable\n",
+                   w, BS_MIN_RELIABLE_PAIRS, few, plural(few),
+                   few == 1 ? "its" : "their", few == 1 ? " is" : "s are");
+  if (raised)
+    bs__buf_printf(b,
+                   "- %s threshold raised to the noise floor in %zu "
+                   "case%s\n",
+                   w, raised, plural(raised));
+  if (other)
+    bs__buf_printf(b, "- %s other warnings in %zu case%s\n", w, other,
+                   plural(other));
+  for (size_t i = 0; i < r->nwarnings; i++) {
+    bs__buf_printf(b, "- %s ", w);
+    bs__md_text(b, r->warnings[i]);
+    bs__buf_putc(b, '\n');
   }
-  return st;
+  return bs__buf_status(b);
 }
 
 /* The glossary entries the comment shows, folded, with the method. */
 static bs_status legend(bs__buf *b, const bs_compare_result *r,
                         const size_t shown[NKINDS]) {
-  bs_status st = bs__buf_puts(b, "\n<details><summary>How to read this"
-                                 "</summary>\n\n");
+  bs__buf_puts(b, "\n<details><summary>How to read this"
+                  "</summary>\n\n");
   bs__term terms[2 + NKINDS];
   size_t nt = 0;
   terms[nt++] = BS__T_PAIRED_DELTA;
@@ -565,25 +537,17 @@ static bs_status legend(bs__buf *b, const bs_compare_result *r,
       terms[nt++] = kind_term(k);
   /* The glossary's words go through the Markdown escaper like any text:
    * they hold '*', '#' or '|' one day without breaking the comment. */
-  for (size_t i = 0; i < nt && !st; i++) {
-    st = bs__buf_puts(b, "- ");
-    if (!st)
-      st = bs__md_text(b, bs__glossary(terms[i])->label);
-    if (!st)
-      st = bs__buf_puts(b, ": ");
-    if (!st)
-      st = bs__md_text(b, bs__glossary(terms[i])->meaning);
-    if (!st)
-      st = bs__buf_puts(b, ".\n");
+  for (size_t i = 0; i < nt; i++) {
+    bs__buf_puts(b, "- ");
+    bs__md_text(b, bs__glossary(terms[i])->label);
+    bs__buf_puts(b, ": ");
+    bs__md_text(b, bs__glossary(terms[i])->meaning);
+    bs__buf_puts(b, ".\n");
   }
-  if (!st)
-    st = bs__buf_puts(b, "\nMethod: ");
-  if (!st)
-    st = method_line(b, r);
-  if (!st)
-    st = bs__buf_puts(b, "; pairs by (run, block), d = candidate − baseline "
+  bs__buf_puts(b, "\nMethod: ");
+  method_line(b, r);
+  return bs__buf_puts(b, "; pairs by (run, block), d = candidate − baseline "
                          "per block.\n\n</details>\n");
-  return st;
 }
 
 static bs_status md_pieces(md_compare *m, const bs_compare_result *r,
@@ -592,19 +556,17 @@ static bs_status md_pieces(md_compare *m, const bs_compare_result *r,
   const char *base = link_base(o);
   bs__buf *b = &m->head;
   hw w = {b, 1};
-  bs_status st = bs__buf_puts(b, BS_MARKDOWN_MARKER_COMPARE "\n");
-  if (!st)
-    st = headline(&w, r, f, o);
-  if (!st)
-    st = bs__buf_puts(b, "\n\n");
+  bs__buf_puts(b, BS_MARKDOWN_MARKER_COMPARE "\n");
+  headline(&w, r, f, o);
+  bs__buf_puts(b, "\n\n");
   size_t nflag = 0;
   for (int k = 0; k < NKINDS; k++)
     nflag += FLAGGED(k) ? f->n[k] : 0;
-  if (!st && nflag)
-    st = table_head(b, r, base != NULL);
-  else if (!st)
-    st = bs__buf_puts(b, "No case changed significantly, none is "
-                         "inconclusive.\n");
+  if (nflag)
+    table_head(b, r, base != NULL);
+  else
+    bs__buf_puts(b, "No case changed significantly, none is "
+                    "inconclusive.\n");
 
   ranked *rk = malloc((nflag ? nflag : 1) * sizeof *rk);
   if (!rk)
@@ -616,124 +578,119 @@ static bs_status md_pieces(md_compare *m, const bs_compare_result *r,
       rk[nr++] = (ranked){i, k, r->cases[i].delta_pct};
   }
   qsort(rk, nr, sizeof *rk, ranked_cmp);
-  for (size_t j = 0; j < nr && !st; j++) {
+  for (size_t j = 0; j < nr; j++) {
     bs__buf row;
     bs__buf_init(&row, BS__CAP_MARKDOWN);
-    st = piece_take(&m->rows, &row, md_row(&row, r, rk[j].i, rk[j].k, base));
+    md_row(&row, r, rk[j].i, rk[j].k, base);
+    piece_take(&m->rows, &row);
   }
   free(rk);
-  for (size_t i = 0; i < r->ncases && !st; i++) {
+  for (size_t i = 0; i < r->ncases; i++) {
     int k = kind_of(&r->cases[i]);
     if (FLAGGED(k))
       continue;
     bs__buf row;
     bs__buf_init(&row, BS__CAP_MARKDOWN);
-    st = piece_take(&m->other, &row, md_row(&row, r, i, k, base));
+    md_row(&row, r, i, k, base);
+    piece_take(&m->other, &row);
   }
 
   b = &m->notes;
-  if (!st && r->regressions) {
-    st = bs__buf_puts(b, "\nFamily-wise: ");
-    if (!st)
-      st = family_line(b, r);
-    if (!st)
-      st = bs__buf_puts(b, r->options.family_wise &&
-                                   r->options.mode == BS_MODE_CONFIRMATORY
-                               ? " (the gate counts only these).\n"
-                               : ".\n");
+  if (r->regressions) {
+    bs__buf_puts(b, "\nFamily-wise: ");
+    family_line(b, r);
+    bs__buf_puts(b, r->options.family_wise &&
+                            r->options.mode == BS_MODE_CONFIRMATORY
+                        ? " (the gate counts only these).\n"
+                        : ".\n");
   }
-  if (!st && r->noise_applied) {
-    st = bs__buf_puts(b, "\nNoise-aware gate: ");
-    if (!st)
-      st = noise_line(b, r);
-    if (!st)
-      st = bs__buf_puts(b, ".\n");
+  if (r->noise_applied) {
+    bs__buf_puts(b, "\nNoise-aware gate: ");
+    noise_line(b, r);
+    bs__buf_puts(b, ".\n");
   }
-  if (!st && r->inconclusive) {
-    st = bs__buf_puts(b, "\n");
-    if (!st)
-      st = inconclusive_line(b, r);
-    if (!st)
-      st = bs__buf_puts(b, ".\n");
+  if (r->inconclusive) {
+    bs__buf_puts(b, "\n");
+    inconclusive_line(b, r);
+    bs__buf_puts(b, ".\n");
   }
 
   b = &m->warn;
-  if (!st)
-    st = warning_lines(b, r);
-  for (size_t i = 0; i < r->ncases && !st; i++)
-    for (size_t k = 0; k < r->cases[i].nwarnings && !st; k++) {
+  warning_lines(b, r);
+  for (size_t i = 0; i < r->ncases; i++)
+    for (size_t k = 0; k < r->cases[i].nwarnings; k++) {
       bs__buf line;
       bs__buf_init(&line, BS__CAP_MARKDOWN);
-      bs_status s2 = bs__buf_puts(&line, "- ");
-      if (!s2)
-        s2 = bs__md_case(&line, r->cases[i].benchmark, r->cases[i].dataset);
-      if (!s2)
-        s2 = bs__buf_puts(&line, ": ");
-      if (!s2)
-        s2 = bs__md_text(&line, r->cases[i].warnings[k]);
-      if (!s2)
-        s2 = bs__buf_putc(&line, '\n');
-      st = piece_take(&m->wcase, &line, s2);
+      bs__buf_puts(&line, "- ");
+      bs__md_case(&line, r->cases[i].benchmark, r->cases[i].dataset);
+      bs__buf_puts(&line, ": ");
+      bs__md_text(&line, r->cases[i].warnings[k]);
+      bs__buf_putc(&line, '\n');
+      piece_take(&m->wcase, &line);
     }
 
-  for (size_t i = 0; i < r->ncases && !st; i++) {
+  for (size_t i = 0; i < r->ncases; i++) {
     const bs_case_compare *c = &r->cases[i];
     if (!c->has_noise_floor)
       continue;
     bs__buf row;
     bs__buf_init(&row, BS__CAP_MARKDOWN);
-    bs_status s2 = bs__buf_puts(&row, "| ");
-    if (!s2)
-      s2 = bs__md_case(&row, c->benchmark, c->dataset);
+    bs__buf_puts(&row, "| ");
+    bs__md_case(&row, c->benchmark, c->dataset);
     char fl[48];
-    if (!s2)
-      s2 = bs__buf_printf(
-          &row, " | %s | %.2f %% | %.3g %%%s | %s |\n",
-          bs__fmt_floor_plain(fl, sizeof fl, c->noise_floor_pct),
-          fabs(c->delta_pct), c->effective_threshold_pct,
-          c->effective_threshold_pct > r->options.threshold_pct ? " (raised)"
-                                                                : "",
-          c->within_noise ? bs__glossary(BS__T_WITHIN_NOISE)->label
-                          : "clears the floor");
-    st = piece_take(&m->floors, &row, s2);
+    bs__buf_printf(&row, " | %s | %.2f %% | %.3g %%%s | %s |\n",
+                   bs__fmt_floor_plain(fl, sizeof fl, c->noise_floor_pct),
+                   fabs(c->delta_pct), c->effective_threshold_pct,
+                   c->effective_threshold_pct > r->options.threshold_pct
+                       ? " (raised)"
+                       : "",
+                   c->within_noise ? bs__glossary(BS__T_WITHIN_NOISE)->label
+                                   : "clears the floor");
+    piece_take(&m->floors, &row);
   }
 
-  if (!st && env && bs_manifest_count(env)) {
+  if (env && bs_manifest_count(env)) {
     b = &m->env;
-    st = bs__buf_puts(b, "\n<details><summary>Environment</summary>\n\n"
-                         "| key | value |\n|---|---|\n");
-    for (size_t i = 0; i < bs_manifest_count(env) && !st; i++) {
-      st = bs__buf_puts(b, "| ");
-      if (!st)
-        st = bs__md_text(b, bs_manifest_key(env, i));
-      if (!st)
-        st = bs__buf_puts(b, " | ");
-      if (!st)
-        st = bs__md_text(b, bs_manifest_value(env, i));
-      if (!st)
-        st = bs__buf_puts(b, " |\n");
+    bs__buf_puts(b, "\n<details><summary>Environment</summary>\n\n"
+                    "| key | value |\n|---|---|\n");
+    for (size_t i = 0; i < bs_manifest_count(env); i++) {
+      bs__buf_puts(b, "| ");
+      bs__md_text(b, bs_manifest_key(env, i));
+      bs__buf_puts(b, " | ");
+      bs__md_text(b, bs_manifest_value(env, i));
+      bs__buf_puts(b, " |\n");
     }
-    if (!st)
-      st = bs__buf_puts(b, "\n</details>\n");
+    bs__buf_puts(b, "\n</details>\n");
   }
 
   b = &m->foot;
   size_t shown[NKINDS];
   for (int k = 0; k < NKINDS; k++)
     shown[k] = f->n[k];
-  if (!st)
-    st = legend(b, r, shown);
+  legend(b, r, shown);
   char mphrase[160];
-  if (!st)
-    st = bs__buf_printf(
-        b,
-        "\n<sub>benchsite · paired Δ%% = 100 · med(d) / "
-        "med(baseline) · %s, δ = %g %% · metric %s</sub>\n",
-        r->options.mode == BS_MODE_CONFIRMATORY ? "confirmatory gate"
-                                                : "hotspot (exploratory)",
-        r->options.threshold_pct,
-        bs__metric_phrase(mphrase, sizeof mphrase, r->options.metric));
-  return st;
+  bs__buf_printf(b,
+                 "\n<sub>benchsite · paired Δ%% = 100 · med(d) / "
+                 "med(baseline) · %s, δ = %g %% · metric %s</sub>\n",
+                 r->options.mode == BS_MODE_CONFIRMATORY
+                     ? "confirmatory gate"
+                     : "hotspot (exploratory)",
+                 r->options.threshold_pct,
+                 bs__metric_phrase(mphrase, sizeof mphrase, r->options.metric));
+  /* The first failure, in the order the pieces were written. */
+  const bs_status each[] = {bs__buf_status(&m->head),
+                            m->rows.st,
+                            m->other.st,
+                            bs__buf_status(&m->notes),
+                            bs__buf_status(&m->warn),
+                            m->wcase.st,
+                            m->floors.st,
+                            bs__buf_status(&m->env),
+                            bs__buf_status(&m->foot)};
+  for (size_t i = 0; i < sizeof each / sizeof each[0]; i++)
+    if (each[i])
+      return each[i];
+  return BS_OK;
 }
 
 /* Room for the lines that say what was folded or cut, and the wrappers. */
@@ -756,9 +713,8 @@ bs_status bs_markdown_compare(const bs_compare_result *r,
   bs__buf_init(&thead, BS__CAP_MARKDOWN);
   facts f;
   facts_of(&f, r, env);
-  bs_status st = md_pieces(&m, r, env, o, &f);
-  if (!st)
-    st = table_head(&thead, r, base != NULL);
+  bs__buf_fail(&b, md_pieces(&m, r, env, o, &f));
+  bs__buf_fail(&b, table_head(&thead, r, base != NULL));
 
   /* What always shows, then the lists by importance: the cases that
    * matter, every other case, the noise floors, each case's warnings,
@@ -773,90 +729,75 @@ bs_status bs_markdown_compare(const bs_compare_result *r,
   int env_kept = m.env.len <= budget;
   size_t cut = cut_rows + cut_other;
 
-  if (!st)
-    st = bs__buf_append(&b, m.head.data, m.head.len);
-  if (!st)
-    st = list_emit(&b, &m.rows);
-  if (!st)
-    st = bs__buf_append(&b, m.notes.data ? m.notes.data : "", m.notes.len);
-  if (!st && m.other.n) {
+  bs__buf_append(&b, m.head.data, m.head.len);
+  list_emit(&b, &m.rows);
+  bs__buf_append(&b, m.notes.data ? m.notes.data : "", m.notes.len);
+  if (m.other.n) {
     /* Counted in a line, listed folded. */
-    st = bs__buf_printf(&b, "\n<details><summary>%zu other case%s: ", m.other.n,
-                        plural(m.other.n));
+    bs__buf_printf(&b, "\n<details><summary>%zu other case%s: ", m.other.n,
+                   plural(m.other.n));
     int first = 1;
-    for (int k = K_EQUIVALENT; k < NKINDS && !st; k++)
+    for (int k = K_EQUIVALENT; k < NKINDS; k++)
       if (f.n[k]) {
-        st = bs__buf_printf(&b, "%s%zu %s", first ? "" : ", ", f.n[k],
-                            bs__glossary(kind_term(k))->label);
+        bs__buf_printf(&b, "%s%zu %s", first ? "" : ", ", f.n[k],
+                       bs__glossary(kind_term(k))->label);
         first = 0;
       }
-    if (!st)
-      st = bs__buf_puts(&b, "</summary>\n\n");
-    if (!st)
-      st = bs__buf_append(&b, thead.data, thead.len);
-    if (!st)
-      st = list_emit(&b, &m.other);
-    if (!st)
-      st = bs__buf_puts(&b, "\n</details>\n");
+    bs__buf_puts(&b, "</summary>\n\n");
+    bs__buf_append(&b, thead.data, thead.len);
+    list_emit(&b, &m.other);
+    bs__buf_puts(&b, "\n</details>\n");
   }
-  if (!st && cut) {
-    st = bs__buf_printf(&b,
-                        "\n**%zu of %zu cases are left out** (%zu that "
-                        "matter, %zu other) to keep this comment under "
-                        "GitHub's size limit. ",
-                        cut, r->ncases, cut_rows, cut_other);
-    if (!st && base) {
-      st = bs__buf_puts(&b, "Every case is in [the full report](");
-      if (!st)
-        st = link_to(&b, base, "index.html");
-      if (!st)
-        st = bs__buf_puts(&b, ").\n");
-    } else if (!st) {
-      st = bs__buf_puts(&b, "Every case is in the output of `benchsite "
-                            "compare` (its text table, `--json` and "
-                            "`--html` report) in this job's log and "
-                            "artifacts.\n");
+  if (cut) {
+    bs__buf_printf(&b,
+                   "\n**%zu of %zu cases are left out** (%zu that "
+                   "matter, %zu other) to keep this comment under "
+                   "GitHub's size limit. ",
+                   cut, r->ncases, cut_rows, cut_other);
+    if (base) {
+      bs__buf_puts(&b, "Every case is in [the full report](");
+      link_to(&b, base, "index.html");
+      bs__buf_puts(&b, ").\n");
+    } else {
+      bs__buf_puts(&b, "Every case is in the output of `benchsite "
+                       "compare` (its text table, `--json` and "
+                       "`--html` report) in this job's log and "
+                       "artifacts.\n");
     }
   }
-  if (!st && m.warn.len) {
-    st = bs__buf_puts(&b, "\n");
-    if (!st)
-      st = bs__buf_append(&b, m.warn.data, m.warn.len);
+  if (m.warn.len) {
+    bs__buf_puts(&b, "\n");
+    bs__buf_append(&b, m.warn.data, m.warn.len);
   }
-  if (!st && m.wcase.n) {
-    st = bs__buf_printf(&b,
-                        "\n<details><summary>Warnings per case (%zu)"
-                        "</summary>\n\n",
-                        m.wcase.n);
-    if (!st)
-      st = list_emit(&b, &m.wcase);
-    if (!st && cut_wcase)
-      st = bs__buf_printf(&b, "- … and %zu more (left out)\n", cut_wcase);
-    if (!st)
-      st = bs__buf_puts(&b, "\n</details>\n");
+  if (m.wcase.n) {
+    bs__buf_printf(&b,
+                   "\n<details><summary>Warnings per case (%zu)"
+                   "</summary>\n\n",
+                   m.wcase.n);
+    list_emit(&b, &m.wcase);
+    if (cut_wcase)
+      bs__buf_printf(&b, "- … and %zu more (left out)\n", cut_wcase);
+    bs__buf_puts(&b, "\n</details>\n");
   }
-  if (!st && m.floors.n) {
-    st = bs__buf_printf(&b,
-                        "\n<details><summary>Noise floors (A/A) of %zu "
-                        "case%s</summary>\n\n"
-                        "| case | noise floor | \\|paired Δ%%\\| | "
-                        "threshold | reading |\n"
-                        "|---|---:|---:|---:|---|\n",
-                        m.floors.n, plural(m.floors.n));
-    if (!st)
-      st = list_emit(&b, &m.floors);
-    if (!st && cut_floors)
-      st = bs__buf_printf(&b, "\n%zu more noise-floor rows are left out.\n",
-                          cut_floors);
-    if (!st)
-      st = bs__buf_puts(&b, "\n</details>\n");
+  if (m.floors.n) {
+    bs__buf_printf(&b,
+                   "\n<details><summary>Noise floors (A/A) of %zu "
+                   "case%s</summary>\n\n"
+                   "| case | noise floor | \\|paired Δ%%\\| | "
+                   "threshold | reading |\n"
+                   "|---|---:|---:|---:|---|\n",
+                   m.floors.n, plural(m.floors.n));
+    list_emit(&b, &m.floors);
+    if (cut_floors)
+      bs__buf_printf(&b, "\n%zu more noise-floor rows are left out.\n",
+                     cut_floors);
+    bs__buf_puts(&b, "\n</details>\n");
   }
-  if (!st && m.env.len && env_kept)
-    st = bs__buf_append(&b, m.env.data, m.env.len);
-  else if (!st && m.env.len)
-    st = bs__buf_puts(&b, "\nThe environment is left out (too long).\n");
-  if (!st)
-    st = bs__buf_append(&b, m.foot.data, m.foot.len);
+  if (m.env.len && env_kept)
+    bs__buf_append(&b, m.env.data, m.env.len);
+  else if (m.env.len)
+    bs__buf_puts(&b, "\nThe environment is left out (too long).\n");
+  bs__buf_append(&b, m.foot.data, m.foot.len);
 
   for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
     bs__buf_release(fixed[i]);
@@ -865,7 +806,7 @@ bs_status bs_markdown_compare(const bs_compare_result *r,
   list_free(&m.other);
   list_free(&m.wcase);
   list_free(&m.floors);
-  return bs__buf_finish(&b, st, "Markdown", out, len, err);
+  return bs__buf_finish(&b, BS_OK, "Markdown", out, len, err);
 }
 
 /* ---- The text report --------------------------------------------------------
@@ -880,10 +821,9 @@ bs_status bs_text_compare(const bs_compare_result *r, const bs_manifest *env,
   char(*cells)[TEXT_COLS][192] = calloc(n, sizeof *cells);
   bs__buf b;
   bs__buf_init(&b, BS__CAP_TEXT);
-  bs_status st = BS_ENOMEM;
   size_t disagree = 0;
   if (!cells)
-    goto done;
+    return bs__buf_finish(&b, BS_ENOMEM, "the table", out, len, err);
   bs_metric m = r->options.metric;
   snprintf(cells[0][0], 192, "case");
   snprintf(cells[0][1], 192, "paired Δ%%");
@@ -934,72 +874,54 @@ bs_status bs_text_compare(const bs_compare_result *r, const bs_manifest *env,
   facts f;
   facts_of(&f, r, env);
   hw w = {&b, 0};
-  st = headline(&w, r, &f, o);
-  if (!st)
-    st = bs__buf_puts(&b, "\n\n");
-  for (size_t i = 0; i < n && !st; i++) {
-    for (size_t k = 0; k < TEXT_COLS && !st; k++) {
-      st = bs__text_cell(&b, cells[i][k], k + 1 == TEXT_COLS ? 0 : width[k],
-                         k >= 1 && k <= 3, k ? 0 : BS_TEXT_LINE_START);
-      if (!st && k + 1 < TEXT_COLS)
-        st = bs__buf_puts(&b, "  ");
+  headline(&w, r, &f, o);
+  bs__buf_puts(&b, "\n\n");
+  for (size_t i = 0; i < n; i++) {
+    for (size_t k = 0; k < TEXT_COLS; k++) {
+      bs__text_cell(&b, cells[i][k], k + 1 == TEXT_COLS ? 0 : width[k],
+                    k >= 1 && k <= 3, k ? 0 : BS_TEXT_LINE_START);
+      if (k + 1 < TEXT_COLS)
+        bs__buf_puts(&b, "  ");
     }
-    if (!st)
-      st = bs__buf_putc(&b, '\n');
+    bs__buf_putc(&b, '\n');
   }
-  if (!st)
-    st = bs__buf_putc(&b, '\n');
-  if (!st)
-    st = method_line(&b, r);
-  if (!st)
-    st = bs__buf_putc(&b, '\n');
-  if (!st && disagree)
-    st = bs__buf_printf(&b, "%s %s (%zu case%s): %s\n",
-                        bs__glossary(BS__T_MEDIANS)->symbol,
-                        bs__glossary(BS__T_MEDIANS)->word, disagree,
-                        plural(disagree), bs__glossary(BS__T_MEDIANS)->meaning);
-  if (!st && r->inconclusive) {
-    st = inconclusive_line(&b, r);
-    if (!st)
-      st = bs__buf_putc(&b, '\n');
+  bs__buf_putc(&b, '\n');
+  method_line(&b, r);
+  bs__buf_putc(&b, '\n');
+  if (disagree)
+    bs__buf_printf(&b, "%s %s (%zu case%s): %s\n",
+                   bs__glossary(BS__T_MEDIANS)->symbol,
+                   bs__glossary(BS__T_MEDIANS)->word, disagree,
+                   plural(disagree), bs__glossary(BS__T_MEDIANS)->meaning);
+  if (r->inconclusive) {
+    inconclusive_line(&b, r);
+    bs__buf_putc(&b, '\n');
   }
-  if (!st)
-    st = bs__buf_puts(&b, "family-wise: ");
-  if (!st)
-    st = family_line(&b, r);
-  if (!st)
-    st = bs__buf_puts(&b, r->options.family_wise &&
-                                  r->options.mode == BS_MODE_CONFIRMATORY
-                              ? " (--family-wise: the exit status counts "
-                                "only these)\n"
-                              : "\n");
-  if (!st && r->noise_applied) {
-    st = bs__buf_puts(&b, "noise-aware gate: ");
-    if (!st)
-      st = noise_line(&b, r);
-    if (!st)
-      st = bs__buf_putc(&b, '\n');
+  bs__buf_puts(&b, "family-wise: ");
+  family_line(&b, r);
+  bs__buf_puts(&b,
+               r->options.family_wise && r->options.mode == BS_MODE_CONFIRMATORY
+                   ? " (--family-wise: the exit status counts "
+                     "only these)\n"
+                   : "\n");
+  if (r->noise_applied) {
+    bs__buf_puts(&b, "noise-aware gate: ");
+    noise_line(&b, r);
+    bs__buf_putc(&b, '\n');
   }
-  for (size_t i = 0; i < r->nwarnings && !st; i++) {
-    st = bs__buf_puts(&b, "warning: ");
-    if (!st)
-      st = bs__buf_term(&b, r->warnings[i], 0);
-    if (!st)
-      st = bs__buf_putc(&b, '\n');
+  for (size_t i = 0; i < r->nwarnings; i++) {
+    bs__buf_puts(&b, "warning: ");
+    bs__buf_term(&b, r->warnings[i], 0);
+    bs__buf_putc(&b, '\n');
   }
-  for (size_t i = 0; i < r->ncases && !st; i++)
-    for (size_t k = 0; k < r->cases[i].nwarnings && !st; k++) {
-      st = bs__buf_puts(&b, "warning: ");
-      if (!st)
-        st = bs__buf_term(&b, cells[i + 1][0], 0);
-      if (!st)
-        st = bs__buf_puts(&b, ": ");
-      if (!st)
-        st = bs__buf_term(&b, r->cases[i].warnings[k], 0);
-      if (!st)
-        st = bs__buf_putc(&b, '\n');
+  for (size_t i = 0; i < r->ncases; i++)
+    for (size_t k = 0; k < r->cases[i].nwarnings; k++) {
+      bs__buf_puts(&b, "warning: ");
+      bs__buf_term(&b, cells[i + 1][0], 0);
+      bs__buf_puts(&b, ": ");
+      bs__buf_term(&b, r->cases[i].warnings[k], 0);
+      bs__buf_putc(&b, '\n');
     }
-done:
   free(cells);
-  return bs__buf_finish(&b, st, "the table", out, len, err);
+  return bs__buf_finish(&b, BS_OK, "the table", out, len, err);
 }

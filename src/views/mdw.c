@@ -3,6 +3,7 @@
 #include "utf8.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 bs_status bs__md_text(bs__buf *b, const char *s) {
@@ -32,15 +33,13 @@ bs_status bs__md_text(bs__buf *b, const char *s) {
 }
 
 bs_status bs__md_case(bs__buf *b, const char *benchmark, const char *dataset) {
-  bs_status st = bs__md_text(b, benchmark);
-  if (!st && dataset[0]) {
-    st = bs__buf_puts(b, " \\[");
-    if (!st)
-      st = bs__md_text(b, dataset);
-    if (!st)
-      st = bs__buf_puts(b, "\\]");
+  bs__md_text(b, benchmark);
+  if (dataset[0]) {
+    bs__buf_puts(b, " \\[");
+    bs__md_text(b, dataset);
+    bs__buf_puts(b, "\\]");
   }
-  return st;
+  return bs__buf_status(b);
 }
 
 bs_status bs__md_fit(bs__buf *doc, bs__buf *row, size_t room, size_t *cut) {
@@ -90,12 +89,86 @@ size_t bs__text_width(const char *s, int flags) {
 bs_status bs__text_cell(bs__buf *b, const char *s, size_t width, int right,
                         int flags) {
   size_t w = bs__text_width(s, flags);
-  bs_status st = BS_OK;
-  for (size_t i = w; right && i < width && !st; i++)
-    st = bs__buf_putc(b, ' ');
-  if (!st)
-    st = bs__buf_term(b, s, flags);
-  for (size_t i = w; !right && i < width && !st; i++)
-    st = bs__buf_putc(b, ' ');
-  return st;
+  for (size_t i = w; right && i < width; i++)
+    bs__buf_putc(b, ' ');
+  bs__buf_term(b, s, flags);
+  for (size_t i = w; !right && i < width; i++)
+    bs__buf_putc(b, ' ');
+  return bs__buf_status(b);
+}
+
+/* Display width of UTF-8 text in code points. */
+static size_t width_of(const char *s, size_t n) {
+  size_t w = 0;
+  for (size_t i = 0; i < n; i++)
+    w += ((unsigned char)s[i] & 0xC0) != 0x80;
+  return w;
+}
+
+/* 1 when a line begun with `prefix` (blanks only, or nothing) is still
+ * at its start for a CI log: what follows could be a workflow command. */
+static int blank(const char *prefix) {
+  return prefix[strspn(prefix, " ")] == '\0';
+}
+
+/* Appends the word p[0..n-1] that begins a line after a blank prefix,
+ * escaped as a line start (bs_text_escape): the text may hold a name
+ * (already escaped where it stood in the middle of a line), and any of its
+ * words can come first on a wrapped line. Its width grows by *extra. A
+ * copy that cannot be made fails the buffer. */
+static void line_start_word(bs__buf *b, const char *p, size_t n,
+                            size_t *extra) {
+  *extra = 0;
+  if (bs__buf_status(b))
+    return;
+  char *word = strndup(p, n);
+  if (!word) {
+    bs__buf_fail(b, BS_ENOMEM);
+    return;
+  }
+  size_t need = bs_text_escape(NULL, 0, word, BS_TEXT_LINE_START);
+  bs__buf_term(b, word, BS_TEXT_LINE_START);
+  *extra = need > n ? need - n : 0;
+  free(word);
+}
+
+bs_status bs__text_wrap(bs__buf *b, const char *text, const char *first,
+                        const char *rest, size_t width) {
+  bs__buf_puts(b, first);
+  size_t col = width_of(first, strlen(first));
+  size_t indent = width_of(rest, strlen(rest));
+  const char *p = text;
+  int line_empty = 1;
+  int at_start = blank(first); /* the next word begins a CI log line */
+  while (!bs__buf_status(b) && *p) {
+    while (*p == ' ')
+      p++;
+    if (!*p)
+      break;
+    size_t n = strcspn(p, " ");
+    /* Keep a unit with its number: "3 %" never breaks. */
+    while (p[n] == ' ' && p[n + 1] == '%')
+      n += 1 + strcspn(p + n + 1, " ");
+    size_t w = width_of(p, n);
+    if (!line_empty && col + 1 + w > width) {
+      bs__buf_putc(b, '\n');
+      bs__buf_puts(b, rest);
+      col = indent;
+      line_empty = 1;
+      at_start = blank(rest);
+    }
+    if (!line_empty) {
+      bs__buf_putc(b, ' ');
+      col++;
+    }
+    size_t extra = 0;
+    if (line_empty && at_start)
+      line_start_word(b, p, n, &extra);
+    else
+      bs__buf_append(b, p, n);
+    col += w + extra;
+    line_empty = 0;
+    p += n;
+  }
+  return bs__buf_putc(b, '\n');
 }

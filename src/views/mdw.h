@@ -1,5 +1,6 @@
-/* Markdown emitting helpers on bs__buf (markdown.c, noise_out.c).
- * Private. */
+/* Markdown and plain-text emitting helpers on bs__buf: escaped text,
+ * links and size-capped documents for the comments, aligned cells and
+ * wrapped paragraphs for the terminal. Private. */
 #ifndef BENCHSITE_MDW_H
 #define BENCHSITE_MDW_H
 
@@ -37,5 +38,14 @@ size_t bs__text_width(const char *s, int flags);
  * `right`. */
 bs_status bs__text_cell(bs__buf *b, const char *s, size_t width, int right,
                         int flags);
+
+/* Writes `text` (escaped for a terminal or CI log) word-wrapped at `width`
+ * columns, with its newline: `first` before the first line, `rest` before
+ * the others (both trusted, counted in code points). A number and its unit
+ * ("3 %") never part. A word that begins a line after a blank prefix is
+ * escaped as a line start, so no wrapped word can become a CI workflow
+ * command. */
+bs_status bs__text_wrap(bs__buf *b, const char *text, const char *first,
+                        const char *rest, size_t width);
 
 #endif

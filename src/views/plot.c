@@ -427,23 +427,21 @@ void bs_plot_series(bs_plot *p, bs_plot_kind kind, const char *title,
   series *x = new_series(p, c, kind, s);
   if (!x || (title && !(x->title = quote(p, title))))
     return;
-  bs_status st = BS_OK;
   if (c->nblocks > 0)
-    st = bs__buf_puts(&c->data, "\n\n");
-  for (size_t i = 0; i < n && !st; i++) {
+    bs__buf_puts(&c->data, "\n\n");
+  for (size_t i = 0; i < n; i++) {
     int ok = 1;
-    for (size_t j = 0; j < ncol && !st; j++) {
+    for (size_t j = 0; j < ncol; j++) {
       if (j)
-        st = bs__buf_putc(&c->data, ' ');
-      if (!st)
-        st = put_num(&c->data, cols[j][i]);
+        bs__buf_putc(&c->data, ' ');
+      put_num(&c->data, cols[j][i]);
       ok &= plottable(cols[j][i]);
     }
     c->valid += ok ? 1u : 0u;
     c->valid_pos += ok && cols[0][i] > 0 && cols[1][i] > 0 ? 1u : 0u;
-    if (!st)
-      st = bs__buf_putc(&c->data, '\n');
+    bs__buf_putc(&c->data, '\n');
   }
+  bs_status st = bs__buf_status(&c->data);
   if (st) {
     free(x->title);
     set_fail(p, st, BS__OOM_TEXT);
@@ -507,30 +505,27 @@ static bs_status put_color(bs__buf *b, const char *what,
 }
 
 static bs_status put_line(bs__buf *b, const bs_plot_style *s) {
-  bs_status st = put_color(b, "lc", s);
-  if (!st)
-    st = bs__buf_printf(b, " lw %.3g dt %d", lw_of(s), s->dashed ? 2 : 1);
-  return st;
+  put_color(b, "lc", s);
+  return bs__buf_printf(b, " lw %.3g dt %d", lw_of(s), s->dashed ? 2 : 1);
 }
 
 /* Appends tmpl with each '@' replaced by the next of the double
  * arguments, written as put_num writes it. ('@' is never part of a
  * script; see script_is_clean.) */
 static bs_status put_nums(bs__buf *b, const char *tmpl, ...) {
-  bs_status st = BS_OK;
   va_list ap;
   va_start(ap, tmpl);
-  while (!st && *tmpl) {
+  while (*tmpl) {
     size_t n = strcspn(tmpl, "@");
-    st = bs__buf_append(b, tmpl, n);
+    bs__buf_append(b, tmpl, n);
     tmpl += n;
-    if (!st && *tmpl == '@') {
-      st = put_num(b, va_arg(ap, double));
+    if (*tmpl == '@') {
+      put_num(b, va_arg(ap, double));
       tmpl++;
     }
   }
   va_end(ap);
-  return st;
+  return bs__buf_status(b);
 }
 
 /* A decoration at a position gnuplot cannot place is left out. */
@@ -540,134 +535,108 @@ static int deco_plottable(const deco *d) {
 }
 
 static bs_status put_deco(bs__buf *b, const deco *d) {
-  bs_status st = BS_OK;
   switch (d->kind) {
   case D_HLINE:
-    st = put_nums(b,
-                  "set arrow from graph 0, first @ to graph 1, first @ "
-                  "nohead back",
-                  d->a, d->a);
-    if (!st)
-      st = put_line(b, &d->st);
-    if (!st && d->text) {
-      st = bs__buf_printf(b, "\nset label %s at graph 0.99, first ", d->text);
-      if (!st)
-        st = put_nums(b,
-                      d->st.label_below ? "@ right offset 0,-0.7 front"
-                                        : "@ right offset 0,0.6 front",
-                      d->a);
-      if (!st)
-        st = put_color(b, "tc", &d->st);
+    put_nums(b,
+             "set arrow from graph 0, first @ to graph 1, first @ "
+             "nohead back",
+             d->a, d->a);
+    put_line(b, &d->st);
+    if (d->text) {
+      bs__buf_printf(b, "\nset label %s at graph 0.99, first ", d->text);
+      put_nums(b,
+               d->st.label_below ? "@ right offset 0,-0.7 front"
+                                 : "@ right offset 0,0.6 front",
+               d->a);
+      put_color(b, "tc", &d->st);
     }
     break;
   case D_VLINE:
-    st = put_nums(b,
-                  "set arrow from first @, graph 0 to first @, graph 1 "
-                  "nohead back",
-                  d->a, d->a);
-    if (!st)
-      st = put_line(b, &d->st);
-    if (!st && d->text) {
-      st = bs__buf_printf(b, "\nset label %s at first ", d->text);
-      if (!st)
-        st = put_nums(b, "@, graph 0.97 left offset 0.4,0 front", d->a);
-      if (!st)
-        st = put_color(b, "tc", &d->st);
+    put_nums(b,
+             "set arrow from first @, graph 0 to first @, graph 1 "
+             "nohead back",
+             d->a, d->a);
+    put_line(b, &d->st);
+    if (d->text) {
+      bs__buf_printf(b, "\nset label %s at first ", d->text);
+      put_nums(b, "@, graph 0.97 left offset 0.4,0 front", d->a);
+      put_color(b, "tc", &d->st);
     }
     break;
   case D_XSPAN:
   case D_YSPAN:
-    st = put_nums(b,
-                  d->kind == D_XSPAN
-                      ? "set object rect from first @, graph 0 to first @, "
-                        "graph 1 back"
-                      : "set object rect from graph 0, first @ to graph 1, "
-                        "first @ back",
-                  d->a, d->b);
-    if (!st)
-      st = put_color(b, "fc", &d->st);
-    if (!st)
-      st = bs__buf_printf(b, " fs transparent solid %.3g noborder",
-                          opacity_of(&d->st));
+    put_nums(b,
+             d->kind == D_XSPAN
+                 ? "set object rect from first @, graph 0 to first @, "
+                   "graph 1 back"
+                 : "set object rect from graph 0, first @ to graph 1, "
+                   "first @ back",
+             d->a, d->b);
+    put_color(b, "fc", &d->st);
+    bs__buf_printf(b, " fs transparent solid %.3g noborder",
+                   opacity_of(&d->st));
     break;
   case D_LABEL:
-    st = bs__buf_printf(b, "set label %s at first ", d->text);
-    if (!st)
-      st = put_nums(b, "@, first @ left offset 0.5,0.5 front", d->a, d->b);
+    bs__buf_printf(b, "set label %s at first ", d->text);
+    put_nums(b, "@, first @ left offset 0.5,0.5 front", d->a, d->b);
     break;
   case D_SEG:
-    st = put_nums(b,
-                  "set arrow from first @, first @ to first @, first @ "
-                  "nohead front",
-                  d->a, d->b, d->c, d->d);
-    if (!st)
-      st = put_line(b, &d->st);
+    put_nums(b,
+             "set arrow from first @, first @ to first @, first @ "
+             "nohead front",
+             d->a, d->b, d->c, d->d);
+    put_line(b, &d->st);
     break;
   }
-  if (!st)
-    st = bs__buf_putc(b, '\n');
-  return st;
+  return bs__buf_putc(b, '\n');
 }
 
 static bs_status put_series(bs__buf *b, const char *data, size_t block0,
                             const series *s, int first) {
   const bs_plot_style *y = &s->st;
   double ps = y->point_size > 0 ? y->point_size : 0.8;
-  bs_status st;
   if (s->keyentry)
-    st = bs__buf_printf(b, "%skeyentry with ", first ? "plot " : ", \\\n  ");
+    bs__buf_printf(b, "%skeyentry with ", first ? "plot " : ", \\\n  ");
   else
-    st = bs__buf_printf(b, "%s\"%s\" index %zu using %s with ",
-                        first ? "plot " : ", \\\n  ", data, block0 + s->block,
-                        kind_columns(s->kind) == 4   ? "1:2:3:4"
-                        : kind_columns(s->kind) == 3 ? "1:2:3"
-                                                     : "1:2");
-  if (st)
-    return st;
+    bs__buf_printf(b, "%s\"%s\" index %zu using %s with ",
+                   first ? "plot " : ", \\\n  ", data, block0 + s->block,
+                   kind_columns(s->kind) == 4   ? "1:2:3:4"
+                   : kind_columns(s->kind) == 3 ? "1:2:3"
+                                                : "1:2");
   switch (s->kind) {
   case BS_PLOT_LINES:
-    st = bs__buf_puts(b, "lines");
-    if (!st)
-      st = put_line(b, y);
+    bs__buf_puts(b, "lines");
+    put_line(b, y);
     break;
   case BS_PLOT_POINTS:
-    st = bs__buf_printf(b, "points pt %d ps %.3g", marker_code(y), ps);
-    if (!st)
-      st = put_color(b, "lc", y);
+    bs__buf_printf(b, "points pt %d ps %.3g", marker_code(y), ps);
+    put_color(b, "lc", y);
     break;
   case BS_PLOT_LINESPOINTS:
-    st = bs__buf_printf(b, "linespoints pt %d ps %.3g", marker_code(y), ps);
-    if (!st)
-      st = put_line(b, y);
+    bs__buf_printf(b, "linespoints pt %d ps %.3g", marker_code(y), ps);
+    put_line(b, y);
     break;
   case BS_PLOT_XERRORBARS:
   case BS_PLOT_YERRORBARS:
-    st = bs__buf_printf(b, "%s pt %d ps %.3g",
-                        s->kind == BS_PLOT_XERRORBARS ? "xerrorbars"
-                                                      : "yerrorbars",
-                        marker_code(y), ps);
-    if (!st)
-      st = put_line(b, y);
+    bs__buf_printf(b, "%s pt %d ps %.3g",
+                   s->kind == BS_PLOT_XERRORBARS ? "xerrorbars" : "yerrorbars",
+                   marker_code(y), ps);
+    put_line(b, y);
     break;
   case BS_PLOT_BOXES:
-    st = bs__buf_printf(b, "boxes fs transparent solid %.3g border",
-                        opacity_of(y));
-    if (!st)
-      st = put_color(b, "lc", y);
-    if (!st)
-      st = put_color(b, "fc", y);
+    bs__buf_printf(b, "boxes fs transparent solid %.3g border", opacity_of(y));
+    put_color(b, "lc", y);
+    put_color(b, "fc", y);
     break;
   case BS_PLOT_BAND:
-    st = bs__buf_printf(b, "filledcurves fs transparent solid %.3g noborder",
-                        opacity_of(y));
-    if (!st)
-      st = put_color(b, "fc", y);
+    bs__buf_printf(b, "filledcurves fs transparent solid %.3g noborder",
+                   opacity_of(y));
+    put_color(b, "fc", y);
     break;
   }
-  if (!st)
-    st = s->title ? bs__buf_printf(b, " title %s", s->title)
-                  : bs__buf_puts(b, " notitle");
-  return st;
+  if (s->title)
+    return bs__buf_printf(b, " title %s", s->title);
+  return bs__buf_puts(b, " notitle");
 }
 
 static const char *key_setting(bs_plot_keypos k) {
@@ -694,85 +663,78 @@ static bs_status put_range(bs__buf *b, const char *axis, const double *r,
                            int reverse) {
   if (r && (!plottable(r[0]) || !plottable(r[1])))
     r = NULL; /* autoscaled rather than an overflowing range */
-  bs_status st = bs__buf_printf(b, "set %srange [", axis);
-  if (!st)
-    st = r ? put_num(b, r[reverse ? 1 : 0]) : bs__buf_putc(b, '*');
-  if (!st)
-    st = bs__buf_putc(b, ':');
-  if (!st)
-    st = r ? put_num(b, r[reverse ? 0 : 1]) : bs__buf_putc(b, '*');
-  if (!st)
-    st = bs__buf_printf(b, "]%s\n", reverse && !r ? " reverse" : "");
-  return st;
+  bs__buf_printf(b, "set %srange [", axis);
+  if (r)
+    put_num(b, r[reverse ? 1 : 0]);
+  else
+    bs__buf_putc(b, '*');
+  bs__buf_putc(b, ':');
+  if (r)
+    put_num(b, r[reverse ? 0 : 1]);
+  else
+    bs__buf_putc(b, '*');
+  return bs__buf_printf(b, "]%s\n", reverse && !r ? " reverse" : "");
 }
 
 /* Chart `index`, its data blocks numbered from block0 in the file `data`. */
 static bs_status put_chart(bs__buf *b, const chart *c, size_t index,
                            const char *data, size_t block0) {
-  bs_status st =
-      bs__buf_printf(b,
-                     "reset\n"
-                     "set encoding utf8\n"
-                     "set terminal svg noenhanced dynamic size %d,%d font "
-                     "\"sans-serif,11\"\n"
-                     "set output \"%s\"\n"
-                     "set border 3 lc rgb \"#555555\"\n"
-                     "set tics nomirror out\n"
-                     "set grid back lc rgb \"#dddddd\" lw 0.6 dt 1\n"
-                     "set style fill transparent solid 0.25 noborder\n"
-                     "set bars small\n"
-                     "%s\n",
-                     c->width, c->height, c->file, key_setting(c->key));
-  if (!st && c->title)
-    st = bs__buf_printf(b, "set title %s\n", c->title);
-  if (!st && c->xlabel)
-    st = bs__buf_printf(b, "set xlabel %s\n", c->xlabel);
-  if (!st && c->ylabel)
-    st = bs__buf_printf(b, "set ylabel %s\n", c->ylabel);
-  if (!st && c->has_xrange)
-    st = put_range(b, "x", c->xr, 0);
-  if (!st && (c->has_yrange || c->yreverse))
-    st = put_range(b, "y", c->has_yrange ? c->yr : NULL, c->yreverse);
-  if (!st && (c->xlog || c->ylog))
-    st = bs__buf_printf(b, "set logscale %s%s\n", c->xlog ? "x" : "",
-                        c->ylog ? "y" : "");
+  bs__buf_printf(b,
+                 "reset\n"
+                 "set encoding utf8\n"
+                 "set terminal svg noenhanced dynamic size %d,%d font "
+                 "\"sans-serif,11\"\n"
+                 "set output \"%s\"\n"
+                 "set border 3 lc rgb \"#555555\"\n"
+                 "set tics nomirror out\n"
+                 "set grid back lc rgb \"#dddddd\" lw 0.6 dt 1\n"
+                 "set style fill transparent solid 0.25 noborder\n"
+                 "set bars small\n"
+                 "%s\n",
+                 c->width, c->height, c->file, key_setting(c->key));
+  if (c->title)
+    bs__buf_printf(b, "set title %s\n", c->title);
+  if (c->xlabel)
+    bs__buf_printf(b, "set xlabel %s\n", c->xlabel);
+  if (c->ylabel)
+    bs__buf_printf(b, "set ylabel %s\n", c->ylabel);
+  if (c->has_xrange)
+    put_range(b, "x", c->xr, 0);
+  if (c->has_yrange || c->yreverse)
+    put_range(b, "y", c->has_yrange ? c->yr : NULL, c->yreverse);
+  if (c->xlog || c->ylog)
+    bs__buf_printf(b, "set logscale %s%s\n", c->xlog ? "x" : "",
+                   c->ylog ? "y" : "");
   /* No point gnuplot can place: autoscaling would fail ("range is
    * invalid"), so an unset range gets [0:1] and the chart is empty. */
-  if (!st && !((c->xlog || c->ylog) ? c->valid_pos : c->valid)) {
+  if (!((c->xlog || c->ylog) ? c->valid_pos : c->valid)) {
     if (!c->has_xrange || !plottable(c->xr[0]) || !plottable(c->xr[1]))
-      st = bs__buf_puts(b, "set xrange [0:1]\n");
-    if (!st && (!c->has_yrange || !plottable(c->yr[0]) || !plottable(c->yr[1])))
-      st = bs__buf_puts(b, "set yrange [0:1]\n");
+      bs__buf_puts(b, "set xrange [0:1]\n");
+    if (!c->has_yrange || !plottable(c->yr[0]) || !plottable(c->yr[1]))
+      bs__buf_puts(b, "set yrange [0:1]\n");
   }
   int added = 0;
-  for (size_t i = 0; i < c->nytics && !st; i++) {
+  for (size_t i = 0; i < c->nytics; i++) {
     if (!plottable(c->ytics[i].y))
       continue;
-    st = bs__buf_printf(b, "set ytics %s(%s ", added++ ? "add " : "",
-                        c->ytics[i].label);
-    if (!st)
-      st = put_num(b, c->ytics[i].y);
-    if (!st)
-      st = bs__buf_puts(b, ")\n");
+    bs__buf_printf(b, "set ytics %s(%s ", added++ ? "add " : "",
+                   c->ytics[i].label);
+    put_num(b, c->ytics[i].y);
+    bs__buf_puts(b, ")\n");
   }
-  for (size_t i = 0; i < c->nxtics && !st; i++) {
-    st = bs__buf_printf(b, "set xtics %s(%s ", i ? "add " : "",
-                        c->xtics[i].label);
-    if (!st)
-      st = put_num(b, c->xtics[i].y);
-    if (!st)
-      st = bs__buf_puts(b, ")\n");
+  for (size_t i = 0; i < c->nxtics; i++) {
+    bs__buf_printf(b, "set xtics %s(%s ", i ? "add " : "", c->xtics[i].label);
+    put_num(b, c->xtics[i].y);
+    bs__buf_puts(b, ")\n");
   }
-  for (size_t i = 0; i < c->ndecos && !st; i++)
+  for (size_t i = 0; i < c->ndecos; i++)
     if (deco_plottable(&c->decos[i]))
-      st = put_deco(b, &c->decos[i]);
-  for (size_t i = 0; i < c->nseries && !st; i++)
-    st = put_series(b, data, block0, &c->series[i], i == 0);
-  if (!st && c->nseries == 0)
-    st = bs__buf_puts(b, "plot NaN notitle");
-  if (!st)
-    st = bs__buf_printf(b, "\nunset output\nprint %zu\n", index + 1);
-  return st;
+      put_deco(b, &c->decos[i]);
+  for (size_t i = 0; i < c->nseries; i++)
+    put_series(b, data, block0, &c->series[i], i == 0);
+  if (c->nseries == 0)
+    bs__buf_puts(b, "plot NaN notitle");
+  return bs__buf_printf(b, "\nunset output\nprint %zu\n", index + 1);
 }
 
 /* Defence in depth: the script may hold only what the generator writes.
@@ -795,32 +757,31 @@ static int script_is_clean(const char *s, size_t n) {
 
 bs_status bs__plot_script(const bs_plot *p, size_t from, size_t to,
                           const char *data, bs__buf *script) {
-  bs_status st = bs__buf_puts(script, "set print \"-\"\n");
+  bs__buf_puts(script, "set print \"-\"\n");
   size_t block0 = 0;
-  for (size_t i = from; i < to && !st; i++) {
-    st = put_chart(script, &p->charts[i], i, data, block0);
+  for (size_t i = from; i < to; i++) {
+    put_chart(script, &p->charts[i], i, data, block0);
     block0 += p->charts[i].nblocks;
   }
-  if (!st && !script_is_clean(script->data, script->len))
-    st = BS_EINTERNAL;
-  return st;
+  bs_status st = bs__buf_status(script);
+  if (st)
+    return st;
+  return script_is_clean(script->data, script->len) ? BS_OK : BS_EINTERNAL;
 }
 
 bs_status bs__plot_data(const bs_plot *p, size_t from, size_t to,
                         bs__buf *all) {
-  bs_status st = BS_OK;
   size_t blocks = 0;
-  for (size_t i = from; i < to && !st; i++) {
+  for (size_t i = from; i < to; i++) {
     const chart *c = &p->charts[i];
     if (c->nblocks == 0)
       continue;
     if (blocks > 0)
-      st = bs__buf_puts(all, "\n\n");
-    if (!st)
-      st = bs__buf_append(all, c->data.data, c->data.len);
+      bs__buf_puts(all, "\n\n");
+    bs__buf_append(all, c->data.data, c->data.len);
     blocks += c->nblocks;
   }
-  return st;
+  return bs__buf_status(all);
 }
 
 bs_status bs_plot_chart_digest(const bs_plot *p, size_t index, char out[65]) {

@@ -1,6 +1,7 @@
 /* Presentation: one formatter per kind of value, in two typographies
  * (see present.h). */
 #include "present.h"
+#include "lmath.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -75,7 +76,8 @@ static char *val4(const style *s, char *buf, size_t n, bs_metric m, double us,
 static char *range4(const style *s, char *buf, size_t n, bs_metric m, double lo,
                     double hi, int plus, const char *sep) {
   double f;
-  const char *unit = bs_metric_display_unit(m, fmax(fabs(lo), fabs(hi)), &f);
+  const char *unit =
+      bs_metric_display_unit(m, bs__fmax(fabs(lo), fabs(hi)), &f);
   char a[64], b[64];
   if (!isfinite(lo) || !isfinite(hi)) {
     snprintf(buf, n, "n/a");
@@ -100,7 +102,7 @@ static char *pct2(const style *s, char *buf, size_t n, double pct,
     snprintf(buf, n, "%s%.3g%s", pct < 0 ? s->minus : "+", fabs(pct), unit);
     return buf;
   }
-  double r = round(pct * 100) / 100;
+  double r = bs__round(pct * 100) / 100;
   if (r == 0)
     snprintf(buf, n, "0.00%s", unit);
   else

@@ -1,6 +1,10 @@
 /* Shared state of the report builder. Private. report.c runs the build
  * and calls report_charts.c and report_pages.c, which read this state and
- * format through present.h; they never call back into report.c. */
+ * format through present.h; they never call back into report.c. The
+ * charts are made with report_figure.c and the pages with
+ * report_frame.c; report_charts.c and report_pages.c call
+ * report_tune_aa_charts.c and report_tune_aa_pages.c for the tuning and
+ * A/A ones. */
 #ifndef BENCHSITE_REPORT_INT_H
 #define BENCHSITE_REPORT_INT_H
 
@@ -12,6 +16,7 @@
 #include "benchsite/template.h"
 #include "benchsite/tune.h"
 
+#include "buf.h"
 #include "present.h"
 #include "strlist.h"
 
@@ -61,7 +66,7 @@ typedef struct bs__report {
 } bs__report;
 
 /* The charts of a compared case's page. Adding one: write its function in
- * report_charts.c (it describes the chart with new_chart and the bs_plot
+ * report_charts.c (it describes the chart with bs__new_chart and the bs_plot
  * calls, sets its alt text and returns its index, or BS__NO_CHART), add
  * it with its caption to bs__case_charts[] there and raise
  * BS__CASE_CHARTS; the case page (templates/case.html, {{#charts}})
@@ -85,8 +90,77 @@ extern const bs__case_chart bs__case_charts[BS__CASE_CHARTS];
 size_t bs__boot_chart(struct bs__report *r, size_t i,
                       const bs__case_scratch *sc);
 
+/* ---- report_figure.c: what every chart is made with -------------------- */
+
+/* A compared case's chart, and the tuning and A/A charts. */
+#define BS__CASE_W 720
+#define BS__CASE_H 340
+/* Chart texts are cut to these many characters (the pages keep all). */
+#define BS__IMPL_CHARS 20
+#define BS__KEY_CHARS 32
+
+/* The metric the report shows, and its quantity ("wall time per call"). */
+static inline bs_metric bs__report_metric(const bs__report *r) {
+  return r->an->metric;
+}
+static inline const char *bs__report_quantity(const bs__report *r) {
+  return bs_metric_get(bs__report_metric(r))->quantity;
+}
+
+/* A style of colour `color`, everything else the default. */
+bs_plot_style bs__chart_style(uint32_t color);
+/* Registers a new chart (file inside charts/, w x h pixels) with the plot
+ * batch and r->charts; returns its index, or BS__NO_CHART after setting
+ * r->st (sticky: once set, no chart is added). */
+size_t bs__new_chart(bs__report *r, const char *file, int w, int h);
+/* Gives chart k its alt text (malloc'd; taken in every case). NULL marks
+ * r->st out of memory; k BS__NO_CHART frees alt. */
+void bs__set_alt(bs__report *r, size_t k, char *alt);
+/* An alt text written into b (bs__buf_init(b, BS__CAP_SVG)): the sentence
+ * (malloc'd), or NULL, b released, when a write failed. */
+char *bs__alt_take(bs__buf *b);
+
+/* ---- report_tune_aa_charts.c ------------------------------------------- */
+
+/* The chart of tuning group gi, into r->groups[gi].chart. */
+void bs__tune_chart(bs__report *r, size_t gi);
+/* The three charts of A/A case i, into r->aa_charts[i]. */
+void bs__aa_charts(bs__report *r, size_t i);
+
 /* report_charts.c: describes every chart into r->plot and r->charts. */
 bs_status bs__report_charts(bs__report *r, bs_error *err);
+
+/* ---- report_frame.c: what every page shows ---------------------------- */
+
+/* Everything every page shows into d's root (returned): `title`, the
+ * navigation (`current` its page, or NULL), the run's identity and metric,
+ * the seed and the glossary's symbols (with the glossary's list on the
+ * index). */
+bs_tval *bs__report_page(const bs__report *r, bs_tdata *d, const char *title,
+                         const char *current);
+/* Chart k as obj's member `key`, or pushed on `list`, with its caption;
+ * nothing for BS__NO_CHART. */
+void bs__report_set_chart(const bs__report *r, bs_tval *obj, const char *key,
+                          size_t k, const char *caption);
+void bs__report_push_chart(const bs__report *r, bs_tval *list, size_t k,
+                           const char *caption);
+/* A {label, value, num} row pushed on list. */
+void bs__report_kv(bs_tval *list, const char *label, const char *value,
+                   int numeric);
+/* The last component of a path ("a/b.csv": "b.csv"). */
+const char *bs__basename_of(const char *path);
+/* Renders the page data d with template `tmpl` into dir/file, and frees d
+ * in every case. */
+bs_status bs__report_render(bs_templates *t, const char *tmpl, bs_tdata *d,
+                            const char *dir, const char *file, bs_error *err);
+
+/* ---- report_tune_aa_pages.c -------------------------------------------- */
+
+/* tuning.html and aa.html. */
+bs_status bs__report_tuning_page(bs__report *r, bs_templates *t,
+                                 const char *dir, bs_error *err);
+bs_status bs__report_aa_page(bs__report *r, bs_templates *t, const char *dir,
+                             bs_error *err);
 
 /* report_pages.c: renders every page into `dir`. *pages gets the count. */
 bs_status bs__report_pages(bs__report *r, bs_templates *t, const char *dir,

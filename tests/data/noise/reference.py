@@ -15,6 +15,11 @@ prints one JSON object with the fields of `benchsite.noise/1` per case
   numpy.median gives the same bootstrap counts.
 - Spearman rho: scipy.stats.spearmanr (mid-ranks); p: the normal
   approximation erfc(|rho sqrt(n-1)| / sqrt 2) of the spec, not scipy's.
+- Drifting runs and false signals against chance (fields of
+  bs_noise_case, not of the JSON): the chance of a drifting run
+  1 - 0.95^s for s tested series per run on average, the expected rate of
+  false signals 2 (1 - level), and how often chance gives as many runs,
+  scipy.stats.binom.sf(k - 1, n, rate).
 """
 import csv
 import json
@@ -165,6 +170,7 @@ def main():
         runs = sorted(rows[key])
         deltas, confs, ties, pdeltas = [], [], [], []
         shifts, lags, drifted, flagged = [], [], 0, 0
+        tested = 0
         experiments = []
         for k, run in enumerate(runs):
             ra, rb = rows[key][run][A], rows[key][run][B]
@@ -182,6 +188,7 @@ def main():
             for series in (a, b):
                 d = drift(series)
                 if d is not None:
+                    tested += 1
                     shifts.append(abs(d["relative_shift"]))
                     dr = dr or d["drifted"]
                 lags.append(lag1(series))
@@ -203,6 +210,12 @@ def main():
         absp = sorted(abs(x) for x in pdeltas)
         n = len(runs)
         pfloor = q7(absp, 0.90)
+        chance = 1 - (1 - 0.05) ** (tested / n)
+        signals = sum(c > level or c < 1 - level for c in confs)
+        expected = 2 * (1 - level)
+
+        def tail(k, p):
+            return 1.0 if k == 0 else float(stats.binom.sf(k - 1, n, p))
         cases.append(dict(
             benchmark=key[0], dataset=key[1], runs=n,
             noise_floor=q7(absd, 0.90), max_observed_noise=absd[-1],
@@ -217,7 +230,12 @@ def main():
             deltas=deltas, confidences=confs, paired_deltas_pct=pdeltas,
             paired_noise_floor_pct=pfloor,
             false_regression_rate=(flagged / n) if opts["gate"] else None,
-            gate_resolves=bool(3 > pfloor), experiments=experiments))
+            gate_resolves=bool(3 > pfloor),
+            drift_tested=tested > 0, drift_runs=drifted,
+            drift_chance_rate=chance, drift_p=tail(drifted, chance),
+            false_signal_runs=signals, false_signal_expected=expected,
+            false_signal_p=tail(signals, expected),
+            experiments=experiments))
     print(json.dumps(dict(a=A, b=B, resamples=R, level=level, seed=seed,
                           cases=cases), indent=1))
 

@@ -30,6 +30,22 @@ typedef enum bs_run_mode {
  * library and command mode. */
 const char *bs_run_harness_name(bs_run_mode mode);
 
+/* A harness mode: a row of the runner's table of harness adapters, which
+ * is the one place that names them (the program's options, usage lines
+ * and --help read it). */
+typedef struct bs_run_harness {
+  bs_run_mode mode;
+  const char *name;  /* "google-benchmark": the option --NAME IMPL=COMMAND
+                        and the manifest's `harness` */
+  const char *title; /* what messages call it: "Google Benchmark" */
+  const char *help;  /* what it runs and how, one line without a newline:
+                        "a Google Benchmark program (split as --cmd, ..." */
+} bs_run_harness;
+
+/* Harness mode i (0, 1, ... in the table's order) into *out: 1, or 0 past
+ * the last one (*out untouched). The strings are static. */
+int bs_run_harness_get(size_t i, bs_run_harness *out);
+
 typedef struct bs_run_impl {
   const char *name;   /* the impl id of the log, non-empty, unique */
   const char *target; /* a library path, or a command line (split with

@@ -186,6 +186,26 @@ typedef struct bs_noise_case {
    * as 1/sqrt(m). */
   double median_pairs; /* m */
   uint64_t blocks_for_gate;
+  /* Drift against chance. drift_tested: 1 when some series of some run
+   * was long enough to test (BS_NOISE_DRIFT_MIN); drift_runs: the runs in
+   * which A or B drifted (drift_rate = drift_runs / runs);
+   * drift_chance_rate: the share of runs in which at least one tested
+   * series drifts by chance alone, 1 - (1 - BS_NOISE_DRIFT_LEVEL)^s, s
+   * the mean number of tested series per run (0 when none was tested);
+   * drift_p: P(X >= drift_runs), X ~ Binomial(runs, drift_chance_rate),
+   * how often chance alone gives that many (1 when drift_runs is 0). */
+  int drift_tested;
+  size_t drift_runs;
+  double drift_chance_rate;
+  double drift_p;
+  /* False signals against chance. false_signal_runs: the runs whose
+   * confidence left [1 - level, level] (false_signal_rate =
+   * false_signal_runs / runs); false_signal_expected: 2 (1 - level), the
+   * rate a calibrated confidence gives; false_signal_p: P(X >=
+   * false_signal_runs), X ~ Binomial(runs, false_signal_expected). */
+  size_t false_signal_runs;
+  double false_signal_expected;
+  double false_signal_p;
 } bs_noise_case;
 
 typedef struct bs_noise_result {
@@ -216,33 +236,6 @@ bs_status bs_noise_run(const bs_log *log, const char *a, const char *b,
 
 /* NULL is a no-op. */
 void bs_noise_result_free(bs_noise_result *r);
-
-/* --- renderers (src/views/noise_out.c) ---------------------------------------
- */
-
-/* `benchsite.noise/1` JSON: every number with %.17g, a fixed key order,
- * cases by benchmark then dataset, "block_length" (a number or "auto") at
- * the top level when a block bootstrap was used, and "environment": the
- * manifest `env` of the A/A run ({} when NULL), which `compare --noise`
- * holds against its own. *out is a malloc'd NUL-terminated string of
- * *len bytes (the caller frees it). */
-bs_status bs_json_noise(const bs_noise_result *r, const bs_manifest *env,
-                        char **out, size_t *len, bs_error *err);
-/* A Markdown summary (one row per case, then the readings). User text is
- * escaped. *out is malloc'd. */
-bs_status bs_markdown_noise(const bs_noise_result *r, char **out, size_t *len,
-                            bs_error *err);
-/* The one-line summary (with its newline) `noise` prints on stdout when
- * its results go to files: cases, the range of the paired noise floors and
- * how many of them the gate's δ resolves. No user text. *out is malloc'd.
- */
-bs_status bs_summary_noise(const bs_noise_result *r, char **out, size_t *len,
-                           bs_error *err);
-/* The terminal report: the suite's planning figures in words, then per
- * case the figures of the seed's HarnessValidation.String() and a
- * plain-language reading of each. */
-bs_status bs_text_noise(const bs_noise_result *r, char **out, size_t *len,
-                        bs_error *err);
 
 /* --- reading a noise JSON back (for `compare --noise`) ----------------- */
 

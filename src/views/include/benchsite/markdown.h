@@ -6,6 +6,7 @@
 #include "benchsite/compare.h"
 #include "benchsite/error.h"
 #include "benchsite/manifest.h"
+#include "benchsite/noise.h"
 #include "benchsite/tune.h"
 
 #include <stddef.h>
@@ -67,6 +68,12 @@ bs_status bs_markdown_compare(const bs_compare_result *r,
                               size_t *len, bs_error *err);
 bs_status bs_markdown_tune(const bs_tune_result *r, char **out, size_t *len,
                            bs_error *err);
+/* The A/A validation's comment (the marker line first): the suite's
+ * planning in words, one row per case, then each case's readings. User
+ * text is escaped; what does not fit BS_MARKDOWN_LIMIT is cut and
+ * counted. *out is malloc'd. */
+bs_status bs_markdown_noise(const bs_noise_result *r, char **out, size_t *len,
+                            bs_error *err);
 
 /* The same content as an aligned plain-text table for a terminal: the
  * headline first, then every case in case order. env and o as for
@@ -76,6 +83,11 @@ bs_status bs_text_compare(const bs_compare_result *r, const bs_manifest *env,
                           bs_error *err);
 bs_status bs_text_tune(const bs_tune_result *r, char **out, size_t *len,
                        bs_error *err);
+/* The A/A validation's terminal report: the suite's planning in words,
+ * then per case the figures of the seed's HarnessValidation.String() and
+ * a plain-language reading of each, wrapped at 78 columns. */
+bs_status bs_text_noise(const bs_noise_result *r, char **out, size_t *len,
+                        bs_error *err);
 
 /* The one line (with its newline) a command prints on stdout when its
  * results go to files. For a comparison it is the headline, the first
@@ -89,6 +101,10 @@ bs_status bs_summary_compare(const bs_compare_result *r, const bs_manifest *env,
                              size_t *len, bs_error *err);
 bs_status bs_summary_tune(const bs_tune_result *r, char **out, size_t *len,
                           bs_error *err);
+/* For an A/A validation: the cases, the range of the paired noise floors
+ * and how many of them the gate's δ resolves; no user text. */
+bs_status bs_summary_noise(const bs_noise_result *r, char **out, size_t *len,
+                           bs_error *err);
 
 /* Formats a time in microseconds with 4 significant digits, trailing
  * zeros kept ("10.50 µs"), and a unit (ns, µs, ms, s) into buf, as the
