@@ -428,5 +428,8 @@ fail:
       discard(c, &b[i]);
     b[i].ok = 0;
   }
+  /* A `git worktree add` stopped half way left an entry whose tree is
+   * gone: out of git's list too. */
+  sweep_worktrees(c);
   return st;
 }
