@@ -376,7 +376,7 @@ Test(check, an_unknown_batch_rule_is_bad_input) {
   ts_run r = check(args);
   cr_expect_eq(r.status, 2);
   cr_expect(strstr(r.err, "bad_batch_rule_env.csv: batch_rule \"per-impl\" is "
-                          "not per-case"),
+                          "not least-of-three or per-case"),
             "%s", r.err);
   cr_expect_str_eq(r.out, "");
   ts_run_free(&r);
@@ -405,4 +405,49 @@ Test(check, shared_protocol_sets_t_to_half_a_millisecond) {
   double t = 0;
   cr_expect_eq(bs_check_protocol_target("Shared", &t, NULL), BS_OK);
   cr_expect_eq(t, 500.0);
+}
+
+/* batch_rule least-of-three, worked by hand, T = 5000 us. In "pre" P's one
+ * calibration step (n = 1) lost its CPU: 6000 us of wall time, 40 us of CPU
+ * time; Q calibrates 1 (45 us, next max(2, ceil(5000 / 45)) = 112) then
+ * 112 (44.8 us a call: 5017.6 us, stop). Wall times 6000 and 44.8 are 134x
+ * apart, CPU times 40 and 44 (Q's least of 44 and 44.5) are not: one batch
+ * size, the largest last step, 112, and P's 112 is right. The earlier
+ * per-case rule, on wall time alone, lets each keep its own and finds P's
+ * 112 wrong. In "real" P's CPU time is 5900 us too: apart both ways, each
+ * keeps its own (P 1, Q 112), clean under either rule. */
+Test(check, least_of_three_needs_cpu_time_apart_too) {
+  const char *text =
+      "benchmark,impl,block,phase,iterations,per_call_us,cpu_per_call_us\n"
+      "pre,P,,calibration,1,6000,40\n"
+      "pre,Q,,calibration,1,45,44\n"
+      "pre,Q,,calibration,112,44.8,44.5\n"
+      "pre,P,0,confirm,112,45,44\n"
+      "pre,Q,0,confirm,112,45,44\n"
+      "pre,Q,1,confirm,112,45,44\n"
+      "pre,P,1,confirm,112,45,44\n"
+      "real,P,,calibration,1,6000,5900\n"
+      "real,Q,,calibration,1,45,44\n"
+      "real,Q,,calibration,112,44.8,44.5\n"
+      "real,P,0,confirm,1,6000,5900\n"
+      "real,Q,0,confirm,112,45,44\n"
+      "real,Q,1,confirm,112,45,44\n"
+      "real,P,1,confirm,1,6000,5900\n";
+  bs_check_options o;
+  bs_check_options_init(&o);
+  o.batch_rule = BS_CHECK_BATCH_LEAST_OF_THREE;
+  bs_check_result *r = lint(text, &o);
+  cr_expect_eq(r->nfindings, 0, "%s",
+               r->nfindings ? r->findings[0].message : "");
+  bs_check_result_free(r);
+  o.batch_rule = BS_CHECK_BATCH_PER_CASE;
+  r = lint(text, &o);
+  cr_assert_eq(r->nfindings, 1);
+  cr_expect_eq(r->findings[0].kind, BS_CHECK_BATCH_SIZE);
+  cr_expect(strstr(r->findings[0].message, "case pre, run 0, impl P"), "%s",
+            r->findings[0].message);
+  bs_check_result_free(r);
+  bs_check_batch_rule rule;
+  cr_expect_eq(bs_check_batch_rule_named("least-of-three", &rule, NULL), BS_OK);
+  cr_expect_eq(rule, BS_CHECK_BATCH_LEAST_OF_THREE);
 }

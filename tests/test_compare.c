@@ -445,3 +445,49 @@ Test(compare, times_within_2_to_the_40_give_finite_estimates) {
       }
   }
 }
+
+/* An adaptive run's log: each case's interval at the level of its last
+ * look, and the spread of its per-run changes, against numpy
+ * (tests/data/compare/make_looks.py wrote looks.csv and
+ * looks_expected.txt). */
+Test(compare, looks_and_between_run_spread_match_numpy) {
+  bs_log *log = load("compare/looks.csv");
+  bs_compare_result *r = run(log, BS_MODE_CONFIRMATORY);
+  cr_assert_eq(r->ncases, 4);
+  const unsigned looks[] = {1, 0, 3, 2}; /* once, plain, thrice, twice */
+  const size_t nruns[] = {5, 2, 20, 10};
+  for (size_t i = 0; i < r->ncases; i++) {
+    const bs_case_compare *c = &r->cases[i];
+    double w[4];
+    cr_assert_eq(fx_numbers("compare/looks_expected.txt", c->benchmark, w, 4),
+                 4, "%s", c->benchmark);
+    cr_expect_eq(c->looks, looks[i], "%s", c->benchmark);
+    cr_expect_eq(c->nruns, nruns[i], "%s", c->benchmark);
+    cr_expect_eq(c->level_pct, w[0], "%s: level %g", c->benchmark,
+                 c->level_pct);
+    cr_expect_leq(fx_reldiff(c->ci_low_us, w[1]), 1e-9, "%s L %.17g vs %.17g",
+                  c->benchmark, c->ci_low_us, w[1]);
+    cr_expect_leq(fx_reldiff(c->ci_high_us, w[2]), 1e-9, "%s U %.17g vs %.17g",
+                  c->benchmark, c->ci_high_us, w[2]);
+    if (isnan(w[3])) {
+      cr_expect(isnan(c->between_runs_pct), "%s", c->benchmark);
+      cr_expect_not(c->layout_sensitive);
+    } else {
+      cr_expect_leq(fx_reldiff(c->between_runs_pct, w[3]), 1e-9,
+                    "%s spread %.17g vs %.17g", c->benchmark,
+                    c->between_runs_pct, w[3]);
+      cr_expect_eq(c->layout_sensitive, w[3] > 3.0, "%s", c->benchmark);
+    }
+  }
+  cr_expect_eq(r->adaptive, 2);
+  cr_expect_eq(r->layout_sensitive, 3);
+  bs_compare_result_free(r);
+  bs_log_free(log);
+}
+
+Test(compare, look_levels_follow_the_spending_rule) {
+  cr_assert_eq(bs_compare_look_level(0), 95.0);
+  cr_assert_eq(bs_compare_look_level(1), 96.0);
+  cr_assert_eq(bs_compare_look_level(2), 99.3);
+  cr_assert_eq(bs_compare_look_level(4), 99.3);
+}

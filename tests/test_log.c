@@ -1220,3 +1220,46 @@ Test(log, a_blank_or_odd_byte_just_before_a_quote_is_seen) {
     }
   free(text);
 }
+
+/* The `look` column of an adaptive run: each case's looks are 1 + its
+ * largest look, a row's look is kept, and a log without the column has
+ * none (a single look). */
+Test(log, looks_are_counted_per_case) {
+  bs_log *log = bs_log_new();
+  bs_error err;
+  cr_assert_eq(read_str(log, "a.csv",
+                        "benchmark,impl,run,block,look,per_call_us\n"
+                        "a,x,0,0,0,1\n"
+                        "a,y,0,0,0,1\n"
+                        "b,x,0,0,0,1\n"
+                        "b,y,0,0,0,1\n"
+                        "b,x,1,0,2,1\n"
+                        "b,y,1,0,2,1\n"
+                        "c,x,0,0,,1\n",
+                        &err),
+               BS_OK, "%s", err.message);
+  cr_assert_eq(bs_log_case_count(log), 3);
+  cr_assert_eq(bs_log_case(log, 0)->looks, 1);
+  cr_assert_eq(bs_log_case(log, 1)->looks, 3);
+  cr_assert_eq(bs_log_case(log, 2)->looks, 0);
+  const bs_row *rows = bs_log_rows(log);
+  cr_assert_eq(bs_row_look(&rows[0]), 0);
+  cr_assert_eq(bs_row_look(&rows[4]), 2);
+  cr_assert_eq(bs_row_look(&rows[6]), -1);
+  cr_assert_eq(bs_log_unknown_count(log), 0);
+  bs_log_free(log);
+
+  log = bs_log_new();
+  cr_assert_eq(read_str(log, "b.csv",
+                        "benchmark,impl,block,per_call_us\na,x,0,1\n", &err),
+               BS_OK);
+  cr_assert_eq(bs_log_case(log, 0)->looks, 0);
+  bs_log_free(log);
+}
+
+Test(log, a_look_past_three_is_refused) {
+  expect_error("benchmark,impl,block,look,per_call_us\na,x,0,4,1\n", BS_EINPUT,
+               "pr.csv:2: column look: \"4\" is not a look (0 to 3)");
+  expect_error("benchmark,impl,block,look,per_call_us\na,x,0,-1,1\n", BS_EINPUT,
+               "pr.csv:2: column look: \"-1\" is not a look (0 to 3)");
+}

@@ -9,6 +9,7 @@
 #include "benchsite/benchsite.h"
 
 #include "run_harness.h"
+#include "run_int.h"
 #include "support.h"
 
 #include <fcntl.h>
@@ -43,7 +44,7 @@ static char *impl(const char *name, const char *target) {
 /* A row of a log that run wrote: its fields, split at commas outside
  * quotes (the test names hold no comma). */
 typedef struct row {
-  char f[11][128];
+  char f[14][128];
 } row;
 
 static size_t read_rows(const char *path, row *rows, size_t max) {
@@ -62,7 +63,7 @@ static size_t read_rows(const char *path, row *rows, size_t max) {
       if (*p == ',') {
         k++;
         o = 0;
-        cr_assert(k < 11);
+        cr_assert(k < 14);
         continue;
       }
       if (o < 127)
@@ -144,8 +145,10 @@ Test(run, library_log_is_calibrated_rotated_and_check_finds_nothing) {
   ts_run_free(&r);
 
   char *text = ts_own(ts_read(log, NULL));
+  /* Three impls: no baseline and candidate, so no adaptive runs and no
+   * look column; every block says how many tries it took. */
   const char *header = "benchmark,dataset,scale,impl,run,block,phase,"
-                       "iterations,per_call_us,cpu_per_call_us\n";
+                       "iterations,per_call_us,cpu_per_call_us,tries\n";
   cr_expect(!strncmp(text, header, strlen(header)), "%.200s", text);
   static row rows[4096];
   size_t n = read_rows(log, rows, 4096);
@@ -153,17 +156,20 @@ Test(run, library_log_is_calibrated_rotated_and_check_finds_nothing) {
   /* The rule, recomputed here: n_0 = 1, n' = min(1e9, max(n + 1,
    * ceil(n T / t))) while t < T, T = 5000 us; confirm batches = the
    * largest last step of the three (one batch size per case), unless the
-   * fastest steps' per-call times differ by more than 4x (then each its
-   * own); block j starts with impl (j + 1) mod 3 (seed 1). */
+   * least per-call times of the last three steps differ by more than 4x
+   * in wall time and in CPU time (then each its own); block j starts with
+   * impl (j + 1) mod 3 (seed 1). */
   const char *impls[] = {"a", "b", "c"};
   size_t i = 0, cases = 0;
   while (i < n) {
     const char *bench = rows[i].f[F_BENCH];
     uint64_t last[3] = {0, 0, 0};
-    double fastest[3] = {0, 0, 0};
+    double fastest[3] = {0, 0, 0}, fastest_cpu[3] = {0, 0, 0};
     for (size_t p = 0; p < 3; p++) {
       size_t want = (1 + p) % 3;
       uint64_t k = 1;
+      double wall3[64], cpu3[64];
+      size_t steps = 0;
       cr_assert_str_eq(rows[i].f[F_PHASE], "calibration");
       for (;;) {
         cr_assert_str_eq(rows[i].f[F_IMPL], impls[want]);
@@ -172,9 +178,10 @@ Test(run, library_log_is_calibrated_rotated_and_check_finds_nothing) {
         cr_assert_eq(strtoull(rows[i].f[F_N], NULL, 10), k);
         cr_assert_str_eq(rows[i].f[F_BLOCK], "");
         double t = (double)k * strtod(rows[i].f[F_PC], NULL);
-        if (k == 1 || t / (double)k < fastest[want])
-          fastest[want] = t / (double)k;
-        cr_assert_str_eq(rows[i].f[F_CPU], "", "calibration rows: no CPU");
+        cr_assert(steps < 64);
+        wall3[steps] = t / (double)k;
+        cpu3[steps++] = strtod(rows[i].f[F_CPU], NULL);
+        cr_assert_str_neq(rows[i].f[F_CPU], "", "calibration rows: CPU");
         i++;
         if (!(t < 5000.0 && k < 1000000000))
           break;
@@ -184,15 +191,24 @@ Test(run, library_log_is_calibrated_rotated_and_check_finds_nothing) {
           k = 1000000000;
       }
       last[want] = k;
+      for (size_t q = steps > 3 ? steps - 3 : 0; q < steps; q++) {
+        if (q == (steps > 3 ? steps - 3 : 0) || wall3[q] < fastest[want])
+          fastest[want] = wall3[q];
+        if (q == (steps > 3 ? steps - 3 : 0) || cpu3[q] < fastest_cpu[want])
+          fastest_cpu[want] = cpu3[q];
+      }
     }
     uint64_t widest = last[0] > last[1] ? last[0] : last[1];
     widest = widest > last[2] ? widest : last[2];
     double lo = fastest[0], hi = fastest[0];
+    double clo = fastest_cpu[0], chi = fastest_cpu[0];
     for (size_t p = 1; p < 3; p++) {
       lo = fastest[p] < lo ? fastest[p] : lo;
       hi = fastest[p] > hi ? fastest[p] : hi;
+      clo = fastest_cpu[p] < clo ? fastest_cpu[p] : clo;
+      chi = fastest_cpu[p] > chi ? fastest_cpu[p] : chi;
     }
-    int apart = hi > 4 * lo;
+    int apart = hi > 4 * lo && (clo <= 0 || chi > 4 * clo);
     for (size_t j = 0; j < 4; j++) {
       for (size_t p = 0; p < 3; p++, i++) {
         size_t want = (j + 1 + p) % 3;
@@ -1042,7 +1058,7 @@ Test(run_batch, impls_more_than_4x_apart_keep_their_own_n_and_check_agrees) {
   bs_manifest *m = bs_manifest_new();
   bs_error err;
   cr_assert_eq(bs_manifest_read_file(m, env, &err), BS_OK, "%s", err.message);
-  cr_expect_str_eq(bs_manifest_get(m, "batch_rule"), "per-case");
+  cr_expect_str_eq(bs_manifest_get(m, "batch_rule"), "least-of-three");
   cr_expect_str_eq(bs_manifest_get(m, "fresh"), "run");
   cr_expect_null(bs_manifest_get(m, "duet"));
   bs_manifest_free(m);
@@ -1102,6 +1118,8 @@ Test(run_fresh, every_run_is_measured_in_a_new_process_image) {
                         "2",
                         "--runs",
                         "4",
+                        "--max-runs",
+                        "4",
                         "--filter",
                         "probe",
                         "--lib",
@@ -1134,6 +1152,8 @@ Test(run_fresh, fresh_block_starts_a_process_and_a_setup_per_block) {
                         "--manifest-out",
                         env,
                         "--runs",
+                        "1",
+                        "--max-runs",
                         "1",
                         "--blocks",
                         "3",
@@ -1181,9 +1201,9 @@ Test(run_fresh, fresh_block_starts_a_process_and_a_setup_per_block) {
 Test(run_fresh, fresh_block_in_command_mode) {
   char *dir = ts_own(ts_tmpdir("run_fresh_cmd"));
   char *log = ts_own(ts_path(dir, "log.csv"));
-  const char *args[] = {"--runs",  "1",      "--blocks", "3",
-                        "--fresh", "block",  "--cmd",    "a=true",
-                        "--cmd",   "b=true", NULL};
+  const char *args[] = {"--runs", "1",       "--max-runs", "1",     "--blocks",
+                        "3",      "--fresh", "block",      "--cmd", "a=true",
+                        "--cmd",  "b=true",  NULL};
   static row rows[1024];
   size_t n = run_log(log, args, rows, 1024);
   const row *conf[16];
@@ -1310,7 +1330,8 @@ Test(run_metrics, command_mode_records_peak_memory_and_cpu_time) {
   size_t n = run_log(log, args, rows, 1024);
   char *text = ts_own(ts_read(log, NULL));
   const char *header = "benchmark,dataset,scale,impl,run,block,phase,"
-                       "iterations,per_call_us,cpu_per_call_us,max_rss_kib\n";
+                       "iterations,per_call_us,cpu_per_call_us,max_rss_kib,"
+                       "look,tries\n";
   cr_expect(!strncmp(text, header, strlen(header)), "%.200s", text);
   const row *small[8], *big[8];
   cr_assert_eq(pick(rows, n, "confirm", "small", small, 8), 3);
@@ -1327,11 +1348,12 @@ Test(run_metrics, command_mode_records_peak_memory_and_cpu_time) {
     cr_expect(num(big[j]->f[F_CPU]) > 0);
     cr_expect(num(big[j]->f[F_CPU]) > num(small[j]->f[F_CPU]));
   }
-  /* Calibration rows leave both cells empty. */
+  /* Calibration rows carry the CPU time (the 4x exception asks it), not
+   * the peak memory. */
   const row *cal[64];
   size_t nc = pick(rows, n, "calibration", "big", cal, 64);
   cr_assert(nc > 0);
-  cr_expect_str_eq(cal[0]->f[F_CPU], "");
+  cr_expect(num(cal[0]->f[F_CPU]) > 0, "%s", cal[0]->f[F_CPU]);
   cr_expect_str_eq(cal[0]->f[F_RSS], "");
 }
 
@@ -1374,6 +1396,8 @@ Test(run_duet, pins_the_pair_to_two_cpus_swaps_them_and_starts_together) {
                         "--duet",
                         "--protocol",
                         "Development",
+                        "--max-runs",
+                        "1",
                         "--blocks",
                         "8",
                         "--filter",
@@ -1395,14 +1419,27 @@ Test(run_duet, pins_the_pair_to_two_cpus_swaps_them_and_starts_together) {
     size_t w = strcmp(p[i].f[1], p[0].f[1]) != 0;
     mine[w][k[w]++] = &p[i];
   }
-  cr_assert(k[0] >= M && k[1] >= M);
+  /* A block measured again (its `tries`) left a batch per try in each
+   * process: the block's is the last of its tries. */
+  const row *conf_a[16];
+  cr_assert_eq(pick(rows, n, "confirm", "a", conf_a, 16), M);
+  const probe *kept[2][M];
+  for (size_t w = 0; w < 2; w++) {
+    size_t at = k[w];
+    for (size_t j = M; j-- > 0;) {
+      unsigned long tries = strtoul(conf_a[j]->f[F_CPU + 1], NULL, 10);
+      cr_assert(tries >= 1 && tries <= 4 && at >= tries);
+      kept[w][j] = mine[w][at - 1];
+      at -= tries;
+    }
+  }
   size_t overlap = 0;
   for (size_t j = 0; j < M; j++) {
-    const probe *x = mine[0][k[0] - M + j], *y = mine[1][k[1] - M + j];
+    const probe *x = kept[0][j], *y = kept[1][j];
     cr_expect_str_neq(x->f[2], y->f[2], "block %zu: both on CPU %s", j,
                       x->f[2]);
     if (j)
-      cr_expect_str_neq(x->f[2], mine[0][k[0] - M + j - 1]->f[2],
+      cr_expect_str_neq(x->f[2], kept[0][j - 1]->f[2],
                         "block %zu: the CPUs are not swapped", j);
     unsigned long long x0 = strtoull(x->f[3], NULL, 10),
                        x1 = strtoull(x->f[4], NULL, 10),
@@ -1431,6 +1468,8 @@ Test(run_duet, pins_the_pair_to_two_cpus_swaps_them_and_starts_together) {
   setenv("TESTLIB_PROBEFILE", seq, 1);
   const char *plain[] = {"--sequential",
                          "--runs",
+                         "1",
+                         "--max-runs",
                          "1",
                          "--blocks",
                          "8",
@@ -2404,4 +2443,306 @@ Test(run_contain, a_command_cannot_reach_the_channel) {
   char *text = ts_exists(log) ? ts_own(ts_read(log, NULL)) : NULL;
   cr_expect(text && strstr(text, ",\"a\",0,1,confirm,"), "%s",
             text ? text : "(no log)");
+}
+
+/* ---- layout randomisation, blocks measured again, adaptive runs ------- */
+
+/* The heap addresses, modulo a page, where impl `who`'s probe setups put
+ * their state, in run order. */
+static size_t heap_offsets(const char *probefile, unsigned long *out,
+                           size_t max) {
+  static probe p[64];
+  size_t n = read_probe(probefile, "setup", p, 64), k = 0;
+  /* Setups come in pairs, a then b, one pair per run: a's. */
+  for (size_t i = 0; i < n && k < max; i += 2)
+    out[k++] = strtoul(p[i].f[3], NULL, 16) % 4096;
+  return k;
+}
+
+static size_t distinct_ul(const unsigned long *v, size_t n) {
+  size_t d = 0;
+  for (size_t i = 0; i < n; i++) {
+    size_t j = 0;
+    while (j < i && v[j] != v[i])
+      j++;
+    d += j == i;
+  }
+  return d;
+}
+
+static size_t layout_run(const char *dir, const char *name, const char *layout,
+                         const char *seed, unsigned long *offsets) {
+  char *log = ts_own(ts_pathf("%s/%s.csv", dir, name));
+  char *probefile = ts_own(ts_pathf("%s/%s.txt", dir, name));
+  setenv("TESTLIB_PROBEFILE", probefile, 1);
+  const char *args[] = {"--sequential",
+                        "--blocks",
+                        "1",
+                        "--runs",
+                        "5",
+                        "--max-runs",
+                        "5",
+                        "--seed",
+                        seed,
+                        "--layout",
+                        layout,
+                        "--filter",
+                        "probe",
+                        "--lib",
+                        impl("a", lib("probe")),
+                        "--lib",
+                        impl("b", lib("probe")),
+                        NULL};
+  static row rows[1024];
+  run_log(log, args, rows, 1024);
+  return heap_offsets(probefile, offsets, 8);
+}
+
+/* A copy of a test library in dir: another file, so that run takes it
+ * for another build (the same file twice is an A/A run, which adds no
+ * runs). */
+static char *lib_copy(const char *dir, const char *variant) {
+  char *path = ts_own(ts_pathf("%s/copy_%s.so", dir, variant));
+  if (ts_exists(path))
+    return path;
+  int in = open(lib(variant), O_RDONLY),
+      out = open(path, O_WRONLY | O_CREAT, 0755);
+  cr_assert(in >= 0 && out >= 0);
+  char buf[65536];
+  ssize_t n;
+  while ((n = read(in, buf, sizeof buf)) > 0)
+    cr_assert_eq(write(out, buf, (size_t)n), n);
+  cr_assert_eq(n, 0);
+  close(in);
+  close(out);
+  return path;
+}
+
+/* Each run's process pads its heap by an amount drawn from the seed and
+ * the run: where a setup's data lands within a page changes from run to
+ * run, the same way for the same seed, and not at all with --layout
+ * fixed (a new process lays its heap out as the last did). */
+Test(run_layout, the_heap_moves_from_run_to_run_as_the_seed_says) {
+  char *dir = ts_own(ts_tmpdir("run_layout"));
+  unsigned long rnd[8], again[8], other[8], fixed[8];
+  cr_assert_eq(layout_run(dir, "random", "random", "7", rnd), 5);
+  cr_assert_eq(layout_run(dir, "again", "random", "7", again), 5);
+  cr_assert_eq(layout_run(dir, "other", "random", "8", other), 5);
+  cr_assert_eq(layout_run(dir, "fixed", "fixed", "7", fixed), 5);
+  cr_expect_geq(distinct_ul(rnd, 5), 4, "the heap moves with each run");
+  cr_expect_eq(distinct_ul(fixed, 5), 1, "fixed: %lu %lu %lu", fixed[0],
+               fixed[1], fixed[2]);
+  size_t same = 0, diff = 0;
+  for (size_t i = 0; i < 5; i++) {
+    same += rnd[i] == again[i];
+    diff += rnd[i] != other[i];
+  }
+  cr_expect_eq(same, 5, "the same seed lays the runs out alike");
+  cr_expect_geq(diff, 4, "another seed, other layouts");
+  /* The draw itself: a pure function of its arguments, within bounds. */
+  bs__layout l = bs__layout_draw(7, 3, -1, 0, 1, 0);
+  bs__layout m = bs__layout_draw(7, 3, -1, 0, 1, 0);
+  cr_expect_eq(memcmp(&l, &m, sizeof l), 0);
+  cr_expect(l.stack_pad % 16 == 0 && l.stack_pad <= 4080);
+  cr_expect(l.heap_pad % 16 == 0 && l.heap_pad <= 4080);
+  cr_expect(l.env_pad < 4096 && l.map_gap < 64);
+  bs__layout z = bs__layout_draw(7, 3, -1, 0, 1, 1);
+  cr_expect(!z.stack_pad && !z.heap_pad && !z.env_pad && !z.map_gap);
+}
+
+/* The manifest says how the run was laid out and how many runs it may
+ * add; a --layout that is neither word is refused. */
+Test(run_layout, the_manifest_records_layout_and_max_runs) {
+  char *dir = ts_own(ts_tmpdir("run_layout_env"));
+  char *log = ts_own(ts_path(dir, "log.csv"));
+  char *env = ts_own(ts_path(dir, "env.csv"));
+  const char *args[] = {"--manifest-out",
+                        env,
+                        "--blocks",
+                        "2",
+                        "--runs",
+                        "1",
+                        "--max-runs",
+                        "2",
+                        "--filter",
+                        "steady",
+                        "--lib",
+                        impl("a", lib("adapt")),
+                        "--lib",
+                        impl("b", lib_copy(dir, "adapt")),
+                        NULL};
+  static row rows[1024];
+  run_log(log, args, rows, 1024);
+  bs_manifest *m = bs_manifest_new();
+  bs_error err;
+  cr_assert_eq(bs_manifest_read_file(m, env, &err), BS_OK, "%s", err.message);
+  cr_expect_str_eq(bs_manifest_get(m, "layout"), "random");
+  cr_expect_str_eq(bs_manifest_get(m, "max_runs"), "2");
+  cr_expect_not_null(bs_manifest_get(m, "extra_runs"));
+  bs_manifest_free(m);
+  const char *bad[] = {"run",
+                       "--out",
+                       log,
+                       "--layout",
+                       "sometimes",
+                       "--lib",
+                       impl("a", lib("adapt")),
+                       NULL};
+  ts_run r = run_cli(NULL, bad);
+  cr_expect_eq(r.status, 2);
+  cr_expect(strstr(r.err, "--layout: \"sometimes\" is not random or fixed"),
+            "%s", r.err);
+  ts_run_free(&r);
+}
+
+/* A block whose batch lost its CPU is measured again: pinned to one CPU
+ * beside a process that spins there, the measuring process is preempted
+ * in some blocks, and those say so (tries > 1, at most 4). */
+Test(run_retry, a_preempted_block_is_measured_again) {
+  char *dir = ts_own(ts_tmpdir("run_retry"));
+  char *log = ts_own(ts_path(dir, "log.csv"));
+  cpu_set_t old, one;
+  cr_assert_eq(sched_getaffinity(0, sizeof old, &old), 0);
+  int cpu = sched_getcpu();
+  CPU_ZERO(&one);
+  CPU_SET(cpu < 0 ? 0 : cpu, &one);
+  cr_assert_eq(sched_setaffinity(0, sizeof one, &one), 0);
+  pid_t hog = fork();
+  if (hog == 0) {
+    alarm(60);
+    for (volatile unsigned long x = 0;; x++)
+      ;
+  }
+  const char *args[] = {"--sequential",
+                        "--blocks",
+                        "40",
+                        "--runs",
+                        "1",
+                        "--max-runs",
+                        "1",
+                        "--filter",
+                        "busy",
+                        "--lib",
+                        impl("a", lib("probe")),
+                        "--lib",
+                        impl("b", lib("probe")),
+                        NULL};
+  static row rows[4096];
+  size_t n = run_log(log, args, rows, 4096);
+  kill(hog, SIGKILL);
+  waitpid(hog, NULL, 0);
+  sched_setaffinity(0, sizeof old, &old);
+  const row *conf[64];
+  size_t nc = pick(rows, n, "confirm", "a", conf, 64), again = 0;
+  cr_assert_eq(nc, 40);
+  for (size_t j = 0; j < nc; j++) {
+    unsigned long t = strtoul(conf[j]->f[F_CPU + 1], NULL, 10);
+    cr_expect(t >= 1 && t <= 4, "block %zu: %lu tries", j, t);
+    again += t > 1;
+  }
+  cr_expect_gt(again, 0,
+               "no block was measured again beside a spinning "
+               "process on the same CPU");
+}
+
+/* Adaptive runs: of two cases of identical code, the one whose batches
+ * vary fourfold is measured again (rows of looks 1 and up, in runs past
+ * the planned ones, no more than --max-runs), and its interval is judged
+ * at the level of its last look. */
+Test(run_adaptive, undecided_cases_get_extra_runs_and_are_judged_by_looks) {
+  char *dir = ts_own(ts_tmpdir("run_adaptive"));
+  char *log = ts_own(ts_path(dir, "log.csv"));
+  const char *args[] = {"--blocks", "6",
+                        "--runs",   "2",
+                        "--lib",    impl("a", lib("adapt")),
+                        "--lib",    impl("b", lib_copy(dir, "adapt")),
+                        NULL};
+  const char *argv[40] = {"run", "--out", log};
+  size_t na = 3;
+  for (size_t i = 0; args[i]; i++)
+    argv[na++] = args[i];
+  ts_run r = run_cli(NULL, argv);
+  cr_assert_eq(r.status, 0, "%s", r.err);
+  cr_expect(strstr(r.out, "extra run"), "%s", r.out);
+  ts_run_free(&r);
+  char *text = ts_own(ts_read(log, NULL));
+  cr_expect(strstr(text, ",look,tries\n"), "%.200s", text);
+
+  bs_log *l = bs_log_new();
+  bs_error err;
+  cr_assert_eq(bs_log_read_file(l, log, &err), BS_OK, "%s", err.message);
+  const bs_row *rs = bs_log_rows(l);
+  size_t noisy_looks = 0;
+  uint64_t max_run = 0;
+  for (size_t i = 0; i < bs_log_count(l); i++) {
+    const bs_case *c = bs_log_row_case(l, &rs[i]);
+    int look = bs_row_look(&rs[i]);
+    uint64_t run = bs_row_run(l, &rs[i]);
+    cr_assert(look >= 0 && look <= 3);
+    /* Look k's runs come after the planned 2 and k - 1 rounds of 2. */
+    cr_expect(look == 0 ? run < 2
+                        : run >= 2 + 2 * (uint64_t)(look - 1) &&
+                              run < 2 + 2 * (uint64_t)look,
+              "run %llu at look %d", (unsigned long long)run, look);
+    max_run = run > max_run ? run : max_run;
+    if (!strcmp(c->benchmark, "noisy") && look > 0)
+      noisy_looks++;
+  }
+  cr_expect_gt(noisy_looks, 0, "the noisy case was not measured again");
+  cr_expect_lt(max_run, 8, "more runs than 4 x the planned 2");
+  bs_compare_options co;
+  bs_compare_options_init(&co, BS_MODE_CONFIRMATORY);
+  bs_compare_result *res = NULL;
+  cr_assert_eq(bs_compare_run(l, "a", "b", &co, &res, &err), BS_OK, "%s",
+               err.message);
+  for (size_t i = 0; i < res->ncases; i++) {
+    const bs_case_compare *c = &res->cases[i];
+    cr_expect_eq(c->level_pct, bs_compare_look_level(c->looks));
+    if (!strcmp(c->benchmark, "noisy")) {
+      cr_expect_geq(c->looks, 2);
+      cr_expect_eq(c->level_pct, 99.3);
+      cr_expect_gt(c->nruns, 2);
+    }
+  }
+  cr_expect_geq(res->adaptive, 1);
+  bs_compare_result_free(res);
+  bs_log_free(l);
+
+  /* --budget spent before the first extra run: none; --max-runs past four
+   * times the planned runs is refused. */
+  const char *tight[] = {"run",
+                         "--out",
+                         log,
+                         "--blocks",
+                         "6",
+                         "--runs",
+                         "2",
+                         "--budget",
+                         "0.000001",
+                         "--lib",
+                         impl("a", lib("adapt")),
+                         "--lib",
+                         impl("b", lib_copy(dir, "adapt")),
+                         NULL};
+  r = run_cli(NULL, tight);
+  cr_expect_eq(r.status, 0, "%s", r.err);
+  cr_expect(strstr(r.out, "no extra run: --budget spent"), "%s", r.out);
+  ts_run_free(&r);
+  const char *many[] = {"run",
+                        "--out",
+                        log,
+                        "--runs",
+                        "2",
+                        "--max-runs",
+                        "9",
+                        "--lib",
+                        impl("a", lib("adapt")),
+                        "--lib",
+                        impl("b", lib_copy(dir, "adapt")),
+                        NULL};
+  r = run_cli(NULL, many);
+  cr_expect_eq(r.status, 2);
+  cr_expect(strstr(r.err, "--max-runs 9: give 2 (no extra runs) to 8"), "%s",
+            r.err);
+  ts_run_free(&r);
 }

@@ -55,10 +55,14 @@ bs_status bs_check_batch_rule_named(const char *value,
     *rule = BS_CHECK_BATCH_PER_CASE;
     return BS_OK;
   }
+  if (!strcmp(value, "least-of-three")) {
+    *rule = BS_CHECK_BATCH_LEAST_OF_THREE;
+    return BS_OK;
+  }
   return bs_error_set(err, BS_EINPUT, NULL, 0,
-                      "batch_rule \"%s\" is not per-case (the one batch rule "
-                      "a manifest names; without it a log keeps the earlier "
-                      "rule)",
+                      "batch_rule \"%s\" is not least-of-three or per-case "
+                      "(the batch rules a manifest names; without one a log "
+                      "keeps the earliest rule)",
                       value);
 }
 
@@ -248,15 +252,25 @@ static const bs_row *last_step(const impl_rows *g) {
   return g->ncal ? g->cal[g->ncal - 1].row : NULL;
 }
 
-/* An impl's calibrated per-call time: its fastest calibration step's (a
- * batch that lost its CPU to other work only ever looks slower), as the
- * runner decides. */
-static double fastest(const impl_rows *g) {
-  double p = g->cal[0].row->per_call_us;
-  for (size_t k = 1; k < g->ncal; k++)
-    if (g->cal[k].row->per_call_us < p)
-      p = g->cal[k].row->per_call_us;
+/* An impl's calibrated per-call time as the runner took it: the least of
+ * its calibration steps of metric m from step `from` on (a batch that lost
+ * its CPU to other work only ever looks slower); 0 when a step lacks m. */
+static double fastest(const checker *c, const impl_rows *g, size_t from,
+                      bs_metric m) {
+  double p = 0;
+  for (size_t k = from; k < g->ncal; k++) {
+    const bs_row *row = g->cal[k].row;
+    if (m != BS_METRIC_WALL && !(row->metrics & (1u << m)))
+      return 0;
+    double v = bs_log_value(c->log, row, m);
+    if (k == from || v < p)
+      p = v;
+  }
   return p;
+}
+
+static const char *rule_name(bs_check_batch_rule r) {
+  return r == BS_CHECK_BATCH_LEAST_OF_THREE ? "least-of-three" : "per-case";
 }
 
 /* Confirm batch sizes of one (case, run), SPEC 2.6: with the earlier rule
@@ -266,27 +280,28 @@ static double fastest(const impl_rows *g) {
  * 4x, when each keeps its own. Impls without calibration rows (a
  * Google Benchmark log) have no calibrated size to hold them to. */
 static void check_batches(checker *c, const char *label, const impl_rows *g,
-                          size_t ng) {
+                          size_t ng, double *wall, double *cpu) {
   const bs_row *widest = NULL;
-  double pmin = 0, pmax = 0;
-  int per_case = c->o->batch_rule == BS_CHECK_BATCH_PER_CASE, apart = 0;
+  bs_check_batch_rule rule = c->o->batch_rule;
+  int per_case = rule != BS_CHECK_BATCH_PER_IMPL, apart = 0;
+  size_t n = 0;
   for (size_t i = 0; per_case && i < ng; i++) {
     const bs_row *l = last_step(&g[i]);
     if (!l)
       continue;
-    double p = fastest(&g[i]);
-    if (!widest) {
-      pmin = pmax = p;
-      widest = l;
-      continue;
-    }
-    pmin = p < pmin ? p : pmin;
-    pmax = p > pmax ? p : pmax;
-    if (l->iterations > widest->iterations)
+    /* per-case: every step; least-of-three: the last three. */
+    size_t from = rule == BS_CHECK_BATCH_LEAST_OF_THREE && g[i].ncal > 3
+                      ? g[i].ncal - 3
+                      : 0;
+    wall[n] = fastest(c, &g[i], from, BS_METRIC_WALL);
+    cpu[n] = fastest(c, &g[i], from, BS_METRIC_CPU);
+    n++;
+    if (!widest || l->iterations > widest->iterations)
       widest = l;
   }
   if (widest)
-    apart = bs_protocol_sizes_apart(pmin, pmax);
+    apart = bs_protocol_batch_apart(
+        wall, rule == BS_CHECK_BATCH_LEAST_OF_THREE ? cpu : NULL, n);
   for (size_t i = 0; i < ng; i++) {
     const bs_row *own = last_step(&g[i]);
     if (!own)
@@ -319,21 +334,21 @@ static void check_batches(checker *c, const char *label, const impl_rows *g,
       add(c, BS_CHECK_BATCH_SIZE, AT(first_bad),
           "case %s, run %llu, impl %s: confirm batch of %llu iterations "
           "differs from the case's one batch size n = %llu, the largest last "
-          "calibration step (impl %s, %s:%ld; batch_rule per-case: the "
+          "calibration step (impl %s, %s:%ld; batch_rule %s: the "
           "calibrated per-call times are within %gx)%s",
           label, (unsigned long long)bs_row_run(c->log, first_bad),
           first_bad->impl, (unsigned long long)first_bad->iterations,
           (unsigned long long)want->iterations, want->impl, AT(want),
-          BS_PROTOCOL_BATCH_RATIO, more);
+          rule_name(rule), BS_PROTOCOL_BATCH_RATIO, more);
     else
       add(c, BS_CHECK_BATCH_SIZE, AT(first_bad),
           "case %s, run %llu, impl %s: confirm batch of %llu iterations "
           "differs from its own last calibration step n = %llu (%s:%ld; "
-          "batch_rule per-case: the calibrated per-call times differ by "
+          "batch_rule %s: the calibrated per-call times differ by "
           "more than %gx, so each impl keeps its own)%s",
           label, (unsigned long long)bs_row_run(c->log, first_bad),
           first_bad->impl, (unsigned long long)first_bad->iterations,
-          (unsigned long long)want->iterations, AT(want),
+          (unsigned long long)want->iterations, AT(want), rule_name(rule),
           BS_PROTOCOL_BATCH_RATIO, more);
   }
 }
@@ -509,6 +524,7 @@ bs_status bs_check_run(const bs_log *log, const bs_check_options *opt,
   size_t *firsts = NULL, *rank = NULL;
   impl_ent *dist = NULL;
   impl_rows *groups = NULL;
+  double *walls = NULL, *cpus = NULL;
   if (!c.r)
     return bs__oom(err);
   c.r->rows = bs_log_count(log);
@@ -535,8 +551,12 @@ bs_status bs_check_run(const bs_log *log, const bs_check_options *opt,
     free(rank);
     free(dist);
     free(groups);
+    free(walls);
+    free(cpus);
     items = malloc(n * sizeof *items);
     groups = malloc(n * sizeof *groups);
+    walls = malloc(n * sizeof *walls);
+    cpus = malloc(n * sizeof *cpus);
     conf = malloc(n * sizeof *conf);
     impls = malloc(n * sizeof *impls);
     scratch = malloc(n * sizeof *scratch);
@@ -545,7 +565,7 @@ bs_status bs_check_run(const bs_log *log, const bs_check_options *opt,
     rank = malloc(n * sizeof *rank);
     dist = malloc(n * sizeof *dist);
     if (!items || !conf || !impls || !scratch || !firsts || !tmp || !rank ||
-        !dist || !groups) {
+        !dist || !groups || !walls || !cpus) {
       c.status = BS_ENOMEM;
       break;
     }
@@ -604,7 +624,7 @@ bs_status bs_check_run(const bs_log *log, const bs_check_options *opt,
         groups[ng++] = (impl_rows){items + g0, ncal, conf + nc0, nconf - nc0};
         g0 = g1;
       }
-      check_batches(&c, label, groups, ng);
+      check_batches(&c, label, groups, ng, walls, cpus);
       check_blocks(&c, label, conf, nconf, impls, nimpls, scratch, firsts, tmp);
       r0 = r1;
     }
@@ -618,6 +638,8 @@ bs_status bs_check_run(const bs_log *log, const bs_check_options *opt,
   free(rank);
   free(dist);
   free(groups);
+  free(walls);
+  free(cpus);
   if (!c.status)
     c.status = sort_findings(c.r);
   if (c.status) {

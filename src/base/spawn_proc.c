@@ -708,6 +708,7 @@ bs_status bs__child_wait(bs__child *ch, long long limit_ms,
               (unsigned long long)ru.ru_stime.tv_usec) *
                  1000ull;
   e.maxrss_kib = ru.ru_maxrss;
+  e.nivcsw = ru.ru_nivcsw;
   e.orphans = sweep_orphans(ch->start);
   ch->pid = -1;
   if (end)

@@ -108,7 +108,10 @@ typedef struct bs__child_end {
   double sys_s;  /* and system */
   unsigned long long cpu_ns; /* user + system, exact */
   long maxrss_kib;           /* its peak resident memory */
-  size_t orphans;            /* descendants killed and reaped after it */
+  long nivcsw; /* times it lost its CPU to other work (involuntary context
+                  switches, wait4's rusage, its waited-for descendants
+                  included) */
+  size_t orphans; /* descendants killed and reaped after it */
 } bs__child_end;
 
 /* The program a child named `prog` runs, found as posix_spawnp (and

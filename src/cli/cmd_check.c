@@ -20,15 +20,17 @@ static const char usage[] =
     "                  t < T and n < n_max (T from the manifest's protocol:\n"
     "                  Shared 0.5 ms, the default, Development 5 ms,\n"
     "                  RegressionGate 10 ms; n_max = 10^9)\n"
-    "  batch-size      confirm batch sizes: with batch_rule,per-case in the\n"
-    "                  manifest (benchsite run writes it), every impl of a\n"
-    "                  case uses the largest last calibration step unless\n"
-    "                  the calibrated per-call times differ by more than 4x,\n"
-    "                  when each keeps its own; without it, each impl's\n"
-    "                  confirm batches equal its own last calibration step.\n"
-    "                  A log without a manifest is held to what run does\n"
-    "                  when it names nothing: Shared, one batch size per\n"
-    "                  case\n"
+    "  batch-size      confirm batch sizes: with batch_rule,least-of-three in\n"
+    "                  the manifest (benchsite run writes it), every impl of\n"
+    "                  a case uses the largest last calibration step unless\n"
+    "                  the impls' least per-call times over their last three\n"
+    "                  calibration steps differ by more than 4x in wall time\n"
+    "                  and in CPU time, when each keeps its own (per-case:\n"
+    "                  the fastest step's wall time alone decides); without\n"
+    "                  a batch_rule, each impl's confirm batches equal its\n"
+    "                  own last calibration step. A log without a manifest\n"
+    "                  is held to what run does when it names nothing:\n"
+    "                  Shared, least-of-three\n"
     "  missing-impl    blocks (or runs) missing an impl of the case\n"
     "  rotation        an impl that runs first in more blocks than another\n"
     "                  over whole rotation cycles\n"
@@ -62,7 +64,7 @@ int cli_cmd_check(int argc, char **argv) {
    * unless asked). A manifest without batch_rule was written before the
    * rule: the earlier one. */
   const char *rule =
-      cmd.nmf ? bs_manifest_get(cmd.mf[0], "batch_rule") : "per-case";
+      cmd.nmf ? bs_manifest_get(cmd.mf[0], "batch_rule") : "least-of-three";
   if (bs_check_protocol_target(protocol, &o.target_us, &err) ||
       bs_check_batch_rule_named(rule, &o.batch_rule, &err)) {
     cli_errorf("%s: %s", bs_manifest_path(cmd.mf[0]), err.message);
@@ -141,7 +143,7 @@ int cli_cmd_check(int argc, char **argv) {
          protocol  ? protocol
          : cmd.nmf ? BS_PROTOCOL_DEFAULT " (the default)"
                    : BS_PROTOCOL_DEFAULT " (no manifest: run's default)",
-         o.batch_rule == BS_CHECK_BATCH_PER_CASE ? "; one batch size per case"
+         o.batch_rule != BS_CHECK_BATCH_PER_IMPL ? "; one batch size per case"
                                                  : "");
   rc = res->nfindings ? CLI_REGRESSION : CLI_OK;
 done:

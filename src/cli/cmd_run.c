@@ -15,7 +15,8 @@ static const char usage_head[] =
     "Development|RegressionGate|Shared]\n"
     "                     [--blocks M] [--runs N] [--seed N] [--filter TEXT]\n"
     "                     [--fresh run|block] [--duet | --sequential]\n"
-    "                     [--quiet]\n"
+    "                     [--max-runs N] [--budget SECONDS]\n"
+    "                     [--layout random|fixed] [--quiet]\n"
     "                     [--timeout SECONDS] [--show-output]\n"
     "                     [--manifest-out M [manifest options]]\n"
     "                     [--benchmark NAME] [--dataset D] [--dir IMPL=DIR]\n"
@@ -86,6 +87,24 @@ static const char usage_body[] =
     "                      The default whenever it can be: two --lib or two\n"
     "                      --cmd impls and two CPUs this process may use\n"
     "  --sequential        one impl at a time, never side by side\n"
+    "  --max-runs N        adaptive runs (two --lib or --cmd impls): after\n"
+    "                      the N planned runs, the cases the gate cannot\n"
+    "                      decide yet get more runs, those cases only, in\n"
+    "                      up to three rounds, until N runs in all (default\n"
+    "                      4 x the planned runs, the most allowed; the "
+    "planned\n"
+    "                      runs: none extra). Each look is judged at its own\n"
+    "                      level (96 %, then 99.3 %), so looking again never\n"
+    "                      flags identical code more often than one look\n"
+    "  --budget SECONDS    stop adding runs once they took this long\n"
+    "  --layout random|fixed  each measuring process moves its stack, its\n"
+    "                      environment and (libraries) its heap and mappings\n"
+    "                      by amounts drawn from --seed and the run, so a\n"
+    "                      memory layout that favours one build is a new draw\n"
+    "                      every run (random, the default), or not (fixed)\n"
+    "";
+/* The options that follow (again within 4095 bytes). */
+static const char usage_tail[] =
     "  --filter TEXT       only cases whose \"benchmark/dataset\" contains "
     "TEXT;\n"
     "                      ^TEXT: starts with it, TEXT$: ends with it,\n"
@@ -97,7 +116,8 @@ static const char usage_body[] =
     "                      whose options follow it), with baseline and\n"
     "                      candidate -- or aa_a and aa_b when both impls are\n"
     "                      the same file or command -- from the impls, and\n"
-    "                      how it was measured: batch_rule, fresh, duet\n"
+    "                      how it was measured: batch_rule, fresh, duet,\n"
+    "                      layout, max_runs and what the extra runs took\n"
     "\n"
     "Nothing is written unless the whole run succeeds.\n"
     "Exit status: 0 measured, 1 an impl computes a different result (its\n"
@@ -126,6 +146,9 @@ static const cli_opt opts[] = {{"out", 1, 0},
                                {"fresh", 1, 0},
                                {"duet", 0, 0},
                                {"sequential", 0, 0},
+                               {"max-runs", 1, 0},
+                               {"budget", 1, 0},
+                               {"layout", 1, 0},
                                {"quiet", 0, 0},
                                CLI_MANIFEST_OPTS};
 
@@ -160,6 +183,23 @@ static int refuse_own_input(const bs_run_options *o, const char *path,
   return 0;
 }
 
+/* Adds what the extra runs took to the manifest rendered before the run
+ * (keys no option sets): extra_runs, adaptive_cases, extra_seconds. */
+static int append_adaptive(cli_output *m, const bs_run_result *r) {
+  char lines[256];
+  int n = snprintf(lines, sizeof lines,
+                   "extra_runs,%llu\nadaptive_cases,%zu\nextra_seconds,%.1f\n",
+                   (unsigned long long)r->extra_runs, r->adaptive_cases,
+                   r->extra_seconds);
+  char *p = realloc(m->data, m->len + (size_t)n + 1);
+  if (!p)
+    return cli_out_of_memory();
+  memcpy(p + m->len, lines, (size_t)n + 1);
+  m->data = p;
+  m->len += (size_t)n;
+  return 0;
+}
+
 /* Where the measurement stands: time spent and left first, then run,
  * block and case, the case's name last (a narrow terminal cuts the line
  * at its end). */
@@ -167,6 +207,13 @@ static int on_progress(void *ctx, const bs_run_progress *r) {
   cli_progress *p = ctx;
   char step[64], spent[32], left[48];
   double e = cli_progress_elapsed(p);
+  char run[48];
+  if (r->run < r->runs)
+    snprintf(run, sizeof run, "run %llu/%llu", (unsigned long long)r->run + 1,
+             (unsigned long long)r->runs);
+  else
+    snprintf(run, sizeof run, "extra run %llu",
+             (unsigned long long)(r->run - r->runs + 1));
   if (r->calibrating)
     snprintf(step, sizeof step, "calibrating");
   else
@@ -183,18 +230,16 @@ static int on_progress(void *ctx, const bs_run_progress *r) {
   /* The case's name is untrusted: cli_progress_show escapes the line. */
   if (r->ncases)
     cli_progress_show(p, 0,
-                      "benchsite run: %s elapsed, %s; run %llu/%llu, %s, "
+                      "benchsite run: %s elapsed, %s; %s, %s, "
                       "case %zu/%zu: %s%s%s%s",
-                      cli_progress_duration(spent, sizeof spent, e), left,
-                      (unsigned long long)r->run + 1,
-                      (unsigned long long)r->runs, step, r->kase + 1, r->ncases,
-                      r->benchmark, r->dataset[0] ? " [" : "", r->dataset,
+                      cli_progress_duration(spent, sizeof spent, e), left, run,
+                      step, r->kase + 1, r->ncases, r->benchmark,
+                      r->dataset[0] ? " [" : "", r->dataset,
                       r->dataset[0] ? "]" : "");
   else
-    cli_progress_show(p, 0, "benchsite run: %s elapsed, %s; run %llu/%llu, %s",
-                      cli_progress_duration(spent, sizeof spent, e), left,
-                      (unsigned long long)r->run + 1,
-                      (unsigned long long)r->runs, step);
+    cli_progress_show(p, 0, "benchsite run: %s elapsed, %s; %s, %s",
+                      cli_progress_duration(spent, sizeof spent, e), left, run,
+                      step);
   return 0;
 }
 
@@ -224,9 +269,12 @@ int cli_cmd_run(int argc, char **argv) {
   bs_error_clear(&err);
   bs_run_options_init(&o);
   bs_run_result_init(&res);
-  static char usage[sizeof usage_head + sizeof usage_body - 1];
+  static char
+      usage[sizeof usage_head + sizeof usage_body + sizeof usage_tail - 2];
   memcpy(usage, usage_head, sizeof usage_head - 1);
-  memcpy(usage + sizeof usage_head - 1, usage_body, sizeof usage_body);
+  memcpy(usage + sizeof usage_head - 1, usage_body, sizeof usage_body - 1);
+  memcpy(usage + sizeof usage_head + sizeof usage_body - 2, usage_tail,
+         sizeof usage_tail);
   int rc = cli_start(argc, argv, opts, sizeof opts / sizeof opts[0], usage, &a);
   if (rc || a.help)
     goto done;
@@ -358,6 +406,56 @@ int cli_cmd_run(int argc, char **argv) {
     rc = cli_usage_error("run: --blocks and --runs must be 1 to 1000000");
     goto done;
   }
+  /* Adaptive runs where the gate can judge them: a baseline and a
+   * candidate, measured in runs of their own (a harness is started anew
+   * every block), not one build under two names (an A/A run for `noise`
+   * measures the runs it was asked for). */
+  int can_adapt = nimpls == 2 && !bs_run_harness_name(o.mode) &&
+                  !same_target(o.mode, &impls[0], &impls[1]);
+  o.max_runs = can_adapt ? 4 * o.runs : o.runs;
+  if (cli_get(&a, "max-runs")) {
+    if ((rc = cli_get_u64(&a, "max-runs", &o.max_runs)))
+      goto done;
+    if (!can_adapt && o.max_runs != o.runs) {
+      rc = cli_usage_error("run: --max-runs is for a baseline and a candidate "
+                           "(two different --lib or --cmd impls)");
+      goto done;
+    }
+    if (o.max_runs < o.runs || o.max_runs > 4 * o.runs) {
+      rc = cli_usage_error("run: --max-runs %llu: give %llu (no extra runs) "
+                           "to %llu (four times the planned runs)",
+                           (unsigned long long)o.max_runs,
+                           (unsigned long long)o.runs,
+                           (unsigned long long)(4 * o.runs));
+      goto done;
+    }
+  }
+  const char *budget = cli_get(&a, "budget");
+  if (budget && ((rc = cli_parse_double("budget", budget, &o.budget_s)) ||
+                 !(o.budget_s > 0 && o.budget_s <= 1e9))) {
+    if (!rc)
+      rc = cli_usage_error("run: --budget: \"%s\" is not a positive number "
+                           "of seconds",
+                           budget);
+    goto done;
+  }
+  if (budget && o.max_runs == o.runs) {
+    rc = cli_usage_error("run: --budget bounds the extra runs, and this run "
+                         "has none (--max-runs)");
+    goto done;
+  }
+  const char *layout = cli_get(&a, "layout");
+  if (layout && strcmp(layout, "random") && strcmp(layout, "fixed")) {
+    rc =
+        cli_usage_error("run: --layout: \"%s\" is not random or fixed", layout);
+    goto done;
+  }
+  if (layout && bs_run_harness_name(o.mode)) {
+    rc = cli_usage_error("run: --layout is for --lib and --cmd (a harness "
+                         "lays out its own programs)");
+    goto done;
+  }
+  o.layout_fixed = layout && !strcmp(layout, "fixed");
   const char *timeout = cli_get(&a, "timeout");
   if (timeout && ((rc = cli_parse_double("timeout", timeout, &o.timeout_s)) ||
                   !(o.timeout_s > 0 && o.timeout_s <= 1e9))) {
@@ -408,9 +506,14 @@ int cli_cmd_run(int argc, char **argv) {
     } else {
       /* How it was measured: one batch size per case (what `check` then
        * holds the log to) and how often the measuring process is new. */
-      fill.batch_rule = "per-case";
+      fill.batch_rule = "least-of-three";
       fill.fresh = o.fresh == BS_RUN_FRESH_BLOCK ? "block" : "run";
+      fill.layout = o.layout_fixed ? "fixed" : "random";
     }
+    char max_runs[32];
+    snprintf(max_runs, sizeof max_runs, "%llu", (unsigned long long)o.max_runs);
+    if (o.max_runs > o.runs)
+      fill.max_runs = max_runs;
     if (o.duet)
       fill.duet = "1";
     outs[nouts].path = mout;
@@ -450,17 +553,30 @@ int cli_cmd_run(int argc, char **argv) {
   outs[0].data = res.log;
   outs[0].len = res.log_len;
   res.log = NULL;
+  if (mout && o.max_runs > o.runs && (rc = append_adaptive(&outs[1], &res)))
+    goto done;
   rc = cli_measure_write(outs, nouts);
   nouts = 0;
   if (!rc) {
     FILE *f = strcmp(out, "-") ? stdout : stderr;
+    char extra[160] = "";
+    if (res.budget_hit && !res.extra_runs)
+      snprintf(extra, sizeof extra, " (no extra run: --budget spent)");
+    else if (res.extra_runs)
+      snprintf(extra, sizeof extra,
+               " (and %llu extra run%s of the %zu case%s still undecided, "
+               "%.1f s%s)",
+               (unsigned long long)res.extra_runs,
+               res.extra_runs == 1 ? "" : "s", res.adaptive_cases,
+               res.adaptive_cases == 1 ? "" : "s", res.extra_seconds,
+               res.budget_hit ? ", stopped by --budget" : "");
     cli_linef(f, 0,
               "benchsite run: %zu case%s, %zu impl%s, %llu run%s of %llu "
-              "block%s: %zu rows written to %s%s%s",
+              "block%s%s: %zu rows written to %s%s%s",
               res.ncases, res.ncases == 1 ? "" : "s", nimpls,
               nimpls == 1 ? "" : "s", (unsigned long long)o.runs,
               o.runs == 1 ? "" : "s", (unsigned long long)o.blocks,
-              o.blocks == 1 ? "" : "s", res.nrows, out,
+              o.blocks == 1 ? "" : "s", extra, res.nrows, out,
               mout ? " and the manifest to " : "", mout ? mout : "");
   }
 done:

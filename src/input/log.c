@@ -132,9 +132,10 @@ bs_status bs_log_require_metric(const bs_log *log, bs_metric m, bs_error *err) {
 }
 
 /* The go-bench adapter's columns (run_gobench.c): the GOMAXPROCS suffix
- * of a name, and B/op and allocs/op. test_run checks that every adapter's
+ * of a name, and B/op and allocs/op; and how many tries a block of library
+ * and command mode took (run_blocks.c). test_run checks that every adapter's
  * extra column is listed here. */
-static const char *const runner_extras[] = {"procs", "bytes_per_op",
+static const char *const runner_extras[] = {"procs", "bytes_per_op", "tries",
                                             "allocs_per_op"};
 
 int bs_log_column_extra(const char *name) {

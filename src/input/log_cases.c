@@ -401,6 +401,7 @@ bs_status bs__log_rebuild_index(bs_log *log) {
     index[i].nrows = c->nrows;
     index[i].has_scale = c->has_scale;
     index[i].scale = c->has_scale ? c->scale : 0.0;
+    index[i].looks = 0;
     at += c->nrows;
   }
   /* The sort's keys go before the row index comes: a lower peak. */
@@ -410,9 +411,15 @@ bs_status bs__log_rebuild_index(bs_log *log) {
   uint32_t *rows = mem.p;
   for (size_t i = 0, ofs = 0; i < nc; ofs += index[i].nrows, i++)
     index[i].rows = rows + ofs;
-  /* Each case's rows in read order: one pass over the rows. */
-  for (size_t i = 0; i < nr; i++)
-    rows[next[log->rows[i].cid]++] = (uint32_t)i;
+  /* Each case's rows in read order, and its looks: one pass over the
+   * rows. */
+  for (size_t i = 0; i < nr; i++) {
+    const bs_row *row = &log->rows[i];
+    bs_case *c = &index[rank[row->cid]];
+    rows[next[row->cid]++] = (uint32_t)i;
+    if (row->look > c->looks)
+      c->looks = row->look;
+  }
   free(next);
   bs__big_release(&log->index_cases);
   free(log->case_pos);

@@ -27,6 +27,7 @@ enum {
   COL_BLOCK,
   COL_PHASE,
   COL_ITERATIONS,
+  COL_LOOK,
   COL_METRIC, /* the first metric column: COL_METRIC + m */
   NKNOWN = COL_METRIC + BS_METRIC_COUNT
 };
@@ -40,7 +41,7 @@ enum {
  * checks). */
 #define ROWS_HARD_MAX ((size_t)UINT32_MAX - 1)
 /* Case ids fill bs_row.cid. */
-#define CASES_MAX (((size_t)1 << 27) - 1)
+#define CASES_MAX (((size_t)1 << 24) - 1)
 /* Impls per case whose confirm rows are followed in order (see track). */
 #define NTRACK 4
 

@@ -16,8 +16,8 @@
 #include <string.h>
 
 static const char *const key_names[COL_METRIC] = {
-    "benchmark", "dataset", "scale", "impl",
-    "run",       "block",   "phase", "iterations"};
+    "benchmark", "dataset", "scale",      "impl", "run",
+    "block",     "phase",   "iterations", "look"};
 
 static const char *col_name(int k) {
   return k < COL_METRIC ? key_names[k]
@@ -140,9 +140,11 @@ static void data_field(reader *r, int k, const char *f, size_t len) {
   case COL_RUN:
   case COL_BLOCK:
   case COL_ITERATIONS:
+  case COL_LOOK:
     r->vst[k] = bs__num_u64(f, len, &r->vint[k]);
     keep = r->vst[k] || (k == COL_ITERATIONS && r->vint[k] == 0) ||
-           (k == COL_BLOCK && r->vint[k] > (uint64_t)INT64_MAX);
+           (k == COL_BLOCK && r->vint[k] > (uint64_t)INT64_MAX) ||
+           (k == COL_LOOK && r->vint[k] > BS_LOG_MAX_LOOK);
     break;
   default: /* a metric: a finite number, > 0 or >= 0 as its table says */
     r->vst[k] = bs__num_double(f, len, &r->vnum[k]);
@@ -446,6 +448,7 @@ static void data_record(reader *r) {
   }
   uint64_t run = 0, iterations = 0;
   int64_t block = -1;
+  unsigned look = 0;
   bs_phase phase = BS_PHASE_CONFIRM;
   double scale = 0, values[BS_METRIC_COUNT] = {0};
   unsigned metrics = 0;
@@ -496,6 +499,13 @@ static void data_record(reader *r) {
       bad_value(r, COL_ITERATIONS, "is not a positive integer", "");
       return;
     }
+  }
+  if (has(r, COL_LOOK)) {
+    if (r->vst[COL_LOOK] != BS__NUM_OK || r->vint[COL_LOOK] > BS_LOG_MAX_LOOK) {
+      bad_value(r, COL_LOOK, "is not a look (0 to 3)", "");
+      return;
+    }
+    look = (unsigned)r->vint[COL_LOOK] + 1;
   }
   for (int m = 0; m < BS_METRIC_COUNT; m++) {
     const bs_metric_info *mi = bs_metric_get((bs_metric)m);
@@ -609,7 +619,8 @@ static void data_record(reader *r) {
   row->phase = phase == BS_PHASE_CALIBRATION;
   row->metrics = metrics & 7u;
   row->wide = (unsigned)wide & 1u;
-  row->cid = (uint32_t)cid & 0x07FFFFFFu;
+  row->look = look & 7u;
+  row->cid = (uint32_t)cid & 0x00FFFFFFu;
   for (int m = 1; m < BS_METRIC_COUNT; m++)
     if (log->values[m].p)
       ((double *)log->values[m].p)[id] = values[m];

@@ -33,3 +33,26 @@ const char *bs_protocol_names(void) {
 int bs_protocol_sizes_apart(double pmin, double pmax) {
   return pmax > BS_PROTOCOL_BATCH_RATIO * pmin;
 }
+
+/* The spread max / min of v[0..k-1] exceeds the ratio; 0 when some v is
+ * not positive (not measured). */
+static int apart(const double *v, size_t k, int *measured) {
+  double lo = v[0], hi = v[0];
+  for (size_t i = 0; i < k; i++) {
+    if (!(v[i] > 0)) {
+      *measured = 0;
+      return 0;
+    }
+    lo = v[i] < lo ? v[i] : lo;
+    hi = v[i] > hi ? v[i] : hi;
+  }
+  *measured = 1;
+  return bs_protocol_sizes_apart(lo, hi);
+}
+
+int bs_protocol_batch_apart(const double *wall, const double *cpu, size_t k) {
+  int measured;
+  if (!apart(wall, k, &measured))
+    return 0;
+  return !cpu || apart(cpu, k, &measured) || !measured;
+}

@@ -4,6 +4,7 @@
 #if defined(__linux__) && !defined(_GNU_SOURCE)
 #define _GNU_SOURCE /* sched_getaffinity */
 #endif
+#include "benchsite/compare.h"
 #include "benchsite/protocol.h"
 #include "benchsite/run.h"
 
@@ -22,9 +23,12 @@ typedef struct rcase {
   double scale;
   size_t *idx;     /* per impl: its index in that impl's table */
   uint64_t *batch; /* per impl: the confirm batch size of the current run */
-  double *cal_pc;  /* per impl: its calibrated per-call time (fastest step) */
-  int has_digest;  /* every impl has a digest */
-  int live;        /* set up in the current measuring process(es) */
+  /* Per impl: its least per-call time over its last three calibration
+   * steps, in wall time and in CPU time (0: not measured). */
+  double *cal_pc, *cal_cpu;
+  int has_digest; /* every impl has a digest */
+  int live;       /* set up in the current measuring process(es) */
+  int todo;       /* measured in the current run (adaptive rounds) */
 } rcase;
 
 typedef struct sched {
@@ -33,11 +37,19 @@ typedef struct sched {
   rcase *cases;
   size_t ncases;
   bs__buf log;
-  int rss; /* the log has max_rss_kib (command mode) */
+  bs__run_cols cols; /* the log's columns */
+  unsigned look;     /* the look of the rows being measured */
+  bs__rep *reps;     /* a block's answers, per impl */
   bs_run_result *r;
   int cpu[2]; /* duet: the two CPUs */
   double done, total;
 } sched;
+
+/* The most times one block is measured: once, then again while one of
+ * its batches lost its CPU to other work. Under a load that takes one
+ * CPU of two most of the time, three more tries leave a preempted block
+ * in about one of sixteen. */
+#define BS__TRIES 4
 
 static int case_matches(const bs_run_options *o, const char *benchmark,
                         const char *dataset) {
@@ -47,25 +59,25 @@ static int case_matches(const bs_run_options *o, const char *benchmark,
                           strlen(dataset));
 }
 
+static void free_case(rcase *rc) {
+  free(rc->idx);
+  free(rc->batch);
+  free(rc->cal_pc);
+  free(rc->cal_cpu);
+  memset(rc, 0, sizeof *rc);
+}
+
 static bs_status new_case(rcase *rc, size_t k) {
   k = k ? k : 1;
   rc->idx = calloc(k, sizeof *rc->idx);
   rc->batch = calloc(k, sizeof *rc->batch);
   rc->cal_pc = calloc(k, sizeof *rc->cal_pc);
-  if (rc->idx && rc->batch && rc->cal_pc)
+  rc->cal_cpu = calloc(k, sizeof *rc->cal_cpu);
+  rc->todo = 1;
+  if (rc->idx && rc->batch && rc->cal_pc && rc->cal_cpu)
     return BS_OK;
-  free(rc->idx);
-  free(rc->batch);
-  free(rc->cal_pc);
-  memset(rc, 0, sizeof *rc);
+  free_case(rc);
   return BS_ENOMEM;
-}
-
-static void free_case(rcase *rc) {
-  free(rc->idx);
-  free(rc->batch);
-  free(rc->cal_pc);
-  memset(rc, 0, sizeof *rc);
 }
 
 /* The cases every impl has, in the first impl's order; the others are
@@ -184,7 +196,7 @@ static void batch_doing(char *out, size_t n, const sched *s, uint64_t calls,
  * calibration decides on the number `check` sees. */
 static bs_status put_row(sched *s, size_t impl, const rcase *c, uint64_t n,
                          uint64_t run, long long block, const bs__rep *a,
-                         double *per_call, bs_error *err) {
+                         unsigned tries, double *per_call, bs_error *err) {
   bs__run_row w;
   memset(&w, 0, sizeof w);
   w.benchmark = c->benchmark;
@@ -195,41 +207,40 @@ static bs_status put_row(sched *s, size_t impl, const rcase *c, uint64_t n,
   w.block = block;
   w.iterations = n;
   w.per_call_us = (double)a->value / 1e3 / (double)n;
-  /* Calibration rows keep the columns of a confirm row, empty. */
-  w.cpu_per_call_us = block < 0 ? -1 : (double)a->cpu_ns / 1e3 / (double)n;
-  w.has_rss = block >= 0 && s->rss;
+  /* Calibration rows too: the 4x exception asks their CPU time. */
+  w.cpu_per_call_us = (double)a->cpu_ns / 1e3 / (double)n;
+  w.has_rss = block >= 0 && s->cols.rss;
   w.max_rss_kib = a->maxrss_kib;
+  w.look = s->look;
+  w.tries = block >= 0 ? tries : 0;
   if (per_call)
     *per_call = w.per_call_us;
-  bs__run_cols cols = {1, s->rss, NULL};
-  bs_status st = bs__run_log_row(&s->log, &w, &cols);
+  bs_status st = bs__run_log_row(&s->log, &w, &s->cols);
   if (st)
     return bs_error_set(err, st, NULL, 0, "cannot build the log");
   s->r->nrows++;
   return BS_OK;
 }
 
-static bs_status batch(sched *s, size_t impl, rcase *c, uint64_t n,
-                       uint64_t run, long long block, int cpu, double *per_call,
-                       bs_error *err) {
+/* One batch of n calls of impl on c, its answer into *a. */
+static bs_status call_batch(sched *s, size_t impl, rcase *c, uint64_t n,
+                            uint64_t run, long long block, int cpu, bs__rep *a,
+                            bs_error *err) {
   char doing[160], w[600];
   batch_doing(doing, sizeof doing, s, n, run, block);
   bs__req q = {0, BS__OP_RUN, (uint32_t)impl, (uint32_t)c->idx[impl], cpu,
                n, 0};
-  bs__rep a;
-  bs_status st =
-      bs__exec_call(&s->ex, &q, what(w, sizeof w, s, impl, c, doing), &a, err);
-  return st ? st : put_row(s, impl, c, n, run, block, &a, per_call, err);
+  return bs__exec_call(&s->ex, &q, what(w, sizeof w, s, impl, c, doing), a,
+                       err);
 }
 
 /* Block j of a duet: both impls' batches at once, impl i on CPU
- * cpu[(i + j) mod 2], rows in the rotated order. */
-static bs_status duet_block(sched *s, rcase *c, uint64_t run, uint64_t j,
-                            bs_error *err) {
+ * cpu[(i + j) mod 2], answers into s->reps. */
+static bs_status duet_once(sched *s, rcase *c, uint64_t run, uint64_t j,
+                           bs_error *err) {
   char doing[2][160], w[2][600];
   const char *whats[2];
   bs__req q[2];
-  bs__rep a[2];
   for (size_t i = 0; i < 2; i++) {
     batch_doing(doing[i], sizeof doing[i], s, c->batch[i], run, (long long)j);
     whats[i] = what(w[i], sizeof w[i], s, i, c, doing[i]);
@@ -241,11 +252,44 @@ static bs_status duet_block(sched *s, rcase *c, uint64_t run, uint64_t j,
                      c->batch[i],
                      0};
   }
-  bs_status st = bs__exec_duet(&s->ex, q, whats, a, err);
-  size_t off = (size_t)(s->o->seed % 2);
-  for (size_t p = 0; !st && p < 2; p++) {
-    size_t i = (size_t)((j + off + p) % 2);
-    st = put_row(s, i, c, c->batch[i], run, (long long)j, &a[i], NULL, err);
+  return bs__exec_duet(&s->ex, q, whats, s->reps, err);
+}
+
+/* Block j: every impl's batch, in the rotated order (or side by side in a
+ * duet), measured again while one of them lost its CPU to other work
+ * (BS__TRIES in all); the last try's rows, in the rotated order. A batch
+ * that waited for a CPU measured the wait, not the code: in a duet on a
+ * machine where something else takes one CPU, one half of every pair
+ * waits, the swap of CPUs each block turns that into noise centred on
+ * zero, and the pair's interval is as wide as the wait is long. */
+static bs_status block(sched *s, rcase *c, uint64_t run, uint64_t j,
+                       bs_error *err) {
+  const bs_run_options *o = s->o;
+  size_t k = o->nimpls, off = (size_t)(o->seed % k);
+  bs_status st = BS_OK;
+  unsigned tries = 0;
+  int waited;
+  do {
+    tries++;
+    waited = 0;
+    if (o->duet) {
+      st = duet_once(s, c, run, j, err);
+    } else {
+      for (size_t p = 0; !st && p < k; p++) {
+        size_t i = (size_t)((j + off + p) % k);
+        st = call_batch(s, i, c, c->batch[i], run, (long long)j, -1,
+                        &s->reps[i], err);
+      }
+    }
+    for (size_t i = 0; !st && i < k; i++)
+      waited |= s->reps[i].nivcsw > 0;
+  } while (!st && waited && tries < BS__TRIES);
+  if (!st && tries > 1)
+    s->r->remeasured_blocks++;
+  for (size_t p = 0; !st && p < k; p++) {
+    size_t i = (size_t)((j + off + p) % k);
+    st = put_row(s, i, c, c->batch[i], run, (long long)j, &s->reps[i], tries,
+                 NULL, err);
   }
   return st;
 }
@@ -255,20 +299,34 @@ static bs_status calibrate(sched *s, size_t impl, rcase *c, uint64_t run,
   const bs_run_options *o = s->o;
   int cpu = o->duet ? s->cpu[impl % 2] : -1;
   uint64_t n = 1;
+  /* The last three steps' per-call times, wall and CPU (a ring). */
+  double wall[3], cpus[3];
+  size_t steps = 0;
   for (;;) {
     double pc;
-    bs_status st = batch(s, impl, c, n, run, -1, cpu, &pc, err);
+    bs__rep a;
+    bs_status st = call_batch(s, impl, c, n, run, -1, cpu, &a, err);
+    if (!st)
+      st = put_row(s, impl, c, n, run, -1, &a, 1, &pc, err);
     if (st)
       return st;
     double t = (double)n * pc;
-    /* The calibrated per-call time is the fastest step's: a batch that
-     * lost its CPU to other work only ever looks slower, and one such
-     * batch must not split the case's batch size. */
-    if (n == 1 || pc < c->cal_pc[impl])
-      c->cal_pc[impl] = pc;
+    wall[steps % 3] = pc;
+    cpus[steps % 3] = (double)a.cpu_ns / 1e3 / (double)n;
+    steps++;
     if (!(t < o->target_us && n < o->n_max))
       break;
     n = bs_run_next_batch(n, t, o->target_us, o->n_max);
+  }
+  /* A step that lost its CPU to other work only ever looks slower: the
+   * least of the last three, and the CPU time, which leaves the wait
+   * out, keep one such step from splitting the case's batch size. */
+  size_t have = steps < 3 ? steps : 3;
+  c->cal_pc[impl] = wall[0];
+  c->cal_cpu[impl] = cpus[0];
+  for (size_t q = 1; q < have; q++) {
+    c->cal_pc[impl] = wall[q] < c->cal_pc[impl] ? wall[q] : c->cal_pc[impl];
+    c->cal_cpu[impl] = cpus[q] < c->cal_cpu[impl] ? cpus[q] : c->cal_cpu[impl];
   }
   c->batch[impl] = n;
   return BS_OK;
@@ -281,15 +339,11 @@ static bs_status calibrate(sched *s, size_t impl, rcase *c, uint64_t run,
  * batch leaves differ with its length. */
 static void one_batch_size(const sched *s, rcase *c) {
   size_t k = s->o->nimpls;
-  double pmin = c->cal_pc[0], pmax = c->cal_pc[0];
-  uint64_t nmax = c->batch[0];
-  for (size_t i = 1; i < k; i++) {
-    pmin = c->cal_pc[i] < pmin ? c->cal_pc[i] : pmin;
-    pmax = c->cal_pc[i] > pmax ? c->cal_pc[i] : pmax;
-    nmax = c->batch[i] > nmax ? c->batch[i] : nmax;
-  }
-  if (bs_protocol_sizes_apart(pmin, pmax))
+  if (bs_protocol_batch_apart(c->cal_pc, c->cal_cpu, k))
     return;
+  uint64_t nmax = c->batch[0];
+  for (size_t i = 1; i < k; i++)
+    nmax = c->batch[i] > nmax ? c->batch[i] : nmax;
   for (size_t i = 0; i < k; i++)
     c->batch[i] = nmax;
 }
@@ -389,52 +443,133 @@ static bs_status report(sched *s, size_t c, uint64_t run, uint64_t block,
   return BS_OK;
 }
 
-static bs_status schedule(sched *s, bs_error *err) {
+/* One run of the cases marked `todo`: per case, calibration of each impl
+ * in the rotated order, one batch size, then the blocks; measuring
+ * processes per run or per block (o->fresh), each with its own layout. */
+static bs_status measure_run(sched *s, uint64_t run, bs_error *err) {
   const bs_run_options *o = s->o;
   size_t k = o->nimpls;
   size_t off = (size_t)(o->seed % k);
   int per_block = o->fresh == BS_RUN_FRESH_BLOCK;
   bs_status st = BS_OK;
-  s->total = (double)o->runs * (double)s->ncases * (double)k *
-             ((double)o->blocks + 2.0);
-  for (uint64_t run = 0; !st && run < o->runs; run++) {
-    if (!per_block)
+  s->ex.layout_run = run;
+  s->ex.layout_block = -1;
+  if (!per_block)
+    st = gen_start(s, err);
+  for (size_t c = 0; !st && c < s->ncases; c++) {
+    rcase *rc = &s->cases[c];
+    if (!rc->todo)
+      continue;
+    s->ex.layout_block = -1;
+    if (!(st = report(s, c, run, 0, 1, err)))
       st = gen_start(s, err);
-    for (size_t c = 0; !st && c < s->ncases; c++) {
-      rcase *rc = &s->cases[c];
-      if (!(st = report(s, c, run, 0, 1, err)))
+    if (!st)
+      st = setup_case(s, rc, err);
+    for (size_t p = 0; !st && p < k; p++) {
+      st = calibrate(s, (off + p) % k, rc, run, err);
+      s->done += 2;
+    }
+    if (!st)
+      one_batch_size(s, rc);
+    if (!st && per_block)
+      st = gen_end(s, err);
+    for (uint64_t j = 0; !st && j < o->blocks; j++) {
+      s->ex.layout_block = per_block ? (int64_t)j : -1;
+      if (!(st = report(s, c, run, j, 0, err)))
         st = gen_start(s, err);
       if (!st)
         st = setup_case(s, rc, err);
-      for (size_t p = 0; !st && p < k; p++) {
-        st = calibrate(s, (off + p) % k, rc, run, err);
-        s->done += 2;
-      }
       if (!st)
-        one_batch_size(s, rc);
+        st = block(s, rc, run, j, err);
+      s->done += (double)k;
       if (!st && per_block)
         st = gen_end(s, err);
-      for (uint64_t j = 0; !st && j < o->blocks; j++) {
-        if (!(st = report(s, c, run, j, 0, err)))
-          st = gen_start(s, err);
-        if (!st)
-          st = setup_case(s, rc, err);
-        if (!st && o->duet) {
-          st = duet_block(s, rc, run, j, err);
-          s->done += 2;
-        }
-        for (size_t p = 0; !st && !o->duet && p < k; p++) {
-          size_t i = (size_t)((j + off + p) % k);
-          st = batch(s, i, rc, rc->batch[i], run, (long long)j, -1, NULL, err);
-          s->done += 1;
-        }
-        if (!st && per_block)
-          st = gen_end(s, err);
+    }
+  }
+  if (!st && !per_block)
+    st = gen_end(s, err);
+  return st;
+}
+
+/* The cases an adaptive run measures again: the gate's reading of the log
+ * so far, each case at the level of its look, marks every case that is
+ * neither a significant regression nor a significant improvement and whose
+ * interval still reaches delta or is wider than delta. Returns how many in
+ * *n. */
+static bs_status undecided(sched *s, size_t *n, bs_error *err) {
+  const bs_run_options *o = s->o;
+  bs_log *log = bs_log_new();
+  bs_compare_result *r = NULL;
+  bs_compare_options co;
+  bs_compare_options_init(&co, BS_MODE_CONFIRMATORY);
+  bs_status st = log ? BS_OK : bs__oom(err);
+  if (!st)
+    st =
+        bs_log_read_buffer(log, "the run so far", s->log.data, s->log.len, err);
+  if (!st)
+    st = bs_compare_run(log, o->impls[0].name, o->impls[1].name, &co, &r, err);
+  *n = 0;
+  for (size_t c = 0; c < s->ncases; c++)
+    s->cases[c].todo = 0;
+  for (size_t i = 0; !st && i < r->ncases; i++) {
+    const bs_case_compare *cc = &r->cases[i];
+    double lo = 100.0 * (cc->ci_low_us / cc->median_baseline_us);
+    double hi = bs_compare_upper_pct(cc);
+    if (cc->significant_regression || cc->significant_improvement ||
+        (hi < co.threshold_pct && hi - lo <= co.threshold_pct))
+      continue;
+    for (size_t c = 0; c < s->ncases; c++) {
+      rcase *rc = &s->cases[c];
+      if (!rc->todo && !strcmp(rc->benchmark, cc->benchmark) &&
+          !strcmp(rc->dataset, cc->dataset)) {
+        rc->todo = 1;
+        (*n)++;
+        break;
       }
     }
-    if (!st && !per_block)
-      st = gen_end(s, err);
   }
+  bs_compare_result_free(r);
+  bs_log_free(log);
+  return st;
+}
+
+static int adaptive(const bs_run_options *o) { return o->max_runs > o->runs; }
+
+static bs_status schedule(sched *s, bs_error *err) {
+  const bs_run_options *o = s->o;
+  bs_status st = BS_OK;
+  s->total = (double)o->runs * (double)s->ncases * (double)o->nimpls *
+             ((double)o->blocks + 2.0);
+  for (uint64_t run = 0; !st && run < o->runs; run++)
+    st = measure_run(s, run, err);
+  if (st || !adaptive(o))
+    return st;
+  /* Up to three rounds (looks 1-3) of ceil((max - runs) / 3) runs each,
+   * of the cases still undecided at the look before. */
+  uint64_t per = (o->max_runs - o->runs + 2) / 3, next = o->runs;
+  double t0 = bs__run_now();
+  for (unsigned look = 1; !st && look <= BS_LOG_MAX_LOOK; look++) {
+    size_t n;
+    if (next >= o->max_runs || (st = undecided(s, &n, err)) || !n)
+      break;
+    s->look = look;
+    s->total +=
+        (double)per * (double)n * (double)o->nimpls * ((double)o->blocks + 2.0);
+    for (uint64_t e = 0; !st && e < per && next < o->max_runs; e++) {
+      if (o->budget_s > 0 && bs__run_now() - t0 >= o->budget_s) {
+        s->r->budget_hit = 1;
+        break;
+      }
+      st = measure_run(s, next++, err);
+      s->r->extra_runs++;
+      s->r->last_look = look;
+      s->r->adaptive_cases =
+          n > s->r->adaptive_cases ? n : s->r->adaptive_cases;
+    }
+    if (s->r->budget_hit)
+      break;
+  }
+  s->r->extra_seconds = bs__run_now() - t0;
   return st;
 }
 
@@ -480,7 +615,9 @@ bs_status bs__run_blocks(const bs_run_options *o, bs_run_result *r,
   memset(&s, 0, sizeof s);
   s.o = o;
   s.r = r;
-  s.rss = o->mode == BS_RUN_COMMAND;
+  s.cols.cpu = 1;
+  s.cols.rss = o->mode == BS_RUN_COMMAND;
+  s.cols.tries = 1;
   bs__buf_init(&s.log, BS__BUF_DEFAULT_LIMIT);
   char **argvs[1000];
   memset(argvs, 0, sizeof argvs);
@@ -544,8 +681,12 @@ bs_status bs__run_blocks(const bs_run_options *o, bs_run_result *r,
     goto done;
   }
   r->ncases = s.ncases;
-  bs__run_cols cols = {1, s.rss, NULL};
-  if ((st = bs__run_log_header(&s.log, &cols))) {
+  s.cols.look = adaptive(o);
+  if (!(s.reps = calloc(o->nimpls, sizeof *s.reps))) {
+    st = bs__oom(err);
+    goto done;
+  }
+  if ((st = bs__run_log_header(&s.log, &s.cols))) {
     st = bs_error_set(err, st, NULL, 0, "cannot build the log");
     goto done;
   }
@@ -561,6 +702,7 @@ done:
     free_case(&s.cases[c]);
   free(s.cases);
   bs__buf_release(&s.log);
+  free(s.reps);
   for (size_t i = 0; i < o->nimpls && i < 1000; i++)
     free(argvs[i]);
   if (st)

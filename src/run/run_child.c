@@ -19,6 +19,7 @@
 #include "benchsite/harness.h"
 #include "oom.h"
 
+#include <alloca.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -31,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -206,6 +208,25 @@ static int cpu_now(struct timespec *t) {
                                                    : 0;
 }
 
+/* How often this thread has lost its CPU to other work so far
+ * (involuntary context switches; 0 where that cannot be told). */
+static uint64_t preempted(void) {
+#if defined(__linux__) && defined(RUSAGE_THREAD)
+  struct rusage ru;
+  if (!getrusage(RUSAGE_THREAD, &ru) && ru.ru_nivcsw > 0)
+    return (uint64_t)ru.ru_nivcsw;
+#endif
+  return 0;
+}
+
+/* Layout randomisation: `pages` of address space nobody uses, reserved
+ * (never touched) so that what is mapped next lands elsewhere. */
+static void reserve_gap(uint32_t pages) {
+  if (pages)
+    (void)mmap(NULL, (size_t)pages * 4096, PROT_NONE,
+               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+}
+
 /* ---- library mode -------------------------------------------------------- */
 
 /* The start answer: ok, then per impl its case table (an empty one for an
@@ -242,20 +263,22 @@ static void send_tables(const child *c, size_t k,
 }
 
 static void serve_lib(child *c, const bs__hello *h, char **targets,
-                      const uint32_t *load) {
+                      const bs__target *tg) {
   size_t k = h->nimpls;
   const bs_bench_case **tab = calloc(k, sizeof(const bs_bench_case *));
   size_t *cnt = calloc(k, sizeof *cnt);
   void ***state = calloc(k, sizeof *state);
-  if (!tab || !cnt || !state)
+  void ***pads = calloc(k, sizeof *pads);
+  if (!tab || !cnt || !state || !pads)
     fail_start(c, BS__OOM_TEXT);
   for (size_t i = 0; i < k; i++) {
-    if (!load[i])
+    if (!tg[i].load)
       continue;
     const char *impl = targets[3 * i];
     const char *path = targets[3 * i + 1];
     char esc[256];
     bs__run_text(esc, sizeof esc, path);
+    reserve_gap(tg[i].map_gap);
     void *lib = load_copy(c, impl, path);
     typedef const bs_bench_case *(*cases_fn)(int, size_t *);
     cases_fn fn;
@@ -290,7 +313,8 @@ static void serve_lib(child *c, const bs__hello *h, char **targets,
                    BS__NAME_MAX);
     }
     cnt[i] = n;
-    if (!(state[i] = calloc(n, sizeof *state[i])))
+    if (!(state[i] = calloc(n, sizeof *state[i])) ||
+        !(pads[i] = calloc(n, sizeof *pads[i])))
       fail_start(c, BS__OOM_TEXT);
   }
   send_tables(c, k, tab, cnt);
@@ -310,10 +334,15 @@ static void serve_lib(child *c, const bs__hello *h, char **targets,
       _exit(0);
     const bs_bench_case *bc = &tab[q.impl][q.kase];
     void **st = &state[q.impl][q.kase];
+    void **pad = &pads[q.impl][q.kase];
     struct timespec t0, t1, c0, c1;
+    uint64_t v0;
     int e;
     switch (q.op) {
     case BS__OP_SETUP:
+      /* Layout randomisation: what setup allocates starts elsewhere in
+       * the heap than in the last process, and elsewhere for each impl. */
+      *pad = tg[q.impl].heap_pad ? malloc(tg[q.impl].heap_pad) : NULL;
       *st = bc->setup ? bc->setup() : NULL;
       break;
     case BS__OP_RUN:
@@ -330,9 +359,11 @@ static void serve_lib(child *c, const bs__hello *h, char **targets,
         a.code = (uint32_t)e;
         break;
       }
+      v0 = preempted();
       clock_gettime(CLOCK_MONOTONIC, &t0);
       bc->run(*st, q.n);
       clock_gettime(CLOCK_MONOTONIC, &t1);
+      a.nivcsw = preempted() - v0;
       if ((e = cpu_now(&c1))) {
         a.status = BS__REP_NOCLOCK;
         a.code = (uint32_t)e;
@@ -348,6 +379,8 @@ static void serve_lib(child *c, const bs__hello *h, char **targets,
       if (bc->teardown)
         bc->teardown(*st);
       *st = NULL;
+      free(*pad);
+      *pad = NULL;
       break;
     default:
       _exit(0);
@@ -359,7 +392,7 @@ static void serve_lib(child *c, const bs__hello *h, char **targets,
 /* ---- command mode -------------------------------------------------------- */
 
 static void serve_cmd(child *c, const bs__hello *h, char **targets,
-                      const uint32_t *load) {
+                      const bs__target *tg) {
   size_t k = h->nimpls;
   char ***argvs = calloc(k, sizeof *argvs);
   char **progs = calloc(k, sizeof *progs);
@@ -367,7 +400,7 @@ static void serve_cmd(child *c, const bs__hello *h, char **targets,
   if (!argvs || !progs || !missing)
     fail_start(c, BS__OOM_TEXT);
   for (size_t i = 0; i < k; i++) {
-    if (!load[i])
+    if (!tg[i].load)
       continue; /* a duet: the other process's */
     bs_error err;
     if (bs_run_split_command(targets[3 * i + 1], &argvs[i], NULL, &err))
@@ -427,6 +460,8 @@ static void serve_cmd(child *c, const bs__hello *h, char **targets,
          * whoever else wanted the CPU meanwhile. ru_maxrss is KiB on
          * Linux. */
         a.cpu_ns += end.cpu_ns;
+        if (end.nivcsw > 0)
+          a.nivcsw += (uint64_t)end.nivcsw;
         if (end.maxrss_kib > 0 && (uint64_t)end.maxrss_kib > a.maxrss_kib)
           a.maxrss_kib = (uint64_t)end.maxrss_kib;
         if (!WIFEXITED(end.status) || WEXITSTATUS(end.status) != 0) {
@@ -457,9 +492,9 @@ void bs__run_child_main(int fd) {
     _exit(0);
   /* Per impl: its name, its target, its directory ("": none). */
   char **targets = calloc(3 * (size_t)h.nimpls, sizeof *targets);
-  uint32_t *load = calloc(h.nimpls, sizeof *load);
+  bs__target *tg = calloc(h.nimpls, sizeof *tg);
   char *buf = malloc(BS__MSG_MAX);
-  if (!targets || !load || !buf)
+  if (!targets || !tg || !buf)
     fail_start(&c, BS__OOM_TEXT);
   for (size_t i = 0; i < h.nimpls; i++) {
     size_t len = recv_msg(&c, buf, BS__MSG_MAX, 1);
@@ -470,7 +505,7 @@ void bs__run_child_main(int fd) {
     size_t lens[3] = {t.nlen, t.tlen, t.dlen}, at = sizeof t;
     if ((size_t)t.nlen + t.tlen + t.dlen != len - sizeof t)
       _exit(0);
-    load[i] = t.load;
+    tg[i] = t;
     for (size_t w = 0; w < 3; w++) {
       if (!(targets[3 * i + w] = malloc(lens[w] + 1)))
         fail_start(&c, BS__OOM_TEXT);
@@ -487,9 +522,15 @@ void bs__run_child_main(int fd) {
       fail_start(&c, "cannot map the duet barrier: %s", strerror(errno));
     c.barrier = p;
   }
+  /* Layout randomisation: every frame of the benchmarks' calls lies this
+   * much further down the stack than the system put it. */
+  if (h.stack_pad && h.stack_pad <= 4096) {
+    volatile char *pad = alloca(h.stack_pad);
+    pad[0] = 0;
+  }
   if (h.mode == BS_RUN_LIBRARY)
-    serve_lib(&c, &h, targets, load);
+    serve_lib(&c, &h, targets, tg);
   else
-    serve_cmd(&c, &h, targets, load);
+    serve_cmd(&c, &h, targets, tg);
   _exit(0);
 }

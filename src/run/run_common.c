@@ -109,6 +109,10 @@ bs_status bs__run_log_header(bs__buf *b, const bs__run_cols *c) {
     st = bs__buf_puts(b, ",cpu_per_call_us");
   if (!st && c->rss)
     st = bs__buf_puts(b, ",max_rss_kib");
+  if (!st && c->look)
+    st = bs__buf_puts(b, ",look");
+  if (!st && c->tries)
+    st = bs__buf_puts(b, ",tries");
   for (size_t k = 0; !st && c->extra && c->extra[k]; k++)
     st = bs__buf_printf(b, ",%s", c->extra[k]);
   return st ? st : bs__buf_putc(b, '\n');
@@ -142,6 +146,10 @@ bs_status bs__run_log_row(bs__buf *b, const bs__run_row *w,
     st = w->has_rss
              ? bs__buf_printf(b, ",%llu", (unsigned long long)w->max_rss_kib)
              : bs__buf_putc(b, ',');
+  if (!st && c->look)
+    st = bs__buf_printf(b, ",%u", w->look);
+  if (!st && c->tries)
+    st = w->tries ? bs__buf_printf(b, ",%u", w->tries) : bs__buf_putc(b, ',');
   for (size_t k = 0; !st && c->extra && c->extra[k]; k++)
     st = w->extra && isfinite(w->extra[k])
              ? bs__buf_printf(b, ",%.17g", w->extra[k])

@@ -65,10 +65,11 @@ void bs__filter_parse(bs__filter *f, const char *s);
 int bs__filter_match(const bs__filter *f, const char *b, size_t bl,
                      const char *d, size_t dl);
 
-/* The columns of a log: cpu_per_call_us, max_rss_kib, and extra columns
- * (a harness adapter's, which the log's reader ignores). */
+/* The columns of a log: cpu_per_call_us, max_rss_kib, look (adaptive
+ * runs), tries (blocks measured again), and extra columns (a harness
+ * adapter's, which the log's reader ignores). */
 typedef struct bs__run_cols {
-  int cpu, rss;
+  int cpu, rss, look, tries;
   const char *const *extra; /* NULL-terminated, or NULL */
 } bs__run_cols;
 
@@ -84,12 +85,14 @@ typedef struct bs__run_row {
   double cpu_per_call_us; /* < 0: not measured (an empty cell) */
   int has_rss;
   uint64_t max_rss_kib; /* when has_rss */
+  unsigned look;        /* with cols.look */
+  unsigned tries;       /* with cols.tries: 0 empty (calibration rows) */
   const double *extra;  /* per extra column (NaN: empty), or NULL */
 } bs__run_row;
 
 /* The log's header line: benchmark, dataset, scale, impl, run, block,
  * phase, iterations, per_call_us, then as c says cpu_per_call_us,
- * max_rss_kib and the extra columns. */
+ * max_rss_kib, look, tries and the extra columns. */
 bs_status bs__run_log_header(bs__buf *b, const bs__run_cols *c);
 /* One row, with the columns of the header. */
 bs_status bs__run_log_row(bs__buf *b, const bs__run_row *row,

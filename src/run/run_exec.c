@@ -15,6 +15,8 @@
 #if defined(__linux__) && !defined(_GNU_SOURCE)
 #define _GNU_SOURCE /* memfd_create */
 #endif
+#include "benchsite/rng.h"
+#include "hash.h"
 #include "oom.h"
 #include "run_common.h"
 #include "run_int.h"
@@ -212,29 +214,65 @@ void bs__exec_init(bs__exec *e, const bs_run_options *o, char **const *argvs) {
 
 int bs__exec_running(const bs__exec *e) { return e->nch > 0; }
 
-/* The environment of a measuring process: ours, less any BS__CHILD_ENV,
- * plus BS__CHILD_ENV naming us. One malloc'd block. */
-static char **child_env(void) {
-  size_t n = 0, nl = strlen(BS__CHILD_ENV);
+bs__layout bs__layout_draw(uint64_t seed, uint64_t run, int64_t block,
+                           size_t proc, size_t impl, int fixed) {
+  bs__layout l;
+  memset(&l, 0, sizeof l);
+  if (fixed)
+    return l;
+  /* One xorshift64* stream per (run, block, process, impl), its state a
+   * hash of the five numbers: draws of different processes share nothing
+   * but the seed. */
+  uint64_t x = bs__mix64(seed);
+  x = bs__mix64(x ^ run);
+  x = bs__mix64(x ^ (uint64_t)block);
+  x = bs__mix64(x ^ (uint64_t)proc);
+  x = bs__mix64(x ^ (uint64_t)impl);
+  bs_rng g;
+  bs_rng_seed(&g, x);
+  l.stack_pad = 16u * (uint32_t)(bs_rng_next(&g) % 256);
+  l.env_pad = (uint32_t)(bs_rng_next(&g) % 4096);
+  l.heap_pad = 16u * (uint32_t)(bs_rng_next(&g) % 256);
+  l.map_gap = (uint32_t)(bs_rng_next(&g) % 64);
+  return l;
+}
+
+/* The environment of a measuring process: ours, less any BS__CHILD_ENV
+ * and BS__PAD_ENV, plus BS__CHILD_ENV naming us and BS__PAD_ENV of `pad`
+ * bytes (layout randomisation: the environment's size moves the initial
+ * stack of the process and of every command it starts). One malloc'd
+ * block. */
+#define BS__PAD_ENV "BENCHSITE_LAYOUT_PAD"
+static char **child_env(uint32_t pad) {
+  size_t n = 0, nl = strlen(BS__CHILD_ENV), pl = strlen(BS__PAD_ENV);
   for (char **p = environ; p && *p; p++)
     n++;
-  char **env = malloc((n + 2) * sizeof *env + 64 + nl);
+  size_t text = 64 + nl + pl + 2 + (size_t)pad;
+  char **env = malloc((n + 3) * sizeof *env + text);
   if (!env)
     return NULL;
   size_t k = 0;
   for (size_t i = 0; i < n; i++)
-    if (strncmp(environ[i], BS__CHILD_ENV, nl) || environ[i][nl] != '=')
+    if ((strncmp(environ[i], BS__CHILD_ENV, nl) || environ[i][nl] != '=') &&
+        (strncmp(environ[i], BS__PAD_ENV, pl) || environ[i][pl] != '='))
       env[k++] = environ[i];
-  char *mine = (char *)(env + n + 2);
-  snprintf(mine, 64 + nl, "%s=%ld", BS__CHILD_ENV, (long)getpid());
+  char *mine = (char *)(env + n + 3);
+  int used = snprintf(mine, 64 + nl, "%s=%ld", BS__CHILD_ENV, (long)getpid());
   env[k++] = mine;
+  char *padv = mine + used + 1;
+  memcpy(padv, BS__PAD_ENV "=", pl + 1);
+  memset(padv + pl + 1, 'x', pad);
+  padv[pl + 1 + pad] = '\0';
+  env[k++] = padv;
   env[k] = NULL;
   return env;
 }
 
 static bs_status spawn_one(bs__exec *e, size_t c, bs_error *err) {
   const bs_run_options *o = e->o;
-  char **env = child_env();
+  bs__layout lay = bs__layout_draw(o->seed, e->layout_run, e->layout_block, c,
+                                   0, o->layout_fixed);
+  char **env = child_env(lay.env_pad);
   if (!env)
     return bs__oom(err);
   const char *argv[] = {"benchsite-measure", NULL};
@@ -264,8 +302,9 @@ static bs_status spawn_one(bs__exec *e, size_t c, bs_error *err) {
   e->nch = c + 1;
 
   /* What to load: in a duet each process holds one impl. */
-  bs__hello h = {BS__HELLO_MAGIC, (uint32_t)o->mode, (uint32_t)o->nimpls,
-                 (uint32_t)(o->show_output != 0), e->barrier_fd >= 0};
+  bs__hello h = {BS__HELLO_MAGIC,     (uint32_t)o->mode,
+                 (uint32_t)o->nimpls, (uint32_t)(o->show_output != 0),
+                 e->barrier_fd >= 0,  lay.stack_pad};
   int bad = bs__msg_send(mine, &h, sizeof h);
   char *buf = malloc(BS__MSG_MAX);
   if (!buf) {
@@ -276,8 +315,10 @@ static bs_status spawn_one(bs__exec *e, size_t c, bs_error *err) {
     const char *dir = o->impls[i].dir ? o->impls[i].dir : "";
     const char *w[3] = {o->impls[i].name, o->impls[i].target, dir};
     size_t lens[3] = {strlen(w[0]), strlen(w[1]), strlen(w[2])};
+    bs__layout li = bs__layout_draw(o->seed, e->layout_run, e->layout_block, c,
+                                    1 + i, o->layout_fixed);
     bs__target t = {!o->duet || i == c, (uint32_t)lens[0], (uint32_t)lens[1],
-                    (uint32_t)lens[2]};
+                    (uint32_t)lens[2],  li.heap_pad,       li.map_gap};
     /* check_options keeps each within its limit */
     size_t at = sizeof t;
     memcpy(buf, &t, sizeof t);

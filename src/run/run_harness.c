@@ -591,25 +591,22 @@ bs_status bs__run_harness(const bs_run_options *o, bs_run_result *r,
     st = bs_error_set(err, BS_EINPUT, NULL, 0,
                       "no benchmark that every program reports%s",
                       o->filter ? " (given --filter)" : "");
-  bs__run_cols cols = {ad->has_cpu, 0, ad->extra};
+  bs__run_cols cols = {.cpu = ad->has_cpu, .extra = ad->extra};
   if (!st)
     st = bs__run_log_header(&log, &cols);
   for (size_t n = 0; !st && n < h.nrows; n++) {
     const hrow *w = &h.rows[n];
     if (!keep[w->kase])
       continue;
-    bs__run_row row = {h.cases[w->kase].benchmark,
-                       h.cases[w->kase].dataset,
-                       0,
-                       o->impls[w->impl].name,
-                       w->run,
-                       (long long)w->block,
-                       w->iterations,
-                       w->per_call_us,
-                       w->cpu_per_call_us,
-                       0,
-                       0,
-                       w->extra};
+    bs__run_row row = {.benchmark = h.cases[w->kase].benchmark,
+                       .dataset = h.cases[w->kase].dataset,
+                       .impl = o->impls[w->impl].name,
+                       .run = w->run,
+                       .block = (long long)w->block,
+                       .iterations = w->iterations,
+                       .per_call_us = w->per_call_us,
+                       .cpu_per_call_us = w->cpu_per_call_us,
+                       .extra = w->extra};
     st = bs__run_log_row(&log, &row, &cols);
     if (!st)
       r->nrows++;

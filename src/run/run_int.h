@@ -50,11 +50,17 @@
 
 typedef struct bs__hello {
   uint32_t magic, mode, nimpls, show_output, barrier;
+  uint32_t stack_pad; /* bytes the process moves its stack down by before it
+                         serves (layout randomisation; 0: none) */
 } bs__hello;
 
 typedef struct bs__target {
   uint32_t load;             /* 1: this process loads (or runs) the impl */
   uint32_t nlen, tlen, dlen; /* name, target, directory: bytes that follow */
+  /* Layout randomisation (library mode): bytes allocated before each setup
+   * of the impl, kept until its teardown, and pages of address space
+   * reserved before its library is loaded. */
+  uint32_t heap_pad, map_gap;
 } bs__target;
 
 typedef struct bs__req {
@@ -98,6 +104,9 @@ typedef struct bs__rep {
                               DIGEST: the digest */
   uint64_t cpu_ns;         /* RUN: CPU time of the batch */
   uint64_t maxrss_kib;     /* RUN, command mode: the largest ru_maxrss */
+  uint64_t nivcsw;         /* RUN: times the batch lost its CPU to other work
+                              (involuntary context switches: the measuring thread's,
+                              or the commands') */
 } bs__rep;
 
 enum {
@@ -154,7 +163,30 @@ typedef struct bs__exec {
   uint64_t id[2];        /* the last request id sent to each process */
   bs__exec_case **cases; /* library mode: per impl, the case table */
   size_t *ncases;
+  /* The generation bs__exec_start starts next: its run and its block (-1:
+   * a process for the whole run, or for calibration), from which each
+   * process draws its layout (bs__layout_draw). */
+  uint64_t layout_run;
+  int64_t layout_block;
 } bs__exec;
+
+/* Layout randomisation: what one measuring process changes of its memory
+ * layout, so that a layout that favours one build is a fresh draw per
+ * process (noise that more runs average away) rather than one offset that
+ * biases every pair of the run alike. */
+typedef struct bs__layout {
+  uint32_t stack_pad; /* 0-4080 bytes, in 16-byte steps */
+  uint32_t env_pad;   /* 0-4095 bytes of environment */
+  uint32_t heap_pad;  /* per impl: 0-4080 bytes, in 16-byte steps */
+  uint32_t map_gap;   /* per impl: 0-63 pages */
+} bs__layout;
+
+/* The layout of process `proc` (0, or 1 in a duet) of the generation
+ * (run, block) for impl `impl`: a pure function of the run's seed and
+ * these numbers, so a run can be measured again alike. All zero when
+ * `fixed`. */
+bs__layout bs__layout_draw(uint64_t seed, uint64_t run, int64_t block,
+                           size_t proc, size_t impl, int fixed);
 
 /* Before anything: e is empty, nothing runs. */
 void bs__exec_init(bs__exec *e, const bs_run_options *o, char **const *argvs);

@@ -175,16 +175,24 @@ static void decide(bs_case_compare *c, double delta) {
       !c->significant_regression && bs_compare_upper_pct(c) >= eff;
 }
 
+double bs_compare_look_level(unsigned looks) {
+  return looks == 0   ? BS_GATE_LEVEL_PCT
+         : looks == 1 ? BS_LOOK0_LEVEL_PCT
+                      : BS_LOOK_EXTRA_LEVEL_PCT;
+}
+
 double bs_compare_upper_pct(const bs_case_compare *c) {
   return 100.0 * (c->ci_high_us / c->median_baseline_us);
 }
 
 static void recount(bs_compare_result *r) {
   r->regressions = r->improvements = r->family_regressions = 0;
-  r->inconclusive = 0;
+  r->inconclusive = r->adaptive = r->layout_sensitive = 0;
   for (size_t i = 0; i < r->ncases; i++) {
     const bs_case_compare *c = &r->cases[i];
     r->inconclusive += c->inconclusive != 0;
+    r->adaptive += c->looks > 1;
+    r->layout_sensitive += c->layout_sensitive != 0;
     r->regressions += c->significant_regression != 0;
     r->improvements += c->significant_improvement != 0;
     r->family_regressions += c->family_significant_regression != 0;
@@ -193,6 +201,45 @@ static void recount(bs_compare_result *r) {
 
 size_t bs_compare_gate_failures(const bs_compare_result *r) {
   return r->options.family_wise ? r->family_regressions : r->regressions;
+}
+
+/* The spread of the per-run paired changes (pairs come in run order), and
+ * the number of runs. NaN spread with fewer than BS_SPREAD_MIN_RUNS runs.
+ * Allocates a scratch copy of the longest run; BS_ENOMEM. */
+static bs_status between_runs(bs_case_compare *c) {
+  size_t m = c->blocks, longest = 0;
+  c->nruns = 0;
+  for (size_t i = 0; i < m;) {
+    size_t j = i;
+    while (j < m && c->runs[j] == c->runs[i])
+      j++;
+    longest = j - i > longest ? j - i : longest;
+    c->nruns++;
+    i = j;
+  }
+  c->between_runs_pct = NAN;
+  c->layout_sensitive = 0;
+  if (c->nruns < BS_SPREAD_MIN_RUNS)
+    return BS_OK;
+  double *scratch = malloc(2 * longest * sizeof *scratch);
+  if (!scratch)
+    return BS_ENOMEM;
+  double lo = INFINITY, hi = -INFINITY;
+  for (size_t i = 0; i < m;) {
+    size_t j = i;
+    while (j < m && c->runs[j] == c->runs[i])
+      j++;
+    memcpy(scratch, c->baseline + i, (j - i) * sizeof *scratch);
+    memcpy(scratch + longest, c->delta + i, (j - i) * sizeof *scratch);
+    double pct = 100.0 * (bs_median(scratch + longest, j - i) /
+                          bs_median(scratch, j - i));
+    lo = pct < lo ? pct : lo;
+    hi = pct > hi ? pct : hi;
+    i = j;
+  }
+  free(scratch);
+  c->between_runs_pct = hi - lo;
+  return BS_OK;
 }
 
 /* Point estimates, interval, p-value and verdict for a paired case. */
@@ -223,12 +270,22 @@ static bs_status analyse_case(bs_case_compare *c, const bs_compare_options *o,
     if (!c->thetas)
       return bs__oom(err);
   }
+  c->level_pct = o->mode == BS_MODE_CONFIRMATORY
+                     ? bs_compare_look_level(c->looks)
+                     : o->level_pct;
   uint64_t nonpositive = 0;
   bs_status st = bs_bootstrap_median_ci_count(
-      c->delta, m, o->resamples, o->level_pct, o->seed, &c->ci_low_us,
+      c->delta, m, o->resamples, c->level_pct, o->seed, &c->ci_low_us,
       &c->ci_high_us, c->thetas, &nonpositive, err);
   if (st)
     return st;
+  if (between_runs(c))
+    return bs__oom(err);
+  /* Each run's measuring processes draw their own memory layout: runs
+   * that disagree by more than the gate's threshold say the layout, not
+   * the code, may decide this case. */
+  c->layout_sensitive =
+      !isnan(c->between_runs_pct) && c->between_runs_pct > o->threshold_pct;
   c->p_value = (1.0 + (double)nonpositive) / ((double)o->resamples + 1.0);
   c->effective_threshold_pct = o->threshold_pct;
   c->outliers = bs_tukey_outliers(c->delta, m);
@@ -373,6 +430,7 @@ bs_status bs_compare_run(const bs_log *log, const char *baseline,
     bs_case_compare *c = &r->cases[r->ncases++];
     c->benchmark = lc->benchmark;
     c->dataset = lc->dataset;
+    c->looks = lc->looks;
     st = pair_case(log, bc.x, nb, bc.y, nc, opt->metric, c, err);
     if (st)
       goto fail;

@@ -11,7 +11,10 @@
  * processes return), STRAY (its first run writes on descriptor 3, the
  * runner's socket), HOSTILE (one more case than OK, named with a line
  * separator, a C1 control and "##["), CLOSE (its first run closes every
- * descriptor from 3 up and puts /dev/null on 3, the socket's). Built with only
+ * descriptor from 3 up and puts /dev/null on 3, the socket's), ADAPT (the
+ * cases "steady", a fixed amount of work, and "noisy", whose batches do 1
+ * to 4 times that, drawn per batch from the process's own generator, so
+ * identical builds give a wide interval). Built with only
  * benchsite/harness.h. */
 #if defined(TESTLIB_PROBE) || defined(TESTLIB_SLOW)
 #define _GNU_SOURCE /* sched_getcpu */
@@ -249,6 +252,28 @@ static const bs_bench_case cases[] = {
     {"sleep", "", 0, setup, run_sleep, NULL, teardown},
     {"same", "", 0, setup, run_busy, NULL, teardown},
     {"ratio", "", 0, setup, run_ratio, NULL, teardown},
+};
+BS_HARNESS_DEFINE_CASES(cases)
+#elif defined(TESTLIB_ADAPT)
+static void spin_adapt(state *s, uint64_t n, uint64_t work) {
+  for (uint64_t i = 0; i < n; i++)
+    for (uint64_t w = 0; w < work; w++)
+      s->acc += w;
+}
+
+static void run_steady(void *p, uint64_t n) { spin_adapt(p, n, 200); }
+
+static void run_noisy(void *p, uint64_t n) {
+  static uint64_t x;
+  if (!x)
+    x = (uint64_t)getpid() * 0x9E3779B97F4A7C15u | 1;
+  x ^= x >> 12, x ^= x << 25, x ^= x >> 27;
+  spin_adapt(p, n, 200 * (1 + (x * 0x2545F4914F6CDD1Du >> 62)));
+}
+
+static const bs_bench_case cases[] = {
+    {"steady", "", 0, setup, run_steady, NULL, teardown},
+    {"noisy", "", 0, setup, run_noisy, NULL, teardown},
 };
 BS_HARNESS_DEFINE_CASES(cases)
 #elif !defined(TESTLIB_NOSYM)

@@ -40,8 +40,15 @@ typedef enum bs_check_batch_rule {
    * calibration step, unless the impls' calibrated per-call times differ
    * by more than 4x, when each keeps its own last step. An impl's calibrated
    * per-call time is the per_call_us of its fastest calibration step (a batch
-   * slowed by other work never looks faster), as `benchsite run` decides. */
-  BS_CHECK_BATCH_PER_CASE
+   * slowed by other work never looks faster), as `benchsite run` decided
+   * until batch_rule least-of-three. */
+  BS_CHECK_BATCH_PER_CASE,
+  /* batch_rule,least-of-three: as per-case, but the impls keep their own
+   * last steps only when their least per-call times over the last three
+   * calibration steps differ by more than 4x both in wall time and in CPU
+   * time (cpu_per_call_us of the calibration rows, where every impl has
+   * it): bs_protocol_batch_apart. */
+  BS_CHECK_BATCH_LEAST_OF_THREE
 } bs_check_batch_rule;
 
 typedef struct bs_check_options {
@@ -62,7 +69,8 @@ bs_status bs_check_protocol_target(const char *protocol, double *target_us,
 
 /* The rule a manifest's `batch_rule` value names: NULL (the key is
  * absent) the earlier BS_CHECK_BATCH_PER_IMPL, "per-case"
- * BS_CHECK_BATCH_PER_CASE. BS_EINPUT for any other value. */
+ * BS_CHECK_BATCH_PER_CASE, "least-of-three" BS_CHECK_BATCH_LEAST_OF_THREE
+ * (what `benchsite run` writes now). BS_EINPUT for any other value. */
 bs_status bs_check_batch_rule_named(const char *value,
                                     bs_check_batch_rule *rule, bs_error *err);
 

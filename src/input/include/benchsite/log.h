@@ -38,8 +38,14 @@ typedef struct bs_row {
   unsigned phase : 1;   /* a bs_phase */
   unsigned metrics : 3; /* bit m: metric m has a value on this row */
   unsigned wide : 1;    /* run or block past 32 bits: kept by the log */
-  unsigned cid : 27;    /* the log's own number of the row's case */
+  unsigned look : 3;    /* 0: no `look`; else the look + 1 (bs_row_look) */
+  unsigned cid : 24;    /* the log's own number of the row's case */
 } bs_row;
+
+/* The looks of an adaptive run (`benchsite run` measuring undecided cases
+ * again): look 0 is the planned runs, look k the k-th round of extra runs.
+ * A log without the `look` column comes from a single look. */
+#define BS_LOG_MAX_LOOK 3
 
 /* A case is (benchmark, dataset). `rows` indexes bs_log_rows(), in the
  * order the rows were read (measurement order). */
@@ -50,6 +56,9 @@ typedef struct bs_case {
   size_t nrows;
   int has_scale;
   double scale; /* every row of the case has it; meaningful if has_scale */
+  /* 0 when no row of the case has a `look`; else 1 + the largest look of
+   * its rows: how many times an adaptive run looked at it. */
+  unsigned looks;
 } bs_case;
 
 /* A header column the reader did not know (reported by `check`). The
@@ -87,7 +96,7 @@ typedef struct bs_log_column {
  *
  * A record with more fields than its header is refused after counting
  * them, without storing them. max_rows is at most 2^32 - 2; a log holds at
- * most 2^28 - 1 cases ("more than 268435455 cases") and rows on lines up
+ * most 2^24 - 1 cases ("more than 16777215 cases") and rows on lines up
  * to 2^32 - 1 ("line number past 4294967295"). */
 #define BS_LOG_DEFAULT_MAX_FIELD_BYTES ((size_t)4096)
 #define BS_LOG_DEFAULT_MAX_COLUMNS ((size_t)256)
@@ -153,6 +162,8 @@ static inline uint64_t bs_row_run(const bs_log *log, const bs_row *row) {
 static inline int64_t bs_row_block(const bs_log *log, const bs_row *row) {
   return row->wide ? bs_log_wide_block(log, row) : row->block32;
 }
+/* The look of a row (0 to BS_LOG_MAX_LOOK), or -1 when it has none. */
+static inline int bs_row_look(const bs_row *row) { return (int)row->look - 1; }
 
 /* Cases in case order (benchsite/order.h): benchmarks in natural order,
  * then by scale or natural dataset order. */

@@ -37,6 +37,15 @@ const char *bs_protocol_names(void);
  * batch size: pmax > BS_PROTOCOL_BATCH_RATIO pmin. */
 int bs_protocol_sizes_apart(double pmin, double pmax);
 
+/* The 4x exception as `benchsite run` (batch_rule least-of-three) takes
+ * it: wall[i] and cpu[i] are impl i's least per-call times over its last
+ * three calibration steps, in wall time and in CPU time. The impls keep
+ * their own batch sizes only when both spread by more than the ratio: a
+ * step that lost its CPU to other work looks slower in wall time only.
+ * cpu NULL, or any cpu[i] <= 0 (not measured: a command that only
+ * sleeps), leaves wall time alone to decide. k >= 1. */
+int bs_protocol_batch_apart(const double *wall, const double *cpu, size_t k);
+
 #ifdef __cplusplus
 }
 #endif

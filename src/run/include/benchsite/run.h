@@ -80,6 +80,27 @@ typedef struct bs_run_options {
   const char *benchmark; /* command mode: the case (NULL: the basename of */
   const char *dataset;   /* the first command's program; NULL: "") */
   bs_run_fresh fresh;    /* library and command mode */
+  /* Layout randomisation (library and command mode): each measuring
+   * process moves its stack and its environment, and in library mode pads
+   * the heap before each impl's setup and the address space before each
+   * library, by amounts drawn from the seed and the run (and block), so a
+   * memory layout that favours one build is a fresh draw per process. 1
+   * turns it off (every process laid out as the system lays it out). */
+  int layout_fixed;
+  /* Adaptive runs (library and command mode, two impls: baseline then
+   * candidate): after the `runs` planned runs, the cases the gate cannot
+   * decide yet (neither a significant change, and the interval's upper
+   * end at or above 3 % or the interval wider than 3 %, judged on wall
+   * time at the level of the look, benchsite/compare.h) are measured in
+   * more runs, fresh processes each, those cases only: up to three
+   * rounds of ceil((max_runs - runs) / 3) runs (looks 1-3), until
+   * max_runs runs or budget_s seconds of extra runs have passed. Rows
+   * carry their look (a `look` column) whenever max_runs > runs, so an
+   * analysis knows each case's looks. 0 or runs (0 is the default): no
+   * extra runs, no look column; more than 4 runs is refused (the looks'
+   * spending rule holds up to four times the planned runs). */
+  uint64_t max_runs;
+  double budget_s; /* 0: no bound but max_runs */
   /* Duet (library and command mode, exactly two impls): each block runs
    * the two impls' batches at the same time, each in its own measuring
    * process pinned to its own CPU (the first two CPUs this process may
@@ -118,6 +139,17 @@ typedef struct bs_run_result {
   size_t ncases;    /* cases measured */
   size_t nrows;     /* rows of the log */
   int wrong_result; /* the run failed because digests differ */
+  /* Adaptive runs: the cases measured again, the runs added (each a run
+   * of those cases only), the last look taken (0: none), the seconds the
+   * extra runs took, and whether the budget stopped them. */
+  size_t adaptive_cases;
+  uint64_t extra_runs;
+  unsigned last_look;
+  double extra_seconds;
+  int budget_hit;
+  /* Blocks measured more than once because a batch of theirs lost its CPU
+   * to other work (the log's `tries` column counts every block's). */
+  uint64_t remeasured_blocks;
 } bs_run_result;
 
 void bs_run_result_init(bs_run_result *r);
@@ -136,8 +168,15 @@ void bs_run_result_release(bs_run_result *r);
  * that process only. Confirm rows carry cpu_per_call_us (library mode:
  * the measuring thread's CPU clock; command mode: user + system time of
  * the commands, with max_rss_kib, their largest peak resident set;
- * Google Benchmark mode: its cpu_time); calibration rows leave those
- * cells empty.
+ * Google Benchmark mode: its cpu_time); calibration rows carry
+ * cpu_per_call_us too (library and command mode). A block whose batch
+ * lost its CPU to other work while it ran (an involuntary context switch
+ * of the measuring thread, or of a command) is measured again, all its
+ * batches, up to four times in all; its rows are the last try's and say
+ * how many tries it took (`tries`). The 4x exception compares each impl's
+ * least per-call time over its last three calibration steps, in wall time
+ * and in CPU time (where measured): both must differ by more than 4x, so a
+ * calibration step that lost its CPU cannot split the batch sizes.
  *
  * Errors (err names the impl and, where known, the case and the batch;
  * benchmark names are escaped): BS_EUSAGE for bad options, and for a duet

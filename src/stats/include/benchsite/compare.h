@@ -40,6 +40,22 @@ const char *bs_mode_name(bs_mode m);
 #define BS_MIN_THRESHOLD_PCT 0.5
 /* Fewer pairs than this make the interval unreliable (a warning). */
 #define BS_MIN_RELIABLE_PAIRS 6
+/* Adaptive runs: `benchsite run` looks at each case after its planned
+ * runs (look 0) and measures the cases it could not decide again, in up to
+ * BS_LOG_MAX_LOOK rounds (looks 1-3, at two, three and four times the
+ * planned runs by default). Each look spends part of the gate's one-sided
+ * 2.5 %: the planned look 2 % (a 96 % interval), every extra look 0.35 %
+ * (a 99.3 % interval). That is the group-sequential boundary for four
+ * looks at 1, 2, 3 and 4 times the planned runs, the looks' statistics
+ * correlated as sqrt(i/j) (cumulative data): the chance that identical
+ * code is flagged at some look, whatever rule stopped it, stays 2.5 %, a
+ * single look's (tests/data/compare/looks.py recomputes it with scipy).
+ * Looks closer together are more correlated and spend less. */
+#define BS_LOOK0_LEVEL_PCT 96.0
+#define BS_LOOK_EXTRA_LEVEL_PCT 99.3
+/* Between-run spread: per-run paired changes further apart than delta
+ * mark a case layout-sensitive; fewer runs than this say nothing. */
+#define BS_SPREAD_MIN_RUNS 3
 
 typedef struct bs_compare_options {
   bs_mode mode;
@@ -78,6 +94,22 @@ typedef struct bs_case_compare {
   const char *benchmark;
   const char *dataset;
   size_t blocks; /* m, the number of pairs */
+  size_t nruns;  /* distinct runs among the pairs */
+  /* How often an adaptive run looked at the case (bs_case.looks): 0 for a
+   * log without looks (a single look at the mode's level), else 1 + its
+   * last look. */
+  unsigned looks;
+  /* The level of this case's interval: the mode's, or in confirmatory
+   * mode the level of its last look (bs_compare_look_level). */
+  double level_pct;
+  /* The spread (max - min) of the per-run paired changes, 100 med(d_r) /
+   * med(b_r) over the pairs of each run r, when the case has at least
+   * BS_SPREAD_MIN_RUNS runs; NaN otherwise. */
+  double between_runs_pct;
+  /* between_runs_pct > delta: the runs disagree by more than the gate's
+   * threshold (each fresh measuring process draws its own memory layout),
+   * a qualifier beside the verdict, like inconclusive. */
+  int layout_sensitive;
   /* Pairs in (run, block) order, m entries each. */
   double *baseline;
   double *candidate;
@@ -142,6 +174,8 @@ typedef struct bs_compare_result {
   size_t family_regressions; /* cases with family_significant_regression */
   size_t inconclusive;       /* cases with inconclusive */
   size_t raised;             /* cases whose threshold a noise floor raised */
+  size_t adaptive;           /* cases looked at more than once (looks > 1) */
+  size_t layout_sensitive;   /* cases with layout_sensitive */
   size_t without_floor;      /* after bs_compare_apply_noise: cases it had
                                 no floor for (they keep delta) */
   int noise_applied;         /* bs_compare_apply_noise() ran */
@@ -151,13 +185,19 @@ typedef struct bs_compare_result {
  * options.family_wise, else regressions. */
 size_t bs_compare_gate_failures(const bs_compare_result *r);
 
+/* The interval level of a case an adaptive run looked at `looks` times
+ * in confirmatory mode: BS_GATE_LEVEL_PCT for 0 (no looks recorded),
+ * BS_LOOK0_LEVEL_PCT for 1, BS_LOOK_EXTRA_LEVEL_PCT beyond. */
+double bs_compare_look_level(unsigned looks);
+
 /* The interval's upper end as a percentage of the baseline median,
  * 100 ci_high_us / median_baseline_us (the ratio first, as delta_pct):
  * the largest change the run cannot rule out. */
 double bs_compare_upper_pct(const bs_case_compare *c);
 
 /* Pairs baseline and candidate in every case of `log` that has confirm rows
- * of both, bootstraps med(d) of the options' metric and applies the
+ * of both, bootstraps med(d) of the options' metric (at each case's look
+ * level in confirmatory mode, bs_compare_look_level) and applies the
  * verdicts and the gate, the p-values and the family-wise adjustments
  * (Holm, Benjamini-Hochberg) over the compared cases.
  * Fails with BS_EMISMATCH naming the case and every unpaired row as
