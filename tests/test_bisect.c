@@ -86,7 +86,9 @@ Test(bisect, protocol_threshold_and_runs_are_checked) {
   o = valid();
   o.protocol = "Shared";
   o.max_runs = 2;
-  refused(&o, BS_EUSAGE, "below the 5 runs");
+  refused(&o, BS_EUSAGE, "from the 5 runs of the protocol Shared");
+  o.max_runs = 21;
+  refused(&o, BS_EUSAGE, "to four times as many");
 }
 
 Test(bisect, names_and_exit_statuses) {

@@ -741,6 +741,11 @@ static bs_status measure(state *s, bs_bisect_role role, size_t idx, size_t ref,
     bs_compare_options_init(&co, BS_MODE_HOTSPOT);
     co.threshold_pct = BS_GATE_THRESHOLD_PCT;
     co.resamples = BS_GATE_RESAMPLES;
+    /* Each look spends part of the one-sided 2.5 % as run's adaptive
+     * looks do (the first a 96 % interval, every later one 99.3 %): that
+     * identical code looks slower, or a slower commit not slower, at some
+     * look stays as unlikely as at a single one. */
+    co.level_pct = bs_compare_look_level((unsigned)p->looks);
     co.seed = s->o->seed;
     if ((st = bs_compare_run(log, nref, nidx, &co, &cr, &why))) {
       if (st == BS_EUSAGE) {
@@ -767,16 +772,18 @@ static bs_status measure(state *s, bs_bisect_role role, size_t idx, size_t ref,
       goto done;
     }
     if ((p->verdict != BS_BISECT_UNDECIDED_AT && !imprecise_start(s, p)) ||
-        p->runs >= s->max_runs)
+        p->runs >= s->max_runs || p->looks > BS_LOG_MAX_LOOK)
       break;
     if (cancelled(s)) {
       st = bs_error_set(err, BS_EIO, NULL, 0, "cancelled");
       goto done;
     }
-    /* More runs, as many as measured so far (the looks double), within
-     * max_runs. */
-    look_runs =
-        p->runs < s->max_runs - p->runs ? p->runs : s->max_runs - p->runs;
+    /* More runs in rounds of a third of what max_runs allows beyond the
+     * planned ones, as run's adaptive runs take them: looks at one, two,
+     * three and four times the planned runs by default. */
+    uint64_t round =
+        (s->max_runs - s->runs0 + BS_LOG_MAX_LOOK - 1) / BS_LOG_MAX_LOOK;
+    look_runs = round < s->max_runs - p->runs ? round : s->max_runs - p->runs;
   }
 done:
   p->seconds = now_s() - t0;
@@ -1172,10 +1179,11 @@ bs_status bs_bisect_run(const bs_bisect_options *o, bs_bisect_result **out,
   if (o->blocks)
     s.blocks = o->blocks;
   s.max_runs = o->max_runs ? o->max_runs : 4 * s.runs0;
-  if (s.max_runs < s.runs0)
+  if (s.max_runs < s.runs0 || s.max_runs > 4 * s.runs0)
     return bs_error_set(err, BS_EUSAGE, NULL, 0,
-                        "--max-runs %llu is below the %llu runs of the "
-                        "protocol %s",
+                        "--max-runs %llu: from the %llu runs of the protocol "
+                        "%s to four times as many (the levels of the looks "
+                        "hold that far)",
                         (unsigned long long)s.max_runs,
                         (unsigned long long)s.runs0, s.protocol);
   if (o->threshold_pct != 0 &&

@@ -147,6 +147,15 @@ bs_status bs__site_regressions_page(site *s, bs_error *err) {
       bs__site_set_commit(bs_tval_set_obj(t, "before"), f.before);
     bs__site_set_commit(bs_tval_set_obj(t, "after"), f.after);
     bs_tval_set_bool(t, "acknowledged", f.acked);
+    /* The open one of its case: the command that finds its commit. */
+    const bs_history_case *hc = &s->h->cases[ch->c];
+    site_open o;
+    bs__site_open(s, ch->c, &o);
+    if (f.before && f.before[0] &&
+        (ch->step ? o.step && o.step_index == ch->k
+                  : o.regression && o.regression_entry == ch->entry))
+      bs__site_bisect_fields(bs_tval_set_obj(t, "bisect"), f.before, f.after,
+                             hc->benchmark, hc->dataset);
   }
   free(cs.v);
   return bs__site_emit_page(s, "site_regressions", d, "regressions.html",
@@ -273,9 +282,10 @@ static bs_status put_num(bs__buf *b, double v) {
   return n ? bs__buf_append(b, t, n) : bs__buf_puts(b, "null");
 }
 
-/* {"run": ID, "commit": C, "pct": X} of entry e of case c. */
+/* {"run": ID, "commit": C, "pct": X} of entry e of case c, and with a
+ * `good` commit the range a bisection searches, "range": [good, C]. */
 static bs_status put_since(bs__buf *b, const site *s, size_t c, size_t e,
-                           double pct) {
+                           double pct, const char *good) {
   const bs_history_run *r = &s->h->runs[s->h->cases[c].entries[e].run];
   bs_status st = bs__buf_puts(b, "{\"run\": ");
   if (!st)
@@ -288,6 +298,17 @@ static bs_status put_since(bs__buf *b, const site *s, size_t c, size_t e,
     st = bs__buf_puts(b, ", \"pct\": ");
   if (!st)
     st = put_num(b, pct);
+  if (!st && good) {
+    st = bs__buf_puts(b, ", \"range\": [");
+    if (!st)
+      st = bs__json_string(b, good);
+    if (!st)
+      st = bs__buf_puts(b, ", ");
+    if (!st)
+      st = bs__json_string(b, r->commit);
+    if (!st)
+      st = bs__buf_putc(b, ']');
+  }
   return st ? st : bs__buf_putc(b, '}');
 }
 
@@ -332,18 +353,21 @@ bs_status bs__site_index_json(site *s, bs_error *err) {
       st = bs__buf_puts(&b, ", \"open\": {\"regression\": ");
     if (!st)
       st = o.regression
-               ? put_since(&b, s, c, o.regression_entry, o.regression_pct)
+               ? put_since(&b, s, c, o.regression_entry, o.regression_pct,
+                           bs__site_open_good(s, c, o.regression_entry, 0))
                : bs__buf_puts(&b, "null");
     if (!st)
       st = bs__buf_puts(&b, ", \"change_point\": ");
     if (!st)
       st = o.step
-               ? put_since(&b, s, c, hc->steps[o.step_index].entry, o.step_pct)
+               ? put_since(
+                     &b, s, c, hc->steps[o.step_index].entry, o.step_pct,
+                     bs__site_open_good(s, c, hc->steps[o.step_index].entry, 1))
                : bs__buf_puts(&b, "null");
     if (!st)
       st = bs__buf_puts(&b, ", \"creep\": ");
     if (!st)
-      st = o.creep ? put_since(&b, s, c, o.creep_entry, o.creep_pct)
+      st = o.creep ? put_since(&b, s, c, o.creep_entry, o.creep_pct, NULL)
                    : bs__buf_puts(&b, "null");
     if (!st)
       st = bs__buf_puts(&b, "}}");
