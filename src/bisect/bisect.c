@@ -488,7 +488,8 @@ static bs_status append_look(bs__buf *all, const char *text, size_t len,
     bs__buf_putc(all, ',');
     csv_field(all, w->impl);
     bs__buf_printf(all, ",%llu,%lld,confirm,",
-                   (unsigned long long)(bs_row_run(log, w) + offset),
+                   (unsigned long long)bs_row_run(log, w) +
+                       (unsigned long long)offset,
                    (long long)bs_row_block(log, w));
     if (w->iterations)
       bs__buf_printf(all, "%llu", (unsigned long long)w->iterations);
@@ -534,7 +535,7 @@ static bs_status judge(state *s, bs_bisect_probe *p,
   if (!p->cases)
     return bs__oom(err);
   int any_slower = 0, all_not = 1;
-  double best = -INFINITY;
+  double best = -HUGE_VAL;
   for (size_t i = 0; i < cr->ncases; i++) {
     const bs_case_compare *c = &cr->cases[i];
     double thr = s->start_pct;
@@ -921,8 +922,9 @@ static bs_status read_path(state *s, bs_error *err) {
     if (parent)
       parent[strcspn(parent, " ")] = '\0';
     if (!bs__is_commit_id(line) || !parent || strcmp(parent, s->ids[n])) {
+      int off_path = n == 0 && bs__is_commit_id(line);
       free(out);
-      if (n == 0 && bs__is_commit_id(line))
+      if (off_path)
         return bs_error_set(err, BS_EINPUT, NULL, 0,
                             "the good commit %.12s is not on the first-parent "
                             "history of the bad commit %.12s (it came in "

@@ -211,7 +211,7 @@ bs_status bs__git(const bs__repo *r, const char *const *args, char **out,
     *status = j.status;
   if (!status && j.status != 0) {
     char line[400] = "";
-    if (!slurp(efd, &errtext, NULL, NULL))
+    if (!slurp(efd, &errtext, NULL, NULL) && errtext)
       last_line(errtext, line, sizeof line);
     st = bs_error_set(err, BS_EINPUT, NULL, 0,
                       "git %s failed (exit status %d)%s%s", args[0], j.status,
@@ -245,6 +245,8 @@ bs_status bs__repo_open(bs__repo *r, bs_error *err) {
   bs_status st = bs__git(r, args, &out, NULL, &status, err);
   if (st)
     return st;
+  if (!out)
+    return bs_error_set(err, BS_EIO, NULL, 0, "no output from git");
   chomp(out);
   if (status != 0 || out[0] != '/') {
     free(out);
@@ -272,7 +274,7 @@ char *bs__git_subject(const bs__repo *r, const char *commit) {
     return NULL;
   const char *args[] = {"show", "-s", "--format=%s", commit, "--", NULL};
   char *out = NULL;
-  if (bs__git(r, args, &out, NULL, NULL, NULL))
+  if (bs__git(r, args, &out, NULL, NULL, NULL) || !out)
     return NULL;
   chomp(out);
   return out;

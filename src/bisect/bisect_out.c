@@ -27,7 +27,7 @@ static const char *duration(char *buf, size_t n, double seconds) {
 
 /* The case a line shows of probe p, or NULL (a skipped probe). */
 static const bs_bisect_case *shown(const bs_bisect_probe *p) {
-  return p->ncases ? &p->cases[p->shown] : NULL;
+  return p && p->cases && p->ncases ? &p->cases[p->shown] : NULL;
 }
 
 /* The last probe: at the end, the culprit against its parent. */
@@ -42,7 +42,7 @@ static const bs_bisect_probe *start(const bs_bisect_result *r) {
 /* Measured probes (skipped ones are not). */
 static size_t measured(const bs_bisect_result *r) {
   size_t n = 0;
-  for (size_t i = 0; i < r->nprobes; i++)
+  for (size_t i = 0; r->probes && i < r->nprobes; i++)
     n += r->probes[i].verdict != BS_BISECT_SKIPPED;
   return n;
 }
@@ -163,7 +163,7 @@ bs_status bs_bisect_text(const bs_bisect_result *r, char **out, size_t *len,
     bs__text_cell(&b, head[i], w[i], i >= 4 && i <= 9, 0);
     bs__buf_puts(&b, i + 1 < sizeof head / sizeof head[0] ? "  " : "\n");
   }
-  for (size_t i = 0; i < r->nprobes; i++) {
+  for (size_t i = 0; r->probes && i < r->nprobes; i++) {
     const bs_bisect_probe *p = &r->probes[i];
     const bs_bisect_case *c = shown(p);
     char id[SHORT + 1], ag[SHORT + 1], t[32];
@@ -391,7 +391,7 @@ bs_status bs_bisect_markdown(const bs_bisect_result *r, char **out, size_t *len,
   bs__buf_puts(&b, r->duet ? ", side by side.\n\n" : ".\n\n");
   bs__buf_puts(&b, "| probe | commit | verdict | Δ% (interval) |\n"
                    "|---|---|---|---|\n");
-  for (size_t i = 0; i < r->nprobes; i++) {
+  for (size_t i = 0; r->probes && i < r->nprobes; i++) {
     const bs_bisect_probe *p = &r->probes[i];
     const bs_bisect_case *k = shown(p);
     bs__buf_printf(&b, "| %s | `%.*s` | %s | ", bs_bisect_role_name(p->role),

@@ -147,8 +147,8 @@ static int on_progress(void *ctx, const bs_bisect_progress *s) {
              s->runs ? ", more runs (undecided)" : "");
     if (s->run && !s->run->calibrating)
       snprintf(step, sizeof step, "; run %llu/%llu, block %llu/%llu",
-               (unsigned long long)(s->runs + s->run->run + 1),
-               (unsigned long long)(s->runs + s->run->runs),
+               (unsigned long long)s->runs + s->run->run + 1,
+               (unsigned long long)s->runs + s->run->runs,
                (unsigned long long)s->run->block + 1,
                (unsigned long long)s->run->blocks);
   }
