@@ -366,6 +366,30 @@ def test_hostile(b, work):
                        text=True)
     check(p.returncode == 2 and "not an ancestor" in p.stderr,
           "good after bad: exit 2", (p.returncode, p.stderr))
+    # A good commit that came in through a merge is on B's history, but
+    # not on its first-parent path.
+    side = os.path.join(work, "side")
+    shutil.rmtree(side, ignore_errors=True)
+    subprocess.run(["git", "clone", "--quiet", r.root, side], check=True)
+    git(side, "config", "user.email", "test@example.com")
+    git(side, "config", "user.name", "test")
+    main_branch = git(side, "rev-parse", "--abbrev-ref", "HEAD")
+    git(side, "checkout", "--quiet", "-b", "topic", r.ids[3])
+    with open(os.path.join(side, "topic.txt"), "w") as f:
+        f.write("topic\n")
+    git(side, "add", "topic.txt")
+    git(side, "commit", "--quiet", "-m", "topic")
+    topic = git(side, "rev-parse", "HEAD")
+    git(side, "checkout", "--quiet", main_branch)
+    git(side, "merge", "--quiet", "--no-ff", "-m", "merge topic", "topic")
+    merge = git(side, "rev-parse", "HEAD")
+    argv = b.argv(r, topic, merge)
+    argv[argv.index("--repo") + 1] = side
+    p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       text=True)
+    check(p.returncode == 2 and "first-parent history" in p.stderr,
+          "a good commit off the first-parent path: exit 2",
+          (p.returncode, p.stderr))
     argv = b.argv(r, r.ids[0], r.ids[12])
     argv[argv.index("--lib") + 1] = os.path.join(r.root, "bench.so")
     p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
