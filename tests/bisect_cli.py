@@ -4,8 +4,11 @@
 Each repository holds a tiny benchmark library (one case, about a
 microsecond a call, built against benchsite/harness.h with cc) whose cost
 per commit is known: cost.h says how much work a call does, so a step of
-+50 % is planted at a commit the test chooses (verdicts are certain, even
-on a busy machine, at --protocol Development --blocks 20). Checked:
++50 % is planted at a commit the test chooses, and probes are judged at
+--threshold 20 (verdicts are certain, even on a busy machine, at
+--protocol Development --blocks 20; a run at the default threshold, half
+the start's step, is checked for its thresholds and for never naming
+another commit). Checked:
 
 - the culprit found is the planted commit (exit 1), with its parent, and
   the probes stay within ceil(log2 N) + 2;
@@ -160,18 +163,24 @@ class Bisect:
         self.inc = os.path.join(src, "src", "run", "include")
         self.work = work
 
-    def argv(self, repo, good, bad, *extra, build=None):
+    def argv(self, repo, good, bad, *extra, build=None, threshold="20"):
+        """The words of a bisection. Probes are judged at 20 % (the step
+        planted is +50 %: a verdict that holds however busy the machine);
+        threshold=None leaves the default, half the start's step."""
         return [self.binary, "bisect", "--repo", repo.root, "--good", good,
                 "--bad", bad, "--build",
                 build or "sh {tree}/build.sh {tree} '%s'" % self.inc,
                 "--lib", "bench.so", "--protocol", "Development",
-                "--blocks", "20", *extra]
+                "--blocks", "20",
+                *(["--threshold", threshold] if threshold else []), *extra]
 
-    def run(self, repo, good, bad, *extra, env=None, build=None):
+    def run(self, repo, good, bad, *extra, env=None, build=None,
+            threshold="20"):
         js = os.path.join(self.work, "out.json")
         if os.path.exists(js):
             os.remove(js)
-        argv = self.argv(repo, good, bad, "--json", js, *extra, build=build)
+        argv = self.argv(repo, good, bad, "--json", js, *extra, build=build,
+                         threshold=threshold)
         t = time.monotonic()
         p = subprocess.run(argv, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True, env=env,
@@ -272,6 +281,24 @@ def test_found(b, work):
                           + r.ids[17][:12] + "`"),
           "Markdown: the marker, then the culprit in the headline",
           text[:120])
+    # The default: probes judged at half the start's step, never above the
+    # low end of its interval (nor below half of 3 %). Whatever this
+    # machine measured, the thresholds follow from the start's figures,
+    # and a commit named is the planted one.
+    p4, d4 = b.run(r, r.ids[0], r.ids[24], "--quiet", threshold=None)
+    check(p4.returncode in (1, 4) and d4["outcome"] in ("found",
+                                                         "undecided-range"),
+          "the default threshold: found or undecided", d4 and d4["outcome"])
+    st = d4["probes"][0]["cases"][0]
+    want = max(min(st["delta_pct"] / 2, st["ci_low_pct"]), 1.5)
+    later = [q["cases"][0]["threshold_pct"] for q in d4["probes"][1:]
+             if q["cases"]]
+    check(st["threshold_pct"] == 3 and d4["threshold_given"] is False and
+          later and all(abs(t - want) < 1e-9 for t in later),
+          "the start judged at 3 %, probes at min(start delta / 2, its low "
+          "end)", (st, later, want))
+    check(d4["outcome"] != "found" or d4["culprit"] == r.ids[17],
+          "never another commit", d4["culprit"])
     if shutil.which("cmark-gfm"):
         html = subprocess.run(["cmark-gfm", "-e", "table"], input=text,
                               stdout=subprocess.PIPE, text=True).stdout
@@ -286,7 +313,7 @@ def test_no_step(b, work):
     r = Repo(os.path.join(work, "nostep"), 8)
     # A step of 20 % is ruled out whatever the machine's load; 3 % (the
     # default) may not be, which is undecided, not "no step".
-    p, d = b.run(r, r.ids[0], r.ids[8], "--threshold", "20")
+    p, d = b.run(r, r.ids[0], r.ids[8])
     check(p.returncode == 0, "exit status 0 (no step)", p.returncode)
     check(d and d["outcome"] == "no-step" and d["culprit"] is None,
           "outcome no-step, no culprit", d and d["outcome"])
