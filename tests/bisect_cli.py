@@ -338,6 +338,19 @@ def test_broken(b, work):
           "commit 8 is skipped and named", skipped)
     check(any(q["outcome"] == "skipped" and q["commit"] == r.ids[8]
               for q in d["probes"]), "the trail shows it skipped")
+    # Three builds at once (the start's two and the first midpoint, then
+    # the next probes' ahead), in a cache of its own.
+    cache = os.path.join(work, "cache-jobs")
+    p2, d2 = b.run(r, r.ids[0], r.ids[16], "--jobs", "3", "--cache", cache)
+    check(p2.returncode == 1 and d2["culprit"] == r.ids[12] and
+          [k["commit"] for k in d2["skipped"]] == [r.ids[8]],
+          "--jobs 3: the same culprit, commit 8 skipped", d2 and d2["skipped"])
+    check(d2["builds_made"] >= 5 and d2["builds_reused"] == 0 and
+          d2["cache"] == os.path.realpath(cache) and
+          len([n for n in os.listdir(cache) if n.endswith(".ok")]) ==
+          d2["builds_made"],
+          "--cache: every build in the cache given, none reused from the "
+          "repository's", (d2["builds_made"], d2["builds_reused"]))
     check(no_worktrees_left(r) and cache_consistent(r),
           "no worktree left, the cache consistent")
     check(not os.path.exists(os.path.join(r.cache(), r.ids[8])),
