@@ -5,19 +5,19 @@ Each repository holds a tiny benchmark library (one case, about a
 microsecond a call, built against benchsite/harness.h with cc) whose cost
 per commit is known: cost.h says how much work a call does, so a step of
 +50 % is planted at a commit the test chooses, and probes are judged at
---threshold 20 (verdicts are certain, even on a busy machine, at
---protocol Development --blocks 20; a run at the default threshold, half
-the start's step, is checked for its thresholds and for never naming
-another commit). Checked:
+--threshold 20 on CPU time (verdicts are certain, even on a busy
+machine, at --protocol Development --blocks 20; a run at the defaults,
+half the start's step of wall time, is checked for its thresholds and for
+never naming another commit). Checked:
 
 - the culprit found is the planted commit (exit 1), with its parent, and
   the probes stay within ceil(log2 N) + 2;
 - no step: exit 0, outcome no-step, no culprit;
 - a commit that does not build (the first midpoint) is skipped and named,
   and the culprit is still found;
-- a stretch made noisy on purpose (the work of a call alternates between
-  a quarter and four times) around the step: exit 4, the range reported
-  holds the step, no culprit;
+- a stretch made noisy on purpose (each batch's work times a factor from
+  0.22 to 4.5, drawn at random, median 1) around the step: exit 4, the
+  range reported holds the step, no culprit;
 - hostile input: option-like commit names (--good=-x, --bad=--output=...),
   refs that do not exist, good not an ancestor of bad, an absolute --lib;
   a build command that deletes its tree (skipped, named, nothing of it
@@ -52,15 +52,24 @@ BENCH_C = r"""#include "benchsite/harness.h"
 
 #define OPAQUE(x) __asm__ volatile("" : "+r"(x))
 
-static unsigned calls;
+#ifdef NOISY
+/* exp(-1.5 + 3k/15), k = 0..15: factors whose median is 1. */
+static const double spread[16] = {0.2231, 0.2725, 0.3329, 0.4066, 0.4966, 0.6065, 0.7408, 0.9048, 1.1052, 1.3499, 1.6487, 2.0138, 2.4596, 3.0042, 3.6693, 4.4817};
+static uint64_t rng = 0x9E3779B97F4A7C15u;
+#endif
 
 static void run(void *st, uint64_t n) {
   (void)st;
   uint64_t x = 1;
   long work = WORK;
 #ifdef NOISY
-  /* A quarter of the work, then four times: no paired median settles. */
-  work = calls++ & 1 ? WORK * 4 : WORK / 4;
+  /* Each batch's work times a factor drawn from the table: the commit's
+   * median cost stays its own, its batches spread from 0.22 to 4.5 times
+   * it, and no interval is narrow enough to judge it. */
+  rng ^= rng >> 12;
+  rng ^= rng << 25;
+  rng ^= rng >> 27;
+  work = (long)(WORK * spread[(rng * 0x2545F4914F6CDD1Du) >> 60]);
 #endif
   for (uint64_t i = 0; i < n; i++)
     for (long k = 0; k < work; k++) {
@@ -163,24 +172,28 @@ class Bisect:
         self.inc = os.path.join(src, "src", "run", "include")
         self.work = work
 
-    def argv(self, repo, good, bad, *extra, build=None, threshold="20"):
+    def argv(self, repo, good, bad, *extra, build=None, threshold="20",
+             metric="cpu"):
         """The words of a bisection. Probes are judged at 20 % (the step
-        planted is +50 %: a verdict that holds however busy the machine);
-        threshold=None leaves the default, half the start's step."""
+        planted is +50 %) of CPU time (which a busy machine does not
+        stretch): verdicts that hold however busy the machine is.
+        threshold=None and metric=None leave the defaults, half the start's
+        step and wall time."""
         return [self.binary, "bisect", "--repo", repo.root, "--good", good,
                 "--bad", bad, "--build",
                 build or "sh {tree}/build.sh {tree} '%s'" % self.inc,
                 "--lib", "bench.so", "--protocol", "Development",
                 "--blocks", "20",
-                *(["--threshold", threshold] if threshold else []), *extra]
+                *(["--threshold", threshold] if threshold else []),
+                *(["--metric", metric] if metric else []), *extra]
 
     def run(self, repo, good, bad, *extra, env=None, build=None,
-            threshold="20"):
+            threshold="20", metric="cpu"):
         js = os.path.join(self.work, "out.json")
         if os.path.exists(js):
             os.remove(js)
         argv = self.argv(repo, good, bad, "--json", js, *extra, build=build,
-                         threshold=threshold)
+                         threshold=threshold, metric=metric)
         t = time.monotonic()
         p = subprocess.run(argv, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True, env=env,
@@ -252,6 +265,7 @@ def test_found(b, work):
                                "builds_reused", "seconds", "commits")),
           "JSON has probes, skipped, builds and time")
     check(d["commits"] == 24, "24 commits between good and bad")
+    check(d["metric"] == "cpu", "the metric given")
     check(p.stdout.startswith("benchsite bisect: found " + r.ids[17]),
           "stdout: one summary line naming the culprit (with --json)",
           p.stdout[:80])
@@ -285,7 +299,8 @@ def test_found(b, work):
     # low end of its interval (nor below half of 3 %). Whatever this
     # machine measured, the thresholds follow from the start's figures,
     # and a commit named is the planted one.
-    p4, d4 = b.run(r, r.ids[0], r.ids[24], "--quiet", threshold=None)
+    p4, d4 = b.run(r, r.ids[0], r.ids[24], "--quiet", threshold=None,
+                   metric=None)
     check(p4.returncode in (1, 4) and d4["outcome"] in ("found",
                                                          "undecided-range"),
           "the default threshold: found or undecided", d4 and d4["outcome"])
@@ -294,6 +309,7 @@ def test_found(b, work):
     later = [q["cases"][0]["threshold_pct"] for q in d4["probes"][1:]
              if q["cases"]]
     check(st["threshold_pct"] == 3 and d4["threshold_given"] is False and
+          d4["metric"] == "wall" and
           later and all(abs(t - want) < 1e-9 for t in later),
           "the start judged at 3 %, probes at min(start delta / 2, its low "
           "end)", (st, later, want))
@@ -476,6 +492,13 @@ def test_hostile(b, work):
           not any(l.lstrip().startswith("::") for l in out.splitlines()) and
           "\\x1b[31mred" in out,
           "the culprit's subject is escaped in the text", out[:300])
+    p = subprocess.run(b.argv(r, r.ids[0], r.ids[12], "--filter", "nope"),
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       text=True)
+    check(p.returncode == 2 and "cannot be measured" in p.stderr and
+          "--filter" in p.stderr,
+          "a --filter that matches no case: exit 2, saying so",
+          (p.returncode, p.stderr))
     # A cache another bisection holds.
     lock = os.path.join(r.cache(), "lock")
     with open(lock, "a") as f:

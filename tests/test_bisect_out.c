@@ -139,7 +139,8 @@ Test(bisect_out, text_names_the_culprit_and_escapes_the_subject) {
   cr_assert(strstr(t, "\\x1b[31mred\\x0a::error::owned"), "%s", t);
   cr_assert(strstr(t, "9 commits from good 111111111111 to bad "
                       "222222222222 (first parents); 3 probes, 1 skipped; "
-                      "builds: 5 made, 1 reused; 1:15; protocol Development"),
+                      "builds: 5 made, 1 reused; 1:15; wall time per call, "
+                      "protocol Development"),
             "%s", t);
   /* The trail: a line a probe, the skipped one with its reason. */
   cr_assert(strstr(t, "start     222222222222  111111111111  slower"), "%s", t);
@@ -187,6 +188,7 @@ Test(bisect_out, json_carries_outcome_culprit_range_probes) {
   bs__jvalue *v = parse(render(bs_bisect_json, &r));
   cr_assert_str_eq(member(v, "schema")->string, "benchsite.bisect/1");
   cr_assert_str_eq(member(v, "outcome")->string, "found");
+  cr_assert_str_eq(member(v, "metric")->string, "wall");
   cr_assert_str_eq(member(v, "culprit")->string, C);
   cr_assert_str_eq(member(v, "parent")->string, P);
   cr_assert_str_eq(member(v, "culprit_subject")->string, HOSTILE);

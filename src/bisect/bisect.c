@@ -465,9 +465,11 @@ static void csv_field(bs__buf *b, const char *s) {
 
 /* Appends the confirm rows of one measurement (the log `text`) to `all`
  * with `offset` added to their run, so that the runs of every look of a
- * probe are distinct runs of one log. */
+ * probe are distinct runs of one log: wall time, and metric m's column
+ * when it is another (left empty where a row lacks it, which compare
+ * then names). */
 static bs_status append_look(bs__buf *all, const char *text, size_t len,
-                             uint64_t offset, bs_error *err) {
+                             uint64_t offset, bs_metric m, bs_error *err) {
   bs_log *log = bs_log_new();
   if (!log)
     return bs__oom(err);
@@ -493,7 +495,13 @@ static bs_status append_look(bs__buf *all, const char *text, size_t len,
                    (long long)bs_row_block(log, w));
     if (w->iterations)
       bs__buf_printf(all, "%llu", (unsigned long long)w->iterations);
-    bs__buf_printf(all, ",%.17g\n", w->per_call_us);
+    bs__buf_printf(all, ",%.17g", w->per_call_us);
+    if (m != BS_METRIC_WALL) {
+      bs__buf_putc(all, ',');
+      if (w->metrics & (1u << m))
+        bs__buf_printf(all, "%.17g", bs_log_value(log, w, m));
+    }
+    bs__buf_putc(all, '\n');
   }
   bs_log_free(log);
   return bs__buf_status(all) ? bs__oom(err) : BS_OK;
@@ -673,7 +681,10 @@ static bs_status measure(state *s, bs_bisect_role role, size_t idx, size_t ref,
     impls[1].dir = tidx;
   }
   bs__buf_puts(&all, "benchmark,dataset,impl,run,block,phase,iterations,"
-                     "per_call_us\n");
+                     "per_call_us");
+  if (s->o->metric != BS_METRIC_WALL)
+    bs__buf_printf(&all, ",%s", bs_metric_get(s->o->metric)->column);
+  bs__buf_putc(&all, '\n');
   uint64_t look_runs = s->runs0;
   for (;;) {
     bs_run_options ro;
@@ -725,7 +736,8 @@ static bs_status measure(state *s, bs_bisect_role role, size_t idx, size_t ref,
       *err = why;
       goto done;
     }
-    if ((st = append_look(&all, res.log, res.log_len, p->runs, err)))
+    if ((st = append_look(&all, res.log, res.log_len, p->runs, s->o->metric,
+                          err)))
       goto done;
     p->runs += look_runs;
     p->looks++;
@@ -747,6 +759,7 @@ static bs_status measure(state *s, bs_bisect_role role, size_t idx, size_t ref,
      * identical code looks slower, or a slower commit not slower, at some
      * look stays as unlikely as at a single one. */
     co.level_pct = bs_compare_look_level((unsigned)p->looks);
+    co.metric = s->o->metric;
     co.seed = s->o->seed;
     if ((st = bs_compare_run(log, nref, nidx, &co, &cr, &why))) {
       if (st == BS_EUSAGE) {
@@ -1029,9 +1042,8 @@ static bs_status search(state *s, bs_error *err) {
     return st;
   if (p->verdict == BS_BISECT_SKIPPED)
     return bs_error_set(err, BS_EINPUT, NULL, 0,
-                        "the bad commit %.12s cannot be measured against the "
-                        "good one: %s",
-                        s->ids[s->n], p->reason);
+                        "bad %.12s against good %.12s cannot be measured: %s",
+                        s->ids[s->n], s->ids[0], p->reason);
   if (p->verdict == BS_BISECT_NOT_SLOWER) {
     r->outcome = BS_BISECT_NO_STEP;
     return BS_OK;
@@ -1174,6 +1186,8 @@ bs_status bs_bisect_run(const bs_bisect_options *o, bs_bisect_result **out,
                         "write {tree} where the tree goes",
                         o->bench);
   }
+  if (!bs_metric_get(o->metric))
+    return bs_error_set(err, BS_EUSAGE, NULL, 0, "unknown metric");
   s.protocol = o->protocol ? o->protocol : BS_PROTOCOL_DEFAULT;
   if ((st =
            bs_run_protocol(s.protocol, &s.target_us, &s.blocks, &s.runs0, err)))
@@ -1202,6 +1216,7 @@ bs_status bs_bisect_run(const bs_bisect_options *o, bs_bisect_result **out,
     return bs__oom(err);
   s.r->threshold_pct = s.start_pct;
   s.r->threshold_given = o->threshold_pct > 0;
+  s.r->metric = o->metric;
   if (!(s.r->protocol = bs__strdup(s.protocol))) {
     st = bs__oom(err);
     goto done;

@@ -110,11 +110,12 @@ static void facts(bs__buf *b, const bs_bisect_result *r) {
   bs__buf_printf(b,
                  "%zu commit%s from good %.*s to bad %.*s (first parents); "
                  "%zu probe%s, %zu skipped; builds: %zu made, %zu reused; "
-                 "%s; protocol %s%s",
+                 "%s; %s, protocol %s%s",
                  r->commits, r->commits == 1 ? "" : "s", SHORT, r->good, SHORT,
                  r->bad, measured(r), measured(r) == 1 ? "" : "s", r->nskipped,
                  r->builds_made, r->builds_reused,
-                 duration(t, sizeof t, r->seconds), r->protocol,
+                 duration(t, sizeof t, r->seconds),
+                 bs_metric_get(r->metric)->quantity, r->protocol,
                  r->duet ? ", side by side" : "");
 }
 
@@ -313,6 +314,7 @@ bs_status bs_bisect_json(const bs_bisect_result *r, char **out, size_t *len,
   bs__jobj_number(&j, "threshold_pct", r->threshold_pct);
   bs__jobj_bool(&j, "threshold_given", r->threshold_given);
   bs__jobj_string(&j, "protocol", r->protocol);
+  bs__jobj_string(&j, "metric", bs_metric_get(r->metric)->name);
   bs__jobj_bool(&j, "duet", r->duet);
   bs__jobj_objects(&j, "probes", r->nprobes, json_probe, r->probes);
   bs__jobj_objects(&j, "skipped", r->nskipped, json_skip, r->skipped);
@@ -383,10 +385,12 @@ bs_status bs_bisect_markdown(const bs_bisect_result *r, char **out, size_t *len,
   }
   bs__buf_printf(&b,
                  "%zu commits from good `%.*s` to bad `%.*s`; %zu probes, "
-                 "%zu skipped; builds: %zu made, %zu reused; %s; protocol ",
+                 "%zu skipped; builds: %zu made, %zu reused; %s; %s, "
+                 "protocol ",
                  r->commits, SHORT, r->good, SHORT, r->bad, measured(r),
                  r->nskipped, r->builds_made, r->builds_reused,
-                 duration(t, sizeof t, r->seconds));
+                 duration(t, sizeof t, r->seconds),
+                 bs_metric_get(r->metric)->quantity);
   bs__md_text(&b, r->protocol);
   bs__buf_puts(&b, r->duet ? ", side by side.\n\n" : ".\n\n");
   bs__buf_puts(&b, "| probe | commit | verdict | Δ% (interval) |\n"

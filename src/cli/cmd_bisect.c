@@ -13,7 +13,8 @@ static const char usage_head[] =
     "                         | --google-benchmark COMMAND\n"
     "                         | --pytest-benchmark COMMAND\n"
     "                         | --go-bench COMMAND)\n"
-    "                        [--filter TEXT] [--protocol P] [--blocks M]\n"
+    "                        [--filter TEXT] [--metric wall|cpu|rss]\n"
+    "                        [--protocol P] [--blocks M]\n"
     "                        [--threshold PCT] [--max-runs N] [--jobs N]\n"
     "                        [--cache DIR] [--timeout SECONDS]\n"
     "                        [--duet | --sequential] [--seed N]\n"
@@ -59,6 +60,10 @@ static const char usage_body[] =
     "  --protocol P         Development, RegressionGate or Shared (the\n"
     "                       default), as benchsite run; --blocks M overrides\n"
     "                       its blocks per run\n"
+    "  --metric wall|cpu|rss  what probes compare: wall time per call (the\n"
+    "                       default), CPU time per call (on a machine busy\n"
+    "                       with other work, without the time spent waiting\n"
+    "                       for a CPU), or a command's peak memory\n"
     "  --duet, --sequential both builds side by side, each on its own CPU,\n"
     "                       wherever two CPUs can be had, or never; by\n"
     "                       default side by side when two CPUs are idle as\n"
@@ -88,6 +93,7 @@ static const cli_opt opts[] = {{"good", 1, 0},
                                {"pytest-benchmark", 1, 0},
                                {"go-bench", 1, 0},
                                {"filter", 1, 0},
+                               {"metric", 1, 0},
                                {"protocol", 1, 0},
                                {"blocks", 1, 0},
                                {"threshold", 1, 0},
@@ -219,6 +225,8 @@ int cli_cmd_bisect(int argc, char **argv) {
   o.mode = modes[kind];
   o.bench = cli_get(&a, kinds[kind]);
   o.filter = cli_get(&a, "filter");
+  if ((rc = cli_get_metric(&a, "bisect", &o.metric)))
+    goto done;
   o.protocol = cli_get(&a, "protocol");
   o.cache = cli_get(&a, "cache");
   if (cli_flag(&a, "duet") && cli_flag(&a, "sequential")) {

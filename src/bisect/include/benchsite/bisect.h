@@ -8,6 +8,7 @@
 #define BENCHSITE_BISECT_H
 
 #include "benchsite/error.h"
+#include "benchsite/metric.h"
 #include "benchsite/run.h"
 
 #include <stddef.h>
@@ -102,6 +103,7 @@ typedef struct bs_bisect_result {
   int threshold_given;  /* probes were judged at it too (else at half the
                            start's delta % of each case) */
   char *protocol;       /* of the measurements */
+  bs_metric metric;     /* compared */
   int duet;             /* measured side by side */
   /* BS_BISECT_FOUND: the culprit, its subject line and its parent; else
    * NULL. Its delta against the parent is the last probe's. */
@@ -158,6 +160,9 @@ typedef struct bs_bisect_options {
    * tree as it is. Commands run in their tree. */
   const char *bench;
   const char *filter;   /* NULL, or a substring of "benchmark/dataset" */
+  bs_metric metric;     /* what probes compare: wall time (the default),
+                           or the CPU time (or, for commands, the peak
+                           memory) run records beside it */
   const char *protocol; /* NULL: BS_PROTOCOL_DEFAULT */
   uint64_t blocks;      /* 0: the protocol's blocks per run */
   double threshold_pct; /* 0: the start must show a significant regression
