@@ -9,6 +9,10 @@
 #   bench/verdict_lab.sh [options]              the lab (A/A and plants)
 #   bench/verdict_lab.sh --example N [options]  .ci/example's gate, N times
 #   bench/verdict_lab.sh --snappy BASE_BUILD HEAD_BUILD [options]
+#   bench/verdict_lab.sh --commands N [options] two command pairs N times
+#                                               each: dd over 64 MiB spelled
+#                                               two ways (unchanged), and
+#                                               64 MiB against 192 MiB
 #   bench/verdict_lab.sh --table DIR...         print finished labs again;
 #                                               cells of the same load and
 #                                               configuration are also
@@ -103,6 +107,7 @@ while [ $# -gt 0 ]; do
   --snappy-filter) snappy_filter=$2; shift ;;
   --snappy-min-time) snappy_min_time=$2; shift ;;
   --example) mode=example; example_n=$2; shift ;;
+  --commands) mode=commands; example_n=$2; shift ;;
   --snappy) mode=snappy; snappy_base=$2; snappy_head=$3; shift 2 ;;
   --table) # every argument after it is a finished lab's folder
     shift
@@ -133,7 +138,7 @@ fi
 if [ "$mode" = snappy ]; then
   : "${loads:=none,busy1}"
   configs=${configs%%,*}
-elif [ "$mode" = example ]; then
+elif [ "$mode" = example ] || [ "$mode" = commands ]; then
   : "${loads:=half}"
 else
   : "${loads:=none,half,bursty,busy1}"
@@ -373,6 +378,51 @@ example_cell() { # LOAD CONFIG FLAGS OTHERS
   echo >&2
 }
 
+# The command pairs: run's defaults on two dd commands per pair, judged
+# by wall and CPU time (command mode records both).
+commands_cell() { # LOAD CONFIG FLAGS OTHERS
+  cell=$lab/cells/$1/$2
+  mkdir -p "$cell"
+  {
+    echo "load=$1"
+    echo "config=$2"
+    echo "flags=$3"
+    echo "others_busy=$4"
+    echo "loadavg_start=$(loadavg)"
+  } >"$cell/meta.txt"
+  dd0='dd if=/dev/zero of=/dev/null bs=1M count=64'
+  dd1='dd if=/dev/zero of=/dev/null bs=1024k count=64'
+  dd3='dd if=/dev/zero of=/dev/null bs=1M count=192'
+  r=1
+  while [ $r -le "$example_n" ]; do
+    for kind in same slower; do
+      log=$cell/$kind-$r.csv
+      status=0
+      other=$dd1
+      [ $kind = slower ] && other=$dd3
+      # shellcheck disable=SC2086
+      /usr/bin/time -f '%e %U %S' -o "$cell/time.txt" \
+        "$bs" run --cmd "base=$dd0" --cmd "cand=$other" --benchmark dd \
+        --out "$log" $3 >/dev/null 2>>"$cell/stderr.txt" || status=$?
+      wall=$(awk 'END { print $1 }' "$cell/time.txt")
+      cpu=$(awk 'END { print $2 + $3 }' "$cell/time.txt")
+      jw=$cell/$kind-$r.wall.json jc=$cell/$kind-$r.cpu.json
+      if [ $status = 0 ]; then
+        "$bs" compare "$log" --baseline base --candidate cand --json "$jw" \
+          >/dev/null 2>>"$cell/stderr.txt" || true
+        "$bs" compare "$log" --baseline base --candidate cand --metric cpu \
+          --json "$jc" >/dev/null 2>>"$cell/stderr.txt" || true
+      fi
+      printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$kind" "$r" "$log" "$jw" \
+        "$jc" "${wall:-0}" "${cpu:-0}" "$status" >>"$cell/runs.tsv"
+      printf '.' >&2
+    done
+    r=$((r + 1))
+  done
+  echo "loadavg_end=$(loadavg)" >>"$cell/meta.txt"
+  echo >&2
+}
+
 snappy_cell() { # LOAD FLAGS OTHERS
   cell=$lab/cells/$1/snappy
   mkdir -p "$cell"
@@ -453,6 +503,10 @@ for load in $(echo "$loads" | tr , ' '); do
       example_cell "$load" "$config" "$flags" "$others"
       stop_load
       "$py" "$judge" example "$lab/cells/$load/$config"
+    elif [ "$mode" = commands ]; then
+      commands_cell "$load" "$config" "$flags" "$others"
+      stop_load
+      "$py" "$judge" commands "$lab/cells/$load/$config"
     else
       lab_cell "$load" "$config" "$flags" "$others"
       stop_load

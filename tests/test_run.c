@@ -2746,3 +2746,50 @@ Test(run_adaptive, undecided_cases_get_extra_runs_and_are_judged_by_looks) {
             r.err);
   ts_run_free(&r);
 }
+
+/* A planted slowdown (what `benchsite calibrate` measures against): the
+ * planted impl's batch of n calls makes ceil(n p / 100) more, timed with
+ * them, in calibration and confirm batches alike. The probe records every
+ * call count it was given. */
+Test(run_plant, a_planted_impl_makes_ceil_n_p_over_100_more_calls) {
+  char *dir = ts_own(ts_tmpdir("run_plant"));
+  char *probefile = ts_own(ts_path(dir, "probe.txt"));
+  setenv("TESTLIB_PROBEFILE", probefile, 1);
+  bs_run_impl impls[2] = {{"a", lib("probe"), NULL},
+                          {"b", lib_copy(dir, "probe"), NULL}};
+  bs_run_options o;
+  bs_run_options_init(&o);
+  o.impls = impls;
+  o.nimpls = 2;
+  o.blocks = 3;
+  o.filter = "probe";
+  o.target_us = 500;
+  o.plant_pct = 7;
+  o.plant_impl = 1;
+  bs_run_result r;
+  bs_run_result_init(&r);
+  bs_error err;
+  cr_assert_eq(bs_run_measure(&o, &r, &err), BS_OK, "%s", err.message);
+  bs_log *log = bs_log_new();
+  cr_assert_eq(bs_log_read_buffer(log, "plant", r.log, r.log_len, &err), BS_OK,
+               "%s", err.message);
+  static probe p[4096];
+  size_t np = read_probe(probefile, "run", p, 4096), rows = 0;
+  const bs_row *rs = bs_log_rows(log);
+  for (size_t i = 0; i < bs_log_count(log); i++, rows++) {
+    uint64_t n = rs[i].iterations;
+    uint64_t want = strcmp(rs[i].impl, "b") ? n : n + (7 * n + 99) / 100;
+    size_t k = 0;
+    while (k < np && strtoull(p[k].f[5], NULL, 10) != want)
+      k++;
+    cr_expect_lt(k, np, "impl %s, n %llu: no batch of %llu calls", rs[i].impl,
+                 (unsigned long long)n, (unsigned long long)want);
+  }
+  cr_expect_gt(rows, 8);
+  /* Out of range, or for another mode: refused. */
+  o.plant_pct = 2000;
+  bs_run_result_release(&r);
+  cr_expect_eq(bs_run_measure(&o, &r, &err), BS_EUSAGE);
+  bs_log_free(log);
+  bs_run_result_release(&r);
+}

@@ -108,9 +108,9 @@ typedef struct bs__child_end {
   double sys_s;  /* and system */
   unsigned long long cpu_ns; /* user + system, exact */
   long maxrss_kib;           /* its peak resident memory */
-  long nivcsw; /* times it lost its CPU to other work (involuntary context
-                  switches, wait4's rusage, its waited-for descendants
-                  included) */
+  long nivcsw;    /* times it lost its CPU to other work (involuntary context
+                     switches, wait4's rusage, its waited-for descendants
+                     included) */
   size_t orphans; /* descendants killed and reaped after it */
 } bs__child_end;
 

@@ -222,14 +222,22 @@ static bs_status put_row(sched *s, size_t impl, const rcase *c, uint64_t n,
   return BS_OK;
 }
 
+/* The calls impl makes besides a batch of n: a planted slowdown's. */
+static uint64_t planted(const sched *s, size_t impl, uint64_t n) {
+  const bs_run_options *o = s->o;
+  if (!(o->plant_pct > 0) || impl != o->plant_impl)
+    return 0;
+  return (uint64_t)ceil((double)n * o->plant_pct / 100.0);
+}
+
 /* One batch of n calls of impl on c, its answer into *a. */
 static bs_status call_batch(sched *s, size_t impl, rcase *c, uint64_t n,
                             uint64_t run, long long block, int cpu, bs__rep *a,
                             bs_error *err) {
   char doing[160], w[600];
   batch_doing(doing, sizeof doing, s, n, run, block);
-  bs__req q = {0, BS__OP_RUN, (uint32_t)impl, (uint32_t)c->idx[impl], cpu,
-               n, 0};
+  bs__req q = {0, BS__OP_RUN, (uint32_t)impl,     (uint32_t)c->idx[impl], cpu,
+               n, 0,          planted(s, impl, n)};
   return bs__exec_call(&s->ex, &q, what(w, sizeof w, s, impl, c, doing), a,
                        err);
 }
@@ -250,7 +258,8 @@ static bs_status duet_once(sched *s, rcase *c, uint64_t run, uint64_t j,
                      (uint32_t)c->idx[i],
                      s->cpu[(i + j) % 2],
                      c->batch[i],
-                     0};
+                     0,
+                     planted(s, i, c->batch[i])};
   }
   return bs__exec_duet(&s->ex, q, whats, s->reps, err);
 }
@@ -351,8 +360,8 @@ static void one_batch_size(const sched *s, rcase *c) {
 static bs_status simple_op(sched *s, int op, size_t impl, rcase *c,
                            const char *doing, uint64_t *value, bs_error *err) {
   char w[600];
-  bs__req q = {0, (uint32_t)op, (uint32_t)impl, (uint32_t)c->idx[impl], -1, 0,
-               0};
+  bs__req q = {
+      0, (uint32_t)op, (uint32_t)impl, (uint32_t)c->idx[impl], -1, 0, 0, 0};
   bs__rep a;
   bs_status st =
       bs__exec_call(&s->ex, &q, what(w, sizeof w, s, impl, c, doing), &a, err);

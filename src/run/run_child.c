@@ -361,7 +361,7 @@ static void serve_lib(child *c, const bs__hello *h, char **targets,
       }
       v0 = preempted();
       clock_gettime(CLOCK_MONOTONIC, &t0);
-      bc->run(*st, q.n);
+      bc->run(*st, q.n + q.extra);
       clock_gettime(CLOCK_MONOTONIC, &t1);
       a.nivcsw = preempted() - v0;
       if ((e = cpu_now(&c1))) {

@@ -69,6 +69,8 @@ typedef struct bs__req {
   int32_t cpu;    /* RUN: the CPU to run on (sched_setaffinity), -1: any */
   uint64_t n;     /* RUN: the batch size */
   uint64_t round; /* RUN in a duet: the barrier's round (1, 2, ...), 0: none */
+  uint64_t extra; /* RUN, library mode: calls made besides the n timed as
+                     the batch (a planted slowdown, bs_run_options.plant) */
 } bs__req;
 
 typedef struct bs__head {

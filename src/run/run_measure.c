@@ -73,6 +73,12 @@ static bs_status check_options(const bs_run_options *o, bs_error *err) {
                             "ids needs two names, e.g. A and B)",
                             bs__run_text(esc, sizeof esc, name));
   }
+  if (o->plant_pct != 0 &&
+      (!(o->plant_pct > 0 && o->plant_pct <= 1000) ||
+       o->mode != BS_RUN_LIBRARY || o->plant_impl >= o->nimpls))
+    return bs_error_set(err, BS_EUSAGE, NULL, 0,
+                        "a planted slowdown is 0 to 1000 %% of a library "
+                        "impl's work");
   const char *labels[] = {o->benchmark, o->dataset, o->filter};
   for (size_t i = 0; i < 3; i++)
     if (labels[i] && !bs__run_valid_utf8(labels[i]))

@@ -101,6 +101,12 @@ typedef struct bs_run_options {
    * spending rule holds up to four times the planned runs). */
   uint64_t max_runs;
   double budget_s; /* 0: no bound but max_runs */
+  /* A planted slowdown (library mode; `benchsite calibrate`): every batch
+   * of n calls of impl plant_impl makes ceil(n plant_pct / 100) more
+   * calls, timed with the n, so its per-call time is plant_pct % more of
+   * real work. 0: none. */
+  double plant_pct;
+  size_t plant_impl;
   /* Duet (library and command mode, exactly two impls): each block runs
    * the two impls' batches at the same time, each in its own measuring
    * process pinned to its own CPU (the first two CPUs this process may
