@@ -570,6 +570,10 @@ done
              "Debian package"),
             ({"BS_BENCH": "x.so", "BS_FAMILY_WISE": "$(touch " + pwned + ")"},
              "not true or false"),
+            ({"BS_TASK": "bisect", "BS_BENCH": "x.so"}, "good: name the "
+             "commit"),
+            ({"BS_TASK": "bisect", "BS_BENCH": "x.so", "BS_GOOD": "v1",
+              "BS_BISECT_ARGS": "--filter 'a"}, "cannot split"),
         ]
         for env, want in cases:
             r = subprocess.run(
@@ -908,11 +912,71 @@ const fs = require("fs");
         check(subprocess.run([self.binary, "archive", "verify", "--archive",
                               clone]).returncode == 0,
               "benchsite archive verify passes on the branch")
+        self.check_bisect()
         print(f"\n(simulated runs took {time.monotonic() - t0:.1f} s)")
 
         print("\n== actionlint", flush=True)
         linted = self.actionlint()
         return linted
+
+    def check_bisect(self):
+        """task: bisect on a branch of six commits after main's second, the
+        fourth of which makes sum 16 times slower: the job finds it and
+        posts the Markdown result as its summary; a good commit that is an
+        option fails the job with no result."""
+        print("\n######## task bisect: which commit of a branch made sum "
+              "slower", flush=True)
+        wt = self.dev
+        git("checkout", "--quiet", "-B", "slow-branch", self.c1, cwd=wt)
+        ids = [self.commit(wt, 32 if i >= 3 else 2, f"step {i}",
+                           f"2026-11-25T1{i}:00:00Z") for i in range(6)]
+        git("push", "--quiet", self.origin, "slow-branch", cwd=wt)
+        action = next(st["uses"] for st in self.wf["jobs"]["gate"]["steps"]
+                      if "/benchsite/.github/actions/benchsite@"
+                      in st.get("uses", ""))
+        with_ = {"task": "bisect", "good": self.c1, "build": FAST_BUILD,
+                 "bench": "build/libbench.so", "harness": "lib",
+                 "protocol": "Development", "bisect-args": "--blocks 20"}
+        spec = {"runs-on": "ubuntu-latest", "steps": [
+            {"uses": "actions/checkout@v4"},
+            {"uses": action, "id": "bisect", "with": with_}]}
+        ctx = self.context("workflow_dispatch", ids[-1],
+                           "refs/heads/slow-branch")
+        j = Job(self, "bisect", spec, ctx, "bisect", {}, None, False)
+        j.run()
+        out = j.action_outputs
+        check(j.status == "success" and out.get("outcome") == "found",
+              "task bisect: the job succeeds, outcome found", out)
+        check(out.get("culprit") == ids[3], "the culprit is the commit that "
+              "made sum slower", (out.get("culprit"), ids[3]))
+        summary = j.summary()
+        check(summary.startswith("<!-- benchsite:bisect -->\n### benchsite "
+                                 f"bisect: `{ids[3][:12]}` made sum"),
+              "the Markdown result is the job summary", summary[:200])
+        with open(out["bisect-json"]) as f:
+            doc = json.load(f)
+        check(doc["schema"] == "benchsite.bisect/1" and
+              doc["parent"] == ids[2] and doc["commits"] == 6,
+              "the JSON result names the parent and six commits")
+        check(os.path.isfile(os.path.join(j.artifacts["benchsite-report"],
+                                          "bisect.md")),
+              "the artifact holds the result")
+        wts = git("worktree", "list", "--porcelain", cwd=j.workspace,
+                  capture=True).splitlines()
+        check(len([w for w in wts if w.startswith("worktree ")]) == 1,
+              "no worktree is left in the checkout", wts)
+        j = Job(self, "bisect", dict(spec, steps=[
+            spec["steps"][0],
+            dict(spec["steps"][1], **{"with": dict(with_, good="--output=x")})
+        ]), ctx, "bisect-hostile", {}, None, False)
+        j.run()
+        check(j.status == "failure" and
+              j.step_status.get("Bisect") == "failure" and
+              "no result" in j.summary(),
+              "a good commit that is an option: the job fails, no result",
+              j.step_status)
+        check(not os.path.exists(os.path.join(j.workspace, "x")),
+              "nothing written where the option pointed")
 
     def archive_runs(self):
         return git("ls-tree", "--name-only", "refs/heads/benchsite-archive:runs",

@@ -29,6 +29,7 @@ LINKS = {
     "views": ["history"],
     "site": ["views"],
     "run": ["analysis"],
+    "bisect": ["run", "views"],
 }
 #One private header of each layer that has one.
 PRIVATE = {
@@ -39,6 +40,7 @@ PRIVATE = {
     "views": "present.h",
     "site": "site_int.h",
     "run": "run_int.h",
+    "bisect": "bisect_int.h",
 }
 
 

@@ -609,9 +609,15 @@ Test(site, a_template_change_rebuilds_what_it_affects) {
   char *text = slurp(case_tpl);
   char *at = strstr(text, "runs measured this case.");
   cr_assert_not_null(at);
+  /* Built whole (ts_pathf would cut the template at 4 KiB). */
+  const char *rest = at + strlen("runs measured this case.");
+  const char *edit = "runs measured this case (edited).";
   char *changed =
-      ts_pathf("%.*sruns measured this case (edited).%s", (int)(at - text),
-               text, at + strlen("runs measured this case."));
+      ts_own(malloc((size_t)(at - text) + strlen(edit) + strlen(rest) + 1));
+  size_t head = (size_t)(at - text), el = strlen(edit);
+  memcpy(changed, text, head);
+  memcpy(changed + head, edit, el);
+  memcpy(changed + head + el, rest, strlen(rest) + 1);
   cr_assert_eq(ts_write(case_tpl, changed), 0);
   r = build_with(archive, out, extra);
   cr_assert_eq(r.status, 0, "%s", r.err);
@@ -1027,6 +1033,148 @@ Test(site, acknowledged_changes_are_shown_and_not_counted_as_open) {
   cr_assert_not_null(strstr(r.err, "acks.csv:2:"), "%s", r.err);
   ts_run_free(&r);
   cr_assert_str_eq(slurp(ts_pathf("%s/index.html", out)), index);
+}
+
+/* The text of every <code class="cmd">...</code> of a page, its entities
+ * decoded (the five the templates write), into cmds[] (up to max). */
+static size_t commands_of(const char *page, char **cmds, size_t max) {
+  size_t n = 0;
+  static const char open_tag[] = "<code class=\"cmd\">";
+  for (const char *p = strstr(page, open_tag); p && n < max;
+       p = strstr(p, open_tag)) {
+    p += strlen(open_tag);
+    const char *end = strstr(p, "</code>");
+    cr_assert_not_null(end);
+    char *c = ts_own(calloc((size_t)(end - p) + 1, 1));
+    size_t k = 0;
+    while (p < end) {
+      static const char *const ent[][2] = {{"&amp;", "&"},
+                                           {"&lt;", "<"},
+                                           {"&gt;", ">"},
+                                           {"&quot;", "\""},
+                                           {"&#39;", "'"}};
+      size_t e = 0;
+      while (e < 5 && strncmp(p, ent[e][0], strlen(ent[e][0])))
+        e++;
+      if (e < 5) {
+        c[k++] = ent[e][1][0];
+        p += strlen(ent[e][0]);
+      } else {
+        cr_assert_neq(*p, '&', "an entity the templates do not write: %.10s",
+                      p);
+        c[k++] = *p++;
+      }
+    }
+    cmds[n++] = c;
+  }
+  return n;
+}
+
+/* The words a POSIX shell makes of `cmd`, run by /bin/sh in `dir` with
+ * its program replaced by printf: each word on a line of its own. */
+static char *shell_words(const char *cmd, const char *dir) {
+  const char *prog = "benchsite bisect ";
+  cr_assert_eq(strncmp(cmd, prog, strlen(prog)), 0, "%s", cmd);
+  char *script = ts_pathf("printf '%%s\\n' %s", cmd + strlen(prog));
+  char *out = ts_pathf("%s/words.txt", dir);
+  pid_t pid = fork();
+  cr_assert_geq(pid, 0);
+  if (pid == 0) {
+    if (chdir(dir) != 0 || !freopen(out, "w", stdout))
+      _exit(127);
+    execl("/bin/sh", "sh", "-c", script, (char *)NULL);
+    _exit(127);
+  }
+  int status;
+  cr_assert_eq(waitpid(pid, &status, 0), pid);
+  cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s", script);
+  return slurp(out);
+}
+
+Test(site, open_changes_show_the_bisect_command_for_their_range) {
+  char *dir = ts_own(ts_tmpdir("site_bisect"));
+  char *archive = ts_pathf("%s/archive", dir),
+       *out = ts_pathf("%s/public", dir);
+  /* The commit before the step: archive text that a shell would run, and
+   * HTML would take as markup, were it copied as it is. */
+  static const char hostile[] = "c8'$(touch pwned)`touch pwned2`;&|<b>";
+  /* sum steps from 10 to 15 us at the 9th run: the 9th run's paired
+   * change is an open regression (from its baseline commit), and the
+   * medians' change point is open (from the 8th run's commit). */
+  const char *prev = NULL;
+  for (int i = 1; i <= 16; i++) {
+    char commit[64], date[32];
+    snprintf(commit, sizeof commit, "c%d", i);
+    snprintf(date, sizeof date, "2026-04-%02dT00:00:00Z", i);
+    double before = i <= 9 ? 10.0 : 15.0, after = i <= 8 ? 10.0 : 15.0;
+    const tcase one[] = {{"sum", "", before, after}};
+    next_baseline_commit = prev;
+    add_run(archive, dir, i == 8 ? hostile : commit, date, "Development", one,
+            1);
+    prev = i == 8 ? hostile : ts_pathf("%s", commit);
+  }
+  build_ok(archive, out, NULL, 0);
+  char *page = slurp(ts_pathf("%s/%s.html", out, case_file("sum", "")));
+  char *cmds[4];
+  size_t n = commands_of(page, cmds, 4);
+  cr_assert_eq(n, 2, "the open regression and the open step: %s", page);
+  cr_assert_not_null(strstr(page, "The open significant regression lies "
+                                  "between <code title=\"commit c8&#39;"),
+                     "%s", page);
+  cr_assert_not_null(strstr(page, "The open step up lies between"), "%s", page);
+  for (size_t k = 0; k < n; k++) {
+    cr_assert_null(strstr(page, hostile), "the commit is escaped in HTML");
+    /* As a shell reads it: the commits are words, nothing runs. */
+    char *words = shell_words(cmds[k], dir);
+    cr_assert_str_eq(words, ts_pathf("--good\n%s\n--bad\nc9\n--filter\n"
+                                     "^sum$\n--build\nCMD\n--lib\nPATH\n",
+                                     hostile));
+    cr_assert(!ts_exists(ts_pathf("%s/pwned", dir)) &&
+                  !ts_exists(ts_pathf("%s/pwned2", dir)),
+              "nothing in the commit ran");
+  }
+  /* The regressions page: the command on the open rows. */
+  char *regs = slurp(ts_pathf("%s/regressions.html", out));
+  n = commands_of(regs, cmds, 4);
+  cr_assert_eq(n, 2, "%s", regs);
+  for (size_t k = 0; k < n; k++)
+    cr_assert_str_eq(shell_words(cmds[k], dir),
+                     ts_pathf("--good\n%s\n--bad\nc9\n--filter\n^sum$\n"
+                              "--build\nCMD\n--lib\nPATH\n",
+                              hostile));
+  /* index.json: the range of each open change. */
+  bs__jvalue *ij = json_file(ts_pathf("%s/index.json", out));
+  const bs__jvalue *jc = member(ij, "cases", BS__JARRAY);
+  const bs__jvalue *o = member(&jc->items[0], "open", BS__JOBJECT);
+  static const char *const kinds[] = {"regression", "change_point"};
+  for (size_t k = 0; k < 2; k++) {
+    const bs__jvalue *range =
+        member(member(o, kinds[k], BS__JOBJECT), "range", BS__JARRAY);
+    cr_assert_eq(range->n, 2);
+    cr_assert_str_eq(range->items[0].string, hostile);
+    cr_assert_str_eq(range->items[1].string, "c9");
+  }
+  member(o, "creep", BS__JNULL);
+  bs__json_free(ij);
+}
+
+Test(site, nothing_open_shows_no_bisect_command) {
+  char *dir = ts_own(ts_tmpdir("site_no_bisect"));
+  char *archive = ts_pathf("%s/archive", dir),
+       *out = ts_pathf("%s/public", dir);
+  add_run(archive, dir, "c1", "2026-03-01T00:00:00Z", "Development", two, 2);
+  next_baseline_commit = "c1";
+  add_run(archive, dir, "c2", "2026-03-02T00:00:00Z", "Development", two, 2);
+  build_ok(archive, out, NULL, 0);
+  static const char *const files[] = {"index.html", "regressions.html",
+                                      "index.json"};
+  for (size_t k = 0; k < 3; k++) {
+    char *text = slurp(ts_pathf("%s/%s", out, files[k]));
+    cr_assert_null(strstr(text, "bisect"), "%s: %s", files[k], text);
+    cr_assert_null(strstr(text, "range"), "%s: %s", files[k], text);
+  }
+  char *page = slurp(ts_pathf("%s/%s.html", out, case_file("sum", "")));
+  cr_assert_null(strstr(page, "Which commit"), "%s", page);
 }
 
 /* ---- Comparability ------------------------------------------------------- */

@@ -28,11 +28,14 @@ static const char usage_run[] =
     "  run      --out LOG --lib A=a.so --lib B=b.so   ";
 static const char usage_tail[] =
     "  manifest [--out M]          the environment manifest of this machine\n"
+    "  bisect   --good G --bad B --build CMD --lib PATH   which commit made\n"
+    "           the cases slower (exit 1 when found, 4 when undecided)\n"
     "\n"
     "Run 'benchsite COMMAND --help' for a command's options.\n"
     "Exit status: 0 success, 1 significant regression (compare) or findings\n"
-    "(check) or a different result (run), 2 bad input or usage, 3 internal\n"
-    "or I/O failure, 4 inconclusive cases (compare --fail-inconclusive).\n";
+    "(check) or a different result (run) or the culprit (bisect), 2 bad\n"
+    "input or usage, 3 internal or I/O failure, 4 inconclusive cases\n"
+    "(compare --fail-inconclusive) or an undecided range (bisect).\n";
 
 static void usage(FILE *f) {
   fputs(usage_head, f);
@@ -61,7 +64,7 @@ static const command commands[] = {
     {"noise", cli_cmd_noise},       {"check", cli_cmd_check},
     {"report", cli_cmd_report},     {"archive", cli_cmd_archive},
     {"site", cli_cmd_site},         {"run", cli_cmd_run},
-    {"manifest", cli_cmd_manifest},
+    {"manifest", cli_cmd_manifest}, {"bisect", cli_cmd_bisect},
 };
 
 int main(int argc, char **argv) {

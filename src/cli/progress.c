@@ -91,6 +91,22 @@ void cli_progress_show(cli_progress *p, int now, const char *fmt, ...) {
   p->last = t;
 }
 
+void cli_progress_event(cli_progress *p, const char *fmt, ...) {
+  if (p->quiet)
+    return;
+  char raw[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(raw, sizeof raw, fmt, ap);
+  va_end(ap);
+  /* Not on a terminal, a line however soon after the last one. */
+  double every = p->plain_every_s;
+  p->plain_every_s = 1e-9;
+  p->last = -1e300;
+  cli_progress_show(p, 1, "%s", raw);
+  p->plain_every_s = every;
+}
+
 void cli_progress_count(cli_progress *p, const char *cmd, const char *what,
                         size_t done, size_t total) {
   if (p->quiet || (!p->tty && !(p->plain_every_s > 0)))

@@ -35,6 +35,14 @@ void cli_progress_show(cli_progress *p, int now, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
+/* Shows the printf-formatted line at once, on a terminal (in place) or
+ * not (a line of its own): a step worth its line in a CI log, such as a
+ * bisection's next probe. Silent when quiet. */
+void cli_progress_event(cli_progress *p, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
 /* One stage of counted work, "benchsite CMD: WHAT DONE/TOTAL, 0:12
  * elapsed, about 0:18 left" (the time left from this stage's own pace,
  * once it has run a second): a new WHAT starts a new count, so each

@@ -396,6 +396,17 @@ void bs__site_open(const site *s, size_t c, site_open *o);
 /* A commit as the pages show it: "commit" in full and "commit_short", a
  * hexadecimal id cut to 12 digits as git abbreviates it. */
 void bs__site_set_commit(bs_tval *t, const char *commit);
+/* The `benchsite bisect` command for the commit range good..bad of a
+ * case (site_bisect.c): t's "good" and "bad" (as bs__site_set_commit) and
+ * "command", its commits and the case's name each one shell word, quoted
+ * where a shell would read them (a field left out when out of memory, as
+ * every builder call leaves it). */
+void bs__site_bisect_fields(bs_tval *t, const char *good, const char *bad,
+                            const char *benchmark, const char *dataset);
+/* The good commit of an open change of case c that begins at entry e: the
+ * baseline commit of that run (a paired regression), or the commit of
+ * the entry before it (a change point, `step` 1); NULL when not known. */
+const char *bs__site_open_good(const site *s, size_t c, size_t e, int step);
 /* regressions.html, feed.xml and index.json. */
 bs_status bs__site_regressions_page(site *s, bs_error *err);
 bs_status bs__site_feed(site *s, bs_error *err);

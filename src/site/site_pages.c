@@ -667,6 +667,28 @@ static void step_fields(const site *s, size_t c, bs_tval *root) {
   }
 }
 
+/* "Which commit?": the open regression and the open change point of case
+ * c, each with the bisect command over its commits (none: no list). */
+static void bisect_fields(const site *s, size_t c, bs_tval *root) {
+  const bs_history_case *hc = &s->h->cases[c];
+  const bs_history_open *op = &hc->open;
+  bs_tval *list = NULL;
+  for (int step = 0; step < 2; step++) {
+    if (step ? !op->step || op->step_index >= hc->nsteps : !op->regression)
+      continue;
+    size_t e = step ? hc->steps[op->step_index].entry : op->regression_entry;
+    const char *good = bs__site_open_good(s, c, e, step);
+    if (!good)
+      continue;
+    if (!list)
+      list = bs_tval_set_list(root, "bisect");
+    bs_tval *t = bs_tval_push_obj(list);
+    bs_tval_set_str(t, "what", step ? "step up" : "significant regression");
+    bs__site_bisect_fields(t, good, s->h->runs[hc->entries[e].run].commit,
+                           hc->benchmark, hc->dataset);
+  }
+}
+
 /* The data of case c's page into *out; `first` leaves out the links to
  * what the published site does not have yet. */
 static bs_status case_page_data(site *s, size_t c, int first, bs_tdata **out,
@@ -693,6 +715,7 @@ static bs_status case_page_data(site *s, size_t c, int first, bs_tdata **out,
   }
   creep_fields(s, root, hc);
   step_fields(s, c, root);
+  bisect_fields(s, c, root);
   bs_tval_set_strf(root, "json", "history/%s.json", sc->id);
   bs_tval_set_strf(root, "shown", "%zu", hc->nentries - sc->first_shown);
   bs_tval_set_bool(root, "truncated", sc->first_shown > 0);

@@ -148,6 +148,15 @@ bs_status bs__site_regressions_page(site *s, bs_error *err) {
       bs__site_set_commit(bs_tval_set_obj(t, "before"), f.before);
     bs__site_set_commit(bs_tval_set_obj(t, "after"), f.after);
     bs_tval_set_bool(t, "acknowledged", f.acked);
+    /* The open one of its case: the command that finds its commit. */
+    const bs_history_case *hc = &s->h->cases[ch->c];
+    site_open o;
+    bs__site_open(s, ch->c, &o);
+    if (f.before && f.before[0] &&
+        (ch->step ? o.step && o.step_index == ch->k
+                  : o.regression && o.regression_entry == ch->entry))
+      bs__site_bisect_fields(bs_tval_set_obj(t, "bisect"), f.before, f.after,
+                             hc->benchmark, hc->dataset);
   }
   free(cs.v);
   return bs__site_emit_page(s, "site_regressions", d, "regressions.html",
@@ -238,9 +247,10 @@ static bs_status put_num(bs__buf *b, double v) {
   return n ? bs__buf_append(b, t, n) : bs__buf_puts(b, "null");
 }
 
-/* {"run": ID, "commit": C, "pct": X} of entry e of case c. */
+/* {"run": ID, "commit": C, "pct": X} of entry e of case c, and with a
+ * `good` commit the range a bisection searches, "range": [good, C]. */
 static bs_status put_since(bs__buf *b, const site *s, size_t c, size_t e,
-                           double pct) {
+                           double pct, const char *good) {
   const bs_history_run *r = &s->h->runs[s->h->cases[c].entries[e].run];
   bs__buf_puts(b, "{\"run\": ");
   bs__json_string(b, r->id);
@@ -248,6 +258,13 @@ static bs_status put_since(bs__buf *b, const site *s, size_t c, size_t e,
   bs__json_string(b, r->commit);
   bs__buf_puts(b, ", \"pct\": ");
   put_num(b, pct);
+  if (good) {
+    bs__buf_puts(b, ", \"range\": [");
+    bs__json_string(b, good);
+    bs__buf_puts(b, ", ");
+    bs__json_string(b, r->commit);
+    bs__buf_putc(b, ']');
+  }
   return bs__buf_putc(b, '}');
 }
 
@@ -283,17 +300,19 @@ bs_status bs__site_index_json(site *s, bs_error *err) {
       bs__buf_puts(&b, "null");
     bs__buf_puts(&b, ", \"open\": {\"regression\": ");
     if (o.regression)
-      put_since(&b, s, c, o.regression_entry, o.regression_pct);
+      put_since(&b, s, c, o.regression_entry, o.regression_pct,
+                bs__site_open_good(s, c, o.regression_entry, 0));
     else
       bs__buf_puts(&b, "null");
     bs__buf_puts(&b, ", \"change_point\": ");
     if (o.step)
-      put_since(&b, s, c, hc->steps[o.step_index].entry, o.step_pct);
+      put_since(&b, s, c, hc->steps[o.step_index].entry, o.step_pct,
+                bs__site_open_good(s, c, hc->steps[o.step_index].entry, 1));
     else
       bs__buf_puts(&b, "null");
     bs__buf_puts(&b, ", \"creep\": ");
     if (o.creep)
-      put_since(&b, s, c, o.creep_entry, o.creep_pct);
+      put_since(&b, s, c, o.creep_entry, o.creep_pct, NULL);
     else
       bs__buf_puts(&b, "null");
     bs__buf_puts(&b, "}}");

@@ -14,6 +14,7 @@
 #   fetch-archive    check out the archive branch's tip (publish)
 #   site             benchsite site over the previous site (publish)
 #   finish           fail the job on a significant regression
+#   bisect           benchsite bisect between good and bad (bisect)
 #
 # Every value from the workflow arrives in the environment (never in the
 # script's text), and every value that came from a benchmark, a manifest
@@ -189,8 +190,8 @@ system_id() {
 cmd_prepare() {
   local task=${BS_TASK:-measure}
   case $task in
-  measure | publish) ;;
-  *) die "task: \"$task\" is not measure or publish" ;;
+  measure | publish | bisect) ;;
+  *) die "task: \"$task\" is not measure, publish or bisect" ;;
   esac
   local temp=${RUNNER_TEMP:-${TMPDIR:-/tmp}}
   mkdir -p "$temp"
@@ -287,6 +288,21 @@ cmd_prepare() {
   local proto=${BS_PROTOCOL:-}
   [[ -z $proto || $proto =~ ^[A-Za-z]+$ ]] || die "protocol: \"$proto\" is not a protocol name"
   state_set protocol "$proto"
+  if [ "$task" = bisect ]; then
+    local good=${BS_GOOD:-} bad=${BS_BAD:-HEAD}
+    [ -n "$good" ] || die "good: name the commit where the cases are fast (task bisect)"
+    case $good$bad in *$'\n'* | *$'\r'*) die "good, bad: one line each, please" ;; esac
+    state_set good "$good"
+    state_set bad "$bad"
+    local bisect_args=()
+    split_args bisect_args "${BS_BISECT_ARGS:-}" bisect-args
+    save_args "$BS_STATE/bisect_args" "${bisect_args[@]}"
+    output comment false
+    output archive false
+    prepare_build
+    echo "benchsite: bisect with harness $harness"
+    return
+  fi
   local duet=${BS_DUET:-auto}
   if [ "$duet" = auto ]; then
     # Both builds at once, each on its own CPU: the verdict lab's best
@@ -962,6 +978,80 @@ cmd_site() {
     die "benchsite site failed"
 }
 
+# ---- bisect ----------------------------------------------------------------
+
+# benchsite bisect in the checkout: each commit it measures is checked out
+# into a clean worktree of its own and built there by the user's build
+# commands (run by bash, as a run: step would run them, from a script this
+# step writes: benchsite itself starts no shell); the Markdown result is
+# the job summary.
+cmd_bisect() {
+  need_state
+  local bs out harness row flag bench head
+  bs=$(state_get benchsite)
+  out=$(state_get out)
+  harness=$(state_get harness)
+  row=$(harness_row "$harness")
+  flag=${row% *}
+  bench=$(state_get bench)
+  head=$(state_get head_dir)
+  # The range needs history: actions/checkout fetches one commit.
+  if [ "$(git -C "$head" rev-parse --is-shallow-repository)" = true ]; then
+    echo "benchsite: fetching the history of the shallow checkout"
+    git -C "$head" fetch --quiet --no-tags --unshallow origin
+  fi
+  local build=$BS_STATE/bisect-build.sh
+  {
+    # shellcheck disable=SC2016 # the script's own $1, not ours
+    printf '%s\n' '# benchsite bisect: the build of one commit, in its tree ($1)' \
+      'cd "$1" || exit 1' 'export BENCHSITE_TREE="$1"'
+    cat "$BS_STATE/build"
+    printf '\n'
+  } >"$build"
+  local prefix
+  prefix=$(state_get prefix)
+  local args=(bisect --repo "$head" --good "$(state_get good)"
+    --bad "$(state_get bad)"
+    --build "bash --noprofile --norc -eo pipefail $build {tree}"
+    "$flag" "$bench" --json "$out/bisect.json" --markdown "$out/bisect.md")
+  local v
+  v=$(state_get protocol)
+  [ -z "$v" ] || args+=(--protocol "$v")
+  local extra=()
+  mapfile -d '' extra <"$BS_STATE/bisect_args"
+  args+=("${extra[@]}")
+  rm -f "$out/bisect.json" "$out/bisect.md"
+  local status=0
+  BENCHSITE_INCLUDE=$prefix/include CPATH=$prefix/include${CPATH:+:$CPATH} \
+    "$bs" "${args[@]}" >"$out/bisect.txt" || status=$?
+  cat "$out/bisect.txt"
+  case $status in
+  0 | 1 | 4)
+    if [ ! -s "$out/bisect.md" ] || [ ! -s "$out/bisect.json" ]; then
+      BS_DIE_STATUS=3 die "benchsite bisect wrote no result"
+    fi
+    summary <"$out/bisect.md"
+    local outcome culprit
+    outcome=$(jq -r '.outcome' "$out/bisect.json")
+    culprit=$(jq -r '.culprit // ""' "$out/bisect.json")
+    case $outcome in found | no-step | undecided-range) ;; *) die "unexpected outcome from benchsite bisect" ;; esac
+    [[ -z $culprit || $culprit =~ ^[0-9a-f]{40}([0-9a-f]{24})?$ ]] ||
+      die "unexpected culprit from benchsite bisect"
+    output outcome "$outcome"
+    output culprit "$culprit"
+    output bisect-json "$out/bisect.json"
+    ;;
+  *)
+    {
+      echo "### benchsite bisect: no result (exit status $status)"
+      echo
+      echo "See the job's log."
+    } | summary
+    BS_DIE_STATUS=$status die "benchsite bisect failed (exit status $status): see the log above"
+    ;;
+  esac
+}
+
 # ---- finish ----------------------------------------------------------------
 
 cmd_finish() {
@@ -994,8 +1084,9 @@ archive-run)
 fetch-archive) cmd_fetch_archive ;;
 site) cmd_site ;;
 finish) cmd_finish ;;
+bisect) cmd_bisect ;;
 *)
-  echo "usage: benchsite-action.sh prepare|deps|build-benchsite|trees|build|measure|gate|comment|archive|archive-run|fetch-archive|site|finish" >&2
+  echo "usage: benchsite-action.sh prepare|deps|build-benchsite|trees|build|measure|gate|comment|archive|archive-run|fetch-archive|site|finish|bisect" >&2
   exit 2
   ;;
 esac

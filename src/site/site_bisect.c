@@ -1,0 +1,71 @@
+/* The site's "which commit?": for an open regression or change point, the
+ * `benchsite bisect` command over its commit range (the good commit before
+ * it, the bad one after), judged on its case alone. Commits and case names
+ * are archive text a pull request may have written: each is one shell word
+ * here, quoted when it holds anything a shell reads, and the page escapes
+ * the command as it escapes every value. */
+#include "site_int.h"
+
+#include "buf.h"
+
+#include <string.h>
+
+/* Bytes no POSIX shell reads specially anywhere in a word. */
+static int plain(const char *w) {
+  if (!*w)
+    return 0;
+  for (const char *p = w; *p; p++)
+    if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                "0123456789._/@+-=,:",
+                *p))
+      return 0;
+  return 1;
+}
+
+/* w as one shell word: as it is when plain, else in single quotes (where
+ * nothing is special but the quote itself, written '\''). */
+static void shell_word(bs__buf *b, const char *w) {
+  if (plain(w)) {
+    bs__buf_puts(b, w);
+    return;
+  }
+  bs__buf_putc(b, '\'');
+  for (const char *p = w; *p; p++) {
+    if (*p == '\'')
+      bs__buf_puts(b, "'\\''");
+    else
+      bs__buf_putc(b, *p);
+  }
+  bs__buf_putc(b, '\'');
+}
+
+void bs__site_bisect_fields(bs_tval *t, const char *good, const char *bad,
+                            const char *benchmark, const char *dataset) {
+  bs__buf b, f;
+  bs__buf_init(&b, BS__CAP_PAGE);
+  bs__buf_init(&f, BS__CAP_PAGE);
+  /* --filter: the case's exact name, anchored. */
+  bs__buf_printf(&f, "^%s%s%s$", benchmark, dataset[0] ? "/" : "", dataset);
+  bs__buf_puts(&b, "benchsite bisect --good ");
+  shell_word(&b, good);
+  bs__buf_puts(&b, " --bad ");
+  shell_word(&b, bad);
+  bs__buf_puts(&b, " --filter ");
+  shell_word(&b, f.data ? f.data : "");
+  bs__buf_puts(&b, " --build CMD --lib PATH");
+  bs__site_set_commit(bs_tval_set_obj(t, "good"), good);
+  bs__site_set_commit(bs_tval_set_obj(t, "bad"), bad);
+  if (!bs__buf_status(&b) && !bs__buf_status(&f))
+    bs_tval_set_str(t, "command", b.data);
+  bs__buf_release(&b);
+  bs__buf_release(&f);
+}
+
+const char *bs__site_open_good(const site *s, size_t c, size_t e, int step) {
+  const bs_history_case *hc = &s->h->cases[c];
+  if (e >= hc->nentries || (step && e == 0))
+    return NULL;
+  const char *good = step ? s->h->runs[hc->entries[e - 1].run].commit
+                          : s->h->runs[hc->entries[e].run].baseline_commit;
+  return good && good[0] ? good : NULL;
+}
