@@ -5,6 +5,7 @@
 #include "benchsite/analysis.h"
 #include "benchsite/archive.h"
 #include "benchsite/bisect.h"
+#include "benchsite/calibrate.h"
 #include "benchsite/bootstrap.h"
 #include "benchsite/check.h"
 #include "benchsite/compare.h"
