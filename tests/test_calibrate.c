@@ -238,3 +238,40 @@ Test(calibrate, a_library_calibrates_end_to_end, .timeout = 120) {
   cr_expect(ts_exists(ts_path(html, "index.html")));
   cr_expect(ts_exists(ts_path(html, "calibration.svg")));
 }
+
+/* compare --calibration: the runner's figures in the text and the
+ * comment's footer; a calibration of another machine is refused (status
+ * 2, naming the key), as a noise file is. */
+Test(calibrate, compare_shows_the_runner_and_refuses_a_foreign_calibration) {
+  char *log = ts_pathf("%s/examples/pr.csv", BENCHSITE_SOURCE_DIR);
+  char *env = ts_pathf("%s/examples/env.csv", BENCHSITE_SOURCE_DIR);
+  char *mine = ts_data("calibrate/runner.json");
+  char *foreign = ts_data("calibrate/foreign.json");
+  const char *line = "on this runner: identical code flagged in \u2264 11.3 % "
+                     "of runs, +5 % found in 92 % (calibrated 2026-12-01, 40 "
+                     "runs)";
+  ts_run r = ts_cli(NULL, (const char *[]){"compare", log, "--manifest", env,
+                                           "--calibration", mine, NULL});
+  cr_expect_eq(r.status, 1, "%d: %s", r.status, r.err); /* pr.csv regresses */
+  cr_expect(strstr(r.out, line) != NULL, "%s", r.out);
+  ts_run_free(&r);
+  r = ts_cli(NULL,
+             (const char *[]){"compare", log, "--manifest", env,
+                              "--calibration", mine, "--markdown", "-", NULL});
+  char *sub = ts_pathf("<sub>%s</sub>", line);
+  cr_expect(strstr(r.out, sub) != NULL, "%s", r.out);
+  ts_run_free(&r);
+  r = ts_cli(NULL, (const char *[]){"compare", log, "--manifest", env,
+                                    "--calibration", foreign, NULL});
+  cr_expect_eq(r.status, 2);
+  cr_expect(strstr(r.err, "not comparable") != NULL, "%s", r.err);
+  cr_expect(strstr(r.err, "machine") != NULL, "%s", r.err);
+  cr_expect_str_eq(r.out, "");
+  ts_run_free(&r);
+  /* Not a calibration at all: a noise file. */
+  char *aa = ts_pathf("%s/examples/aa.csv", BENCHSITE_SOURCE_DIR);
+  r = ts_cli(NULL, (const char *[]){"compare", log, "--manifest", env,
+                                    "--calibration", aa, NULL});
+  cr_expect_eq(r.status, 2);
+  ts_run_free(&r);
+}

@@ -6,6 +6,8 @@
 #include "benchsite/archive.h"
 #include "benchsite/bisect.h"
 #include "benchsite/calibrate.h"
+#include "benchsite/calibration.h"
+#include "benchsite/calibration_note.h"
 #include "benchsite/bootstrap.h"
 #include "benchsite/check.h"
 #include "benchsite/compare.h"

@@ -285,6 +285,11 @@ int cli_cmd_site(int argc, char **argv);
 int cli_read_noise_file(const char *path, const bs_manifest *env,
                         bs_metric metric, bs_noise_floors **floors);
 /* Warns on stderr when cases of r got no floor from the file `path`. */
+/* Reads a calibration (benchsite calibrate --json) into *out and refuses
+ * one measured on a setup not comparable with `env` (the run's manifest).
+ * Returns 0 or an exit code after printing the error (2 for bad input). */
+int cli_read_calibration(const char *path, const bs_manifest *env,
+                         bs_calibration_summary **out);
 void cli_warn_missing_floors(const char *path, const bs_compare_result *r);
 
 #endif

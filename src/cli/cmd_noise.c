@@ -188,6 +188,27 @@ int cli_read_noise_file(const char *path, const bs_manifest *env,
   return 0;
 }
 
+int cli_read_calibration(const char *path, const bs_manifest *env,
+                         bs_calibration_summary **out) {
+  bs_error err;
+  bs_error_clear(&err);
+  char *text = NULL;
+  size_t len = 0;
+  *out = NULL;
+  if (bs_read_file(path, NOISE_FILE_LIMIT, &text, &len, &err))
+    return cli_report_input(&err);
+  bs_status st = bs_calibration_summary_parse(path, text, len, out, &err);
+  free(text);
+  if (!st)
+    st = bs_calibration_summary_check_environment(*out, path, env, &err);
+  if (st) {
+    bs_calibration_summary_free(*out);
+    *out = NULL;
+    return cli_report_input(&err);
+  }
+  return 0;
+}
+
 void cli_warn_missing_floors(const char *path, const bs_compare_result *r) {
   if (r->without_floor)
     cli_errorf("warning: %s: no noise floor for %zu of %zu case%s; they "
