@@ -216,9 +216,9 @@ static bs_status judge_log(judge *g, const char *text, size_t len,
     }
     bs_log_free(scaled);
     scaled = NULL;
-    if ((st = scaled_log(&g->scaled, log, 1 + g->o->plants[p] / 100.0)) ||
-        !(scaled = bs_log_new())) {
-      st = bs__oom(err);
+    bs_status made = scaled_log(&g->scaled, log, 1 + g->o->plants[p] / 100.0);
+    if (made || !(scaled = bs_log_new())) {
+      st = made ? bs__oom_as(err, made) : bs__oom(err);
       break;
     }
     st = bs_log_read_buffer(scaled, "scaled run", g->scaled.data, g->scaled.len,
@@ -467,13 +467,16 @@ bs_status bs_calibrate_run(const bs_calibrate_options *o, bs_calibration **out,
   judge_release(&g);
   if (st)
     return st;
-  (*out)->budget_hit = budget_hit;
-  (*out)->seconds = seconds_since(&rc.t0);
+  bs_calibration *c = *out;
+  if (!c)
+    return bs_error_set(err, BS_EINTERNAL, NULL, 0, "no calibration");
+  c->budget_hit = budget_hit;
+  c->seconds = seconds_since(&rc.t0);
   const char *date =
       o->environment ? bs_manifest_get(o->environment, "date") : NULL;
-  if (date && strlen(date) < sizeof(*out)->date)
-    snprintf((*out)->date, sizeof(*out)->date, "%s", date);
+  if (date && strlen(date) < sizeof c->date)
+    snprintf(c->date, sizeof c->date, "%s", date);
   else
-    now_utc((*out)->date, sizeof(*out)->date);
+    now_utc(c->date, sizeof c->date);
   return BS_OK;
 }
