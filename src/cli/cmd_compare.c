@@ -49,7 +49,9 @@ static const char usage_head[] =
     "                     sees on this runner (identical code flagged in\n"
     "                     <= X % of runs, +5 % found in Y %). Needs\n"
     "                     --manifest: a calibration from another machine or\n"
-    "                     setup (comparability keys) is refused\n"
+    "                     setup (comparability keys) is refused. A\n"
+    "                     directory (an archive's calibrations/): the\n"
+    "                     newest one there of this setup, if any\n"
     "";
 /* The rest (one string literal may hold at most 4095 bytes). */
 static const char usage_rest[] =

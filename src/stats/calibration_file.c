@@ -3,14 +3,18 @@
 #include "benchsite/calibration.h"
 
 #include "benchsite/date.h"
+#include "fsutil.h"
 #include "jsonread.h"
 #include "lmath.h"
 #include "oom.h"
+#include "strlist.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 void bs_calibration_summary_free(bs_calibration_summary *s) {
   if (!s)
@@ -133,38 +137,145 @@ fail:
   return st;
 }
 
-bs_status bs_calibration_summary_check_environment(
-    const bs_calibration_summary *s, const char *name, const bs_manifest *run,
-    bs_error *err) {
-  if (!bs_manifest_count(s->environment))
-    return bs_error_set(err, BS_EINPUT, name, 0,
-                        "the calibration records no environment, so nobody "
-                        "can tell which setup its figures hold for; run "
-                        "benchsite calibrate again");
-  if (!run || !bs_manifest_count(run))
-    return bs_error_set(err, BS_EINPUT, name, 0,
-                        "this run has no environment manifest, so nobody "
-                        "can tell whether the calibration was measured on "
-                        "its setup; give --manifest");
+/* Why s does not hold for `run` ("" when it does), the run called
+ * `label`: a missing environment, or every comparability key that
+ * differs with both values. */
+static void difference(const bs_calibration_summary *s, const bs_manifest *run,
+                       const char *label, char *out, size_t n) {
+  out[0] = '\0';
+  if (!bs_manifest_count(s->environment)) {
+    snprintf(out, n,
+             "the calibration records no environment, so nobody can tell "
+             "which setup its figures hold for; run benchsite calibrate "
+             "again");
+    return;
+  }
+  if (!run || !bs_manifest_count(run)) {
+    snprintf(out, n,
+             "%s has no environment manifest, so nobody can tell whether "
+             "the calibration was measured on its setup",
+             label);
+    return;
+  }
   const char *diff[BS_MANIFEST_NCOMPARABILITY];
   size_t nd = 0;
   if (bs_manifest_comparable(run, s->environment, diff, &nd))
-    return BS_OK;
-  char keys[768] = "";
-  size_t used = 0;
+    return;
+  int w = snprintf(out, n,
+                   "the calibration was measured on a setup not comparable "
+                   "with %s: ",
+                   label);
+  size_t used = w > 0 && (size_t)w < n ? (size_t)w : 0;
   for (size_t k = 0; k < nd; k++) {
     const char *va = bs_manifest_comparability_value(run, diff[k]);
     const char *vb = bs_manifest_comparability_value(s->environment, diff[k]);
-    int w = snprintf(keys + used, sizeof keys - used,
-                     "%s%s (this run \"%.60s\", the calibration \"%.60s\")",
-                     used ? ", " : "", diff[k], va ? va : "missing",
-                     vb ? vb : "missing");
-    if (w > 0 && (size_t)w < sizeof keys - used)
+    w = snprintf(out + used, n - used,
+                 "%s%s (%s \"%.60s\", the calibration \"%.60s\")",
+                 k ? ", " : "", diff[k], label, va ? va : "missing",
+                 vb ? vb : "missing");
+    if (w > 0 && (size_t)w < n - used)
       used += (size_t)w;
   }
-  return bs_error_set(err, BS_EINPUT, name, 0,
-                      "the calibration was measured on a setup not "
-                      "comparable with this run: %s; calibrate on this "
-                      "setup",
-                      keys);
+  snprintf(out + used, n - used, "; calibrate on this setup");
+}
+
+size_t bs_calibration_summary_difference(const bs_calibration_summary *s,
+                                         const bs_manifest *run,
+                                         const char *label, char *out,
+                                         size_t n) {
+  if (!n)
+    return 0;
+  difference(s, run, label, out, n);
+  return strlen(out);
+}
+
+bs_status bs_calibration_summary_check_environment(
+    const bs_calibration_summary *s, const char *name, const bs_manifest *run,
+    bs_error *err) {
+  char why[768];
+  difference(s, run, "this run", why, sizeof why);
+  if (!why[0])
+    return BS_OK;
+  /* The run's own missing manifest is the command's to give. */
+  if (bs_manifest_count(s->environment) && (!run || !bs_manifest_count(run)))
+    return bs_error_set(err, BS_EINPUT, name, 0, "%s; give --manifest", why);
+  return bs_error_set(err, BS_EINPUT, name, 0, "%s", why);
+}
+
+/* ---- Choosing among a directory's calibrations --------------------------- */
+
+/* The most one calibration file may hold: far past what any writes. */
+#define CALIBRATION_FILE_LIMIT ((size_t)16 << 20)
+
+static int is_json(const char *name) {
+  size_t n = strlen(name);
+  return name[0] != '.' && n > 5 && !strcmp(name + n - 5, ".json");
+}
+
+void bs_calibration_pick_release(bs_calibration_pick *p) {
+  bs_calibration_summary_free(p->chosen);
+  bs_calibration_summary_free(p->newest);
+  memset(p, 0, sizeof *p);
+}
+
+/* Whether calibration a (file an) is newer than b (file bn). */
+static int newer(const bs_calibration_summary *a, const char *an,
+                 const bs_calibration_summary *b, const char *bn) {
+  int c = bs_date_cmp(a->date, b->date);
+  return c ? c > 0 : strcmp(an, bn) > 0;
+}
+
+bs_status bs_calibration_pick_dir(const char *dir, const bs_manifest *run,
+                                  const char *label, bs_calibration_pick *p,
+                                  bs_error *err) {
+  memset(p, 0, sizeof *p);
+  char **names = NULL;
+  size_t n = 0;
+  struct stat sb;
+  if (stat(dir, &sb) != 0 && errno == ENOENT)
+    return BS_OK; /* no such directory: no calibration */
+  bs_status st = bs__list_dir(dir, is_json, &names, &n, err);
+  if (st)
+    return st;
+  for (size_t i = 0; i < n && !st; i++) {
+    char *path = bs__path_join(dir, names[i]);
+    char *text = NULL;
+    size_t len = 0;
+    bs_calibration_summary *s = NULL;
+    if (!path) {
+      st = bs__oom(err);
+      break;
+    }
+    st = bs__read_regular(path, BS__OPEN_NOFOLLOW, CALIBRATION_FILE_LIMIT,
+                          &text, &len, err);
+    if (!st)
+      st = bs_calibration_summary_parse(path, text, len, &s, err);
+    free(text);
+    free(path);
+    if (st)
+      break;
+    p->read++;
+    char why[sizeof p->why];
+    int fits =
+        !bs_calibration_summary_difference(s, run, label, why, sizeof why);
+    bs_calibration_summary **slot = fits ? &p->chosen : &p->newest;
+    char *slot_name = fits ? p->chosen_name : p->newest_name;
+    const size_t name_cap = sizeof p->chosen_name;
+    if (!*slot || newer(s, names[i], *slot, slot_name)) {
+      bs_calibration_summary_free(*slot);
+      *slot = s;
+      snprintf(slot_name, name_cap, "%s", names[i]);
+      if (!fits)
+        snprintf(p->why, sizeof p->why, "%s", why);
+    } else {
+      bs_calibration_summary_free(s);
+    }
+  }
+  bs__strlist_free(names, n);
+  if (!st && p->chosen) {
+    bs_calibration_summary_free(p->newest);
+    p->newest = NULL;
+    p->newest_name[0] = p->why[0] = '\0';
+  }
+  return st;
 }

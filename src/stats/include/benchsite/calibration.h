@@ -46,8 +46,44 @@ bs_calibration_summary_check_environment(const bs_calibration_summary *s,
                                          const char *name,
                                          const bs_manifest *run, bs_error *err);
 
+/* Writes into out (n bytes, NUL-terminated when n > 0) why the
+ * calibration does not hold for `run`, the run called `label` ("the
+ * newest run"): a missing environment, or every comparability key that
+ * differs with both values; "" when it holds. Returns its length (0:
+ * comparable). */
+size_t bs_calibration_summary_difference(const bs_calibration_summary *s,
+                                         const bs_manifest *run,
+                                         const char *label, char *out,
+                                         size_t n);
+
 /* NULL is a no-op. */
 void bs_calibration_summary_free(bs_calibration_summary *s);
+
+/* The choice among the calibrations a directory keeps (an archive's
+ * calibrations/, one file a calibration). */
+typedef struct bs_calibration_pick {
+  size_t read; /* calibrations read (every *.json of the directory) */
+  /* The newest (by "date", then by file name) whose environment is
+   * comparable with the run, or NULL. */
+  bs_calibration_summary *chosen;
+  char chosen_name[256]; /* its file name */
+  /* When none is comparable and one was read: the newest of them, and
+   * why it does not apply (bs_calibration_summary_difference, the run
+   * called `label`). */
+  bs_calibration_summary *newest;
+  char newest_name[256];
+  char why[768];
+} bs_calibration_pick;
+
+/* Reads every regular *.json file directly in `dir` (none, or no such
+ * directory: p->read 0, BS_OK) as a calibration and chooses for `run`.
+ * BS_EINPUT naming file and line for a file that is no calibration (a
+ * damaged one is never skipped in silence), BS_EIO, BS_ENOMEM. Release p
+ * with bs_calibration_pick_release, also after an error. */
+bs_status bs_calibration_pick_dir(const char *dir, const bs_manifest *run,
+                                  const char *label, bs_calibration_pick *p,
+                                  bs_error *err);
+void bs_calibration_pick_release(bs_calibration_pick *p);
 
 #ifdef __cplusplus
 }
