@@ -143,6 +143,7 @@ typedef struct site {
   bs_output_dir *od;
   const char *tmp; /* the build directory, od's */
   int out_exists;
+  int cal_applies; /* the calibration (cal) holds for the newest run */
   bs_archive *ar;
   bs_acks *acks;
   /* Cache keys: the build of benchsite and the seed (analyses); with the
@@ -191,7 +192,6 @@ typedef struct site {
    * NULL; cal_pick owns the archive's. */
   const bs_calibration_summary *cal;
   const char *cal_name;
-  int cal_applies;
   size_t cal_read; /* the archive's calibrations read */
   char cal_why[768];
   bs_calibration_pick cal_pick;

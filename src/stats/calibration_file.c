@@ -252,8 +252,11 @@ bs_status bs_calibration_pick_dir(const char *dir, const bs_manifest *run,
       st = bs_calibration_summary_parse(path, text, len, &s, err);
     free(text);
     free(path);
-    if (st)
+    if (st || !s) { /* parse gives a summary whenever it succeeds */
+      if (!st)
+        st = bs__oom(err);
       break;
+    }
     p->read++;
     char why[sizeof p->why];
     int fits =
