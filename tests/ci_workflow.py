@@ -912,12 +912,85 @@ const fs = require("fs");
         check(subprocess.run([self.binary, "archive", "verify", "--archive",
                               clone]).returncode == 0,
               "benchsite archive verify passes on the branch")
+        self.check_calibrate(fast, a)
         self.check_bisect()
         print(f"\n(simulated runs took {time.monotonic() - t0:.1f} s)")
 
         print("\n== actionlint", flush=True)
         linted = self.actionlint()
         return linted
+
+    def check_calibrate(self, head, archived):
+        """task: calibrate (a weekly schedule) on main's tip with the archive
+        job's setup and a tiny calibration: the JSON lands on the archive
+        branch as calibrations/DATE-HASH.json; then a pages job shows the
+        runner's figures on the index, and a gate job's comment ends with
+        them (compare --calibration over the branch's calibrations/)."""
+        print("\n######## task calibrate: the runner's calibration on the "
+              "archive branch", flush=True)
+        action = next(st["uses"] for st in self.wf["jobs"]["archive"]["steps"]
+                      if "/benchsite/.github/actions/benchsite@"
+                      in st.get("uses", ""))
+        with_ = {"task": "calibrate", "build": FAST_BUILD,
+                 "bench": "build/libbench.so",
+                 "calibrate-args": "--reps 2 --runs 1 --blocks 4 --plants 5"}
+        spec = {"runs-on": "ubuntu-latest",
+                "permissions": {"contents": "write"},
+                "steps": [{"uses": "actions/checkout@v4"},
+                          {"uses": action, "id": "cal", "with": with_}]}
+        ctx = self.context("schedule", head, "refs/heads/main")
+        j = Job(self, "calibrate", spec, ctx, "calibrate", {}, None, False)
+        j.run()
+        out = j.action_outputs
+        check(j.status == "success", "task calibrate: the job succeeds",
+              j.step_status)
+        name = out.get("calibration-file", "")
+        check(re.fullmatch(r"calibrations/\d{8}T\d{6}Z-[0-9a-f]{12}\.json",
+                           name), "output calibration-file", out)
+        stored = git("show", f"refs/heads/benchsite-archive:{name}",
+                     cwd=self.origin, capture=True)
+        doc = json.loads(stored)
+        check(doc["schema"] == "benchsite.calibration/1" and
+              doc["reps"] == 2 and doc["environment"].get("protocol")
+              == "Shared", "the branch holds the calibration, of the "
+              "archive job's setup", doc.get("environment"))
+        check(os.path.isfile(os.path.join(j.artifacts["benchsite-report"],
+                                          "calibration.json")),
+              "the artifact holds the calibration")
+        check("what the gate sees on this runner" in j.summary(),
+              "the calibration is the job summary")
+        p = self.job("pages", ctx, "calibrate-pages",
+                     needs={"archive": archived})
+        check(p.status == "success", "the pages job after it succeeds")
+        # A library's calibration is measured without duet, which is a
+        # comparability key: the archived runs (duet on two CPUs) are of
+        # another setup, and the index says so instead of the figures.
+        with open(os.path.join(p.site_dir, "index.html")) as f:
+            index = f.read()
+        duet = len(os.sched_getaffinity(0)) >= 2
+        if duet:
+            check("No calibration of this runner applies to the newest run"
+                  in index and name.split("/")[1] in index and
+                  "duet (the newest run &quot;1&quot;" in index,
+                  "the site's index names the calibration as not applying")
+        else:
+            check("On this runner: identical code flagged in" in index and
+                  name.split("/")[1] in index,
+                  "the site's index shows the runner's figures")
+        # A pull request's gate of the calibration's setup (duet: false):
+        # the comment's footer has the figures.
+        self.api.comments = []
+        merge = git("rev-parse", "refs/pull/7/merge", cwd=self.origin,
+                    capture=True).strip()
+        ctx = self.context("pull_request", merge, "refs/pull/7/merge")
+        g = self.job("gate", ctx, "calibrate-gate",
+                     override=dict(FAST, duet="false"))
+        with open(g.action_outputs["comment-file"]) as f:
+            body = f.read()
+        check("on this runner: identical code flagged in" in body,
+              "the gate's comment ends with the runner's figures", body[-600:])
+        check(g.action_outputs.get("calibration", "").endswith(
+            "/calibrations"), "output calibration (measure)", g.action_outputs)
 
     def check_bisect(self):
         """task: bisect on a branch of six commits after main's second, the

@@ -30,6 +30,7 @@ LINKS = {
     "site": ["views"],
     "run": ["analysis"],
     "bisect": ["run", "views"],
+    "calibrate": ["run", "views"],
 }
 #One private header of each layer that has one.
 PRIVATE = {

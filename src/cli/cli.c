@@ -838,6 +838,9 @@ int cli_render_outputs(const cli_args *a, cli_html *html, const char *command,
   nouts = 0;
   if (!rc && text)
     fwrite(text, 1, text_len, stdout);
+  /* The runner's calibration (compare --calibration), after the text. */
+  if (!rc && text && o && o->footer_note)
+    printf("%s\n", o->footer_note);
 done:
   for (size_t i = 0; i < nouts; i++)
     free(outs[i].data);

@@ -284,6 +284,18 @@ int cli_cmd_site(int argc, char **argv);
  * printing the error. */
 int cli_read_noise_file(const char *path, const bs_manifest *env,
                         bs_metric metric, bs_noise_floors **floors);
+/* Reads a calibration (benchsite calibrate --json) into *out and refuses
+ * one measured on a setup not comparable with `env` (the run's manifest).
+ * A directory (an archive's calibrations/) gives the newest calibration
+ * in it measured on env's setup; when none is, *out stays NULL and a
+ * warning says why. Returns 0 or an exit code after printing the error
+ * (2 for bad input). */
+int cli_read_calibration(const char *path, const bs_manifest *env,
+                         bs_calibration_summary **out);
+/* Reads a calibration file into *out without checking its setup (the
+ * site checks it against the archive's newest run). Returns 0 or an exit
+ * code after printing the error (2 for bad input, with file and line). */
+int cli_parse_calibration(const char *path, bs_calibration_summary **out);
 /* Warns on stderr when cases of r got no floor from the file `path`. */
 void cli_warn_missing_floors(const char *path, const bs_compare_result *r);
 

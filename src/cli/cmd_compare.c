@@ -5,12 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char usage[] =
+static const char usage_head[] =
     "usage: benchsite compare LOG... [--manifest M]... --baseline B "
     "--candidate C\n"
     "                         [--mode confirmatory|hotspot] [--threshold "
     "PCT]\n"
     "                         [--level PCT] [--seed N] [--noise NOISE.json]\n"
+    "                         [--calibration CAL.json]\n"
     "                         [--metric wall|cpu|rss] [--family-wise]\n"
     "                         [--fail-inconclusive] [--link-base URL]\n"
     "                         [--quiet]\n"
@@ -43,6 +44,17 @@ static const char usage[] =
     "                     Needs --manifest: a file measured on a setup not\n"
     "                     comparable with it, or recorded without a\n"
     "                     manifest, is refused\n"
+    "  --calibration FILE JSON from 'benchsite calibrate' on this setup: the\n"
+    "                     text and the comment's footer say what the gate\n"
+    "                     sees on this runner (identical code flagged in\n"
+    "                     <= X % of runs, +5 % found in Y %). Needs\n"
+    "                     --manifest: a calibration from another machine or\n"
+    "                     setup (comparability keys) is refused. A\n"
+    "                     directory (an archive's calibrations/): the\n"
+    "                     newest one there of this setup, if any\n"
+    "";
+/* The rest (one string literal may hold at most 4095 bytes). */
+static const char usage_rest[] =
     "  --family-wise      confirmatory only: the exit status counts only\n"
     "                     regressions that survive Holm's correction at\n"
     "                     2.5 % over all the cases (always reported; only\n"
@@ -76,14 +88,12 @@ static const char usage[] =
     "failure.\n";
 
 static const cli_opt opts[] = {
-    {"manifest", 1, 1},  {"baseline", 1, 0},
-    {"candidate", 1, 0}, {"mode", 1, 0},
-    {"threshold", 1, 0}, {"level", 1, 0},
-    {"seed", 1, 0},      {"noise", 1, 0},
-    {"json", 1, 0},      {"markdown", 1, 0},
-    {"html", 1, 0},      {"family-wise", 0, 0},
-    {"metric", 1, 0},    {"fail-inconclusive", 0, 0},
-    {"link-base", 1, 0}, {"quiet", 0, 0},
+    {"manifest", 1, 1},    {"baseline", 1, 0},  {"candidate", 1, 0},
+    {"mode", 1, 0},        {"threshold", 1, 0}, {"level", 1, 0},
+    {"seed", 1, 0},        {"noise", 1, 0},     {"calibration", 1, 0},
+    {"json", 1, 0},        {"markdown", 1, 0},  {"html", 1, 0},
+    {"family-wise", 0, 0}, {"metric", 1, 0},    {"fail-inconclusive", 0, 0},
+    {"link-base", 1, 0},   {"quiet", 0, 0},
 };
 
 /* Each mode and its exit rules; the options a mode cannot honour are
@@ -115,7 +125,12 @@ static const compare_mode modes[] = {
 };
 
 int cli_cmd_compare(int argc, char **argv) {
+  static char usage[sizeof usage_head + sizeof usage_rest - 1];
+  memcpy(usage, usage_head, sizeof usage_head - 1);
+  memcpy(usage + sizeof usage_head - 1, usage_rest, sizeof usage_rest);
   bs_noise_floors *floors = NULL;
+  bs_calibration_summary *cal = NULL;
+  char note[256];
   bs_markdown_options md_options;
   memset(&md_options, 0, sizeof md_options);
   bs_error err;
@@ -194,6 +209,13 @@ int cli_cmd_compare(int argc, char **argv) {
   if ((s = cli_get(&cmd.a, "noise")) &&
       (rc = cli_read_noise_file(s, env, o.metric, &floors)))
     goto done;
+  const char *cal_path = cli_get(&cmd.a, "calibration");
+  if (cal_path && (rc = cli_read_calibration(cal_path, env, &cal)))
+    goto done;
+  if (cal) {
+    bs_calibration_note(cal, note, sizeof note);
+    md_options.footer_note = note;
+  }
 
   /* One comparison (its mode, delta, level, seed and noise floors) for
    * every output. The --html report's case pages chart the bootstrap
@@ -233,5 +255,6 @@ int cli_cmd_compare(int argc, char **argv) {
 done:
   rc = cli_cmd_end(&cmd, rc);
   bs_noise_floors_free(floors);
+  bs_calibration_summary_free(cal);
   return rc;
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static const char usage[] =
     "usage: benchsite noise LOG... [--manifest M] --a A --b B\n"
@@ -183,6 +184,66 @@ int cli_read_noise_file(const char *path, const bs_manifest *env,
   if (st) {
     bs_noise_floors_free(*floors);
     *floors = NULL;
+    return cli_report_input(&err);
+  }
+  return 0;
+}
+
+int cli_parse_calibration(const char *path, bs_calibration_summary **out) {
+  bs_error err;
+  bs_error_clear(&err);
+  char *text = NULL;
+  size_t len = 0;
+  *out = NULL;
+  if (bs_read_file(path, NOISE_FILE_LIMIT, &text, &len, &err))
+    return cli_report_input(&err);
+  bs_status st = bs_calibration_summary_parse(path, text, len, out, &err);
+  free(text);
+  return st ? cli_report_input(&err) : 0;
+}
+
+/* The newest calibration of the directory `dir` measured on env's
+ * setup, or none (a warning says why). */
+static int pick_calibration(const char *dir, const bs_manifest *env,
+                            bs_calibration_summary **out) {
+  bs_error err;
+  bs_error_clear(&err);
+  bs_calibration_pick p;
+  if (bs_calibration_pick_dir(dir, env, "this run", &p, &err)) {
+    bs_calibration_pick_release(&p);
+    return cli_report_input(&err);
+  }
+  if (p.chosen) {
+    *out = p.chosen;
+    p.chosen = NULL;
+  } else if (!p.read) {
+    cli_errorf("warning: %s: no calibration there (*.json); the runner's "
+               "figures are left out",
+               dir);
+  } else {
+    cli_errorf("warning: %s: none of its %zu calibration%s was measured on "
+               "this run's setup (the newest, %s: %s); the runner's figures "
+               "are left out",
+               dir, p.read, p.read == 1 ? "" : "s", p.newest_name, p.why);
+  }
+  bs_calibration_pick_release(&p);
+  return 0;
+}
+
+int cli_read_calibration(const char *path, const bs_manifest *env,
+                         bs_calibration_summary **out) {
+  bs_error err;
+  bs_error_clear(&err);
+  *out = NULL;
+  struct stat sb;
+  if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+    return pick_calibration(path, env, out);
+  int rc = cli_parse_calibration(path, out);
+  if (rc)
+    return rc;
+  if (bs_calibration_summary_check_environment(*out, path, env, &err)) {
+    bs_calibration_summary_free(*out);
+    *out = NULL;
     return cli_report_input(&err);
   }
   return 0;

@@ -15,7 +15,7 @@ static const char usage[] =
     "                      [--seed N] [--metric wall|cpu|rss]\n"
     "                      [--gnuplot PROGRAM] [--full]\n"
     "                      [--detail-runs K] [--jobs N] [--static DIR]\n"
-    "                      [--quiet]\n"
+    "                      [--calibration F] [--quiet]\n"
     "\n"
     "Builds a static site of every run in the archive: each run's report,\n"
     "an index of runs (newest first) with their verdicts, and per case a\n"
@@ -46,6 +46,12 @@ static const char usage[] =
     "                     rendering charts, N at once (default: the CPUs)\n"
     "  --static DIR       files copied into the site on every build, e.g.\n"
     "                     CNAME and .nojekyll for GitHub Pages\n"
+    "  --calibration F    JSON from 'benchsite calibrate': the index and the\n"
+    "                     regressions page say what the gate sees on this\n"
+    "                     runner; one measured on a setup other than the\n"
+    "                     newest run's is named there as not applying.\n"
+    "                     Default: the newest of the archive's\n"
+    "                     calibrations/*.json of the newest run's setup\n"
     "  --quiet            no progress on standard error (runs analysed,\n"
     "                     reports, pages, charts: a line updated in place on\n"
     "                     a terminal, else a line every 10 s)\n"
@@ -61,9 +67,10 @@ static const char usage[] =
     "Exit status: 0 site written, 2 bad input or usage, 3 failure.\n";
 
 static const cli_opt opts[] = {
-    {"archive", 1, 0}, {"out", 1, 0},    {"templates", 1, 0},   {"seed", 1, 0},
-    {"gnuplot", 1, 0}, {"full", 0, 0},   {"detail-runs", 1, 0}, {"jobs", 1, 0},
-    {"static", 1, 0},  {"metric", 1, 0}, {"quiet", 0, 0},
+    {"archive", 1, 0},     {"out", 1, 0},     {"templates", 1, 0},
+    {"seed", 1, 0},        {"gnuplot", 1, 0}, {"full", 0, 0},
+    {"detail-runs", 1, 0}, {"jobs", 1, 0},    {"static", 1, 0},
+    {"metric", 1, 0},      {"quiet", 0, 0},   {"calibration", 1, 0},
 };
 
 /* The build's stages, each counted once: the library reports the runs
@@ -111,6 +118,7 @@ int cli_cmd_site(int argc, char **argv) {
   memset(&prog, 0, sizeof prog);
   cli_signals old;
   int handlers = 0;
+  bs_calibration_summary *cal = NULL;
   int rc = cli_start(argc, argv, opts, sizeof opts / sizeof opts[0], usage, &a);
   if (rc || a.help)
     goto done;
@@ -148,6 +156,10 @@ int cli_cmd_site(int argc, char **argv) {
     rc = cli_usage_error("site: --static %s: not a directory", o.static_dir);
     goto done;
   }
+  if ((o.calibration_name = cli_get(&a, "calibration")) &&
+      (rc = cli_parse_calibration(o.calibration_name, &cal)))
+    goto done;
+  o.calibration = cal;
   o.gnuplot = cli_get(&a, "gnuplot");
   o.full = cli_flag(&a, "full");
   o.templates_dir = cli_get(&a, "templates");
@@ -212,6 +224,7 @@ int cli_cmd_site(int argc, char **argv) {
 done:
   if (handlers)
     cli_signals_restore(&old);
+  bs_calibration_summary_free(cal);
   rc = cli_finish(&a, rc);
   return rc;
 }

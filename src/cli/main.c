@@ -60,11 +60,12 @@ typedef struct command {
 } command;
 
 static const command commands[] = {
-    {"compare", cli_cmd_compare},   {"tune", cli_cmd_tune},
-    {"noise", cli_cmd_noise},       {"check", cli_cmd_check},
-    {"report", cli_cmd_report},     {"archive", cli_cmd_archive},
-    {"site", cli_cmd_site},         {"run", cli_cmd_run},
-    {"manifest", cli_cmd_manifest}, {"bisect", cli_cmd_bisect},
+    {"compare", cli_cmd_compare},     {"tune", cli_cmd_tune},
+    {"noise", cli_cmd_noise},         {"check", cli_cmd_check},
+    {"report", cli_cmd_report},       {"archive", cli_cmd_archive},
+    {"site", cli_cmd_site},           {"run", cli_cmd_run},
+    {"manifest", cli_cmd_manifest},   {"bisect", cli_cmd_bisect},
+    {"calibrate", cli_cmd_calibrate},
 };
 
 int main(int argc, char **argv) {

@@ -44,5 +44,6 @@ int cli_measure_write(cli_output *outs, size_t n);
 int cli_cmd_run(int argc, char **argv);
 int cli_cmd_manifest(int argc, char **argv);
 int cli_cmd_bisect(int argc, char **argv);
+int cli_cmd_calibrate(int argc, char **argv);
 
 #endif

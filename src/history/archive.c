@@ -404,8 +404,8 @@ static int is_leftover(const char *name) {
 }
 
 /* Whether a directory without FORMAT may become an archive: it holds at
- * most an empty runs/, hidden entries and the leftovers of an interrupted
- * creation. */
+ * most an empty runs/, calibrations/, hidden entries and the leftovers of
+ * an interrupted creation. */
 static bs_status may_initialise(const char *dir, bs_error *err) {
   char **names;
   size_t n;
@@ -418,6 +418,9 @@ static bs_status may_initialise(const char *dir, bs_error *err) {
      * .tmp-*) are not content: an archive may live at the top of a git
      * checkout. */
     if (e[0] == '.' || is_leftover(e))
+      continue;
+    /* The runner's calibrations (benchsite calibrate) may come first. */
+    if (!strcmp(e, "calibrations"))
       continue;
     if (!strcmp(e, RUNS_NAME)) {
       char *runs = bs__path_join(dir, RUNS_NAME);

@@ -226,9 +226,12 @@ static bs_status put_row(sched *s, size_t impl, const rcase *c, uint64_t n,
 /* The calls impl makes besides a batch of n: a planted slowdown's. */
 static uint64_t planted(const sched *s, size_t impl, uint64_t n) {
   const bs_run_options *o = s->o;
-  if (!(o->plant_pct > 0) || impl != o->plant_impl)
+  double pct = o->plant_pcts           ? o->plant_pcts[impl]
+               : impl == o->plant_impl ? o->plant_pct
+                                       : 0;
+  if (!(pct > 0))
     return 0;
-  return (uint64_t)bs__ceil((double)n * o->plant_pct / 100.0);
+  return (uint64_t)bs__ceil((double)n * pct / 100.0);
 }
 
 /* One batch of n calls of impl on c, its answer into *a. */

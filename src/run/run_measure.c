@@ -74,6 +74,12 @@ static bs_status check_options(const bs_run_options *o, bs_error *err) {
     return bs_error_set(err, BS_EUSAGE, NULL, 0,
                         "a planted slowdown is 0 to 1000 %% of a library "
                         "impl's work");
+  for (size_t i = 0; o->plant_pcts && i < o->nimpls; i++)
+    if (!(o->plant_pcts[i] >= 0 && o->plant_pcts[i] <= 1000) ||
+        (o->plant_pcts[i] > 0 && o->mode != BS_RUN_LIBRARY))
+      return bs_error_set(err, BS_EUSAGE, NULL, 0,
+                          "a planted slowdown is 0 to 1000 %% of a library "
+                          "impl's work");
   const char *labels[] = {o->benchmark, o->dataset, o->filter};
   for (size_t i = 0; i < 3; i++)
     if (labels[i] && !bs__run_valid_utf8(labels[i]))

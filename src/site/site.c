@@ -216,6 +216,7 @@ static void site_release(site *s) {
   bs__buf_release(&s->files);
   bs__buf_release(&s->seen);
   bs_templates_free(s->tpl);
+  bs_calibration_pick_release(&s->cal_pick);
   bs_acks_free(s->acks);
   bs_archive_free(s->ar);
 }
@@ -241,7 +242,9 @@ bs_status bs_site_build(const char *archive_dir, const char *out_dir,
   /* The runs into the history model, which the pages render. */
   if ((st = start(&s, archive_dir, err)) ||
       (st = bs__site_analyse_runs(&s, err)) ||
-      (st = bs_history_finish(s.h, s.acks, err)) || (st = name_cases(&s, err)))
+      (st = bs_history_finish(s.h, s.acks, err)) ||
+      (st = name_cases(&s, err)) ||
+      (st = bs__site_calibration(&s, archive_dir, err)))
     goto done;
   bs__site_choose_detail(&s);
   if ((st = bs__site_reports(&s, err)))

@@ -13,6 +13,7 @@
  *                   into the published site, removing what it drops
  *   site_state.c    the state and stamps files (the incremental cache)
  *                   and the cache keys
+ *   site_calibration.c the runner's calibration the index shows
  * The statistics they show are the history model's (benchsite/history.h):
  * the site renders it and computes none. */
 #ifndef BENCHSITE_SITE_INT_H
@@ -142,6 +143,7 @@ typedef struct site {
   bs_output_dir *od;
   const char *tmp; /* the build directory, od's */
   int out_exists;
+  int cal_applies; /* the calibration (cal) holds for the newest run */
   bs_archive *ar;
   bs_acks *acks;
   /* Cache keys: the build of benchsite and the seed (analyses); with the
@@ -185,6 +187,14 @@ typedef struct site {
   size_t nqueue, qcap;
   bs_templates *tpl;
   bs_site_summary sum;
+  /* The runner's calibration (site_calibration.c): the one the pages
+   * show (cal_applies) or the one that does not apply (cal_why), or
+   * NULL; cal_pick owns the archive's. */
+  const bs_calibration_summary *cal;
+  const char *cal_name;
+  size_t cal_read; /* the archive's calibrations read */
+  char cal_why[768];
+  bs_calibration_pick cal_pick;
   /* Renders every chart of the build, the reports' and the history's,
    * while the build goes on; finished before the state is written. */
   bs_plot_pool *pool;
@@ -223,6 +233,17 @@ static inline void bs__site_fp_end(bs__sha256 *h,
   bs__sha256_final(h, d);
   bs__sha256_tohex(d, out);
 }
+
+/* ---- site_calibration.c: the runner's calibration ---------------------- */
+
+/* Chooses the calibration the pages show: the given one, else the
+ * newest of ARCHIVE/calibrations/ (bs_calibration_pick_dir) measured on
+ * the newest run's setup. BS_EINPUT for an archive file that is no
+ * calibration (file and line), BS_EIO, BS_ENOMEM. */
+bs_status bs__site_calibration(site *s, const char *archive_dir, bs_error *err);
+/* The page fields "calibration" (applies, note, name, date, why, read)
+ * under root; nothing without a calibration. */
+void bs__site_calibration_fields(const site *s, bs_tval *root);
 
 /* ---- site_state.c: the state, the stamps, the cache keys, file names ----- */
 

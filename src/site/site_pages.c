@@ -369,6 +369,7 @@ bs_status bs__site_index_page(site *s, bs_error *err) {
     env_status(s, i, t);
   }
   group_list(s, root, 1);
+  bs__site_calibration_fields(s, root);
   if (open_cases(s, root)) {
     bs_tdata_free(d);
     return bs__oom(err);

@@ -128,6 +128,7 @@ bs_status bs__site_regressions_page(site *s, bs_error *err) {
   bs__site_page_common(s, root, "Regressions", "regressions.html");
   bs_tval_set_strf(root, "count", "%zu", cs.n);
   bs_tval_set_bool(root, "any", cs.n > 0);
+  bs__site_calibration_fields(s, root);
   bs_tval *list = bs_tval_set_list(root, "changes");
   char buf[64];
   for (size_t i = 0; i < cs.n; i++) {

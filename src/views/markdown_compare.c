@@ -677,6 +677,8 @@ static bs_status md_pieces(md_compare *m, const bs_compare_result *r,
                      : "hotspot (exploratory)",
                  r->options.threshold_pct,
                  bs__metric_phrase(mphrase, sizeof mphrase, r->options.metric));
+  if (o && o->footer_note)
+    bs__buf_printf(b, "\n<sub>%s</sub>\n", o->footer_note);
   /* The first failure, in the order the pieces were written. */
   const bs_status each[] = {bs__buf_status(&m->head),
                             m->rows.st,

@@ -15,6 +15,9 @@
 #   site             benchsite site over the previous site (publish)
 #   finish           fail the job on a significant regression
 #   bisect           benchsite bisect between good and bad (bisect)
+#   calibrate        benchsite calibrate on the head, stored on the archive
+#                    branch (calibrations/DATE-HASH.json) (calibrate)
+#   fetch-calibrations  the archive branch's calibrations/, for compare
 #
 # Every value from the workflow arrives in the environment (never in the
 # script's text), and every value that came from a benchmark, a manifest
@@ -190,8 +193,8 @@ system_id() {
 cmd_prepare() {
   local task=${BS_TASK:-measure}
   case $task in
-  measure | publish | bisect) ;;
-  *) die "task: \"$task\" is not measure, publish or bisect" ;;
+  measure | publish | bisect | calibrate) ;;
+  *) die "task: \"$task\" is not measure, publish, bisect or calibrate" ;;
   esac
   local temp=${RUNNER_TEMP:-${TMPDIR:-/tmp}}
   mkdir -p "$temp"
@@ -321,6 +324,9 @@ cmd_prepare() {
   split_args compare_args "${BS_COMPARE_ARGS:-}" compare-args
   save_args "$BS_STATE/run_args" "${run_args[@]}"
   save_args "$BS_STATE/compare_args" "${compare_args[@]}"
+  local calibrate_args=()
+  split_args calibrate_args "${BS_CALIBRATE_ARGS:-}" calibrate-args
+  save_args "$BS_STATE/calibrate_args" "${calibrate_args[@]}"
   local flag
   flag=$(bool "${BS_FAMILY_WISE:-true}")
   state_set family_wise "$flag"
@@ -335,9 +341,12 @@ cmd_prepare() {
   *) comment=$(bool "$comment") ;;
   esac
   [[ ${BS_PR_NUMBER:-} =~ ^[0-9]+$ ]] || comment=false
+  [ "$task" != calibrate ] || comment=false
   case $archive in
   auto)
-    if [ "$event" = push ] && [ -n "$default" ] &&
+    if [ "$task" = calibrate ]; then
+      archive=true
+    elif [ "$event" = push ] && [ -n "$default" ] &&
       [ "${GITHUB_REF:-}" = "refs/heads/$default" ]; then
       archive=true
     else
@@ -348,6 +357,7 @@ cmd_prepare() {
   esac
   state_set pr "${BS_PR_NUMBER:-}"
   state_set comment "$comment"
+  state_set archive "$archive"
   output comment "$comment"
   output archive "$archive"
   prepare_build
@@ -505,7 +515,9 @@ cmd_build() {
     echo "benchsite: no build command: measuring the trees as they are"
     return
   fi
-  for tree in base head; do
+  local trees=(base head)
+  [ "$(state_get task)" != calibrate ] || trees=(head)
+  for tree in "${trees[@]}"; do
     dir=$(state_get "${tree}_dir")
     echo "::group::benchsite: build of the $tree ($dir)"
     # The user's own build command, run as a run: step would run it, in
@@ -519,6 +531,31 @@ cmd_build() {
 }
 
 # ---- measure ---------------------------------------------------------------
+
+# Appends to the array named by $1 the options of the setup that measure
+# and calibrate share (protocol, duet, profile, dtype, manifest-set), so a
+# calibration is of the same setup as the runs it is shown beside.
+setup_args() {
+  local -n to=$1
+  local v line
+  v=$(state_get protocol)
+  [ -z "$v" ] || to+=(--protocol "$v")
+  # Said either way: run's own default is side by side where it can be.
+  if [ "$(state_get duet)" = true ]; then
+    to+=(--duet)
+  else
+    to+=(--sequential)
+  fi
+  v=$(state_get profile)
+  [ -z "$v" ] || to+=(--profile "$v")
+  v=$(state_get dtype)
+  [ -z "$v" ] || to+=(--dtype "$v")
+  while IFS= read -r line || [ -n "$line" ]; do
+    line=${line%$'\r'}
+    [ -n "${line//[[:blank:]]/}" ] || continue
+    to+=(--set "$line")
+  done <"$BS_STATE/manifest_set"
+}
 
 cmd_measure() {
   need_state
@@ -534,25 +571,7 @@ cmd_measure() {
   base=$(state_get base_dir)
   local args=(run --out "$out/log.csv" --manifest-out "$out/env.csv"
     --commit "$(state_get head_sha)" --baseline-commit "$(state_get base_sha)")
-  local v
-  v=$(state_get protocol)
-  [ -z "$v" ] || args+=(--protocol "$v")
-  # Said either way: run's own default is side by side where it can be.
-  if [ "$(state_get duet)" = true ]; then
-    args+=(--duet)
-  else
-    args+=(--sequential)
-  fi
-  v=$(state_get profile)
-  [ -z "$v" ] || args+=(--profile "$v")
-  v=$(state_get dtype)
-  [ -z "$v" ] || args+=(--dtype "$v")
-  local line
-  while IFS= read -r line || [ -n "$line" ]; do
-    line=${line%$'\r'}
-    [ -n "${line//[[:blank:]]/}" ] || continue
-    args+=(--set "$line")
-  done <"$BS_STATE/manifest_set"
+  setup_args args
   args+=("$flag" "base=$(resolve_bench "$kind" "$base" "$bench")"
     "$flag" "head=$(resolve_bench "$kind" "$head" "$bench")")
   # A harness that runs inside a tree runs inside each build's.
@@ -580,6 +599,11 @@ cmd_gate() {
   local args=(compare "$log" --manifest "$env"
     --json "$out/compare.json" --markdown "$out/comment.md")
   [ "$(state_get family_wise)" = false ] || args+=(--family-wise)
+  # The runner's calibrations (fetch-calibrations): compare takes the
+  # newest of this run's setup, or says there is none.
+  if [ -d "$BS_STATE/calibrations" ]; then
+    args+=(--calibration "$BS_STATE/calibrations")
+  fi
   local extra=()
   mapfile -d '' extra <"$BS_STATE/compare_args"
   args+=("${extra[@]}")
@@ -864,8 +888,9 @@ archive_push() { # BENCHSITE LOG MANIFEST WORKDIR (REMOTE BRANCH TRIES TOKEN set
   checkout_tip "$dir"
   if [ -n "$TIP" ]; then
     git -C "$dir" checkout --quiet -B "$BRANCH" "$TIP"
-    # Never build on a damaged archive.
-    "$bs" archive verify --archive "$dir" ||
+    # Never build on a damaged archive (a branch that holds only the
+    # runner's calibrations so far is no archive yet).
+    [ ! -e "$dir/FORMAT" ] || "$bs" archive verify --archive "$dir" ||
       BS_DIE_STATUS=1 die "benchsite archive verify fails on the tip of $BRANCH: nothing was pushed"
   else
     git -C "$dir" checkout --quiet --orphan "$BRANCH"
@@ -938,7 +963,7 @@ archive_push() { # BENCHSITE LOG MANIFEST WORKDIR (REMOTE BRANCH TRIES TOKEN set
     fi
     # The rebased commit still adds exactly this run (and ID, to a tip
     # without one).
-    stray=$(git -C "$dir" diff --name-only "$TIP" HEAD | grep -v -e "^runs/$id/" -e '^ID$' || true)
+    stray=$(git -C "$dir" diff --name-only "$TIP" HEAD | grep -v -e "^runs/$id/" -e '^ID$' -e '^FORMAT$' || true)
     [ -z "$stray" ] || die "internal: the rebased run $id changes files outside its directory"
   done
 }
@@ -976,6 +1001,165 @@ cmd_site() {
   mapfile -d '' extra <"$BS_STATE/site_args"
   "$bs" site --archive "$BS_STATE/archive" --out "$site" "${extra[@]}" ||
     die "benchsite site failed"
+}
+
+# ---- calibrate, fetch-calibrations -----------------------------------------
+
+# benchsite calibrate on the head's build, with measure's setup (protocol,
+# duet, profile, dtype, manifest-set) so that compare and the site take
+# it for the runs of that setup; the calibration is stored on the archive
+# branch as calibrations/DATE-HASH.json (DATE its date, HASH of its
+# content): a file of its own that is never changed, so pushes from other
+# jobs never conflict with it.
+cmd_calibrate() {
+  need_state
+  local bs out harness row flag kind bench head
+  bs=$(state_get benchsite)
+  out=$(state_get out)
+  harness=$(state_get harness)
+  row=$(harness_row "$harness")
+  flag=${row% *}
+  kind=${row#* }
+  bench=$(state_get bench)
+  head=$(state_get head_dir)
+  local sha
+  sha=$(git -C "$head" rev-parse --verify HEAD) || die "cannot read the head commit"
+  local args=(calibrate --json "$out/calibration.json"
+    --html "$out/calibration" --commit "$sha")
+  local setup=() w
+  setup_args setup
+  if [ "$harness" = lib ] && [ "$(state_get duet)" = true ]; then
+    warn "a library's calibration is measured without --duet, and duet is a comparability key: it applies to runs measured with duet: false, not to this setup's duet runs"
+  fi
+  for w in "${setup[@]}"; do
+    # A library's calibration interleaves its copies in the same blocks,
+    # one impl at a time: no duet (not a comparability key).
+    [[ $harness = lib && ($w = --duet || $w = --sequential) ]] || args+=("$w")
+  done
+  args+=("$flag" "head=$(resolve_bench "$kind" "$head" "$bench")")
+  [ "$kind" != dir ] || args+=(--dir "$head")
+  local extra=()
+  mapfile -d '' extra <"$BS_STATE/calibrate_args"
+  args+=("${extra[@]}")
+  rm -rf "$out/calibration.json" "$out/calibration"
+  (cd "$head" && "$bs" "${args[@]}" >"$out/calibration.txt") || {
+    local rc=$?
+    BS_DIE_STATUS=$rc die "benchsite calibrate failed (exit status $rc): see the log above"
+  }
+  cat "$out/calibration.txt"
+  [ -s "$out/calibration.json" ] || BS_DIE_STATUS=3 die "benchsite calibrate wrote no calibration"
+  output calibration "$out/calibration.json"
+  {
+    echo "### benchsite calibrate: what the gate sees on this runner"
+    echo
+    echo "<pre>"
+    html_escape <"$out/calibration.txt"
+    echo "</pre>"
+  } | summary
+  if [ "$(state_get archive)" != true ]; then
+    echo "benchsite: archive is false: the calibration is only in the artifact"
+    return 0
+  fi
+  REMOTE=$(state_get archive_remote)
+  BRANCH=$(state_get archive_branch)
+  TRIES=$(state_get archive_retries)
+  TOKEN=${BS_TOKEN:-}
+  calibration_push "$out/calibration.json" "$BS_STATE/archive"
+}
+
+calibration_push() { # FILE WORKDIR (REMOTE BRANCH TRIES TOKEN set)
+  local file=$1 dir=$2
+  export GIT_AUTHOR_NAME=benchsite GIT_COMMITTER_NAME=benchsite
+  export GIT_AUTHOR_EMAIL=benchsite@users.noreply.github.com
+  export GIT_COMMITTER_EMAIL=benchsite@users.noreply.github.com
+  local date hash name
+  date=$(jq -r '.date' "$file") || die "cannot read the calibration's date"
+  [[ $date =~ ^([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2}) ]] ||
+    die "unexpected date in the calibration"
+  date=${BASH_REMATCH[1]}${BASH_REMATCH[2]}${BASH_REMATCH[3]}T${BASH_REMATCH[4]}${BASH_REMATCH[5]}${BASH_REMATCH[6]}Z
+  hash=$(sha256sum <"$file")
+  name=calibrations/$date-${hash:0:12}.json
+  rm -rf "$dir"
+  git init --quiet "$dir"
+  git -C "$dir" remote add origin "$REMOTE"
+  checkout_tip "$dir"
+  if [ -n "$TIP" ]; then
+    git -C "$dir" checkout --quiet -B "$BRANCH" "$TIP"
+  else
+    git -C "$dir" checkout --quiet --orphan "$BRANCH"
+  fi
+  mkdir -p "$dir/calibrations"
+  cp "$file" "$dir/$name"
+  git -C "$dir" add -- "$name"
+  if git -C "$dir" diff --cached --quiet; then
+    echo "benchsite: $name is already on $BRANCH"
+    output calibration-file "$name"
+    return 0
+  fi
+  git -C "$dir" commit --quiet -m "benchsite: calibration $name"
+  local attempt=1 err=$dir.push.err
+  while :; do
+    if agit -C "$dir" push --quiet origin "HEAD:refs/heads/$BRANCH" 2>"$err"; then
+      echo "benchsite: $name stored on $BRANCH (attempt $attempt)"
+      output calibration-file "$name"
+      return 0
+    fi
+    tr -d '\000-\010\013-\037' <"$err" >&2
+    [ "$attempt" -lt "$TRIES" ] ||
+      BS_DIE_STATUS=3 die "no push of $BRANCH accepted in $TRIES attempts: the calibration is not stored (it is in the artifact)"
+    warn "push of $name rejected (attempt $attempt of $TRIES): another job went first; rebasing onto it"
+    backoff "$attempt"
+    attempt=$((attempt + 1))
+    local old=$TIP
+    checkout_tip "$dir"
+    [ -n "$TIP" ] || continue # still no branch: push the same commit again
+    if [ -n "$old" ]; then
+      git -C "$dir" rebase --quiet --onto "$TIP" "$old" >/dev/null 2>"$err"
+    else
+      git -C "$dir" rebase --quiet --root --onto "$TIP" >/dev/null 2>"$err"
+    fi || {
+      cat "$err" >&2
+      git -C "$dir" rebase --abort 2>/dev/null || true
+      die "rebasing $name onto the new tip of $BRANCH conflicts: nothing was pushed"
+    }
+    local stray
+    stray=$(git -C "$dir" diff --name-only "$TIP" HEAD | grep -vxF -- "$name" || true)
+    [ -z "$stray" ] || die "internal: the rebased calibration changes other files"
+  done
+}
+
+# The archive branch's calibrations/ into $BS_STATE/calibrations, for
+# compare --calibration (the newest of the run's setup). No branch, or
+# none there: nothing. A failure to read them costs the footer, never the
+# gate: a warning.
+cmd_fetch_calibrations() {
+  need_state
+  REMOTE=$(state_get archive_remote)
+  BRANCH=$(state_get archive_branch)
+  TOKEN=${BS_TOKEN:-}
+  local dir=$BS_STATE/calibrations-repo
+  rm -rf "$dir" "$BS_STATE/calibrations"
+  output calibration ""
+  if ! (
+    # (errexit is off inside the condition: every step says so itself)
+    git init --quiet "$dir" || exit 1
+    git -C "$dir" remote add origin "$REMOTE" || exit 1
+    checkout_tip "$dir"
+    [ -n "$TIP" ] || exit 0
+    git -C "$dir" cat-file -e "$TIP:calibrations" 2>/dev/null || exit 0
+    agit -C "$dir" checkout --quiet "$TIP" -- calibrations || exit 1
+    mv "$dir/calibrations" "$BS_STATE/calibrations" || exit 1
+  ); then
+    rm -rf "$BS_STATE/calibrations"
+    warn "cannot read the runner's calibrations from $BRANCH: the verdict goes without them"
+    return 0
+  fi
+  if [ -d "$BS_STATE/calibrations" ]; then
+    echo "benchsite: $(find "$BS_STATE/calibrations" -maxdepth 1 -name '*.json' | wc -l) calibration(s) on $BRANCH"
+    output calibration "$BS_STATE/calibrations"
+  else
+    echo "benchsite: no calibration on $BRANCH (task: calibrate stores one)"
+  fi
 }
 
 # ---- bisect ----------------------------------------------------------------
@@ -1085,8 +1269,10 @@ fetch-archive) cmd_fetch_archive ;;
 site) cmd_site ;;
 finish) cmd_finish ;;
 bisect) cmd_bisect ;;
+calibrate) cmd_calibrate ;;
+fetch-calibrations) cmd_fetch_calibrations ;;
 *)
-  echo "usage: benchsite-action.sh prepare|deps|build-benchsite|trees|build|measure|gate|comment|archive|archive-run|fetch-archive|site|finish|bisect" >&2
+  echo "usage: benchsite-action.sh prepare|deps|build-benchsite|trees|build|measure|gate|comment|archive|archive-run|fetch-archive|site|finish|bisect|calibrate|fetch-calibrations" >&2
   exit 2
   ;;
 esac

@@ -123,6 +123,11 @@ typedef struct bs_run_options {
    * real work. 0: none. */
   double plant_pct;
   size_t plant_impl;
+  /* Or a planted slowdown for every impl (NULL: none but plant_pct's):
+   * plant_pcts[i] (nimpls entries, each 0 to 1000) for impl i, so that
+   * one run measures several plants beside an unplanted pair; it replaces
+   * plant_pct and plant_impl. */
+  const double *plant_pcts;
   /* Duet (exactly two impls): each block runs the two impls' batches at
    * the same time, each in its own measuring process pinned to its own
    * CPU (the first two CPUs this process may use), released together by

@@ -13,6 +13,10 @@
  *                           series per comparability group, paired verdicts
  *   charts/case-HASH-*.svg  the history charts
  *   style.css               the assets
+ *
+ * The index and regressions pages show the runner's calibration
+ * (calibrations/NAME.json in the archive, or one given): what the gate
+ * sees on the setup of the newest run.
  *   .benchsite-site         the marker and the state of the incremental
  *                           build (hashes and cached per-run results)
  *
@@ -45,6 +49,7 @@
 #ifndef BENCHSITE_SITE_H
 #define BENCHSITE_SITE_H
 
+#include "benchsite/calibration.h"
 #include "benchsite/error.h"
 #include "benchsite/history.h"
 
@@ -82,6 +87,14 @@ typedef struct bs_site_options {
    * logo): the regular files directly in this directory, dot files
    * included. NULL: none. */
   const char *static_dir;
+  /* The runner's calibration (`benchsite calibrate --json`) the index and
+   * regressions pages show, named `calibration_name` there; NULL: the
+   * newest of the archive's calibrations/ *.json measured on the newest
+   * run's setup, if any. Shown as applying only when its environment is
+   * comparable with the newest run's manifest; otherwise the pages say
+   * why instead (never an error). */
+  const bs_calibration_summary *calibration;
+  const char *calibration_name;
   /* CPUs the build uses: threads analysing runs at once (before any
    * chart renders), then gnuplot processes rendering at once; 0: the
    * online CPUs. The output does not depend on it. */

@@ -38,6 +38,10 @@ typedef struct bs_markdown_options {
    * followed by two hex digits too), so no URL can end a link, break a
    * table or add markup. NULL: no links. */
   const char *link_base;
+  /* A line for the comment's footer, written as is (NULL: none): the
+   * runner's calibration (bs_calibration_note, which prints only safe
+   * text). */
+  const char *footer_note;
 } bs_markdown_options;
 
 /* BS_OK when `url` can be a link_base: it starts with http:// or https://
