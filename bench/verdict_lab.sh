@@ -36,9 +36,10 @@
 #                        of 10-200 ms at about 30 % duty; 1 or 2 busy
 #                        processes per CPU; one streaming copy over
 #                        2 x 256 MiB
-#   --configs LIST       PRESET[+duet][+fresh],... with PRESET one of
-#                        default (no --protocol), dev, gate, shared;
-#                        +duet adds --duet, +fresh adds --fresh block,
+#   --configs LIST       PRESET[+duet][+seq][+fresh],... with PRESET one
+#                        of default (no --protocol), dev, gate, shared;
+#                        +duet adds --duet, +seq --sequential (the two
+#                        builds one after the other), +fresh --fresh block,
 #                        +runsN measures N runs (N fresh measuring
 #                        processes) of the preset's blocks / N each, or
 #                        of M each with +blocksM after it.
@@ -237,6 +238,9 @@ config_flags() { # CONFIG -> flags on stdout, or status 1 and a note on stderr
       return 1
     fi
     flags="$flags --duet" ;;
+  esac
+  case $1 in *+seq*)
+    flags="$flags --sequential" ;;
   esac
   case $1 in *+fresh*)
     if [ $has_fresh = 0 ]; then
