@@ -1015,6 +1015,61 @@ Test(run_batch, every_impl_of_a_case_uses_the_largest_calibrated_n) {
   }
 }
 
+/* Two files of the same bytes are one build: whatever their calibrations
+ * measured (here "bypath" does 20 times the work in b's copy, set up
+ * second, as a build measured on a loaded CPU seems to), they share one
+ * batch size; different builds 20 times apart keep their own (below). */
+Test(run_batch, identical_builds_never_keep_split_batch_sizes) {
+  char *dir = ts_own(ts_tmpdir("run_same_build"));
+  char *log = ts_own(ts_path(dir, "log.csv"));
+  char *copy[2] = {ts_own(ts_path(dir, "fast_probe.so")),
+                   ts_own(ts_path(dir, "slow_probe.so"))};
+  for (size_t w = 0; w < 2; w++) {
+    FILE *in = fopen(lib("probe"), "rb"), *out = fopen(copy[w], "wb");
+    cr_assert(in && out);
+    char buf[65536];
+    size_t got;
+    while ((got = fread(buf, 1, sizeof buf, in)) > 0)
+      cr_assert_eq(fwrite(buf, 1, got, out), got);
+    cr_assert(!ferror(in));
+    fclose(in);
+    cr_assert_eq(fclose(out), 0);
+  }
+  const char *args[] = {"--sequential",
+                        "--runs",
+                        "1",
+                        "--max-runs",
+                        "1",
+                        "--blocks",
+                        "3",
+                        "--filter",
+                        "bypath",
+                        "--lib",
+                        impl("a", copy[0]),
+                        "--lib",
+                        impl("b", copy[1]),
+                        NULL};
+  static row rows[1024];
+  size_t n = run_log(log, args, rows, 1024);
+  const row *cal[2][64], *conf[2][64];
+  const char *who[] = {"a", "b"};
+  uint64_t own[2], used[2];
+  for (size_t w = 0; w < 2; w++) {
+    size_t nc = pick(rows, n, "calibration", who[w], cal[w], 64);
+    size_t nf = pick(rows, n, "confirm", who[w], conf[w], 64);
+    cr_assert(nc > 0 && nf == 3);
+    own[w] = strtoull(cal[w][nc - 1]->f[F_N], NULL, 10);
+    used[w] = strtoull(conf[w][0]->f[F_N], NULL, 10);
+  }
+  /* The calibrations did end apart (else this test shows nothing)... */
+  cr_assert(own[0] > 4 * own[1], "a %llu, b %llu", (unsigned long long)own[0],
+            (unsigned long long)own[1]);
+  /* ...and both measure with the larger n. */
+  cr_expect_eq(used[0], own[0]);
+  cr_expect_eq(used[1], own[0], "b measures with %llu, not a's %llu",
+               (unsigned long long)used[1], (unsigned long long)own[0]);
+}
+
 Test(run_batch, impls_more_than_4x_apart_keep_their_own_n_and_check_agrees) {
   char *dir = ts_own(ts_tmpdir("run_apart"));
   char *log = ts_own(ts_path(dir, "log.csv"));

@@ -43,6 +43,7 @@ typedef struct sched {
   bs__rep *reps;     /* a block's answers, per impl */
   bs_run_result *r;
   int cpu[2]; /* duet: the two CPUs */
+  int same;   /* every impl is the same build: one batch size always */
   double done, total;
 } sched;
 
@@ -345,6 +346,45 @@ static bs_status calibrate(sched *s, size_t impl, rcase *c, uint64_t run,
   return BS_OK;
 }
 
+/* Whether files a and b hold the same bytes (0 when either cannot be
+ * read). */
+static int same_file_bytes(const char *a, const char *b) {
+  FILE *fa = fopen(a, "rb"), *fb = fa ? fopen(b, "rb") : NULL;
+  int same = fa && fb;
+  static char x[65536], y[65536];
+  while (same) {
+    size_t na = fread(x, 1, sizeof x, fa), nb = fread(y, 1, sizeof y, fb);
+    same = na == nb && !memcmp(x, y, na) && !ferror(fa) && !ferror(fb);
+    if (na < sizeof x)
+      break;
+  }
+  if (fa)
+    fclose(fa);
+  if (fb)
+    fclose(fb);
+  return same;
+}
+
+/* Whether every impl is one build: libraries of the same bytes, or the
+ * same command run in the same directory. Identical code then never
+ * keeps split batch sizes, whatever a loaded calibration measured. */
+static int same_builds(const bs_run_options *o) {
+  if (o->nimpls < 2 || (o->mode != BS_RUN_LIBRARY && o->mode != BS_RUN_COMMAND))
+    return 0;
+  for (size_t i = 1; i < o->nimpls; i++) {
+    const bs_run_impl *a = &o->impls[0], *b = &o->impls[i];
+    if (o->mode == BS_RUN_COMMAND) {
+      if (strcmp(a->target, b->target) ||
+          strcmp(a->dir ? a->dir : "", b->dir ? b->dir : ""))
+        return 0;
+    } else if (strcmp(a->target, b->target) &&
+               !same_file_bytes(a->target, b->target)) {
+      return 0;
+    }
+  }
+  return 1;
+}
+
 /* One batch size per case: the largest calibrated n for every impl,
  * unless the calibrated per-call times are too far apart for one size
  * (then each keeps its own). Batches of different sizes bias the paired
@@ -352,7 +392,7 @@ static bs_status calibrate(sched *s, size_t impl, rcase *c, uint64_t run,
  * batch leaves differ with its length. */
 static void one_batch_size(const sched *s, rcase *c) {
   size_t k = s->o->nimpls;
-  if (bs_protocol_batch_apart(c->cal_pc, c->cal_cpu, k))
+  if (!s->same && bs_protocol_batch_apart(c->cal_pc, c->cal_cpu, k))
     return;
   uint64_t nmax = c->batch[0];
   for (size_t i = 1; i < k; i++)
@@ -638,6 +678,7 @@ bs_status bs__run_blocks(const bs_run_options *o, bs_run_result *r,
 
   if (o->duet && (st = duet_cpus(&s, err)))
     goto done;
+  s.same = same_builds(o);
   if (o->mode == BS_RUN_COMMAND) {
     for (size_t i = 0; i < o->nimpls; i++) {
       char esc[128];
