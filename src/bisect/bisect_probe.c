@@ -75,19 +75,6 @@ int bs__bisect_has_tree_mark(const char *s) {
   return strstr(s, "{tree}") != NULL;
 }
 
-/* A word quoted for bs_run_split_command: single quotes, a quote inside as
- * '\''. */
-static void quote_word(bs__buf *b, const char *w) {
-  bs__buf_putc(b, '\'');
-  for (const char *p = w; *p; p++) {
-    if (*p == '\'')
-      bs__buf_puts(b, "'\\''");
-    else
-      bs__buf_putc(b, *p);
-  }
-  bs__buf_putc(b, '\'');
-}
-
 /* The impl target of the benchmark in `tree`: a library path, or a
  * command line (its words quoted). */
 static bs_status bench_target(const bs__bisect_state *s, const char *tree,
@@ -127,10 +114,10 @@ static bs_status bench_target(const bs__bisect_state *s, const char *tree,
       if (!prog)
         bs__buf_fail(&b, BS_ENOMEM);
       else
-        quote_word(&b, prog);
+        bs__buf_put_quoted(&b, prog);
       free(prog);
     } else {
-      quote_word(&b, argv[i]);
+      bs__buf_put_quoted(&b, argv[i]);
     }
   }
   free(argv);

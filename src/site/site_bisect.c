@@ -29,14 +29,7 @@ static void shell_word(bs__buf *b, const char *w) {
     bs__buf_puts(b, w);
     return;
   }
-  bs__buf_putc(b, '\'');
-  for (const char *p = w; *p; p++) {
-    if (*p == '\'')
-      bs__buf_puts(b, "'\\''");
-    else
-      bs__buf_putc(b, *p);
-  }
-  bs__buf_putc(b, '\'');
+  bs__buf_put_quoted(b, w);
 }
 
 void bs__site_bisect_fields(bs_tval *t, const char *good, const char *bad,
