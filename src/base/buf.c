@@ -68,6 +68,17 @@ bs_status bs__buf_puts(bs__buf *b, const char *s) {
 
 bs_status bs__buf_putc(bs__buf *b, char c) { return bs__buf_append(b, &c, 1); }
 
+bs_status bs__buf_put_quoted(bs__buf *b, const char *w) {
+  bs__buf_putc(b, '\'');
+  for (const char *p = w; *p; p++) {
+    if (*p == '\'')
+      bs__buf_puts(b, "'\\''");
+    else
+      bs__buf_putc(b, *p);
+  }
+  return bs__buf_putc(b, '\'');
+}
+
 bs_status bs__buf_vprintf(bs__buf *b, const char *fmt, va_list ap) {
   if (b->err)
     return b->err;

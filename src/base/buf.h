@@ -54,6 +54,9 @@ bs_status bs__buf_fail(bs__buf *b, bs_status err);
 bs_status bs__buf_append(bs__buf *b, const void *p, size_t n);
 bs_status bs__buf_puts(bs__buf *b, const char *s);
 bs_status bs__buf_putc(bs__buf *b, char c);
+/* w in single quotes, a quote inside written '\'': one word to a POSIX
+ * shell, and to the splitting of a command line by `run`. */
+bs_status bs__buf_put_quoted(bs__buf *b, const char *w);
 bs_status bs__buf_printf(bs__buf *b, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))

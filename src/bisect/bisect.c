@@ -5,25 +5,21 @@
  * slower or undecided; an undecided probe gets more runs in fresh
  * processes, and one still undecided ends the search with the range it
  * could not split. The culprit is measured once more against its parent
- * before it is named. */
+ * before it is named. Here: which commits to build, in what order to
+ * probe them and what the probes say; a probe itself (measuring and
+ * judging) is bisect_probe.c. */
 #include "benchsite/bisect.h"
 #include "benchsite/compare.h"
-#include "benchsite/log.h"
 #include "benchsite/protocol.h"
 
-#include "bisect_int.h"
-#include "buf.h"
+#include "bisect_probe.h"
 #include "oom.h"
 #include "strlist.h"
 
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
 const char *bs_bisect_outcome_name(bs_bisect_outcome o) {
   switch (o) {
@@ -112,201 +108,24 @@ void bs_bisect_result_free(bs_bisect_result *r) {
 }
 
 /* ---- State ----------------------------------------------------------------
+ * (bs__bisect_state, bisect_probe.h)
  */
 
 /* What is known of a commit of the path. */
 enum { UNKNOWN = 0, SLOWER, NOT_SLOWER, SKIPPED };
 
-/* A case the start found slower: followed by every probe. */
-typedef struct tracked {
-  char *benchmark, *dataset;
-  double threshold_pct; /* delta_b */
-  double start_low_pct; /* the start's interval, low end */
-  double start_delta_pct;
-} tracked;
-
-typedef struct state {
-  const bs_bisect_options *o;
-  bs__env env;
-  bs__repo repo;
-  bs__poll poll;
-  bs__cache cache;
-  int cache_open;
-  char **ids; /* ids[0] good .. ids[n] bad; one block each */
-  size_t n;
-  int *known;    /* per index */
-  int *built;    /* per index: 1 built in this bisection or found ready */
-  int *reused;   /* per index: found ready in the cache */
-  size_t lo, hi; /* lo not slower (good), hi slower (bad) */
-  bs_bisect_result *r;
-  tracked *cases;
-  size_t ncases;
-  double start_pct; /* the start's threshold */
-  double target_us;
-  uint64_t blocks, runs0, max_runs;
-  const char *protocol;
-  bs_bisect_progress prog;
-  double t0;
-} state;
-
-static double now_s(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
-static size_t ceil_log2(size_t n) {
-  size_t k = 0;
-  while (((size_t)1 << k) < n && k < 63)
-    k++;
-  return k;
-}
-
-/* Where the search stands before probe number `probe` (1-based): about
- * how many probes in all -- those made, the start when it is this one,
- * the halvings of what is left (this one included) and the
- * confirmation. */
-static void update_expected(state *s, size_t probe, bs_bisect_role role) {
-  s->prog.probe = probe;
-  s->prog.role = role;
-  s->prog.left = s->hi - s->lo;
-  s->prog.expected =
-      (probe - 1) + (role == BS_BISECT_START) + ceil_log2(s->hi - s->lo) + 1;
-}
-
 static int on_poll(void *ctx, size_t running) {
-  state *s = ctx;
+  bs__bisect_state *s = ctx;
   if (!s->o->progress)
     return 0;
   s->prog.building = running;
   return s->o->progress(s->o->progress_ctx, &s->prog);
 }
 
-static int on_run_progress(void *ctx, const bs_run_progress *p) {
-  state *s = ctx;
-  if (!s->o->progress)
-    return 0;
-  s->prog.stage = BS_BISECT_MEASURING;
-  s->prog.run = p;
-  int rc = s->o->progress(s->o->progress_ctx, &s->prog);
-  s->prog.run = NULL;
-  return rc;
-}
-
-/* Whether the progress callback asks to stop (outside builds and runs). */
-static int cancelled(state *s) { return bs__poll_now(&s->poll, 0); }
-
-/* ---- The benchmark in a tree ---------------------------------------------
- */
-
-/* Harness modes whose command runs inside its tree as it is (its first
- * word not taken as a path in the tree). */
-static int runs_as_is(bs_run_mode m) {
-  return m == BS_RUN_PYTEST_BENCHMARK || m == BS_RUN_GO_BENCH;
-}
-
-static int has_tree_mark(const char *s) { return strstr(s, "{tree}") != NULL; }
-
-/* A word quoted for bs_run_split_command: single quotes, a quote inside as
- * '\''. */
-static void quote_word(bs__buf *b, const char *w) {
-  bs__buf_putc(b, '\'');
-  for (const char *p = w; *p; p++) {
-    if (*p == '\'')
-      bs__buf_puts(b, "'\\''");
-    else
-      bs__buf_putc(b, *p);
-  }
-  bs__buf_putc(b, '\'');
-}
-
-/* The impl target of the benchmark in `tree`: a library path, or a
- * command line (its words quoted). */
-static bs_status bench_target(const state *s, const char *tree, char **out,
-                              bs_error *err) {
-  const char *bench = s->o->bench;
-  *out = NULL;
-  if (s->o->mode == BS_RUN_LIBRARY) {
-    if (has_tree_mark(bench)) {
-      /* One path: "{tree}" replaced, nothing split. */
-      bs__buf b;
-      bs__buf_init(&b, BS__CAP_TEXT);
-      for (const char *p = bench; *p;) {
-        if (!strncmp(p, "{tree}", 6)) {
-          bs__buf_puts(&b, tree);
-          p += 6;
-        } else {
-          bs__buf_putc(&b, *p++);
-        }
-      }
-      return bs__buf_finish(&b, BS_OK, "the library path", out, NULL, err);
-    }
-    *out = bs__strdupf("%s/%s", tree, bench);
-    return *out ? BS_OK : bs__oom(err);
-  }
-  char **argv = NULL;
-  bs_status st = bs__split_with_tree(bench, tree, &argv, err);
-  if (st)
-    return st;
-  bs__buf b;
-  bs__buf_init(&b, BS__CAP_TEXT);
-  for (size_t i = 0; argv[i]; i++) {
-    if (i)
-      bs__buf_putc(&b, ' ');
-    if (i == 0 && !runs_as_is(s->o->mode) && !has_tree_mark(bench)) {
-      char *prog = bs__strdupf("%s/%s", tree, argv[0]);
-      if (!prog)
-        bs__buf_fail(&b, BS_ENOMEM);
-      else
-        quote_word(&b, prog);
-      free(prog);
-    } else {
-      quote_word(&b, argv[i]);
-    }
-  }
-  free(argv);
-  return bs__buf_finish(&b, BS_OK, "the benchmark command", out, NULL, err);
-}
-
-/* The file a build must leave for the benchmark: the library, or the
- * program when it is a path in the tree; NULL when there is none to
- * check. */
-static char *needed_file(const state *s, const char *tree) {
-  if (s->o->mode == BS_RUN_LIBRARY) {
-    char *t = NULL;
-    bench_target(s, tree, &t, NULL);
-    return t;
-  }
-  if (runs_as_is(s->o->mode) || has_tree_mark(s->o->bench))
-    return NULL;
-  char **argv = NULL;
-  if (bs__split_with_tree(s->o->bench, NULL, &argv, NULL))
-    return NULL;
-  char *p = bs__strdupf("%s/%s", tree, argv[0]);
-  free(argv);
-  return p;
-}
-
-static int check_build(void *ctx, const char *tree, char *why, size_t cap) {
-  const state *s = ctx;
-  char *f = needed_file(s, tree);
-  if (!f)
-    return 1;
-  struct stat sb;
-  int ok = stat(f, &sb) == 0 && S_ISREG(sb.st_mode) &&
-           (s->o->mode == BS_RUN_LIBRARY || access(f, X_OK) == 0);
-  if (!ok) {
-    const char *rel = f + strlen(tree);
-    snprintf(why, cap, "the build made no %s", *rel == '/' ? rel + 1 : rel);
-  }
-  free(f);
-  return ok;
-}
-
 /* ---- Building ---------------------------------------------------------------
  */
 
-static bs_status add_skip(state *s, size_t i, const char *reason,
+static bs_status add_skip(bs__bisect_state *s, size_t i, const char *reason,
                           bs_error *err) {
   bs_bisect_result *r = s->r;
   bs_bisect_skip *k = realloc(r->skipped, (r->nskipped + 1) * sizeof *k);
@@ -329,7 +148,7 @@ static bs_status add_skip(state *s, size_t i, const char *reason,
 
 /* The next commit the search would probe in (lo, hi), nearest to the
  * middle and not skipped; 0 when there is none. */
-static size_t pick(const state *s, size_t lo, size_t hi) {
+static size_t pick(const bs__bisect_state *s, size_t lo, size_t hi) {
   if (hi - lo < 2)
     return 0;
   size_t mid = lo + (hi - lo) / 2;
@@ -344,8 +163,8 @@ static size_t pick(const state *s, size_t lo, size_t hi) {
 
 /* Adds to list (up to cap) the commits the search may probe after
  * probing m in (lo, hi): breadth first, the likelier ones first. */
-static void plan(const state *s, size_t lo, size_t hi, size_t *list, size_t *n,
-                 size_t cap) {
+static void plan(const bs__bisect_state *s, size_t lo, size_t hi, size_t *list,
+                 size_t *n, size_t cap) {
   size_t qlo[64], qhi[64], head = 0, tail = 0;
   qlo[tail] = lo;
   qhi[tail++] = hi;
@@ -371,7 +190,7 @@ static void plan(const state *s, size_t lo, size_t hi, size_t *list, size_t *n,
 /* Builds the commits of need[] (those not built yet) and, with --jobs
  * above 1, those the next probes may need. Builds that fail are skipped
  * (named in the result). */
-static bs_status build(state *s, const size_t *need, size_t nneed,
+static bs_status build(bs__bisect_state *s, const size_t *need, size_t nneed,
                        bs_bisect_role role, bs_error *err) {
   size_t cap = s->o->jobs > nneed ? s->o->jobs : nneed;
   if (cap > 64)
@@ -390,7 +209,8 @@ static bs_status build(state *s, const size_t *need, size_t nneed,
     b[i].id = s->ids[list[i]];
   s->prog.stage = BS_BISECT_BUILDING;
   s->prog.commit = s->ids[list[0]];
-  bs_status st = bs__cache_build(&s->cache, b, n, check_build, s, err);
+  bs_status st =
+      bs__cache_build(&s->cache, b, n, bs__bisect_check_build, s, err);
   for (size_t i = 0; !st && i < n; i++) {
     size_t k = list[i];
     if (b[i].ok) {
@@ -409,420 +229,17 @@ static bs_status build(state *s, const size_t *need, size_t nneed,
   return st;
 }
 
-/* ---- Measuring --------------------------------------------------------------
- */
-
-/* CPU ticks since boot, in all and idle (idle and iowait), from the first
- * line of /proc/stat; 0 when it cannot be read. */
-static int cpu_ticks(double *total, double *idle) {
-  FILE *f = fopen("/proc/stat", "r");
-  if (!f)
-    return 0;
-  char line[512];
-  int ok = fgets(line, sizeof line, f) && !strncmp(line, "cpu ", 4);
-  fclose(f);
-  if (!ok)
-    return 0;
-  *total = *idle = 0;
-  char *p = line + 4;
-  for (int k = 0; k < 10; k++) {
-    char *end;
-    double v = strtod(p, &end);
-    if (end == p)
-      break;
-    *total += v;
-    if (k == 3 || k == 4)
-      *idle += v;
-    p = end;
-  }
-  return *total > 0;
-}
-
-/* How many CPUs were idle over the last quarter second (the online CPUs
- * times the idle share of their ticks), or 0 when it cannot be told. */
-static double idle_cpus(void) {
-  double t0, i0, t1, i1;
-  long n = sysconf(_SC_NPROCESSORS_ONLN);
-  if (n < 1 || !cpu_ticks(&t0, &i0))
-    return 0;
-  struct timespec q = {0, 250000000L};
-  while (nanosleep(&q, &q) != 0)
-    ;
-  if (!cpu_ticks(&t1, &i1) || t1 <= t0)
-    return 0;
-  return (double)n * (i1 - i0) / (t1 - t0);
-}
-
-static void csv_field(bs__buf *b, const char *s) {
-  bs__buf_putc(b, '"');
-  for (const char *p = s; *p; p++) {
-    if (*p == '"')
-      bs__buf_putc(b, '"');
-    bs__buf_putc(b, *p);
-  }
-  bs__buf_putc(b, '"');
-}
-
-/* Appends the confirm rows of one measurement (the log `text`) to `all`
- * with `offset` added to their run, so that the runs of every look of a
- * probe are distinct runs of one log: wall time, and metric m's column
- * when it is another (left empty where a row lacks it, which compare
- * then names). */
-static bs_status append_look(bs__buf *all, const char *text, size_t len,
-                             uint64_t offset, bs_metric m, bs_error *err) {
-  bs_log *log = bs_log_new();
-  if (!log)
-    return bs__oom(err);
-  bs_status st = bs_log_read_buffer(log, "measurement", text, len, err);
-  if (st) {
-    bs_log_free(log);
-    return st;
-  }
-  const bs_row *rows = bs_log_rows(log);
-  for (size_t i = 0; i < bs_log_count(log); i++) {
-    const bs_row *w = &rows[i];
-    if (w->phase != BS_PHASE_CONFIRM)
-      continue;
-    const bs_case *c = bs_log_row_case(log, w);
-    csv_field(all, c->benchmark);
-    bs__buf_putc(all, ',');
-    csv_field(all, c->dataset);
-    bs__buf_putc(all, ',');
-    csv_field(all, w->impl);
-    bs__buf_printf(all, ",%llu,%lld,confirm,",
-                   (unsigned long long)bs_row_run(log, w) +
-                       (unsigned long long)offset,
-                   (long long)bs_row_block(log, w));
-    if (w->iterations)
-      bs__buf_printf(all, "%llu", (unsigned long long)w->iterations);
-    bs__buf_printf(all, ",%.17g", w->per_call_us);
-    if (m != BS_METRIC_WALL) {
-      bs__buf_putc(all, ',');
-      if (w->metrics & (1u << m))
-        bs__buf_printf(all, "%.17g", bs_log_value(log, w, m));
-    }
-    bs__buf_putc(all, '\n');
-  }
-  bs_log_free(log);
-  return bs__buf_status(all) ? bs__oom(err) : BS_OK;
-}
-
-static const tracked *find_tracked(const state *s, const char *benchmark,
-                                   const char *dataset) {
-  for (size_t i = 0; i < s->ncases; i++)
-    if (!strcmp(s->cases[i].benchmark, benchmark) &&
-        !strcmp(s->cases[i].dataset, dataset))
-      return &s->cases[i];
-  return NULL;
-}
-
-static bs_bisect_verdict judge_case(const bs_case_compare *c, double thr) {
-  if (c->delta_pct >= thr && c->ci_low_us > 0)
-    return BS_BISECT_SLOWER;
-  if (bs_compare_upper_pct(c) < thr)
-    return BS_BISECT_NOT_SLOWER;
-  return BS_BISECT_UNDECIDED_AT;
-}
-
-/* Fills p's cases and verdict from the comparison of its log: every case
- * at the start, the tracked ones after. A tracked case the log lacks makes
- * *missing point to its name. */
-static bs_status judge(state *s, bs_bisect_probe *p,
-                       const bs_compare_result *cr, const tracked **missing,
-                       bs_error *err) {
-  for (size_t i = 0; i < p->ncases; i++) {
-    free(p->cases[i].benchmark);
-    free(p->cases[i].dataset);
-  }
-  free(p->cases);
-  p->cases = NULL;
-  p->ncases = 0;
-  *missing = NULL;
-  size_t want = p->role == BS_BISECT_START ? cr->ncases : s->ncases;
-  p->cases = calloc(want ? want : 1, sizeof *p->cases);
-  if (!p->cases)
-    return bs__oom(err);
-  int any_slower = 0, all_not = 1;
-  double best = -HUGE_VAL;
-  for (size_t i = 0; i < cr->ncases; i++) {
-    const bs_case_compare *c = &cr->cases[i];
-    double thr = s->start_pct;
-    if (p->role != BS_BISECT_START) {
-      const tracked *t = find_tracked(s, c->benchmark, c->dataset);
-      if (!t)
-        continue;
-      thr = t->threshold_pct;
-    }
-    bs_bisect_case *k = &p->cases[p->ncases++];
-    k->benchmark = bs__strdup(c->benchmark);
-    k->dataset = bs__strdup(c->dataset);
-    if (!k->benchmark || !k->dataset)
-      return bs__oom(err);
-    k->threshold_pct = thr;
-    k->delta_pct = c->delta_pct;
-    k->ci_low_pct = 100.0 * (c->ci_low_us / c->median_baseline_us);
-    k->ci_high_pct = bs_compare_upper_pct(c);
-    k->blocks = c->blocks;
-    k->verdict = judge_case(c, thr);
-    any_slower |= k->verdict == BS_BISECT_SLOWER;
-    all_not &= k->verdict == BS_BISECT_NOT_SLOWER;
-  }
-  if (p->role != BS_BISECT_START && p->ncases < s->ncases) {
-    for (size_t t = 0; t < s->ncases; t++) {
-      int seen = 0;
-      for (size_t i = 0; i < p->ncases; i++)
-        seen |= !strcmp(p->cases[i].benchmark, s->cases[t].benchmark) &&
-                !strcmp(p->cases[i].dataset, s->cases[t].dataset);
-      if (!seen) {
-        *missing = &s->cases[t];
-        break;
-      }
-    }
-  }
-  p->verdict = any_slower             ? BS_BISECT_SLOWER
-               : all_not && p->ncases ? BS_BISECT_NOT_SLOWER
-                                      : BS_BISECT_UNDECIDED_AT;
-  /* The case a line shows: of those with the probe's verdict, the one
-   * furthest past (or nearest to) its threshold. */
-  p->shown = 0;
-  for (size_t i = 0; i < p->ncases; i++) {
-    const bs_bisect_case *k = &p->cases[i];
-    if (k->verdict != p->verdict && p->verdict != BS_BISECT_UNDECIDED_AT)
-      continue;
-    double score =
-        (p->verdict == BS_BISECT_NOT_SLOWER ? k->ci_high_pct : k->delta_pct) /
-        k->threshold_pct;
-    if (score > best) {
-      best = score;
-      p->shown = i;
-    }
-  }
-  return BS_OK;
-}
-
-/* A start that found a step too imprecisely to set the probes' threshold:
- * half its delta lies below its interval's low end on some slower case
- * (the threshold would then be taken from that low end, and may fall so
- * far below the step that probes before it cannot rule it out). More runs
- * narrow it. Not when --threshold sets the probes' threshold. */
-static int imprecise_start(const state *s, const bs_bisect_probe *p) {
-  if (p->role != BS_BISECT_START || s->o->threshold_pct > 0)
-    return 0;
-  for (size_t i = 0; i < p->ncases; i++)
-    if (p->cases[i].verdict == BS_BISECT_SLOWER &&
-        p->cases[i].ci_low_pct < p->cases[i].delta_pct / 2)
-      return 1;
-  return 0;
-}
-
-static bs_bisect_probe *new_probe(state *s, bs_bisect_role role, size_t idx,
-                                  size_t ref, bs_error *err) {
-  bs_bisect_result *r = s->r;
-  bs_bisect_probe *p = realloc(r->probes, (r->nprobes + 1) * sizeof *p);
-  if (!p) {
-    bs__oom(err);
-    return NULL;
-  }
-  r->probes = p;
-  p += r->nprobes++;
-  memset(p, 0, sizeof *p);
-  p->role = role;
-  p->index = idx;
-  p->commit = bs__strdup(s->ids[idx]);
-  p->against = bs__strdup(s->ids[ref]);
-  p->built = !s->reused[idx];
-  if (!p->commit || !p->against) {
-    bs__oom(err);
-    return NULL;
-  }
-  return p;
-}
-
-/* Measures commit idx against commit ref (both built) into a new probe
- * *out: runs in fresh processes until the verdict is decided or the runs
- * reach max_runs. A benchmark that fails at idx makes a skipped probe. */
-static bs_status measure(state *s, bs_bisect_role role, size_t idx, size_t ref,
-                         bs_bisect_probe **out, bs_error *err) {
-  bs_bisect_probe *p = new_probe(s, role, idx, ref, err);
-  if (!p)
-    return BS_ENOMEM;
-  *out = p;
-  update_expected(s, s->r->nprobes, role);
-  s->prog.commit = s->ids[idx];
-  s->prog.stage = BS_BISECT_MEASURING;
-  char *tref = bs__cache_tree(&s->cache, s->ids[ref]);
-  char *tidx = bs__cache_tree(&s->cache, s->ids[idx]);
-  char *aref = NULL, *aidx = NULL;
-  bs__buf all;
-  bs__buf_init(&all, BS__BUF_DEFAULT_LIMIT);
-  bs_status st = BS_OK;
-  bs_log *log = NULL;
-  bs_compare_result *cr = NULL;
-  bs_run_result res;
-  bs_run_result_init(&res);
-  double t0 = now_s();
-  if (!tref || !tidx) {
-    st = bs__oom(err);
-    goto done;
-  }
-  if ((st = bench_target(s, tref, &aref, err)) ||
-      (st = bench_target(s, tidx, &aidx, err)))
-    goto done;
-  /* The impls' names are what messages of the run call them. */
-  char short_id[16];
-  snprintf(short_id, sizeof short_id, "%.12s", s->ids[idx]);
-  const char *nref = role == BS_BISECT_CONFIRM ? "parent" : "good";
-  const char *nidx = role == BS_BISECT_START     ? "bad"
-                     : role == BS_BISECT_CONFIRM ? "culprit"
-                                                 : short_id;
-  bs_run_impl impls[2] = {{nref, aref, NULL}, {nidx, aidx, NULL}};
-  if (s->o->mode != BS_RUN_LIBRARY) {
-    impls[0].dir = tref;
-    impls[1].dir = tidx;
-  }
-  bs__buf_puts(&all, "benchmark,dataset,impl,run,block,phase,iterations,"
-                     "per_call_us");
-  if (s->o->metric != BS_METRIC_WALL)
-    bs__buf_printf(&all, ",%s", bs_metric_get(s->o->metric)->column);
-  bs__buf_putc(&all, '\n');
-  uint64_t look_runs = s->runs0;
-  for (;;) {
-    bs_run_options ro;
-    bs_run_options_init(&ro);
-    ro.mode = s->o->mode;
-    ro.impls = impls;
-    ro.nimpls = 2;
-    ro.target_us = s->target_us;
-    ro.blocks = s->blocks;
-    ro.runs = look_runs;
-    ro.seed = s->o->seed + p->runs;
-    ro.filter = s->o->filter;
-    if (s->o->timeout_s > 0)
-      ro.timeout_s = s->o->timeout_s;
-    ro.duet = s->o->duet >= 0 && bs_run_duet_possible(&ro) &&
-              (s->o->duet > 0 || idle_cpus() >= 1.8);
-    p->duet |= ro.duet;
-    ro.progress = on_run_progress;
-    ro.progress_ctx = s;
-    s->r->duet |= ro.duet;
-    s->prog.runs = p->runs;
-    bs_error why;
-    bs_error_clear(&why);
-    bs_run_result_release(&res);
-    bs_run_result_init(&res);
-    st = bs_run_measure(&ro, &res, &why);
-    if (st && cancelled(s)) {
-      st = bs_error_set(err, BS_EIO, NULL, 0, "cancelled");
-      goto done;
-    }
-    if (st && (res.wrong_result || st == BS_EINPUT)) {
-      /* The benchmark at fault at this commit: skipped, as a commit that
-       * does not build. */
-      p->verdict = BS_BISECT_SKIPPED;
-      char reason[1000];
-      if (res.wrong_result)
-        snprintf(reason, sizeof reason,
-                 "its benchmark computes a different result from %.12s's "
-                 "(%s)",
-                 s->ids[ref], why.message);
-      else
-        snprintf(reason, sizeof reason, "its benchmark fails (%s)",
-                 why.message);
-      p->reason = bs__strdup(reason);
-      st = p->reason ? BS_OK : bs__oom(err);
-      goto done;
-    }
-    if (st) {
-      *err = why;
-      goto done;
-    }
-    if ((st = append_look(&all, res.log, res.log_len, p->runs, s->o->metric,
-                          err)))
-      goto done;
-    p->runs += look_runs;
-    p->looks++;
-    bs_log_free(log);
-    bs_compare_result_free(cr);
-    cr = NULL;
-    if (!(log = bs_log_new())) {
-      st = bs__oom(err);
-      goto done;
-    }
-    if ((st = bs_log_read_buffer(log, "measurement", all.data, all.len, err)))
-      goto done;
-    bs_compare_options co;
-    bs_compare_options_init(&co, BS_MODE_HOTSPOT);
-    co.threshold_pct = BS_GATE_THRESHOLD_PCT;
-    co.resamples = BS_GATE_RESAMPLES;
-    /* Each look spends part of the one-sided 2.5 % as run's adaptive
-     * looks do (the first a 96 % interval, every later one 99.3 %): that
-     * identical code looks slower, or a slower commit not slower, at some
-     * look stays as unlikely as at a single one. */
-    co.level_pct = bs_compare_look_level((unsigned)p->looks);
-    co.metric = s->o->metric;
-    co.seed = s->o->seed;
-    if ((st = bs_compare_run(log, nref, nidx, &co, &cr, &why))) {
-      if (st == BS_EUSAGE) {
-        /* No case in common: the commit lacks every case measured. */
-        p->verdict = BS_BISECT_SKIPPED;
-        p->reason = bs__strdupf("its benchmark has none of the cases (%s)",
-                                why.message);
-        st = p->reason ? BS_OK : bs__oom(err);
-      } else {
-        *err = why;
-      }
-      goto done;
-    }
-    const tracked *missing = NULL;
-    if ((st = judge(s, p, cr, &missing, err)))
-      goto done;
-    if (missing) {
-      p->verdict = BS_BISECT_SKIPPED;
-      p->reason =
-          bs__strdupf("its benchmark lacks the case %s%s%s%s",
-                      missing->benchmark, missing->dataset[0] ? " [" : "",
-                      missing->dataset, missing->dataset[0] ? "]" : "");
-      st = p->reason ? BS_OK : bs__oom(err);
-      goto done;
-    }
-    if ((p->verdict != BS_BISECT_UNDECIDED_AT && !imprecise_start(s, p)) ||
-        p->runs >= s->max_runs || p->looks > BS_LOG_MAX_LOOK)
-      break;
-    if (cancelled(s)) {
-      st = bs_error_set(err, BS_EIO, NULL, 0, "cancelled");
-      goto done;
-    }
-    /* More runs in rounds of a third of what max_runs allows beyond the
-     * planned ones, as run's adaptive runs take them: looks at one, two,
-     * three and four times the planned runs by default. */
-    uint64_t round =
-        (s->max_runs - s->runs0 + BS_LOG_MAX_LOOK - 1) / BS_LOG_MAX_LOOK;
-    look_runs = round < s->max_runs - p->runs ? round : s->max_runs - p->runs;
-  }
-done:
-  p->seconds = now_s() - t0;
-  bs_compare_result_free(cr);
-  bs_log_free(log);
-  bs_run_result_release(&res);
-  bs__buf_release(&all);
-  free(aref);
-  free(aidx);
-  free(tref);
-  free(tidx);
-  return st;
-}
-
 /* ---- The search
  * ---------------------------------------------------------------
  */
 
-static bs_status note(state *s, const char *fmt, ...)
+static bs_status note(bs__bisect_state *s, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
 
-static bs_status note(state *s, const char *fmt, ...) {
+static bs_status note(bs__bisect_state *s, const char *fmt, ...) {
   char text[2048];
   va_list ap;
   va_start(ap, fmt);
@@ -850,8 +267,8 @@ static bs_status check_ref(const char *opt, const char *ref, bs_error *err) {
 }
 
 /* The full id of ref (a commit), malloc'd into *id. */
-static bs_status resolve(state *s, const char *opt, const char *ref, char **id,
-                         bs_error *err) {
+static bs_status resolve(bs__bisect_state *s, const char *opt, const char *ref,
+                         char **id, bs_error *err) {
   bs_status st = check_ref(opt, ref, err);
   if (st)
     return st;
@@ -878,7 +295,7 @@ static bs_status resolve(state *s, const char *opt, const char *ref, char **id,
 }
 
 /* The first-parent path from good to bad into s->ids. */
-static bs_status read_path(state *s, bs_error *err) {
+static bs_status read_path(bs__bisect_state *s, bs_error *err) {
   const char *good = s->r->good, *bad = s->r->bad;
   if (!strcmp(good, bad))
     return bs_error_set(err, BS_EINPUT, NULL, 0,
@@ -964,7 +381,8 @@ static bs_status read_path(state *s, bs_error *err) {
 }
 
 /* The cases the start found slower, with their probe thresholds. */
-static bs_status track(state *s, const bs_bisect_probe *start, bs_error *err) {
+static bs_status track(bs__bisect_state *s, const bs_bisect_probe *start,
+                       bs_error *err) {
   s->cases = calloc(start->ncases, sizeof *s->cases);
   if (!s->cases)
     return bs__oom(err);
@@ -984,7 +402,7 @@ static bs_status track(state *s, const bs_bisect_probe *start, bs_error *err) {
     }
     if (c->verdict != BS_BISECT_SLOWER)
       continue;
-    tracked *t = &s->cases[s->ncases++];
+    bs__tracked *t = &s->cases[s->ncases++];
     t->benchmark = bs__strdup(c->benchmark);
     t->dataset = bs__strdup(c->dataset);
     if (!t->benchmark || !t->dataset)
@@ -1013,21 +431,22 @@ static bs_status track(state *s, const bs_bisect_probe *start, bs_error *err) {
   return BS_OK;
 }
 
-static bs_status set_range(state *s, size_t first, size_t last, bs_error *err) {
+static bs_status set_range(bs__bisect_state *s, size_t first, size_t last,
+                           bs_error *err) {
   s->r->outcome = BS_BISECT_UNDECIDED;
   s->r->range_first = bs__strdup(s->ids[first]);
   s->r->range_last = bs__strdup(s->ids[last]);
   return s->r->range_first && s->r->range_last ? BS_OK : bs__oom(err);
 }
 
-static bs_status search(state *s, bs_error *err) {
+static bs_status search(bs__bisect_state *s, bs_error *err) {
   bs_bisect_result *r = s->r;
   bs_status st;
   bs_bisect_probe *p = NULL;
   /* The start: good and bad, each must build and measure. */
   s->lo = 0;
   s->hi = s->n;
-  update_expected(s, 1, BS_BISECT_START);
+  bs__bisect_expect(s, 1, BS_BISECT_START);
   size_t ends[2] = {0, s->n};
   if ((st = build(s, ends, 2, BS_BISECT_START, err)))
     return st;
@@ -1038,7 +457,7 @@ static bs_status search(state *s, bs_error *err) {
       return bs_error_set(err, BS_EINPUT, NULL, 0, "the %s commit %.12s %s",
                           good ? "good" : "bad", e->commit, e->reason);
   }
-  if ((st = measure(s, BS_BISECT_START, s->n, 0, &p, err)))
+  if ((st = bs__bisect_measure(s, BS_BISECT_START, s->n, 0, &p, err)))
     return st;
   if (p->verdict == BS_BISECT_SKIPPED)
     return bs_error_set(err, BS_EINPUT, NULL, 0,
@@ -1069,12 +488,12 @@ static bs_status search(state *s, bs_error *err) {
         return st;
       return set_range(s, s->lo + 1, s->hi, err);
     }
-    update_expected(s, r->nprobes + 1, BS_BISECT_PROBE);
+    bs__bisect_expect(s, r->nprobes + 1, BS_BISECT_PROBE);
     if ((st = build(s, &m, 1, BS_BISECT_PROBE, err)))
       return st;
     if (s->known[m] == SKIPPED) {
       /* In the trail too, measured as nothing. */
-      bs_bisect_probe *q = new_probe(s, BS_BISECT_PROBE, m, 0, err);
+      bs_bisect_probe *q = bs__bisect_new_probe(s, BS_BISECT_PROBE, m, 0, err);
       if (!q)
         return BS_ENOMEM;
       q->verdict = BS_BISECT_SKIPPED;
@@ -1083,7 +502,7 @@ static bs_status search(state *s, bs_error *err) {
         return bs__oom(err);
       continue;
     }
-    if ((st = measure(s, BS_BISECT_PROBE, m, 0, &p, err)))
+    if ((st = bs__bisect_measure(s, BS_BISECT_PROBE, m, 0, &p, err)))
       return st;
     switch (p->verdict) {
     case BS_BISECT_SKIPPED:
@@ -1111,10 +530,10 @@ static bs_status search(state *s, bs_error *err) {
   /* The end: the culprit against its parent, directly. */
   size_t c = s->hi, par = s->hi - 1;
   size_t both[2] = {par, c};
-  update_expected(s, r->nprobes + 1, BS_BISECT_CONFIRM);
+  bs__bisect_expect(s, r->nprobes + 1, BS_BISECT_CONFIRM);
   if ((st = build(s, both, 2, BS_BISECT_CONFIRM, err)))
     return st;
-  if ((st = measure(s, BS_BISECT_CONFIRM, c, par, &p, err)))
+  if ((st = bs__bisect_measure(s, BS_BISECT_CONFIRM, c, par, &p, err)))
     return st;
   if (p->verdict == BS_BISECT_SLOWER) {
     r->outcome = BS_BISECT_FOUND;
@@ -1127,7 +546,7 @@ static bs_status search(state *s, bs_error *err) {
       return bs__oom(err);
     /* A culprit that explains less than the start saw: more steps. */
     const bs_bisect_case *k = &p->cases[p->shown];
-    const tracked *t = find_tracked(s, k->benchmark, k->dataset);
+    const bs__tracked *t = bs__bisect_find_tracked(s, k->benchmark, k->dataset);
     if (t && k->ci_high_pct < t->start_low_pct &&
         (st = note(s,
                    "%s%s%s%s: the culprit's %+.2f %% is less than the %+.2f "
@@ -1150,10 +569,10 @@ static bs_status search(state *s, bs_error *err) {
 bs_status bs_bisect_run(const bs_bisect_options *o, bs_bisect_result **out,
                         bs_error *err) {
   *out = NULL;
-  state s;
+  bs__bisect_state s;
   memset(&s, 0, sizeof s);
   s.o = o;
-  s.t0 = now_s();
+  s.t0 = bs__bisect_now();
   s.cache.lock_fd = -1;
   bs_status st;
   if (!o->build || !o->build[0])
@@ -1173,13 +592,14 @@ bs_status bs_bisect_run(const bs_bisect_options *o, bs_bisect_result **out,
       return st;
     int absolute = argv[0][0] == '/';
     free(argv);
-    if (absolute && !runs_as_is(o->mode) && !has_tree_mark(o->bench))
+    if (absolute && !bs__bisect_runs_as_is(o->mode) &&
+        !bs__bisect_has_tree_mark(o->bench))
       return bs_error_set(err, BS_EUSAGE, NULL, 0,
                           "the benchmark command starts with an absolute "
                           "path, the same program at every commit: give its "
                           "path inside the tree, or write {tree} where the "
                           "tree goes");
-  } else if (o->bench[0] == '/' && !has_tree_mark(o->bench)) {
+  } else if (o->bench[0] == '/' && !bs__bisect_has_tree_mark(o->bench)) {
     return bs_error_set(err, BS_EUSAGE, NULL, 0,
                         "--lib %s is an absolute path, the same library at "
                         "every commit: give its path inside the tree, or "
@@ -1269,7 +689,7 @@ done:
     bs_bisect_result_free(s.r);
     return st;
   }
-  s.r->seconds = now_s() - s.t0;
+  s.r->seconds = bs__bisect_now() - s.t0;
   *out = s.r;
   return BS_OK;
 }

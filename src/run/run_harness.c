@@ -20,7 +20,6 @@
 #include <fcntl.h>
 #include <math.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,94 +68,6 @@ int bs_run_harness_get(size_t i, bs_run_harness *out) {
   out->title = a->title;
   out->help = a->help;
   return 1;
-}
-
-/* ---- argv ------------------------------------------------------------------
- */
-
-void bs__argv_init(bs__argv *a) { memset(a, 0, sizeof *a); }
-
-void bs__argv_release(bs__argv *a) {
-  for (size_t i = 0; i < a->n; i++)
-    free(a->v[i]);
-  free(a->v);
-  memset(a, 0, sizeof *a);
-}
-
-static bs_status argv_take(bs__argv *a, char *word) {
-  if (!word)
-    return BS_ENOMEM;
-  if (a->n + 2 > a->cap) {
-    char **v = BS__GROW(a->v, a->cap, a->n + 2, 16);
-    if (!v) {
-      free(word);
-      return BS_ENOMEM;
-    }
-    a->v = v;
-  }
-  a->v[a->n++] = word;
-  a->v[a->n] = NULL;
-  return BS_OK;
-}
-
-bs_status bs__argv_add(bs__argv *a, const char *word) {
-  return argv_take(a, strdup(word));
-}
-
-bs_status bs__argv_addf(bs__argv *a, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(NULL, 0, fmt, ap);
-  va_end(ap);
-  char *w = n >= 0 ? malloc((size_t)n + 1) : NULL;
-  if (w) {
-    va_start(ap, fmt);
-    vsnprintf(w, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-  }
-  return argv_take(a, w);
-}
-
-bs_status bs__argv_add_words(bs__argv *a, char *const *words, size_t from,
-                             size_t to) {
-  bs_status st = BS_OK;
-  for (size_t i = from; !st && i < to; i++)
-    st = bs__argv_add(a, words[i]);
-  return st;
-}
-
-int bs__words_flag(char *const *words, size_t stop, const char *const *names,
-                   int next, int glued, const char **value) {
-  int found = 0;
-  /* words[0] is the program */
-  for (size_t i = 1; i < stop && words[i]; i++) {
-    for (size_t k = 0; names[k]; k++) {
-      size_t n = strlen(names[k]);
-      const char *w = words[i];
-      if (strncmp(w, names[k], n) != 0)
-        continue;
-      if (w[n] == '=' || (glued && w[n])) {
-        *value = w + n + (w[n] == '=');
-        found = 1;
-        break;
-      }
-      if (!w[n] && next && i + 1 < stop && words[i + 1]) {
-        *value = words[++i];
-        found = 1;
-        break;
-      }
-    }
-  }
-  return found;
-}
-
-size_t bs__words_end(char *const *words, const char *const *ends) {
-  size_t i = 1;
-  for (; words[i]; i++)
-    for (size_t k = 0; ends[k]; k++)
-      if (!strcmp(words[i], ends[k]))
-        return i;
-  return i;
 }
 
 /* ---- the rows of a run ----------------------------------------------------
@@ -329,90 +240,6 @@ static bs_status add_row(bs__hsink *sink, size_t entry, const bs__hrow *w,
   return BS_OK;
 }
 
-/* ---- what a program prints ------------------------------------------------
- */
-
-/* The bytes of a line a message may quote (longer: cut, with "..."). */
-#define LINE_KEEP 240
-
-/* The last BS__TAIL_LINES lines that hold more than blanks of what a
- * program printed on its standard output and error, each stream cut into
- * lines on its own (a line of one is never spliced into a line of the
- * other): a ring, so a chatty program costs nothing more. */
-typedef struct tail {
-  char line[BS__TAIL_LINES][LINE_KEEP + 1];
-  unsigned char cut[BS__TAIL_LINES];
-  size_t count; /* lines ever kept; the newest is (count - 1) % LINES */
-  char part[2][LINE_KEEP + 1]; /* per stream: the line being read */
-  size_t plen[2];
-  unsigned char pcut[2];
-} tail;
-
-static void tail_end_line(tail *t, int s) {
-  size_t n = t->plen[s];
-  const char *p = t->part[s];
-  while (n && (p[n - 1] == ' ' || p[n - 1] == '\r'))
-    n--;
-  size_t b = 0;
-  while (b < n && p[b] == ' ')
-    b++;
-  if (b < n) {
-    size_t k = t->count++ % BS__TAIL_LINES;
-    memcpy(t->line[k], p, n);
-    t->line[k][n] = '\0';
-    t->cut[k] = t->pcut[s];
-  }
-  t->plen[s] = 0;
-  t->pcut[s] = 0;
-}
-
-static void tail_put(tail *t, int s, const char *p, size_t n) {
-  for (size_t i = 0; i < n; i++) {
-    if (p[i] == '\n') {
-      tail_end_line(t, s);
-    } else if (t->plen[s] < LINE_KEEP) {
-      /* a tab is a blank here: quoted, it would be an escape */
-      char c = p[i];
-      if (c == '\t')
-        c = ' ';
-      t->part[s][t->plen[s]++] = c;
-    } else {
-      t->pcut[s] = 1;
-    }
-  }
-}
-
-/* Hands the kept lines, escaped, oldest first, to r->output. */
-static bs_status tail_give(tail *t, bs_run_result *r) {
-  for (int s = 0; s < 2; s++)
-    if (t->plen[s])
-      tail_end_line(t, s);
-  size_t n = t->count < BS__TAIL_LINES ? t->count : BS__TAIL_LINES;
-  if (!n)
-    return BS_OK;
-  char **out = calloc(n, sizeof *out);
-  if (!out)
-    return BS_ENOMEM;
-  for (size_t i = 0; i < n; i++) {
-    size_t k = (t->count - n + i) % BS__TAIL_LINES;
-    char esc[4 * LINE_KEEP + 8];
-    bs__run_text(esc, sizeof esc, t->line[k]);
-    size_t l = strlen(esc);
-    if ((out[i] = malloc(l + 4)) == NULL) {
-      for (size_t j = 0; j < i; j++)
-        free(out[j]);
-      free(out);
-      return BS_ENOMEM;
-    }
-    memcpy(out[i], esc, l + 1);
-    if (t->cut[k])
-      memcpy(out[i] + l, "...", 4);
-  }
-  r->output = out;
-  r->noutput = n;
-  return BS_OK;
-}
-
 /* ---- the programs of one block ---------------------------------------------
  */
 
@@ -427,7 +254,7 @@ typedef struct job {
   size_t len, cap;
   int started, ended, timed_out, too_big, no_memory;
   bs__child_end how;
-  tail *tail;
+  bs__tail *tail;
 } job;
 
 static void job_close(job *j) {
@@ -480,7 +307,7 @@ static int job_start(job *j, char *const *argv, const char *dir, int cpu,
   so.dir = dir;
   so.io[1] = so.io[2] = BS__IO_PIPE;
   so.nonblock = 1;
-  if (!(j->tail = calloc(1, sizeof *j->tail))) {
+  if (!(j->tail = bs__tail_new())) {
     snprintf(why, nwhy, BS__OOM_TEXT);
     return -1;
   }
@@ -537,7 +364,7 @@ static int job_read(job *j, int s, char *chunk, size_t size, int show_output) {
   size_t n = (size_t)r;
   if (show_output)
     show(chunk, n);
-  tail_put(j->tail, s, chunk, n);
+  bs__tail_put(j->tail, s, chunk, n);
   if (s == 0 && j->keep) {
     if (j->len + n + 1 > j->cap) {
       if (j->len + n + 1 > REPORT_LIMIT) {
@@ -726,7 +553,7 @@ typedef struct himpl {
 static bs_status job_error(harness *h, job *j, const char *ctx, const char *why,
                            int report_blank, bs_run_result *r, bs_error *err) {
   const bs_run_options *o = h->o;
-  if (tail_give(j->tail, r))
+  if (bs__tail_give(j->tail, r))
     return bs__oom(err);
   char more[96] = "";
   if (r->noutput == 1)

@@ -8,7 +8,9 @@
  * timeout (or both impls' at once, pinned, in a duet), capturing the
  * report (standard output, or a file benchsite names) and the last lines
  * of the program's output for a message, checking each name (the filter,
- * UTF-8, no control characters, 4096 bytes), the rotation, and the log.
+ * UTF-8, no control characters, 4096 bytes), the rotation, and the log
+ * (the adapters' command lines are built with run_harness_argv.c, the
+ * program's last lines kept by run_harness_tail.c).
  * Adding a harness is adding a row (an adapter file and its line in the
  * table) and a test. Private. */
 #ifndef BENCHSITE_RUN_HARNESS_H
@@ -47,7 +49,7 @@ struct bs__hsink {
   void *self;
 };
 
-/* An argv being built: every word is a copy it owns. */
+/* An argv being built (run_harness_argv.c): every word is a copy it owns. */
 typedef struct bs__argv {
   char **v; /* NULL-terminated */
   size_t n, cap;
@@ -131,6 +133,16 @@ extern const int bs__harness_duet_default;
 
 /* The most lines of a failing program's output a message quotes. */
 #define BS__TAIL_LINES 20
+
+/* The last BS__TAIL_LINES lines of a program's standard output and error
+ * that hold more than blanks (run_harness_tail.c). */
+typedef struct bs__tail bs__tail;
+/* An empty tail (free() it); NULL when out of memory. */
+bs__tail *bs__tail_new(void);
+/* What stream s (0 standard output, 1 standard error) printed next. */
+void bs__tail_put(bs__tail *t, int s, const char *p, size_t n);
+/* Hands the kept lines, escaped, oldest first, to r->output (BS_ENOMEM). */
+bs_status bs__tail_give(bs__tail *t, bs_run_result *r);
 
 /* Harness mode (run_harness.c): runs o's impls block by block and fills
  * r, as bs_run_measure describes. */

@@ -3,7 +3,8 @@
  * it, the bad one after), judged on its case alone. Commits and case names
  * are archive text a pull request may have written: each is one shell word
  * here, quoted when it holds anything a shell reads, and the page escapes
- * the command as it escapes every value. */
+ * the command as it escapes every value. And a commit's fields as every
+ * page shows them (bs__site_set_commit). */
 #include "site_int.h"
 
 #include "buf.h"
@@ -22,6 +23,19 @@ static int plain(const char *w) {
   return 1;
 }
 
+/* A commit as "commit" (in full, for titles and the run page) and
+ * "commit_short": a hexadecimal id longer than 12 digits cut to 12, as
+ * git abbreviates it, so that a 40-digit id does not push a table's
+ * verdict off the screen; any other text stays whole. */
+void bs__site_set_commit(bs_tval *t, const char *commit) {
+  size_t n = strlen(commit), hex = strspn(commit, "0123456789abcdefABCDEF");
+  bs_tval_set_str(t, "commit", commit);
+  if (hex == n && n > 12)
+    bs_tval_set_strf(t, "commit_short", "%.12s", commit);
+  else
+    bs_tval_set_str(t, "commit_short", commit);
+}
+
 /* w as one shell word: as it is when plain, else in single quotes (where
  * nothing is special but the quote itself, written '\''). */
 static void shell_word(bs__buf *b, const char *w) {
@@ -29,14 +43,7 @@ static void shell_word(bs__buf *b, const char *w) {
     bs__buf_puts(b, w);
     return;
   }
-  bs__buf_putc(b, '\'');
-  for (const char *p = w; *p; p++) {
-    if (*p == '\'')
-      bs__buf_puts(b, "'\\''");
-    else
-      bs__buf_putc(b, *p);
-  }
-  bs__buf_putc(b, '\'');
+  bs__buf_put_quoted(b, w);
 }
 
 void bs__site_bisect_fields(bs_tval *t, const char *good, const char *bad,

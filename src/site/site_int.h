@@ -414,8 +414,9 @@ typedef struct site_open {
   size_t since; /* entry: the earliest where one began (0 when none) */
 } site_open;
 void bs__site_open(const site *s, size_t c, site_open *o);
-/* A commit as the pages show it: "commit" in full and "commit_short", a
- * hexadecimal id cut to 12 digits as git abbreviates it. */
+/* A commit as the pages show it (site_bisect.c): "commit" in full and
+ * "commit_short", a hexadecimal id cut to 12 digits as git abbreviates
+ * it. */
 void bs__site_set_commit(bs_tval *t, const char *commit);
 /* The `benchsite bisect` command for the commit range good..bad of a
  * case (site_bisect.c): t's "good" and "bad" (as bs__site_set_commit) and

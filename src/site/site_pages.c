@@ -126,19 +126,6 @@ static void result_fields(const site *s, bs_tval *t,
   }
 }
 
-/* A commit as "commit" (in full, for titles and the run page) and
- * "commit_short": a hexadecimal id longer than 12 digits cut to 12, as
- * git abbreviates it, so that a 40-digit id does not push a table's
- * verdict off the screen; any other text stays whole. */
-void bs__site_set_commit(bs_tval *t, const char *commit) {
-  size_t n = strlen(commit), hex = strspn(commit, "0123456789abcdefABCDEF");
-  bs_tval_set_str(t, "commit", commit);
-  if (hex == n && n > 12)
-    bs_tval_set_strf(t, "commit_short", "%.12s", commit);
-  else
-    bs_tval_set_str(t, "commit_short", commit);
-}
-
 /* A case's drift test, as the index and its history page state it. */
 static void drift_fields(bs_tval *dr, const bs_history_case *hc) {
   char buf[64];

@@ -1,7 +1,7 @@
 /* Remainder by an invariant divisor with a multiply and a shift instead of
  * a hardware divide (Granlund & Montgomery 1994, in libdivide's form).
  * Exact for every 64-bit numerator, so `bs__fastdiv_mod(&v, x)` is
- * `x % d` bit for bit (tests/test_stats.c checks it). Private. */
+ * `x % d` bit for bit (tests/test_bootstrap.c checks it). Private. */
 #ifndef BENCHSITE_FASTDIV_H
 #define BENCHSITE_FASTDIV_H
 

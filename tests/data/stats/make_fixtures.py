@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""Independent reference values for tests/test_stats.c.
+"""Independent reference values for tests/test_quantile.c and
+tests/test_bootstrap.c.
 
 Run with Debian's python3 (numpy from python3-numpy):
     /usr/bin/python3 tests/data/stats/make_fixtures.py > tests/data/stats/fixtures.txt
