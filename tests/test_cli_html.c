@@ -54,15 +54,16 @@ Test(cli_html, compare_writes_the_comparison_and_still_gates) {
   cr_expect_str_eq(r.out,
                    "✖ gate failed: 1 significant regression (sum [n=65536] "
                    "+75.51 %), 1 significant improvement, 0 inconclusive, 2 "
-                   "equivalent — pr vs main, wall time per call, protocol "
-                   "Development, 20 blocks\n",
+                   "equivalent; 1 blind below 3.0001 % — pr vs main, wall "
+                   "time per call, protocol Development, 20 blocks\n",
                    "with files, stdout holds the one-line summary only");
   ts_run_free(&r);
 
   char *index = page(out, "index.html");
   expect_in(index, "<table class=\"data cases\">", "index");
   expect_in(index, "Gate failed", "index");
-  expect_in(index, "10000 resamples, 95&nbsp;% interval", "index");
+  /* The level as the text says it, a no-break space before "%". */
+  expect_in(index, "10000 resamples, 95\xc2\xa0% interval", "index");
   expect_in(index, "href=\"compare.json\"", "index");
   expect_not_in(index, "href=\"tuning.html\"", "index");
   expect_not_in(index, "href=\"aa.html\"", "index");
@@ -122,7 +123,7 @@ Test(cli_html, compare_hotspot_report_states_its_parameters) {
   cr_expect_eq(r.status, 0, "hotspot mode does not gate: %s", r.err);
   ts_run_free(&r);
   char *index = page(out, "index.html");
-  expect_in(index, "2000 resamples, 90&nbsp;% interval", "index");
+  expect_in(index, "2000 resamples, 90\xc2\xa0% interval", "index");
   expect_in(index, "threshold δ&nbsp;=&nbsp;5&nbsp;%", "index");
   expect_in(index, "Hotspot comparison (exploratory, does not gate)", "index");
   expect_not_in(index, "Gate failed", "index");
@@ -388,4 +389,83 @@ Test(cli_html, help_documents_html) {
     expect_in(r.out, "--html DIR", cmds[i]);
     ts_run_free(&r);
   }
+}
+
+/* ---- adaptive runs, levels, layout-sensitive and blind cases ------------ */
+
+/* The pages of views_fixture.h's comparison (its figures worked by hand
+ * there): the column's level and the mark of the other, the qualifiers as
+ * badges, the notes, the case pages' rows; the hostile name escaped. */
+#include "views_fixture.h"
+
+Test(cli_html, compare_pages_state_levels_qualifiers_and_extra_runs) {
+  char *work = ts_tmpdir("html_qualifiers");
+  char *log = ts_path(work, "log.csv"), *env = ts_path(work, "env.csv");
+  char *out = ts_path(work, "out");
+  cr_assert_eq(ts_write(log, views_log_csv), 0);
+  cr_assert_eq(ts_write(env, views_manifest_csv), 0);
+  const char *args[] = {"compare",    "log.csv", "--manifest",  "env.csv",
+                        "--baseline", "main",    "--candidate", "pr",
+                        "--html",     "out",     NULL};
+  ts_run r = ts_cli(work, args);
+  cr_expect_eq(r.status, 0, "%s", r.err);
+  ts_run_free(&r);
+
+  char *index = page(out, "index.html");
+  expect_in(index,
+            "<th scope=\"col\" class=\"num\">Interval (96\xc2\xa0% "
+            "unless marked)</th>",
+            "index");
+  expect_in(index, "<span class=\"level-mark\">at 99.3\xc2\xa0%</span> ",
+            "index");
+  expect_in(index,
+            "<span class=\"badge v-slower\">↕ layout-sensitive: runs "
+            "disagree by 6.0\xc2\xa0%</span>",
+            "index");
+  expect_in(index,
+            "<span class=\"badge v-slower\">◌ blind below 5.0\xc2\xa0%</span>",
+            "index");
+  expect_in(index,
+            "<p class=\"method\">Adaptive runs: 1 of 4 cases took extra "
+            "runs (1 run, 2.5 s; at most 8 runs in all).</p>",
+            "index");
+  expect_in(index,
+            "intervals at 96\xc2\xa0% (3 cases) and 99.3\xc2\xa0% (1 "
+            "case, measured again by the adaptive run)",
+            "index");
+  expect_in(index,
+            "<span class=\"n\">1</span> <span class=\"badge v-slower\">◌ "
+            "blind</span>",
+            "index");
+  /* Each qualifier once, on its own case's row, and nowhere else. */
+  const char *once[] = {"◌ blind below", "↕ layout-sensitive: runs"};
+  for (size_t i = 0; i < 2; i++) {
+    const char *p = strstr(index, once[i]);
+    cr_expect(p && !strstr(p + 1, once[i]), "index: \"%s\" not once", once[i]);
+  }
+  expect_not_in(index, "<span class=\"badge v-slower\">1</span>", "index");
+  expect_in(index, "wide|&lt;img src=x&gt;", "index");
+  expect_not_in(index, "<img src=x>", "index");
+  free(index);
+
+  char *layout = page(out, "case-0001.html");
+  expect_in(layout, "99.3 % interval of med(d)", "layout's page");
+  expect_in(layout, "<th scope=\"row\">Between-run spread</th>",
+            "layout's page");
+  expect_in(layout,
+            "6.0\xc2\xa0% (max − min of the runs&#39; paired Δ%): "
+            "layout-sensitive",
+            "layout's page");
+  free(layout);
+  char *wide = page(out, "case-0004.html");
+  expect_in(wide,
+            "5.0\xc2\xa0%: blind, this run could not have seen a "
+            "change below it",
+            "wide's page");
+  expect_not_in(wide, "<img src=x>", "wide's page");
+  free(wide);
+  free(out);
+  free(env);
+  free(log);
+  free(work);
 }

@@ -491,3 +491,73 @@ Test(compare, look_levels_follow_the_spending_rule) {
   cr_assert_eq(bs_compare_look_level(2), 99.3);
   cr_assert_eq(bs_compare_look_level(4), 99.3);
 }
+
+/* ---- The minimum detectable change (SPEC §2.15), worked by hand ---------
+ * Every baseline batch takes 100 µs.
+ *   wide:   two pairs, d = 0 and 10 µs. med(d) = 5, delta_pct = 5. A
+ *           resample of two draws has median 0 (both draws the first
+ *           pair) a quarter of the time, so the 2.5 % quantile of 10 000
+ *           medians is 0: L = 0, L% = 0, and mde = max(3, 5 - 0) = 5.
+ *   narrow: six pairs, d = 1 µs each: every resample's median is 1, L = 1,
+ *           L% = delta_pct = 1, and mde = max(3, 0) = 3, the gate's delta.
+ * With a noise floor of 8 % on wide, its threshold is 8 and mde =
+ * max(8, 5) = 8; a floor of 2 % (below delta) leaves narrow at 3. A
+ * hotspot delta of 6 makes wide's mde 6, not above delta: not blind. */
+static const char mde_log[] = "benchmark,impl,block,per_call_us\n"
+                              "wide,main,0,100\nwide,pr,0,100\n"
+                              "wide,main,1,100\nwide,pr,1,110\n"
+                              "narrow,main,0,100\nnarrow,pr,0,101\n"
+                              "narrow,main,1,100\nnarrow,pr,1,101\n"
+                              "narrow,main,2,100\nnarrow,pr,2,101\n"
+                              "narrow,main,3,100\nnarrow,pr,3,101\n"
+                              "narrow,main,4,100\nnarrow,pr,4,101\n"
+                              "narrow,main,5,100\nnarrow,pr,5,101\n";
+
+static int mde_floors(void *ctx, const char *benchmark, const char *dataset,
+                      double *floor_pct) {
+  (void)ctx;
+  (void)dataset;
+  *floor_pct = !strcmp(benchmark, "wide") ? 8.0 : 2.0;
+  return 1;
+}
+
+Test(compare, minimum_detectable_change_by_hand) {
+  bs_log *log = parse(mde_log);
+  bs_compare_result *r = run(log, BS_MODE_CONFIRMATORY);
+  cr_assert_eq(r->ncases, 2);
+  const bs_case_compare *narrow = &r->cases[0], *wide = &r->cases[1];
+  cr_assert_str_eq(narrow->benchmark, "narrow");
+  cr_assert_str_eq(wide->benchmark, "wide");
+  cr_expect_eq(wide->ci_low_us, 0.0);
+  cr_expect_eq(wide->delta_pct, 5.0);
+  cr_expect_eq(wide->mde_pct, 5.0, "%.17g", wide->mde_pct);
+  cr_expect(wide->blind);
+  cr_expect_eq(narrow->mde_pct, 3.0, "%.17g", narrow->mde_pct);
+  cr_expect_not(narrow->blind);
+  cr_expect_eq(r->blind, 1);
+  cr_expect_eq(r->blind_max_mde_pct, 5.0);
+
+  /* The noise-aware gate raises the threshold the mde starts from. */
+  cr_assert_eq(bs_compare_apply_noise(r, mde_floors, NULL), BS_OK);
+  cr_expect_eq(wide->mde_pct, 8.0, "%.17g", wide->mde_pct);
+  cr_expect(wide->blind);
+  cr_expect_eq(narrow->mde_pct, 3.0, "%.17g", narrow->mde_pct);
+  cr_expect_not(narrow->blind);
+  cr_expect_eq(r->blind, 1);
+  cr_expect_eq(r->blind_max_mde_pct, 8.0);
+  bs_compare_result_free(r);
+
+  /* Blind means above delta, not at it. */
+  bs_compare_options o;
+  bs_compare_options_init(&o, BS_MODE_HOTSPOT);
+  o.threshold_pct = 6.0;
+  bs_error err;
+  cr_assert_eq(bs_compare_run(log, "main", "pr", &o, &r, &err), BS_OK, "%s",
+               err.message);
+  cr_expect_eq(r->cases[1].mde_pct, 6.0);
+  cr_expect_not(r->cases[1].blind);
+  cr_expect_eq(r->blind, 0);
+  cr_expect(isnan(r->blind_max_mde_pct));
+  bs_compare_result_free(r);
+  bs_log_free(log);
+}

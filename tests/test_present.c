@@ -83,6 +83,8 @@ Test(present, glossary_gives_each_symbol_and_word_one_meaning) {
       {BS__T_IMPROVEMENT, "◆ significant improvement"},
       {BS__T_INCONCLUSIVE, "◐ inconclusive"},
       {BS__T_WITHIN_NOISE, "≈ within noise"},
+      {BS__T_LAYOUT, "↕ layout-sensitive"},
+      {BS__T_BLIND, "◌ blind"},
       {BS__T_WARNING, "⚠ warning"},
       {BS__T_OUTLIER, "◇ Tukey outlier"},
       {BS__T_MEDIANS, "† medians disagree"},
@@ -97,6 +99,8 @@ Test(present, glossary_gives_each_symbol_and_word_one_meaning) {
       {BS__T_NOISE_FLOOR, "noise floor"},
       {BS__T_UNPAIRED, "unpaired spread"},
       {BS__T_P_VALUE, "p"},
+      {BS__T_MDE, "minimum detectable change"},
+      {BS__T_LEVEL, "interval level"},
   };
   cr_assert_eq(sizeof want / sizeof want[0], (size_t)BS__NTERMS);
   for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {

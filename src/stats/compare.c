@@ -173,6 +173,15 @@ static void decide(bs_case_compare *c, double delta) {
    * out, or is inconclusive. */
   c->inconclusive =
       !c->significant_regression && bs_compare_upper_pct(c) >= eff;
+  /* The minimum detectable change (SPEC §2.15). A true regression of x %
+   * moves the whole interval by about x - delta_pct: its lower end clears
+   * zero once x > delta_pct - L%, and the gate also wants x >= delta_eff.
+   * The largest of the two, with no rounding between the two operands
+   * and the subtraction, so that anyone can recompute it from the JSON's
+   * delta_pct, ci_low_us and median_baseline_us exactly. */
+  double reach = c->delta_pct - bs_compare_lower_pct(c);
+  c->mde_pct = !isfinite(reach) ? (double)NAN : reach > eff ? reach : eff;
+  c->blind = c->mde_pct > delta;
 }
 
 double bs_compare_look_level(unsigned looks) {
@@ -181,15 +190,24 @@ double bs_compare_look_level(unsigned looks) {
                       : BS_LOOK_EXTRA_LEVEL_PCT;
 }
 
+double bs_compare_lower_pct(const bs_case_compare *c) {
+  return 100.0 * (c->ci_low_us / c->median_baseline_us);
+}
+
 double bs_compare_upper_pct(const bs_case_compare *c) {
   return 100.0 * (c->ci_high_us / c->median_baseline_us);
 }
 
 static void recount(bs_compare_result *r) {
   r->regressions = r->improvements = r->family_regressions = 0;
-  r->inconclusive = r->adaptive = r->layout_sensitive = 0;
+  r->inconclusive = r->adaptive = r->layout_sensitive = r->blind = 0;
+  r->blind_max_mde_pct = NAN;
   for (size_t i = 0; i < r->ncases; i++) {
     const bs_case_compare *c = &r->cases[i];
+    if (c->blind &&
+        (isnan(r->blind_max_mde_pct) || c->mde_pct > r->blind_max_mde_pct))
+      r->blind_max_mde_pct = c->mde_pct;
+    r->blind += c->blind != 0;
     r->inconclusive += c->inconclusive != 0;
     r->adaptive += c->looks > 1;
     r->layout_sensitive += c->layout_sensitive != 0;

@@ -40,6 +40,15 @@ static bs_status compare_case(bs__buf *b, const void *cases, size_t i) {
     bs__jobj_number(&o, "noise_floor_pct", c->noise_floor_pct);
   bs__jobj_bool(&o, "within_noise", c->within_noise);
   bs__jobj_bool(&o, "inconclusive", c->inconclusive);
+  /* Adaptive runs and the between-run spread (SPEC §6), what the gate can
+   * see (§2.15); a NaN (no spread under three runs) is null. */
+  bs__jobj_u64(&o, "runs", c->nruns);
+  bs__jobj_u64(&o, "looks", c->looks);
+  bs__jobj_number(&o, "level_pct", c->level_pct);
+  bs__jobj_number(&o, "between_runs_pct", c->between_runs_pct);
+  bs__jobj_bool(&o, "layout_sensitive", c->layout_sensitive);
+  bs__jobj_number(&o, "mde_pct", c->mde_pct);
+  bs__jobj_bool(&o, "blind", c->blind);
   if (bs__jobj_key(&o, "warnings"))
     o.st = bs__json_string_array(b, c->warnings, c->nwarnings);
   return bs__jobj_end(&o);
@@ -74,6 +83,10 @@ bs_status bs_json_compare(const bs_compare_result *r, const bs_manifest *env,
                   !r->cases[i].inconclusive;
   bs__jobj_u64(&j, "improvements", r->improvements);
   bs__jobj_u64(&j, "equivalent", equivalent);
+  bs__jobj_u64(&j, "adaptive", r->adaptive);
+  bs__jobj_u64(&j, "layout_sensitive", r->layout_sensitive);
+  bs__jobj_u64(&j, "blind", r->blind);
+  bs__jobj_number(&j, "blind_max_mde_pct", r->blind_max_mde_pct);
   if (bs__jobj_key(&j, "environment"))
     j.st = bs__json_manifest(&b, env, 4);
   bs__jobj_objects(&j, "cases", r->ncases, compare_case, r->cases);

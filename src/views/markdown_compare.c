@@ -6,6 +6,7 @@
 #include "benchsite/markdown.h"
 
 #include "buf.h"
+#include "compare_notes.h"
 #include "grow.h"
 #include "mdw.h"
 #include "present.h"
@@ -101,7 +102,9 @@ typedef struct facts {
   const bs_case_compare *worst; /* the largest paired delta regressed */
   char cand_commit[64], base_commit[64];
   const char *protocol;
-  size_t bmin, bmax; /* blocks (pairs) per case */
+  size_t bmin, bmax;   /* blocks (pairs) per case */
+  double common_level; /* the tables' interval level (bs__level_common) */
+  size_t other_levels; /* cases at another level, marked */
 } facts;
 
 /* A commit as the headline names it: a hexadecimal id cut to 7 digits
@@ -135,6 +138,7 @@ static void facts_of(facts *f, const bs_compare_result *r,
   }
   if (!r->ncases)
     f->bmin = 0;
+  f->common_level = bs__level_common(r, &f->other_levels);
   short_commit(f->cand_commit, sizeof f->cand_commit,
                bs_manifest_get(env, "commit"));
   short_commit(f->base_commit, sizeof f->base_commit,
@@ -220,6 +224,9 @@ static bs_status headline(hw *w, const bs_compare_result *r, const facts *f,
     if (f->n[rest[i]])
       bs__buf_printf(w->b, ", %zu %s", f->n[rest[i]],
                      bs__glossary(kind_term(rest[i]))->word);
+  /* What the gate could not see, apart: a blind case is also counted
+   * above (SPEC §2.15). */
+  bs__blind_count(w->b, r);
   w_lit(w, " — ");
   w_user(w, r->candidate);
   if (f->cand_commit[0]) {
@@ -320,18 +327,22 @@ static bs_status inconclusive_line(bs__buf *b, const bs_compare_result *r) {
 }
 
 /* "confirmatory gate: δ = 3 %, 95 % interval, 10000 resamples of med(d),
- * seed 0; metric wall: wall time per call, µs" */
+ * seed 0; metric wall: wall time per call, µs" (an adaptive run's levels,
+ * bs__level_phrase, in place of "95 % interval"). */
 static bs_status method_line(bs__buf *b, const bs_compare_result *r) {
   const bs_compare_options *o = &r->options;
   char m[160];
-  return bs__buf_printf(
-      b,
-      "%s: δ = %g %%, %g %% interval, %llu bootstrap resamples of med(d), "
-      "seed %llu; metric %s",
-      o->mode == BS_MODE_CONFIRMATORY ? "confirmatory gate"
-                                      : "hotspot (exploratory)",
-      o->threshold_pct, o->level_pct, (unsigned long long)o->resamples,
-      (unsigned long long)o->seed, bs__metric_phrase(m, sizeof m, o->metric));
+  bs__buf_printf(b, "%s: δ = %g %%, ",
+                 o->mode == BS_MODE_CONFIRMATORY ? "confirmatory gate"
+                                                 : "hotspot (exploratory)",
+                 o->threshold_pct);
+  bs__level_phrase(b, r, BS__TYPO_TERM);
+  return bs__buf_printf(b,
+                        ", %llu bootstrap resamples of med(d), seed %llu; "
+                        "metric %s",
+                        (unsigned long long)o->resamples,
+                        (unsigned long long)o->seed,
+                        bs__metric_phrase(m, sizeof m, o->metric));
 }
 
 /* The interval of the paired delta, in percent of the baseline median:
@@ -419,27 +430,30 @@ typedef struct md_compare {
   bs__buf env, foot;
 } md_compare;
 
-/* "| case | paired Δ% [95 % interval] | verdict |" and its delimiter. */
+/* "| case | paired Δ% [95 % interval] | verdict |" (or "[interval (96 %
+ * unless marked)]") and its delimiter. */
 static bs_status table_head(bs__buf *b, const bs_compare_result *r, int links) {
-  return bs__buf_printf(b,
-                        "| case | paired Δ%% \\[%g %% interval\\] | verdict "
-                        "|%s\n|---|---:|---|%s\n",
-                        r->options.level_pct, links ? " link |" : "",
-                        links ? "---|" : "");
+  bs__buf_puts(b, "| case | paired Δ% \\[");
+  bs__level_header(b, r, BS__TYPO_MD);
+  return bs__buf_printf(b, "\\] | verdict |%s\n|---|---:|---|%s\n",
+                        links ? " link |" : "", links ? "---|" : "");
 }
 
 static bs_status md_row(bs__buf *b, const bs_compare_result *r, size_t i, int k,
-                        const char *base) {
+                        const char *base, double common) {
   const bs_case_compare *c = &r->cases[i];
   char p[48], p1[48], p2[48];
   double lo, hi;
   interval_pct(c, &lo, &hi);
   bs__buf_puts(b, "| ");
   bs__md_case(b, c->benchmark, c->dataset);
-  bs__buf_printf(b, " | %s %% \\[%s, %s\\] | ",
+  bs__buf_printf(b, " | %s %% \\[%s, %s\\]",
                  bs__fmt_pct_num_plain(p, sizeof p, c->delta_pct),
                  bs__fmt_pct_num_plain(p1, sizeof p1, lo),
                  bs__fmt_pct_num_plain(p2, sizeof p2, hi));
+  if (*bs__level_mark(p, sizeof p, c, common, BS__TYPO_MD))
+    bs__buf_printf(b, " at %s", p);
+  bs__buf_puts(b, " | ");
   /* The table's rows say why the case is there; the folded list its
    * verdict. */
   const char *label = FLAGGED(k)
@@ -452,6 +466,7 @@ static bs_status md_row(bs__buf *b, const bs_compare_result *r, size_t i, int k,
   if (k == K_NOISE)
     bs__buf_printf(b, " (floor %s)",
                    bs__fmt_floor_plain(p, sizeof p, c->noise_floor_pct));
+  bs__qualifiers(b, c, r->options.threshold_pct, " · ", BS__TYPO_MD);
   if (base) {
     char page[32];
     bs__buf_puts(b, " | [page](");
@@ -525,16 +540,24 @@ static bs_status warning_lines(bs__buf *b, const bs_compare_result *r) {
 
 /* The glossary entries the comment shows, folded, with the method. */
 static bs_status legend(bs__buf *b, const bs_compare_result *r,
-                        const size_t shown[NKINDS]) {
+                        const facts *f) {
   bs__buf_puts(b, "\n<details><summary>How to read this"
                   "</summary>\n\n");
-  bs__term terms[2 + NKINDS];
+  bs__term terms[6 + NKINDS];
   size_t nt = 0;
   terms[nt++] = BS__T_PAIRED_DELTA;
   terms[nt++] = BS__T_THRESHOLD;
   for (int k = 0; k < NKINDS; k++)
-    if (shown[k])
+    if (f->n[k])
       terms[nt++] = kind_term(k);
+  if (f->other_levels)
+    terms[nt++] = BS__T_LEVEL;
+  if (r->layout_sensitive)
+    terms[nt++] = BS__T_LAYOUT;
+  if (r->blind) {
+    terms[nt++] = BS__T_BLIND;
+    terms[nt++] = BS__T_MDE;
+  }
   /* The glossary's words go through the Markdown escaper like any text:
    * they hold '*', '#' or '|' one day without breaking the comment. */
   for (size_t i = 0; i < nt; i++) {
@@ -581,7 +604,7 @@ static bs_status md_pieces(md_compare *m, const bs_compare_result *r,
   for (size_t j = 0; j < nr; j++) {
     bs__buf row;
     bs__buf_init(&row, BS__CAP_MARKDOWN);
-    md_row(&row, r, rk[j].i, rk[j].k, base);
+    md_row(&row, r, rk[j].i, rk[j].k, base, f->common_level);
     piece_take(&m->rows, &row);
   }
   free(rk);
@@ -591,7 +614,7 @@ static bs_status md_pieces(md_compare *m, const bs_compare_result *r,
       continue;
     bs__buf row;
     bs__buf_init(&row, BS__CAP_MARKDOWN);
-    md_row(&row, r, i, k, base);
+    md_row(&row, r, i, k, base, f->common_level);
     piece_take(&m->other, &row);
   }
 
@@ -613,6 +636,19 @@ static bs_status md_pieces(md_compare *m, const bs_compare_result *r,
     bs__buf_puts(b, "\n");
     inconclusive_line(b, r);
     bs__buf_puts(b, ".\n");
+  }
+  /* How the run was measured and what it can see, a paragraph each. */
+  const bs__notes_in in = {r, env};
+  for (int k = 0; k < BS__NOTES; k++) {
+    bs__buf note;
+    bs__buf_init(&note, BS__CAP_MARKDOWN);
+    if (bs__note(&note, k, &in, BS__TYPO_MD)) {
+      bs__buf_puts(b, "\n");
+      bs__buf_append(b, note.data, note.len);
+      bs__buf_puts(b, ".\n");
+    }
+    bs__buf_fail(b, bs__buf_status(&note));
+    bs__buf_release(&note);
   }
 
   b = &m->warn;
@@ -664,10 +700,7 @@ static bs_status md_pieces(md_compare *m, const bs_compare_result *r,
   }
 
   b = &m->foot;
-  size_t shown[NKINDS];
-  for (int k = 0; k < NKINDS; k++)
-    shown[k] = f->n[k];
-  legend(b, r, shown);
+  legend(b, r, f);
   char mphrase[160];
   bs__buf_printf(b,
                  "\n<sub>benchsite · paired Δ%% = 100 · med(d) / "
@@ -815,39 +848,91 @@ bs_status bs_markdown_compare(const bs_compare_result *r,
  */
 
 #define TEXT_COLS 6
+#define TEXT_CELL 320
+
+/* The index in c->warnings of its Tukey-outlier warning, or (size_t)-1:
+ * compare.h fixes their order (too few pairs, outliers, the others). */
+static size_t outlier_warning(const bs_case_compare *c) {
+  if (!c->outliers)
+    return (size_t)-1;
+  size_t i = c->blocks < BS_MIN_RELIABLE_PAIRS;
+  return i < c->nwarnings ? i : (size_t)-1;
+}
+
+/* "warning: Tukey-fence outliers in 3 of 4 cases, kept (the median is
+ * robust to them): dot [n=1024] 1 of 20, sort [n=1024] 2 of 20, …": one
+ * line for every case's outliers, as the comment has (labels as the
+ * table's first column holds them). */
+static bs_status outlier_line(bs__buf *b, const bs_compare_result *r,
+                              char (*cells)[TEXT_COLS][TEXT_CELL]) {
+  size_t n = 0, named = 0;
+  for (size_t i = 0; i < r->ncases; i++)
+    n += r->cases[i].outliers > 0;
+  if (!n)
+    return bs__buf_status(b);
+  bs__buf_printf(b,
+                 "warning: Tukey-fence outliers in %zu of %zu case%s, kept "
+                 "(the median is robust to them): ",
+                 n, r->ncases, plural(r->ncases));
+  for (size_t i = 0; i < r->ncases && named < 8; i++) {
+    const bs_case_compare *c = &r->cases[i];
+    if (!c->outliers)
+      continue;
+    bs__buf_puts(b, named++ ? ", " : "");
+    bs__buf_term(b, cells[i + 1][0], 0);
+    bs__buf_printf(b, " %zu of %zu", c->outliers, c->blocks);
+  }
+  if (n > named)
+    bs__buf_printf(b, ", and %zu more", n - named);
+  return bs__buf_putc(b, '\n');
+}
 
 bs_status bs_text_compare(const bs_compare_result *r, const bs_manifest *env,
                           const bs_markdown_options *o, char **out, size_t *len,
                           bs_error *err) {
   size_t n = r->ncases + 1;
-  char(*cells)[TEXT_COLS][192] = calloc(n, sizeof *cells);
+  char(*cells)[TEXT_COLS][TEXT_CELL] = calloc(n, sizeof *cells);
   bs__buf b;
   bs__buf_init(&b, BS__CAP_TEXT);
   size_t disagree = 0;
   if (!cells)
     return bs__buf_finish(&b, BS_ENOMEM, "the table", out, len, err);
   bs_metric m = r->options.metric;
-  snprintf(cells[0][0], 192, "case");
-  snprintf(cells[0][1], 192, "paired Δ%%");
-  snprintf(cells[0][2], 192, "%g%% interval", r->options.level_pct);
-  snprintf(cells[0][3], 192, "med(d)");
-  snprintf(cells[0][4], 192, "verdict");
+  facts f;
+  facts_of(&f, r, env);
+  double delta = r->options.threshold_pct;
+  snprintf(cells[0][0], TEXT_CELL, "case");
+  snprintf(cells[0][1], TEXT_CELL, "paired Δ%%");
+  {
+    bs__buf h;
+    bs__buf_init(&h, TEXT_CELL - 1);
+    bs__level_header(&h, r, BS__TYPO_TERM);
+    snprintf(cells[0][2], TEXT_CELL, "%s", h.data ? h.data : "");
+    bs__buf_release(&h);
+  }
+  snprintf(cells[0][3], TEXT_CELL, "med(d)");
+  snprintf(cells[0][4], TEXT_CELL, "verdict");
   /* The medians last, unpaired, with the glossary's mark where they
    * point elsewhere than the paired delta. */
-  snprintf(cells[0][5], 192, "medians %s → %s", r->baseline, r->candidate);
+  snprintf(cells[0][5], TEXT_CELL, "medians %s → %s", r->baseline,
+           r->candidate);
   for (size_t i = 0; i < r->ncases; i++) {
     const bs_case_compare *c = &r->cases[i];
     char t1[48], t2[48];
     double lo, hi;
     interval_pct(c, &lo, &hi);
-    bs__case_label(cells[i + 1][0], 192, c->benchmark, c->dataset);
-    snprintf(cells[i + 1][1], 192, "%s%%",
+    bs__case_label(cells[i + 1][0], TEXT_CELL, c->benchmark, c->dataset);
+    snprintf(cells[i + 1][1], TEXT_CELL, "%s%%",
              bs__fmt_pct_num_plain(t1, sizeof t1, c->delta_pct));
-    snprintf(cells[i + 1][2], 192, "[%s, %s]",
-             bs__fmt_pct_num_plain(t1, sizeof t1, lo),
-             bs__fmt_pct_num_plain(t2, sizeof t2, hi));
-    bs__fmt_val_signed_plain(cells[i + 1][3], 192, m, c->median_delta_us);
-    snprintf(cells[i + 1][4], 192, "%s%s%s",
+    /* The level first, so that the intervals stay aligned on their
+     * right: "at 99.3 % [-1.56, +0.55]". */
+    char mark[48], t3[48];
+    bs__level_mark(mark, sizeof mark, c, f.common_level, BS__TYPO_TERM);
+    snprintf(cells[i + 1][2], TEXT_CELL, "%s%s%s[%s, %s]", mark[0] ? "at " : "",
+             mark, mark[0] ? " " : "", bs__fmt_pct_num_plain(t1, sizeof t1, lo),
+             bs__fmt_pct_num_plain(t3, sizeof t3, hi));
+    bs__fmt_val_signed_plain(cells[i + 1][3], TEXT_CELL, m, c->median_delta_us);
+    snprintf(cells[i + 1][4], TEXT_CELL, "%s%s%s",
              bs__verdict_marker(bs__significance(c), c->verdict),
              c->within_noise && c->verdict != BS_VERDICT_EQUIVALENT
                  ? " · " /* ≈ within noise */
@@ -857,12 +942,13 @@ bs_status bs_text_compare(const bs_compare_result *r, const bs_manifest *env,
                  : "");
     if (c->inconclusive) {
       size_t used = strlen(cells[i + 1][4]);
-      snprintf(cells[i + 1][4] + used, 192 - used, " · %s",
+      snprintf(cells[i + 1][4] + used, TEXT_CELL - used, " · %s",
                bs__glossary(BS__T_INCONCLUSIVE)->label);
     }
-    int dis = bs__medians_disagree(c, r->options.threshold_pct);
+    bs__qualifiers_cell(cells[i + 1][4], TEXT_CELL, c, delta);
+    int dis = bs__medians_disagree(c, delta);
     disagree += dis != 0;
-    snprintf(cells[i + 1][5], 192, "%s → %s%s%s",
+    snprintf(cells[i + 1][5], TEXT_CELL, "%s → %s%s%s",
              bs__fmt_val_plain(t1, sizeof t1, m, c->median_baseline_us),
              bs__fmt_val_plain(t2, sizeof t2, m, c->median_candidate_us),
              dis ? " " : "", dis ? bs__glossary(BS__T_MEDIANS)->symbol : "");
@@ -873,8 +959,6 @@ bs_status bs_text_compare(const bs_compare_result *r, const bs_manifest *env,
       size_t wd = bs__text_width(cells[i][k], k ? 0 : BS_TEXT_LINE_START);
       width[k] = wd > width[k] ? wd : width[k];
     }
-  facts f;
-  facts_of(&f, r, env);
   hw w = {&b, 0};
   headline(&w, r, &f, o);
   bs__buf_puts(&b, "\n\n");
@@ -899,6 +983,10 @@ bs_status bs_text_compare(const bs_compare_result *r, const bs_manifest *env,
     inconclusive_line(&b, r);
     bs__buf_putc(&b, '\n');
   }
+  const bs__notes_in in = {r, env};
+  for (int k = 0; k < BS__NOTES; k++)
+    if (bs__note(&b, k, &in, BS__TYPO_TERM))
+      bs__buf_putc(&b, '\n');
   bs__buf_puts(&b, "family-wise: ");
   family_line(&b, r);
   bs__buf_puts(&b,
@@ -916,8 +1004,13 @@ bs_status bs_text_compare(const bs_compare_result *r, const bs_manifest *env,
     bs__buf_term(&b, r->warnings[i], 0);
     bs__buf_putc(&b, '\n');
   }
+  /* Outliers in one line for every case; each case's other warnings
+   * (few pairs, a raised threshold) a line each. */
+  outlier_line(&b, r, cells);
   for (size_t i = 0; i < r->ncases; i++)
     for (size_t k = 0; k < r->cases[i].nwarnings; k++) {
+      if (k == outlier_warning(&r->cases[i]))
+        continue;
       bs__buf_puts(&b, "warning: ");
       bs__buf_term(&b, cells[i + 1][0], 0);
       bs__buf_puts(&b, ": ");

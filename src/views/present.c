@@ -2,6 +2,7 @@
  * (see present.h). */
 #include "present.h"
 #include "lmath.h"
+#include "num.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -186,6 +187,25 @@ char *bs__fmt_rate_plain(char *buf, size_t n, double pct) {
   return pct_fixed(&PLAIN, buf, n, "", pct, 1);
 }
 
+char *bs__fmt_above_num(char *buf, size_t n, double pct, double than) {
+  if (!isfinite(pct)) {
+    snprintf(buf, n, "n/a");
+    return buf;
+  }
+  /* As pct2: %f of a huge figure would print hundreds of digits. */
+  if (fabs(pct) >= 1e9) {
+    snprintf(buf, n, "%.3g", pct);
+    return buf;
+  }
+  for (int d = 1; d <= 6; d++) {
+    double back;
+    snprintf(buf, n, "%.*f", d, pct);
+    if (!(pct > than) || (!bs__parse_double(buf, &back) && back > than))
+      break;
+  }
+  return buf;
+}
+
 char *bs__fmt_time_plain(char *buf, size_t n, double us) {
   return bs__fmt_val_plain(buf, n, BS_METRIC_WALL, us);
 }
@@ -252,6 +272,20 @@ static const bs__gloss glossary[BS__NTERMS] = {
         T("≈", "within noise", "noise",
           "the paired Δ% is no larger than the case's noise floor: this "
           "setup's A/A runs of identical code differ as much"),
+    [BS__T_LAYOUT] =
+        T("↕", "layout-sensitive", "layout",
+          "the case's runs disagree by more than δ: the spread (max − min) "
+          "of the paired Δ% of each run, each run in fresh measuring "
+          "processes with a memory layout of their own; the layout, not "
+          "the code, may decide the verdict, and more runs average it "
+          "away"),
+    [BS__T_BLIND] =
+        T("◌", "blind", "blind",
+          "the minimum detectable change is above δ: the interval reaches "
+          "so far below the paired Δ% (or a noise floor raised the "
+          "threshold so high) that this run could not have shown a smaller "
+          "regression; more blocks or runs, or a quieter machine, would "
+          "sharpen it"),
     [BS__T_WARNING] = T("⚠", "warning", "warning",
                         "something about the measurement to check before "
                         "trusting the verdict"),
@@ -306,6 +340,18 @@ static const bs__gloss glossary[BS__NTERMS] = {
     [BS__T_P_VALUE] = T("", "p", "",
                         "the one-sided bootstrap p-value toward a "
                         "regression, (1 + #{θ* ≤ 0}) / (R + 1)"),
+    [BS__T_MDE] =
+        T("", "minimum detectable change", "",
+          "max(δ, paired Δ% − L%), L% the interval's lower end in per cent "
+          "of the baseline median: the smallest true regression this run "
+          "would have called significant"),
+    [BS__T_LEVEL] =
+        T("", "interval level", "",
+          "the confidence of a case's interval: the mode's (95 % in the "
+          "gate) for a run looked at once; the gate judges each case of an "
+          "adaptive run at 96 % after its planned runs and at 99.3 % once "
+          "it took extra runs, so that looking again flags identical code "
+          "no more often than one look"),
 };
 #undef T
 

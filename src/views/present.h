@@ -97,6 +97,13 @@ char *bs__fmt_floor_plain(char *buf, size_t n, double pct);
  * "12.5 %". */
 char *bs__fmt_rate_plain(char *buf, size_t n, double pct);
 
+/* The number of an unsigned percentage shown as exceeding a threshold
+ * `than` (a minimum detectable change or a between-run spread beside δ),
+ * without its "%": one decimal, more (up to six) while the figure as
+ * written would not read above `than`, so that 3.0001 beside δ = 3 is
+ * "3.0001", never "3.0": "11.4", "3.04". */
+char *bs__fmt_above_num(char *buf, size_t n, double pct, double than);
+
 /* ---- Names and verdicts -------------------------------------------------- */
 
 /* s cut to max_chars code points, with "…" when cut (for chart texts;
@@ -119,6 +126,8 @@ typedef enum bs__term {
   /* Marks beside a verdict. */
   BS__T_INCONCLUSIVE, /* ◐ inconclusive */
   BS__T_WITHIN_NOISE, /* ≈ within noise */
+  BS__T_LAYOUT,       /* ↕ layout-sensitive */
+  BS__T_BLIND,        /* ◌ blind */
   BS__T_WARNING,      /* ⚠ warning */
   BS__T_OUTLIER,      /* ◇ Tukey outlier */
   BS__T_MEDIANS,      /* † medians disagree */
@@ -136,6 +145,8 @@ typedef enum bs__term {
   BS__T_NOISE_FLOOR,  /* noise floor */
   BS__T_UNPAIRED,     /* unpaired spread */
   BS__T_P_VALUE,      /* p */
+  BS__T_MDE,          /* minimum detectable change */
+  BS__T_LEVEL,        /* interval level */
   BS__NTERMS
 } bs__term;
 

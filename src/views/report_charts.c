@@ -75,12 +75,22 @@ static void forest(bs__report *r) {
   r->forest = k;
   if (k == BS__NO_CHART)
     return;
-  char title[512], ca[128], ba[128];
+  char title[512], ca[128], ba[128], lv[64];
+  /* An adaptive run's cases have the levels of their looks. */
+  double lmin = n ? cmp->cases[0].level_pct : cmp->options.level_pct;
+  double lmax = lmin;
+  for (size_t i = 1; i < n; i++) {
+    lmin = bs__fmin(lmin, cmp->cases[i].level_pct);
+    lmax = bs__fmax(lmax, cmp->cases[i].level_pct);
+  }
+  if (lmin == lmax)
+    snprintf(lv, sizeof lv, "%g", lmin);
+  else
+    snprintf(lv, sizeof lv, "%g–%g", lmin, lmax);
   snprintf(title, sizeof title,
-           "paired Δ%% per case, %s vs %s, with %g %% intervals",
+           "paired Δ%% per case, %s vs %s, with %s %% intervals",
            bs__clip(ca, sizeof ca, cmp->candidate, BS__IMPL_CHARS),
-           bs__clip(ba, sizeof ba, cmp->baseline, BS__IMPL_CHARS),
-           cmp->options.level_pct);
+           bs__clip(ba, sizeof ba, cmp->baseline, BS__IMPL_CHARS), lv);
   bs_plot_title(r->plot, title);
   char xlabel[160];
   snprintf(xlabel, sizeof xlabel,
@@ -278,7 +288,7 @@ static size_t deltas_chart(bs__report *r, size_t i,
   bs_plot_series(r->plot, BS_PLOT_POINTS, "Tukey outlier (kept)", &out, co, no);
   char bandtitle[96];
   snprintf(bandtitle, sizeof bandtitle, "%g %% interval of med(d)",
-           cmp->options.level_pct);
+           c->level_pct);
   bs_plot_keyentry(r->plot, BS_PLOT_BAND, bandtitle, &band);
 
   char iv[128];
@@ -286,8 +296,7 @@ static size_t deltas_chart(bs__report *r, size_t i,
       r, k,
       bs__strdupf("Paired differences %s − %s for %s over %zu blocks: median "
                   "%s, %g\u00a0%% interval %s; %zu of %zu blocks above zero%s.",
-                  cmp->candidate, cmp->baseline, name, m, a,
-                  cmp->options.level_pct,
+                  cmp->candidate, cmp->baseline, name, m, a, c->level_pct,
                   bs__fmt_val_interval(iv, sizeof iv, bs__report_metric(r),
                                        c->ci_low_us, c->ci_high_us),
                   above, m,
@@ -412,7 +421,7 @@ size_t bs__boot_chart(bs__report *r, size_t i, const bs__case_scratch *sc) {
           "Histogram of %zu bootstrap medians of d for %s: %g\u00a0%% "
           "interval %s, %s, with δ = %g\u00a0%% of the baseline median = "
           "±%s%s. Verdict: %s.",
-          R, name, cmp->options.level_pct,
+          R, name, c->level_pct,
           bs__fmt_val_interval(iv, sizeof iv, bs__report_metric(r),
                                c->ci_low_us, c->ci_high_us),
           where, cmp->options.threshold_pct,

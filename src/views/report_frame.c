@@ -32,6 +32,8 @@ static void glossary(bs_tval *root, int list) {
       {"improvement", BS__T_IMPROVEMENT},
       {"inconclusive", BS__T_INCONCLUSIVE},
       {"within_noise", BS__T_WITHIN_NOISE},
+      {"layout", BS__T_LAYOUT},
+      {"blind", BS__T_BLIND},
       {"warning", BS__T_WARNING},
       {"outlier", BS__T_OUTLIER},
       {"medians", BS__T_MEDIANS},

@@ -63,6 +63,9 @@ typedef struct bs__report {
   size_t *case_charts;    /* per compared case, BS__CASE_CHARTS of them */
   size_t (*aa_charts)[3]; /* per A/A case: deltas, confidences, paired */
   bs_status st;           /* sticky: first out-of-memory */
+  /* The interval level the index's table names in its header; cases at
+   * another level are marked (bs__level_common). */
+  double level;
 } bs__report;
 
 /* The charts of a compared case's page. Adding one: write its function in

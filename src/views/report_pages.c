@@ -4,6 +4,7 @@
  * report_tune_aa_pages.c): the data each template renders. Numbers are
  * formatted here (with units); every string reaches the HTML through the
  * template engine's escaping. Page names come from indices. */
+#include "compare_notes.h"
 #include "report_int.h"
 #include "strset.h"
 
@@ -178,12 +179,27 @@ static void case_row(const bs__report *r, bs_tval *row, size_t i) {
   bs_tval_set_str(row, "interval",
                   bs__fmt_val_interval(buf, sizeof buf, r->an->metric,
                                        c->ci_low_us, c->ci_high_us));
-  double lo = 100.0 * c->ci_low_us / c->median_baseline_us;
-  double hi = 100.0 * c->ci_high_us / c->median_baseline_us;
   char a[64], b[64];
-  bs__fmt_pct_signed(a, sizeof a, lo);
-  bs__fmt_pct_signed(b, sizeof b, hi);
+  bs__fmt_pct_signed(a, sizeof a, bs_compare_lower_pct(c));
+  bs__fmt_pct_signed(b, sizeof b, bs_compare_upper_pct(c));
   bs_tval_set_strf(row, "interval_pct", "%s to %s", a, b);
+  bs_tval_set_str(row, "level_mark",
+                  bs__level_mark(buf, sizeof buf, c, r->level, BS__TYPO_HTML));
+  /* The qualifiers beside the verdict, each a badge of its own. */
+  static const struct {
+    const char *key;
+    bs__term q;
+  } quals[] = {{"layout", BS__T_LAYOUT}, {"blind", BS__T_BLIND}};
+  for (size_t k = 0; k < sizeof quals / sizeof quals[0]; k++) {
+    bs__buf q;
+    bs__buf_init(&q, BS__CAP_PAGE);
+    /* Set, empty, when the case lacks it: a missing key would be looked
+     * up in the page around the row. */
+    bs__qualifier(&q, quals[k].q, c, r->cmp->options.threshold_pct,
+                  BS__TYPO_HTML);
+    bs_tval_set_str(row, quals[k].key, q.data ? q.data : "");
+    bs__buf_release(&q);
+  }
   /* The two medians stand last, after the paired figures, with the mark
    * when they point elsewhere than the paired Δ%. */
   bs__fmt_val(a, sizeof a, r->an->metric, c->median_baseline_us);
@@ -217,6 +233,7 @@ static bs_status index_page(bs__report *r, bs_templates *t, const char *dir,
     return bs__oom(err);
   bs_tval *root = bs__report_page(r, d, "Benchmark report", "index.html");
   char buf[256];
+  int oom = 0;
   if (r->cmp) {
     const bs_compare_result *cmp = r->cmp;
     bs_tval *c = bs_tval_set_obj(root, "compare");
@@ -224,6 +241,38 @@ static bs_status index_page(bs__report *r, bs_templates *t, const char *dir,
     bs_tval_set_str(c, "candidate", cmp->candidate);
     bs_tval_set_strf(c, "threshold", "%g", cmp->options.threshold_pct);
     bs_tval_set_strf(c, "level", "%g", cmp->options.level_pct);
+    {
+      /* The levels as the text says them ("95 % interval", or each
+       * level of an adaptive run's looks), and the table's header. */
+      bs__buf lb;
+      bs__buf_init(&lb, BS__CAP_PAGE);
+      bs__level_phrase(&lb, cmp, BS__TYPO_HTML);
+      bs_tval_set_str(c, "levels", lb.data ? lb.data : "");
+      bs__buf_reset(&lb);
+      bs__level_header(&lb, cmp, BS__TYPO_HTML);
+      bs_tval_set_str(c, "level_header", lb.data ? lb.data : "");
+      /* The column's head, capitalised as the others ("Interval (96 %
+       * unless marked)"; "95 % interval" starts with its figure). */
+      if (lb.data && lb.data[0] >= 'a' && lb.data[0] <= 'z')
+        lb.data[0] = (char)(lb.data[0] - 'a' + 'A');
+      bs_tval_set_str(c, "level_column", lb.data ? lb.data : "");
+      if (bs__buf_status(&lb))
+        oom = 1;
+      bs__buf_release(&lb);
+      /* How the run was measured and what it can see, a paragraph
+       * each (compare_notes.h). */
+      bs_tval *notes = bs_tval_set_list(c, "notes");
+      const bs__notes_in in = {cmp, r->nmf ? r->mf[0] : NULL};
+      for (int k = 0; k < BS__NOTES; k++) {
+        bs__buf nb;
+        bs__buf_init(&nb, BS__CAP_PAGE);
+        if (bs__note(&nb, k, &in, BS__TYPO_HTML) && nb.data)
+          bs_tval_push_str(notes, nb.data);
+        if (bs__buf_status(&nb))
+          oom = 1;
+        bs__buf_release(&nb);
+      }
+    }
     bs_tval_set_strf(c, "resamples", "%llu",
                      (unsigned long long)cmp->options.resamples);
     int hotspot = cmp->options.mode == BS_MODE_HOTSPOT;
@@ -309,6 +358,11 @@ static bs_status index_page(bs__report *r, bs_templates *t, const char *dir,
      * (compare --noise). */
     if (r->aa || floors)
       bs_tval_set_strf(c, "within_noise", "%zu", within);
+    /* Qualifiers, counted apart from the verdicts as inconclusive is. */
+    if (cmp->layout_sensitive)
+      bs_tval_set_strf(c, "n_layout", "%zu", cmp->layout_sensitive);
+    if (cmp->blind)
+      bs_tval_set_strf(c, "n_blind", "%zu", cmp->blind);
     /* The counts in the glossary's order and words, each case once. */
     const size_t nv[5] = {counts[3], counts[BS_VERDICT_SLOWER],
                           counts[BS_VERDICT_EQUIVALENT],
@@ -359,7 +413,7 @@ static bs_status index_page(bs__report *r, bs_templates *t, const char *dir,
       bs_tval_set_bool(row, "resolves", nc->gate_resolves);
     }
   }
-  if (environment(r, root)) {
+  if (oom || environment(r, root)) {
     bs_tdata_free(d);
     return bs__oom(err);
   }
@@ -397,8 +451,7 @@ static bs_status case_page(bs__report *r, bs_templates *t, const char *dir,
       sum, "med(d), the median paired difference d = candidate − baseline",
       bs__fmt_val_signed(buf, sizeof buf, r->an->metric, c->median_delta_us),
       1);
-  snprintf(label, sizeof label, "%g %% interval of med(d)",
-           cmp->options.level_pct);
+  snprintf(label, sizeof label, "%g %% interval of med(d)", c->level_pct);
   bs__report_kv(sum, label,
                 bs__fmt_val_interval(buf, sizeof buf, r->an->metric,
                                      c->ci_low_us, c->ci_high_us),
@@ -427,6 +480,35 @@ static bs_status case_page(bs__report *r, bs_templates *t, const char *dir,
   }
   snprintf(buf, sizeof buf, "%zu", c->blocks);
   bs__report_kv(sum, "Pairs (blocks)", buf, 1);
+  if (c->looks > 1)
+    snprintf(buf, sizeof buf,
+             "%zu, %u looks of an adaptive run: it took extra runs, and "
+             "its interval is at %g\xc2\xa0%% so that looking again flags "
+             "identical code no more often than one look",
+             c->nruns, c->looks, c->level_pct);
+  else if (c->looks == 1)
+    snprintf(buf, sizeof buf,
+             "%zu (an adaptive run's planned runs; interval at "
+             "%g\xc2\xa0%%)",
+             c->nruns, c->level_pct);
+  else
+    snprintf(buf, sizeof buf, "%zu", c->nruns);
+  bs__report_kv(sum, "Runs", buf, c->looks == 0);
+  if (c->nruns < BS_SPREAD_MIN_RUNS) {
+    snprintf(buf, sizeof buf, "n/a: fewer than %d runs", BS_SPREAD_MIN_RUNS);
+  } else {
+    char sp[64];
+    snprintf(buf, sizeof buf,
+             "%s\xc2\xa0%% (max − min of the runs' paired Δ%%)%s",
+             bs__fmt_above_num(sp, sizeof sp, c->between_runs_pct,
+                               cmp->options.threshold_pct),
+             c->layout_sensitive
+                 ? ": layout-sensitive, the runs disagree by more than δ; "
+                   "each run draws its own memory layout, so the layout, "
+                   "not the code, may decide this case"
+                 : ", within δ");
+  }
+  bs__report_kv(sum, "Between-run spread", buf, 0);
   snprintf(buf, sizeof buf, "%zu", c->outliers);
   bs__report_kv(sum, "Tukey outliers among d (kept)", buf, 1);
   if (c->has_noise_floor) {
@@ -442,6 +524,22 @@ static bs_status case_page(bs__report *r, bs_templates *t, const char *dir,
              "noise floor (a smaller change cannot be told from noise here)",
              c->effective_threshold_pct, cmp->options.threshold_pct);
     bs__report_kv(sum, "Threshold for significance", buf, 0);
+  }
+  {
+    char md[64];
+    bs__fmt_above_num(md, sizeof md, c->mde_pct, cmp->options.threshold_pct);
+    if (c->blind)
+      snprintf(buf, sizeof buf,
+               "%s\xc2\xa0%%: blind, this run could not have seen a change "
+               "below it (δ = %g\xc2\xa0%%); more blocks or runs, or a "
+               "quieter machine, would sharpen it",
+               md, cmp->options.threshold_pct);
+    else
+      snprintf(buf, sizeof buf,
+               "%g\xc2\xa0%% = δ: this run would have called a regression "
+               "of δ significant",
+               c->mde_pct);
+    bs__report_kv(sum, "Minimum detectable change, max(δ, Δ% − L%)", buf, 0);
   }
   bs__report_kv(
       sum, "Significant regression",
@@ -556,6 +654,8 @@ bs_status bs__report_pages(bs__report *r, bs_templates *t, const char *dir,
   size_t total =
       1 + (r->cmp ? r->cmp->ncases : 0) + (r->tune != NULL) + (r->aa != NULL);
   *pages = 0;
+  if (r->cmp)
+    r->level = bs__level_common(r->cmp, NULL);
   if ((st = index_page(r, t, dir, err)))
     return st;
   (*pages)++;

@@ -186,6 +186,13 @@ static void compare_case(fz_in *in, pool *p, bs_case_compare *c) {
   c->warnings = c->nwarnings ? calloc(c->nwarnings, sizeof(char *)) : NULL;
   for (size_t w = 0; w < c->nwarnings; w++)
     c->warnings[w] = str(p, in, 0);
+  c->nruns = (size_t)fz_u64(in);
+  c->looks = fz_byte(in);
+  c->level_pct = num(in);
+  c->between_runs_pct = num(in);
+  c->layout_sensitive = fz_byte(in) & 1;
+  c->mde_pct = num(in);
+  c->blind = fz_byte(in) & 1;
 }
 
 static void check_case(const bs__jvalue *v, const bs_case_compare *c) {
@@ -212,6 +219,13 @@ static void check_case(const bs__jvalue *v, const bs_case_compare *c) {
   if (c->has_noise_floor)
     same_num(v, "noise_floor_pct", c->noise_floor_pct);
   same_bool(v, "within_noise", c->within_noise);
+  same_num(v, "runs", (double)c->nruns);
+  same_num(v, "looks", (double)c->looks);
+  same_num(v, "level_pct", c->level_pct);
+  same_num(v, "between_runs_pct", c->between_runs_pct);
+  same_bool(v, "layout_sensitive", c->layout_sensitive);
+  same_num(v, "mde_pct", c->mde_pct);
+  same_bool(v, "blind", c->blind);
   same_list(v, "warnings", c->warnings, c->nwarnings);
 }
 
@@ -239,6 +253,10 @@ static void fuzz_compare(fz_in *in, pool *p) {
   for (size_t i = 0; i < r.nwarnings; i++)
     warnings[i] = str(p, in, 0);
   bs_manifest *env = environment(p, in);
+  r.adaptive = fz_byte(in);
+  r.layout_sensitive = fz_byte(in);
+  r.blind = fz_byte(in);
+  r.blind_max_mde_pct = num(in);
 
   char *json = NULL;
   size_t len = 0;
@@ -257,6 +275,10 @@ static void fuzz_compare(fz_in *in, pool *p) {
   same_num(root, "family_regressions", (double)r.family_regressions);
   same_bool(root, "family_wise",
             r.options.family_wise && r.options.mode == BS_MODE_CONFIRMATORY);
+  same_num(root, "adaptive", (double)r.adaptive);
+  same_num(root, "layout_sensitive", (double)r.layout_sensitive);
+  same_num(root, "blind", (double)r.blind);
+  same_num(root, "blind_max_mde_pct", r.blind_max_mde_pct);
   check_env(root, env);
   const bs__jvalue *cv = member(root, "cases");
   FUZZ_CHECK(cv->type == BS__JARRAY && cv->n == r.ncases, "cases");

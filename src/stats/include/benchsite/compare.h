@@ -142,13 +142,30 @@ typedef struct bs_case_compare {
   int family_significant_regression;
   /* delta, or max(delta, noise_floor_pct) when the case has a floor */
   double effective_threshold_pct;
+  /* The minimum detectable change (SPEC §2.15): the smallest true
+   * regression this run would have called significant,
+   * max(effective_threshold_pct, delta_pct - L%), L% the interval's lower
+   * end in percent of the baseline median, 100 (ci_low_us /
+   * median_baseline_us). A case whose interval reaches 10 % below its
+   * delta_pct cannot see less than 10 %. NaN when the case has no finite
+   * interval. */
+  double mde_pct;
+  /* mde_pct > delta (the mode's threshold, options.threshold_pct): this
+   * run could not have seen a regression of delta, because its interval
+   * is too wide below its delta_pct or a noise floor raised its
+   * threshold. A qualifier beside the verdict, like inconclusive. */
+  int blind;
   size_t outliers; /* Tukey-fence outliers among d (never removed) */
   double *thetas;  /* sorted bootstrap medians (R) when keep_bootstrap */
   /* Set by bs_compare_apply_noise(): */
   int has_noise_floor;
   double noise_floor_pct;
   int within_noise; /* has_noise_floor and |delta_pct| <= noise_floor_pct */
-  char **warnings;  /* plain-text warnings about this case */
+  /* Plain-text warnings about this case, in this order: too few pairs
+   * (when blocks < BS_MIN_RELIABLE_PAIRS), the Tukey outliers (when
+   * outliers > 0), then the others (a threshold raised to the noise
+   * floor). Views that summarise a kind across cases skip its entry. */
+  char **warnings;
   size_t nwarnings;
 } bs_case_compare;
 
@@ -176,6 +193,9 @@ typedef struct bs_compare_result {
   size_t raised;             /* cases whose threshold a noise floor raised */
   size_t adaptive;           /* cases looked at more than once (looks > 1) */
   size_t layout_sensitive;   /* cases with layout_sensitive */
+  size_t blind;              /* cases with blind */
+  double blind_max_mde_pct;  /* the largest mde_pct of a blind case; NaN
+                                when none is blind */
   size_t without_floor;      /* after bs_compare_apply_noise: cases it had
                                 no floor for (they keep delta) */
   int noise_applied;         /* bs_compare_apply_noise() ran */
@@ -189,6 +209,10 @@ size_t bs_compare_gate_failures(const bs_compare_result *r);
  * in confirmatory mode: BS_GATE_LEVEL_PCT for 0 (no looks recorded),
  * BS_LOOK0_LEVEL_PCT for 1, BS_LOOK_EXTRA_LEVEL_PCT beyond. */
 double bs_compare_look_level(unsigned looks);
+
+/* The interval's lower end as a percentage of the baseline median,
+ * 100 ci_low_us / median_baseline_us (L%, the ratio first). */
+double bs_compare_lower_pct(const bs_case_compare *c);
 
 /* The interval's upper end as a percentage of the baseline median,
  * 100 ci_high_us / median_baseline_us (the ratio first, as delta_pct):
