@@ -11,7 +11,7 @@ delta_pct, ci_low_us, median_baseline_us and effective_threshold_pct,
 read back from their %.17g text, give the same double in IEEE arithmetic
 here as in C, so the recomputed mde must equal the JSON's exactly (bit
 for bit, not to a tolerance). Also checked: `blind` (mde_pct above the
-mode's threshold_pct) per case, and the top level's `blind` count and
+mode's threshold_pct, on a case with no significant change) per case, and the top level's `blind` count and
 `blind_max_mde_pct`.
 
 The comparisons: every compare log of examples/ (pr.csv, pr.csv with the
@@ -77,7 +77,9 @@ def check(tag, res):
             exact += 1
         else:
             fail("%s: mde_pct %r, recomputed %r" % (name, got, mde))
-        is_blind = mde > delta
+        # A significant change is never blind: the run saw it.
+        is_blind = (mde > delta and not c["significant_regression"]
+                    and not c["significant_improvement"])
         if c["blind"] != is_blind:
             fail("%s: blind %r, mde %r against δ %r" %
                  (name, c["blind"], mde, delta))

@@ -181,7 +181,8 @@ static void decide(bs_case_compare *c, double delta) {
    * delta_pct, ci_low_us and median_baseline_us exactly. */
   double reach = c->delta_pct - bs_compare_lower_pct(c);
   c->mde_pct = !isfinite(reach) ? (double)NAN : reach > eff ? reach : eff;
-  c->blind = c->mde_pct > delta;
+  c->blind = c->mde_pct > delta && !c->significant_regression &&
+             !c->significant_improvement;
 }
 
 double bs_compare_look_level(unsigned looks) {

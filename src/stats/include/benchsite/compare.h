@@ -153,7 +153,9 @@ typedef struct bs_case_compare {
   /* mde_pct > delta (the mode's threshold, options.threshold_pct): this
    * run could not have seen a regression of delta, because its interval
    * is too wide below its delta_pct or a noise floor raised its
-   * threshold. A qualifier beside the verdict, like inconclusive. */
+   * threshold. A qualifier beside the verdict, like inconclusive. A
+   * significant change is never blind: the run saw it, and "could not
+   * have seen a change below X" would only confuse its reader. */
   int blind;
   size_t outliers; /* Tukey-fence outliers among d (never removed) */
   double *thetas;  /* sorted bootstrap medians (R) when keep_bootstrap */
