@@ -378,3 +378,75 @@ bs_status bs__blind_count(bs__buf *b, const bs_compare_result *r) {
     return bs__buf_printf(b, "; %zu blind below %s %%", r->blind, hi);
   return bs__buf_printf(b, "; %zu blind below %s–%s %%", r->blind, lo, hi);
 }
+
+/* ---- Lines the comment and the text report share --------------------------
+ */
+
+/* "2 of 5 significant regressions survive Holm's correction at 2.5 % over
+ * 40 cases". */
+bs_status bs__family_line(bs__buf *b, const bs_compare_result *r) {
+  if (r->regressions == 0)
+    return bs__buf_printf(b,
+                          "no significant regression, so none for Holm's "
+                          "correction at 2.5 %% over %zu case%s",
+                          r->ncases, plural(r->ncases));
+  return bs__buf_printf(
+      b,
+      "%zu of %zu significant regression%s survive%s Holm's correction "
+      "at 2.5 %% over %zu case%s",
+      r->family_regressions, r->regressions, plural(r->regressions),
+      r->regressions == 1 ? "s" : "", r->ncases, plural(r->ncases));
+}
+
+/* What --noise did: thresholds raised, cases without a floor. */
+bs_status bs__noise_line(bs__buf *b, const bs_compare_result *r) {
+  if (r->raised == 0)
+    bs__buf_puts(b, "no case's noise floor is above δ, so no "
+                    "threshold was raised");
+  else
+    bs__buf_printf(b,
+                   "%zu of %zu case%s had %s threshold raised to %s "
+                   "noise floor (a change below the floor cannot be "
+                   "told from noise on this setup)",
+                   r->raised, r->ncases, plural(r->ncases),
+                   r->raised == 1 ? "its" : "their",
+                   r->raised == 1 ? "its" : "their");
+  if (r->without_floor)
+    bs__buf_printf(b, "; %zu had no floor and kept δ = %g %%", r->without_floor,
+                   r->options.threshold_pct);
+  return bs__buf_status(b);
+}
+
+/* "12 of 25 cases inconclusive: a 3 % regression could not be ruled out"
+ * (SPEC §2.9 Resolution). */
+bs_status bs__inconclusive_line(bs__buf *b, const bs_compare_result *r) {
+  return bs__buf_printf(
+      b,
+      "%s %zu of %zu case%s inconclusive: a %g %% regression could not be "
+      "ruled out%s; more blocks or a quieter machine would decide %s",
+      bs__glossary(BS__T_INCONCLUSIVE)->symbol, r->inconclusive, r->ncases,
+      plural(r->ncases), r->options.threshold_pct,
+      r->raised ? " (nor, where a case's noise floor is higher, one of that "
+                  "size)"
+                : "",
+      r->inconclusive == 1 ? "it" : "them");
+}
+
+/* "confirmatory gate: δ = 3 %, 95 % interval, 10000 resamples of med(d),
+ * seed 0; metric wall: wall time per call, µs" (an adaptive run's levels,
+ * bs__level_phrase, in place of "95 % interval"). */
+bs_status bs__method_line(bs__buf *b, const bs_compare_result *r) {
+  const bs_compare_options *o = &r->options;
+  char m[160];
+  bs__buf_printf(b, "%s: δ = %g %%, ",
+                 o->mode == BS_MODE_CONFIRMATORY ? "confirmatory gate"
+                                                 : "hotspot (exploratory)",
+                 o->threshold_pct);
+  bs__level_phrase(b, r, BS__TYPO_TERM);
+  return bs__buf_printf(b,
+                        ", %llu bootstrap resamples of med(d), seed %llu; "
+                        "metric %s",
+                        (unsigned long long)o->resamples,
+                        (unsigned long long)o->seed,
+                        bs__metric_phrase(m, sizeof m, o->metric));
+}

@@ -93,4 +93,15 @@ int bs__note(bs__buf *b, int k, const bs__notes_in *in, bs__typo t);
  * is. */
 bs_status bs__blind_count(bs__buf *b, const bs_compare_result *r);
 
+/* Lines the comment and the text report share (compare_notes.c), each
+ * written into b with no line end: Holm's correction ("2 of 5 significant
+ * regressions survive Holm's correction at 2.5 % over 40 cases"), what
+ * --noise did, the inconclusive cases, and the method ("confirmatory
+ * gate: δ = 3 %, 95 % interval, 10000 bootstrap resamples of med(d), seed
+ * 0; metric ..."). */
+bs_status bs__family_line(bs__buf *b, const bs_compare_result *r);
+bs_status bs__noise_line(bs__buf *b, const bs_compare_result *r);
+bs_status bs__inconclusive_line(bs__buf *b, const bs_compare_result *r);
+bs_status bs__method_line(bs__buf *b, const bs_compare_result *r);
+
 #endif

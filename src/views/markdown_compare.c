@@ -273,78 +273,6 @@ bs_status bs_summary_compare(const bs_compare_result *r, const bs_manifest *env,
   return bs__buf_finish(&b, BS_OK, "the summary", out, len, err);
 }
 
-/* ---- Lines both reports share ---------------------------------------------
- */
-
-/* "2 of 5 significant regressions survive Holm's correction at 2.5 % over
- * 40 cases". */
-static bs_status family_line(bs__buf *b, const bs_compare_result *r) {
-  if (r->regressions == 0)
-    return bs__buf_printf(b,
-                          "no significant regression, so none for Holm's "
-                          "correction at 2.5 %% over %zu case%s",
-                          r->ncases, plural(r->ncases));
-  return bs__buf_printf(
-      b,
-      "%zu of %zu significant regression%s survive%s Holm's correction "
-      "at 2.5 %% over %zu case%s",
-      r->family_regressions, r->regressions, plural(r->regressions),
-      r->regressions == 1 ? "s" : "", r->ncases, plural(r->ncases));
-}
-
-/* What --noise did: thresholds raised, cases without a floor. */
-static bs_status noise_line(bs__buf *b, const bs_compare_result *r) {
-  if (r->raised == 0)
-    bs__buf_puts(b, "no case's noise floor is above δ, so no "
-                    "threshold was raised");
-  else
-    bs__buf_printf(b,
-                   "%zu of %zu case%s had %s threshold raised to %s "
-                   "noise floor (a change below the floor cannot be "
-                   "told from noise on this setup)",
-                   r->raised, r->ncases, plural(r->ncases),
-                   r->raised == 1 ? "its" : "their",
-                   r->raised == 1 ? "its" : "their");
-  if (r->without_floor)
-    bs__buf_printf(b, "; %zu had no floor and kept δ = %g %%", r->without_floor,
-                   r->options.threshold_pct);
-  return bs__buf_status(b);
-}
-
-/* "12 of 25 cases inconclusive: a 3 % regression could not be ruled out"
- * (SPEC §2.9 Resolution). */
-static bs_status inconclusive_line(bs__buf *b, const bs_compare_result *r) {
-  return bs__buf_printf(
-      b,
-      "%s %zu of %zu case%s inconclusive: a %g %% regression could not be "
-      "ruled out%s; more blocks or a quieter machine would decide %s",
-      bs__glossary(BS__T_INCONCLUSIVE)->symbol, r->inconclusive, r->ncases,
-      plural(r->ncases), r->options.threshold_pct,
-      r->raised ? " (nor, where a case's noise floor is higher, one of that "
-                  "size)"
-                : "",
-      r->inconclusive == 1 ? "it" : "them");
-}
-
-/* "confirmatory gate: δ = 3 %, 95 % interval, 10000 resamples of med(d),
- * seed 0; metric wall: wall time per call, µs" (an adaptive run's levels,
- * bs__level_phrase, in place of "95 % interval"). */
-static bs_status method_line(bs__buf *b, const bs_compare_result *r) {
-  const bs_compare_options *o = &r->options;
-  char m[160];
-  bs__buf_printf(b, "%s: δ = %g %%, ",
-                 o->mode == BS_MODE_CONFIRMATORY ? "confirmatory gate"
-                                                 : "hotspot (exploratory)",
-                 o->threshold_pct);
-  bs__level_phrase(b, r, BS__TYPO_TERM);
-  return bs__buf_printf(b,
-                        ", %llu bootstrap resamples of med(d), seed %llu; "
-                        "metric %s",
-                        (unsigned long long)o->resamples,
-                        (unsigned long long)o->seed,
-                        bs__metric_phrase(m, sizeof m, o->metric));
-}
-
 /* The interval of the paired delta, in percent of the baseline median:
  * 100 L / med(b) and 100 U / med(b). */
 static void interval_pct(const bs_case_compare *c, double *lo, double *hi) {
@@ -568,7 +496,7 @@ static bs_status legend(bs__buf *b, const bs_compare_result *r,
     bs__buf_puts(b, ".\n");
   }
   bs__buf_puts(b, "\nMethod: ");
-  method_line(b, r);
+  bs__method_line(b, r);
   return bs__buf_puts(b, "; pairs by (run, block), d = candidate − baseline "
                          "per block.\n\n</details>\n");
 }
@@ -621,7 +549,7 @@ static bs_status md_pieces(md_compare *m, const bs_compare_result *r,
   b = &m->notes;
   if (r->regressions) {
     bs__buf_puts(b, "\nFamily-wise: ");
-    family_line(b, r);
+    bs__family_line(b, r);
     bs__buf_puts(b, r->options.family_wise &&
                             r->options.mode == BS_MODE_CONFIRMATORY
                         ? " (the gate counts only these).\n"
@@ -629,12 +557,12 @@ static bs_status md_pieces(md_compare *m, const bs_compare_result *r,
   }
   if (r->noise_applied) {
     bs__buf_puts(b, "\nNoise-aware gate: ");
-    noise_line(b, r);
+    bs__noise_line(b, r);
     bs__buf_puts(b, ".\n");
   }
   if (r->inconclusive) {
     bs__buf_puts(b, "\n");
-    inconclusive_line(b, r);
+    bs__inconclusive_line(b, r);
     bs__buf_puts(b, ".\n");
   }
   /* How the run was measured and what it can see, a paragraph each. */
@@ -972,7 +900,7 @@ bs_status bs_text_compare(const bs_compare_result *r, const bs_manifest *env,
     bs__buf_putc(&b, '\n');
   }
   bs__buf_putc(&b, '\n');
-  method_line(&b, r);
+  bs__method_line(&b, r);
   bs__buf_putc(&b, '\n');
   if (disagree)
     bs__buf_printf(&b, "%s %s (%zu case%s): %s\n",
@@ -980,7 +908,7 @@ bs_status bs_text_compare(const bs_compare_result *r, const bs_manifest *env,
                    bs__glossary(BS__T_MEDIANS)->word, disagree,
                    plural(disagree), bs__glossary(BS__T_MEDIANS)->meaning);
   if (r->inconclusive) {
-    inconclusive_line(&b, r);
+    bs__inconclusive_line(&b, r);
     bs__buf_putc(&b, '\n');
   }
   const bs__notes_in in = {r, env};
@@ -988,7 +916,7 @@ bs_status bs_text_compare(const bs_compare_result *r, const bs_manifest *env,
     if (bs__note(&b, k, &in, BS__TYPO_TERM))
       bs__buf_putc(&b, '\n');
   bs__buf_puts(&b, "family-wise: ");
-  family_line(&b, r);
+  bs__family_line(&b, r);
   bs__buf_puts(&b,
                r->options.family_wise && r->options.mode == BS_MODE_CONFIRMATORY
                    ? " (--family-wise: the exit status counts "
@@ -996,7 +924,7 @@ bs_status bs_text_compare(const bs_compare_result *r, const bs_manifest *env,
                    : "\n");
   if (r->noise_applied) {
     bs__buf_puts(&b, "noise-aware gate: ");
-    noise_line(&b, r);
+    bs__noise_line(&b, r);
     bs__buf_putc(&b, '\n');
   }
   for (size_t i = 0; i < r->nwarnings; i++) {
