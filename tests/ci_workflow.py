@@ -962,29 +962,20 @@ const fs = require("fs");
         p = self.job("pages", ctx, "calibrate-pages",
                      needs={"archive": archived})
         check(p.status == "success", "the pages job after it succeeds")
-        # A library's calibration is measured without duet, which is a
-        # comparability key: the archived runs (duet on two CPUs) are of
-        # another setup, and the index says so instead of the figures.
+        # The calibration is of the archive job's setup (duet where two
+        # CPUs are, as its runs): the index shows the figures.
         with open(os.path.join(p.site_dir, "index.html")) as f:
             index = f.read()
-        duet = len(os.sched_getaffinity(0)) >= 2
-        if duet:
-            check("No calibration of this runner applies to the newest run"
-                  in index and name.split("/")[1] in index and
-                  "duet (the newest run &quot;1&quot;" in index,
-                  "the site's index names the calibration as not applying")
-        else:
-            check("On this runner: identical code flagged in" in index and
-                  name.split("/")[1] in index,
-                  "the site's index shows the runner's figures")
-        # A pull request's gate of the calibration's setup (duet: false):
-        # the comment's footer has the figures.
+        check("On this runner: identical code flagged in" in index and
+              name.split("/")[1] in index,
+              "the site's index shows the runner's figures")
+        # A pull request's gate of the calibration's setup (the default
+        # duet): the comment's footer has the figures.
         self.api.comments = []
         merge = git("rev-parse", "refs/pull/7/merge", cwd=self.origin,
                     capture=True).strip()
         ctx = self.context("pull_request", merge, "refs/pull/7/merge")
-        g = self.job("gate", ctx, "calibrate-gate",
-                     override=dict(FAST, duet="false"))
+        g = self.job("gate", ctx, "calibrate-gate", override=dict(FAST))
         with open(g.action_outputs["comment-file"]) as f:
             body = f.read()
         check("on this runner: identical code flagged in" in body,

@@ -1,12 +1,14 @@
 /* benchsite calibrate: argument refusals, the bounds against SciPy, the
  * scaled plants of command mode on logs whose answer is known by hand, the
  * JSON's fields, and a short calibration of a test library. */
+#define _GNU_SOURCE /* sched_getaffinity */
 #include "benchsite/calibrate.h"
 
 #include "support.h"
 
 #include <criterion/criterion.h>
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,8 +42,9 @@ Test(calibrate, bad_arguments_are_refused_with_status_2) {
               "at most 8");
   cli_refuses((const char *[]){"calibrate", "--lib", opt, "--reps", "0", NULL},
               "--reps must be 1 to 100000");
-  cli_refuses((const char *[]){"calibrate", "--lib", opt, "--duet", NULL},
-              "one impl at a time");
+  cli_refuses((const char *[]){"calibrate", "--lib", opt, "--duet",
+                               "--sequential", NULL},
+              "exclude each other");
   cli_refuses(
       (const char *[]){"calibrate", "--lib", opt, "--cmd", "b=true", NULL},
       "calibrate one build");
@@ -97,9 +100,9 @@ Test(calibrate, bounds_are_scipys_clopper_pearson) {
   cr_expect(isnan(r.rate));
 }
 
-/* A log of impls A and B over `blocks` blocks of one run: A's block j
- * takes 100 + j us, B's (100 + j) * ratio. */
-static char *pair_log(int blocks, double ratio) {
+/* A log of impls A and `cand` over `blocks` blocks of one run: A's block
+ * j takes 100 + j us, cand's (100 + j) * ratio. */
+static char *cand_log(int blocks, const char *cand, double ratio) {
   size_t cap = 64 + (size_t)blocks * 128;
   char *s = ts_own(malloc(cap));
   size_t at = (size_t)snprintf(s, cap,
@@ -108,10 +111,14 @@ static char *pair_log(int blocks, double ratio) {
   for (int j = 0; j < blocks; j++) {
     at += (size_t)snprintf(s + at, cap - at, "sort,n=8,A,0,%d,%.17g\n", j,
                            100.0 + j);
-    at += (size_t)snprintf(s + at, cap - at, "sort,n=8,B,0,%d,%.17g\n", j,
-                           (100.0 + j) * ratio);
+    at += (size_t)snprintf(s + at, cap - at, "sort,n=8,%s,0,%d,%.17g\n", cand,
+                           j, (100.0 + j) * ratio);
   }
   return s;
+}
+
+static char *pair_log(int blocks, double ratio) {
+  return cand_log(blocks, "B", ratio);
 }
 
 static bs_calibration *judged(double ratio, int reps) {
@@ -175,6 +182,63 @@ Test(calibrate, command_mode_scales_the_candidate_by_hand) {
   bs_calibration_free(c);
 }
 
+/* Library mode side by side: a rep is 1 + plants two-impl logs, A beside
+ * B and A beside each Pj, judged each on its own. Rep 0's A/A pair is 4 %
+ * apart (a false alarm), rep 1's identical; the plants measure 2 % and 6
+ * % (only the second found). */
+Test(calibrate, a_duet_rep_is_one_log_per_pair) {
+  static const double plants[] = {2, 6};
+  bs_calibrate_options o;
+  bs_calibrate_options_init(&o);
+  bs_run_impl base = {"base", "lib.so", NULL};
+  o.run.impls = &base;
+  o.run.nimpls = 1;
+  o.run.duet = 1;
+  o.plants = plants;
+  o.nplants = 2;
+  o.reps = 2;
+  const char *logs[6];
+  size_t lens[6];
+  for (size_t r = 0; r < 2; r++) {
+    logs[3 * r] = cand_log(20, "B", r ? 1.0 : 1.04);
+    logs[3 * r + 1] = cand_log(20, "P1", 1.02);
+    logs[3 * r + 2] = cand_log(20, "P2", 1.06);
+  }
+  for (size_t i = 0; i < 6; i++)
+    lens[i] = strlen(logs[i]);
+  bs_calibration *c = NULL;
+  bs_error err;
+  cr_assert_eq(bs_calibrate_judge_logs(&o, BS_CALIBRATE_REAL_WORK, logs, lens,
+                                       6, &c, &err),
+               BS_OK, "%s", err.message);
+  cr_assert_eq(c->ncases, 1);
+  const bs_calibration_case *k = &c->cases[0];
+  cr_expect_eq(c->reps, 2);
+  cr_expect_eq(c->duet, 1);
+  cr_expect_eq(k->false_alarms.k, 1);
+  cr_expect_eq(k->false_alarms.n, 2);
+  cr_expect_eq(c->suite_false_alarms.k, 1);
+  cr_expect_eq(k->found[0].k, 0);
+  cr_expect_eq(k->found[0].n, 2);
+  cr_expect_eq(k->found[1].k, 2);
+  cr_expect(fabs(k->median_delta_pct[1] - 6) < 1e-9, "%.17g",
+            k->median_delta_pct[1]);
+  char *json = NULL;
+  size_t len = 0;
+  cr_assert_eq(bs_calibration_json(c, &json, &len, &err), BS_OK);
+  cr_expect(strstr(json, "\"design\": \"duet pairs\"") != NULL, "%s", json);
+  cr_expect(strstr(json, "\"duet\": true") != NULL, "%s", json);
+  free(json);
+  bs_calibration_free(c);
+
+  /* A rep whose runs are not all there is not judged. */
+  cr_assert_eq(bs_calibrate_judge_logs(&o, BS_CALIBRATE_REAL_WORK, logs, lens,
+                                       5, &c, &err),
+               BS_OK, "%s", err.message);
+  cr_expect_eq(c->reps, 1);
+  bs_calibration_free(c);
+}
+
 Test(calibrate, json_names_every_field) {
   bs_calibration *c = judged(1.0, 2);
   char *json = NULL;
@@ -213,8 +277,16 @@ Test(calibrate, json_names_every_field) {
   bs_calibration_free(c);
 }
 
-/* A short calibration of a test library, end to end: two runs of three
- * blocks, one plant. Timings are not asserted, only the shape. */
+/* How many CPUs this process may run on. */
+static int usable_cpus(void) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  return sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+}
+
+/* A short calibration of a test library, end to end: two reps of three
+ * blocks, one plant, sequential (interleaved). Timings are not asserted,
+ * only the shape. */
 Test(calibrate, a_library_calibrates_end_to_end, .timeout = 120) {
   char *dir = ts_tmpdir("calibrate_e2e");
   char *json = ts_path(dir, "cal.json");
@@ -223,8 +295,8 @@ Test(calibrate, a_library_calibrates_end_to_end, .timeout = 120) {
   ts_run r =
       ts_cli(NULL, (const char *[]){"calibrate", "--lib", opt, "--plants", "50",
                                     "--reps", "2", "--protocol", "Development",
-                                    "--blocks", "3", "--quiet", "--json", json,
-                                    "--html", html, NULL});
+                                    "--blocks", "3", "--sequential", "--quiet",
+                                    "--json", json, "--html", html, NULL});
   cr_assert_eq(r.status, 0, "status %d: %s", r.status, r.err);
   cr_expect(strstr(r.out, "real work") != NULL, "%s", r.out);
   ts_run_free(&r);
@@ -232,11 +304,85 @@ Test(calibrate, a_library_calibrates_end_to_end, .timeout = 120) {
   cr_assert_not_null(text);
   cr_expect(strstr(text, "\"plant_method\": \"real work\"") != NULL);
   cr_expect(strstr(text, "\"design\": \"interleaved\"") != NULL);
+  cr_expect(strstr(text, "\"duet\": false") != NULL);
+  cr_expect(strstr(text, "\"duet\": \"1\"") == NULL, "%s", text);
   cr_expect(strstr(text, "\"reps\": 2") != NULL);
   cr_expect(strstr(text, "\"protocol\": \"Development\"") != NULL);
   cr_expect(strstr(text, "\"machine\": ") != NULL);
   cr_expect(ts_exists(ts_path(html, "index.html")));
   cr_expect(ts_exists(ts_path(html, "calibration.svg")));
+}
+
+/* Side by side, as `run` measures two impls by default: a duet run per
+ * pair, the manifest's duet,1 -- so compare --calibration takes it for a
+ * duet run's manifest, and refuses a sequential calibration for it. */
+Test(calibrate, a_library_calibrates_side_by_side, .timeout = 180) {
+  if (usable_cpus() < 2)
+    cr_skip_test("duet needs two usable CPUs");
+  char *dir = ts_tmpdir("calibrate_duet");
+  char *json = ts_path(dir, "cal.json");
+  char *seq = ts_path(dir, "seq.json");
+  char *log = ts_path(dir, "run.csv");
+  char *env = ts_path(dir, "env.csv");
+  char *lib = runlib("ok");
+  char *opt = ts_pathf("base=%s", lib);
+  const char *common[] = {"--plants", "50",         "--reps",
+                          "2",        "--protocol", "Development",
+                          "--blocks", "3",          "--quiet"};
+  const char *args[32];
+  size_t n = 0;
+  args[n++] = "calibrate";
+  args[n++] = "--lib";
+  args[n++] = opt;
+  for (size_t i = 0; i < sizeof common / sizeof common[0]; i++)
+    args[n++] = common[i];
+  args[n++] = "--duet";
+  args[n++] = "--json";
+  args[n++] = json;
+  args[n] = NULL;
+  ts_run r = ts_cli(NULL, args);
+  cr_assert_eq(r.status, 0, "status %d: %s", r.status, r.err);
+  cr_expect(strstr(r.out, ", duet") != NULL, "%s", r.out);
+  ts_run_free(&r);
+  char *text = ts_own(ts_read(json, NULL));
+  cr_assert_not_null(text);
+  cr_expect(strstr(text, "\"design\": \"duet pairs\"") != NULL, "%s", text);
+  cr_expect(strstr(text, "\"duet\": true") != NULL, "%s", text);
+  cr_expect(strstr(text, "\"duet\": \"1\"") != NULL, "%s", text);
+  cr_expect(strstr(text, "\"reps\": 2") != NULL, "%s", text);
+  cr_expect(strstr(text, "\"runs\": 2") != NULL, "%s", text);
+  args[n - 3] = "--sequential";
+  args[n - 1] = seq;
+  r = ts_cli(NULL, args);
+  cr_assert_eq(r.status, 0, "status %d: %s", r.status, r.err);
+  ts_run_free(&r);
+
+  /* A run with run's defaults on this machine: duet. */
+  char *a = ts_pathf("a=%s", lib);
+  char *b = ts_pathf("b=%s", lib);
+  r = ts_cli(NULL,
+             (const char *[]){"run", "--out", log, "--lib", a, "--lib", b,
+                              "--protocol", "Development", "--blocks", "3",
+                              "--quiet", "--manifest-out", env, NULL});
+  cr_assert_eq(r.status, 0, "status %d: %s", r.status, r.err);
+  ts_run_free(&r);
+  char *m = ts_own(ts_read(env, NULL));
+  cr_assert_not_null(m);
+  cr_expect(strstr(m, "\"duet\",\"1\"") != NULL, "%s", m);
+  r = ts_cli(NULL, (const char *[]){"compare", log, "--manifest", env,
+                                    "--baseline", "a", "--candidate", "b",
+                                    "--calibration", json, NULL});
+  cr_expect(r.status == 0 || r.status == 1, "%d: %s", r.status, r.err);
+  cr_expect(strstr(r.out, "on this runner: identical code flagged") != NULL,
+            "%s\n%s", r.out, r.err);
+  ts_run_free(&r);
+  r = ts_cli(NULL, (const char *[]){"compare", log, "--manifest", env,
+                                    "--baseline", "a", "--candidate", "b",
+                                    "--calibration", seq, NULL});
+  cr_expect_eq(r.status, 2, "%d: %s", r.status, r.out);
+  cr_expect(strstr(r.err, "not comparable") != NULL, "%s", r.err);
+  cr_expect(strstr(r.err, "duet") != NULL, "%s", r.err);
+  ts_run_free(&r);
 }
 
 /* compare --calibration: the runner's figures in the text and the

@@ -235,6 +235,44 @@ static bs_status judge_log(judge *g, const char *text, size_t len,
   return st;
 }
 
+/* The candidate of a duet calibration's run j: B (the A/A pair) or the
+ * plant Pj. */
+static const char *duet_candidate(size_t j, char *id, size_t n) {
+  if (!j)
+    return "B";
+  snprintf(id, n, "P%zu", j);
+  return id;
+}
+
+/* Run j of one rep of a duet calibration, A beside its candidate: judgement
+ * j (*any: the A/A pair flagged somewhere). The rep counts once its last
+ * run is judged (duet_rep_done). */
+static bs_status judge_duet_run(judge *g, const char *text, size_t len,
+                                size_t j, int *any, bs_error *err) {
+  bs_log *log = bs_log_new();
+  if (!log)
+    return bs__oom(err);
+  char id[32];
+  int dummy = 0;
+  bs_status st = bs_log_read_buffer(log, "calibration run", text, len, err);
+  if (!st)
+    st = judge_pair(g, log, duet_candidate(j, id, sizeof id), j,
+                    j ? &dummy : any, err);
+  bs_log_free(log);
+  return st;
+}
+
+static void duet_rep_done(judge *g, int any) {
+  g->reps++;
+  g->suite_flagged += any != 0;
+}
+
+/* Library mode side by side: each rep is 1 + nplants two-impl runs. */
+static int duet_design(const bs_calibrate_options *o,
+                       bs_calibrate_method method) {
+  return method == BS_CALIBRATE_REAL_WORK && o->run.duet;
+}
+
 /* The tallies as a result, cases in case order. */
 static bs_status finish(judge *g, bs_calibration **out, bs_error *err) {
   const bs_calibrate_options *o = g->o;
@@ -339,12 +377,6 @@ static bs_status check_options(const bs_calibrate_options *o, bs_error *err) {
   if (!(o->budget_s >= 0) || o->budget_s > 1e9)
     return bs_error_set(err, BS_EUSAGE, NULL, 0,
                         "--budget must be a number of seconds");
-  if (o->run.mode == BS_RUN_LIBRARY && o->run.duet)
-    return bs_error_set(err, BS_EUSAGE, NULL, 0,
-                        "--duet: a library's calibration measures %zu impls "
-                        "in the same blocks (the base twice and each plant), "
-                        "not two side by side",
-                        2 + o->nplants);
   return BS_OK;
 }
 
@@ -362,8 +394,20 @@ bs_status bs_calibrate_judge_logs(const bs_calibrate_options *o,
   g.o = o;
   g.method = method;
   bs__buf_init(&g.scaled, BS__BUF_DEFAULT_LIMIT);
-  for (size_t r = 0; !st && r < nlogs && r < o->reps; r++)
-    st = judge_log(&g, logs[r], lens[r], err);
+  if (duet_design(o, method)) {
+    size_t per = 1 + o->nplants;
+    for (size_t r = 0; !st && (r + 1) * per <= nlogs && r < o->reps; r++) {
+      int any = 0;
+      for (size_t j = 0; !st && j < per; j++)
+        st = judge_duet_run(&g, logs[r * per + j], lens[r * per + j], j, &any,
+                            err);
+      if (!st)
+        duet_rep_done(&g, any);
+    }
+  } else {
+    for (size_t r = 0; !st && r < nlogs && r < o->reps; r++)
+      st = judge_log(&g, logs[r], lens[r], err);
+  }
   if (!st)
     st = finish(&g, out, err);
   judge_release(&g);
@@ -399,6 +443,39 @@ static void now_utc(char *out, size_t n) {
     snprintf(out, n, "1970-01-01T00:00:00Z");
 }
 
+/* One run of impls (k of them, planted by pcts or none) for rep r, its
+ * log judged whole (j SIZE_MAX: the interleaved and scaled designs) or as
+ * run j of a duet rep (*any: its A/A pair flagged somewhere). */
+static bs_status measure_run(const bs_calibrate_options *o, run_ctx *rc,
+                             judge *g, const bs_run_impl *impls, size_t k,
+                             const double *pcts, uint64_t r, size_t j, int *any,
+                             bs_error *err) {
+  bs_run_options ro = o->run;
+  ro.impls = impls;
+  ro.nimpls = k;
+  ro.plant_pct = 0;
+  ro.plant_pcts = pcts;
+  ro.seed = o->run.seed + r;
+  ro.max_runs = 0; /* the gate's single look, as the A/A counts need */
+  ro.progress = o->progress ? on_run : NULL;
+  ro.progress_ctx = rc;
+  rc->p.rep = r;
+  rc->p.pair = j == SIZE_MAX ? 0 : j;
+  bs_run_result res;
+  bs_run_result_init(&res);
+  bs_status st = bs_run_measure(&ro, &res, err);
+  if (!st && o->progress) {
+    rc->p.elapsed_s = seconds_since(&rc->t0);
+    if (o->progress(o->progress_ctx, &rc->p))
+      st = bs_error_set(err, BS_EIO, NULL, 0, "cancelled");
+  }
+  if (!st)
+    st = j == SIZE_MAX ? judge_log(g, res.log, res.log_len, err)
+                       : judge_duet_run(g, res.log, res.log_len, j, any, err);
+  bs_run_result_release(&res);
+  return st;
+}
+
 bs_status bs_calibrate_run(const bs_calibrate_options *o, bs_calibration **out,
                            bs_error *err) {
   *out = NULL;
@@ -407,10 +484,12 @@ bs_status bs_calibrate_run(const bs_calibrate_options *o, bs_calibration **out,
     return st;
   /* Library mode: the base twice (A, B) and each plant (P1..Pn), the same
    * library loaded as a private copy each, interleaved in one run's
-   * blocks; command and harness modes: the base twice. */
+   * blocks -- or, side by side (duet), A beside B and A beside each Pj,
+   * one two-impl run each; command and harness modes: the base twice. */
   bs_calibrate_method method = o->run.mode == BS_RUN_LIBRARY
                                    ? BS_CALIBRATE_REAL_WORK
                                    : BS_CALIBRATE_SCALED;
+  int duet = duet_design(o, method);
   size_t k = method == BS_CALIBRATE_REAL_WORK ? 2 + o->nplants : 2;
   static const char *const names[] = {"A",  "B",  "P1", "P2", "P3",
                                       "P4", "P5", "P6", "P7", "P8"};
@@ -426,6 +505,7 @@ bs_status bs_calibrate_run(const bs_calibrate_options *o, bs_calibration **out,
   memset(&rc, 0, sizeof rc);
   rc.o = o;
   rc.p.reps = o->reps;
+  rc.p.pairs = duet ? 1 + o->nplants : 1;
   clock_gettime(CLOCK_MONOTONIC, &rc.t0);
   judge g;
   memset(&g, 0, sizeof g);
@@ -438,29 +518,21 @@ bs_status bs_calibrate_run(const bs_calibrate_options *o, bs_calibration **out,
       budget_hit = 1;
       break;
     }
-    bs_run_options ro = o->run;
-    ro.impls = impls;
-    ro.nimpls = k;
-    ro.plant_pct = 0;
-    ro.plant_pcts = method == BS_CALIBRATE_REAL_WORK ? pcts : NULL;
-    ro.seed = o->run.seed + r;
-    ro.max_runs = 0; /* the gate's single look, as the A/A counts need */
-    ro.progress = o->progress ? on_run : NULL;
-    ro.progress_ctx = &rc;
-    rc.p.rep = r;
-    bs_run_result res;
-    bs_run_result_init(&res);
-    st = bs_run_measure(&ro, &res, err);
-    if (!st) {
-      if (o->progress) {
-        rc.p.elapsed_s = seconds_since(&rc.t0);
-        if (o->progress(o->progress_ctx, &rc.p))
-          st = bs_error_set(err, BS_EIO, NULL, 0, "cancelled");
-      }
-      if (!st)
-        st = judge_log(&g, res.log, res.log_len, err);
+    if (!duet) {
+      st = measure_run(o, &rc, &g, impls, k,
+                       method == BS_CALIBRATE_REAL_WORK ? pcts : NULL, r,
+                       SIZE_MAX, NULL, err);
+      continue;
     }
-    bs_run_result_release(&res);
+    /* Run j: A and its candidate (B, then each plant), planted 0 and p. */
+    int any = 0;
+    for (size_t j = 0; !st && j <= o->nplants; j++) {
+      bs_run_impl two[2] = {impls[0], impls[j ? 1 + j : 1]};
+      double two_pcts[2] = {0, j ? o->plants[j - 1] : 0};
+      st = measure_run(o, &rc, &g, two, 2, two_pcts, r, j, &any, err);
+    }
+    if (!st)
+      duet_rep_done(&g, any);
   }
   if (!st)
     st = finish(&g, out, err);

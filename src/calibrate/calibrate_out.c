@@ -23,7 +23,9 @@ static const char *mode_name(bs_run_mode m) {
 }
 
 static const char *design_name(const bs_calibration *c) {
-  return c->method == BS_CALIBRATE_REAL_WORK ? "interleaved" : "pairs";
+  if (c->method != BS_CALIBRATE_REAL_WORK)
+    return "pairs";
+  return c->duet ? "duet pairs" : "interleaved";
 }
 
 /* {"count": k, "runs": n, "rate": r, "low": l, "high": h} on one line. */
@@ -149,7 +151,14 @@ static void describe(bs__buf *b, const bs_calibration *c) {
       c->protocol[0] ? c->protocol : "", c->protocol[0] ? " protocol, " : "",
       (unsigned long long)c->runs_per_rep, c->runs_per_rep == 1 ? "" : "s",
       (unsigned long long)c->blocks, c->duet ? ", duet" : "");
-  if (c->method == BS_CALIBRATE_REAL_WORK)
+  if (c->method == BS_CALIBRATE_REAL_WORK && c->duet)
+    bs__buf_printf(b,
+                   "plants: real work (the planted copy makes ceil(n p/100) "
+                   "more calls per batch of n), each beside the base in a "
+                   "duet run of its own, as the A/A pair is (%zu duet runs "
+                   "a rep)\n",
+                   1 + c->nplants);
+  else if (c->method == BS_CALIBRATE_REAL_WORK)
     bs__buf_puts(b, "plants: real work (the planted copy makes ceil(n p/100) "
                     "more calls per batch of n), measured in the same blocks "
                     "as an A/A pair\n");

@@ -37,10 +37,15 @@ static const char usage_head[] =
     "  --lib BASE=PATH.so   library mode: a plant is real work -- the\n"
     "                       planted copy's batch of n calls makes\n"
     "                       ceil(n p / 100) more calls, timed with the n.\n"
-    "                       One run measures the library twice and once per\n"
-    "                       plant, interleaved in the same blocks (one\n"
-    "                       sequential run of 2 + plants impls), so every\n"
-    "                       run gives an A/A judgement and one per plant\n"
+    "                       Where run would measure two impls side by side\n"
+    "                       (duet: --duet, or two CPUs and no --sequential)\n"
+    "                       each rep is 1 + plants duet runs: the library\n"
+    "                       beside a copy of itself, and beside each planted\n"
+    "                       copy; with --sequential one run measures it\n"
+    "                       twice and once per plant, interleaved in the\n"
+    "                       same blocks (2 + plants impls). Either way a\n"
+    "                       rep gives an A/A judgement and one per plant,\n"
+    "                       and the manifest records duet as run's would\n"
     "  --cmd BASE=COMMAND, --google-benchmark, --pytest-benchmark,\n"
     "  --go-bench BASE=COMMAND\n"
     "                       command and harness modes: every run measures\n"
@@ -52,10 +57,10 @@ static const char usage_head[] =
 static const char usage_body[] =
     "  --plants LIST        plant sizes in %, ascending, each in (0, 100],\n"
     "                       at most 8\n"
-    "  --reps N             runs (A/A judgements, and judgements per plant);\n"
+    "  --reps N             reps (A/A judgements, and judgements per plant);\n"
     "                       default 40\n"
-    "  --budget SECONDS     start no new run after this long (at least two\n"
-    "                       runs are measured); the outputs say so\n"
+    "  --budget SECONDS     start no new rep after this long (at least two\n"
+    "                       reps are measured); the outputs say so\n"
     "  --dir DIR            where the command runs (command and harness\n"
     "                       modes)\n"
     "  manifest options     --profile, --dtype, --target, --commit, --set\n"
@@ -70,12 +75,14 @@ static const char usage_body[] =
     "                       found against the plant size, per case\n"
     "  --quiet              no progress on standard error\n"
     "\n"
-    "Library mode's runs measure 2 + plants impls each: for a suite of 9\n"
-    "cases under Shared that is 5 runs x 9 cases x 10 blocks x 5 impls x\n"
-    "0.5 ms = 1.1 s of timed batches a run, plus calibration, measuring\n"
-    "processes and setup; bench/bench_calibrate.sh prints what a\n"
-    "calibration takes on this machine. --reps and --budget trade time for\n"
-    "narrower bounds.\n"
+    "A library rep costs, for 9 cases under Shared (5 runs of 10 blocks)\n"
+    "and 3 plants: duet, 4 two-impl runs x 5 runs x 9 cases x 10 blocks x\n"
+    "0.5 ms (both batches at once) = 0.9 s of timed batches; sequential, 5\n"
+    "runs x 9 cases x 10 blocks x 5 impls x 0.5 ms = 1.1 s; plus\n"
+    "calibration, measuring processes and setup, of which a duet rep has\n"
+    "more (4 runs, two processes each). bench/bench_calibrate.sh prints\n"
+    "what a calibration takes on this machine. --reps and --budget trade\n"
+    "time for narrower bounds.\n"
     "Nothing is written unless the whole calibration succeeds.\n"
     "Exit status: 0 calibrated, 2 bad usage or a benchmark that fails,\n"
     "3 an internal or I/O failure.\n";
@@ -107,11 +114,18 @@ static int on_progress(void *ctx, const bs_calibrate_progress *s) {
         left, sizeof left, "about %s left",
         cli_progress_duration(t, sizeof t, per * (double)(s->reps - s->rep)));
   }
+  char pair[48] = "";
+  if (s->pairs > 1 && s->pair)
+    snprintf(pair, sizeof pair, ", plant %zu/%zu", s->pair, s->pairs - 1);
+  else if (s->pairs > 1)
+    snprintf(pair, sizeof pair, ", A/A pair");
   if (s->run && s->run->ncases)
-    snprintf(step, sizeof step, ", its run %llu/%llu, case %zu/%zu",
+    snprintf(step, sizeof step, "%s, its run %llu/%llu, case %zu/%zu", pair,
              (unsigned long long)s->run->run + 1,
              (unsigned long long)s->run->runs, s->run->kase + 1,
              s->run->ncases);
+  else
+    snprintf(step, sizeof step, "%s", pair);
   cli_progress_show(
       &d->p, 0, "benchsite calibrate: %s elapsed, %s; run %llu/%llu%s", spent,
       left, (unsigned long long)s->rep + 1, (unsigned long long)s->reps, step);
@@ -308,15 +322,10 @@ int cli_cmd_calibrate(int argc, char **argv) {
                          "other");
     goto done;
   }
-  if (cli_flag(&a, "duet") && o.run.mode == BS_RUN_LIBRARY) {
-    rc = cli_usage_error("calibrate: --duet: a library's calibration "
-                         "measures the base twice and each plant in the same "
-                         "blocks, one impl at a time");
-    goto done;
-  }
-  /* Command and harness modes measure two copies: side by side where run
-   * would put two impls side by side. */
-  if (o.run.mode != BS_RUN_LIBRARY) {
+  /* Side by side where run would put two impls of this build side by
+   * side (run's rule): command and harness modes measure their A/A pair
+   * so, library mode the A/A pair and each plant, a duet run each. */
+  {
     bs_run_impl two[2] = {impl, impl};
     bs_run_options probe = o.run;
     probe.impls = two;

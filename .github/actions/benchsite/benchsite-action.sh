@@ -1026,16 +1026,12 @@ cmd_calibrate() {
   sha=$(git -C "$head" rev-parse --verify HEAD) || die "cannot read the head commit"
   local args=(calibrate --json "$out/calibration.json"
     --html "$out/calibration" --commit "$sha")
-  local setup=() w
+  local setup=()
   setup_args setup
-  if [ "$harness" = lib ] && [ "$(state_get duet)" = true ]; then
-    warn "a library's calibration is measured without --duet, and duet is a comparability key: it applies to runs measured with duet: false, not to this setup's duet runs"
-  fi
-  for w in "${setup[@]}"; do
-    # A library's calibration interleaves its copies in the same blocks,
-    # one impl at a time: no duet (not a comparability key).
-    [[ $harness = lib && ($w = --duet || $w = --sequential) ]] || args+=("$w")
-  done
+  # --duet or --sequential as measure has them: a library's calibration
+  # measures its pairs side by side exactly when measure's runs are, and
+  # records duet (a comparability key) as they do.
+  args+=("${setup[@]}")
   args+=("$flag" "head=$(resolve_bench "$kind" "$head" "$bench")")
   [ "$kind" != dir ] || args+=(--dir "$head")
   local extra=()

@@ -26,9 +26,12 @@ extern "C" {
 /* How a plant is made. */
 typedef enum bs_calibrate_method {
   /* Library mode: the planted impl's batch of n calls makes ceil(n p /
-   * 100) more calls, timed with the n; one run measures the base twice
-   * and once per plant, interleaved in the same blocks, so each run gives
-   * an A/A judgement and one per plant. */
+   * 100) more calls, timed with the n. Sequential (run.duet 0): one run
+   * measures the base twice and once per plant, interleaved in the same
+   * blocks, so each run gives an A/A judgement and one per plant. Duet
+   * (run.duet 1, as `run` measures two impls by default): each rep is 1
+   * + plants two-impl runs side by side, the base beside a copy of itself
+   * (the A/A judgement) and beside each planted copy (one per plant). */
   BS_CALIBRATE_REAL_WORK = 0,
   /* Command and harness modes: each run measures the base twice (an A/A
    * pair, as `run` measures two impls); a plant is the candidate's
@@ -41,8 +44,10 @@ const char *bs_calibrate_method_name(bs_calibrate_method m);
 
 /* Where a calibration stands, for a progress display. */
 typedef struct bs_calibrate_progress {
-  uint64_t rep, reps;         /* the run being measured (0-based) of reps */
-  double elapsed_s;           /* since the calibration started */
+  uint64_t rep, reps; /* the rep being measured (0-based) of reps */
+  size_t pair, pairs; /* duet: the rep's two-impl run (0-based: 0 the A/A
+                         pair, 1 + p plant p) of 1 + plants; else 0 of 1 */
+  double elapsed_s;   /* since the calibration started */
   const bs_run_progress *run; /* within that run; NULL while judging */
 } bs_calibrate_progress;
 
@@ -50,17 +55,19 @@ typedef struct bs_calibrate_options {
   /* How each run measures, as `benchsite run` takes it: mode, the one
    * impl to calibrate (impls[0], nimpls 1: its name labels the outputs),
    * protocol settings (target_us, blocks, runs), seed, filter, timeout,
-   * fresh, layout_fixed, duet (command and harness modes only: library
-   * mode measures more than two impls), benchmark and dataset. Its
-   * impls, plants, seed per run and progress are calibrate's: run r is
-   * measured with seed + r, so each draws its own layouts and rotation;
+   * fresh, layout_fixed, duet (library mode: each rep as 1 + plants
+   * two-impl duet runs instead of one interleaved run), benchmark and
+   * dataset. Its impls, plants, seed per run and progress are
+   * calibrate's: rep r is measured with seed + r (each of a duet rep's
+   * runs too), so each draws its own layouts and rotation;
    * the gate's bootstrap uses `seed` for every judgement, as `compare`. */
   bs_run_options run;
   const char *protocol; /* the protocol's name, recorded (may be NULL) */
   const double *plants; /* 1..BS_CALIBRATE_MAX_PLANTS sizes in %, each in
                            (0, 100], strictly ascending */
   size_t nplants;
-  uint64_t reps;   /* runs measured: A/A judgements, and per plant */
+  uint64_t reps;   /* reps measured (one run each, or 1 + plants duet
+                      runs): A/A judgements, and per plant */
   double budget_s; /* > 0: no new run starts once this many seconds have
                       passed (at least 2 runs are measured); 0: none */
   /* The manifest of this machine and setup, copied into the result (its
@@ -110,7 +117,7 @@ typedef struct bs_calibration {
   uint64_t blocks, runs_per_rep; /* what each run measured */
   int duet;
   uint64_t seed;
-  uint64_t reps_planned, reps; /* runs asked for and measured */
+  uint64_t reps_planned, reps; /* reps asked for and measured */
   int budget_hit;              /* the budget ended it before reps_planned */
   double seconds;              /* wall time of the whole calibration */
   char date[32];               /* when it finished (UTC, ISO 8601) */
@@ -139,8 +146,10 @@ bs_status bs_calibrate_run(const bs_calibrate_options *o, bs_calibration **out,
 /* A calibration judged from logs already measured (tests and command
  * mode): rep r's log is logs[r] (CSV text, impls "A" and "B" and, with
  * BS_CALIBRATE_REAL_WORK, "P1".."Pn" for the plants in order), judged as
- * bs_calibrate_run judges its runs. The run settings and environment
- * come from o; seconds and date are left 0 and "". */
+ * bs_calibrate_run judges its runs. With BS_CALIBRATE_REAL_WORK and
+ * o->run.duet, a rep is 1 + nplants logs instead: rep r's run j is
+ * logs[r (1 + nplants) + j], impls "A" and "B" (j 0) or "A" and "Pj". The run
+ * settings and environment come from o; seconds and date are left 0 and "". */
 bs_status bs_calibrate_judge_logs(const bs_calibrate_options *o,
                                   bs_calibrate_method method,
                                   const char *const *logs, const size_t *lens,
