@@ -30,6 +30,8 @@ static const char usage_tail[] =
     "  manifest [--out M]          the environment manifest of this machine\n"
     "  bisect   --good G --bad B --build CMD --lib PATH   which commit made\n"
     "           the cases slower (exit 1 when found, 4 when undecided)\n"
+    "  calibrate --lib BASE=PATH   what the gate can see on this machine:\n"
+    "           identical code flagged, planted slowdowns found\n"
     "\n"
     "Run 'benchsite COMMAND --help' for a command's options.\n"
     "Exit status: 0 success, 1 significant regression (compare) or findings\n"
