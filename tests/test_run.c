@@ -517,6 +517,63 @@ Test(run_cmd, the_case_defaults_to_the_program_name) {
   }
 }
 
+/* Command pairs are gated on CPU time: run's manifest says gate_metric
+ * cpu, compare takes it without --metric (and --metric still wins), and a
+ * library pair's manifest says nothing of it. */
+Test(run_cmd, command_pairs_are_gated_on_cpu_time) {
+  char *dir = ts_own(ts_tmpdir("run_cmd_cpu_gate"));
+  char *log = ts_own(ts_path(dir, "log.csv"));
+  char *env = ts_own(ts_path(dir, "env.csv"));
+  const char *args[] = {"run",    "--out",      log,           "--manifest-out",
+                        env,      "--blocks",   "3",           "--runs",
+                        "1",      "--max-runs", "1",           "--cmd",
+                        "a=true", "--cmd",      "b=/bin/true", NULL};
+  ts_run r = run_cli(NULL, args);
+  cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+  ts_run_free(&r);
+  bs_manifest *m = bs_manifest_new();
+  bs_error err;
+  cr_assert_eq(bs_manifest_read_file(m, env, &err), BS_OK, "%s", err.message);
+  cr_expect_str_eq(bs_manifest_get(m, "gate_metric"), "cpu");
+  bs_manifest_free(m);
+  const char *cmp[] = {"compare", log, "--manifest", env, NULL};
+  r = run_cli(NULL, cmp);
+  cr_expect_neq(r.status, 2, "%s", r.err);
+  cr_expect(strstr(r.out, "metric cpu"), "%s", r.out);
+  ts_run_free(&r);
+  const char *wall[] = {"compare",  log,    "--manifest", env,
+                        "--metric", "wall", NULL};
+  r = run_cli(NULL, wall);
+  cr_expect(strstr(r.out, "metric wall"), "%s", r.out);
+  ts_run_free(&r);
+
+  char *llog = ts_own(ts_path(dir, "lib.csv"));
+  char *lenv = ts_own(ts_path(dir, "lib-env.csv"));
+  const char *libs[] = {"run",
+                        "--out",
+                        llog,
+                        "--manifest-out",
+                        lenv,
+                        "--blocks",
+                        "2",
+                        "--runs",
+                        "1",
+                        "--max-runs",
+                        "1",
+                        "--lib",
+                        impl("a", lib("ok")),
+                        "--lib",
+                        impl("b", lib("ok")),
+                        NULL};
+  r = run_cli(NULL, libs);
+  cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+  ts_run_free(&r);
+  m = bs_manifest_new();
+  cr_assert_eq(bs_manifest_read_file(m, lenv, &err), BS_OK, "%s", err.message);
+  cr_expect_null(bs_manifest_get(m, "gate_metric"));
+  bs_manifest_free(m);
+}
+
 Test(run_cmd, a_failing_command_names_impl_batch_and_status) {
   char *dir = ts_own(ts_tmpdir("run_cmd_fail"));
   char *log = ts_own(ts_path(dir, "log.csv"));

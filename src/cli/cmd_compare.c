@@ -33,9 +33,11 @@ static const char usage_head[] =
     "  --seed N           bootstrap seed (default 0)\n"
     "  --metric M         what is compared: wall (wall time per call, the\n"
     "                     default), cpu (CPU time per call, column\n"
-    "                     cpu_per_call_us) or rss (peak resident memory,\n"
-    "                     column max_rss_kib); every confirm row must have\n"
-    "                     it. Lower is better for all three\n"
+    "                     cpu_per_call_us; the default for command pairs,\n"
+    "                     whose manifest from run says gate_metric,cpu) or\n"
+    "                     rss (peak resident memory, column max_rss_kib);\n"
+    "                     every confirm row must have it. Lower is better\n"
+    "                     for all three\n"
     "  --noise FILE       JSON from 'benchsite noise' on this setup, of the\n"
     "                     same metric: the noise-aware gate. A case whose\n"
     "                     paired noise floor F is above delta is judged\n"
@@ -188,6 +190,17 @@ int cli_cmd_compare(int argc, char **argv) {
   if ((rc = cli_load_native_manifests(&cmd.a, cmd.mf, &cmd.nmf)))
     goto done;
   const bs_manifest *env = cmd.nmf ? cmd.mf[0] : NULL;
+  /* Without --metric, the metric run chose for the log's gate
+   * (gate_metric: cpu for command pairs, whose wall time a process busy
+   * on one CPU of two turned around in the verdict lab), else wall. */
+  const char *gm = bs_manifest_get(env, "gate_metric");
+  if (!cli_get(&cmd.a, "metric") && gm) {
+    if (bs_metric_parse(gm, &o.metric, &err)) {
+      rc = cli_usage_error("compare: the manifest's gate_metric: %s",
+                           err.message);
+      goto done;
+    }
+  }
   const char *baseline = cli_get(&cmd.a, "baseline");
   const char *candidate = cli_get(&cmd.a, "candidate");
   if (!baseline)

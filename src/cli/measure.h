@@ -21,11 +21,12 @@ typedef struct cli_manifest_fill {
   const char *baseline, *candidate;
   const char *aa_a, *aa_b;
   const char *harness;
-  const char *batch_rule; /* "least-of-three" */
-  const char *fresh;      /* "run" or "block" */
-  const char *duet;       /* "1" */
-  const char *layout;     /* "random" or "fixed" */
-  const char *max_runs;   /* adaptive runs: the most runs */
+  const char *batch_rule;  /* "least-of-three" */
+  const char *fresh;       /* "run" or "block" */
+  const char *duet;        /* "1" */
+  const char *layout;      /* "random" or "fixed" */
+  const char *gate_metric; /* the metric compare gates on without --metric */
+  const char *max_runs;    /* adaptive runs: the most runs */
 } cli_manifest_fill;
 
 /* Builds the manifest of this machine, `fill` and the options in a into
