@@ -108,6 +108,33 @@ static void verify_clean(const char *archive, size_t runs) {
 
 /* ---- Storing ------------------------------------------------------------- */
 
+/* Durations as progress lines and bisect's outputs print them, by hand:
+ * rounded to whole seconds, minutes and hours with two-digit fields, and
+ * anything not a positive finite number as "0 s". */
+Test(archive, durations_read_as_seconds_minutes_and_hours) {
+  static const struct {
+    double s;
+    const char *want;
+  } t[] = {{0, "0 s"},
+           {0.49, "0 s"},
+           {41.5, "42 s"},
+           {59.4, "59 s"},
+           {59.5, "1:00"},
+           {185, "3:05"},
+           {3599.4, "59:59"},
+           {3600, "1:00:00"},
+           {3723, "1:02:03"},
+           {-3, "0 s"},
+           {1.0 / 0.0, "0 s"},
+           {0.0 / 0.0, "0 s"},
+           {1e13, "277777777:46:39"}};
+  for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+    char buf[32];
+    cr_expect_str_eq(bs_date_duration(buf, sizeof buf, t[i].s), t[i].want,
+                     "%g s", t[i].s);
+  }
+}
+
 Test(archive, add_stores_logs_manifest_and_checksums) {
   char *dir = ts_own(ts_tmpdir("archive_store"));
   char *archive = ts_own(ts_path(dir, "a"));

@@ -4,6 +4,7 @@
 
 #include "date_int.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -130,4 +131,18 @@ int bs_date_cmp(const char *a, const char *b) {
   }
   int c = strcmp(a, b);
   return (c > 0) - (c < 0);
+}
+
+const char *bs_date_duration(char *buf, size_t n, double seconds) {
+  /* Rounded to whole seconds: the conversion truncates, which for a
+   * positive number is floor (and the program links no libm). */
+  double r = seconds > 0 && isfinite(seconds) ? seconds + 0.5 : 0;
+  unsigned long long s = r < 1e12 ? (unsigned long long)r : 999999999999ull;
+  if (s < 60)
+    snprintf(buf, n, "%llu s", s);
+  else if (s < 3600)
+    snprintf(buf, n, "%llu:%02llu", s / 60, s % 60);
+  else
+    snprintf(buf, n, "%llu:%02llu:%02llu", s / 3600, s / 60 % 60, s % 60);
+  return buf;
 }

@@ -1,10 +1,10 @@
 /* benchsite bisect: the result as text, JSON (benchsite.bisect/1) and
  * Markdown. Views of the result: they compute nothing. */
 #include "benchsite/bisect.h"
+#include "benchsite/date.h"
 
 #include "buf.h"
 #include "jsonw.h"
-#include "lmath.h"
 #include "mdw.h"
 
 #include <math.h>
@@ -13,18 +13,6 @@
 
 /* The short form of a commit id. */
 #define SHORT 12
-
-static const char *duration(char *buf, size_t n, double seconds) {
-  double r = seconds > 0 && isfinite(seconds) ? bs__floor(seconds + 0.5) : 0;
-  unsigned long long s = r < 1e12 ? (unsigned long long)r : 999999999999ull;
-  if (s < 60)
-    snprintf(buf, n, "%llu s", s);
-  else if (s < 3600)
-    snprintf(buf, n, "%llu:%02llu", s / 60, s % 60);
-  else
-    snprintf(buf, n, "%llu:%02llu:%02llu", s / 3600, s / 60 % 60, s % 60);
-  return buf;
-}
 
 /* The case a line shows of probe p, or NULL (a skipped probe). */
 static const bs_bisect_case *shown(const bs_bisect_probe *p) {
@@ -115,7 +103,7 @@ static void facts(bs__buf *b, const bs_bisect_result *r) {
                  r->commits, r->commits == 1 ? "" : "s", SHORT, r->good, SHORT,
                  r->bad, measured(r), measured(r) == 1 ? "" : "s", r->nskipped,
                  r->builds_made, r->builds_reused,
-                 duration(t, sizeof t, r->seconds),
+                 bs_date_duration(t, sizeof t, r->seconds),
                  bs_metric_get(r->metric)->quantity, r->protocol,
                  r->duet ? ", side by side" : "");
 }
@@ -390,7 +378,7 @@ bs_status bs_bisect_markdown(const bs_bisect_result *r, char **out, size_t *len,
                  "protocol ",
                  r->commits, SHORT, r->good, SHORT, r->bad, measured(r),
                  r->nskipped, r->builds_made, r->builds_reused,
-                 duration(t, sizeof t, r->seconds),
+                 bs_date_duration(t, sizeof t, r->seconds),
                  bs_metric_get(r->metric)->quantity);
   bs__md_text(&b, r->protocol);
   bs__buf_puts(&b, r->duet ? ", side by side.\n\n" : ".\n\n");

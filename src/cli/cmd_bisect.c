@@ -122,7 +122,7 @@ static int on_progress(void *ctx, const bs_bisect_progress *s) {
   if (cli_interrupted())
     return 1;
   char spent[32], what[160], where[96] = "", step[96] = "";
-  cli_progress_duration(spent, sizeof spent, cli_progress_elapsed(&d->p));
+  bs_date_duration(spent, sizeof spent, cli_progress_elapsed(&d->p));
   int event = (int)s->stage != d->stage || s->probe != d->probe ||
               s->runs != d->runs || s->commit != d->commit;
   d->stage = (int)s->stage;

@@ -106,13 +106,12 @@ static int on_progress(void *ctx, const bs_calibrate_progress *s) {
   if (cli_interrupted())
     return 1;
   char spent[32], left[48] = "estimating the time left", step[160] = "";
-  cli_progress_duration(spent, sizeof spent, s->elapsed_s);
+  bs_date_duration(spent, sizeof spent, s->elapsed_s);
   if (s->rep > 0) {
     char t[32];
     double per = s->elapsed_s / (double)s->rep;
-    snprintf(
-        left, sizeof left, "about %s left",
-        cli_progress_duration(t, sizeof t, per * (double)(s->reps - s->rep)));
+    snprintf(left, sizeof left, "about %s left",
+             bs_date_duration(t, sizeof t, per * (double)(s->reps - s->rep)));
   }
   char pair[48] = "";
   if (s->pairs > 1 && s->pair)

@@ -249,9 +249,8 @@ static int on_progress(void *ctx, const bs_run_progress *r) {
              (unsigned long long)r->block + 1, (unsigned long long)r->blocks);
   if (r->done > 0 && r->total > r->done) {
     char d[32];
-    snprintf(
-        left, sizeof left, "about %s left",
-        cli_progress_duration(d, sizeof d, e * (r->total - r->done) / r->done));
+    snprintf(left, sizeof left, "about %s left",
+             bs_date_duration(d, sizeof d, e * (r->total - r->done) / r->done));
   } else {
     snprintf(left, sizeof left, "estimating the time left");
   }
@@ -260,13 +259,13 @@ static int on_progress(void *ctx, const bs_run_progress *r) {
     cli_progress_show(p, 0,
                       "benchsite run: %s elapsed, %s; %s, %s, "
                       "case %zu/%zu: %s%s%s%s",
-                      cli_progress_duration(spent, sizeof spent, e), left, run,
-                      step, r->kase + 1, r->ncases, r->benchmark,
+                      bs_date_duration(spent, sizeof spent, e), left, run, step,
+                      r->kase + 1, r->ncases, r->benchmark,
                       r->dataset[0] ? " [" : "", r->dataset,
                       r->dataset[0] ? "]" : "");
   else
     cli_progress_show(p, 0, "benchsite run: %s elapsed, %s; %s, %s",
-                      cli_progress_duration(spent, sizeof spent, e), left, run,
+                      bs_date_duration(spent, sizeof spent, e), left, run,
                       step);
   return 0;
 }

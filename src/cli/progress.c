@@ -1,6 +1,8 @@
 /* benchsite: progress lines on standard error (see progress.h). */
 #include "progress.h"
 
+#include "benchsite/date.h"
+
 #include "cli.h"
 
 #include <math.h>
@@ -27,20 +29,6 @@ void cli_progress_init(cli_progress *p, int quiet, double plain_every_s) {
 
 double cli_progress_elapsed(const cli_progress *p) {
   return now_s() - p->start;
-}
-
-const char *cli_progress_duration(char *buf, size_t n, double seconds) {
-  /* Rounded to whole seconds: the conversion truncates, which for a
-   * positive number is floor (and the program links no libm). */
-  double r = seconds > 0 && isfinite(seconds) ? seconds + 0.5 : 0;
-  unsigned long long s = r < 1e12 ? (unsigned long long)r : 999999999999ull;
-  if (s < 60)
-    snprintf(buf, n, "%llu s", s);
-  else if (s < 3600)
-    snprintf(buf, n, "%llu:%02llu", s / 60, s % 60);
-  else
-    snprintf(buf, n, "%llu:%02llu:%02llu", s / 3600, s / 60 % 60, s % 60);
-  return buf;
 }
 
 /* The terminal's width in columns (80 when it cannot be told). */
@@ -120,12 +108,11 @@ void cli_progress_count(cli_progress *p, const char *cmd, const char *what,
   double in = t - p->stage_start;
   if (done > 0 && done < total && in >= 1.0)
     snprintf(left, sizeof left, ", about %s left",
-             cli_progress_duration(d, sizeof d,
-                                   in * (double)(total - done) / (double)done));
+             bs_date_duration(d, sizeof d,
+                              in * (double)(total - done) / (double)done));
   cli_progress_show(p, done >= total, "benchsite %s: %s %zu/%zu, %s elapsed%s",
                     cmd, what, done, total,
-                    cli_progress_duration(spent, sizeof spent, t - p->start),
-                    left);
+                    bs_date_duration(spent, sizeof spent, t - p->start), left);
 }
 
 void cli_progress_end(cli_progress *p) {

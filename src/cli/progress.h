@@ -54,7 +54,5 @@ void cli_progress_count(cli_progress *p, const char *cmd, const char *what,
 void cli_progress_end(cli_progress *p);
 /* Seconds since cli_progress_init. */
 double cli_progress_elapsed(const cli_progress *p);
-/* A duration as "42 s", "3:05" (minutes) or "1:02:03" (hours), into buf. */
-const char *cli_progress_duration(char *buf, size_t n, double seconds);
 
 #endif

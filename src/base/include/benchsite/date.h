@@ -37,6 +37,11 @@ int bs_date_normalise(const char *text, char *out, size_t n);
  * rule must not head the history for ever), else 0 (also for NULL). */
 int bs_date_in_future(const char *text);
 
+/* A duration in seconds, rounded to whole seconds, as "42 s", "3:05"
+ * (minutes) or "1:02:03" (hours), into buf (n bytes); returns buf. Not a
+ * positive finite number: "0 s". */
+const char *bs_date_duration(char *buf, size_t n, double seconds);
+
 #ifdef __cplusplus
 }
 #endif
