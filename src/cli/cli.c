@@ -403,6 +403,19 @@ int cli_get_metric(const cli_args *a, const char *cmd, bs_metric *out) {
   return 0;
 }
 
+int cli_manifest_metric(const cli_args *a, const char *cmd,
+                        const bs_manifest *env, bs_metric *out) {
+  const char *gm = bs_manifest_get(env, "gate_metric");
+  bs_error err;
+  bs_error_clear(&err);
+  if (cli_get(a, "metric") || !gm)
+    return 0;
+  if (bs_metric_parse(gm, out, &err))
+    return cli_usage_error("%s: the manifest's gate_metric: %s", cmd,
+                           err.message);
+  return 0;
+}
+
 int cli_load_logs(const cli_args *a, bs_log **out) {
   *out = NULL;
   if (a->npos == 0)

@@ -121,6 +121,12 @@ int cli_parse_double(const char *opt, const char *s, double *out);
 /* The --metric of `cmd` (wall, cpu or rss; wall when absent) into *out.
  * Returns 0 or an exit code after printing the error. */
 int cli_get_metric(const cli_args *args, const char *cmd, bs_metric *out);
+/* Without --metric, the metric run chose for the log's gate (the
+ * manifest's gate_metric: cpu for command pairs) into *out; *out is left
+ * alone when --metric is given or the manifest names none. 0, or 2 after
+ * the message for a gate_metric that is not a metric. */
+int cli_manifest_metric(const cli_args *args, const char *cmd,
+                        const bs_manifest *env, bs_metric *out);
 
 /* Reads every log (at least one required) into a new log. Returns 0 or an
  * exit code after printing the error. */

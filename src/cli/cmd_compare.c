@@ -190,17 +190,10 @@ int cli_cmd_compare(int argc, char **argv) {
   if ((rc = cli_load_native_manifests(&cmd.a, cmd.mf, &cmd.nmf)))
     goto done;
   const bs_manifest *env = cmd.nmf ? cmd.mf[0] : NULL;
-  /* Without --metric, the metric run chose for the log's gate
-   * (gate_metric: cpu for command pairs, whose wall time a process busy
-   * on one CPU of two turned around in the verdict lab), else wall. */
-  const char *gm = bs_manifest_get(env, "gate_metric");
-  if (!cli_get(&cmd.a, "metric") && gm) {
-    if (bs_metric_parse(gm, &o.metric, &err)) {
-      rc = cli_usage_error("compare: the manifest's gate_metric: %s",
-                           err.message);
-      goto done;
-    }
-  }
+  /* gate_metric: cpu for command pairs, whose wall time a process busy
+   * on one CPU of two turned around in the verdict lab. */
+  if ((rc = cli_manifest_metric(&cmd.a, "compare", env, &o.metric)))
+    goto done;
   const char *baseline = cli_get(&cmd.a, "baseline");
   const char *candidate = cli_get(&cmd.a, "candidate");
   if (!baseline)

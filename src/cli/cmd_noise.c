@@ -128,6 +128,9 @@ int cli_cmd_noise(int argc, char **argv) {
   if ((rc = cli_load_native_manifests(&cmd.a, cmd.mf, &cmd.nmf)))
     goto done;
   const bs_manifest *env = cmd.nmf ? cmd.mf[0] : NULL;
+  /* The metric compare gates on, so that its --noise file matches. */
+  if ((rc = cli_manifest_metric(&cmd.a, "noise", env, &o.metric)))
+    goto done;
   const char *ida = cli_get(&cmd.a, "a");
   const char *idb = cli_get(&cmd.a, "b");
   if (!ida)
