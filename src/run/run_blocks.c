@@ -347,17 +347,19 @@ static bs_status calibrate(sched *s, size_t impl, rcase *c, uint64_t run,
 }
 
 /* Whether files a and b hold the same bytes (0 when either cannot be
- * read). */
+ * read, or on no memory). */
 static int same_file_bytes(const char *a, const char *b) {
+  const size_t CHUNK = 65536;
   FILE *fa = fopen(a, "rb"), *fb = fa ? fopen(b, "rb") : NULL;
-  int same = fa && fb;
-  static char x[65536], y[65536];
+  char *x = malloc(2 * CHUNK), *y = x ? x + CHUNK : NULL;
+  int same = fa && fb && x;
   while (same) {
-    size_t na = fread(x, 1, sizeof x, fa), nb = fread(y, 1, sizeof y, fb);
+    size_t na = fread(x, 1, CHUNK, fa), nb = fread(y, 1, CHUNK, fb);
     same = na == nb && !memcmp(x, y, na) && !ferror(fa) && !ferror(fb);
-    if (na < sizeof x)
+    if (na < CHUNK)
       break;
   }
+  free(x);
   if (fa)
     fclose(fa);
   if (fb)
