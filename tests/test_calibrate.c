@@ -17,6 +17,8 @@ static char *runlib(const char *variant) {
   return ts_pathf("%s/librunlib_%s.so", RUNLIB_DIR, variant);
 }
 
+TestSuite(calibrate, .fini = ts_free_owned);
+
 static void cli_refuses(const char *const *args, const char *says) {
   ts_run r = ts_cli(NULL, args);
   cr_expect_eq(r.status, 2, "status %d, stderr: %s", r.status, r.err);
@@ -288,9 +290,9 @@ static int usable_cpus(void) {
  * blocks, one plant, sequential (interleaved). Timings are not asserted,
  * only the shape. */
 Test(calibrate, a_library_calibrates_end_to_end, .timeout = 120) {
-  char *dir = ts_tmpdir("calibrate_e2e");
-  char *json = ts_path(dir, "cal.json");
-  char *html = ts_path(dir, "page");
+  char *dir = ts_own(ts_tmpdir("calibrate_e2e"));
+  char *json = ts_own(ts_path(dir, "cal.json"));
+  char *html = ts_own(ts_path(dir, "page"));
   char *opt = ts_pathf("base=%s", runlib("ok"));
   ts_run r =
       ts_cli(NULL, (const char *[]){"calibrate", "--lib", opt, "--plants", "50",
@@ -309,8 +311,8 @@ Test(calibrate, a_library_calibrates_end_to_end, .timeout = 120) {
   cr_expect(strstr(text, "\"reps\": 2") != NULL);
   cr_expect(strstr(text, "\"protocol\": \"Development\"") != NULL);
   cr_expect(strstr(text, "\"machine\": ") != NULL);
-  cr_expect(ts_exists(ts_path(html, "index.html")));
-  cr_expect(ts_exists(ts_path(html, "calibration.svg")));
+  cr_expect(ts_exists(ts_own(ts_path(html, "index.html"))));
+  cr_expect(ts_exists(ts_own(ts_path(html, "calibration.svg"))));
 }
 
 /* Side by side, as `run` measures two impls by default: a duet run per
@@ -319,11 +321,11 @@ Test(calibrate, a_library_calibrates_end_to_end, .timeout = 120) {
 Test(calibrate, a_library_calibrates_side_by_side, .timeout = 180) {
   if (usable_cpus() < 2)
     cr_skip_test("duet needs two usable CPUs");
-  char *dir = ts_tmpdir("calibrate_duet");
-  char *json = ts_path(dir, "cal.json");
-  char *seq = ts_path(dir, "seq.json");
-  char *log = ts_path(dir, "run.csv");
-  char *env = ts_path(dir, "env.csv");
+  char *dir = ts_own(ts_tmpdir("calibrate_duet"));
+  char *json = ts_own(ts_path(dir, "cal.json"));
+  char *seq = ts_own(ts_path(dir, "seq.json"));
+  char *log = ts_own(ts_path(dir, "run.csv"));
+  char *env = ts_own(ts_path(dir, "env.csv"));
   char *lib = runlib("ok");
   char *opt = ts_pathf("base=%s", lib);
   const char *common[] = {"--plants", "50",         "--reps",
@@ -391,8 +393,8 @@ Test(calibrate, a_library_calibrates_side_by_side, .timeout = 180) {
 Test(calibrate, compare_shows_the_runner_and_refuses_a_foreign_calibration) {
   char *log = ts_pathf("%s/examples/pr.csv", BENCHSITE_SOURCE_DIR);
   char *env = ts_pathf("%s/examples/env.csv", BENCHSITE_SOURCE_DIR);
-  char *mine = ts_data("calibrate/runner.json");
-  char *foreign = ts_data("calibrate/foreign.json");
+  char *mine = ts_own(ts_data("calibrate/runner.json"));
+  char *foreign = ts_own(ts_data("calibrate/foreign.json"));
   const char *line = "on this runner: identical code flagged in \u2264 11.3 % "
                      "of runs, +5 % found in 92 % (calibrated 2026-12-01, 40 "
                      "runs)";

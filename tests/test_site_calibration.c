@@ -54,7 +54,7 @@ static void copy(const char *from, const char *to) {
 Test(site_calibration, a_given_calibration_of_the_setup_is_shown) {
   char *dir = ts_own(ts_tmpdir("sitecal_given"));
   char *archive = one_run_archive(dir), *out = ts_pathf("%s/public", dir);
-  ts_run r = site(archive, out, ts_data("calibrate/runner.json"));
+  ts_run r = site(archive, out, ts_own(ts_data("calibrate/runner.json")));
   cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
   ts_run_free(&r);
   char *index = page(out, "index.html");
@@ -72,7 +72,7 @@ Test(site_calibration, a_given_calibration_of_the_setup_is_shown) {
 Test(site_calibration, another_setup_is_named_and_not_shown_as_applying) {
   char *dir = ts_own(ts_tmpdir("sitecal_foreign"));
   char *archive = one_run_archive(dir), *out = ts_pathf("%s/public", dir);
-  ts_run r = site(archive, out, ts_data("calibrate/foreign.json"));
+  ts_run r = site(archive, out, ts_own(ts_data("calibrate/foreign.json")));
   cr_assert_eq(r.status, 0, "%s%s", r.out, r.err); /* never a failure */
   ts_run_free(&r);
   char *index = page(out, "index.html");
@@ -117,7 +117,7 @@ Test(site_calibration,
   char *cals = ts_pathf("%s/calibrations", archive);
   cr_assert_eq(mkdir(cals, 0777), 0);
   /* Only another setup's: named, not shown. */
-  copy(ts_data("calibrate/foreign.json"),
+  copy(ts_own(ts_data("calibrate/foreign.json")),
        ts_pathf("%s/20261201T080000Z-b.json", cals));
   ts_run r = site(archive, out, NULL);
   cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
@@ -127,7 +127,7 @@ Test(site_calibration,
             index);
   cr_expect(strstr(index, "No calibration of this runner applies") != NULL);
   /* One of this setup beside it: that one, though the other sorts later. */
-  copy(ts_data("calibrate/runner.json"),
+  copy(ts_own(ts_data("calibrate/runner.json")),
        ts_pathf("%s/20261201T080000Z-a.json", cals));
   r = site(archive, out, NULL);
   cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
@@ -152,7 +152,7 @@ Test(site_calibration,
 Test(site_calibration, names_and_values_are_escaped) {
   char *dir = ts_own(ts_tmpdir("sitecal_escape"));
   char *archive = one_run_archive(dir), *out = ts_pathf("%s/public", dir);
-  char *text = ts_own(ts_read(ts_data("calibrate/foreign.json"), NULL));
+  char *text = ts_own(ts_read(ts_own(ts_data("calibrate/foreign.json")), NULL));
   char *p = strstr(text, "other-box");
   cr_assert_not_null(p);
   char *hostile =
@@ -175,7 +175,7 @@ Test(site_calibration, an_archive_may_begin_with_its_calibrations) {
   char *archive = ts_pathf("%s/archive", dir);
   cr_assert_eq(mkdir(archive, 0777), 0);
   cr_assert_eq(mkdir(ts_pathf("%s/calibrations", archive), 0777), 0);
-  copy(ts_data("calibrate/runner.json"),
+  copy(ts_own(ts_data("calibrate/runner.json")),
        ts_pathf("%s/calibrations/20261201T080000Z-a.json", archive));
   char *log = ts_pathf("%s/examples/pr.csv", BENCHSITE_SOURCE_DIR);
   char *env = ts_pathf("%s/examples/env.csv", BENCHSITE_SOURCE_DIR);
@@ -200,14 +200,16 @@ Test(site_calibration, compare_chooses_from_a_directory) {
   cr_expect_eq(r.status, 1, "%s", r.err); /* pr.csv regresses */
   cr_expect(strstr(r.err, "no calibration there") != NULL, "%s", r.err);
   ts_run_free(&r);
-  copy(ts_data("calibrate/foreign.json"), ts_pathf("%s/2-foreign.json", cals));
+  copy(ts_own(ts_data("calibrate/foreign.json")),
+       ts_pathf("%s/2-foreign.json", cals));
   r = ts_cli(NULL, args);
   cr_expect_eq(r.status, 1, "%s", r.err);
   cr_expect(strstr(r.err, "none of its 1 calibration was measured") != NULL,
             "%s", r.err);
   cr_expect(strstr(r.out, "on this runner") == NULL);
   ts_run_free(&r);
-  copy(ts_data("calibrate/runner.json"), ts_pathf("%s/1-runner.json", cals));
+  copy(ts_own(ts_data("calibrate/runner.json")),
+       ts_pathf("%s/1-runner.json", cals));
   r = ts_cli(NULL, args);
   cr_expect_eq(r.status, 1, "%s", r.err);
   cr_expect(strstr(r.out, "on this runner: identical code flagged") != NULL,
