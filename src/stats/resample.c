@@ -603,8 +603,8 @@ static int small_cpu(void) {
  * ceil(R / SMALL_CHAINS), and the ones from R on are drawn and dropped.
  * Their median's ranks into jl[r], jh[r], or when hist is not NULL, only
  * counted: hist[jl * n + jh] += 1. */
-static void medians_small(const bs__series *s, uint64_t state, size_t R,
-                          uint32_t *jl, uint32_t *jh, uint32_t *hist) {
+void bs__resample_medians_small(const bs__series *s, uint64_t state, size_t R,
+                                uint32_t *jl, uint32_t *jh, uint32_t *hist) {
   small k;
   small_init(&k, s);
   size_t n = s->n, per = (R + SMALL_CHAINS - 1) / SMALL_CHAINS;
@@ -762,40 +762,4 @@ int bs__resample_small(const bs__series *s, bs_resample_engine engine) {
   (void)engine;
   return 0;
 #endif
-}
-
-bs_status bs__resample_medians(const bs__series *s, bs_resample_engine engine,
-                               uint64_t state, size_t R, size_t width,
-                               uint32_t *jl, uint32_t *jh) {
-#if HAVE_AVX2
-  if (width == 0 && R <= UINT32_MAX && bs__resample_small(s, engine)) {
-    medians_small(s, state, R, jl, jh, NULL);
-    return BS_OK;
-  }
-  if (engine == BS_RESAMPLE_ENGINE_AVX512 && s->L == 0 &&
-      s->n <= BS__BAND_MAX_N && width != BS__WIDTH_PLAIN &&
-      (width || s->n >= BS__BAND_MIN_N))
-    return bs__resample_band(s, state, R, width, jl, jh);
-#else
-  (void)width;
-#endif
-  return bs__resample_medians_chains(s, engine, state, R, jl, jh);
-}
-
-bs_status bs__resample_pair_hist(const bs__series *s, bs_resample_engine engine,
-                                 uint64_t state, size_t R, uint32_t *hist) {
-#if HAVE_AVX2
-  if (R <= UINT32_MAX && bs__resample_small(s, engine)) {
-    medians_small(s, state, R, NULL, NULL, hist);
-    return BS_OK;
-  }
-#endif
-  uint32_t *jl = malloc(R * sizeof *jl), *jh = malloc(R * sizeof *jh);
-  bs_status st = BS_ENOMEM;
-  if (jl && jh && !(st = bs__resample_medians(s, engine, state, R, 0, jl, jh)))
-    for (size_t r = 0; r < R; r++)
-      hist[(size_t)jl[r] * s->n + jh[r]]++;
-  free(jl);
-  free(jh);
-  return st;
 }

@@ -133,6 +133,12 @@ bs_status bs__resample_band(const bs__series *s, uint64_t state, size_t R,
  * and IFMA, at most 24 values, no blocks), which bs__resample_medians
  * takes at width 0. */
 int bs__resample_small(const bs__series *s, bs_resample_engine engine);
+/* The small-sample path (resample.c; only in a build with BS__HAVE_SIMD,
+ * for a series bs__resample_small accepts): R resamples' median ranks
+ * into jl[r], jh[r], or when hist is not NULL only counted,
+ * hist[jl * n + jh] += 1. */
+void bs__resample_medians_small(const bs__series *s, uint64_t state, size_t R,
+                                uint32_t *jl, uint32_t *jh, uint32_t *hist);
 
 /* The rank pairs bs__resample_medians (width 0) finds, only counted:
  * hist[jl * n + jh] += 1 for each of the R resamples (n * n counters, which
