@@ -1078,6 +1078,8 @@ Test(run_batch, every_impl_of_a_case_uses_the_largest_calibrated_n) {
   }
 }
 
+static char *lib_copy(const char *dir, const char *variant);
+
 /* Two files of the same bytes are one build: whatever their calibrations
  * measured (here "bypath" does 20 times the work in b's copy, set up
  * second, as a build measured on a loaded CPU seems to), they share one
@@ -1085,19 +1087,6 @@ Test(run_batch, every_impl_of_a_case_uses_the_largest_calibrated_n) {
 Test(run_batch, identical_builds_never_keep_split_batch_sizes) {
   char *dir = ts_own(ts_tmpdir("run_same_build"));
   char *log = ts_own(ts_path(dir, "log.csv"));
-  char *copy[2] = {ts_own(ts_path(dir, "fast_probe.so")),
-                   ts_own(ts_path(dir, "slow_probe.so"))};
-  for (size_t w = 0; w < 2; w++) {
-    FILE *in = fopen(lib("probe"), "rb"), *out = fopen(copy[w], "wb");
-    cr_assert(in && out);
-    char buf[65536];
-    size_t got;
-    while ((got = fread(buf, 1, sizeof buf, in)) > 0)
-      cr_assert_eq(fwrite(buf, 1, got, out), got);
-    cr_assert(!ferror(in));
-    fclose(in);
-    cr_assert_eq(fclose(out), 0);
-  }
   const char *args[] = {"--sequential",
                         "--runs",
                         "1",
@@ -1108,9 +1097,9 @@ Test(run_batch, identical_builds_never_keep_split_batch_sizes) {
                         "--filter",
                         "bypath",
                         "--lib",
-                        impl("a", copy[0]),
+                        impl("a", lib("probe")),
                         "--lib",
-                        impl("b", copy[1]),
+                        impl("b", lib_copy(dir, "probe")),
                         NULL};
   static row rows[1024];
   size_t n = run_log(log, args, rows, 1024);
