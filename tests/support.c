@@ -179,6 +179,10 @@ static size_t nowned, capowned;
 
 void *ts_own(void *p) {
   cr_assert_not_null(p);
+  /* Owning a pointer twice would free it twice at the suite's end, a
+   * crash Criterion reports only as one in "setup or teardown". */
+  for (size_t i = 0; i < nowned; i++)
+    cr_assert(owned[i] != p, "ts_own: %p is owned already", p);
   if (nowned == capowned) {
     size_t cap = capowned ? 2 * capowned : 256;
     void **n = realloc(owned, cap * sizeof *n);

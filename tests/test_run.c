@@ -2593,8 +2593,8 @@ static size_t distinct_ul(const unsigned long *v, size_t n) {
 
 static size_t layout_run(const char *dir, const char *name, const char *layout,
                          const char *seed, unsigned long *offsets) {
-  char *log = ts_own(ts_pathf("%s/%s.csv", dir, name));
-  char *probefile = ts_own(ts_pathf("%s/%s.txt", dir, name));
+  char *log = ts_pathf("%s/%s.csv", dir, name);
+  char *probefile = ts_pathf("%s/%s.txt", dir, name);
   setenv("TESTLIB_PROBEFILE", probefile, 1);
   const char *args[] = {"--sequential",
                         "--blocks",
@@ -2623,7 +2623,7 @@ static size_t layout_run(const char *dir, const char *name, const char *layout,
  * for another build (the same file twice is an A/A run, which adds no
  * runs). */
 static char *lib_copy(const char *dir, const char *variant) {
-  char *path = ts_own(ts_pathf("%s/copy_%s.so", dir, variant));
+  char *path = ts_pathf("%s/copy_%s.so", dir, variant);
   if (ts_exists(path))
     return path;
   int in = open(lib(variant), O_RDONLY),
