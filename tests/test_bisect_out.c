@@ -226,6 +226,7 @@ Test(bisect_out, json_of_an_undecided_range_has_no_culprit) {
   r.culprit = r.culprit_subject = r.parent = NULL;
   r.range_first = (char *)M;
   r.range_last = (char *)B;
+  r.nprobes = 3; /* the search ended on a probe, not on a confirmation */
   bs__jvalue *v = parse(render(bs_bisect_json, &r));
   cr_assert_str_eq(member(v, "outcome")->string, "undecided-range");
   cr_assert_eq(member(v, "culprit")->type, BS__JNULL);
@@ -242,6 +243,20 @@ Test(bisect_out, json_of_an_undecided_range_has_no_culprit) {
                       "search could not split\n"),
             "%s", t);
   cr_assert(strstr(t, "\nrange: " M "\n       " B "\n"), "%s", t);
+}
+
+/* The culprit against its parent did not confirm: the summary names it
+ * and the range the other verdicts leave. */
+Test(bisect_out, a_failed_confirmation_names_the_commit_and_the_range) {
+  bs_bisect_result r = found();
+  r.outcome = BS_BISECT_UNDECIDED;
+  r.culprit = r.culprit_subject = r.parent = NULL;
+  r.range_first = (char *)M;
+  r.range_last = (char *)B;
+  char *s = render(bs_bisect_summary, &r);
+  cr_assert_str_eq(s, "benchsite bisect: undecided: 444444444444 against its "
+                      "parent did not confirm the step, which is at one of "
+                      "the commits from 333333333333 to 222222222222\n");
 }
 
 Test(bisect_out, no_step_says_so) {

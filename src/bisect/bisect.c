@@ -557,13 +557,31 @@ static bs_status search(bs__bisect_state *s, bs_error *err) {
       return st;
     return BS_OK;
   }
+  /* The culprit's "slower" or its parent's "not slower" was wrong (or
+   * the step is spread): the step is after the last commit shown not
+   * slower before the parent, and at or before the first commit shown
+   * slower after the culprit; neither of the two contested verdicts
+   * narrows that. */
+  size_t first = 1, last = s->n;
+  for (size_t i = par; i-- > 1;)
+    if (s->known[i] == NOT_SLOWER) {
+      first = i + 1;
+      break;
+    }
+  for (size_t i = c + 1; i < s->n; i++)
+    if (s->known[i] == SLOWER) {
+      last = i;
+      break;
+    }
   if ((st = note(s,
                  "%.12s against its parent %.12s is %s: the slowdown "
                  "between good and bad may be spread over several commits, "
-                 "or a probe misled the search",
-                 s->ids[c], s->ids[par], bs_bisect_verdict_name(p->verdict))))
+                 "or a probe misled the search; the step is at one of the "
+                 "commits from %.12s to %.12s",
+                 s->ids[c], s->ids[par], bs_bisect_verdict_name(p->verdict),
+                 s->ids[first], s->ids[last])))
     return st;
-  return set_range(s, c, c, err);
+  return set_range(s, first, last, err);
 }
 
 bs_status bs_bisect_run(const bs_bisect_options *o, bs_bisect_result **out,

@@ -76,11 +76,14 @@ static void headline(bs__buf *b, const bs_bisect_result *r) {
     }
     break;
   case BS_BISECT_UNDECIDED:
-    if (r->range_first && !strcmp(r->range_first, r->range_last))
+    if (r->nprobes && r->probes[r->nprobes - 1].role == BS_BISECT_CONFIRM)
       bs__buf_printf(b,
                      "benchsite bisect: undecided: %.*s against its parent "
-                     "did not confirm the step",
-                     SHORT, r->range_first);
+                     "did not confirm the step, which is at one of the "
+                     "commits from %.*s to %.*s",
+                     SHORT, r->probes[r->nprobes - 1].commit, SHORT,
+                     r->range_first ? r->range_first : "?", SHORT,
+                     r->range_last ? r->range_last : "?");
     else
       bs__buf_printf(b,
                      "benchsite bisect: undecided: the step is at one of "

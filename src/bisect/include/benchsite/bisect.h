@@ -109,8 +109,9 @@ typedef struct bs_bisect_result {
    * NULL. Its delta against the parent is the last probe's. */
   char *culprit, *culprit_subject, *parent;
   /* BS_BISECT_UNDECIDED: the first and last commit the step may be at
-   * (the first commit after the last not-slower probe, the last slower
-   * commit); else NULL. */
+   * (the first commit after the last not-slower probe, the first slower
+   * one; when the culprit against its parent did not confirm, the two
+   * contested verdicts left out); else NULL. */
   char *range_first, *range_last;
   bs_bisect_probe *probes; /* in the order measured */
   size_t nprobes;
