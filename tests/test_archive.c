@@ -641,6 +641,113 @@ Test(archive, verify_detects_missing_extra_and_rewritten_files) {
   expect_damage(archive, "runs/my-run: not a well-formed run id");
 }
 
+/* calibrations/: each *.json must read as a calibration, and one named as
+ * the action stores them (DATE-HASH.json) must keep that date and hash.
+ * The fixture's name was worked out by hand: its "date" is
+ * 2026-12-01T08:00:00Z and `sha256sum tests/data/calibrate/runner.json`
+ * begins d7fbd2f73306. */
+#define STORED_CAL "20261201T080000Z-d7fbd2f73306.json"
+
+static char *calibration_archive(const char *tag, char *id, size_t n) {
+  char *archive = one_run_archive(tag, id, n);
+  char *dir = ts_own(ts_path(archive, "calibrations"));
+  cr_assert_eq(mkdir(dir, 0755), 0);
+  char *text = ts_own(ts_read(ts_own(ts_data("calibrate/runner.json")), NULL));
+  cr_assert_not_null(text);
+  cr_assert_eq(ts_write(ts_own(ts_path(dir, STORED_CAL)), text), 0);
+  /* A file named by hand is read, not held to a name. */
+  cr_assert_eq(ts_write(ts_own(ts_path(dir, "weekly.json")), text), 0);
+  /* Neither are other files nor hidden ones. */
+  cr_assert_eq(ts_write(ts_own(ts_path(dir, "notes.txt")), "x"), 0);
+  cr_assert_eq(ts_write(ts_own(ts_path(dir, ".tmp.json")), "{"), 0);
+  return dir;
+}
+
+static void expect_calibration_damage(const char *archive, const char *needle,
+                                      const char *count) {
+  ts_run v = verify(archive);
+  cr_assert_eq(v.status, 1, "want damage \"%s\": %s%s", needle, v.out, v.err);
+  cr_assert_not_null(strstr(v.out, needle), "want \"%s\" in: %s", needle,
+                     v.out);
+  cr_assert_not_null(strstr(v.out, count), "want \"%s\" in: %s", count, v.out);
+  cr_assert_not_null(strstr(v.out, "1 run checked, 0 damaged"), "%s", v.out);
+  ts_run_free(&v);
+}
+
+Test(archive, verify_checks_the_calibrations) {
+  char id[BS_ARCHIVE_ID_MAX];
+  char *archive = one_run_archive("archive_cal_none", id, sizeof id);
+  ts_run v = verify(archive);
+  cr_assert_eq(v.status, 0, "%s%s", v.out, v.err);
+  cr_assert_null(strstr(v.out, "calibration"), "none stored: %s", v.out);
+  ts_run_free(&v);
+
+  char *dir = calibration_archive("archive_cal_ok", id, sizeof id);
+  archive = ts_own(strndup(dir, strlen(dir) - strlen("/calibrations")));
+  v = verify(archive);
+  cr_assert_eq(v.status, 0, "%s%s", v.out, v.err);
+  cr_assert_not_null(
+      strstr(v.out, "1 run checked, 0 damaged; 2 calibrations checked, 0 "
+                    "damaged\n"),
+      "%s", v.out);
+  ts_run_free(&v);
+
+  /* Damaged bytes. */
+  flip_byte(ts_own(ts_path(dir, STORED_CAL)), 0);
+  expect_calibration_damage(archive, "calibrations/" STORED_CAL ": ",
+                            "2 calibrations checked, 1 damaged");
+
+  /* Changed after it was stored: its name's hash no longer matches. */
+  dir = calibration_archive("archive_cal_edit", id, sizeof id);
+  archive = ts_own(strndup(dir, strlen(dir) - strlen("/calibrations")));
+  char *path = ts_own(ts_path(dir, STORED_CAL));
+  /* Still a calibration (JSON may end in white space), another content. */
+  FILE *f = fopen(path, "a");
+  cr_assert_not_null(f);
+  cr_assert_eq(fputc('\n', f), '\n');
+  cr_assert_eq(fclose(f), 0);
+  expect_calibration_damage(archive,
+                            "calibrations/" STORED_CAL
+                            ": checksum mismatch (the name has d7fbd2f73306",
+                            "2 calibrations checked, 1 damaged");
+
+  /* The right hash under another date. */
+  dir = calibration_archive("archive_cal_date", id, sizeof id);
+  archive = ts_own(strndup(dir, strlen(dir) - strlen("/calibrations")));
+  char *moved = ts_own(ts_path(dir, "20261202T080000Z-d7fbd2f73306.json"));
+  cr_assert_eq(rename(ts_own(ts_path(dir, STORED_CAL)), moved), 0);
+  expect_calibration_damage(archive,
+                            "calibrations/20261202T080000Z-d7fbd2f73306.json: "
+                            "the name's date 20261202T080000Z is not the "
+                            "file's 2026-12-01T08:00:00Z",
+                            "2 calibrations checked, 1 damaged");
+
+  /* Not a calibration; a link; a directory. */
+  dir = calibration_archive("archive_cal_bad", id, sizeof id);
+  archive = ts_own(strndup(dir, strlen(dir) - strlen("/calibrations")));
+  cr_assert_eq(ts_write(ts_own(ts_path(dir, "weekly.json")),
+                        "{\"schema\": \"benchsite.compare/1\"}"),
+               0);
+  expect_calibration_damage(archive,
+                            "calibrations/weekly.json: line 1: not a "
+                            "benchsite calibration",
+                            "2 calibrations checked, 1 damaged");
+  cr_assert_eq(symlink("/etc/hostname", ts_own(ts_path(dir, "link.json"))), 0);
+  cr_assert_eq(mkdir(ts_own(ts_path(dir, "d.json")), 0755), 0);
+  expect_calibration_damage(archive,
+                            "calibrations/link.json: unreadable, too large, "
+                            "or not a regular file",
+                            "4 calibrations checked, 3 damaged");
+  expect_calibration_damage(archive, "calibrations/d.json: unreadable",
+                            "4 calibrations checked, 3 damaged");
+
+  /* calibrations/ itself a link. */
+  archive = one_run_archive("archive_cal_link", id, sizeof id);
+  cr_assert_eq(symlink("/tmp", ts_own(ts_path(archive, "calibrations"))), 0);
+  expect_calibration_damage(archive, "calibrations: not a directory",
+                            "0 calibrations checked, 1 damaged");
+}
+
 /* ---- Ordering ------------------------------------------------------------ */
 
 Test(archive, dates_compare_as_utc_times) {

@@ -23,9 +23,11 @@ static const char usage[] =
     "        The run appears atomically; a killed add leaves no trace but a\n"
     "        temporary directory the next add removes. --dry-run validates\n"
     "        and prints the id without writing anything.\n"
-    "verify  re-checks every run's checksums and structure, acks.csv and ID\n"
-    "        (the archive's identity: its first run's id, written by add),\n"
-    "        and lists what is damaged.\n"
+    "verify  re-checks every run's checksums and structure, acks.csv, ID\n"
+    "        (the archive's identity: its first run's id, written by add)\n"
+    "        and calibrations/ (each file a calibration; one named\n"
+    "        DATE-HASH.json, as the action stores them, must still have that\n"
+    "        date and hash), and lists what is damaged.\n"
     "list    prints the runs in history order (date, then id): id, date,\n"
     "        commit.\n"
     "\n"
@@ -107,14 +109,19 @@ static int cmd_verify(const cli_args *a, const char *dir) {
     printf("; acks.csv is damaged");
   if (res.id_damaged)
     printf("; ID is damaged");
+  if (res.calibrations || res.calibrations_damaged)
+    printf("; %zu calibration%s checked, %zu damaged", res.calibrations,
+           res.calibrations == 1 ? "" : "s", res.calibrations_damaged);
   if (res.stale)
     printf(" (%zu temporary director%s of an interrupted add ignored; the "
            "next add removes %s)",
            res.stale, res.stale == 1 ? "y" : "ies",
            res.stale == 1 ? "it" : "them");
   printf("\n");
-  rc = res.damaged || res.acks_damaged || res.id_damaged ? CLI_REGRESSION
-                                                         : CLI_OK;
+  rc = res.damaged || res.acks_damaged || res.id_damaged ||
+               res.calibrations_damaged
+           ? CLI_REGRESSION
+           : CLI_OK;
 done:
   bs_archive_verify_result_release(&res);
   return rc;

@@ -570,6 +570,8 @@ bs_status bs_archive_verify(const char *dir, bs_archive_verify_result *res,
   }
   if (!(st = verify_acks(dir, res, err)))
     st = verify_identity(dir, res, err);
+  if (!st)
+    st = bs__archive_verify_calibrations(dir, res, err);
 done:
   bs__strlist_free(top, ntop);
   bs__strlist_free(ids, nids);

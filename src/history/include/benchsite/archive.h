@@ -130,6 +130,12 @@ typedef struct bs_archive_verify_result {
   /* ID is present but not one run id (see bs_archive_identity): its
    * problem is in `problems` as "ID: ...". */
   int id_damaged;
+  /* calibrations/ (benchsite calibrate's files): *.json files examined,
+   * and those damaged: not a calibration, or named DATE-HASH.json (as the
+   * action stores them) with another content's hash or another date.
+   * Their problems are in `problems` as "calibrations/NAME: ...". */
+  size_t calibrations;
+  size_t calibrations_damaged;
 } bs_archive_verify_result;
 
 void bs_archive_verify_result_init(bs_archive_verify_result *r);
@@ -140,8 +146,10 @@ void bs_archive_verify_result_release(bs_archive_verify_result *r);
  * well-formed id; SHA256SUMS exists, is well-formed and lists manifest.csv
  * and log-1.csv ... log-N.csv; every listed file is a regular file whose
  * SHA-256 matches; no other file is present; the id's HASH is the hash of
- * SHA256SUMS and its DATE and COMMIT match the manifest; and acks.csv,
- * when present, reads as every later site reads it. Damage is a
+ * SHA256SUMS and its DATE and COMMIT match the manifest; acks.csv,
+ * when present, reads as every later site reads it; and calibrations/
+ * holds calibrations, each named by its own date and hash when its name
+ * has that form. Damage is a
  * finding, not an error: the call returns BS_OK with the problems in
  * `res`. BS_EINPUT when `dir` is not an archive, BS_EIO when it cannot be
  * read, BS_ENOMEM. `res` must be initialised; release it in every case. */
