@@ -568,7 +568,7 @@ Test(run_harness, duet_starts_both_programs_together_pinned_and_swapped) {
                         "c=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "
                         "/proc/self/status)\n"
                         "echo \"$1 $t $c\" >> '%s'\n"
-                        "sleep 0.4\n"
+                        "sleep 1\n"
                         "printf 'BenchmarkA-2 \\t 100\\t 12 ns/op\\nPASS\\n'\n",
                         starts));
     const char *args[] = {"run",        "--out",
@@ -589,7 +589,10 @@ Test(run_harness, duet_starts_both_programs_together_pinned_and_swapped) {
       start *x = &s[2 * j], *y = &s[2 * j + 1];
       cr_expect_str_neq(x->impl, y->impl, "duet %d, block %zu", duet, j);
       if (duet) {
-        cr_expect_lt(y->t - x->t, 0.2, "block %zu: started %.3f s apart", j,
+        /* Together: well under the 1 s a program runs, even on a
+         * loaded machine, where the script's own forks before it reads
+         * the clock took 0.22 s once (CI). */
+        cr_expect_lt(y->t - x->t, 0.5, "block %zu: started %.3f s apart", j,
                      y->t - x->t);
         cr_expect(!strchr(x->cpus, '-') && !strchr(x->cpus, ','), "%s",
                   x->cpus);
@@ -599,7 +602,7 @@ Test(run_harness, duet_starts_both_programs_together_pinned_and_swapped) {
           cr_expect_str_neq(mine, a_cpu, "block %zu: a not swapped", j);
         a_cpu = ts_pathf("%s", mine);
       } else {
-        cr_expect_geq(y->t - x->t, 0.35, "block %zu: %.3f s apart", j,
+        cr_expect_geq(y->t - x->t, 0.95, "block %zu: %.3f s apart", j,
                       y->t - x->t);
         cr_expect(strchr(x->cpus, '-') || strchr(x->cpus, ','), "%s", x->cpus);
       }

@@ -3,6 +3,7 @@
 #ifndef BENCHSITE_ARCHIVE_INT_H
 #define BENCHSITE_ARCHIVE_INT_H
 
+#include "benchsite/archive.h"
 #include "benchsite/error.h"
 
 #include "date_int.h"
