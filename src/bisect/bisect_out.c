@@ -76,7 +76,8 @@ static void headline(bs__buf *b, const bs_bisect_result *r) {
     }
     break;
   case BS_BISECT_UNDECIDED:
-    if (r->nprobes && r->probes[r->nprobes - 1].role == BS_BISECT_CONFIRM)
+    if (r->probes && r->nprobes &&
+        r->probes[r->nprobes - 1].role == BS_BISECT_CONFIRM)
       bs__buf_printf(b,
                      "benchsite bisect: undecided: %.*s against its parent "
                      "did not confirm the step, which is at one of the "

@@ -53,10 +53,10 @@ bs_status bs__archive_hash_file(const char *path,
                                 char hex[BS__SHA256_HEXLEN + 1], int *missing,
                                 char **keep, size_t *keep_len);
 
-/* calibrations/ of the archive `dir`, into res (see
+/* calibrations/ of the archive `archive`, into res (see
  * bs_archive_verify_result): BS_OK with damage as findings, BS_EIO when
  * it cannot be read, BS_ENOMEM. */
-bs_status bs__archive_verify_calibrations(const char *dir,
+bs_status bs__archive_verify_calibrations(const char *archive,
                                           bs_archive_verify_result *res,
                                           bs_error *err);
 
