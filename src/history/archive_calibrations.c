@@ -12,7 +12,6 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,20 +64,9 @@ static void compact(const char *date, char out[STAMP_LEN + 1]) {
   out[k] = '\0';
 }
 
+/* Records `what` as the problem of calibrations/NAME. */
 static bs_status problem(bs_archive_verify_result *res, const char *name,
-                         const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-
-static bs_status problem(bs_archive_verify_result *res, const char *name,
-                         const char *fmt, ...) {
-  char what[512];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(what, sizeof what, fmt, ap);
-  va_end(ap);
+                         const char *what) {
   if (bs__strlist_addf(&res->problems, &res->nproblems,
                        CALIBRATIONS_NAME "/%s: %s", name, what))
     return BS_ENOMEM;
@@ -98,7 +86,7 @@ static bs_status verify_one(bs_archive_verify_result *res, const char *dir,
   bs_status st = BS_OK;
   res->calibrations++;
   if (bs__archive_hash_file(path, hex, &missing, &text, &len)) {
-    st = problem(res, name, "%s",
+    st = problem(res, name,
                  missing ? "vanished while it was read"
                          : "unreadable, too large, or not a regular file");
     goto done;
@@ -112,22 +100,27 @@ static bs_status verify_one(bs_archive_verify_result *res, const char *dir,
     goto done;
   }
   const char *stamp, *hash;
+  char what[1024]; /* a bs_error message and a little more */
   if (pst) {
-    char line[32] = "";
     if (e.line > 0)
-      snprintf(line, sizeof line, "line %ld: ", e.line);
-    st = problem(res, name, "%s%s", line, e.message);
+      snprintf(what, sizeof what, "line %ld: %s", e.line, e.message);
+    else
+      snprintf(what, sizeof what, "%s", e.message);
+    st = problem(res, name, what);
   } else if (stored_name(name, &stamp, &hash)) {
     char want[STAMP_LEN + 1];
     compact(s->date, want);
-    if (strncmp(hash, hex, HASH_LEN) != 0)
-      st = problem(res, name,
-                   "checksum mismatch (the name has %.12s, the file "
-                   "%.12s...): it changed after it was stored",
-                   hash, hex);
-    else if (strncmp(stamp, want, STAMP_LEN) != 0)
-      st = problem(res, name, "the name's date %.16s is not the file's %s",
-                   stamp, s->date);
+    if (strncmp(hash, hex, HASH_LEN) != 0) {
+      snprintf(what, sizeof what,
+               "checksum mismatch (the name has %.12s, the file %.12s...): "
+               "it changed after it was stored",
+               hash, hex);
+      st = problem(res, name, what);
+    } else if (strncmp(stamp, want, STAMP_LEN) != 0) {
+      snprintf(what, sizeof what, "the name's date %.16s is not the file's %s",
+               stamp, s->date);
+      st = problem(res, name, what);
+    }
   }
   bs_calibration_summary_free(s);
 done:
