@@ -57,7 +57,7 @@ static int stored_name(const char *name, const char **stamp,
  * "20261204T102030Z"). */
 static void compact(const char *date, char out[STAMP_LEN + 1]) {
   size_t k = 0;
-  for (size_t i = 0; date[i] && i < 19 && k < STAMP_LEN - 1; i++)
+  for (size_t i = 0; i < 19 && date[i] && k < STAMP_LEN - 1; i++)
     if (isdigit((unsigned char)date[i]) || date[i] == 'T')
       out[k++] = date[i];
   out[k++] = 'Z';
