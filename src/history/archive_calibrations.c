@@ -17,17 +17,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define CALIBRATIONS_NAME "calibrations"
-
 /* "YYYYMMDDTHHMMSSZ-" and 12 hex digits, then ".json": the action's
  * name, its date and the start of the file's SHA-256. */
 #define STAMP_LEN 16
 #define HASH_LEN 12
-
-static int is_json(const char *name) {
-  size_t n = strlen(name);
-  return name[0] != '.' && n > 5 && !strcmp(name + n - 5, ".json");
-}
 
 /* Whether name is DATE-HASH.json; *stamp and *hash point into it. */
 static int stored_name(const char *name, const char **stamp,
@@ -68,7 +61,7 @@ static void compact(const char *date, char out[STAMP_LEN + 1]) {
 static bs_status problem(bs_archive_verify_result *res, const char *name,
                          const char *what) {
   if (bs__strlist_addf(&res->problems, &res->nproblems,
-                       CALIBRATIONS_NAME "/%s: %s", name, what))
+                       BS_CALIBRATIONS_DIR "/%s: %s", name, what))
     return BS_ENOMEM;
   res->calibrations_damaged++;
   return BS_OK;
@@ -132,7 +125,7 @@ done:
 bs_status bs__archive_verify_calibrations(const char *archive,
                                           bs_archive_verify_result *res,
                                           bs_error *err) {
-  char *dir = bs__path_join(archive, CALIBRATIONS_NAME);
+  char *dir = bs__path_join(archive, BS_CALIBRATIONS_DIR);
   if (!dir)
     return bs__oom(err);
   bs_status st = BS_OK;
@@ -146,14 +139,14 @@ bs_status bs__archive_verify_calibrations(const char *archive,
   }
   if (!S_ISDIR(sb.st_mode)) {
     if (bs__strlist_addf(&res->problems, &res->nproblems,
-                         CALIBRATIONS_NAME ": not a directory (a link or a "
-                                           "file)"))
+                         BS_CALIBRATIONS_DIR ": not a directory (a link or a "
+                                             "file)"))
       st = bs__oom(err);
     else
       res->calibrations_damaged++;
     goto done;
   }
-  if ((st = bs__list_dir(dir, is_json, &names, &n, err)))
+  if ((st = bs__list_dir(dir, bs_calibration_file_name, &names, &n, err)))
     goto done;
   for (size_t i = 0; i < n && !st; i++)
     if (verify_one(res, dir, names[i]))

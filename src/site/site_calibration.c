@@ -11,8 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define CALIBRATIONS_NAME "calibrations"
-
 bs_status bs__site_calibration(site *s, const char *archive_dir,
                                bs_error *err) {
   const bs_history *h = s->h;
@@ -26,7 +24,7 @@ bs_status bs__site_calibration(site *s, const char *archive_dir,
         s->cal, newest, "the newest run", s->cal_why, sizeof s->cal_why);
     return BS_OK;
   }
-  char *dir = bs__path_join(archive_dir, CALIBRATIONS_NAME);
+  char *dir = bs__path_join(archive_dir, BS_CALIBRATIONS_DIR);
   if (!dir)
     return bs__oom(err);
   bs_status st =

@@ -207,7 +207,7 @@ bs_status bs_calibration_summary_check_environment(
 /* The most one calibration file may hold: far past what any writes. */
 #define CALIBRATION_FILE_LIMIT ((size_t)16 << 20)
 
-static int is_json(const char *name) {
+int bs_calibration_file_name(const char *name) {
   size_t n = strlen(name);
   return name[0] != '.' && n > 5 && !strcmp(name + n - 5, ".json");
 }
@@ -234,7 +234,7 @@ bs_status bs_calibration_pick_dir(const char *dir, const bs_manifest *run,
   struct stat sb;
   if (stat(dir, &sb) != 0 && errno == ENOENT)
     return BS_OK; /* no such directory: no calibration */
-  bs_status st = bs__list_dir(dir, is_json, &names, &n, err);
+  bs_status st = bs__list_dir(dir, bs_calibration_file_name, &names, &n, err);
   if (st)
     return st;
   for (size_t i = 0; i < n && !st; i++) {

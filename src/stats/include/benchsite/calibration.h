@@ -29,6 +29,13 @@ typedef struct bs_calibration_summary {
   bs_manifest *environment; /* never NULL; may be empty */
 } bs_calibration_summary;
 
+/* An archive's folder of calibrations (benchsite calibrate's files, kept
+ * beside runs/), and which of its entries are calibrations: the names
+ * ending in .json that are not hidden. compare, the site and archive
+ * verify read the same files. */
+#define BS_CALIBRATIONS_DIR "calibrations"
+int bs_calibration_file_name(const char *name);
+
 /* Reads a benchsite.calibration/1 JSON (`name` in messages). BS_EINPUT
  * naming name:line for anything else (a wrong schema, a missing or
  * mistyped field, a date that is not one); BS_ENOMEM. *out is malloc'd
