@@ -1536,38 +1536,54 @@ Test(run_duet, pins_the_pair_to_two_cpus_swaps_them_and_starts_together) {
     size_t w = strcmp(p[i].f[1], p[0].f[1]) != 0;
     mine[w][k[w]++] = &p[i];
   }
-  /* A block measured again (its `tries`) left a batch per try in each
-   * process: the block's is the last of its tries. */
+  /* Each block runs half of each batch on each CPU: two batches per try
+   * in each process, and a block measured again (its `tries`) left two per
+   * try: the block's are the last two of its tries. */
   const row *conf_a[16];
   cr_assert_eq(pick(rows, n, "confirm", "a", conf_a, 16), M);
-  const probe *kept[2][M];
+  const probe *kept[2][M][2];
   for (size_t w = 0; w < 2; w++) {
     size_t at = k[w];
     for (size_t j = M; j-- > 0;) {
       unsigned long tries = strtoul(conf_a[j]->f[F_CPU + 1], NULL, 10);
-      cr_assert(tries >= 1 && tries <= 4 && at >= tries);
-      kept[w][j] = mine[w][at - 1];
-      at -= tries;
+      cr_assert(tries >= 1 && tries <= 4 && at >= 2 * tries);
+      kept[w][j][0] = mine[w][at - 2];
+      kept[w][j][1] = mine[w][at - 1];
+      at -= 2 * tries;
     }
   }
   size_t overlap = 0;
   for (size_t j = 0; j < M; j++) {
-    const probe *x = kept[0][j], *y = kept[1][j];
-    cr_expect_str_neq(x->f[2], y->f[2], "block %zu: both on CPU %s", j,
-                      x->f[2]);
+    unsigned long long calls = strtoull(conf_a[j]->f[F_N], NULL, 10);
+    for (size_t w = 0; w < 2; w++) {
+      unsigned long long h0 = strtoull(kept[w][j][0]->f[5], NULL, 10),
+                         h1 = strtoull(kept[w][j][1]->f[5], NULL, 10);
+      cr_expect(h0 + h1 == calls && h0 == calls / 2,
+                "block %zu: halves of %llu and %llu calls, a batch of %llu", j,
+                h0, h1, calls);
+      cr_expect_str_neq(kept[w][j][0]->f[2], kept[w][j][1]->f[2],
+                        "block %zu: both halves on CPU %s", j,
+                        kept[w][j][0]->f[2]);
+    }
+    for (size_t h = 0; h < 2; h++) {
+      const probe *x = kept[0][j][h], *y = kept[1][j][h];
+      cr_expect_str_neq(x->f[2], y->f[2], "block %zu: both on CPU %s", j,
+                        x->f[2]);
+      unsigned long long x0 = strtoull(x->f[3], NULL, 10),
+                         x1 = strtoull(x->f[4], NULL, 10),
+                         y0 = strtoull(y->f[3], NULL, 10),
+                         y1 = strtoull(y->f[4], NULL, 10);
+      overlap += x0 < y1 && y0 < x1;
+    }
     if (j)
-      cr_expect_str_neq(x->f[2], kept[0][j - 1]->f[2],
+      cr_expect_str_neq(kept[0][j][0]->f[2], kept[0][j - 1][0]->f[2],
                         "block %zu: the CPUs are not swapped", j);
-    unsigned long long x0 = strtoull(x->f[3], NULL, 10),
-                       x1 = strtoull(x->f[4], NULL, 10),
-                       y0 = strtoull(y->f[3], NULL, 10),
-                       y1 = strtoull(y->f[4], NULL, 10);
-    overlap += x0 < y1 && y0 < x1;
   }
   /* Released together, the pair's batches run at the same time; on a busy
    * machine one may still lose its CPU before it starts, so most, not
    * all, must overlap (a sequential run overlaps in none, below). */
-  cr_expect(overlap >= M / 2, "%zu of %d blocks ran side by side", overlap, M);
+  cr_expect(overlap >= M, "%zu of %d half-blocks ran side by side", overlap,
+            2 * M);
   const row *conf[16];
   cr_expect_eq(pick(rows, n, "confirm", "a", conf, 16), M);
   bs_manifest *m = bs_manifest_new();
@@ -1605,6 +1621,67 @@ Test(run_duet, pins_the_pair_to_two_cpus_swaps_them_and_starts_together) {
     overlap +=
         strtoull(p[i].f[3], NULL, 10) < strtoull(p[i - 1].f[4], NULL, 10);
   cr_expect_eq(overlap, 0);
+}
+
+/* A CPU slower than the other for a while (here: twice the work on an
+ * odd-numbered CPU) slows both halves of every pair alike, because each
+ * impl runs half its batch on each CPU: a whole batch per CPU, swapped
+ * every block, made the pairs' differences +100 %, -50 %, +100 %... */
+Test(run_duet, a_slower_cpu_slows_both_impls_alike) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  cr_assert_eq(sched_getaffinity(0, sizeof set, &set), 0);
+  int first[2], nf = 0;
+  for (int c = 0; c < CPU_SETSIZE && nf < 2; c++)
+    if (CPU_ISSET(c, &set))
+      first[nf++] = c;
+  if (nf < 2 || first[0] % 2 == first[1] % 2)
+    cr_skip_test("needs an even and an odd CPU as the first two");
+  char *dir = ts_own(ts_tmpdir("run_duet_slow_cpu"));
+  char *log = ts_own(ts_path(dir, "log.csv"));
+  char *env = ts_own(ts_path(dir, "env.csv"));
+  setenv("TESTLIB_SLOW_ODD_CPU", "1", 1);
+  enum { M = 8 };
+  const char *args[] = {"--manifest-out",
+                        env,
+                        "--protocol",
+                        "Development",
+                        "--max-runs",
+                        "1",
+                        "--blocks",
+                        "8",
+                        "--filter",
+                        "^busy$",
+                        "--lib",
+                        impl("a", lib("probe")),
+                        "--lib",
+                        impl("b", lib("probe")),
+                        NULL};
+  static row rows[512];
+  size_t n = run_log(log, args, rows, 512);
+  unsetenv("TESTLIB_SLOW_ODD_CPU");
+  const row *ca[16], *cb[16];
+  cr_assert_eq(pick(rows, n, "confirm", "a", ca, 16), M);
+  cr_assert_eq(pick(rows, n, "confirm", "b", cb, 16), M);
+  /* Every pair within 25 % (a whole batch per CPU: 2x or 0.5x), in CPU
+   * time: the work done, not the waits of a machine shared with other
+   * tests. */
+  size_t close = 0;
+  char seen[M * 16] = "";
+  for (size_t j = 0; j < M; j++) {
+    double r = strtod(cb[j]->f[F_CPU], NULL) / strtod(ca[j]->f[F_CPU], NULL);
+    close += r > 0.8 && r < 1.25;
+    snprintf(seen + strlen(seen), sizeof seen - strlen(seen), " %.2f", r);
+  }
+  cr_expect(close >= M - 2,
+            "%zu of %d pairs within 25 %% of each other (b/a:%s)", close, M,
+            seen);
+  bs_manifest *m = bs_manifest_new();
+  bs_error err;
+  cr_assert_eq(bs_manifest_read_file(m, env, &err), BS_OK, "%s", err.message);
+  cr_expect_str_eq(bs_manifest_get(m, "duet"), "1");
+  cr_expect_str_eq(bs_manifest_get(m, "duet_swap"), "half-batch");
+  bs_manifest_free(m);
 }
 
 Test(run_duet, is_refused_for_three_impls_and_one_cpu) {
@@ -2603,8 +2680,6 @@ static size_t layout_run(const char *dir, const char *name, const char *layout,
                         "5",
                         "--max-runs",
                         "5",
-                        "--seed",
-                        seed,
                         "--layout",
                         layout,
                         "--filter",
@@ -2613,6 +2688,8 @@ static size_t layout_run(const char *dir, const char *name, const char *layout,
                         impl("a", lib("probe")),
                         "--lib",
                         impl("b", lib("probe")),
+                        seed ? "--seed" : NULL,
+                        seed,
                         NULL};
   static row rows[1024];
   run_log(log, args, rows, 1024);
@@ -2664,6 +2741,14 @@ Test(run_layout, the_heap_moves_from_run_to_run_as_the_seed_says) {
   cr_expect_eq(distinct_ul(fixed, 5), 1, "fixed: %lu %lu %lu", fixed[0],
                fixed[1], fixed[2]);
   cr_expect_geq(diff, 4, "another seed, other layouts");
+  /* Without --seed, each invocation draws its own. */
+  unsigned long own[8], own2[8];
+  cr_assert_eq(layout_run(dir, "own", "random", NULL, own), 5);
+  cr_assert_eq(layout_run(dir, "own2", "random", NULL, own2), 5);
+  size_t moved = 0;
+  for (size_t i = 0; i < 5; i++)
+    moved += own[i] != own2[i];
+  cr_expect_geq(moved, 4, "two invocations without --seed laid out alike");
 #else
   (void)diff;
   (void)distinct_ul;
@@ -2706,8 +2791,33 @@ Test(run_layout, the_manifest_records_layout_and_max_runs) {
   bs_error err;
   cr_assert_eq(bs_manifest_read_file(m, env, &err), BS_OK, "%s", err.message);
   cr_expect_str_eq(bs_manifest_get(m, "layout"), "random");
+  /* The layouts' seed, this invocation's own: a number, recorded. */
+  const char *ls = bs_manifest_get(m, "layout_seed");
+  cr_assert_not_null(ls);
+  char *end;
+  strtoull(ls, &end, 10);
+  cr_expect(*ls && !*end, "layout_seed \"%s\"", ls);
   cr_expect_str_eq(bs_manifest_get(m, "max_runs"), "2");
   cr_expect_not_null(bs_manifest_get(m, "extra_runs"));
+  bs_manifest_free(m);
+  /* With --seed, the layouts are drawn from it. */
+  const char *seeded[] = {"--manifest-out",
+                          env,
+                          "--blocks",
+                          "1",
+                          "--runs",
+                          "1",
+                          "--seed",
+                          "9",
+                          "--filter",
+                          "steady",
+                          "--lib",
+                          impl("a", lib("adapt")),
+                          NULL};
+  run_log(log, seeded, rows, 1024);
+  m = bs_manifest_new();
+  cr_assert_eq(bs_manifest_read_file(m, env, &err), BS_OK, "%s", err.message);
+  cr_expect_str_eq(bs_manifest_get(m, "layout_seed"), "9");
   bs_manifest_free(m);
   const char *bad[] = {"run",
                        "--out",

@@ -390,8 +390,11 @@ int cli_cmd_calibrate(int argc, char **argv) {
     fill.fresh = o.run.fresh == BS_RUN_FRESH_BLOCK ? "block" : "run";
     fill.layout = o.run.layout_fixed ? "fixed" : "random";
   }
-  if (o.run.duet)
+  if (o.run.duet) {
     fill.duet = "1";
+    if (!harness)
+      fill.duet_swap = "half-batch";
+  }
   if ((rc = cli_manifest_render(&a, &fill, &mtext, &mlen)))
     goto done;
   if (!(env = bs_manifest_new())) {

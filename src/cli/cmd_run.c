@@ -9,7 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 /* The usage, around what the table of harnesses (bs_run_harness_get)
  * adds: a synopsis line and a paragraph of help for each. */
@@ -71,8 +74,8 @@ static const char usage_body[] =
     "                      of every case, which also repeats the setup\n"
     "  --duet              two impls side by side: each block runs both\n"
     "                      batches at once, each impl in its own process on\n"
-    "                      its own CPU, started together, the CPUs swapped\n"
-    "                      every block (needs two CPUs). The default\n"
+    "                      its own CPU, started together, half of each\n"
+    "                      batch on each CPU (needs two CPUs). The default\n"
     "                      whenever it can be for two --lib or two --cmd\n"
     "                      impls; two harness programs only with --duet\n"
     "  --sequential        one impl at a time, never side by side\n"
@@ -88,9 +91,11 @@ static const char usage_body[] =
     "  --budget SECONDS    stop adding runs once they took this long\n"
     "  --layout random|fixed  each measuring process moves its stack, its\n"
     "                      environment and (libraries) its heap and mappings\n"
-    "                      by amounts drawn from --seed and the run, so a\n"
-    "                      memory layout that favours one build is a new draw\n"
-    "                      every run (random, the default), or not (fixed)\n"
+    "                      by amounts drawn from the run and a seed of each\n"
+    "                      invocation's own (the manifest's layout_seed;\n"
+    "                      --seed N: from N), so a memory layout that\n"
+    "                      favours one build is a new draw every run\n"
+    "                      (random, the default), or not (fixed)\n"
     "";
 /* The options that follow (again within 4095 bytes). */
 static const char usage_tail[] =
@@ -182,6 +187,22 @@ static size_t options(cli_opt *opts) {
 
 /* Whether a and b are the same file (or, when either cannot be found,
  * the same name). NULL is the current directory. */
+/* A seed of this invocation's own: from the kernel's random source, or
+ * (should it refuse) the clock and the process id, mixed. */
+static uint64_t fresh_seed(void) {
+  uint64_t x = 0;
+  if (getrandom(&x, sizeof x, GRND_NONBLOCK) == (ssize_t)sizeof x)
+    return x;
+  struct timespec t;
+  clock_gettime(CLOCK_REALTIME, &t);
+  x = (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+  x ^= (uint64_t)getpid() << 32;
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdu;
+  x ^= x >> 33;
+  return x;
+}
+
 static int same_file(const char *a, const char *b) {
   struct stat sa, sb;
   if (stat(a ? a : ".", &sa) || stat(b ? b : ".", &sb))
@@ -497,6 +518,12 @@ int cli_cmd_run(int argc, char **argv) {
     goto done;
   }
   o.layout_fixed = layout && !strcmp(layout, "fixed");
+  /* The layouts: drawn from --seed when given (a run to reproduce), or
+   * from a seed of this invocation's own, so that the runs of every
+   * invocation are not laid out alike (one layout that favours a build
+   * would then bias every gate of it the same way). */
+  o.layout_seed_set = 1;
+  o.layout_seed = cli_get(&a, "seed") ? o.seed : fresh_seed();
   const char *timeout = cli_get(&a, "timeout");
   if (timeout && ((rc = cli_parse_double("timeout", timeout, &o.timeout_s)) ||
                   !(o.timeout_s > 0 && o.timeout_s <= 1e9))) {
@@ -533,6 +560,7 @@ int cli_cmd_run(int argc, char **argv) {
   outs[nouts++].path = out;
   if (mout) {
     cli_manifest_fill fill;
+    char layout_seed[32];
     memset(&fill, 0, sizeof fill);
     fill.protocol = protocol;
     if (nimpls >= 2 && same_target(o.mode, &impls[0], &impls[1])) {
@@ -550,6 +578,11 @@ int cli_cmd_run(int argc, char **argv) {
       fill.batch_rule = "least-of-three";
       fill.fresh = o.fresh == BS_RUN_FRESH_BLOCK ? "block" : "run";
       fill.layout = o.layout_fixed ? "fixed" : "random";
+      if (!o.layout_fixed) {
+        snprintf(layout_seed, sizeof layout_seed, "%llu",
+                 (unsigned long long)o.layout_seed);
+        fill.layout_seed = layout_seed;
+      }
       /* Command pairs are gated on CPU time (the commands' own, from
        * their rusage): in the verdict lab, at one busy process on a
        * machine of two CPUs, wall time called the slower of two dd
@@ -562,8 +595,11 @@ int cli_cmd_run(int argc, char **argv) {
     snprintf(max_runs, sizeof max_runs, "%llu", (unsigned long long)o.max_runs);
     if (o.max_runs > o.runs)
       fill.max_runs = max_runs;
-    if (o.duet)
+    if (o.duet) {
       fill.duet = "1";
+      if (!bs_run_harness_name(o.mode))
+        fill.duet_swap = "half-batch";
+    }
     outs[nouts].path = mout;
     if ((rc = cli_manifest_render(&a, &fill, &outs[nouts].data,
                                   &outs[nouts].len)))

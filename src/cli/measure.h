@@ -25,6 +25,8 @@ typedef struct cli_manifest_fill {
   const char *fresh;       /* "run" or "block" */
   const char *duet;        /* "1" */
   const char *layout;      /* "random" or "fixed" */
+  const char *layout_seed; /* the seed of the layout draws */
+  const char *duet_swap;   /* "half-batch": the CPUs swap within a block */
   const char *gate_metric; /* the metric compare gates on without --metric */
   const char *max_runs;    /* adaptive runs: the most runs */
 } cli_manifest_fill;

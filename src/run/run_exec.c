@@ -271,8 +271,9 @@ static char **child_env(uint32_t pad) {
 
 static bs_status spawn_one(bs__exec *e, size_t c, bs_error *err) {
   const bs_run_options *o = e->o;
-  bs__layout lay = bs__layout_draw(o->seed, e->layout_run, e->layout_block, c,
-                                   0, o->layout_fixed);
+  bs__layout lay =
+      bs__layout_draw(o->layout_seed_set ? o->layout_seed : o->seed,
+                      e->layout_run, e->layout_block, c, 0, o->layout_fixed);
   char **env = child_env(lay.env_pad);
   if (!env)
     return bs__oom(err);
@@ -316,8 +317,9 @@ static bs_status spawn_one(bs__exec *e, size_t c, bs_error *err) {
     const char *dir = o->impls[i].dir ? o->impls[i].dir : "";
     const char *w[3] = {o->impls[i].name, o->impls[i].target, dir};
     size_t lens[3] = {strlen(w[0]), strlen(w[1]), strlen(w[2])};
-    bs__layout li = bs__layout_draw(o->seed, e->layout_run, e->layout_block, c,
-                                    1 + i, o->layout_fixed);
+    bs__layout li = bs__layout_draw(
+        o->layout_seed_set ? o->layout_seed : o->seed, e->layout_run,
+        e->layout_block, c, 1 + i, o->layout_fixed);
     bs__target t = {!o->duet || i == c, (uint32_t)lens[0], (uint32_t)lens[1],
                     (uint32_t)lens[2],  li.heap_pad,       li.map_gap};
     /* check_options keeps each within its limit */

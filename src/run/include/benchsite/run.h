@@ -103,6 +103,12 @@ typedef struct bs_run_options {
    * memory layout that favours one build is a fresh draw per process. 1
    * turns it off (every process laid out as the system lays it out). */
   int layout_fixed;
+  /* The seed of those draws when layout_seed_set is 1; otherwise `seed`.
+   * `benchsite run` draws one per invocation unless --seed is given (and
+   * records it), so two runs of one pair of builds are not laid out
+   * alike. */
+  uint64_t layout_seed;
+  int layout_seed_set;
   /* Adaptive runs (library and command mode, two impls: baseline then
    * candidate): after the `runs` planned runs, the cases the gate cannot
    * decide yet (neither a significant change, and the interval's upper
@@ -131,7 +137,9 @@ typedef struct bs_run_options {
   /* Duet (exactly two impls): each block runs the two impls' batches at
    * the same time, each in its own measuring process pinned to its own
    * CPU (the first two CPUs this process may use), released together by
-   * a barrier; the CPUs swap every block. Calibration runs one impl at a
+   * a barrier; the CPUs swap every block, and within a block each impl
+   * runs half its batch on each CPU (the halves released together), so
+   * both impls spend as long on each. Calibration runs one impl at a
    * time, each on its block-0 CPU. Harness modes: each block starts the
    * two programs together, each pinned to its CPU. */
   int duet;
