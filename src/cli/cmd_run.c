@@ -22,7 +22,7 @@ static const char usage_synopsis[] =
     "                     [--blocks M] [--runs N] [--seed N] [--filter TEXT]\n"
     "                     [--fresh run|block] [--duet | --sequential]\n"
     "                     [--max-runs N] [--budget SECONDS]\n"
-    "                     [--layout random|fixed] [--quiet]\n"
+    "                     [--layout random|fixed] [--layout-seed N] [--quiet]\n"
     "                     [--timeout SECONDS] [--show-output]\n"
     "                     [--manifest-out M [manifest options]]\n"
     "                     [--benchmark NAME] [--dataset D] [--dir IMPL=DIR]\n"
@@ -92,10 +92,12 @@ static const char usage_body[] =
     "  --layout random|fixed  each measuring process moves its stack, its\n"
     "                      environment and (libraries) its heap and mappings\n"
     "                      by amounts drawn from the run and a seed of each\n"
-    "                      invocation's own (the manifest's layout_seed;\n"
-    "                      --seed N: from N), so a memory layout that\n"
-    "                      favours one build is a new draw every run\n"
-    "                      (random, the default), or not (fixed)\n"
+    "                      invocation's own (the manifest's layout_seed), so\n"
+    "                      a memory layout that favours one build is a new\n"
+    "                      draw every run (random, the default), or not\n"
+    "                      (fixed)\n"
+    "  --layout-seed N     draw the layouts from N (a run's layout_seed lays\n"
+    "                      it out again; default: a new seed each time)\n"
     "";
 /* The options that follow (again within 4095 bytes). */
 static const char usage_tail[] =
@@ -136,7 +138,8 @@ static const cli_opt opts_after[] = {
     {"dir", 1, 1},        {"show-output", 0, 0}, {"benchmark", 1, 0},
     {"dataset", 1, 0},    {"fresh", 1, 0},       {"duet", 0, 0},
     {"sequential", 0, 0}, {"max-runs", 1, 0},    {"budget", 1, 0},
-    {"layout", 1, 0},     {"quiet", 0, 0},       CLI_MANIFEST_OPTS};
+    {"layout", 1, 0},     {"layout-seed", 1, 0}, {"quiet", 0, 0},
+    CLI_MANIFEST_OPTS};
 
 /* The column where the help of an option begins, and the width of its
  * lines. */
@@ -185,8 +188,6 @@ static size_t options(cli_opt *opts) {
   return n;
 }
 
-/* Whether a and b are the same file (or, when either cannot be found,
- * the same name). NULL is the current directory. */
 /* A seed of this invocation's own: from the kernel's random source, or
  * (should it refuse) the clock and the process id, mixed. */
 static uint64_t fresh_seed(void) {
@@ -203,6 +204,8 @@ static uint64_t fresh_seed(void) {
   return x;
 }
 
+/* Whether a and b are the same file (or, when either cannot be found,
+ * the same name). NULL is the current directory. */
 static int same_file(const char *a, const char *b) {
   struct stat sa, sb;
   if (stat(a ? a : ".", &sa) || stat(b ? b : ".", &sb))
@@ -518,12 +521,21 @@ int cli_cmd_run(int argc, char **argv) {
     goto done;
   }
   o.layout_fixed = layout && !strcmp(layout, "fixed");
-  /* The layouts: drawn from --seed when given (a run to reproduce), or
-   * from a seed of this invocation's own, so that the runs of every
-   * invocation are not laid out alike (one layout that favours a build
-   * would then bias every gate of it the same way). */
+  /* The layouts: drawn from a seed of this invocation's own, so that the
+   * runs of every invocation are not laid out alike (one layout that
+   * favours a build would then bias every gate of it the same way), or
+   * from --layout-seed (a run to lay out again). */
   o.layout_seed_set = 1;
-  o.layout_seed = cli_get(&a, "seed") ? o.seed : fresh_seed();
+  o.layout_seed = fresh_seed();
+  if (cli_get(&a, "layout-seed")) {
+    if ((rc = cli_get_u64(&a, "layout-seed", &o.layout_seed)))
+      goto done;
+    if (o.layout_fixed || bs_run_harness_name(o.mode)) {
+      rc = cli_usage_error("run: --layout-seed draws random layouts (--lib "
+                           "and --cmd, not --layout fixed)");
+      goto done;
+    }
+  }
   const char *timeout = cli_get(&a, "timeout");
   if (timeout && ((rc = cli_parse_double("timeout", timeout, &o.timeout_s)) ||
                   !(o.timeout_s > 0 && o.timeout_s <= 1e9))) {

@@ -247,46 +247,62 @@ static bs_status call_batch(sched *s, size_t impl, rcase *c, uint64_t n,
                        err);
 }
 
-/* One duet round: impl i runs n[i] calls (and extra[i] planted ones) on
- * CPU cpu[(i + j) mod 2], both released together; answers into a. */
+/* One duet round of block j: impl i runs n[i] calls (and extra[i] planted
+ * ones) on CPU cpu[(i + j + second) mod 2], both released together;
+ * answers into a. The round is the batch's first half, or with `second`
+ * its rest, which may take what the first left of --timeout. */
 static bs_status duet_round(sched *s, rcase *c, uint64_t run, uint64_t j,
-                            const uint64_t n[2], const uint64_t extra[2],
+                            int second, const uint64_t n[2],
+                            const uint64_t extra[2], long long used_ms,
                             bs__rep a[2], bs_error *err) {
-  char doing[2][160], w[2][600];
+  char doing[2][200], w[2][640];
   const char *whats[2];
   bs__req q[2];
   for (size_t i = 0; i < 2; i++) {
     batch_doing(doing[i], sizeof doing[i], s, c->batch[i], run, (long long)j);
+    if (n[i] != c->batch[i])
+      snprintf(doing[i] + strlen(doing[i]), sizeof doing[i] - strlen(doing[i]),
+               " (its %s %llu)", second ? "last" : "first",
+               (unsigned long long)n[i]);
     whats[i] = what(w[i], sizeof w[i], s, i, c, doing[i]);
-    q[i] = (bs__req){
-        0,    BS__OP_RUN, (uint32_t)i, (uint32_t)c->idx[i], s->cpu[(i + j) % 2],
-        n[i], 0,          extra[i]};
+    q[i] = (bs__req){0,
+                     BS__OP_RUN,
+                     (uint32_t)i,
+                     (uint32_t)c->idx[i],
+                     s->cpu[(i + j + (uint64_t)second) % 2],
+                     n[i],
+                     0,
+                     extra[i]};
   }
-  return bs__exec_duet(&s->ex, q, whats, a, err);
+  return bs__exec_duet(&s->ex, q, whats, used_ms, a, err);
 }
 
 /* Block j of a duet: both impls' batches at once, answers into s->reps.
- * Each impl runs the first half of its batch on CPU cpu[(i + j) mod 2]
- * and the rest on the other CPU, the two halves each released together,
- * so both impls spend about as long on each CPU: on a machine whose CPUs
- * are not equally fast for a while (another guest on one of them, a busy
- * process that settles on one), both are slowed alike, where a whole batch
- * per CPU would put the slow CPU under one impl and the swap every block
- * would turn that into a pair difference of +x, -x, +x... A batch of one
- * call runs whole (its CPU swaps every block). */
+ * Each impl runs part of its batch on CPU cpu[(i + j) mod 2] and the rest
+ * on the other CPU, the two parts each released together, so both impls
+ * spend as long on each CPU: on a machine whose CPUs are not equally fast
+ * for a while (another guest on one of them, a busy process that settles
+ * on one), both are slowed alike, where a whole batch per CPU would put
+ * the slow CPU under one impl and the swap every block would turn that
+ * into pair differences of +x, -x, +x... Of an odd batch, impl 0 runs the
+ * smaller part first and impl 1 the larger, so each runs as many calls
+ * on each CPU. A batch of one call runs whole (its CPU swaps every
+ * block). */
 static bs_status duet_once(sched *s, rcase *c, uint64_t run, uint64_t j,
                            bs_error *err) {
   uint64_t p[2] = {planted(s, 0, c->batch[0]), planted(s, 1, c->batch[1])};
   if (c->batch[0] < 2 || c->batch[1] < 2)
-    return duet_round(s, c, run, j, c->batch, p, s->reps, err);
-  uint64_t h[2] = {c->batch[0] / 2, c->batch[1] / 2};
+    return duet_round(s, c, run, j, 0, c->batch, p, 0, s->reps, err);
+  uint64_t h[2] = {c->batch[0] / 2, c->batch[1] - c->batch[1] / 2};
   uint64_t rest[2] = {c->batch[0] - h[0], c->batch[1] - h[1]};
-  uint64_t ph[2] = {p[0] / 2, p[1] / 2};
+  uint64_t ph[2] = {p[0] / 2, p[1] - p[1] / 2};
   uint64_t prest[2] = {p[0] - ph[0], p[1] - ph[1]};
   bs__rep second[2];
-  bs_status st = duet_round(s, c, run, j, h, ph, s->reps, err);
+  long long t0 = bs__now_ms();
+  bs_status st = duet_round(s, c, run, j, 0, h, ph, 0, s->reps, err);
   if (!st)
-    st = duet_round(s, c, run, j + 1, rest, prest, second, err);
+    st = duet_round(s, c, run, j, 1, rest, prest, bs__now_ms() - t0, second,
+                    err);
   for (size_t i = 0; !st && i < 2; i++) {
     bs__rep *a = &s->reps[i];
     a->value += second[i].value;

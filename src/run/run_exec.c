@@ -570,7 +570,7 @@ bs_status bs__exec_call(bs__exec *e, const bs__req *q, const char *what,
 }
 
 bs_status bs__exec_duet(bs__exec *e, bs__req q[2], const char *const what[2],
-                        bs__rep a[2], bs_error *err) {
+                        long long used_ms, bs__rep a[2], bs_error *err) {
   if (e->nch != 2 || q[0].impl != 0 || q[1].impl != 1)
     return bs_error_set(err, BS_EINTERNAL, NULL, 0, "not a duet");
   e->round++;
@@ -585,7 +585,7 @@ bs_status bs__exec_duet(bs__exec *e, bs__req q[2], const char *const what[2],
    * timeout. */
   int got[2] = {0, 0};
   long long lim = limit_ms(e);
-  long long end = lim < 0 ? -1 : bs__now_ms() + lim;
+  long long end = lim < 0 ? -1 : bs__now_ms() + lim - used_ms;
   while (!got[0] || !got[1]) {
     long long left = end < 0 ? -1 : end - bs__now_ms();
     size_t late = got[0] ? 1 : 0;

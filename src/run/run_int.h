@@ -205,9 +205,10 @@ int bs__exec_running(const bs__exec *e);
 bs_status bs__exec_call(bs__exec *e, const bs__req *q, const char *what,
                         bs__rep *a, bs_error *err);
 /* A duet batch: q[0] to impl 0's process and q[1] to impl 1's, released
- * together by the barrier; answers in a[0], a[1]. */
+ * together by the barrier; answers in a[0], a[1]. used_ms: what the
+ * batch took already (its first half), counted against --timeout. */
 bs_status bs__exec_duet(bs__exec *e, bs__req q[2], const char *const what[2],
-                        bs__rep a[2], bs_error *err);
+                        long long used_ms, bs__rep a[2], bs_error *err);
 /* Ends the generation as it should end: the last request to each
  * process, then bs__exec_stop, then what is left on each socket, which
  * must be nothing (else an error: a copy of the process answered too). */
