@@ -485,6 +485,46 @@ Test(compare, looks_and_between_run_spread_match_numpy) {
   bs_log_free(log);
 }
 
+/* A layout-sensitive case's change must hold over its runs too: an
+ * interval clear of 0 is not enough when one run in five says the
+ * opposite (tests/data/compare/make_layout_held.py wrote the log and
+ * scipy's t test p-values). */
+Test(compare, layout_sensitive_changes_must_hold_over_runs) {
+  bs_log *log = load("compare/layout_held.csv");
+  bs_compare_result *r = run(log, BS_MODE_CONFIRMATORY);
+  cr_assert_eq(r->ncases, 5);
+  size_t held = 0;
+  for (size_t i = 0; i < r->ncases; i++) {
+    const bs_case_compare *c = &r->cases[i];
+    double w[5];
+    cr_assert_eq(
+        fx_numbers("compare/layout_held_expected.txt", c->benchmark, w, 5), 5,
+        "%s", c->benchmark);
+    cr_expect_eq(c->nruns, 5, "%s", c->benchmark);
+    cr_expect_leq(fx_reldiff(c->between_runs_pct, w[0]), 1e-12, "%s",
+                  c->benchmark);
+    if (isnan(w[1]))
+      cr_expect(isnan(c->runs_p_value), "%s: p %g", c->benchmark,
+                c->runs_p_value);
+    else
+      cr_expect_leq(fx_reldiff(c->runs_p_value, w[1]), 1e-10,
+                    "%s: p %.17g vs %.17g", c->benchmark, c->runs_p_value,
+                    w[1]);
+    cr_expect_eq(c->held_by_layout, (int)w[2], "%s", c->benchmark);
+    cr_expect_eq(c->significant_regression, (int)w[3], "%s", c->benchmark);
+    cr_expect_eq(c->significant_improvement, (int)w[4], "%s", c->benchmark);
+    /* Held: it can neither show a change nor rule one out. */
+    if (c->held_by_layout)
+      cr_expect(c->inconclusive || c->significant_improvement == 0, "%s",
+                c->benchmark);
+    held += c->held_by_layout != 0;
+  }
+  cr_expect_eq(r->held_by_layout, held);
+  cr_expect_eq(held, 2);
+  bs_compare_result_free(r);
+  bs_log_free(log);
+}
+
 Test(compare, look_levels_follow_the_spending_rule) {
   cr_assert_eq(bs_compare_look_level(0), 95.0);
   cr_assert_eq(bs_compare_look_level(1), 96.0);

@@ -236,3 +236,28 @@ Test(markdown_compare, one_level_keeps_its_header_and_marks_nothing) {
   expect_lacks(m, "unless marked");
   unload(&fx);
 }
+
+/* Layout-sensitive cases whose change the interval shows and their runs
+ * do not (tests/data/compare/layout_held.csv: `held` and `faster_held`):
+ * the note under the table says so, and neither row is significant. */
+Test(markdown_compare, text_says_which_changes_the_runs_do_not_hold) {
+  bs_log *log = bs_log_new();
+  bs_error err;
+  char *path = ts_own(ts_data("compare/layout_held.csv"));
+  cr_assert_eq(bs_log_read_file(log, path, &err), BS_OK, "%s", err.message);
+  bs_compare_options o;
+  bs_compare_options_init(&o, BS_MODE_CONFIRMATORY);
+  fixture fx = {log, NULL, NULL};
+  cr_assert_eq(bs_compare_run(log, "main", "pr", &o, &fx.r, &err), BS_OK, "%s",
+               err.message);
+  const char *t = render(bs_text_compare, &fx);
+  expect_has(t, "; 2 of them are not called a significant change: their "
+                "interval shows one, and a t test over their runs does not\n");
+  const char *held = line_of(t, "held ");
+  cr_assert_not_null(held, "%s", t);
+  expect_has(held, "slower, not significant");
+  const char *holds = line_of(t, "holds ");
+  cr_assert_not_null(holds, "%s", t);
+  expect_lacks(holds, "not significant");
+  unload(&fx);
+}

@@ -2,9 +2,11 @@
 
 #include "benchsite/bootstrap.h"
 #include "benchsite/quantile.h"
+#include "lmath.h"
 #include "oom.h"
 #include "pairs.h"
 #include "strlist.h"
+#include "student_t.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -164,8 +166,16 @@ static void decide(bs_case_compare *c, double delta) {
     c->verdict = BS_VERDICT_SLOWER;
   else
     c->verdict = BS_VERDICT_EQUIVALENT;
-  c->significant_regression = c->delta_pct >= eff && c->ci_low_us > 0;
-  c->significant_improvement = c->delta_pct <= -eff && c->ci_high_us < 0;
+  int up = c->delta_pct >= eff && c->ci_low_us > 0;
+  int down = c->delta_pct <= -eff && c->ci_high_us < 0;
+  /* A layout-sensitive case's change must also hold over its runs: a
+   * one-sided t test at the interval's level. */
+  double alpha = (100.0 - c->level_pct) / 200.0;
+  c->held_by_layout =
+      c->layout_sensitive && ((up && !(c->runs_p_value <= alpha)) ||
+                              (down && !(1.0 - c->runs_p_value <= alpha)));
+  c->significant_regression = up && !c->held_by_layout;
+  c->significant_improvement = down && !c->held_by_layout;
   c->family_significant_regression =
       c->significant_regression && c->holm_p <= BS_FAMILY_ALPHA;
   /* Resolution (SPEC §2.9): U% >= delta_eff, the same threshold the gate
@@ -202,6 +212,7 @@ double bs_compare_upper_pct(const bs_case_compare *c) {
 static void recount(bs_compare_result *r) {
   r->regressions = r->improvements = r->family_regressions = 0;
   r->inconclusive = r->adaptive = r->layout_sensitive = r->blind = 0;
+  r->held_by_layout = 0;
   r->blind_max_mde_pct = NAN;
   for (size_t i = 0; i < r->ncases; i++) {
     const bs_case_compare *c = &r->cases[i];
@@ -212,6 +223,7 @@ static void recount(bs_compare_result *r) {
     r->inconclusive += c->inconclusive != 0;
     r->adaptive += c->looks > 1;
     r->layout_sensitive += c->layout_sensitive != 0;
+    r->held_by_layout += c->held_by_layout != 0;
     r->regressions += c->significant_regression != 0;
     r->improvements += c->significant_improvement != 0;
     r->family_regressions += c->family_significant_regression != 0;
@@ -237,13 +249,15 @@ static bs_status between_runs(bs_case_compare *c) {
     i = j;
   }
   c->between_runs_pct = NAN;
+  c->runs_p_value = NAN;
   c->layout_sensitive = 0;
   if (c->nruns < BS_SPREAD_MIN_RUNS)
     return BS_OK;
   double *scratch = malloc(2 * longest * sizeof *scratch);
   if (!scratch)
     return BS_ENOMEM;
-  double lo = HUGE_VAL, hi = -HUGE_VAL;
+  double lo = HUGE_VAL, hi = -HUGE_VAL, mean = 0.0, ss = 0.0;
+  size_t k = 0;
   for (size_t i = 0; i < m;) {
     size_t j = i;
     while (j < m && c->runs[j] == c->runs[i])
@@ -254,10 +268,23 @@ static bs_status between_runs(bs_case_compare *c) {
                           bs_median(scratch, j - i));
     lo = pct < lo ? pct : lo;
     hi = pct > hi ? pct : hi;
+    /* Welford's running mean and sum of squared deviations. */
+    k++;
+    double dev = pct - mean;
+    mean += dev / (double)k;
+    ss += dev * (pct - mean);
     i = j;
   }
   free(scratch);
   c->between_runs_pct = hi - lo;
+  /* t = mean / (sd / sqrt(k)); runs that all agree exactly (sd 0) confirm
+   * the sign of their mean, or neither sign when it is 0. */
+  double sd = bs__sqrt(ss / (double)(k - 1));
+  double t = sd > 0     ? mean / (sd / bs__sqrt((double)k))
+             : mean > 0 ? HUGE_VAL
+             : mean < 0 ? -HUGE_VAL
+                        : 0.0;
+  c->runs_p_value = bs__student_t_sf(t, (unsigned long)(k - 1));
   return BS_OK;
 }
 
@@ -305,6 +332,8 @@ static bs_status analyse_case(bs_case_compare *c, const bs_compare_options *o,
    * the code, may decide this case. */
   c->layout_sensitive =
       !isnan(c->between_runs_pct) && c->between_runs_pct > o->threshold_pct;
+  if (!c->layout_sensitive)
+    c->runs_p_value = NAN;
   c->p_value = (1.0 + (double)nonpositive) / ((double)o->resamples + 1.0);
   c->effective_threshold_pct = o->threshold_pct;
   c->outliers = bs_tukey_outliers(c->delta, m);

@@ -325,10 +325,24 @@ static bs_status layout_note(bs__buf *b, const bs__notes_in *in, bs__typo t) {
                  r->layout_sensitive == 1 ? "its" : "their",
                  r->options.threshold_pct, pct_space(t));
   named(b, r, is_layout, spread, " by ", " by ", t);
+  bs__buf_printf(b,
+                 "); the layout, not the code, may decide %s, and more "
+                 "runs average it away",
+                 r->layout_sensitive == 1 ? "it" : "them");
+  if (!r->held_by_layout)
+    return bs__buf_status(b);
+  /* A change the interval shows and the runs do not. */
+  int one = r->held_by_layout == 1;
+  char who[64];
+  if (r->layout_sensitive == 1)
+    snprintf(who, sizeof who, "it is");
+  else
+    snprintf(who, sizeof who, "%zu of them %s", r->held_by_layout,
+             one ? "is" : "are");
   return bs__buf_printf(b,
-                        "); the layout, not the code, may decide %s, and "
-                        "more runs average it away",
-                        r->layout_sensitive == 1 ? "it" : "them");
+                        "; %s not called a significant change: %s interval "
+                        "shows one, and a t test over %s runs does not",
+                        who, one ? "its" : "their", one ? "its" : "their");
 }
 
 static int blind_applies(const bs__notes_in *in) { return in->r->blind > 0; }

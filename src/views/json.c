@@ -47,6 +47,8 @@ static bs_status compare_case(bs__buf *b, const void *cases, size_t i) {
   bs__jobj_number(&o, "level_pct", c->level_pct);
   bs__jobj_number(&o, "between_runs_pct", c->between_runs_pct);
   bs__jobj_bool(&o, "layout_sensitive", c->layout_sensitive);
+  bs__jobj_number(&o, "runs_p_value", c->runs_p_value);
+  bs__jobj_bool(&o, "held_by_layout", c->held_by_layout);
   bs__jobj_number(&o, "mde_pct", c->mde_pct);
   bs__jobj_bool(&o, "blind", c->blind);
   if (bs__jobj_key(&o, "warnings"))
@@ -85,6 +87,7 @@ bs_status bs_json_compare(const bs_compare_result *r, const bs_manifest *env,
   bs__jobj_u64(&j, "equivalent", equivalent);
   bs__jobj_u64(&j, "adaptive", r->adaptive);
   bs__jobj_u64(&j, "layout_sensitive", r->layout_sensitive);
+  bs__jobj_u64(&j, "held_by_layout", r->held_by_layout);
   bs__jobj_u64(&j, "blind", r->blind);
   bs__jobj_number(&j, "blind_max_mde_pct", r->blind_max_mde_pct);
   if (bs__jobj_key(&j, "environment"))

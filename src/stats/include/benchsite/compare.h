@@ -110,6 +110,18 @@ typedef struct bs_case_compare {
    * threshold (each fresh measuring process draws its own memory layout),
    * a qualifier beside the verdict, like inconclusive. */
   int layout_sensitive;
+  /* Layout-sensitive cases: the one-sided p-value, toward a regression, of
+   * Student's t test of the per-run changes (those of between_runs_pct)
+   * against 0, with runs - 1 degrees of freedom: when the runs disagree,
+   * the runs, each a draw of the layout, are the evidence, not the pairs
+   * within them. NaN for a case that is not layout-sensitive. */
+  double runs_p_value;
+  /* The interval calls a layout-sensitive case a significant regression
+   * (or improvement), and its runs do not: runs_p_value is above
+   * (100 - level_pct) / 200 (or, for an improvement, 1 - runs_p_value
+   * is). Such a case is neither a significant regression nor a
+   * significant improvement, so it is inconclusive. */
+  int held_by_layout;
   /* Pairs in (run, block) order, m entries each. */
   double *baseline;
   double *candidate;
@@ -195,6 +207,7 @@ typedef struct bs_compare_result {
   size_t raised;             /* cases whose threshold a noise floor raised */
   size_t adaptive;           /* cases looked at more than once (looks > 1) */
   size_t layout_sensitive;   /* cases with layout_sensitive */
+  size_t held_by_layout;     /* cases with held_by_layout */
   size_t blind;              /* cases with blind */
   double blind_max_mde_pct;  /* the largest mde_pct of a blind case; NaN
                                 when none is blind */
