@@ -3029,10 +3029,19 @@ Test(run_adaptive, undecided_cases_get_extra_runs_and_are_judged_by_looks) {
                          "--lib",
                          impl("b", lib_copy(dir, "adapt")),
                          NULL};
-  r = run_cli(NULL, tight);
-  cr_expect_eq(r.status, 0, "%s", r.err);
-  cr_expect(strstr(r.out, "no extra run: --budget spent"), "%s", r.out);
-  ts_run_free(&r);
+  /* The noisy case is undecided after the planned runs unless its
+   * interval happens to clear 0 (the gate's 4 % a look, either way): a
+   * run in which nothing was left to decide says nothing of the budget,
+   * so up to three are made (all three decided: about 1 in 10 000). */
+  int spent = 0;
+  for (int attempt = 0; attempt < 3 && !spent; attempt++) {
+    r = run_cli(NULL, tight);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    spent = strstr(r.out, "no extra run: --budget spent") != NULL;
+    cr_expect(!strstr(r.out, "(and "), "extra runs past the budget: %s", r.out);
+    ts_run_free(&r);
+  }
+  cr_expect(spent, "--budget 0.000001 never said it was spent");
   const char *many[] = {"run",
                         "--out",
                         log,
