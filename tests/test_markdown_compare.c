@@ -209,17 +209,22 @@ Test(markdown_compare, extra_runs_without_the_run_manifest) {
   unload(&fx);
 }
 
-Test(markdown_compare, one_level_keeps_its_header_and_marks_nothing) {
-  /* examples/pr.csv: every case at the gate's 95 %, one run. */
-  bs_log *log = bs_log_new();
+/* The gate's comparison of the log file at path, main against pr. */
+static fixture load_file(const char *path) {
+  fixture fx = {bs_log_new(), NULL, NULL};
   bs_error err;
-  char *path = ts_own(ts_path(BENCHSITE_SOURCE_DIR, "examples/pr.csv"));
-  cr_assert_eq(bs_log_read_file(log, path, &err), BS_OK, "%s", err.message);
+  cr_assert_eq(bs_log_read_file(fx.log, path, &err), BS_OK, "%s", err.message);
   bs_compare_options o;
   bs_compare_options_init(&o, BS_MODE_CONFIRMATORY);
-  fixture fx = {log, NULL, NULL};
-  cr_assert_eq(bs_compare_run(log, "main", "pr", &o, &fx.r, &err), BS_OK, "%s",
-               err.message);
+  cr_assert_eq(bs_compare_run(fx.log, "main", "pr", &o, &fx.r, &err), BS_OK,
+               "%s", err.message);
+  return fx;
+}
+
+Test(markdown_compare, one_level_keeps_its_header_and_marks_nothing) {
+  /* examples/pr.csv: every case at the gate's 95 %, one run. */
+  fixture fx =
+      load_file(ts_own(ts_path(BENCHSITE_SOURCE_DIR, "examples/pr.csv")));
   const char *t = render(bs_text_compare, &fx);
   expect_has(t, "  95 % interval  ");
   expect_lacks(t, "unless marked");
@@ -241,15 +246,7 @@ Test(markdown_compare, one_level_keeps_its_header_and_marks_nothing) {
  * do not (tests/data/compare/layout_held.csv: `held` and `faster_held`):
  * the note under the table says so, and neither row is significant. */
 Test(markdown_compare, text_says_which_changes_the_runs_do_not_hold) {
-  bs_log *log = bs_log_new();
-  bs_error err;
-  char *path = ts_own(ts_data("compare/layout_held.csv"));
-  cr_assert_eq(bs_log_read_file(log, path, &err), BS_OK, "%s", err.message);
-  bs_compare_options o;
-  bs_compare_options_init(&o, BS_MODE_CONFIRMATORY);
-  fixture fx = {log, NULL, NULL};
-  cr_assert_eq(bs_compare_run(log, "main", "pr", &o, &fx.r, &err), BS_OK, "%s",
-               err.message);
+  fixture fx = load_file(ts_own(ts_data("compare/layout_held.csv")));
   const char *t = render(bs_text_compare, &fx);
   expect_has(t, "; 2 of them are not called a significant change: their "
                 "interval shows one, and a t test over their runs does not\n");
