@@ -234,7 +234,14 @@ def test_found(b, work):
     print("found: a +50 % step at commit 17 of 24")
     r = Repo(os.path.join(work, "found"), 24, step=17)
     md = os.path.join(work, "found.md")
-    p, d = b.run(r, r.ids[0], r.ids[24], "--markdown", md)
+    # One other process keeps a CPU busy (bounded, and stopped here): the
+    # probes still go side by side.
+    busy = subprocess.Popen(["timeout", "300", "sh", "-c", "while :; do :; done"])
+    try:
+        p, d = b.run(r, r.ids[0], r.ids[24], "--markdown", md)
+    finally:
+        busy.terminate()
+        busy.wait()
     check(p.returncode == 1, "exit status 1 (found)", p.returncode)
     check(d and d["schema"] == "benchsite.bisect/1", "JSON schema")
     check(d and d["outcome"] == "found", "outcome found",
@@ -267,6 +274,12 @@ def test_found(b, work):
           "JSON has probes, skipped, builds and time")
     check(d["commits"] == 24, "24 commits between good and bad")
     check(d["metric"] == "cpu", "the metric given")
+    two = hasattr(os, "sched_getaffinity") and len(os.sched_getaffinity(0)) >= 2
+    check(d["duet"] is two and all(q["duet"] is two for q in d["probes"]
+                                   if q["outcome"] != "skipped"),
+          "by default every probe side by side wherever two CPUs can be had "
+          "(here: %s), whatever else runs on them" % two,
+          [(q["role"], q["duet"]) for q in d["probes"]])
     check(p.stdout.startswith("benchsite bisect: found " + r.ids[17]),
           "stdout: one summary line naming the culprit (with --json)",
           p.stdout[:80])
@@ -325,8 +338,10 @@ def test_no_step(b, work):
     r = Repo(os.path.join(work, "nostep"), 8)
     # A step of 20 % is ruled out whatever the machine's load; 3 % (the
     # default) may not be, which is undecided, not "no step".
-    p, d = b.run(r, r.ids[0], r.ids[8])
+    p, d = b.run(r, r.ids[0], r.ids[8], "--sequential")
     check(p.returncode == 0, "exit status 0 (no step)", p.returncode)
+    check(d and d["duet"] is False and not d["probes"][0]["duet"],
+          "--sequential: one build at a time", d and d["duet"])
     check(d and d["outcome"] == "no-step" and d["culprit"] is None,
           "outcome no-step, no culprit", d and d["outcome"])
     check(d and len(d["probes"]) == 1, "one probe: the start")

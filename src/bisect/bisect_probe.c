@@ -1,7 +1,7 @@
 /* benchsite bisect: a probe. The benchmark in a built tree (a library
  * path or a command line, "{tree}" replaced), measured against another
  * tree as `run` measures (paired, interleaved, side by side where two
- * CPUs are idle), look after look in fresh processes until it is decided,
+ * CPUs can be had), look after look in fresh processes until it is decided,
  * and judged case by case against the thresholds the start set. The
  * search that asks for the probes is bisect.c. */
 #include "bisect_probe.h"
@@ -161,47 +161,6 @@ int bs__bisect_check_build(void *ctx, const char *tree, char *why, size_t cap) {
 }
 /* ---- Measuring --------------------------------------------------------------
  */
-
-/* CPU ticks since boot, in all and idle (idle and iowait), from the first
- * line of /proc/stat; 0 when it cannot be read. */
-static int cpu_ticks(double *total, double *idle) {
-  FILE *f = fopen("/proc/stat", "r");
-  if (!f)
-    return 0;
-  char line[512];
-  int ok = fgets(line, sizeof line, f) && !strncmp(line, "cpu ", 4);
-  fclose(f);
-  if (!ok)
-    return 0;
-  *total = *idle = 0;
-  char *p = line + 4;
-  for (int k = 0; k < 10; k++) {
-    char *end;
-    double v = strtod(p, &end);
-    if (end == p)
-      break;
-    *total += v;
-    if (k == 3 || k == 4)
-      *idle += v;
-    p = end;
-  }
-  return *total > 0;
-}
-
-/* How many CPUs were idle over the last quarter second (the online CPUs
- * times the idle share of their ticks), or 0 when it cannot be told. */
-static double idle_cpus(void) {
-  double t0, i0, t1, i1;
-  long n = sysconf(_SC_NPROCESSORS_ONLN);
-  if (n < 1 || !cpu_ticks(&t0, &i0))
-    return 0;
-  struct timespec q = {0, 250000000L};
-  while (nanosleep(&q, &q) != 0)
-    ;
-  if (!cpu_ticks(&t1, &i1) || t1 <= t0)
-    return 0;
-  return (double)n * (i1 - i0) / (t1 - t0);
-}
 
 static void csv_field(bs__buf *b, const char *s) {
   bs__buf_putc(b, '"');
@@ -453,8 +412,7 @@ bs_status bs__bisect_measure(bs__bisect_state *s, bs_bisect_role role,
     ro.filter = s->o->filter;
     if (s->o->timeout_s > 0)
       ro.timeout_s = s->o->timeout_s;
-    ro.duet = s->o->duet >= 0 && bs_run_duet_possible(&ro) &&
-              (s->o->duet > 0 || idle_cpus() >= 1.8);
+    ro.duet = s->o->duet >= 0 && bs_run_duet_possible(&ro);
     p->duet |= ro.duet;
     ro.progress = on_run_progress;
     ro.progress_ctx = s;
