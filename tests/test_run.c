@@ -1109,7 +1109,8 @@ Test(run_batch, identical_builds_never_keep_split_batch_sizes) {
   for (size_t w = 0; w < 2; w++) {
     size_t nc = pick(rows, n, "calibration", who[w], cal[w], 64);
     size_t nf = pick(rows, n, "confirm", who[w], conf[w], 64);
-    cr_assert(nc > 0 && nf == 3);
+    cr_assert(nc > 0 && nf == 3,
+              "impl %s: %zu calibration and %zu confirm rows", who[w], nc, nf);
     own[w] = strtoull(cal[w][nc - 1]->f[F_N], NULL, 10);
     used[w] = strtoull(conf[w][0]->f[F_N], NULL, 10);
   }
@@ -1195,7 +1196,8 @@ Test(run_batch, impls_more_than_4x_apart_keep_their_own_n_and_check_agrees) {
   for (size_t w = 0; w < 2; w++) {
     size_t nc = pick(rows, n, "calibration", who[w], cal[w], 64);
     size_t nf = pick(rows, n, "confirm", who[w], conf[w], 64);
-    cr_assert(nc > 0 && nf == 3);
+    cr_assert(nc > 0 && nf == 3,
+              "impl %s: %zu calibration and %zu confirm rows", who[w], nc, nf);
     own[w] = strtoull(cal[w][nc - 1]->f[F_N], NULL, 10);
     for (size_t j = 0; j < nf; j++)
       cr_expect_eq(strtoull(conf[w][j]->f[F_N], NULL, 10), own[w],
@@ -1383,6 +1385,50 @@ Test(run_fresh, the_setup_order_is_drawn_per_process) {
   run_log(log, fixed, rows, 4096);
   cr_expect_eq(b_set_up_first(probefile, RUNS), 0,
                "--layout fixed: a is set up first in every run");
+}
+
+/* Side by side, the two processes set their impls up at the same time:
+ * neither is set up first, and a slow setup costs its time once. */
+Test(run_duet, both_impls_are_set_up_at_once) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  cr_assert_eq(sched_getaffinity(0, sizeof set, &set), 0);
+  if (CPU_COUNT(&set) < 2)
+    cr_skip_test("needs two CPUs");
+  char *dir = ts_own(ts_tmpdir("run_duet_setup"));
+  char *log = ts_own(ts_path(dir, "log.csv"));
+  char *probefile = ts_own(ts_path(dir, "probe.txt"));
+  setenv("TESTLIB_PROBEFILE", probefile, 1);
+  const char *args[] = {"--duet",
+                        "--blocks",
+                        "1",
+                        "--runs",
+                        "2",
+                        "--max-runs",
+                        "2",
+                        "--filter",
+                        "slowsetup",
+                        "--lib",
+                        impl("a", lib("probe")),
+                        "--lib",
+                        impl("b", lib("probe")),
+                        NULL};
+  static row rows[1024];
+  run_log(log, args, rows, 1024);
+  static probe p[16];
+  size_t n = read_probe(probefile, "slowsetup", p, 16);
+  cr_assert_eq(n, 4, "two setups a run");
+  for (size_t i = 0; i < n; i += 2) {
+    cr_expect_str_neq(p[i].f[1], p[i + 1].f[1], "each in its own process");
+    unsigned long long s0 = strtoull(p[i].f[2], NULL, 10),
+                       e0 = strtoull(p[i].f[3], NULL, 10),
+                       s1 = strtoull(p[i + 1].f[2], NULL, 10),
+                       e1 = strtoull(p[i + 1].f[3], NULL, 10);
+    cr_expect(s1 < e0 && s0 < e1,
+              "run %zu: the two 300 ms setups overlap ([%llu, %llu] and "
+              "[%llu, %llu] ns)",
+              i / 2, s0, e0, s1, e1);
+  }
 }
 
 Test(run_fresh, fresh_block_starts_a_process_and_a_setup_per_block) {

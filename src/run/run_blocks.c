@@ -505,6 +505,22 @@ static bs_status setup_case(sched *s, rcase *c, bs_error *err) {
   size_t k = s->o->nimpls;
   if (s->o->mode != BS_RUN_LIBRARY || c->live)
     return BS_OK;
+  if (s->o->duet) {
+    /* Both at once, each in its process: neither is set up first (and
+     * a slow setup costs its time once, not twice). */
+    char w[2][600];
+    const char *whats[2];
+    bs__req q[2];
+    bs__rep a[2];
+    for (size_t i = 0; i < 2; i++) {
+      whats[i] = what(w[i], sizeof w[i], s, i, c, "its setup");
+      q[i] = (bs__req){
+          0, BS__OP_SETUP, (uint32_t)i, (uint32_t)c->idx[i], -1, 0, 0, 0};
+    }
+    st = bs__exec_both(&s->ex, q, whats, a, err);
+    c->live = !st;
+    return st;
+  }
   size_t *order = malloc(k * sizeof *order);
   if (!order)
     return bs__oom(err);

@@ -592,13 +592,13 @@ bs_status bs__exec_call(bs__exec *e, const bs__req *q, const char *what,
   return BS_OK;
 }
 
-bs_status bs__exec_duet(bs__exec *e, bs__req q[2], const char *const what[2],
-                        long long used_ms, bs__rep a[2], bs_error *err) {
+/* Sends q[c] to process c of a duet (q[c].round as given) and waits for
+ * both answers, within the timeout less used_ms. */
+static bs_status both(bs__exec *e, bs__req q[2], const char *const what[2],
+                      long long used_ms, bs__rep a[2], bs_error *err) {
   if (e->nch != 2 || q[0].impl != 0 || q[1].impl != 1)
     return bs_error_set(err, BS_EINTERNAL, NULL, 0, "not a duet");
-  e->round++;
   for (size_t c = 0; c < 2; c++) {
-    q[c].round = e->round;
     q[c].id = ++e->id[c];
     if (bs__msg_send(sock(e, c), &q[c], sizeof q[c]))
       return lost(e, c, 1, what[c], err);
@@ -640,6 +640,8 @@ bs_status bs__exec_duet(bs__exec *e, bs__req q[2], const char *const what[2],
     }
   }
   for (size_t c = 0; c < 2; c++) {
+    if (a[c].op != q[c].op || a[c].impl != q[c].impl || a[c].kase != q[c].kase)
+      return refuse(e, c, &a[c], sizeof a[c], what[c], err);
     if (a[c].status != BS__REP_OK) {
       bs_status st = rep_error(&q[c], &a[c], what[c], err);
       bs__exec_stop(e);
@@ -647,6 +649,21 @@ bs_status bs__exec_duet(bs__exec *e, bs__req q[2], const char *const what[2],
     }
   }
   return BS_OK;
+}
+
+bs_status bs__exec_duet(bs__exec *e, bs__req q[2], const char *const what[2],
+                        long long used_ms, bs__rep a[2], bs_error *err) {
+  if (e->nch != 2)
+    return bs_error_set(err, BS_EINTERNAL, NULL, 0, "not a duet");
+  e->round++;
+  q[0].round = q[1].round = e->round;
+  return both(e, q, what, used_ms, a, err);
+}
+
+bs_status bs__exec_both(bs__exec *e, bs__req q[2], const char *const what[2],
+                        bs__rep a[2], bs_error *err) {
+  q[0].round = q[1].round = 0;
+  return both(e, q, what, 0, a, err);
 }
 
 bs_status bs__exec_end(bs__exec *e, bs_error *err) {

@@ -217,6 +217,11 @@ bs_status bs__exec_call(bs__exec *e, const bs__req *q, const char *what,
  * batch took already (its first half), counted against --timeout. */
 bs_status bs__exec_duet(bs__exec *e, bs__req q[2], const char *const what[2],
                         long long used_ms, bs__rep a[2], bs_error *err);
+/* In a duet: q[0] to impl 0's process and q[1] to impl 1's at once,
+ * without the barrier (a setup, which both processes then do at the same
+ * time), and both answers into a. */
+bs_status bs__exec_both(bs__exec *e, bs__req q[2], const char *const what[2],
+                        bs__rep a[2], bs_error *err);
 /* Ends the generation as it should end: the last request to each
  * process, then bs__exec_stop, then what is left on each socket, which
  * must be nothing (else an error: a copy of the process answered too). */

@@ -292,8 +292,22 @@ static void run_cold(void *p, uint64_t n) {
   cold_ns += now_ns() - t0;
 }
 
+/* A setup that takes 300 ms: "slowsetup PID START_NS END_NS". */
+static void *setup_slow(void) {
+  char line[256];
+  uint64_t t0 = now_ns();
+  struct timespec q = {0, 300000000L};
+  while (nanosleep(&q, &q) != 0)
+    ;
+  snprintf(line, sizeof line, "slowsetup %ld %llu %llu\n", (long)getpid(),
+           (unsigned long long)t0, (unsigned long long)now_ns());
+  record(line);
+  return setup();
+}
+
 static const bs_bench_case cases[] = {
     {"probe", "", 0, setup_probe, run_probe, NULL, teardown},
+    {"slowsetup", "", 0, setup_slow, run_busy, NULL, teardown},
     {"bypath", "", 0, setup_bypath, run_bypath, NULL, teardown},
     {"cold", "", 0, setup_cold, run_cold, NULL, teardown},
     {"busy", "", 0, setup, run_busy, NULL, teardown},
