@@ -238,18 +238,19 @@ bs__layout bs__layout_draw(uint64_t seed, uint64_t run, int64_t block,
   return l;
 }
 
-void bs__setup_order(const bs__exec *e, size_t kase, size_t *order, size_t k) {
+void bs__draw_order(const bs__exec *e, size_t kase, unsigned what,
+                    size_t *order, size_t k) {
   const bs_run_options *o = e->o;
   for (size_t i = 0; i < k; i++)
     order[i] = i;
   if (o->layout_fixed || k < 2)
     return;
   /* A stream of its own: the layout draws' five numbers, the case, and a
-   * tag that no process or impl number takes. */
+   * tag (with `what`) that no process or impl number takes. */
   uint64_t x = bs__mix64(o->layout_seed_set ? o->layout_seed : o->seed);
   x = bs__mix64(x ^ e->layout_run);
   x = bs__mix64(x ^ (uint64_t)e->layout_block);
-  x = bs__mix64(x ^ UINT64_C(0x5e7a9b0d3c1f2e47));
+  x = bs__mix64(x ^ UINT64_C(0x5e7a9b0d3c1f2e47) ^ what);
   x = bs__mix64(x ^ (uint64_t)kase);
   bs_rng g;
   bs_rng_seed(&g, x);

@@ -190,13 +190,17 @@ typedef struct bs__layout {
 bs__layout bs__layout_draw(uint64_t seed, uint64_t run, int64_t block,
                            size_t proc, size_t impl, int fixed);
 
-/* The order in which the impls of case `kase` are set up in the
- * generation (run, block) of the exec: order[0..k) a permutation of
- * 0..k-1, drawn like the layout (identity when it is fixed). What a setup
- * allocates first lands elsewhere than what it allocates next (measured:
- * a 32 MiB pointer chase set up first ran 5-10 % slower, every run), so a
- * fixed order would favour one impl of every pair alike. */
-void bs__setup_order(const bs__exec *e, size_t kase, size_t *order, size_t k);
+/* An order of the impls of case `kase` in the generation (run, block) of
+ * the exec, for what `what` names (BS__ORDER_SETUP, BS__ORDER_CALIBRATION):
+ * order[0..k) a permutation of 0..k-1, drawn like the layout (identity
+ * when it is fixed). What a setup allocates first lands elsewhere than
+ * what it allocates next (a 32 MiB pointer chase set up first ran 5-10 %
+ * slower, every run), and the impl calibrated last starts the blocks
+ * warmer (the same chase, 15 % faster in block 0): a fixed order would
+ * favour one impl of every pair alike. */
+enum { BS__ORDER_SETUP = 1, BS__ORDER_CALIBRATION = 2 };
+void bs__draw_order(const bs__exec *e, size_t kase, unsigned what,
+                    size_t *order, size_t k);
 
 /* Before anything: e is empty, nothing runs. */
 void bs__exec_init(bs__exec *e, const bs_run_options *o, char **const *argvs);

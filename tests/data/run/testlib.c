@@ -207,8 +207,13 @@ static void *setup_probe(void) {
   char line[256];
   int on_stack = 0;
   state *s = setup();
-  snprintf(line, sizeof line, "setup %ld %p %p %p\n", (long)getpid(),
-           (void *)&on_stack, (void *)s, (void *)&testlib_setups);
+#ifdef TESTLIB_SLOW
+  const char *variant = "slow";
+#else
+  const char *variant = "probe";
+#endif
+  snprintf(line, sizeof line, "setup %ld %p %p %p %s\n", (long)getpid(),
+           (void *)&on_stack, (void *)s, (void *)&testlib_setups, variant);
   record(line);
   return s;
 }
