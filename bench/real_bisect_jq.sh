@@ -18,7 +18,7 @@
 #                    it is cloned again under WORK, never touched
 #   --good REV       (default jq-1.7.1)
 #   --bad REV        (default jq-1.8.0)
-#   --n N            the array's length (default 20000)
+#   --n N            the array's length (default 5000)
 #   --load none|half nothing added, or one busy process on the machine
 #                    (bounded by --cap, stopped here; default half)
 #   --build DIR      benchsite build (default build/release)
@@ -37,7 +37,7 @@ build=$here/build/release
 jq_repo=
 good=jq-1.7.1
 bad=jq-1.8.0
-n=20000
+n=5000
 load=half
 work=
 cap=3600
@@ -79,13 +79,15 @@ if [ ! -d "$work/jq/.git" ]; then
 fi
 cat > "$work/build-jq.sh" <<'EOF'
 #!/bin/sh
-# Builds jq in the tree given (a worktree benchsite bisect made).
+# Builds jq in the tree given (a worktree benchsite bisect made); what it
+# prints goes to bisect's build log. `make` whole: `make jq` alone skips
+# the generated src/builtin.inc.
 set -e
 cd "$1"
-autoreconf -fi >/dev/null 2>&1
+autoreconf -fi
 ./configure -q --with-oniguruma=no --disable-docs --disable-valgrind \
-  --disable-maintainer-mode >/dev/null
-make -s -j2 jq >/dev/null 2>&1
+  --disable-maintainer-mode
+make -s -j2
 test -x jq
 EOF
 
