@@ -392,6 +392,14 @@ def test_undecided(b, work):
     r = Repo(os.path.join(work, "noisy"), 16, step=12,
              noisy=set(range(9, 15)))
     p, d = b.run(r, r.ids[0], r.ids[16], "--max-runs", "2")
+    # The noise can fall so that every probe is decided and the search
+    # ends on the step itself (side by side, the probes are precise enough
+    # for that now and then): honest too. Never another commit.
+    if p.returncode == 1 and d and d["outcome"] == "found":
+        print("    (the noise let every probe be decided)")
+        check(d["culprit"] == r.ids[12], "found: the step commit, no other",
+              d["culprit"] in r.ids and r.ids.index(d["culprit"]))
+        return
     check(p.returncode == 4, "exit status 4 (undecided range)", p.returncode)
     check(d and d["outcome"] == "undecided-range" and d["culprit"] is None,
           "outcome undecided-range, no culprit", d and d["outcome"])
