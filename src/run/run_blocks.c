@@ -49,7 +49,7 @@ typedef struct sched {
   int cpu[2];    /* duet: the two CPUs */
   int same;      /* every impl is the same build: one batch size always */
   int warming;   /* the batches are warm_blocks' (unlogged) */
-  size_t *order; /* nimpls: the calibration order of a case */
+  size_t *order; /* nimpls: the setup or the calibration order of a case */
   double done, total;
 } sched;
 
@@ -563,13 +563,9 @@ static bs_status setup_case(sched *s, rcase *c, bs_error *err) {
     c->live = !st;
     return st;
   }
-  size_t *order = malloc(k * sizeof *order);
-  if (!order)
-    return bs__oom(err);
-  bs__draw_order(&s->ex, (size_t)(c - s->cases), BS__ORDER_SETUP, order, k);
+  bs__draw_order(&s->ex, (size_t)(c - s->cases), BS__ORDER_SETUP, s->order, k);
   for (size_t q = 0; !st && q < k; q++)
-    st = simple_op(s, BS__OP_SETUP, order[q], c, "its setup", NULL, err);
-  free(order);
+    st = simple_op(s, BS__OP_SETUP, s->order[q], c, "its setup", NULL, err);
   c->live = !st;
   return st;
 }
