@@ -16,8 +16,9 @@ never naming another commit). Checked:
 - a commit that does not build (the first midpoint) is skipped and named,
   and the culprit is still found;
 - a stretch made noisy on purpose (each batch's work times a factor from
-  0.22 to 4.5, drawn at random, median 1) around the step: exit 4, the
-  range reported holds the step, no culprit;
+  0.1 to 1.9, drawn at random, symmetric about 1) around the step: exit 4,
+  the range reported holds the step, no culprit (or, when the noise lets
+  every probe be decided, the step commit itself);
 - hostile input: option-like commit names (--good=-x, --bad=--output=...),
   refs that do not exist, good not an ancestor of bad, an absolute --lib;
   a build command that deletes its tree (skipped, named, nothing of it
@@ -53,9 +54,16 @@ BENCH_C = r"""#include "benchsite/harness.h"
 #define OPAQUE(x) __asm__ volatile("" : "+r"(x))
 
 #ifdef NOISY
-/* exp(-1.5 + 3k/15), k = 0..15: factors whose median is 1. */
-static const double spread[16] = {0.2231, 0.2725, 0.3329, 0.4066, 0.4966, 0.6065, 0.7408, 0.9048, 1.1052, 1.3499, 1.6487, 2.0138, 2.4596, 3.0042, 3.6693, 4.4817};
-static uint64_t rng = 0x9E3779B97F4A7C15u;
+/* 1 + 0.9 (2k - 15) / 15, k = 0..15: factors from 0.1 to 1.9, symmetric
+ * about 1, so that the mean of any number of draws has median 1 too (a
+ * duet runs each block's batch in two halves: with factors symmetric only
+ * in their logarithm, 0.22 to 4.5, a block's cost was the mean of two
+ * draws, whose median is 1.3, and noisy commits measured 30-90 % slower
+ * than they are). */
+static const double spread[16] = {0.1, 0.22, 0.34, 0.46, 0.58, 0.7, 0.82, 0.94, 1.06, 1.18, 1.3, 1.42, 1.54, 1.66, 1.78, 1.9};
+static uint64_t rng;
+#include <time.h>
+#include <unistd.h>
 #endif
 
 static void run(void *st, uint64_t n) {
@@ -64,8 +72,19 @@ static void run(void *st, uint64_t n) {
   long work = WORK;
 #ifdef NOISY
   /* Each batch's work times a factor drawn from the table: the commit's
-   * median cost stays its own, its batches spread from 0.22 to 4.5 times
-   * it, and no interval is narrow enough to judge it. */
+   * median cost stays its own, its batches spread from 0.1 to 1.9 times
+   * it, and intervals are rarely narrow enough to judge it. The draws start
+   * from the clock and the pid: a fixed start gave every process the same
+   * factors, so a run's blocks had the same median factor each time
+   * (1.3 as often as 1) and two runs agreed on a slowdown that was the
+   * table's, not the commit's. */
+  if (!rng) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    rng = ((uint64_t)t.tv_nsec * 0x9E3779B97F4A7C15u) ^
+          ((uint64_t)getpid() << 32) ^ (uint64_t)t.tv_sec;
+    rng |= 1;
+  }
   rng ^= rng >> 12;
   rng ^= rng << 25;
   rng ^= rng >> 27;
