@@ -1409,6 +1409,94 @@ Test(run_fresh, setup_and_calibration_orders_are_drawn_per_process) {
                "--layout fixed, --seed 0: a is calibrated first in every run");
 }
 
+/* Side by side, what sets one process apart from the other (started
+ * first, the CPU it sets a case up and calibrates it on) stayed with the
+ * impl named first in every run: identical builds of a 32 MiB pointer
+ * chase differed by 3-6 % for minutes at a time, the sign following the
+ * order the two were named in (the lab, 2026-12-05). The two processes
+ * and their CPUs change places every other run, from a start drawn from
+ * the layout seed; with --layout fixed a is always in the process started
+ * first. */
+static void duet_places(const char *probefile, size_t runs, size_t *b_first,
+                        size_t *a_cpus) {
+  static probe su[64], rp[8192];
+  size_t ns = read_probe(probefile, "setup", su, 64);
+  size_t nr = read_probe(probefile, "run", rp, 8192);
+  cr_assert_eq(ns, 2 * runs, "%zu setups", ns);
+  *b_first = 0;
+  int seen[2] = {-1, -1};
+  size_t ncpu = 0;
+  for (size_t i = 0; i < ns; i += 2) {
+    cr_assert_str_neq(su[i].f[1], su[i + 1].f[1], "two processes a run");
+    cr_assert_str_neq(su[i].f[5], su[i + 1].f[5], "a and b");
+    const probe *a = strcmp(su[i].f[5], "probe") ? &su[i + 1] : &su[i];
+    const probe *b = a == &su[i] ? &su[i + 1] : &su[i];
+    /* Started first: the lower pid (no wrap in one test's runs). */
+    *b_first += atol(b->f[1]) < atol(a->f[1]);
+    /* a's first batch (its warm-up): the CPU it calibrates on. */
+    size_t r = 0;
+    while (r < nr && strcmp(rp[r].f[1], a->f[1]))
+      r++;
+    cr_assert(r < nr, "a ran in process %s", a->f[1]);
+    int cpu = atoi(rp[r].f[2]);
+    if (cpu != seen[0] && cpu != seen[1] && ncpu < 2)
+      seen[ncpu++] = cpu;
+  }
+  *a_cpus = ncpu;
+}
+
+Test(run_duet, processes_and_cpus_change_places_between_runs) {
+  char *dir = ts_own(ts_tmpdir("run_duet_places"));
+  char *log = ts_own(ts_path(dir, "log.csv"));
+  char *probefile = ts_own(ts_path(dir, "probe.txt"));
+  setenv("TESTLIB_PROBEFILE", probefile, 1);
+  enum { RUNS = 8 };
+  const char *args[] = {"--duet",
+                        "--layout-seed",
+                        "5",
+                        "--blocks",
+                        "1",
+                        "--runs",
+                        "8",
+                        "--max-runs",
+                        "8",
+                        "--filter",
+                        "^probe$",
+                        "--lib",
+                        impl("a", lib("probe")),
+                        "--lib",
+                        impl("b", lib("slow")),
+                        NULL};
+  static row rows[4096];
+  run_log(log, args, rows, 4096);
+  size_t bf, cpus;
+  duet_places(probefile, RUNS, &bf, &cpus);
+  cr_expect_eq(bf, RUNS / 2, "b in the process started first in %zu of %d runs",
+               bf, RUNS);
+  cr_expect_eq(cpus, 2, "a calibrated on %zu CPUs over %d runs", cpus, RUNS);
+  unlink(probefile);
+  const char *fixed[] = {"--duet",
+                         "--layout",
+                         "fixed",
+                         "--blocks",
+                         "1",
+                         "--runs",
+                         "8",
+                         "--max-runs",
+                         "8",
+                         "--filter",
+                         "^probe$",
+                         "--lib",
+                         impl("a", lib("probe")),
+                         "--lib",
+                         impl("b", lib("slow")),
+                         NULL};
+  run_log(log, fixed, rows, 4096);
+  duet_places(probefile, RUNS, &bf, &cpus);
+  cr_expect_eq(bf, 0, "--layout fixed: a's process is started first");
+  cr_expect_eq(cpus, 1, "--layout fixed: a calibrates on one CPU");
+}
+
 Test(run_fresh, fresh_block_starts_a_process_and_a_setup_per_block) {
   char *dir = ts_own(ts_tmpdir("run_fresh_block"));
   char *log = ts_own(ts_path(dir, "log.csv"));

@@ -256,8 +256,16 @@ static bs_status call_batch(sched *s, size_t impl, rcase *c, uint64_t n,
                        err);
 }
 
+/* The duet's CPU k (mod 2) of this generation: swapped with the other
+ * where the processes are (s->ex.flip), so the CPU impl i calibrates,
+ * starts and ends each case on is a draw per run, as the process it is
+ * in. */
+static int duet_cpu(const sched *s, uint64_t k) {
+  return s->cpu[(k + s->ex.flip) % 2];
+}
+
 /* One duet round of block j: impl i runs n[i] calls (and extra[i] planted
- * ones) on CPU cpu[(i + j + second) mod 2], both released together;
+ * ones) on CPU duet_cpu(i + j + second), both released together;
  * answers into a. The round is the batch's first half, or with `second`
  * its rest, which may take what the first left of --timeout. */
 static bs_status duet_round(sched *s, rcase *c, uint64_t run, uint64_t j,
@@ -278,7 +286,7 @@ static bs_status duet_round(sched *s, rcase *c, uint64_t run, uint64_t j,
                      BS__OP_RUN,
                      (uint32_t)i,
                      (uint32_t)c->idx[i],
-                     s->cpu[(i + j + (uint64_t)second) % 2],
+                     duet_cpu(s, i + j + (uint64_t)second),
                      n[i],
                      0,
                      extra[i]};
@@ -287,7 +295,7 @@ static bs_status duet_round(sched *s, rcase *c, uint64_t run, uint64_t j,
 }
 
 /* Block j of a duet: both impls' batches at once, answers into s->reps.
- * Each impl runs part of its batch on CPU cpu[(i + j) mod 2] and the rest
+ * Each impl runs part of its batch on CPU duet_cpu(i + j) and the rest
  * on the other CPU, the two parts each released together, so both impls
  * spend as long on each CPU: on a machine whose CPUs are not equally fast
  * for a while (another guest on one of them, a busy process that settles
@@ -422,7 +430,7 @@ static bs_status warm_up(sched *s, size_t impl, rcase *c, uint64_t run, int cpu,
 static bs_status calibrate(sched *s, size_t impl, rcase *c, uint64_t run,
                            bs_error *err) {
   const bs_run_options *o = s->o;
-  int cpu = o->duet ? s->cpu[impl % 2] : -1;
+  int cpu = o->duet ? duet_cpu(s, impl) : -1;
   uint64_t n = 1;
   if (o->mode == BS_RUN_LIBRARY) {
     bs_status st = warm_up(s, impl, c, run, cpu, err);

@@ -206,6 +206,8 @@ void bs__exec_init(bs__exec *e, const bs_run_options *o, char **const *argvs) {
   e->o = o;
   e->argvs = argvs;
   e->barrier_fd = -1;
+  /* The first generation reads the case tables and goes on as run 0's. */
+  e->layout_block = -1;
   for (size_t c = 0; c < 2; c++) {
     e->ch[c].pid = -1;
     for (int k = 0; k < BS__SPAWN_FDS; k++)
@@ -293,6 +295,12 @@ static char **child_env(uint32_t pad) {
   return env;
 }
 
+/* The process that holds impl `impl`: the one of a single process, or in
+ * a duet impl ^ flip (e->flip). */
+static size_t owner(const bs__exec *e, size_t impl) {
+  return e->o->duet ? (impl ^ e->flip) & 1 : 0;
+}
+
 static bs_status spawn_one(bs__exec *e, size_t c, bs_error *err) {
   const bs_run_options *o = e->o;
   bs__layout lay =
@@ -344,8 +352,8 @@ static bs_status spawn_one(bs__exec *e, size_t c, bs_error *err) {
     bs__layout li = bs__layout_draw(
         o->layout_seed_set ? o->layout_seed : o->seed, e->layout_run,
         e->layout_block, c, 1 + i, o->layout_fixed);
-    bs__target t = {!o->duet || i == c, (uint32_t)lens[0], (uint32_t)lens[1],
-                    (uint32_t)lens[2],  li.heap_pad,       li.map_gap};
+    bs__target t = {owner(e, i) == c,  (uint32_t)lens[0], (uint32_t)lens[1],
+                    (uint32_t)lens[2], li.heap_pad,       li.map_gap};
     /* check_options keeps each within its limit */
     size_t at = sizeof t;
     memcpy(buf, &t, sizeof t);
@@ -390,7 +398,7 @@ static bs_status read_table(bs__exec *e, size_t c, size_t i, char *buf,
   if (st)
     return st;
   memcpy(&t, buf, sizeof t);
-  int mine = !o->duet || i == c;
+  int mine = owner(e, i) == c;
   *out = NULL;
   *count = 0;
   if (!mine && t.count == 0)
@@ -508,6 +516,15 @@ bs_status bs__exec_start(bs__exec *e, bs_error *err) {
   bs_status st = BS_OK;
   e->round = 0;
   e->id[0] = e->id[1] = 0;
+  e->flip = 0;
+  if (e->o->duet && !e->o->layout_fixed) {
+    /* Every other generation, from a start drawn from the seed (its own
+     * stream: the layout draws' seed and a tag no draw takes). */
+    uint64_t x =
+        bs__mix64(e->o->layout_seed_set ? e->o->layout_seed : e->o->seed);
+    x = bs__mix64(x ^ UINT64_C(0x3b1f5d7e9a2c4f61));
+    e->flip = (unsigned)((x + e->layout_run + (uint64_t)e->layout_block) & 1);
+  }
 #if defined(__linux__) && defined(MFD_CLOEXEC)
   if (e->o->duet) {
     int fd = memfd_create("benchsite-duet", MFD_CLOEXEC);
@@ -565,10 +582,6 @@ static bs_status rep_error(const bs__req *q, const bs__rep *a, const char *what,
   }
 }
 
-static size_t owner(const bs__exec *e, size_t impl) {
-  return e->o->duet ? impl : 0;
-}
-
 bs_status bs__exec_call(bs__exec *e, const bs__req *q, const char *what,
                         bs__rep *a, bs_error *err) {
   size_t c = owner(e, q->impl), n;
@@ -593,16 +606,27 @@ bs_status bs__exec_call(bs__exec *e, const bs__req *q, const char *what,
   return BS_OK;
 }
 
-/* Sends q[c] to process c of a duet (q[c].round as given) and waits for
- * both answers, within the timeout less used_ms. */
+/* Sends q[i], impl i's request, to the process that holds impl i
+ * (owner) and waits for both answers into a[i], within the timeout less
+ * used_ms. */
 static bs_status both(bs__exec *e, bs__req q[2], const char *const what[2],
                       long long used_ms, bs__rep a[2], bs_error *err) {
   if (e->nch != 2 || q[0].impl != 0 || q[1].impl != 1)
     return bs_error_set(err, BS_EINTERNAL, NULL, 0, "not a duet");
+  /* By process: process c holds impl c ^ flip. */
+  bs__req *qc[2];
+  bs__rep *ac[2];
+  const char *wc[2];
   for (size_t c = 0; c < 2; c++) {
-    q[c].id = ++e->id[c];
-    if (bs__msg_send(sock(e, c), &q[c], sizeof q[c]))
-      return lost(e, c, 1, what[c], err);
+    size_t i = (c ^ e->flip) & 1;
+    qc[c] = &q[i];
+    ac[c] = &a[i];
+    wc[c] = what[i];
+  }
+  for (size_t c = 0; c < 2; c++) {
+    qc[c]->id = ++e->id[c];
+    if (bs__msg_send(sock(e, c), qc[c], sizeof *qc[c]))
+      return lost(e, c, 1, wc[c], err);
   }
   /* Both answers, whichever comes first: a process that dies while the
    * other waits at the barrier must be noticed at once, not after the
@@ -614,7 +638,7 @@ static bs_status both(bs__exec *e, bs__req q[2], const char *const what[2],
     long long left = end < 0 ? -1 : end - bs__now_ms();
     size_t late = got[0] ? 1 : 0;
     if (end >= 0 && left <= 0)
-      return lost(e, late, 2, what[late], err);
+      return lost(e, late, 2, wc[late], err);
     struct pollfd pfd[2];
     nfds_t np = 0;
     size_t which[2];
@@ -628,23 +652,24 @@ static bs_status both(bs__exec *e, bs__req q[2], const char *const what[2],
     if (pr < 0 && errno == EINTR)
       continue;
     if (pr < 0)
-      return lost(e, which[0], 1, what[which[0]], err);
+      return lost(e, which[0], 1, wc[which[0]], err);
     for (nfds_t p = 0; p < np; p++) {
       if (!pfd[p].revents)
         continue;
       size_t c = which[p], n;
-      bs_status st = get_msg(e, c, BS__MSG_REPLY, q[c].id, &a[c], sizeof a[c],
-                             sizeof a[c], 0, &n, what[c], err);
+      bs_status st = get_msg(e, c, BS__MSG_REPLY, qc[c]->id, ac[c],
+                             sizeof *ac[c], sizeof *ac[c], 0, &n, wc[c], err);
       if (st)
         return st;
       got[c] = 1;
     }
   }
   for (size_t c = 0; c < 2; c++) {
-    if (a[c].op != q[c].op || a[c].impl != q[c].impl || a[c].kase != q[c].kase)
-      return refuse(e, c, &a[c], sizeof a[c], what[c], err);
-    if (a[c].status != BS__REP_OK) {
-      bs_status st = rep_error(&q[c], &a[c], what[c], err);
+    if (ac[c]->op != qc[c]->op || ac[c]->impl != qc[c]->impl ||
+        ac[c]->kase != qc[c]->kase)
+      return refuse(e, c, ac[c], sizeof *ac[c], wc[c], err);
+    if (ac[c]->status != BS__REP_OK) {
+      bs_status st = rep_error(qc[c], ac[c], wc[c], err);
       bs__exec_stop(e);
       return st;
     }

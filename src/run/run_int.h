@@ -157,8 +157,8 @@ typedef struct bs__exec_case {
 typedef struct bs__exec {
   const bs_run_options *o;
   char **const *argvs;
-  bs__child ch[2]; /* one, or two in a duet (impl i in ch[i]); the
-                      socket is ch[i].fd[BS__CHILD_FD] */
+  bs__child ch[2]; /* one, or two in a duet (impl i in ch[i ^ flip]);
+                      the socket is ch[c].fd[BS__CHILD_FD] */
   size_t nch;
   int barrier_fd;        /* duet: the barrier page (a memory file), else -1 */
   uint64_t round;        /* duet: barrier rounds so far in this generation */
@@ -170,6 +170,12 @@ typedef struct bs__exec {
    * process draws its layout (bs__layout_draw). */
   uint64_t layout_run;
   int64_t layout_block;
+  /* Duet: 1 when this generation's processes and CPUs are swapped (impl i
+   * in process i ^ flip, on the CPUs the other impl had), every other
+   * generation from a start drawn from the seed: the process started
+   * first, the CPU each impl sets up and calibrates on, are a draw per
+   * run, not always impl 0's. 0 otherwise and with --layout fixed. */
+  unsigned flip;
 } bs__exec;
 
 /* Layout randomisation: what one measuring process changes of its memory
