@@ -66,6 +66,17 @@ for i, p in enumerate(c["plants_pct"]):
     print(f"+{p:g} %: median over cases {statistics.median(v):+.2f} %, "
           f"{within} of {len(v)} cases within +-1 %")
 s = c["suite"]
+# The floor of the time: the measured batches alone, every judgement a
+# run of its own (duet: the two impls' batches at the same time).
+pairings = c["reps"] * ((1 + len(c["plants_pct"])) if c["duet"] else 1)
+per_block = 1 if c["duet"] else 2 + len(c["plants_pct"])
+floor = (pairings * c["runs_per_rep"] * c["blocks"] * per_block *
+         len(c["cases"]) * c["target_us"] / 1e6)
+print(f"\ntime: {c['seconds']:.0f} s; the measured batches alone take "
+      f"{pairings} runs x {c['runs_per_rep']} x {c['blocks']} blocks x "
+      f"{per_block} x {len(c['cases'])} cases x {c['target_us'] / 1000:g} ms "
+      f"= {floor:.0f} s (before setups, calibration and warm-ups); "
+      f"5 minutes {'cannot' if floor > 300 else 'can'} hold at these settings")
 print(f"\ncalibrate: A/A runs flagged {s['false_alarms']['count']}/{s['false_alarms']['runs']} "
       f"(<= {100 * s['false_alarms']['high']:.1f} %); " +
       "; ".join(f"+{p['plant_pct']:g} % found {100 * p['found']['rate']:.1f} % "
