@@ -1475,23 +1475,10 @@ Test(run_duet, processes_and_cpus_change_places_between_runs) {
                bf, RUNS);
   cr_expect_eq(cpus, 2, "a calibrated on %zu CPUs over %d runs", cpus, RUNS);
   unlink(probefile);
-  const char *fixed[] = {"--duet",
-                         "--layout",
-                         "fixed",
-                         "--blocks",
-                         "1",
-                         "--runs",
-                         "8",
-                         "--max-runs",
-                         "8",
-                         "--filter",
-                         "^probe$",
-                         "--lib",
-                         impl("a", lib("probe")),
-                         "--lib",
-                         impl("b", lib("slow")),
-                         NULL};
-  run_log(log, fixed, rows, 4096);
+  /* The same run with --layout fixed in place of --layout-seed 5. */
+  args[1] = "--layout";
+  args[2] = "fixed";
+  run_log(log, args, rows, 4096);
   duet_places(probefile, RUNS, &bf, &cpus);
   cr_expect_eq(bf, 0, "--layout fixed: a's process is started first");
   cr_expect_eq(cpus, 1, "--layout fixed: a calibrates on one CPU");
