@@ -240,6 +240,11 @@ bs__layout bs__layout_draw(uint64_t seed, uint64_t run, int64_t block,
   return l;
 }
 
+/* The seed the layout draws, orders and places come from. */
+static uint64_t layout_seed(const bs_run_options *o) {
+  return o->layout_seed_set ? o->layout_seed : o->seed;
+}
+
 void bs__draw_order(const bs__exec *e, size_t kase, unsigned what,
                     size_t *order, size_t k) {
   const bs_run_options *o = e->o;
@@ -249,7 +254,7 @@ void bs__draw_order(const bs__exec *e, size_t kase, unsigned what,
     return;
   /* A stream of its own: the layout draws' five numbers, the case, and a
    * tag (with `what`) that no process or impl number takes. */
-  uint64_t x = bs__mix64(o->layout_seed_set ? o->layout_seed : o->seed);
+  uint64_t x = bs__mix64(layout_seed(o));
   x = bs__mix64(x ^ e->layout_run);
   x = bs__mix64(x ^ (uint64_t)e->layout_block);
   x = bs__mix64(x ^ UINT64_C(0x5e7a9b0d3c1f2e47) ^ what);
@@ -303,9 +308,8 @@ static size_t owner(const bs__exec *e, size_t impl) {
 
 static bs_status spawn_one(bs__exec *e, size_t c, bs_error *err) {
   const bs_run_options *o = e->o;
-  bs__layout lay =
-      bs__layout_draw(o->layout_seed_set ? o->layout_seed : o->seed,
-                      e->layout_run, e->layout_block, c, 0, o->layout_fixed);
+  bs__layout lay = bs__layout_draw(layout_seed(o), e->layout_run,
+                                   e->layout_block, c, 0, o->layout_fixed);
   char **env = child_env(lay.env_pad);
   if (!env)
     return bs__oom(err);
@@ -349,9 +353,8 @@ static bs_status spawn_one(bs__exec *e, size_t c, bs_error *err) {
     const char *dir = o->impls[i].dir ? o->impls[i].dir : "";
     const char *w[3] = {o->impls[i].name, o->impls[i].target, dir};
     size_t lens[3] = {strlen(w[0]), strlen(w[1]), strlen(w[2])};
-    bs__layout li = bs__layout_draw(
-        o->layout_seed_set ? o->layout_seed : o->seed, e->layout_run,
-        e->layout_block, c, 1 + i, o->layout_fixed);
+    bs__layout li = bs__layout_draw(layout_seed(o), e->layout_run,
+                                    e->layout_block, c, 1 + i, o->layout_fixed);
     bs__target t = {owner(e, i) == c,  (uint32_t)lens[0], (uint32_t)lens[1],
                     (uint32_t)lens[2], li.heap_pad,       li.map_gap};
     /* check_options keeps each within its limit */
@@ -520,8 +523,7 @@ bs_status bs__exec_start(bs__exec *e, bs_error *err) {
   if (e->o->duet && !e->o->layout_fixed) {
     /* Every other generation, from a start drawn from the seed (its own
      * stream: the layout draws' seed and a tag no draw takes). */
-    uint64_t x =
-        bs__mix64(e->o->layout_seed_set ? e->o->layout_seed : e->o->seed);
+    uint64_t x = bs__mix64(layout_seed(e->o));
     x = bs__mix64(x ^ UINT64_C(0x3b1f5d7e9a2c4f61));
     e->flip = (unsigned)((x + e->layout_run + (uint64_t)e->layout_block) & 1);
   }
