@@ -659,10 +659,12 @@ done
                 words = f.read().split("\0")[:-1]
             base = os.path.join(state, "base")
             want = [w.format(base=base, head=head) for w in want]
-            # duet: auto puts both builds side by side for a library or a
-            # command when the machine has two CPUs, and says --sequential
-            # otherwise (run's own default would pair them).
-            duet = (["--duet"] if harness in ("lib", "command")
+            # duet: auto puts both builds side by side for a library, a
+            # command or a Google Benchmark program when the machine has
+            # two CPUs, and says --sequential otherwise (run's own default
+            # would pair them).
+            duet = (["--duet"] if harness in ("lib", "command",
+                                              "google-benchmark")
                     and len(os.sched_getaffinity(0)) >= 2
                     else ["--sequential"])
             head_words = ["run", "--out", f"{state}/out/log.csv",

@@ -103,24 +103,30 @@ Test(calibrate, bounds_are_scipys_clopper_pearson) {
 }
 
 /* A log of impls A and `cand` over `blocks` blocks of one run: A's block
- * j takes 100 + j us, cand's (100 + j) * ratio. */
-static char *cand_log(int blocks, const char *cand, double ratio) {
-  size_t cap = 64 + (size_t)blocks * 128;
+ * j takes 100 + j us of wall time and 60 + j us of CPU time, cand's
+ * (100 + j) * ratio * wait and (60 + j) * ratio (wait: time it spent
+ * waiting, which only the wall clock sees). */
+static char *cand_log(int blocks, const char *cand, double ratio, double wait) {
+  size_t cap = 64 + (size_t)blocks * 160;
   char *s = ts_own(malloc(cap));
   size_t at = (size_t)snprintf(s, cap,
                                "benchmark,dataset,impl,run,block,"
-                               "per_call_us\n");
+                               "per_call_us,cpu_per_call_us\n");
   for (int j = 0; j < blocks; j++) {
-    at += (size_t)snprintf(s + at, cap - at, "sort,n=8,A,0,%d,%.17g\n", j,
-                           100.0 + j);
-    at += (size_t)snprintf(s + at, cap - at, "sort,n=8,%s,0,%d,%.17g\n", cand,
-                           j, (100.0 + j) * ratio);
+    at += (size_t)snprintf(s + at, cap - at, "sort,n=8,A,0,%d,%.17g,%.17g\n", j,
+                           100.0 + j, 60.0 + j);
+    at += (size_t)snprintf(s + at, cap - at, "sort,n=8,%s,0,%d,%.17g,%.17g\n",
+                           cand, j, (100.0 + j) * ratio * wait,
+                           (60.0 + j) * ratio);
   }
   return s;
 }
 
+/* Command mode: B waits 10 % longer than A in every block, which the gate
+ * does not see (command pairs are gated on CPU time), and calibrate must
+ * not either. */
 static char *pair_log(int blocks, double ratio) {
-  return cand_log(blocks, "B", ratio);
+  return cand_log(blocks, "B", ratio, 1.10);
 }
 
 static bs_calibration *judged(double ratio, int reps) {
@@ -148,10 +154,12 @@ static bs_calibration *judged(double ratio, int reps) {
   return c;
 }
 
-/* Identical observations: every pair differs by 0, so the A/A change is
+/* Identical CPU times (the metric command pairs are gated on; their wall
+ * times are 10 % apart): every pair differs by 0, so the A/A change is
  * 0 %, and a plant of p % makes every pair's difference exactly p % of its
  * baseline: the median change is p % and the interval a point, flagged
- * when p >= 3 (the gate's delta) and not below. */
+ * when p >= 3 (the gate's delta) and not below. Judged on wall time, the
+ * A/A change would be 10 % and flagged. */
 Test(calibrate, command_mode_scales_the_candidate_by_hand) {
   bs_calibration *c = judged(1.0, 3);
   cr_assert_eq(c->ncases, 1);
@@ -202,9 +210,9 @@ Test(calibrate, a_duet_rep_is_one_log_per_pair) {
   const char *logs[6];
   size_t lens[6];
   for (size_t r = 0; r < 2; r++) {
-    logs[3 * r] = cand_log(20, "B", r ? 1.0 : 1.04);
-    logs[3 * r + 1] = cand_log(20, "P1", 1.02);
-    logs[3 * r + 2] = cand_log(20, "P2", 1.06);
+    logs[3 * r] = cand_log(20, "B", r ? 1.0 : 1.04, 1);
+    logs[3 * r + 1] = cand_log(20, "P1", 1.02, 1);
+    logs[3 * r + 2] = cand_log(20, "P2", 1.06, 1);
   }
   for (size_t i = 0; i < 6; i++)
     lens[i] = strlen(logs[i]);

@@ -552,8 +552,8 @@ static int by_time(const void *a, const void *b) {
 /* With --duet, each block starts the two programs together (from a
  * barrier: well within the 0.4 s each runs), each pinned to one CPU of
  * its own, the CPUs swapped every block; the manifest records duet and
- * the harness. Without it (today's default for harnesses) they run one
- * after the other, unpinned. */
+ * the harness. Without it (the default for go test, which reports no CPU
+ * time) they run one after the other, unpinned. */
 Test(run_harness, duet_starts_both_programs_together_pinned_and_swapped) {
   if (usable_cpus() < 2)
     cr_skip_test("needs two CPUs");
@@ -613,6 +613,77 @@ Test(run_harness, duet_starts_both_programs_together_pinned_and_swapped) {
       cr_expect(strstr(m, "\"duet\",\"1\""), "%s", m);
     else
       cr_expect(!strstr(m, "\"duet\""), "%s", m);
+  }
+}
+
+/* What run does for two programs when told nothing: Google Benchmark
+ * programs, which report CPU time, side by side (started together, each
+ * pinned to a CPU of its own) and gated on CPU time (the manifest's
+ * gate_metric, which compare takes); go test programs, which report no
+ * CPU time, one after the other, unpinned, gated on wall time. And
+ * --sequential keeps a Google Benchmark pair one after the other, still
+ * gated on CPU time. */
+Test(run_harness, by_default_only_harnesses_with_cpu_time_go_side_by_side) {
+  if (usable_cpus() < 2)
+    cr_skip_test("needs two CPUs");
+  static const struct {
+    const char *option, *report, *flag;
+    int duet, cpu;
+  } t[] = {
+      {"--google-benchmark", "echo '{\"benchmarks\":[" GB_ENTRY("BM_A") "]}'\n",
+       "--quiet", 1, 1},
+      {"--google-benchmark", "echo '{\"benchmarks\":[" GB_ENTRY("BM_A") "]}'\n",
+       "--sequential", 0, 1},
+      {"--go-bench", "printf 'BenchmarkA-2 \\t 100\\t 12 ns/op\\nPASS\\n'\n",
+       "--quiet", 0, 0},
+  };
+  for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+    char *dir = ts_own(ts_tmpdir("run_harness_default"));
+    char *log = ts_own(ts_path(dir, "log.csv"));
+    char *env = ts_own(ts_path(dir, "env.csv"));
+    char *starts = ts_own(ts_path(dir, "starts"));
+    char *prog =
+        script(dir, "prog.sh",
+               ts_pathf("c=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "
+                        "/proc/self/status)\n"
+                        "echo \"$1 $(date +%%s%%N) $c\" >> '%s'\n"
+                        "sleep 1\n%s",
+                        starts, t[i].report));
+    const char *args[] = {"run",       "--out",
+                          log,         "--manifest-out",
+                          env,         "--blocks",
+                          "2",         t[i].flag,
+                          t[i].option, impl("a", ts_pathf("%s a", prog)),
+                          t[i].option, impl("b", ts_pathf("%s b", prog)),
+                          NULL};
+    ts_run r = ts_cli(NULL, args);
+    cr_assert_eq(r.status, 0, "%zu: %s", i, r.err);
+    ts_run_free(&r);
+    start s[4];
+    cr_assert_eq(read_starts(starts, s, 4), 4, "%zu", i);
+    qsort(s, 4, sizeof s[0], by_time);
+    for (size_t j = 0; j < 2; j++) {
+      start *x = &s[2 * j], *y = &s[2 * j + 1];
+      int pinned = !strchr(x->cpus, '-') && !strchr(x->cpus, ',');
+      cr_expect_eq(pinned, t[i].duet, "%zu, block %zu: %s", i, j, x->cpus);
+      if (t[i].duet)
+        cr_expect_lt(y->t - x->t, 0.5, "%zu, block %zu", i, j);
+      else
+        cr_expect_geq(y->t - x->t, 0.95, "%zu, block %zu", i, j);
+    }
+    char *m = ts_exists(env) ? ts_own(ts_read(env, NULL)) : "";
+    cr_expect_eq(strstr(m, "\"duet\",\"1\"") != NULL, t[i].duet, "%zu: %s", i,
+                 m);
+    cr_expect_eq(strstr(m, "\"gate_metric\",\"cpu\"") != NULL, t[i].cpu,
+                 "%zu: %s", i, m);
+    const char *cmp[] = {"compare",     log,          "--manifest",
+                         env,           "--baseline", "a",
+                         "--candidate", "b",          NULL};
+    r = ts_cli(NULL, cmp);
+    cr_expect_neq(r.status, 2, "%zu: %s", i, r.err);
+    cr_expect(strstr(r.out, t[i].cpu ? "metric cpu" : "metric wall"), "%zu: %s",
+              i, r.out);
+    ts_run_free(&r);
   }
 }
 

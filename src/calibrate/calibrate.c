@@ -78,6 +78,7 @@ typedef struct tally {
 typedef struct judge {
   const bs_calibrate_options *o;
   bs_calibrate_method method;
+  bs_metric metric; /* the one the gate reads for this mode */
   tally *cases;
   size_t ncases, cap;
   uint64_t reps;
@@ -141,13 +142,16 @@ static void csv_field(bs__buf *b, const char *s) {
   bs__buf_putc(b, '"');
 }
 
-/* The confirm rows of impls A and B of `log`, B's wall times multiplied
- * by `factor`: the observations of a candidate p % slower, on the noise
- * this run measured (SPEC: command and harness modes' plants). */
-static bs_status scaled_log(bs__buf *b, const bs_log *log, double factor) {
+/* The confirm rows of impls A and B of `log`, B's wall times (and CPU
+ * times, when the gate reads them: `cpu`) multiplied by `factor`: the
+ * observations of a candidate p % slower, on the noise this run measured
+ * (SPEC: command and harness modes' plants). */
+static bs_status scaled_log(bs__buf *b, const bs_log *log, double factor,
+                            int cpu) {
   bs__buf_reset(b);
   bs__buf_puts(b, "benchmark,dataset,impl,run,block,phase,iterations,"
-                  "per_call_us\n");
+                  "per_call_us");
+  bs__buf_puts(b, cpu ? ",cpu_per_call_us\n" : "\n");
   const bs_row *rows = bs_log_rows(log);
   for (size_t i = 0; i < bs_log_count(log); i++) {
     const bs_row *w = &rows[i];
@@ -163,8 +167,11 @@ static bs_status scaled_log(bs__buf *b, const bs_log *log, double factor) {
                    (long long)bs_row_block(log, w));
     if (w->iterations)
       bs__buf_printf(b, "%llu", (unsigned long long)w->iterations);
-    bs__buf_printf(b, ",%.17g\n",
-                   cand ? w->per_call_us * factor : w->per_call_us);
+    double f = cand ? factor : 1;
+    bs__buf_printf(b, ",%.17g", w->per_call_us * f);
+    if (cpu)
+      bs__buf_printf(b, ",%.17g", bs_log_value(log, w, BS_METRIC_CPU) * f);
+    bs__buf_putc(b, '\n');
   }
   return bs__buf_status(b);
 }
@@ -175,6 +182,7 @@ static bs_status judge_pair(judge *g, const bs_log *log, const char *cand,
   bs_compare_options co;
   bs_compare_options_init(&co, BS_MODE_CONFIRMATORY);
   co.seed = g->o->run.seed;
+  co.metric = g->metric;
   bs_compare_result *r = NULL;
   bs_status st = bs_compare_run(log, "A", cand, &co, &r, err);
   if (st)
@@ -216,7 +224,8 @@ static bs_status judge_log(judge *g, const char *text, size_t len,
     }
     bs_log_free(scaled);
     scaled = NULL;
-    bs_status made = scaled_log(&g->scaled, log, 1 + g->o->plants[p] / 100.0);
+    bs_status made = scaled_log(&g->scaled, log, 1 + g->o->plants[p] / 100.0,
+                                g->metric == BS_METRIC_CPU);
     if (made || !(scaled = bs_log_new())) {
       st = made ? bs__oom_as(err, made) : bs__oom(err);
       break;
@@ -355,6 +364,13 @@ oom:
   return bs__oom(err);
 }
 
+/* The metric the gate reads for o's mode (run's gate_metric): CPU time
+ * for command pairs and Google Benchmark programs, else wall time. */
+static bs_metric gate_metric(const bs_calibrate_options *o) {
+  const char *m = bs_run_gate_metric(o->run.mode);
+  return m && !strcmp(m, "cpu") ? BS_METRIC_CPU : BS_METRIC_WALL;
+}
+
 static bs_status check_options(const bs_calibrate_options *o, bs_error *err) {
   if (o->run.nimpls != 1 || !o->run.impls)
     return bs_error_set(err, BS_EUSAGE, NULL, 0,
@@ -393,6 +409,7 @@ bs_status bs_calibrate_judge_logs(const bs_calibrate_options *o,
   memset(&g, 0, sizeof g);
   g.o = o;
   g.method = method;
+  g.metric = gate_metric(o);
   bs__buf_init(&g.scaled, BS__BUF_DEFAULT_LIMIT);
   if (duet_design(o, method)) {
     size_t per = 1 + o->nplants;
@@ -511,6 +528,7 @@ bs_status bs_calibrate_run(const bs_calibrate_options *o, bs_calibration **out,
   memset(&g, 0, sizeof g);
   g.o = o;
   g.method = method;
+  g.metric = gate_metric(o);
   bs__buf_init(&g.scaled, BS__BUF_DEFAULT_LIMIT);
   int budget_hit = 0;
   for (uint64_t r = 0; !st && r < o->reps; r++) {

@@ -33,8 +33,9 @@ static const char usage_head[] =
     "  --seed N           bootstrap seed (default 0)\n"
     "  --metric M         what is compared: wall (wall time per call, the\n"
     "                     default), cpu (CPU time per call, column\n"
-    "                     cpu_per_call_us; the default for command pairs,\n"
-    "                     whose manifest from run says gate_metric,cpu) or\n"
+    "                     cpu_per_call_us; the default for command pairs\n"
+    "                     and Google Benchmark programs, whose manifest\n"
+    "                     from run says gate_metric,cpu) or\n"
     "                     rss (peak resident memory, column max_rss_kib);\n"
     "                     every confirm row must have it. Lower is better\n"
     "                     for all three\n"
@@ -190,8 +191,9 @@ int cli_cmd_compare(int argc, char **argv) {
   if ((rc = cli_load_native_manifests(&cmd.a, cmd.mf, &cmd.nmf)))
     goto done;
   const bs_manifest *env = cmd.nmf ? cmd.mf[0] : NULL;
-  /* gate_metric: cpu for command pairs, whose wall time a process busy
-   * on one CPU of two turned around in the verdict lab. */
+  /* gate_metric: cpu for command pairs and Google Benchmark programs,
+   * whose wall time a process busy on one CPU of two turned around in
+   * the verdict lab (bs_run_gate_metric). */
   if ((rc = cli_manifest_metric(&cmd.a, "compare", env, &o.metric)))
     goto done;
   const char *baseline = cli_get(&cmd.a, "baseline");

@@ -77,7 +77,10 @@ static const char usage_body[] =
     "                      its own CPU, started together, half of each\n"
     "                      batch on each CPU (needs two CPUs). The default\n"
     "                      whenever it can be for two --lib or two --cmd\n"
-    "                      impls; two harness programs only with --duet\n"
+    "                      impls and two Google Benchmark programs (each\n"
+    "                      program on one CPU, the CPUs swapped every\n"
+    "                      block; gated on CPU time); go test and pytest\n"
+    "                      programs only with --duet\n"
     "  --sequential        one impl at a time, never side by side\n"
     "  --max-runs N        adaptive runs (two --lib or --cmd impls): after\n"
     "                      the N planned runs, the cases the gate cannot\n"
@@ -597,14 +600,14 @@ int cli_cmd_run(int argc, char **argv) {
                  (unsigned long long)o.layout_seed);
         fill.layout_seed = layout_seed;
       }
-      /* Command pairs are gated on CPU time (the commands' own, from
-       * their rusage): in the verdict lab, at one busy process on a
-       * machine of two CPUs, wall time called the slower of two dd
-       * commands (+20 % CPU) faster in 6 of 10 runs and flagged it in
-       * none; CPU time gated both pairs right 10 of 10. */
-      if (o.mode == BS_RUN_COMMAND)
-        fill.gate_metric = "cpu";
     }
+    /* Command pairs are gated on CPU time (the commands' own, from their
+     * rusage): in the verdict lab, at one busy process on a machine of
+     * two CPUs, wall time called the slower of two dd commands (+20 %
+     * CPU) faster in 6 of 10 runs and flagged it in none; CPU time gated
+     * both pairs right 10 of 10. So are harness programs that report CPU
+     * time (Google Benchmark; see bs_run_gate_metric). */
+    fill.gate_metric = bs_run_gate_metric(o.mode);
     char max_runs[32];
     snprintf(max_runs, sizeof max_runs, "%llu", (unsigned long long)o.max_runs);
     if (o.max_runs > o.runs)

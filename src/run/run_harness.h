@@ -125,11 +125,11 @@ extern const bs__adapter bs__adapter_gobench; /* run_gobench.c */
 /* The adapter of a harness mode, or NULL (library and command mode). */
 const bs__adapter *bs__adapter_for(bs_run_mode mode);
 
-/* Whether harness programs are measured side by side (duet) by default
- * where two CPUs can be had: the one switch, set by what the verdict lab
- * measures (bench/verdict_lab.sh --harness). 0: one after the other
- * unless --duet. */
-extern const int bs__harness_duet_default;
+/* Whether a's programs are measured side by side (duet) by default where
+ * two CPUs can be had: those that report CPU time, which the gate then
+ * reads (bs_run_gate_metric); the others one after the other unless
+ * --duet. Set by what the verdict lab measures (run_harness.c). */
+int bs__harness_duet_default(const bs__adapter *a);
 
 /* The most lines of a failing program's output a message quotes. */
 #define BS__TAIL_LINES 20

@@ -13,8 +13,8 @@
 
 int bs_run_duet_possible(const bs_run_options *o) {
   int cpu[2];
-  return o->nimpls == 2 &&
-         (!bs__adapter_for(o->mode) || bs__harness_duet_default) &&
+  const bs__adapter *a = bs__adapter_for(o->mode);
+  return o->nimpls == 2 && (!a || bs__harness_duet_default(a)) &&
          bs__run_first_two_cpus(cpu) == 2;
 }
 

@@ -309,10 +309,13 @@ cmd_prepare() {
   local duet=${BS_DUET:-auto}
   if [ "$duet" = auto ]; then
     # Both builds at once, each on its own CPU: the verdict lab's best
-    # setup on a shared machine; needs two CPUs and a lib or command.
+    # setup on a shared machine; needs two CPUs and a lib, a command or a
+    # Google Benchmark program (gated on its CPU time); go test and
+    # pytest programs, which report no CPU time, run one after the other.
     duet=false
     case ${BS_HARNESS:-lib} in
-    lib | command) [ "$(nproc 2>/dev/null || echo 1)" -lt 2 ] || duet=true ;;
+    lib | command | google-benchmark)
+      [ "$(nproc 2>/dev/null || echo 1)" -lt 2 ] || duet=true ;;
     esac
   fi
   state_set duet "$(bool "$duet")"

@@ -238,10 +238,15 @@ bs_status bs_run_measure(const bs_run_options *o, bs_run_result *r,
 
 /* Whether `run` measures o's impls side by side (o->duet) here unless
  * told otherwise: two impls and two CPUs this process may run on, in
- * library or command mode -- harness modes (where a duet may also be
- * asked for) only once the verdict lab has shown that it holds for them
- * (a switch in run_harness.c; today they run one after the other). */
+ * library or command mode, or a harness that reports CPU time (Google
+ * Benchmark); go test and pytest-benchmark run one after the other unless
+ * a duet is asked for (what the verdict lab showed: run_harness.c). */
 int bs_run_duet_possible(const bs_run_options *o);
+
+/* The metric the gate reads for runs of `mode` when compare is not told
+ * (run's manifest key gate_metric): "cpu" for command pairs and for
+ * harnesses that report CPU time, NULL (wall time) for the others. */
+const char *bs_run_gate_metric(bs_run_mode mode);
 
 /* Splits a command line into an argv: words separated by blanks (space,
  * tab, newline), single quotes group literally, double quotes group with
