@@ -49,8 +49,10 @@
 #                        --quick: dev,shared; --example and --snappy:
 #                        default (run's own defaults; snappy takes the
 #                        first configuration only); --harness:
-#                        default,default+duet (sequential, the harnesses'
-#                        default, against side by side)
+#                        default+seq,default+duet (one program after the
+#                        other against side by side; run's own default is
+#                        side by side for Google Benchmark, one after the
+#                        other for go and pytest)
 #   --reps N             A/A runs per cell (default 40; --quick 6;
 #                        --harness 10)
 #   --plant-reps N       runs per plant per cell (default 20; --quick 3;
@@ -79,7 +81,9 @@
 # the build has it. With --harness, one `benchsite run` of a harness's
 # six-case suite (bench/verdict/harness/: an A/A pair of identical builds,
 # and candidates whose lookup case does PLANT % more work) and one
-# `benchsite compare` with the default metric, judged per harness, load
+# `benchsite compare` with the default metric (the manifest's gate_metric:
+# CPU time for Google Benchmark, wall time for go and pytest, which
+# report no CPU time), judged per harness, load
 # and configuration (judge.py harness): cases of identical builds flagged
 # (target <= 2.5 %) and the planted +10 % found with no other case
 # flagged (target >= 9 of 10). Every load generator runs under `timeout` and is
@@ -151,7 +155,7 @@ if [ "$mode" = table ]; then
 fi
 
 if [ "$mode" = harness ]; then
-  : "${configs:=default,default+duet}" "${reps:=10}" "${plant_reps:=10}"
+  : "${configs:=default+seq,default+duet}" "${reps:=10}" "${plant_reps:=10}"
   [ "$plants" = 1,2,3,5,10 ] && plants=10
 elif [ "$mode" != lab ]; then
   : "${configs:=default}" # what .ci/example and a new user run
@@ -569,13 +573,16 @@ hmeasure() {
   PYTHONDONTWRITEBYTECODE=1 /usr/bin/time -f '%e %U %S' -o "$cell/time.txt" \
     "$bs" run "$opt" "base=$(harness_command "$h" "$based")" --dir "base=$based" \
     "$opt" "cand=$(harness_command "$h" "$candd")" --dir "cand=$candd" \
-    --out "$log" "$@" >/dev/null 2>>"$cell/stderr.txt" || status=$?
+    --out "$log" --manifest-out "$cell/$kind-$rep.env.csv" "$@" \
+    >/dev/null 2>>"$cell/stderr.txt" || status=$?
   # shellcheck disable=SC2046
   set -- $(tail -n 1 "$cell/time.txt")
   wall=${1:-0} cpu=$(echo "${2:-0} ${3:-0}" | awk '{ print $1 + $2 }')
   if [ $status = 0 ]; then
     c=0
-    "$bs" compare "$log" --baseline base --candidate cand --json "$jw" \
+    # the default metric: the manifest's gate_metric where run wrote one
+    "$bs" compare "$log" --manifest "$cell/$kind-$rep.env.csv" \
+      --baseline base --candidate cand --json "$jw" \
       >/dev/null 2>>"$cell/stderr.txt" || c=$?
     [ $c -le 1 ] || status=compare$c
   fi
