@@ -370,6 +370,55 @@ def test_no_step(b, work):
           "stdout says so", p.stdout[:80])
 
 
+def test_google_benchmark_cpu(b, work):
+    """A Google Benchmark program is bisected on its CPU time unless
+    --metric says otherwise, as run's manifest gates it: here commit 3
+    makes BM_x's CPU time 50 % longer while its wall time stays the same,
+    so a bisection on wall time would find no step."""
+    print("google benchmark: CPU time by default")
+    root = os.path.join(work, "gbench")
+    shutil.rmtree(root, ignore_errors=True)
+    os.makedirs(root)
+    git(root, "init", "--quiet")
+    git(root, "config", "user.email", "test@example.com")
+    git(root, "config", "user.name", "test")
+    ids = []
+    for i in range(6):
+        cpu = 150 if i >= 3 else 100
+        prog = os.path.join(root, "gb")
+        with open(prog, "w") as f:
+            f.write("#!/bin/sh\n# commit %d\necho '{\"benchmarks\":[{"
+                    "\"name\":\"BM_x\",\"run_type\":\"iteration\","
+                    "\"iterations\":10,\"real_time\":200,\"cpu_time\":%d,"
+                    "\"time_unit\":\"us\"}]}'\n" % (i, cpu))
+        os.chmod(prog, 0o755)
+        git(root, "add", "-A")
+        git(root, "commit", "--quiet", "-m", "commit %d" % i)
+        ids.append(git(root, "rev-parse", "HEAD"))
+    js = os.path.join(work, "gbench.json")
+    argv = [b.binary, "bisect", "--repo", root, "--good", ids[0], "--bad",
+            ids[5], "--build", "true", "--google-benchmark", "{tree}/gb",
+            "--protocol", "Development", "--blocks", "6", "--threshold",
+            "20", "--cache", os.path.join(work, "gbench-cache"), "--json",
+            js]
+    p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       text=True, timeout=600)
+    d = None
+    if os.path.exists(js):
+        with open(js) as f:
+            d = json.load(f)
+    check(p.returncode == 1, "exit status 1 (a step found)",
+          (p.returncode, p.stderr[-400:]))
+    check(d and d["metric"] == "cpu", "judged on CPU time", d and d["metric"])
+    check(d and d["culprit"] == ids[3],
+          "commit 3 is the culprit", d and d["culprit"])
+    argv += ["--metric", "wall"]
+    p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       text=True, timeout=600)
+    check(p.returncode == 0, "--metric wall: no step (exit 0)",
+          (p.returncode, p.stderr[-400:]))
+
+
 def test_broken(b, work):
     print("a commit that does not build: commit 8 (the first midpoint) of 16, "
           "the step at 12")
@@ -631,8 +680,8 @@ def main():
     os.environ.update(GIT_CONFIG_NOSYSTEM="1", HOME=work, LC_ALL="C.UTF-8")
     b = Bisect(binary, src, work)
     only = os.environ.get("BISECT_TEST_ONLY")
-    for t in (test_found, test_no_step, test_broken, test_undecided,
-              test_hostile, test_interrupt):
+    for t in (test_found, test_no_step, test_google_benchmark_cpu,
+              test_broken, test_undecided, test_hostile, test_interrupt):
         if not only or only in t.__name__:
             t(b, work)
     if FAILURES:
