@@ -59,11 +59,13 @@ const char *bs_run_harness_name(bs_run_mode mode) {
  * identical builds (each program times its cases on its own clock, and
  * the busy process shares one program's CPU while the other runs alone),
  * intervals 50-130 % wide, for Google Benchmark and go alike. Google
- * Benchmark's CPU time side by side kept them to a few per cent (no
- * identical case flagged, +10 % found with nothing else flagged in 10 of
- * 10 at one busy process, 9 of 9 at one per CPU), better than one after
- * the other (2 of 60 flagged, 7 of 10). go test and pytest-benchmark
- * report no CPU time: one after the other, whose wall time held for go. */
+ * Benchmark's CPU time side by side kept them to a few per cent (none of
+ * 180 identical cases flagged, +10 % found with nothing else flagged in
+ * 30 of 30 runs: quiet, one busy process, one per CPU), better than one
+ * after the other (at one busy process 2 of 60 flagged, 7 of 10). go
+ * test and pytest-benchmark report no CPU time: one after the other,
+ * where go's wall time held at one busy process (side by side it was
+ * blind there). */
 int bs__harness_duet_default(const bs__adapter *a) { return a && a->has_cpu; }
 
 const char *bs_run_gate_metric(bs_run_mode mode) {
