@@ -169,8 +169,12 @@ static bs_status scaled_log(bs__buf *b, const bs_log *log, double factor,
       bs__buf_printf(b, "%llu", (unsigned long long)w->iterations);
     double f = cand ? factor : 1;
     bs__buf_printf(b, ",%.17g", w->per_call_us * f);
-    if (cpu)
+    /* A row without CPU time keeps its field empty, which the gate then
+     * refuses by name, rather than a made-up 0. */
+    if (cpu && (w->metrics & (1u << BS_METRIC_CPU)))
       bs__buf_printf(b, ",%.17g", bs_log_value(log, w, BS_METRIC_CPU) * f);
+    else if (cpu)
+      bs__buf_putc(b, ',');
     bs__buf_putc(b, '\n');
   }
   return bs__buf_status(b);
