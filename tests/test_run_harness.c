@@ -544,6 +544,20 @@ static size_t read_starts(const char *path, start *s, size_t max) {
   return n;
 }
 
+/* A stand-in program in dir that appends "IMPL START_NS CPUS" to starts
+ * (IMPL its first argument, CPUS those it may run on), runs 1 s and then
+ * runs the shell text report. */
+static char *timed_script(const char *dir, const char *starts,
+                          const char *report) {
+  return script(dir, "prog.sh",
+                ts_pathf("t=$(date +%%s%%N)\n"
+                         "c=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "
+                         "/proc/self/status)\n"
+                         "echo \"$1 $t $c\" >> '%s'\n"
+                         "sleep 1\n%s",
+                         starts, report));
+}
+
 static int by_time(const void *a, const void *b) {
   double x = ((const start *)a)->t, y = ((const start *)b)->t;
   return (x > y) - (x < y);
@@ -562,15 +576,8 @@ Test(run_harness, duet_starts_both_programs_together_pinned_and_swapped) {
     char *log = ts_own(ts_path(dir, "log.csv"));
     char *env = ts_own(ts_path(dir, "env.csv"));
     char *starts = ts_own(ts_path(dir, "starts"));
-    char *prog =
-        script(dir, "go.sh",
-               ts_pathf("t=$(date +%%s%%N)\n"
-                        "c=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "
-                        "/proc/self/status)\n"
-                        "echo \"$1 $t $c\" >> '%s'\n"
-                        "sleep 1\n"
-                        "printf 'BenchmarkA-2 \\t 100\\t 12 ns/op\\nPASS\\n'\n",
-                        starts));
+    char *prog = timed_script(
+        dir, starts, "printf 'BenchmarkA-2 \\t 100\\t 12 ns/op\\nPASS\\n'\n");
     const char *args[] = {"run",        "--out",
                           log,          "--manifest-out",
                           env,          "--blocks",
@@ -642,13 +649,7 @@ Test(run_harness, by_default_only_harnesses_with_cpu_time_go_side_by_side) {
     char *log = ts_own(ts_path(dir, "log.csv"));
     char *env = ts_own(ts_path(dir, "env.csv"));
     char *starts = ts_own(ts_path(dir, "starts"));
-    char *prog =
-        script(dir, "prog.sh",
-               ts_pathf("c=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "
-                        "/proc/self/status)\n"
-                        "echo \"$1 $(date +%%s%%N) $c\" >> '%s'\n"
-                        "sleep 1\n%s",
-                        starts, t[i].report));
+    char *prog = timed_script(dir, starts, t[i].report);
     const char *args[] = {"run",       "--out",
                           log,         "--manifest-out",
                           env,         "--blocks",
