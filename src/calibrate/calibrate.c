@@ -368,13 +368,6 @@ oom:
   return bs__oom(err);
 }
 
-/* The metric the gate reads for o's mode (run's gate_metric): CPU time
- * for command pairs and Google Benchmark programs, else wall time. */
-static bs_metric gate_metric(const bs_calibrate_options *o) {
-  const char *m = bs_run_gate_metric(o->run.mode);
-  return m && !strcmp(m, "cpu") ? BS_METRIC_CPU : BS_METRIC_WALL;
-}
-
 static bs_status check_options(const bs_calibrate_options *o, bs_error *err) {
   if (o->run.nimpls != 1 || !o->run.impls)
     return bs_error_set(err, BS_EUSAGE, NULL, 0,
@@ -413,7 +406,7 @@ bs_status bs_calibrate_judge_logs(const bs_calibrate_options *o,
   memset(&g, 0, sizeof g);
   g.o = o;
   g.method = method;
-  g.metric = gate_metric(o);
+  g.metric = bs_run_gate_metric(o->run.mode);
   bs__buf_init(&g.scaled, BS__BUF_DEFAULT_LIMIT);
   if (duet_design(o, method)) {
     size_t per = 1 + o->nplants;
@@ -532,7 +525,7 @@ bs_status bs_calibrate_run(const bs_calibrate_options *o, bs_calibration **out,
   memset(&g, 0, sizeof g);
   g.o = o;
   g.method = method;
-  g.metric = gate_metric(o);
+  g.metric = bs_run_gate_metric(o->run.mode);
   bs__buf_init(&g.scaled, BS__BUF_DEFAULT_LIMIT);
   int budget_hit = 0;
   for (uint64_t r = 0; !st && r < o->reps; r++) {

@@ -232,10 +232,8 @@ int cli_cmd_bisect(int argc, char **argv) {
    * side by side is not comparable under load (run_harness.c). Commands
    * keep wall time, on which the bisection lab and its real regression
    * were measured. */
-  const char *gm = bs_run_gate_metric(o.mode);
-  if (!cli_get(&a, "metric") && bs_run_harness_name(o.mode) && gm &&
-      !strcmp(gm, "cpu"))
-    o.metric = BS_METRIC_CPU;
+  if (!cli_get(&a, "metric") && bs_run_harness_name(o.mode))
+    o.metric = bs_run_gate_metric(o.mode);
   o.protocol = cli_get(&a, "protocol");
   o.cache = cli_get(&a, "cache");
   if (cli_flag(&a, "duet") && cli_flag(&a, "sequential")) {

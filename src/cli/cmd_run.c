@@ -607,7 +607,9 @@ int cli_cmd_run(int argc, char **argv) {
      * CPU) faster in 6 of 10 runs and flagged it in none; CPU time gated
      * both pairs right 10 of 10. So are harness programs that report CPU
      * time (Google Benchmark; see bs_run_gate_metric). */
-    fill.gate_metric = bs_run_gate_metric(o.mode);
+    bs_metric gm = bs_run_gate_metric(o.mode);
+    if (gm != BS_METRIC_WALL)
+      fill.gate_metric = bs_metric_get(gm)->name;
     char max_runs[32];
     snprintf(max_runs, sizeof max_runs, "%llu", (unsigned long long)o.max_runs);
     if (o.max_runs > o.runs)

@@ -68,11 +68,11 @@ const char *bs_run_harness_name(bs_run_mode mode) {
  * blind there). */
 int bs__harness_duet_default(const bs__adapter *a) { return a && a->has_cpu; }
 
-const char *bs_run_gate_metric(bs_run_mode mode) {
+bs_metric bs_run_gate_metric(bs_run_mode mode) {
   const bs__adapter *a = bs__adapter_for(mode);
   if (mode == BS_RUN_COMMAND || (a && a->has_cpu))
-    return "cpu";
-  return NULL;
+    return BS_METRIC_CPU;
+  return BS_METRIC_WALL;
 }
 
 int bs_run_harness_get(size_t i, bs_run_harness *out) {

@@ -6,6 +6,7 @@
 #define BENCHSITE_RUN_H
 
 #include "benchsite/error.h"
+#include "benchsite/metric.h"
 #include "benchsite/protocol.h"
 
 #include <stddef.h>
@@ -244,9 +245,10 @@ bs_status bs_run_measure(const bs_run_options *o, bs_run_result *r,
 int bs_run_duet_possible(const bs_run_options *o);
 
 /* The metric the gate reads for runs of `mode` when compare is not told
- * (run's manifest key gate_metric): "cpu" for command pairs and for
- * harnesses that report CPU time, NULL (wall time) for the others. */
-const char *bs_run_gate_metric(bs_run_mode mode);
+ * (run's manifest key gate_metric when it is not wall time): CPU time for
+ * command pairs and for harnesses that report it, wall time for the
+ * others. */
+bs_metric bs_run_gate_metric(bs_run_mode mode);
 
 /* Splits a command line into an argv: words separated by blanks (space,
  * tab, newline), single quotes group literally, double quotes group with
