@@ -845,7 +845,9 @@ const fs = require("fs");
               "comment", flush=True)
         self.api.refuse = True
         before = json.dumps(self.api.comments)
-        j = self.job("gate", ctx, "pr-fork", override=FAST)
+        # (and compare-args choose the metric: the report follows it)
+        j = self.job("gate", ctx, "pr-fork",
+                     override=dict(FAST, **{"compare-args": "--metric cpu"}))
         self.api.refuse = False
         check(json.dumps(self.api.comments) == before,
               "no comment was changed")
@@ -858,6 +860,14 @@ const fs = require("fs");
               and j.step_status.get("Fail on a significant regression")
               == "failure",
               "the comment step succeeds; the gate still fails the job")
+        with open(j.action_outputs["compare-json"]) as f:
+            gated = json.load(f)["metric"]
+        with open(os.path.join(j.artifacts["benchsite-report"], "report",
+                               "index.html")) as f:
+            check(gated == "cpu" and
+                  "Confirmatory gate on CPU time per call" in f.read(),
+                  "compare-args --metric cpu: the report shows CPU time, "
+                  "as the gate read it", gated)
 
         print("\n######## push 1 to main: the regression merged, archived, "
               "the first site", flush=True)

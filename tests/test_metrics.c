@@ -336,6 +336,62 @@ Test(metrics, report_pages_and_charts_name_the_metric) {
   cr_expect(strstr(svg, "CPU time per call") != NULL, "the axis names it");
 }
 
+/* Without --metric, report takes the metric the run's manifest says the
+ * gate reads (gate_metric,cpu: command pairs, Google Benchmark), as
+ * compare does, so the report a PR comment links shows the verdicts the
+ * gate gave; --metric still chooses. */
+static char *report_index(const char *out, const char *env,
+                          const char *metric) {
+  const char *args[] = {"report",
+                        data("metrics.csv"),
+                        "--manifest",
+                        env,
+                        "--baseline",
+                        "main",
+                        "--candidate",
+                        "pr",
+                        "--out",
+                        out,
+                        metric ? "--metric" : NULL,
+                        metric,
+                        NULL};
+  ts_run r = ts_cli(NULL, args);
+  if (r.status == 3 && strstr(r.err, "gnuplot")) {
+    ts_run_free(&r);
+    return NULL;
+  }
+  cr_assert_eq(r.status, 0, "%s", r.err);
+  ts_run_free(&r);
+  char *index = ts_own(ts_read(ts_own(ts_path(out, "index.html")), NULL));
+  cr_assert_not_null(index, "report wrote no %s/index.html", out);
+  return index;
+}
+
+Test(metrics, report_takes_the_manifests_gate_metric) {
+  char *dir = ts_own(ts_tmpdir("metrics_gate_metric"));
+  char *env = ts_own(ts_path(dir, "env.csv"));
+  cr_assert_eq(ts_write(env, "key,value\nprotocol,Development\n"
+                             "gate_metric,cpu\n"),
+               0);
+  char *index = report_index(ts_own(ts_path(dir, "cpu")), env, NULL);
+  if (!index)
+    cr_skip_test("gnuplot is not installed");
+  cr_expect(strstr(index, "Confirmatory gate on CPU time per call (µs)") !=
+                NULL,
+            "the manifest's gate_metric is the default");
+  index = report_index(ts_own(ts_path(dir, "wall")), env, "wall");
+  cr_assert_not_null(index);
+  cr_expect(strstr(index, "Confirmatory gate on wall time per call (µs)") !=
+                NULL,
+            "--metric wall still chooses");
+  cr_expect(strstr(index, "CPU time per call") == NULL);
+  index = report_index(ts_own(ts_path(dir, "plain")), data("env.csv"), NULL);
+  cr_assert_not_null(index);
+  cr_expect(strstr(index, "Confirmatory gate on wall time per call (µs)") !=
+                NULL,
+            "without gate_metric: wall time");
+}
+
 /* ---- refusals: exit 2, nothing written ----------------------------------- */
 
 static void refused(const char *const *args, const char *out,

@@ -27,9 +27,11 @@ static const char usage[] =
     "  --baseline B, --candidate C  impl ids (default: the manifest's\n"
     "                     baseline and candidate keys)\n"
     "  --seed N           bootstrap seed (default 0)\n"
-    "  --metric M         what every analysis uses: wall (wall time per call,\n"
-    "                     the default), cpu (CPU time per call) or rss (peak\n"
-    "                     resident memory); every confirm row must have it\n"
+    "  --metric M         what every analysis uses: wall (wall time per\n"
+    "                     call), cpu (CPU time per call) or rss (peak\n"
+    "                     resident memory); every confirm row must have it.\n"
+    "                     Default: the gate's metric, as compare's (cpu when\n"
+    "                     the manifest says gate_metric,cpu), else wall\n"
     "  --gnuplot PROGRAM  gnuplot to run (default: gnuplot from PATH)\n"
     "  --quiet            no progress on standard error (cases compared,\n"
     "                     charts rendered, pages written: a line updated in\n"
@@ -83,6 +85,12 @@ int cli_cmd_report(int argc, char **argv) {
     goto done;
   }
   if ((rc = cli_load_manifests(&cmd.a, cmd.mf, &cmd.nmf)))
+    goto done;
+  /* The run's metric, as compare and noise take it: a report of a run
+   * gated on CPU time (command pairs, Google Benchmark programs) shows
+   * the verdicts the gate gave, not wall time's. */
+  if ((rc = cli_manifest_metric(&cmd.a, "report", cmd.nmf ? cmd.mf[0] : NULL,
+                                &ao.metric)))
     goto done;
   if ((rc = cli_load_logs(&cmd.a, &cmd.log)))
     goto done;

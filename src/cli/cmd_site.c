@@ -41,7 +41,7 @@ static const char usage[] =
     "                     significant regression, an acknowledgement, or that\n"
     "                     is the newest of its environment; the other runs\n"
     "                     get a compact page ('benchsite report' remakes the\n"
-    "                     rest from the archive)\n"
+    "                     rest from the archive, given the same --metric)\n"
     "  --jobs N           CPUs to use: runs analysed, then gnuplot processes\n"
     "                     rendering charts, N at once (default: the CPUs)\n"
     "  --static DIR       files copied into the site on every build, e.g.\n"

@@ -664,7 +664,14 @@ cmd_gate() {
   done
   output comment-file "$out/comment.md"
   output compare-json "$out/compare.json"
-  "$bs" report "$log" --manifest "$env" --out "$out/report" >/dev/null ||
+  # The report shows the metric the gate read (the manifest's
+  # gate_metric, or a --metric in compare-args), as compare.json says.
+  local metric
+  metric=$(jq -r '.metric // "wall"' "$out/compare.json") ||
+    die "cannot read the metric from compare.json"
+  [[ $metric =~ ^(wall|cpu|rss)$ ]] || die "unexpected metric in compare.json"
+  "$bs" report "$log" --manifest "$env" --metric "$metric" \
+    --out "$out/report" >/dev/null ||
     die "benchsite report failed"
   output report "$out/report"
   # Without a comment to post (not a pull request, or commenting off), the
