@@ -2547,15 +2547,15 @@ Test(run_adapters, google_benchmark_bad_output_is_refused_by_impl_and_block) {
 }
 
 #define PB_ENTRY(name, param)                                                  \
-  "{\"name\":\"" name "\",\"param\":" param ",\"stats\":{\"mean\":1.5e-06,"    \
-  "\"rounds\":10,\"iterations\":4}}"
+  "{\"name\":\"" name "\",\"param\":" param ",\"stats\":{\"mean\":9e-06,"      \
+  "\"median\":1.5e-06,\"rounds\":10,\"iterations\":4}}"
 
 Test(run_adapters, pytest_benchmark_bad_output_is_refused_by_impl_and_block) {
   static const adapter_case cases[] = {
       {"malformed", "{\"benchmarks\": [" PB_ENTRY("test_a", "null") ",3]}", 0,
        "benchmark entry 1 has no name"},
       {"no stats", "{\"benchmarks\": [{\"name\":\"test_a\"}]}", 0,
-       "benchmark test_a: stats.mean, stats.rounds or stats.iterations "
+       "benchmark test_a: stats.median, stats.rounds or stats.iterations "
        "missing or out of range"},
       {"truncated", "{\"benchmarks\": [" PB_ENTRY("test_a", "null"), 0,
        "cannot read its pytest-benchmark JSON"},

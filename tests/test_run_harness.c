@@ -43,8 +43,8 @@ static char *script(const char *dir, const char *name, const char *body) {
   "{\"name\":\"" name "\",\"run_type\":\"iteration\",\"iterations\":10,"       \
   "\"real_time\":3,\"cpu_time\":2,\"time_unit\":\"ms\"}"
 #define PB_ENTRY(name, param)                                                  \
-  "{\"name\":\"" name "\",\"param\":" param ",\"stats\":{\"mean\":1.5e-06,"    \
-  "\"rounds\":10,\"iterations\":4}}"
+  "{\"name\":\"" name "\",\"param\":" param ",\"stats\":{\"mean\":9e-06,"      \
+  "\"median\":1.5e-06,\"rounds\":10,\"iterations\":4}}"
 
 static char *impl(const char *name, const char *target) {
   return ts_pathf("%s=%s", name, target);
@@ -215,13 +215,13 @@ Test(run_harness, case_names_keep_the_package_and_the_module) {
       PYTEST_JSON
       "echo '{\"benchmarks\":["
       "{\"name\":\"test_sort[8]\",\"fullname\":\"a/test_s.py::test_sort[8]\","
-      "\"param\":\"8\",\"stats\":{\"mean\":2e-06,\"rounds\":5,"
+      "\"param\":\"8\",\"stats\":{\"median\":2e-06,\"rounds\":5,"
       "\"iterations\":2}},"
       "{\"name\":\"test_sort[8]\",\"fullname\":\"b/test_s.py::test_sort[8]\","
-      "\"param\":\"8\",\"stats\":{\"mean\":3e-06,\"rounds\":5,"
+      "\"param\":\"8\",\"stats\":{\"median\":3e-06,\"rounds\":5,"
       "\"iterations\":2}},"
       "{\"name\":\"test_sum\",\"fullname\":\"b/test_s.py::TestK::test_sum\","
-      "\"param\":null,\"stats\":{\"mean\":4e-06,\"rounds\":5,"
+      "\"param\":null,\"stats\":{\"median\":4e-06,\"rounds\":5,"
       "\"iterations\":2}}]}' > \"$f\"\n");
   const char *pargs[] = {"run",         "--out", log,
                          "--blocks",    "2",     "--pytest-benchmark",
@@ -244,9 +244,10 @@ Test(run_harness, case_names_keep_the_package_and_the_module) {
 /* ---- what benchsite does not use ----------------------------------------- */
 
 /* A negative or NaN custom metric (b.ReportMetric), NaN and Infinity in a
- * Google Benchmark counter or a pytest statistic benchsite does not read,
- * a key a report repeats, a skipped Google Benchmark entry: none fails the
- * run, and the values benchsite reads are the ones it reads. */
+ * Google Benchmark counter or a pytest statistic benchsite does not read
+ * (the mean: pytest's time is its median round, 0.25 s here), a key a
+ * report repeats, a skipped Google Benchmark entry: none fails the run,
+ * and the values benchsite reads are the ones it reads. */
 Test(run_harness, fields_benchsite_does_not_use_are_not_checked) {
   static const struct {
     const char *option, *body, *want;
@@ -271,8 +272,9 @@ Test(run_harness, fields_benchsite_does_not_use_are_not_checked) {
        PYTEST_JSON
        "echo '{\"machine_info\":{\"x\":NaN},\"benchmarks\":[{\"name\":"
        "\"test_a\",\"param\":null,\"extra_info\":{\"r\":NaN,\"s\":-Infinity},"
-       "\"stats\":{\"min\":NaN,\"mean\":0.25,\"ops\":Infinity,\"iqr\":NaN,"
-       "\"rounds\":5,\"iterations\":2,\"mean\":9}}]}' > \"$f\"\n",
+       "\"stats\":{\"min\":NaN,\"median\":0.25,\"ops\":Infinity,\"iqr\":NaN,"
+       "\"mean\":NaN,\"rounds\":5,\"iterations\":2,\"median\":9}}]}' > "
+       "\"$f\"\n",
        "\"test_a\",\"\",,\"a\",0,0,confirm,10,250000\n"},
   };
   for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
