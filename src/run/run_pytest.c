@@ -13,12 +13,13 @@
  * median is taken over). It reports no CPU time. The median, not the
  * mean: a round the scheduler preempts (a millisecond slice in a call of
  * microseconds) moves the mean of thousands of rounds by per cents and
- * the median not at all. In the verdict lab beside one busy process per
- * CPU, the mean's intervals were 50-75 % wide (+10 % found in 1 of 5
- * runs); see bench/README.md. The report is read as it goes
- * (bs__json_parse_relaxed, one entry at a time, only the members used
- * kept); what the rest holds (extra_info, NaN or Infinity in other
- * statistics) is not looked at. */
+ * the median hardly. Beside one busy process per CPU the verdict lab's
+ * intervals were 50-75 per cent wide by the mean (+10 % found in 1 run
+ * of 5); see bench/README.md. On a quiet machine the lab suite's mean ran
+ * about 3 % above its median: archives that span this change show a
+ * step. The report is read as it goes (bs__json_parse_relaxed, one entry
+ * at a time, only the members used kept); what the rest holds
+ * (extra_info, NaN or Infinity in other statistics) is not looked at. */
 #include "lmath.h"
 #include "run_harness.h"
 
