@@ -301,45 +301,9 @@ Test(metrics, rss_views_show_memory_units) {
   ts_run_free(&r);
 }
 
-/* The HTML report names the metric on its pages and chart axes. */
-Test(metrics, report_pages_and_charts_name_the_metric) {
-  char *dir = ts_own(ts_tmpdir("metrics_report"));
-  char *out = ts_own(ts_path(dir, "rep"));
-  const char *args[] = {"report",      data("metrics.csv"),
-                        "--manifest",  data("env.csv"),
-                        "--baseline",  "main",
-                        "--candidate", "pr",
-                        "--metric",    "cpu",
-                        "--out",       out,
-                        NULL};
-  ts_run r = ts_cli(NULL, args);
-  if (r.status == 3 && strstr(r.err, "gnuplot")) {
-    ts_run_free(&r);
-    cr_skip_test("gnuplot is not installed");
-  }
-  cr_assert_eq(r.status, 0, "%s", r.err);
-  ts_run_free(&r);
-  char *index = ts_own(ts_read(ts_own(ts_path(out, "index.html")), NULL));
-  cr_assert_not_null(index);
-  cr_expect(strstr(index, "<dt>metric</dt><dd>CPU time per call (µs)</dd>") !=
-                NULL,
-            "the header names it");
-  cr_expect(strstr(index, "Confirmatory gate on CPU time per call (µs)") !=
-            NULL);
-  char *page = ts_own(ts_read(ts_own(ts_path(out, "case-0001.html")), NULL));
-  cr_assert_not_null(page);
-  cr_expect(strstr(page, "median paired difference of CPU time per call") !=
-            NULL);
-  char *svg = ts_own(
-      ts_read(ts_own(ts_path(out, "charts/case-0001-deltas.svg")), NULL));
-  cr_assert_not_null(svg);
-  cr_expect(strstr(svg, "CPU time per call") != NULL, "the axis names it");
-}
-
-/* Without --metric, report takes the metric the run's manifest says the
- * gate reads (gate_metric,cpu: command pairs, Google Benchmark), as
- * compare does, so the report a PR comment links shows the verdicts the
- * gate gave; --metric still chooses. */
+/* report's run over metrics.csv, main against pr, into `out` with the
+ * manifest `env` and --metric `metric` (none when NULL): its index.html,
+ * or NULL when gnuplot is not installed. */
 static char *report_index(const char *out, const char *env,
                           const char *metric) {
   const char *args[] = {"report",
@@ -367,6 +331,32 @@ static char *report_index(const char *out, const char *env,
   return index;
 }
 
+/* The HTML report names the metric on its pages and chart axes. */
+Test(metrics, report_pages_and_charts_name_the_metric) {
+  char *dir = ts_own(ts_tmpdir("metrics_report"));
+  char *out = ts_own(ts_path(dir, "rep"));
+  char *index = report_index(out, data("env.csv"), "cpu");
+  if (!index)
+    cr_skip_test("gnuplot is not installed");
+  cr_expect(strstr(index, "<dt>metric</dt><dd>CPU time per call (µs)</dd>") !=
+                NULL,
+            "the header names it");
+  cr_expect(strstr(index, "Confirmatory gate on CPU time per call (µs)") !=
+            NULL);
+  char *page = ts_own(ts_read(ts_own(ts_path(out, "case-0001.html")), NULL));
+  cr_assert_not_null(page);
+  cr_expect(strstr(page, "median paired difference of CPU time per call") !=
+            NULL);
+  char *svg = ts_own(
+      ts_read(ts_own(ts_path(out, "charts/case-0001-deltas.svg")), NULL));
+  cr_assert_not_null(svg);
+  cr_expect(strstr(svg, "CPU time per call") != NULL, "the axis names it");
+}
+
+/* Without --metric, report takes the metric the run's manifest says the
+ * gate reads (gate_metric,cpu: command pairs, Google Benchmark), as
+ * compare does, so the report a PR comment links shows the verdicts the
+ * gate gave; --metric still chooses. */
 Test(metrics, report_takes_the_manifests_gate_metric) {
   char *dir = ts_own(ts_tmpdir("metrics_gate_metric"));
   char *env = ts_own(ts_path(dir, "env.csv"));
